@@ -1,0 +1,42 @@
+SHELL := bash
+.SHELLFLAGS := -eo pipefail -c
+.DELETE_ON_ERROR:
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+NOTEBOOKS := $(sort $(wildcard notebooks/*.md))
+CHAPTERS := $(patsubst notebooks/%.md,book/chapters/%.ipynb,$(NOTEBOOKS))
+PACKAGE := $(wildcard biofair/*.py)
+
+.PHONY: env notebooks book test clean
+
+## env: create .venv with the pinned packages and biofair itself (editable)
+env: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $@
+
+## notebooks: execute every chapter with papermill into book/chapters/
+notebooks: $(CHAPTERS)
+
+book/chapters/%.ipynb: notebooks/%.md $(PACKAGE) $(STAMP)
+	@mkdir -p book/chapters
+	$(BIN)/jupytext --to ipynb -o - $< | $(BIN)/papermill - $@ --cwd notebooks --kernel python3
+
+## book: build the HTML book in _build/html (fails on any warning)
+book: $(CHAPTERS)
+	$(BIN)/jupyter-book build . -W -n --keep-going
+
+## test: build the book, then run the unit, oracle, notebook (nbval) and doc tests
+test: book
+	$(PY) -m pytest
+
+clean:
+	rm -rf _build book/chapters

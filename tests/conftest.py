@@ -1,0 +1,22 @@
+"""Shared fixtures: seeded score sets with and without heavy ties."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+def random_scores(rng: np.random.Generator, *, ties: bool, n_mated: int = 150, n_nonmated: int = 600):
+    """Normal scores (mated shifted by 2); with ``ties`` they are rounded to one decimal."""
+    mated = rng.normal(2.0, 1.0, n_mated)
+    nonmated = rng.normal(0.0, 1.0, n_nonmated)
+    if ties:
+        mated, nonmated = np.round(mated, 1), np.round(nonmated, 1)
+    return mated, nonmated
+
+
+@pytest.fixture(params=[(seed, ties) for seed in range(4) for ties in (False, True)],
+                ids=lambda p: f"seed{p[0]}-{'ties' if p[1] else 'noties'}")
+def scores(request):
+    seed, ties = request.param
+    return random_scores(np.random.default_rng(seed), ties=ties)

@@ -1,0 +1,132 @@
+"""Score tables: validation, splitting and every reader."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+
+
+@pytest.fixture
+def table():
+    return pd.DataFrame(
+        {
+            "score": [0.9, 0.8, 0.3, 0.1, 0.4],
+            "mated": [True, True, False, False, False],
+            "reference_subject": ["a", "b", "a", "b", "c"],
+            "probe_subject": ["a", "b", "b", "c", "a"],
+            "group": ["x", "y", "x", "y", "x"],
+        }
+    )
+
+
+def test_valid_table_passes_and_splits(table):
+    assert bf.validate_scores(table) is table
+    mated, nonmated = bf.split_scores(table)
+    np.testing.assert_array_equal(mated, [0.9, 0.8])
+    np.testing.assert_array_equal(nonmated, [0.3, 0.1, 0.4])
+
+
+def test_one_error_lists_every_problem(table):
+    bad = table.assign(score=[0.9, np.nan, np.inf, 0.1, 0.4])
+    bad.loc[2, "mated"] = True  # a and b differ: contradicts the subject ids
+    bad.loc[0, "group"] = None
+    with pytest.raises(bf.SchemaError) as error:
+        bf.validate_scores(bad)
+    lines = str(error.value).splitlines()
+    assert lines == [
+        "invalid score table:",
+        "- column 'score' has 1 NaN and 1 infinite values",
+        "- 1 rows have 'mated' contradicting reference_subject == probe_subject",
+        "- column 'group' has 1 missing values",
+    ]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda t: t.drop(columns=["score", "mated"]), "missing column(s): score, mated"),
+        (lambda t: t.iloc[:0], "the table has no rows"),
+        (lambda t: t.assign(mated=[1, 1, 0, 0, 0]), "column 'mated' must be boolean"),
+        (lambda t: t.assign(score=list("abcde")), "column 'score' must be numeric"),
+        (lambda t: t[t["mated"]], "no non-mated comparisons"),
+        (lambda t: t[~t["mated"]], "no mated comparisons"),
+    ],
+)
+def test_each_problem_is_named(table, change, message):
+    with pytest.raises(bf.SchemaError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        bf.validate_scores(change(table))
+
+
+def test_split_validates(table):
+    with pytest.raises(bf.SchemaError, match="no mated comparisons"):
+        bf.split_scores(table[~table["mated"]])
+
+
+def test_not_a_dataframe():
+    with pytest.raises(TypeError, match="scores must be a pandas DataFrame"):
+        bf.validate_scores({"score": [1.0]})
+
+
+def test_read_csv_with_mapping_and_word_labels(tmp_path):
+    path = tmp_path / "s.csv"
+    pd.DataFrame({"sc": [0.9, 0.2, 0.4], "lab": ["target", "nontarget", "Impostor"]}).to_csv(path, index=False)
+    table = bf.read_scores(path, columns={"sc": "score", "lab": "mated"})
+    assert table["mated"].tolist() == [True, False, False]
+    assert table["score"].dtype == np.float64
+
+
+def test_read_parquet_and_distances(tmp_path):
+    path = tmp_path / "s.parquet"
+    pd.DataFrame({"score": [0.1, 0.8, 0.7], "mated": [1, 0, 0]}).to_parquet(path)
+    table = bf.read_scores(path, greater_is_match=False)
+    assert table["score"].tolist() == [-0.1, -0.8, -0.7]
+    assert table["mated"].tolist() == [True, False, False]
+    # Negating distances keeps the metric of the similarity view.
+    assert bf.roc_auc(*bf.split_scores(table)) == 1.0
+
+
+def test_read_bob_four_and_five_columns(tmp_path):
+    four = tmp_path / "scores-dev"
+    four.write_text("s1 s1 s1/a.wav 0.9\ns1 s2 s2/b.wav 0.3\ns2 s2 s2/c.wav 0.7\n")
+    table = bf.read_scores(four)
+    assert table["mated"].tolist() == [True, False, True]
+    assert table["probe_subject"].tolist() == ["s1", "s2", "s2"]
+    five = tmp_path / "scores.txt"
+    five.write_text("s1 m1 s1 p1 0.9\ns1 m1 s2 p2 0.3\n")
+    table = bf.read_scores(five)
+    assert table.columns.tolist() == ["reference_subject", "reference_id", "probe_subject", "probe_id", "score", "mated"]
+    assert table["score"].tolist() == [0.9, 0.3]
+
+
+def test_read_pair_of_plain_files(tmp_path):
+    mated, nonmated = tmp_path / "gen.txt", tmp_path / "imp.txt"
+    mated.write_text("0.9\n0.8\n")
+    nonmated.write_text("0.1\n0.2\n0.3\n")
+    table = bf.read_scores((mated, nonmated))
+    assert table["mated"].tolist() == [True, True, False, False, False]
+
+
+def test_read_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no score file"):
+        bf.read_scores(tmp_path / "missing.csv")
+    bad_bob = tmp_path / "three-columns"
+    bad_bob.write_text("a b 0.1\n")
+    with pytest.raises(bf.SchemaError, match="4 or 5 whitespace-separated columns"):
+        bf.read_scores(bad_bob)
+    csv = tmp_path / "s.csv"
+    csv.write_text("score,mated\n0.5,maybe\n0.1,false\n")
+    with pytest.raises(bf.SchemaError, match=r"1 values that are not a mated/non-mated label \(e.g. 'maybe'\)"):
+        bf.read_scores(csv)
+    with pytest.raises(bf.SchemaError, match=r"columns \['sc'\] named in the mapping"):
+        bf.read_scores(csv, columns={"sc": "score"})
+    nan_csv = tmp_path / "nan.csv"
+    nan_csv.write_text("score,mated\n0.5,true\n,false\n")
+    with pytest.raises(bf.SchemaError, match="column 'score' has 1 NaN"):
+        bf.read_scores(nan_csv)
+    garbage = tmp_path / "g.parquet"
+    garbage.write_bytes(b"not parquet")
+    with pytest.raises(bf.SchemaError, match="could not read"):
+        bf.read_scores(garbage)
