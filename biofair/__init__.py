@@ -12,8 +12,17 @@ from biofair.areas import log_fmr_auc, partial_auc, pr_auc, roc_auc
 from biofair.curves import DetCurve, RocCurve, det_curve, roc_curve
 from biofair.decidability import decidability
 from biofair.detection_cost import min_dcf
+from biofair.discrepancy import area_under_fdr, fairness_discrepancy_rate
+from biofair.dispersion import OutcomeFairness, garbe, inequity, outcome_fairness
+from biofair.distribution_fairness import (
+    EquityIndex,
+    automatic_comprehensive_equity_index,
+    comprehensive_equity_index,
+    distribution_fairness_index,
+)
 from biofair.equal_error_rate import EqualErrorRate, eer
 from biofair.exceptions import InsufficientComparisonsWarning, SchemaError, UndefinedRateWarning
+from biofair.groups import cross_group_fmr, group_labels, rates_by_group
 from biofair.io import read_scores
 from biofair.rates import (
     ErrorRates,
@@ -25,6 +34,14 @@ from biofair.rates import (
 )
 from biofair.report import operating_report
 from biofair.schema import CANONICAL_COLUMNS, split_scores, validate_scores
+from biofair.subset_bias import (
+    equal_opportunity,
+    n_sigma,
+    statistical_parity,
+    subset_bias,
+    subset_performance,
+    welch_similarity,
+)
 from biofair.versions import show_versions
 
 __version__ = "0.1.0"
@@ -33,30 +50,49 @@ __all__ = [
     "CANONICAL_COLUMNS",
     "DetCurve",
     "EqualErrorRate",
+    "EquityIndex",
     "ErrorRates",
     "InsufficientComparisonsWarning",
     "OperatingPoint",
+    "OutcomeFairness",
     "RocCurve",
     "SchemaError",
     "UndefinedRateWarning",
+    "area_under_fdr",
+    "automatic_comprehensive_equity_index",
+    "comprehensive_equity_index",
+    "cross_group_fmr",
     "decidability",
     "det_curve",
+    "distribution_fairness_index",
     "eer",
+    "equal_opportunity",
+    "fairness_discrepancy_rate",
     "fmr_fnmr",
+    "garbe",
+    "group_labels",
+    "inequity",
     "log_fmr_auc",
     "min_dcf",
+    "n_sigma",
     "operating_point",
     "operating_report",
+    "outcome_fairness",
     "partial_auc",
     "plotting",
     "pr_auc",
+    "rates_by_group",
     "read_scores",
     "roc_auc",
     "roc_curve",
     "show_versions",
     "split_scores",
+    "statistical_parity",
+    "subset_bias",
+    "subset_performance",
     "synthetic",
     "threshold_at_fmr",
     "tmr_at_fmr",
     "validate_scores",
+    "welch_similarity",
 ]

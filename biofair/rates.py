@@ -48,7 +48,8 @@ def _as_thresholds(thresholds: ArrayLike) -> NDArray[np.float64]:
     return values
 
 
-def _counts_at(mated_sorted: NDArray, nonmated_sorted: NDArray, thresholds: NDArray):
+def counts_at(mated_sorted: NDArray, nonmated_sorted: NDArray, thresholds: ArrayLike):
+    """False-match and false-non-match counts at thresholds, from ascending scores."""
     false_matches = nonmated_sorted.size - np.searchsorted(nonmated_sorted, thresholds, "left")
     false_non_matches = np.searchsorted(mated_sorted, thresholds, "left")
     return false_matches, false_non_matches
@@ -84,7 +85,7 @@ def fmr_fnmr(mated: ArrayLike, nonmated: ArrayLike, thresholds: ArrayLike) -> Er
     """
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
     values = _as_thresholds(thresholds)
-    false_matches, false_non_matches = _counts_at(mated_sorted, nonmated_sorted, values)
+    false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, values)
     return ErrorRates(
         scalar_or_array(false_matches / nonmated_sorted.size, thresholds),
         scalar_or_array(false_non_matches / mated_sorted.size, thresholds),
@@ -231,7 +232,7 @@ def operating_point(
         warn_unresolvable(target, nonmated_sorted.size)
         threshold = float(threshold_at_fmr_sorted(nonmated_sorted, target)[0])
     value = float(_as_thresholds(threshold))
-    false_matches, false_non_matches = _counts_at(mated_sorted, nonmated_sorted, value)
+    false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, value)
     return OperatingPoint(
         threshold=value,
         fmr=float(false_matches / nonmated_sorted.size),

@@ -62,3 +62,133 @@ def gaussian_scores(
             "mated": np.repeat([True, False], [n_mated, n_nonmated]),
         }
     )
+
+
+def _group_table(name: str, mated: np.ndarray, nonmated: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "score": np.concatenate([mated, nonmated]),
+            "mated": np.repeat([True, False], [mated.size, nonmated.size]),
+            "group": name,
+        }
+    )
+
+
+#: Per group (mated mean, mated std, non-mated mean), non-mated std 1 (see fdr_canonical_system).
+FDR_CANONICAL = {
+    True: {"0": (4.78, 0.61, 0.0), "1": (4.78, 0.61, 0.0), "2": (4.78, 0.61, 0.0)},
+    False: {"0": (5.2, 0.61, 0.5), "1": (4.7, 0.61, 0.0), "2": (4.3, 0.61, -0.5)},
+}
+
+
+def fdr_canonical_system(
+    *,
+    fair: bool = True,
+    n_mated: int = 20_000,
+    n_nonmated: int = 400_000,
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
+    """The canonical fair or unfair three-group system of the FDR paper (its Figs. 2-3).
+
+    Read more in the chapter "One threshold for everyone".
+
+    Parameters
+    ----------
+    fair : bool, default True
+        Fair: every group has mated scores N(4.78, 0.61²) and non-mated N(0, 1), which
+        reproduces the paper's Table I (FNMR about 0.003 at FMR 1e-3 and 0.48 at 1e-6).
+        Unfair: group "0" has mated N(5.2, 0.61²) and non-mated N(0.5, 1), group "1"
+        N(4.7, 0.61²) and N(0, 1), group "2" N(4.3, 0.61²) and N(-0.5, 1): one group
+        collects the false matches, another the false non-matches (Table II in spirit).
+    n_mated, n_nonmated : int
+        Comparisons per group and class. FMR = 1e-6 needs about 1e6 pooled non-mated scores.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``score``, ``mated`` and ``group`` ("0", "1", "2").
+    """
+    rng = np.random.default_rng(rng)
+    return pd.concat(
+        [
+            _group_table(
+                name,
+                rng.normal(mated_mean, mated_std, n_mated),
+                rng.normal(nonmated_mean, 1.0, n_nonmated),
+            )
+            for name, (mated_mean, mated_std, nonmated_mean) in FDR_CANONICAL[fair].items()
+        ],
+        ignore_index=True,
+    )
+
+
+#: Beta parameters (a, b) of the balanced system of beta_scenario.
+BETA_MATED, BETA_NONMATED = (14.0, 3.0), (3.0, 14.0)
+#: The look-alike components mixed into the biased group's tail under BG and BI.
+BETA_BG_TAIL, BETA_BI_TAIL = (6.0, 4.0), (4.0, 6.0)
+
+
+def beta_scenario(
+    scenario: str = "balanced",
+    *,
+    strength: float = 1.0,
+    n_groups: int = 4,
+    n_mated: int = 5_000,
+    n_nonmated: int = 50_000,
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
+    """Beta-distributed similarity scores of the CEI paper's controlled scenarios (its Fig. 1).
+
+    Read more in the chapter "Tails decide".
+
+    Parameters
+    ----------
+    scenario : {"balanced", "BG", "BI", "BC"}
+        Every group draws mated scores from Beta(14, 3) and non-mated from Beta(3, 14),
+        except the last group ("D" with four groups), which is biased:
+        ``"BG"``: a share ``0.08·strength`` of its mated scores comes from Beta(6, 4), a
+        longer lower tail (more false non-matches);
+        ``"BI"``: a share ``0.08·strength`` of its non-mated scores comes from Beta(4, 6), a
+        longer upper tail (more false matches);
+        ``"BC"``: its mated scores move down and its non-mated scores up by
+        ``0.04·strength``: the centres shift, the shapes stay;
+        ``"balanced"``: no group is biased.
+    strength : float, default 1
+        Bias strength, >= 0 (0 gives the balanced system).
+    n_groups : int, default 4
+        Groups, labelled "A", "B", ... (2 to 26).
+    n_mated, n_nonmated : int
+        Comparisons per group and class.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``score``, ``mated`` and ``group``.
+    """
+    if scenario not in ("balanced", "BG", "BI", "BC"):
+        raise ValueError(f"scenario must be 'balanced', 'BG', 'BI' or 'BC', got {scenario!r}")
+    if strength < 0:
+        raise ValueError(f"strength must be non-negative, got {strength!r}")
+    if not 2 <= n_groups <= 26:
+        raise ValueError(f"n_groups must lie in 2 ... 26, got {n_groups}")
+    rng = np.random.default_rng(rng)
+    share = min(0.08 * strength, 1.0)
+    tables = []
+    for index in range(n_groups):
+        mated = rng.beta(*BETA_MATED, n_mated)
+        nonmated = rng.beta(*BETA_NONMATED, n_nonmated)
+        if index == n_groups - 1:
+            if scenario == "BG":
+                swap = rng.random(n_mated) < share
+                mated[swap] = rng.beta(*BETA_BG_TAIL, int(swap.sum()))
+            elif scenario == "BI":
+                swap = rng.random(n_nonmated) < share
+                nonmated[swap] = rng.beta(*BETA_BI_TAIL, int(swap.sum()))
+            elif scenario == "BC":
+                mated, nonmated = mated - 0.04 * strength, nonmated + 0.04 * strength
+        tables.append(_group_table(chr(ord("A") + index), mated, nonmated))
+    return pd.concat(tables, ignore_index=True)

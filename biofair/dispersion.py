@@ -1,0 +1,216 @@
+"""GARBE and Inequity: how unequal error rates are across groups at one threshold.
+
+Read more in the chapter "Tails decide" (``notebooks/03``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Literal, NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from biofair._validation import as_rates
+from biofair.exceptions import UndefinedRateWarning
+from biofair.groups import By, group_rates, pooled_threshold, scores_by_group
+
+
+def _group_rates(rates: ArrayLike, name: str = "rates") -> NDArray[np.float64]:
+    values = as_rates(rates, name).ravel()
+    if values.size < 2:
+        raise ValueError(f"{name} needs the rates of at least two groups, got {values.size}")
+    return values
+
+
+def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
+    """Gini Aggregation Rate for Biometric Equitability (GARBE) of per-group rates.
+
+    Read more in the chapter "Tails decide".
+
+    Parameters
+    ----------
+    rates : array_like of shape (K,)
+        One error rate (FMR or FNMR) per group, K >= 2.
+    correction : bool, default True
+        Multiply by K/(K-1) (Howard et al.), so that one group holding all errors gives 1.
+        False gives eq. 3-4 of the CEI paper as printed.
+
+    Returns
+    -------
+    float
+        ``G = (K/(K-1)) · Σ_i Σ_j |x_i - x_j| / (2 K² mean(x))`` in [0, 1]; 0 when all rates
+        are equal (including all zero). Higher is less equitable.
+
+    Examples
+    --------
+    >>> garbe([0.01, 0.01, 0.01])
+    0.0
+    >>> garbe([0.0, 0.0, 0.3])
+    1.0
+    """
+    values = _group_rates(rates)
+    k = values.size
+    mean = values.mean()
+    if mean == 0.0:
+        return 0.0
+    gini = np.abs(values[:, None] - values[None, :]).sum() / (2 * k**2 * mean)
+    return float(gini * k / (k - 1) if correction else gini)
+
+
+def _inequity(rates: NDArray, counts: NDArray | None, zero: str) -> tuple[float, NDArray[np.bool_]]:
+    """Inequity and the mask of rates replaced by their upper bound."""
+    replaced = rates == 0.0
+    if replaced.any():
+        if zero == "raise":
+            raise ValueError(
+                f"inequity is undefined: {int(replaced.sum())} group rate(s) are zero "
+                "(use zero='upper_bound' with counts)"
+            )
+        if counts is None:
+            raise ValueError("counts (comparisons per group) are needed to bound zero rates")
+        rates = np.where(replaced, 1.0 - 0.05 ** (1.0 / counts), rates)
+    # max / geometric mean, as exp(mean(log max - log x)): exactly 1 for equal rates
+    return float(np.exp(np.mean(np.log(rates.max()) - np.log(rates)))), replaced
+
+
+def inequity(
+    rates: ArrayLike,
+    *,
+    counts: ArrayLike | None = None,
+    zero: Literal["upper_bound", "raise"] = "upper_bound",
+) -> float:
+    """NIST's Inequity: the worst group's rate over the geometric mean of all groups.
+
+    Read more in the chapter "Tails decide".
+
+    Parameters
+    ----------
+    rates : array_like of shape (K,)
+        One error rate per group, K >= 2.
+    counts : array_like of shape (K,), optional
+        Comparisons behind each rate; needed when a rate is zero.
+    zero : {"upper_bound", "raise"}, default "upper_bound"
+        A zero rate makes the geometric mean 0. ``"upper_bound"`` replaces it by the
+        one-sided 95% upper bound ``1 - 0.05^(1/n_i)`` (about 3/n_i) and warns, naming the
+        groups; ``"raise"`` raises.
+
+    Returns
+    -------
+    float
+        ``IN = max_i x_i / (Π_i x_i)^(1/K)`` >= 1; 1 when all rates are equal.
+
+    Warns
+    -----
+    UndefinedRateWarning
+        When a zero rate was replaced.
+
+    Examples
+    --------
+    >>> inequity([0.02, 0.02])
+    1.0
+    >>> round(inequity([0.01, 0.04]), 6)
+    2.0
+    """
+    values = _group_rates(rates)
+    n = None if counts is None else np.asarray(counts, dtype=np.float64).ravel()
+    if n is not None and (n.size != values.size or np.any(n < 1)):
+        raise ValueError("counts must give a positive number of comparisons for every rate")
+    value, replaced = _inequity(values, n, zero)
+    if replaced.any():
+        warnings.warn(
+            f"{int(replaced.sum())} zero rate(s) at positions {np.flatnonzero(replaced).tolist()} "
+            "replaced by their 95% upper bound 1 - 0.05^(1/n)",
+            UndefinedRateWarning,
+            stacklevel=2,
+        )
+    return value
+
+
+class OutcomeFairness(NamedTuple):
+    """GARBE and Inequity of FMR and FNMR at one threshold."""
+
+    threshold: float
+    garbe_fmr: float
+    garbe_fnmr: float
+    garbe: float  # alpha·GARBE_FMR + (1 - alpha)·GARBE_FNMR
+    inequity_fmr: float
+    inequity_fnmr: float
+    rates: pd.DataFrame  # per group: fmr, fnmr, counts, and which zero rates were bounded
+
+
+def outcome_fairness(
+    scores: pd.DataFrame,
+    *,
+    threshold: float | None = None,
+    fmr: float | None = None,
+    by: By = "group",
+    alpha: float = 0.5,
+    correction: bool = True,
+    zero: Literal["upper_bound", "raise"] = "upper_bound",
+) -> OutcomeFairness:
+    """GARBE_FMR/FNMR and IN_FMR/FNMR of a score table at one threshold.
+
+    Read more in the chapter "Tails decide".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Score table with a group column.
+    threshold : float, optional
+        The decision threshold (match iff ``score >= threshold``) ...
+    fmr : float, optional
+        ... or a target FMR on the pooled homogeneous non-mated scores of all groups, as
+        NIST sets one threshold for everyone. Give exactly one.
+    by, alpha, correction, zero
+        Grouping; weight of GARBE_FMR in the combined GARBE; see :func:`garbe` and
+        :func:`inequity`.
+
+    Returns
+    -------
+    OutcomeFairness
+        The indices and a per-group ``rates`` table; zero rates replaced for Inequity are
+        flagged in its ``fmr_bounded`` / ``fnmr_bounded`` columns.
+    """
+    if (threshold is None) == (fmr is None):
+        raise ValueError("give exactly one of threshold= and fmr=")
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
+    groups = scores_by_group(scores, by=by)
+    if fmr is not None:
+        threshold = float(pooled_threshold(groups, fmr))
+    rates = group_rates(groups, threshold)
+    fmr_rates, fnmr_rates = rates.fmr[:, 0], rates.fnmr[:, 0]
+    in_fmr, fmr_bounded = _inequity(fmr_rates, rates.n_nonmated[:, 0], zero)
+    in_fnmr, fnmr_bounded = _inequity(fnmr_rates, rates.n_mated[:, 0], zero)
+    if fmr_bounded.any() or fnmr_bounded.any():
+        named = [n for n, b in zip(groups, fmr_bounded) if b], [n for n, b in zip(groups, fnmr_bounded) if b]
+        warnings.warn(
+            f"zero rates replaced by their 95% upper bound: FMR of groups {named[0]}, "
+            f"FNMR of groups {named[1]}",
+            UndefinedRateWarning,
+            stacklevel=2,
+        )
+    garbe_fmr = garbe(fmr_rates, correction=correction)
+    garbe_fnmr = garbe(fnmr_rates, correction=correction)
+    table = pd.DataFrame(
+        {
+            "group": list(groups),
+            "fmr": fmr_rates,
+            "fnmr": fnmr_rates,
+            "n_nonmated": rates.n_nonmated[:, 0],
+            "n_mated": rates.n_mated[:, 0],
+            "fmr_bounded": fmr_bounded,
+            "fnmr_bounded": fnmr_bounded,
+        }
+    )
+    return OutcomeFairness(
+        threshold=float(threshold),
+        garbe_fmr=garbe_fmr,
+        garbe_fnmr=garbe_fnmr,
+        garbe=alpha * garbe_fmr + (1 - alpha) * garbe_fnmr,
+        inequity_fmr=in_fmr,
+        inequity_fnmr=in_fnmr,
+        rates=table,
+    )

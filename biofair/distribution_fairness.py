@@ -1,0 +1,266 @@
+"""Distribution fairness: DFI, CEI and the automatic CEI^A.
+
+All three compare each group's score histogram with the mean histogram of all groups by a
+Kullback-Leibler divergence in bits. With ``m`` the mean of K pmfs, ``KL(p_i || m) <=
+log2 K``, so every index lies in [0, 1] (1 = identical histograms) and no epsilon is
+needed. Read more in the chapters "Tails decide" and "Choose CEI's parameters"
+(``notebooks/03`` and ``04``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy.special import expit
+from scipy.stats import norm
+
+from biofair.exceptions import SchemaError
+from biofair.groups import By, GroupScores, scores_by_group
+
+ScoreKind = Literal["mated", "nonmated"]
+
+
+class EquityIndex(NamedTuple):
+    """A distribution fairness index: both variants, the divergences and the parameters.
+
+    ``normal = 1 - Σ S_i / (K log2 K)``, ``extreme = 1 - max S_i / log2 K``; ``divergences``
+    holds ``S_i`` per group (bits), ``parameters`` every setting used.
+    """
+
+    normal: float
+    extreme: float
+    divergences: pd.Series
+    parameters: dict[str, Any]
+
+
+def kl_divergence_bits(p: NDArray, q: NDArray) -> NDArray[np.float64]:
+    """``Σ_b p_b log2(p_b / q_b)`` along the last axis, with ``0 log 0 = 0``.
+
+    ``q`` must be positive wherever ``p`` is (true for the mean of pmfs that include p).
+    """
+    ratio = np.divide(p, q, out=np.ones_like(p), where=p > 0)
+    return np.sum(p * np.log2(ratio), axis=-1)
+
+
+def _pmfs(samples: list[NDArray], bins: int) -> NDArray[np.float64]:
+    """Histograms on common equal-width bins over the pooled range, each normalised to 1."""
+    edges = np.histogram_bin_edges(np.concatenate(samples), bins=bins)
+    counts = np.array([np.histogram(s, bins=edges)[0] for s in samples], dtype=np.float64)
+    return counts / counts.sum(axis=1, keepdims=True)
+
+
+def _index(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
+    k = len(names)
+    return EquityIndex(
+        normal=float(1.0 - divergences.sum() / (k * np.log2(k))),
+        extreme=float(1.0 - divergences.max() / np.log2(k)),
+        divergences=pd.Series(divergences, index=pd.Index(names, name="group"), name="divergence"),
+        parameters=parameters,
+    )
+
+
+def _check_bins(bins: int) -> int:
+    if int(bins) != bins or bins < 1:
+        raise ValueError(f"bins must be a positive integer, got {bins!r}")
+    return int(bins)
+
+
+def distribution_fairness_index(
+    scores: pd.DataFrame,
+    *,
+    by: By = "group",
+    bins: int = 100,
+    combine: Literal["pooled", "equal"] = "pooled",
+) -> EquityIndex:
+    """Distribution Fairness Index (DFI) of Kotwal and Marcel.
+
+    Read more in the chapter "Tails decide".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Score table with a group column (homogeneous non-mated pairs per group).
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    bins : int, default 100
+        Equal-width bins over the pooled range of all scores.
+    combine : {"pooled", "equal"}, default "pooled"
+        ``"pooled"``: a group's pmf is the histogram of all its scores, mated and
+        non-mated together (so the more numerous class dominates); ``"equal"``: the mean of
+        its mated and its non-mated pmfs.
+
+    Returns
+    -------
+    EquityIndex
+        ``normal`` (DFI_N), ``extreme`` (DFI_E), ``divergences`` S_i and ``parameters``.
+
+    Notes
+    -----
+    ``S_i = KL(p_i || m)`` in bits with ``m = (1/K) Σ p_i``;
+    ``DFI_N = 1 - Σ S_i / (K log2 K)``, ``DFI_E = 1 - max S_i / log2 K``.
+    """
+    bins = _check_bins(bins)
+    groups = scores_by_group(scores, by=by)
+    names = list(groups)
+    if combine == "pooled":
+        pmfs = _pmfs([np.concatenate([g.mated, g.nonmated]) for g in groups.values()], bins)
+    elif combine == "equal":
+        both = _pmfs([g.mated for g in groups.values()] + [g.nonmated for g in groups.values()], bins)
+        pmfs = (both[: len(names)] + both[len(names) :]) / 2
+    else:
+        raise ValueError(f"combine must be 'pooled' or 'equal', got {combine!r}")
+    divergences = kl_divergence_bits(pmfs, pmfs.mean(axis=0))
+    return _index(divergences, names, {"bins": bins, "combine": combine})
+
+
+def _class_scores(groups: dict[str, GroupScores], kind: ScoreKind) -> list[NDArray]:
+    if kind not in ("mated", "nonmated"):
+        raise ValueError(f"kind must be 'mated' or 'nonmated', got {kind!r}")
+    return [getattr(g, kind) for g in groups.values()]
+
+
+def _split_divergences(
+    samples: list[NDArray], names: list[str], kind: ScoreKind, percentiles: NDArray, bins: int
+) -> tuple[NDArray, NDArray]:
+    """Tail and centre divergences of each group, split at its own percentile."""
+    tails, centres = [], []
+    for name, values, percentile in zip(names, samples, percentiles):
+        if kind == "nonmated":  # right tail: the impostors that get accepted
+            split = np.percentile(values, percentile)
+            in_tail = values >= split
+        else:  # left tail: the genuine users that get rejected
+            split = np.percentile(values, 100.0 - percentile)
+            in_tail = values <= split
+        if in_tail.all():
+            raise SchemaError(
+                f"group {name!r}: all {values.size} {kind} scores fall in the tail at "
+                f"percentile {percentile:g}; the centre is empty (too few or tied scores)"
+            )
+        tails.append(values[in_tail])
+        centres.append(values[~in_tail])
+    tail_pmfs, centre_pmfs = _pmfs(tails, bins), _pmfs(centres, bins)
+    return (
+        kl_divergence_bits(tail_pmfs, tail_pmfs.mean(axis=0)),
+        kl_divergence_bits(centre_pmfs, centre_pmfs.mean(axis=0)),
+    )
+
+
+def comprehensive_equity_index(
+    scores: pd.DataFrame,
+    *,
+    kind: ScoreKind = "mated",
+    percentile: float = 95.0,
+    tail_weight: float = 0.8,
+    bins: int = 100,
+    by: By = "group",
+) -> EquityIndex:
+    """Comprehensive Equity Index (CEI) of one class of scores.
+
+    Read more in the chapter "Tails decide".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Score table with a group column.
+    kind : {"mated", "nonmated"}, default "mated"
+        The class compared across groups.
+    percentile : float, default 95
+        ``P_split`` in (0, 100). Non-mated: a group's tail is its scores at or above its
+        own ``P_split``-th percentile (the right tail, false matches); mated: its scores at
+        or below its ``(100 - P_split)``-th percentile (the left tail, false non-matches).
+    tail_weight : float, default 0.8
+        ``w_t`` in [0, 1]; the centre weighs ``w_c = 1 - w_t``.
+    bins : int, default 100
+        Tail parts share equal-width bins over the union of the groups' tail ranges, centre
+        parts over the union of their centre ranges; each part is normalised.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    EquityIndex
+        ``normal`` (CEI_N), ``extreme`` (CEI_E), ``divergences`` S'_i, ``parameters``.
+
+    Notes
+    -----
+    ``S'_i = w_t·KL(t_i || m_t) + w_c·KL(c_i || m_c)`` in bits, with ``m_t`` and ``m_c`` the
+    means of the groups' tail and centre pmfs (the project's reading of eq. 8; the paper
+    also mentions splitting the mean distribution itself, which can leave [0, 1]).
+    ``CEI_N = 1 - Σ S'_i / (K log2 K)``, ``CEI_E = 1 - max S'_i / log2 K``.
+    """
+    if not 0.0 < percentile < 100.0:
+        raise ValueError(f"percentile must lie in (0, 100), got {percentile!r}")
+    if not 0.0 <= tail_weight <= 1.0:
+        raise ValueError(f"tail_weight must lie in [0, 1], got {tail_weight!r}")
+    bins = _check_bins(bins)
+    groups = scores_by_group(scores, by=by)
+    samples = _class_scores(groups, kind)
+    names = list(groups)
+    tail, centre = _split_divergences(samples, names, kind, np.full(len(names), percentile), bins)
+    divergences = tail_weight * tail + (1.0 - tail_weight) * centre
+    parameters = {"kind": kind, "percentile": percentile, "tail_weight": tail_weight, "bins": bins}
+    return _index(divergences, names, parameters)
+
+
+def automatic_comprehensive_equity_index(
+    scores: pd.DataFrame,
+    *,
+    kind: ScoreKind = "mated",
+    n_sigma: float = 3.0,
+    bins: int = 100,
+    by: By = "group",
+) -> EquityIndex:
+    """CEI^A: CEI with each group's split percentile and the tail weight chosen from the data.
+
+    Read more in the chapter "Choose CEI's parameters".
+
+    Parameters
+    ----------
+    kind : {"mated", "nonmated"}, default "mated"
+        The class compared across groups.
+    n_sigma : float, default 3
+        ``N``: the split sits N standard deviations from the group's mean, towards its
+        error tail.
+    bins, by
+        As for :func:`comprehensive_equity_index`.
+
+    Returns
+    -------
+    EquityIndex
+        ``parameters`` holds ``percentiles`` (per group) and the chosen ``tail_weight``.
+
+    Notes
+    -----
+    Per group: ``t_i = mu_i + N·sigma_i`` (non-mated) or ``mu_i - N·sigma_i`` (mated);
+    ``P_i = 100 ·`` share of its scores on the centre side of ``t_i`` (eq. 12) is its split
+    percentile. ``Delta_i = (share beyond t_i) / (1 - Phi(N))``, the empirical tail mass
+    over that of a fitted normal (1 for a normal tail: the project's reading of the open
+    ``Delta`` of eq. 13). ``s_i = sigmoid(Delta_i)·P_i/100`` and ``w_t = mean_i s_i``
+    (eq. 14), then CEI as in :func:`comprehensive_equity_index`.
+    """
+    if not n_sigma > 0:
+        raise ValueError(f"n_sigma must be positive, got {n_sigma!r}")
+    bins = _check_bins(bins)
+    groups = scores_by_group(scores, by=by)
+    samples = _class_scores(groups, kind)
+    names = list(groups)
+    sign = 1.0 if kind == "nonmated" else -1.0
+    cuts = np.array([v.mean() + sign * n_sigma * v.std() for v in samples])
+    beyond = np.array([np.mean(sign * (v - cut) > 0) for v, cut in zip(samples, cuts)])
+    percentiles = 100.0 * (1.0 - beyond)
+    ratio = beyond / norm.sf(n_sigma)
+    tail_weight = float(np.mean(expit(ratio) * percentiles / 100.0))
+    tail, centre = _split_divergences(samples, names, kind, percentiles, bins)
+    divergences = tail_weight * tail + (1.0 - tail_weight) * centre
+    parameters = {
+        "kind": kind,
+        "n_sigma": n_sigma,
+        "bins": bins,
+        "percentiles": dict(zip(names, percentiles.tolist())),
+        "tail_mass_ratio": dict(zip(names, ratio.tolist())),
+        "tail_weight": tail_weight,
+    }
+    return _index(divergences, names, parameters)

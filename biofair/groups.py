@@ -1,0 +1,244 @@
+"""Demographic groups of a score table, and error rates per group.
+
+A comparison belongs to a group through a pair-level column (``group``, or any column
+named in ``by``) or through per-side columns ``reference_<by>`` and ``probe_<by>``. With
+per-side columns, per-group FMR uses **homogeneous non-mated pairs** only (reference and
+probe in the same group); cross-group pairs are reported by :func:`cross_group_fmr`.
+Read more in the chapter "One threshold for everyone" (``notebooks/02``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from biofair.exceptions import SchemaError
+from biofair.rates import counts_at, threshold_at_fmr
+from biofair.schema import validate_scores
+
+By = str | Sequence[str]
+
+
+class GroupScores(NamedTuple):
+    """The sorted mated and non-mated scores of one group."""
+
+    mated: NDArray[np.float64]
+    nonmated: NDArray[np.float64]
+
+
+class GroupRates(NamedTuple):
+    """Rates of K groups at T thresholds: arrays of shape (K, T), counts of shape (K, 1)."""
+
+    fmr: NDArray[np.float64]
+    fnmr: NDArray[np.float64]
+    false_matches: NDArray[np.int64]
+    false_non_matches: NDArray[np.int64]
+    n_mated: NDArray[np.int64]
+    n_nonmated: NDArray[np.int64]
+
+
+def _attribute_codes(scores: pd.DataFrame, attribute: str) -> tuple[NDArray[np.intp], list[str]]:
+    """Integer group codes of one attribute (-1: heterogeneous pair) and their names."""
+    if attribute in scores.columns:
+        codes, names = pd.factorize(scores[attribute], sort=True)
+        return codes, [str(n) for n in names]
+    sides = [f"reference_{attribute}", f"probe_{attribute}"]
+    if not set(sides) <= set(scores.columns):
+        raise SchemaError(
+            f"no group column for {attribute!r}: give a pair-level column of that name or "
+            f"both {sides[0]} and {sides[1]} (the table has {list(scores.columns)})"
+        )
+    both, names = pd.factorize(pd.concat([scores[sides[0]], scores[sides[1]]]), sort=True)
+    reference, probe = both[: len(scores)], both[len(scores) :]
+    return np.where(reference == probe, reference, -1), [str(n) for n in names]
+
+
+def group_codes(scores: pd.DataFrame, by: By = "group") -> tuple[NDArray[np.intp], list[str]]:
+    """Integer group code of every comparison (-1 for a heterogeneous non-mated pair).
+
+    Several attributes combine into one group per observed combination, named by joining
+    the values with " / ".
+    """
+    attributes = [by] if isinstance(by, str) else list(by)
+    if not attributes:
+        raise ValueError("by must name at least one column")
+    codes, names = _attribute_codes(scores, attributes[0])
+    for attribute in attributes[1:]:
+        more_codes, more_names = _attribute_codes(scores, attribute)
+        combined = np.where((codes < 0) | (more_codes < 0), -1, codes * len(more_names) + more_codes)
+        kept = np.unique(combined[combined >= 0])
+        names = [f"{names[c // len(more_names)]} / {more_names[c % len(more_names)]}" for c in kept]
+        codes = np.where(combined >= 0, np.searchsorted(kept, combined), -1)
+    return codes, names
+
+
+def group_labels(scores: pd.DataFrame, by: By = "group") -> pd.Series:
+    """The group of every comparison, or NaN for a heterogeneous non-mated pair.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table.
+    by : str or sequence of str, default "group"
+        Attribute(s) defining the groups. For each attribute the pair-level column of that
+        name is used if present, else the pair ``reference_<attr>`` / ``probe_<attr>``,
+        and a pair whose two sides differ belongs to no group.
+
+    Returns
+    -------
+    pandas.Series
+        String labels (several attributes joined by " / "), NaN where reference and probe
+        belong to different groups.
+
+    Raises
+    ------
+    SchemaError
+        When an attribute has neither a pair-level column nor both per-side columns.
+    """
+    codes, names = group_codes(scores, by)
+    labels = np.array(names + [np.nan], dtype=object)[codes]  # code -1 picks the NaN
+    return pd.Series(labels, index=scores.index, name="group")
+
+
+def scores_by_group(scores: pd.DataFrame, *, by: By = "group") -> dict[str, GroupScores]:
+    """Sorted mated and homogeneous non-mated scores of every group.
+
+    Raises
+    ------
+    SchemaError
+        When the table is invalid, has fewer than two groups, or a group has no mated or no
+        homogeneous non-mated comparison (named, with its counts).
+    """
+    validate_scores(scores)
+    codes, names = group_codes(scores, by)
+    values = scores["score"].to_numpy(dtype=np.float64)
+    mated = scores["mated"].to_numpy(dtype=bool)
+    groups = {}
+    problems = []
+    for code, name in enumerate(names):
+        in_group = codes == code
+        group = GroupScores(np.sort(values[in_group & mated]), np.sort(values[in_group & ~mated]))
+        if group.mated.size == 0 or group.nonmated.size == 0:
+            problems.append(
+                f"group {name!r} has {group.mated.size} mated and {group.nonmated.size} "
+                "homogeneous non-mated comparisons; both are needed"
+            )
+        groups[name] = group
+    if len(groups) < 2:
+        problems.append(f"fairness needs at least two groups; by={by!r} gives {len(groups)}")
+    if problems:
+        raise SchemaError("cannot compare groups:\n- " + "\n- ".join(problems))
+    return groups
+
+
+def pooled_threshold(groups: dict[str, GroupScores], fmr: ArrayLike) -> float | NDArray:
+    """Threshold at a target FMR on the pooled homogeneous non-mated scores of all groups."""
+    return threshold_at_fmr(np.concatenate([g.nonmated for g in groups.values()]), fmr)
+
+
+def group_rates(groups: dict[str, GroupScores], thresholds: ArrayLike) -> GroupRates:
+    """FMR and FNMR of every group (rows) at every threshold (columns)."""
+    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    counts = [counts_at(g.mated, g.nonmated, values) for g in groups.values()]
+    false_matches = np.array([c[0] for c in counts])
+    false_non_matches = np.array([c[1] for c in counts])
+    n_mated = np.array([[g.mated.size] for g in groups.values()])
+    n_nonmated = np.array([[g.nonmated.size] for g in groups.values()])
+    return GroupRates(
+        false_matches / n_nonmated,
+        false_non_matches / n_mated,
+        false_matches,
+        false_non_matches,
+        n_mated,
+        n_nonmated,
+    )
+
+
+def rates_by_group(scores: pd.DataFrame, thresholds: ArrayLike, *, by: By = "group") -> pd.DataFrame:
+    """FMR and FNMR of every group at every threshold, with the counts behind them.
+
+    Read more in the chapter "One threshold for everyone".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table with a group column (see :func:`group_labels`).
+    thresholds : float or array_like
+        Decision thresholds (match iff ``score >= threshold``).
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group and threshold: ``group``, ``threshold``, ``fmr``, ``fnmr``,
+        ``false_matches``, ``n_nonmated`` (homogeneous non-mated pairs), ``false_non_matches``
+        and ``n_mated``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"score": [0.9, 0.4, 0.8, 0.6, 0.2, 0.7],
+    ...                       "mated": [True, True, False, True, False, False],
+    ...                       "group": ["a", "a", "a", "b", "b", "b"]})
+    >>> rates_by_group(table, 0.5)[["group", "fmr", "fnmr"]]
+      group  fmr  fnmr
+    0     a  1.0   0.5
+    1     b  0.5   0.0
+    """
+    groups = scores_by_group(scores, by=by)
+    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    rates = group_rates(groups, values)
+    shape = rates.fmr.shape
+    return pd.DataFrame(
+        {
+            "group": np.repeat(list(groups), values.size),
+            "threshold": np.tile(values, len(groups)),
+            "fmr": rates.fmr.ravel(),
+            "fnmr": rates.fnmr.ravel(),
+            "false_matches": rates.false_matches.ravel(),
+            "n_nonmated": np.broadcast_to(rates.n_nonmated, shape).ravel(),
+            "false_non_matches": rates.false_non_matches.ravel(),
+            "n_mated": np.broadcast_to(rates.n_mated, shape).ravel(),
+        }
+    )
+
+
+def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: str = "group") -> pd.DataFrame:
+    """FMR of non-mated pairs for every reference group x probe group, at one threshold.
+
+    Read more in the chapter "One threshold for everyone".
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows: reference (enrolment) group; columns: probe group; values: FMR of the
+        non-mated pairs of that cell (NaN where a cell has no pairs). The diagonal holds the
+        homogeneous FMRs used by per-group metrics (Tables IV, VI and VII of the FDR paper).
+
+    Raises
+    ------
+    SchemaError
+        When ``reference_<by>`` or ``probe_<by>`` is missing.
+    """
+    validate_scores(scores)
+    columns = [f"reference_{by}", f"probe_{by}"]
+    missing = [c for c in columns if c not in scores.columns]
+    if missing:
+        raise SchemaError(f"cross_group_fmr needs per-side group columns; missing {missing}")
+    nonmated = scores.loc[~scores["mated"].to_numpy(dtype=bool)]
+    accepted = nonmated["score"].to_numpy(dtype=np.float64) >= threshold
+    table = (
+        pd.DataFrame({"reference": nonmated[columns[0]].astype(str).to_numpy(),
+                      "probe": nonmated[columns[1]].astype(str).to_numpy(),
+                      "accepted": accepted})
+        .groupby(["reference", "probe"])["accepted"]
+        .mean()
+        .unstack("probe")
+    )
+    table.index.name, table.columns.name = f"reference_{by}", f"probe_{by}"
+    return table

@@ -1,0 +1,217 @@
+"""Statistical bias over subsets: SP, EOP, the Welch T-test and N-Sigma.
+
+Each group gets K performance values (EER, or TMR at FMR = 0.01), one per random subset of
+its comparisons; the measures compare those values between an evaluated group and a
+reference group. Read more in the chapter "Measure bias over subsets" (``notebooks/05``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+
+from biofair._counts import error_counts_sorted
+from biofair._validation import as_scores
+from biofair.equal_error_rate import eer_from_counts
+from biofair.groups import By, scores_by_group
+from biofair.rates import threshold_at_fmr_sorted, warn_unresolvable
+
+SubsetMetric = Literal["eer", "tmr"]
+
+
+def _pair(a: ArrayLike, b: ArrayLike, *, same_length: bool = False) -> tuple[NDArray, NDArray]:
+    a, b = as_scores(a, "a"), as_scores(b, "b")
+    if same_length and a.size != b.size:
+        raise ValueError(f"a and b must pair value by value; got {a.size} and {b.size} values")
+    return a, b
+
+
+def n_sigma(a: ArrayLike, b: ArrayLike) -> float:
+    """Distance between two sets of performance values in combined standard deviations.
+
+    Read more in the chapter "Measure bias over subsets".
+
+    Returns
+    -------
+    float
+        ``|mean_a - mean_b| / sqrt(s_a² + s_b²)`` with sample standard deviations
+        (``ddof=1``); 0 for identical sets, larger = more biased. ``inf`` when both sets
+        are constant but differ.
+
+    Examples
+    --------
+    >>> n_sigma([0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
+    0.0
+    >>> round(n_sigma([1.0, 2.0, 3.0], [3.0, 4.0, 5.0]), 4)
+    1.4142
+    """
+    a, b = _pair(a, b)
+    if a.size < 2 or b.size < 2:
+        raise ValueError("n_sigma needs at least two values per set (a sample standard deviation)")
+    gap = abs(a.mean() - b.mean())
+    spread = np.sqrt(a.var(ddof=1) + b.var(ddof=1))
+    if spread == 0.0:
+        return 0.0 if gap == 0.0 else float("inf")
+    return float(gap / spread)
+
+
+def welch_similarity(a: ArrayLike, b: ArrayLike) -> float:
+    """Two-sided Welch T-test p-value between two sets of performance values.
+
+    Read more in the chapter "Measure bias over subsets".
+
+    Returns
+    -------
+    float
+        The p-value of Welch's unequal-variance t-test; 1 for identical sets, near 0 when
+        the means differ beyond their spread. Two constant sets give 1 if equal, else 0.
+
+    Examples
+    --------
+    >>> welch_similarity([0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
+    1.0
+    """
+    a, b = _pair(a, b)
+    if a.size < 2 or b.size < 2:
+        raise ValueError("welch_similarity needs at least two values per set")
+    if a.var() == 0.0 and b.var() == 0.0:
+        return 1.0 if a.mean() == b.mean() else 0.0
+    return float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+
+
+def statistical_parity(eer_a: ArrayLike, eer_b: ArrayLike) -> float:
+    """Statistical parity at the EER over K paired subsets: ``1 - mean_k |EER_k^a - EER_k^b|``.
+
+    Read more in the chapter "Measure bias over subsets".
+
+    Examples
+    --------
+    >>> statistical_parity([0.1, 0.2], [0.1, 0.4])
+    0.9
+    """
+    a, b = _pair(eer_a, eer_b, same_length=True)
+    return float(1.0 - np.mean(np.abs(a - b)))
+
+
+def equal_opportunity(tmr_a: ArrayLike, tmr_b: ArrayLike) -> float:
+    """Equality of opportunity over K paired subsets: ``1 - mean_k |TMR_k^a - TMR_k^b|``.
+
+    Read more in the chapter "Measure bias over subsets".
+
+    Examples
+    --------
+    >>> equal_opportunity([0.9, 0.8], [0.9, 0.8])
+    1.0
+    """
+    a, b = _pair(tmr_a, tmr_b, same_length=True)
+    return float(1.0 - np.mean(np.abs(a - b)))
+
+
+def _subset_value(mated: NDArray, nonmated: NDArray, metric: SubsetMetric) -> float:
+    mated, nonmated = np.sort(mated), np.sort(nonmated)
+    if metric == "eer":
+        return eer_from_counts(error_counts_sorted(mated, nonmated)).eer
+    threshold = threshold_at_fmr_sorted(nonmated, np.array([0.01]))
+    return float((mated.size - np.searchsorted(mated, threshold, "left")[0]) / mated.size)
+
+
+def subset_performance(
+    scores: pd.DataFrame,
+    *,
+    by: By = "group",
+    k: int = 50,
+    size: int,
+    metric: SubsetMetric = "eer",
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
+    """K performance values per group, each on a random subset of its comparisons.
+
+    Read more in the chapter "Measure bias over subsets".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Score table with a group column.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    k : int, default 50
+        Subsets per group.
+    size : int
+        Comparisons per subset, drawn with replacement and stratified by class: the subset
+        keeps the group's share of mated comparisons, with at least one of each class.
+    metric : {"eer", "tmr"}, default "eer"
+        ROCCH EER, or TMR at FMR = 0.01 with each subset's own threshold.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``group``, ``subset`` (0 ... k-1), ``value``; attribute ``metric`` in
+        ``.attrs``.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        For ``metric="tmr"`` when a subset has fewer than 100 non-mated comparisons, so
+        that FMR = 0.01 cannot be resolved.
+    """
+    if metric not in ("eer", "tmr"):
+        raise ValueError(f"metric must be 'eer' or 'tmr', got {metric!r}")
+    if k < 2 or size < 2:
+        raise ValueError(f"k and size must be at least 2, got k={k} and size={size}")
+    rng = np.random.default_rng(rng)
+    rows = []
+    for name, group in scores_by_group(scores, by=by).items():
+        share = group.mated.size / (group.mated.size + group.nonmated.size)
+        n_mated = int(np.clip(round(size * share), 1, size - 1))
+        if metric == "tmr":
+            warn_unresolvable(np.array([0.01]), size - n_mated)
+        for subset in range(k):
+            mated = rng.choice(group.mated, n_mated, replace=True)
+            nonmated = rng.choice(group.nonmated, size - n_mated, replace=True)
+            rows.append((name, subset, _subset_value(mated, nonmated, metric)))
+    table = pd.DataFrame(rows, columns=["group", "subset", "value"])
+    table.attrs["metric"] = metric
+    return table
+
+
+def subset_bias(performance: pd.DataFrame, *, reference: str | None = None) -> pd.DataFrame:
+    """SP or EOP, the T-test similarity and N-Sigma of every group against a reference.
+
+    Read more in the chapter "Measure bias over subsets".
+
+    Parameters
+    ----------
+    performance : pandas.DataFrame
+        The output of :func:`subset_performance`.
+    reference : str, optional
+        The reference group; by default the one with the lowest mean value (the paper's
+        rule: the best group for EER, the worst for TMR).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group: ``group``, ``reference``, ``mean``, ``parity`` (SP for EER,
+        EOP for TMR), ``welch_similarity`` and ``n_sigma``. The reference row compares the
+        group with itself: parity 1, similarity 1, N-Sigma 0.
+    """
+    values = {name: g.sort_values("subset")["value"].to_numpy() for name, g in performance.groupby("group")}
+    means = {name: v.mean() for name, v in values.items()}
+    if reference is None:
+        reference = min(means, key=means.get)
+    if reference not in values:
+        raise ValueError(f"reference group {reference!r} is not among {sorted(values)}")
+    parity = statistical_parity if performance.attrs.get("metric", "eer") == "eer" else equal_opportunity
+    base = values[reference]
+    return pd.DataFrame(
+        [
+            (name, reference, means[name], parity(base, v), welch_similarity(base, v), n_sigma(base, v))
+            for name, v in values.items()
+        ],
+        columns=["group", "reference", "mean", "parity", "welch_similarity", "n_sigma"],
+    )

@@ -1,0 +1,192 @@
+"""Fairness indices against direct loops, scipy's relative entropy and worked values."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import rel_entr
+
+import biofair as bf
+from biofair.distribution_fairness import kl_divergence_bits
+
+
+@pytest.fixture(scope="module")
+def table():
+    """Three groups of different sizes and shifts, with ties, and per-side groups."""
+    rng = np.random.default_rng(11)
+    frames = []
+    for name, shift, n_mated, n_nonmated in (("a", 0.0, 300, 3000), ("b", 0.3, 200, 2500), ("c", -0.2, 250, 4000)):
+        frames.append(pd.DataFrame({
+            "score": np.round(np.concatenate([rng.normal(2 + shift, 1, n_mated), rng.normal(shift, 1, n_nonmated)]), 2),
+            "mated": np.repeat([True, False], [n_mated, n_nonmated]),
+            "reference_group": name,
+            "probe_group": name,
+        }))
+    # Cross-group non-mated pairs: excluded from per-group FMR, shown in cross_group_fmr.
+    frames.append(pd.DataFrame({"score": np.round(rng.normal(-0.5, 1, 900), 2), "mated": False,
+                                "reference_group": np.repeat(["a", "b", "c"], 300),
+                                "probe_group": np.repeat(["b", "c", "a"], 300)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def loop_group_rates(table, threshold):
+    rows = {}
+    for name in sorted(set(table["reference_group"])):
+        homogeneous = (table["reference_group"] == name) & (table["probe_group"] == name)
+        nonmated = [s for s, m, h in zip(table["score"], table["mated"], homogeneous) if h and not m]
+        mated = [s for s, m, h in zip(table["score"], table["mated"], homogeneous) if h and m]
+        rows[name] = (sum(s >= threshold for s in nonmated) / len(nonmated), sum(s < threshold for s in mated) / len(mated))
+    return rows
+
+
+def test_rates_by_group_equal_loops(table):
+    thresholds = [0.5, 1.5, 2.57, 3.0]
+    rates = bf.rates_by_group(table, thresholds)
+    for threshold in thresholds:
+        expected = loop_group_rates(table, threshold)
+        got = rates[rates["threshold"] == threshold].set_index("group")
+        for name, (fmr, fnmr) in expected.items():
+            assert (got.loc[name, "fmr"], got.loc[name, "fnmr"]) == (fmr, fnmr)
+
+
+def test_cross_group_fmr_equals_loop(table):
+    cross = bf.cross_group_fmr(table, 1.0)
+    nonmated = table[~table["mated"]]
+    for (ref, probe), cell in nonmated.groupby(["reference_group", "probe_group"]):
+        assert cross.loc[ref, probe] == np.mean(cell["score"].to_numpy() >= 1.0)
+    assert np.isnan(cross.loc["a", "c"])  # no a x c pairs: NaN, not 0
+
+
+def test_fdr_equals_loop_over_group_pairs(table):
+    targets = [0.1, 0.01, 0.001]
+    fdr = bf.fairness_discrepancy_rate(table, fmr_targets=targets, alpha=0.3)
+    homogeneous = table["reference_group"] == table["probe_group"]
+    pooled = table.loc[homogeneous & ~table["mated"], "score"].to_numpy()
+    for row in fdr.itertuples():
+        assert row.threshold == bf.threshold_at_fmr(pooled, row.fmr_target)
+        rates = loop_group_rates(table, row.threshold)
+        a = max(abs(rates[i][0] - rates[j][0]) for i, j in itertools.product(rates, rates))
+        b = max(abs(rates[i][1] - rates[j][1]) for i, j in itertools.product(rates, rates))
+        assert (row.A, row.B) == (a, b)
+        assert row.fdr == pytest.approx(1 - (0.3 * a + 0.7 * b), abs=1e-15)
+    assert fdr["optimistic"].all()
+
+
+def test_area_under_fdr_reference_values():
+    fdr = [0.80145, 0.5065, 0.50205, 0.50085, 0.5004, 0.50005]
+    targets = [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6]
+    assert bf.area_under_fdr(fdr, targets) == pytest.approx(0.63898, abs=5e-6)
+    assert bf.area_under_fdr(fdr, targets, scale="log10") == pytest.approx(0.53211, abs=5e-6)
+    # The order in which targets are given does not matter.
+    assert bf.area_under_fdr(fdr[::-1], targets[::-1]) == bf.area_under_fdr(fdr, targets)
+
+
+def loop_garbe(x, correction):
+    k = len(x)
+    total = sum(abs(a - b) for a in x for b in x)
+    mean = sum(x) / k
+    value = total / (2 * k * k * mean)
+    return value * k / (k - 1) if correction else value
+
+
+@pytest.mark.parametrize("rates", [[0.1, 0.2, 0.3], [0.001, 0.0005, 0.002, 0.0001], [0.5, 0.5], [0.0, 0.3]])
+@pytest.mark.parametrize("correction", [True, False])
+def test_garbe_equals_double_loop(rates, correction):
+    assert bf.garbe(rates, correction=correction) == pytest.approx(loop_garbe(rates, correction), abs=1e-15)
+
+
+@pytest.mark.parametrize("rates", [[0.1, 0.2, 0.3], [0.001, 0.0005, 0.002, 0.0001], [0.5, 0.5]])
+def test_inequity_equals_loop(rates):
+    product = 1.0
+    for x in rates:
+        product *= x
+    assert bf.inequity(rates) == pytest.approx(max(rates) / product ** (1 / len(rates)), rel=1e-12)
+
+
+def test_inequity_bounds_zero_rates_and_names_them():
+    with pytest.warns(bf.UndefinedRateWarning, match=r"1 zero rate\(s\) at positions \[1\]"):
+        value = bf.inequity([0.01, 0.0], counts=[1000, 300])
+    bound = 1 - 0.05 ** (1 / 300)
+    assert value == pytest.approx(0.01 / np.sqrt(0.01 * bound))
+
+
+def test_kl_divergence_equals_scipy():
+    rng = np.random.default_rng(3)
+    p = rng.random((5, 30))
+    p[:, ::4] = 0
+    p /= p.sum(axis=1, keepdims=True)
+    m = p.mean(axis=0)
+    expected = rel_entr(p, m).sum(axis=1) / np.log(2)
+    np.testing.assert_allclose(kl_divergence_bits(p, m), expected, rtol=1e-12, atol=1e-15)
+
+
+def _pmf(values, edges):
+    counts = np.histogram(values, bins=edges)[0].astype(float)
+    return counts / counts.sum()
+
+
+def test_dfi_from_scratch(table):
+    homogeneous = table[table["reference_group"] == table["probe_group"]]
+    by_group = {n: g["score"].to_numpy() for n, g in homogeneous.groupby("reference_group")}
+    edges = np.linspace(homogeneous["score"].min(), homogeneous["score"].max(), 41)
+    pmfs = {n: _pmf(v, edges) for n, v in by_group.items()}
+    mean = sum(pmfs.values()) / 3
+    s = {n: rel_entr(p, mean).sum() / np.log(2) for n, p in pmfs.items()}
+    dfi = bf.distribution_fairness_index(table, bins=40)
+    assert dfi.normal == pytest.approx(1 - sum(s.values()) / (3 * np.log2(3)), abs=1e-12)
+    assert dfi.extreme == pytest.approx(1 - max(s.values()) / np.log2(3), abs=1e-12)
+    assert dfi.parameters == {"bins": 40, "combine": "pooled"}
+
+
+def test_cei_from_scratch(table):
+    homogeneous = table[(table["reference_group"] == table["probe_group"]) & ~table["mated"]]
+    by_group = {n: g["score"].to_numpy() for n, g in homogeneous.groupby("reference_group")}
+    tails = {n: v[v >= np.percentile(v, 90)] for n, v in by_group.items()}
+    centres = {n: v[v < np.percentile(v, 90)] for n, v in by_group.items()}
+
+    def divergences(parts):
+        values = np.concatenate(list(parts.values()))
+        edges = np.linspace(values.min(), values.max(), 21)
+        pmfs = {n: _pmf(v, edges) for n, v in parts.items()}
+        mean = sum(pmfs.values()) / len(pmfs)
+        return {n: rel_entr(p, mean).sum() / np.log(2) for n, p in pmfs.items()}
+
+    tail, centre = divergences(tails), divergences(centres)
+    s = {n: 0.7 * tail[n] + 0.3 * centre[n] for n in by_group}
+    cei = bf.comprehensive_equity_index(table, kind="nonmated", percentile=90, tail_weight=0.7, bins=20)
+    assert cei.normal == pytest.approx(1 - sum(s.values()) / (3 * np.log2(3)), abs=1e-12)
+    assert cei.extreme == pytest.approx(1 - max(s.values()) / np.log2(3), abs=1e-12)
+    for name in s:
+        assert cei.divergences[name] == pytest.approx(s[name], abs=1e-12)
+
+
+def test_automatic_cei_parameters_by_hand(table):
+    homogeneous = table[(table["reference_group"] == table["probe_group"]) & table["mated"]]
+    cei = bf.automatic_comprehensive_equity_index(table, kind="mated", n_sigma=2)
+    shares = []
+    for name, group in homogeneous.groupby("reference_group"):
+        v = group["score"].to_numpy()
+        cut = v.mean() - 2 * v.std()
+        beyond = np.mean(v < cut)
+        assert cei.parameters["percentiles"][name] == pytest.approx(100 * (1 - beyond))
+        ratio = beyond / (1 - 0.9772498680518208)  # 1 - Phi(2)
+        shares.append(1 / (1 + np.exp(-ratio)) * (1 - beyond))
+    assert cei.parameters["tail_weight"] == pytest.approx(np.mean(shares), rel=1e-9)
+    assert cei.parameters["n_sigma"] == 2
+
+
+def test_n_sigma_and_welch_equal_formulas():
+    from scipy import stats
+    a, b = [0.1, 0.15, 0.12, 0.2], [0.3, 0.25, 0.28]
+    expected = abs(np.mean(a) - np.mean(b)) / np.sqrt(np.var(a, ddof=1) + np.var(b, ddof=1))
+    assert bf.n_sigma(a, b) == pytest.approx(expected, rel=1e-12)
+    # Welch's t by hand, p-value from the t distribution with Welch-Satterthwaite df
+    va, vb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
+    t = (np.mean(a) - np.mean(b)) / np.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    assert bf.welch_similarity(a, b) == pytest.approx(2 * stats.t.sf(abs(t), df), rel=1e-10)
+    assert bf.statistical_parity([0.1, 0.2, 0.3], [0.2, 0.2, 0.1]) == pytest.approx(1 - 0.1)
+    assert bf.equal_opportunity([0.9, 0.95], [0.8, 0.95]) == pytest.approx(0.95)

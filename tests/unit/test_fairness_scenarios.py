@@ -1,0 +1,189 @@
+"""The papers' qualitative findings hold on the synthetic scenarios, and bad input is named."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+from biofair.synthetic import beta_scenario, fdr_canonical_system
+
+
+@pytest.fixture(scope="module")
+def scenarios():
+    return {name: beta_scenario(name, n_mated=20_000, n_nonmated=200_000, rng=5)
+            for name in ("balanced", "BG", "BI", "BC")}
+
+
+def indices(table):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.UndefinedRateWarning)
+        outcome = bf.outcome_fairness(table, fmr=1e-3)
+    return {
+        "dfi": bf.distribution_fairness_index(table),
+        "cei_mated": bf.comprehensive_equity_index(table, kind="mated"),
+        "cei_nonmated": bf.comprehensive_equity_index(table, kind="nonmated"),
+        "outcome": outcome,
+    }
+
+
+def test_tail_bias_escapes_dfi_but_not_cei_garbe_inequity(scenarios):
+    base, bg, bi = (indices(scenarios[n]) for n in ("balanced", "BG", "BI"))
+    for case in (bg, bi):  # DFI barely moves when only a tail is biased
+        assert case["dfi"].normal > 0.99 and case["dfi"].extreme > 0.98
+    # CEI of the biased class drops clearly; the other class does not move.
+    assert bg["cei_mated"].extreme < base["cei_mated"].extreme - 0.2
+    assert bg["cei_nonmated"].extreme == pytest.approx(base["cei_nonmated"].extreme, abs=0.02)
+    assert bi["cei_nonmated"].extreme < base["cei_nonmated"].extreme - 0.2
+    assert bi["cei_mated"].extreme == pytest.approx(base["cei_mated"].extreme, abs=0.02)
+    # BG shows in the FNMR outcome indices, BI in the FMR ones.
+    assert bg["outcome"].garbe_fnmr > 5 * base["outcome"].garbe_fnmr
+    assert bg["outcome"].inequity_fnmr > 2 * base["outcome"].inequity_fnmr
+    assert bi["outcome"].garbe_fmr > 5 * base["outcome"].garbe_fmr
+    assert bi["outcome"].inequity_fmr > 5 * base["outcome"].inequity_fmr
+
+
+def test_centre_shift_shows_in_dfi(scenarios):
+    base, bc = indices(scenarios["balanced"]), indices(scenarios["BC"])
+    assert bc["dfi"].extreme < base["dfi"].extreme - 0.03
+
+
+def test_unfair_canonical_system_has_lower_fdr_at_every_target():
+    results = {}
+    for fair in (True, False):
+        dev = fdr_canonical_system(fair=fair, n_mated=5_000, n_nonmated=350_000, rng=1)
+        test = fdr_canonical_system(fair=fair, n_mated=5_000, n_nonmated=350_000, rng=2)
+        results[fair] = bf.fairness_discrepancy_rate(test, dev=dev, fmr_targets=[1e-3, 1e-4, 1e-5, 1e-6])
+    assert (results[False]["fdr"] < results[True]["fdr"]).all()
+    assert not results[True]["optimistic"].any() and results[True]["resolved"].all()
+
+
+def test_subset_bias_finds_the_biased_group(scenarios):
+    table = scenarios["BG"]
+    performance = bf.subset_performance(table, k=50, size=2_000, metric="eer", rng=0)
+    assert performance.groupby("group").size().eq(50).all()
+    bias = bf.subset_bias(performance).set_index("group")
+    others = bias.drop("D")
+    assert bias.loc["D", "n_sigma"] > 1.5 and bias.loc["D", "n_sigma"] > 2 * others["n_sigma"].max()
+    assert bias.loc["D", "parity"] < others["parity"].min()
+    assert bias.loc["D", "welch_similarity"] < 1e-6 < others["welch_similarity"].min()
+    # The reference is the group with the lowest mean EER, compared with itself.
+    reference = bias["reference"].iloc[0]
+    assert bias.loc[reference, "mean"] == bias["mean"].min()
+    assert (bias.loc[reference, "n_sigma"], bias.loc[reference, "welch_similarity"]) == (0.0, 1.0)
+
+
+def test_subset_performance_is_seeded_and_tmr_warns_below_resolution(scenarios):
+    table = scenarios["balanced"]
+    first = bf.subset_performance(table, k=3, size=500, metric="tmr", rng=4)
+    second = bf.subset_performance(table, k=3, size=500, metric="tmr", rng=4)
+    pd.testing.assert_frame_equal(first, second)
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=r"0.01 is below 1/N"):
+        bf.subset_performance(table, k=2, size=60, metric="tmr", rng=4)
+
+
+def two_groups(**overrides):
+    table = pd.DataFrame({
+        "score": [0.9, 0.8, 0.1, 0.2, 0.7, 0.6, 0.3, 0.2],
+        "mated": [True, True, False, False, True, True, False, False],
+        "group": ["a"] * 4 + ["b"] * 4,
+    })
+    return table.assign(**overrides)
+
+
+def test_fewer_than_two_groups():
+    with pytest.raises(bf.SchemaError, match=r"at least two groups; by='group' gives 1"):
+        bf.fairness_discrepancy_rate(two_groups(group="a"))
+
+
+def test_group_without_a_class_is_named_with_counts():
+    table = two_groups()
+    table = table[~((table["group"] == "b") & ~table["mated"])]
+    with pytest.raises(bf.SchemaError, match=r"group 'b' has 2 mated and 0 homogeneous non-mated"):
+        bf.distribution_fairness_index(table)
+
+
+def test_missing_group_column_and_missing_labels():
+    with pytest.raises(bf.SchemaError, match=r"no group column for 'gender'"):
+        bf.rates_by_group(two_groups(), 0.5, by="gender")
+    table = two_groups()
+    table.loc[0, "group"] = None
+    with pytest.raises(bf.SchemaError, match=r"column 'group' has 1 missing values"):
+        bf.rates_by_group(table, 0.5)
+
+
+def test_zero_rates_for_inequity():
+    table = two_groups()
+    with pytest.warns(bf.UndefinedRateWarning, match=r"FMR of groups \['a', 'b'\]"):
+        outcome = bf.outcome_fairness(table, threshold=0.95)
+    assert outcome.rates["fmr_bounded"].all()
+    with pytest.raises(ValueError, match="inequity is undefined: 2 group rate"):
+        bf.outcome_fairness(table, threshold=0.95, zero="raise")
+    assert outcome.garbe_fmr == 0.0  # all zero: no dispersion
+
+
+def test_unresolvable_fdr_targets_warn_and_are_flagged():
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=r"N = 4 non-mated"):
+        fdr = bf.fairness_discrepancy_rate(two_groups(), fmr_targets=[0.5, 0.01])
+    assert fdr["resolved"].tolist() == [True, False]
+
+
+def test_option_errors():
+    table = two_groups()
+    with pytest.raises(ValueError, match="alpha must lie in"):
+        bf.fairness_discrepancy_rate(table, alpha=1.5)
+    with pytest.raises(ValueError, match="needs the rates of at least two groups"):
+        bf.garbe([0.1])
+    with pytest.raises(ValueError, match="rates must lie in"):
+        bf.garbe([0.1, 1.2])
+    with pytest.raises(ValueError, match="percentile must lie in"):
+        bf.comprehensive_equity_index(table, percentile=100)
+    with pytest.raises(ValueError, match="kind must be"):
+        bf.comprehensive_equity_index(table, kind="genuine")
+    with pytest.raises(ValueError, match="scale must be"):
+        bf.area_under_fdr([1, 1], [0.1, 0.01], scale="log")
+    with pytest.raises(ValueError, match="exactly one of threshold= and fmr="):
+        bf.outcome_fairness(table)
+
+
+def test_eight_groups_of_a_million_scores_in_seconds():
+    rng = np.random.default_rng(0)
+    n = 1_000_000
+    table = pd.DataFrame({
+        "score": np.concatenate([rng.normal(2 + g / 20, 1, n // 10) for g in range(8)]
+                                + [rng.normal(g / 20, 1, n - n // 10) for g in range(8)]),
+        "mated": np.repeat([True, False], [8 * (n // 10), 8 * (n - n // 10)]),
+        "group": np.concatenate([np.repeat([f"g{g}" for g in range(8)], n // 10),
+                                 np.repeat([f"g{g}" for g in range(8)], n - n // 10)]),
+    })
+    start = time.perf_counter()
+    fdr = bf.fairness_discrepancy_rate(table)
+    bf.area_under_fdr(fdr["fdr"], fdr["fmr_target"])
+    bf.outcome_fairness(table, fmr=1e-3)
+    bf.distribution_fairness_index(table)
+    for kind in ("mated", "nonmated"):
+        bf.comprehensive_equity_index(table, kind=kind)
+        bf.automatic_comprehensive_equity_index(table, kind=kind)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 30.0, f"all indices on 8 x 1e6 scores took {elapsed:.1f} s"
+
+
+def test_groups_from_several_per_side_attributes():
+    table = pd.DataFrame({
+        "score": [0.9, 0.2, 0.8, 0.3, 0.7, 0.1, 0.4],
+        "mated": [True, False, True, False, True, False, False],
+        "reference_gender": ["f", "f", "m", "m", "f", "f", "f"],
+        "probe_gender": ["f", "f", "m", "m", "f", "f", "m"],
+        "reference_age": ["old", "old", "old", "old", "young", "young", "old"],
+        "probe_age": ["old", "old", "old", "old", "young", "young", "old"],
+    })
+    labels = bf.group_labels(table, by=["gender", "age"])
+    assert labels.tolist()[:6] == ["f / old", "f / old", "m / old", "m / old", "f / young", "f / young"]
+    assert pd.isna(labels.iloc[6])  # f x m: heterogeneous, in no group
+    rates = bf.rates_by_group(table, 0.5, by=["gender", "age"])
+    assert rates["group"].tolist() == ["f / old", "f / young", "m / old"]
+    assert rates["n_nonmated"].tolist() == [1, 1, 1]
