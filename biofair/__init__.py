@@ -9,6 +9,13 @@ from __future__ import annotations
 
 from biofair import plotting, synthetic
 from biofair.areas import log_fmr_auc, partial_auc, pr_auc, roc_auc
+from biofair.bootstrap import (
+    BootstrapResult,
+    PairedResult,
+    bootstrap,
+    paired_bootstrap,
+    ranking_flips,
+)
 from biofair.curves import DetCurve, RocCurve, det_curve, roc_curve
 from biofair.decidability import decidability
 from biofair.detection_cost import min_dcf
@@ -24,6 +31,7 @@ from biofair.equal_error_rate import EqualErrorRate, eer
 from biofair.exceptions import InsufficientComparisonsWarning, SchemaError, UndefinedRateWarning
 from biofair.groups import cross_group_fmr, group_labels, rates_by_group
 from biofair.io import read_scores
+from biofair.permutation import PermutationNull, permutation_null
 from biofair.rates import (
     ErrorRates,
     OperatingPoint,
@@ -47,6 +55,7 @@ from biofair.versions import show_versions
 __version__ = "0.1.0"
 
 __all__ = [
+    "BootstrapResult",
     "CANONICAL_COLUMNS",
     "DetCurve",
     "EqualErrorRate",
@@ -55,11 +64,14 @@ __all__ = [
     "InsufficientComparisonsWarning",
     "OperatingPoint",
     "OutcomeFairness",
+    "PairedResult",
+    "PermutationNull",
     "RocCurve",
     "SchemaError",
     "UndefinedRateWarning",
     "area_under_fdr",
     "automatic_comprehensive_equity_index",
+    "bootstrap",
     "comprehensive_equity_index",
     "cross_group_fmr",
     "decidability",
@@ -78,9 +90,12 @@ __all__ = [
     "operating_point",
     "operating_report",
     "outcome_fairness",
+    "paired_bootstrap",
     "partial_auc",
+    "permutation_null",
     "plotting",
     "pr_auc",
+    "ranking_flips",
     "rates_by_group",
     "read_scores",
     "roc_auc",

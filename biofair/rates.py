@@ -92,7 +92,7 @@ def fmr_fnmr(mated: ArrayLike, nonmated: ArrayLike, thresholds: ArrayLike) -> Er
     )
 
 
-def _allowed_false_matches(fmr: NDArray, n_nonmated: int) -> NDArray[np.int64]:
+def allowed_false_matches(fmr: NDArray, n_nonmated: int) -> NDArray[np.int64]:
     """Largest count c with ``c / N <= fmr`` in floating point, for each target."""
     count = np.floor(fmr * n_nonmated).astype(np.int64)
     count += (count + 1) / n_nonmated <= fmr
@@ -117,7 +117,7 @@ def warn_unresolvable(fmr: NDArray, n_nonmated: int) -> NDArray[np.bool_]:
 def threshold_at_fmr_sorted(nonmated_sorted: NDArray, fmr: NDArray) -> NDArray[np.float64]:
     """``threshold_at_fmr`` on ascending, validated scores and validated targets."""
     n_nonmated = nonmated_sorted.size
-    allowed = _allowed_false_matches(fmr, n_nonmated)
+    allowed = allowed_false_matches(fmr, n_nonmated)
     # Candidate: the score whose rank from the top is ``allowed``; if ties reach below
     # it, the rule needs the next distinct score above the tied block.
     index = np.minimum(n_nonmated - allowed, n_nonmated - 1)

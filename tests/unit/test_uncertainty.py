@@ -1,0 +1,198 @@
+"""Bootstrap intervals, paired comparisons and permutation nulls."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from scipy.stats import norm
+
+import biofair as bf
+from biofair.synthetic import beta_scenario
+
+
+def tmr_metric(fmr):
+    return functools.partial(bf.tmr_at_fmr, fmr=fmr)
+
+
+def test_fast_tmr_path_has_the_law_of_the_plain_bootstrap():
+    rng = np.random.default_rng(0)
+    mated, nonmated = np.round(rng.normal(2.5, 1, 2000), 2), np.round(rng.normal(0, 1, 20000), 2)
+    fast = bf.bootstrap(tmr_metric(1e-2), (mated, nonmated), n_resamples=3000, rng=1)
+    plain = bf.bootstrap(lambda m, n: bf.tmr_at_fmr(m, n, 1e-2), (mated, nonmated), n_resamples=3000, rng=2)
+    assert fast.estimate == plain.estimate == bf.tmr_at_fmr(mated, nonmated, 1e-2)
+    assert fast.low == pytest.approx(plain.low, abs=0.004)
+    assert fast.high == pytest.approx(plain.high, abs=0.004)
+    assert fast.replicates.std() == pytest.approx(plain.replicates.std(), rel=0.08)
+    assert stats.ks_2samp(fast.replicates, plain.replicates).pvalue > 1e-3
+
+
+def test_fast_tmr_path_at_small_n_takes_every_score_in_the_top_block():
+    rng = np.random.default_rng(5)
+    mated, nonmated = rng.normal(1, 1, 50), rng.normal(0, 1, 60)
+    result = bf.bootstrap(tmr_metric(0.1), (mated, nonmated), n_resamples=500, rng=3)
+    plain = bf.bootstrap(lambda m, n: bf.tmr_at_fmr(m, n, 0.1), (mated, nonmated), n_resamples=500, rng=3)
+    assert abs(result.replicates.mean() - plain.replicates.mean()) < 0.02
+
+
+@pytest.mark.parametrize("fmr", [1e-1, 1e-2])
+def test_tmr_interval_coverage(fmr):
+    """95% intervals cover the closed-form TMR in roughly 90-98% of repetitions."""
+    shift = 2.0
+    truth = norm.sf(norm.isf(fmr) - shift)  # TMR of N(2, 1) against N(0, 1) at FMR = fmr
+    rng = np.random.default_rng(42)
+    covered = []
+    for _ in range(300):
+        mated, nonmated = rng.normal(shift, 1, 400), rng.normal(0, 1, 4000)
+        result = bf.bootstrap(tmr_metric(fmr), (mated, nonmated), n_resamples=400, rng=rng)
+        covered.append(result.low <= truth <= result.high)
+    assert 0.90 <= np.mean(covered) <= 0.98
+
+
+def test_auc_interval_coverage_by_the_plain_path():
+    truth = norm.cdf(1.0 / np.sqrt(2))  # AUC of N(1, 1) against N(0, 1)
+    rng = np.random.default_rng(7)
+    covered = []
+    for _ in range(150):
+        mated, nonmated = rng.normal(1, 1, 60), rng.normal(0, 1, 200)
+        result = bf.bootstrap(bf.roc_auc, (mated, nonmated), n_resamples=200, rng=rng)
+        covered.append(result.low <= truth <= result.high)
+    assert 0.88 <= np.mean(covered) <= 0.99
+
+
+def clustered_table(rng, n_subjects=60, effect=1.0):
+    """Each subject shifts all its scores by a random effect: pairs are not independent."""
+    rows = []
+    for subject in range(n_subjects):
+        offset = rng.normal(0, effect)
+        for _ in range(10):
+            rows.append((offset + rng.normal(2, 0.5), True, subject, subject))
+        for other in rng.choice(np.delete(np.arange(n_subjects), subject), 40):
+            rows.append((offset + rng.normal(0, 0.5), False, subject, int(other)))
+    return pd.DataFrame(rows, columns=["score", "mated", "reference_subject", "probe_subject"])
+
+
+def test_subject_clustered_interval_is_wider_with_subject_effects():
+    table = clustered_table(np.random.default_rng(3))
+    pair = bf.bootstrap(bf.roc_auc, table, n_resamples=400, rng=1)
+    subject = bf.bootstrap(bf.roc_auc, table, n_resamples=400, unit="subject", rng=1)
+    assert pair.estimate == subject.estimate
+    assert subject.high - subject.low > 1.5 * (pair.high - pair.low)
+    assert (subject.unit, pair.unit) == ("subject", "pair")
+
+
+def test_seeded_runs_are_bit_for_bit_reproducible():
+    table = clustered_table(np.random.default_rng(4), n_subjects=20)
+    for kwargs in ({}, {"unit": "subject"}):
+        first = bf.bootstrap(bf.roc_auc, table, n_resamples=50, rng=9, **kwargs)
+        second = bf.bootstrap(bf.roc_auc, table, n_resamples=50, rng=9, **kwargs)
+        np.testing.assert_array_equal(first.replicates, second.replicates)
+    mated, nonmated = bf.split_scores(table)
+    fast = [bf.bootstrap(tmr_metric(0.05), (mated, nonmated), n_resamples=50, rng=9).replicates for _ in range(2)]
+    np.testing.assert_array_equal(*fast)
+    paired = [bf.paired_bootstrap(bf.roc_auc, table, table.assign(score=table["score"] ** 3), n_resamples=30, rng=2).replicates for _ in range(2)]
+    np.testing.assert_array_equal(*paired)
+
+
+def test_table_metrics_and_confidence_levels():
+    table = clustered_table(np.random.default_rng(6), n_subjects=15)
+    metric = lambda t: bf.roc_auc(*bf.split_scores(t))  # noqa: E731 - a metric on a table
+    narrow = bf.bootstrap(metric, table, n_resamples=300, confidence=0.5, rng=1)
+    wide = bf.bootstrap(metric, table, n_resamples=300, confidence=0.99, rng=1)
+    assert wide.low <= narrow.low <= narrow.estimate <= narrow.high <= wide.high
+    assert (narrow.low, narrow.high) == tuple(np.percentile(narrow.replicates, [25, 75]))
+
+
+def two_systems(seed=0, n_mated=2000, n_nonmated=40000):
+    """A: normal scores. B: separates the classes more, but with look-alike impostors."""
+    rng = np.random.default_rng(seed)
+    labels = np.repeat([True, False], [n_mated, n_nonmated])
+    a = np.concatenate([rng.normal(3.0, 1, n_mated), rng.normal(0, 1, n_nonmated)])
+    tail = rng.random(n_nonmated) < 0.01
+    b = np.concatenate([rng.normal(3.6, 1, n_mated), rng.normal(np.where(tail, 3.5, 0.0), 1)])
+    return pd.DataFrame({"score": a, "mated": labels}), pd.DataFrame({"score": b, "mated": labels})
+
+
+def test_paired_identical_systems_give_zero():
+    a, _ = two_systems(n_nonmated=3000)
+    result = bf.paired_bootstrap(bf.roc_auc, a, a.copy(), n_resamples=100, rng=0)
+    assert (result.difference, result.low, result.high, result.p_greater) == (0.0, 0.0, 0.0, 0.0)
+    assert not result.significant
+
+
+def test_auc_and_low_fmr_tmr_disagree_as_a_ranking_flip():
+    a, b = two_systems()
+    comparisons = {
+        "roc_auc": bf.paired_bootstrap(bf.roc_auc, a, b, n_resamples=200, rng=1),
+        "tmr_at_fmr_1e-3": bf.paired_bootstrap(tmr_metric(1e-3), a, b, n_resamples=200, rng=1),
+    }
+    assert comparisons["roc_auc"].high < 0 and comparisons["roc_auc"].p_greater < 0.01
+    assert comparisons["tmr_at_fmr_1e-3"].low > 0 and comparisons["tmr_at_fmr_1e-3"].p_greater > 0.99
+    assert bf.ranking_flips(comparisons) == [("tmr_at_fmr_1e-3", "roc_auc")]
+    # Orientation matters: B has the lower (better) EER, so EER prefers B as AUC does.
+    eer = bf.paired_bootstrap(lambda m, n: bf.eer(m, n).eer, a, b, n_resamples=200, rng=1)
+    assert eer.low > 0  # EER(A) - EER(B) > 0: A's EER is higher
+    both = {"tmr": comparisons["tmr_at_fmr_1e-3"], "eer": eer}
+    assert bf.ranking_flips(both, higher_is_better={"eer": False}) == [("tmr", "eer")]
+    assert bf.ranking_flips(both) == []  # read as higher-is-better, the signs agree
+
+
+def test_permutation_null_separates_bias_from_finite_sample_noise():
+    index = lambda t: bf.comprehensive_equity_index(t, kind="mated").extreme  # noqa: E731
+    balanced = beta_scenario("balanced", n_groups=3, n_mated=2000, n_nonmated=4000, rng=1)
+    biased = beta_scenario("BG", n_groups=3, n_mated=2000, n_nonmated=4000, rng=1)
+    fair = bf.permutation_null(index, balanced, n_permutations=60, rng=0)
+    unfair = bf.permutation_null(index, biased, n_permutations=60, rng=0)
+    assert fair.null.mean() < 1.0  # CEI is biased below 1 even without any group effect
+    assert fair.p_value > 0.05
+    assert unfair.p_value == 1 / 61 and unfair.observed < unfair.null.min()
+    again = bf.permutation_null(index, biased, n_permutations=60, rng=0)
+    np.testing.assert_array_equal(again.null, unfair.null)
+
+
+def test_permutation_moves_whole_subjects():
+    table = clustered_table(np.random.default_rng(8), n_subjects=12)
+    subject_group = {s: "x" if s < 6 else "y" for s in range(12)}
+    table["reference_group"] = table["reference_subject"].map(subject_group)
+    table["probe_group"] = table["probe_subject"].map(subject_group)
+    seen = []
+    index = lambda t: seen.append(t) or bf.fairness_discrepancy_rate(t, fmr_targets=[0.1])["fdr"].item()  # noqa: E731
+    bf.permutation_null(index, table, n_permutations=3, rng=0)
+    for shuffled in seen[1:]:
+        per_subject = shuffled.groupby("reference_subject")["reference_group"].nunique()
+        assert (per_subject == 1).all()  # a subject's comparisons stay together
+        # Every subject has 50 comparisons, so moving subjects keeps the group sizes.
+        assert shuffled["reference_group"].value_counts().to_dict() == table["reference_group"].value_counts().to_dict()
+        homogeneous = shuffled["reference_group"] == shuffled["probe_group"]
+        assert homogeneous[shuffled["mated"]].all()  # mated pairs stay homogeneous
+    with pytest.raises(ValueError, match="can only be shuffled by subject"):
+        bf.permutation_null(index, table.drop(columns=["reference_subject"]), n_permutations=2)
+
+
+def test_progress_bar_only_when_asked(capsys):
+    mated, nonmated = np.arange(5.0), np.arange(10.0)
+    bf.bootstrap(bf.roc_auc, (mated, nonmated), n_resamples=5, rng=0)
+    assert capsys.readouterr().err == ""  # not a terminal: no bar
+    bf.bootstrap(bf.roc_auc, (mated, nonmated), n_resamples=5, rng=0, progress_bar=True)
+    assert "bootstrap" in capsys.readouterr().err
+
+
+def test_bad_input_is_named():
+    data = (np.arange(5.0), np.arange(10.0))
+    with pytest.raises(ValueError, match="unit must be 'pair' or 'subject'"):
+        bf.bootstrap(bf.roc_auc, data, unit="row", n_resamples=2)
+    with pytest.raises(ValueError, match="confidence must lie in"):
+        bf.bootstrap(bf.roc_auc, data, confidence=95)
+    with pytest.raises(ValueError, match="n_resamples must be at least 1"):
+        bf.bootstrap(bf.roc_auc, data, n_resamples=0)
+    with pytest.raises(ValueError, match="needs a score table with a 'reference_subject' column"):
+        bf.bootstrap(bf.roc_auc, data, unit="subject", n_resamples=2)
+    with pytest.raises(TypeError, match="needs scores given as a table"):
+        bf.bootstrap(lambda t: 0.0, data, n_resamples=2)
+    with pytest.raises(ValueError, match="same trials in the same order"):
+        bf.paired_bootstrap(bf.roc_auc, data, (np.arange(4.0), np.arange(10.0)), n_resamples=2)
+    with pytest.warns(bf.InsufficientComparisonsWarning):
+        bf.bootstrap(tmr_metric(1e-3), data, n_resamples=2, rng=0)
