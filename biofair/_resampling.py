@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from biofair._validation import as_scores
 from biofair.schema import validate_scores
