@@ -57,8 +57,8 @@ def roc_curve(mated: ArrayLike, nonmated: ArrayLike) -> RocCurve:
     Notes
     -----
     Vertices are joined by straight lines: a score shared by both classes moves both
-    rates at once and gives a diagonal segment. This is the curve every area of
-    :mod:`biofair.areas` integrates. The FMR and TMR arrays equal scikit-learn's
+    rates at once and gives a diagonal segment. Every area function of the package
+    integrates this curve. The FMR and TMR arrays equal scikit-learn's
     ``roc_curve(..., drop_intermediate=False)``.
 
     Examples

@@ -106,7 +106,7 @@ def eer(mated: ArrayLike, nonmated: ArrayLike, *, method: EerMethod = "rocch") -
         ``"rocch"``: where the convex hull of the ROC (in FMR, FNMR) crosses
         FMR = FNMR, as BOSARIS and pyllr. It is the EER of the best system reachable by
         mixing thresholds, never above max(FMR, FNMR) at any threshold.
-        ``"midpoint"``: mean of FMR and FNMR at the threshold minimising |FMR - FNMR|
+        ``"midpoint"``: mean of FMR and FNMR at the threshold minimising ``|FMR - FNMR|``
         (the lowest such threshold), as bob.measure.
         ``"interval"``: the FVC2000 rule, as pyeer. With t1 the largest threshold with
         FNMR <= FMR and t2 the smallest with FNMR >= FMR, the interval is
@@ -117,7 +117,7 @@ def eer(mated: ArrayLike, nonmated: ArrayLike, *, method: EerMethod = "rocch") -
     -------
     EqualErrorRate
         ``eer``, ``threshold``, ``low``, ``high`` and ``method``. The threshold is the one
-        minimising |FMR - FNMR| for ``"rocch"`` and ``"midpoint"`` (the ROCCH EER itself is
+        minimising ``|FMR - FNMR|`` for ``"rocch"`` and ``"midpoint"`` (the ROCCH EER itself is
         reached by mixing the two hull vertices around the crossing), and t1 or t2 for
         ``"interval"``.
 

@@ -1,0 +1,75 @@
+"""The executed chapters: clean outputs, every quoted number glued, parameters that work."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = sorted((ROOT / "notebooks").glob("*.md"))
+EXECUTED = ROOT / "book" / "chapters"
+
+
+def executed(source: Path) -> dict:
+    path = EXECUTED / f"{source.stem}.ipynb"
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run `make notebooks` (make test does) first")
+    return json.loads(path.read_text())
+
+
+def test_every_chapter_is_in_the_table_of_contents():
+    toc = (ROOT / "_toc.yml").read_text()
+    for source in SOURCES:
+        assert f"book/chapters/{source.stem}" in toc, source.name
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_outputs_hold_no_warning_or_error(source):
+    for cell in executed(source)["cells"]:
+        for output in cell.get("outputs", []):
+            assert output.get("name") != "stderr", f"stderr in {source.stem}: {''.join(output['text'])[:300]}"
+            assert output["output_type"] != "error", source.stem
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_every_quoted_number_is_glued(source):
+    text = source.read_text()
+    quoted = set(re.findall(r"\{glue:text\}`([A-Za-z0-9_]+)", text))
+    glued = set()
+    for cell in executed(source)["cells"]:
+        for output in cell.get("outputs", []):
+            key = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            if key:
+                glued.add(key)
+    prefix = f"nb{source.stem[:2]}_"
+    assert quoted, f"{source.stem} quotes no computed number"
+    assert quoted <= glued, f"{source.stem}: quoted but never glued: {sorted(quoted - glued)}"
+    assert all(key.startswith(prefix) for key in glued), f"glue keys of {source.stem} must start with {prefix}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_chapter_has_a_parameters_cell_and_imports_biofair(source):
+    text = source.read_text()
+    assert ":tags: [parameters]" in text
+    assert "import biofair as bf" in text
+    assert "bf.show_versions()" in text
+
+
+def test_chapter_runs_with_other_parameters(tmp_path):
+    """Another seed and a weaker bias keep every assertion of the tails chapter true."""
+    source = ROOT / "notebooks" / "03_find_bias_in_the_tails.md"
+    notebook = tmp_path / "in.ipynb"
+    bin_dir = Path(sys.executable).parent
+    subprocess.run([bin_dir / "jupytext", "--to", "ipynb", "-o", notebook, source], check=True, capture_output=True)
+    run = subprocess.run(
+        [bin_dir / "papermill", notebook, tmp_path / "out.ipynb", "--cwd", ROOT / "notebooks",
+         "-p", "seed", "2024", "-y", "strengths: [0.0, 1.0, 2.0]", "--no-progress-bar"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
