@@ -17,9 +17,10 @@ PACKAGE := $(wildcard biofair/*.py)
 ## env: create .venv with the pinned packages and biofair itself (editable)
 env: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt requirements-nodeps.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -r requirements-nodeps.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
 

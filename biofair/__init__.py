@@ -7,7 +7,7 @@ take ``(mated, nonmated)`` arrays positionally and options by keyword.
 
 from __future__ import annotations
 
-from biofair import plotting, synthetic
+from biofair import datasets, plotting, synthetic
 from biofair.areas import log_fmr_auc, partial_auc, pr_auc, roc_auc
 from biofair.bootstrap import (
     BootstrapResult,
@@ -29,7 +29,7 @@ from biofair.distribution_fairness import (
 )
 from biofair.equal_error_rate import EqualErrorRate, eer
 from biofair.exceptions import InsufficientComparisonsWarning, SchemaError, UndefinedRateWarning
-from biofair.groups import cross_group_fmr, group_labels, rates_by_group
+from biofair.groups import cross_group_fmr, group_labels, group_sizes, rates_by_group
 from biofair.io import read_scores
 from biofair.permutation import PermutationNull, permutation_null
 from biofair.rates import (
@@ -74,6 +74,7 @@ __all__ = [
     "bootstrap",
     "comprehensive_equity_index",
     "cross_group_fmr",
+    "datasets",
     "decidability",
     "det_curve",
     "distribution_fairness_index",
@@ -83,6 +84,7 @@ __all__ = [
     "fmr_fnmr",
     "garbe",
     "group_labels",
+    "group_sizes",
     "inequity",
     "log_fmr_auc",
     "min_dcf",

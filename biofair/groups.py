@@ -135,6 +135,61 @@ def scores_by_group(scores: pd.DataFrame, *, by: By = "group") -> dict[str, Grou
     return groups
 
 
+def group_sizes(
+    scores: pd.DataFrame,
+    *,
+    by: By = "group",
+    min_mated: int = 100,
+    min_nonmated: int = 1000,
+    min_subjects: int = 10,
+) -> pd.DataFrame:
+    """Comparisons and subjects per group, with groups too small to trust flagged.
+
+    Read more in the chapter "Audit two real speaker verifiers".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    min_mated, min_nonmated, min_subjects : int, default 100, 1000 and 10
+        A group with fewer mated or homogeneous non-mated comparisons, or (when
+        ``reference_subject`` is known) fewer distinct subjects, is flagged ``small``: with
+        ``N`` non-mated comparisons no FMR below ``1/N`` can be resolved, and a handful of
+        people cannot stand for a demographic group.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group (largest first): ``n_mated``, ``n_nonmated``, ``n_subjects``
+        (distinct reference subjects, when known), ``fmr_resolution`` (``1/n_nonmated``) and
+        ``small``. Heterogeneous non-mated pairs are counted in a last row ``(cross-group)``.
+    """
+    validate_scores(scores)
+    codes, names = group_codes(scores, by)
+    mated = scores["mated"].to_numpy(dtype=bool)
+    table = pd.DataFrame(
+        {
+            "n_mated": np.bincount(codes[mated & (codes >= 0)], minlength=len(names)),
+            "n_nonmated": np.bincount(codes[~mated & (codes >= 0)], minlength=len(names)),
+        },
+        index=pd.Index(names, name="group"),
+    )
+    if "reference_subject" in scores.columns:
+        subjects = pd.Series(scores["reference_subject"].to_numpy())[codes >= 0]
+        table["n_subjects"] = subjects.groupby(codes[codes >= 0]).nunique().to_numpy()
+    table["fmr_resolution"] = 1.0 / table["n_nonmated"].where(table["n_nonmated"] > 0)
+    table["small"] = (table["n_mated"] < min_mated) | (table["n_nonmated"] < min_nonmated)
+    if "n_subjects" in table.columns:
+        table["small"] |= table["n_subjects"] < min_subjects
+    table = table.sort_values(["n_nonmated", "n_mated"], ascending=False)
+    cross = int((codes < 0).sum())
+    if cross:
+        table.loc["(cross-group)", ["n_mated", "n_nonmated"]] = [0, cross]
+    return table
+
+
 def pooled_threshold(groups: dict[str, GroupScores], fmr: ArrayLike) -> float | NDArray:
     """Threshold at a target FMR on the pooled homogeneous non-mated scores of all groups."""
     return threshold_at_fmr(np.concatenate([g.nonmated for g in groups.values()]), fmr)
