@@ -29,8 +29,14 @@ from biofair.distribution_fairness import (
 )
 from biofair.equal_error_rate import EqualErrorRate, eer
 from biofair.exceptions import InsufficientComparisonsWarning, SchemaError, UndefinedRateWarning
-from biofair.groups import cross_group_fmr, group_labels, group_sizes, rates_by_group
-from biofair.io import read_scores
+from biofair.groups import (
+    add_subject_attributes,
+    cross_group_fmr,
+    group_labels,
+    group_sizes,
+    rates_by_group,
+)
+from biofair.io import read_grouped_scores, read_scores
 from biofair.permutation import PermutationNull, permutation_null
 from biofair.rates import (
     ErrorRates,
@@ -69,6 +75,7 @@ __all__ = [
     "RocCurve",
     "SchemaError",
     "UndefinedRateWarning",
+    "add_subject_attributes",
     "area_under_fdr",
     "automatic_comprehensive_equity_index",
     "bootstrap",
@@ -99,6 +106,7 @@ __all__ = [
     "pr_auc",
     "ranking_flips",
     "rates_by_group",
+    "read_grouped_scores",
     "read_scores",
     "roc_auc",
     "roc_curve",

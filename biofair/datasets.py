@@ -20,6 +20,23 @@ VOXCELEB_MODELS = ("resnetse34v2", "resnetse34l")
 BT4VT_REQUIREMENT = "bt4vt==1.0.1"
 
 
+def example_scores_path() -> Path:
+    """The small example score file shipped in the repository's ``data/`` folder.
+
+    Raises
+    ------
+    FileNotFoundError
+        When biofair runs outside its repository (the file is not part of the wheel).
+    """
+    path = Path(__file__).resolve().parents[1] / "data" / "example_scores.csv"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"the example score file is only in a checkout of the biofair repository ({path}); "
+            "pass your own score file instead"
+        )
+    return path
+
+
 def cache_dir() -> Path:
     """Where compact copies of downloaded score sets live: ``$BIOFAIR_CACHE`` or ~/.cache/biofair."""
     return Path(os.environ.get("BIOFAIR_CACHE", Path.home() / ".cache" / "biofair"))

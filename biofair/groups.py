@@ -135,6 +135,60 @@ def scores_by_group(scores: pd.DataFrame, *, by: By = "group") -> dict[str, Grou
     return groups
 
 
+def add_subject_attributes(
+    scores: pd.DataFrame, attributes: pd.DataFrame, *, subject: str = "subject"
+) -> pd.DataFrame:
+    """Per-side attribute columns from a table of subjects (speaker or person metadata).
+
+    Read more in the chapter "Analyse your own system".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table with ``reference_subject`` and ``probe_subject``.
+    attributes : pandas.DataFrame
+        One row per subject: the column ``subject`` and one column per attribute
+        (e.g. ``gender``, ``age_group``).
+    subject : str, default "subject"
+        The subject column of ``attributes``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``scores`` with ``reference_<attr>`` and ``probe_<attr>`` for every
+        attribute, ready for ``by=<attr>``.
+
+    Raises
+    ------
+    SchemaError
+        When a column is missing, a subject appears twice in ``attributes``, or subjects of
+        the score table have no attributes (counted, never left as NaN).
+    """
+    missing = [c for c in ("reference_subject", "probe_subject") if c not in scores.columns]
+    if missing or subject not in attributes.columns:
+        raise SchemaError(
+            f"add_subject_attributes needs reference_subject and probe_subject in the scores "
+            f"(missing {missing}) and a {subject!r} column in the attributes"
+        )
+    table = attributes.astype({subject: str})
+    duplicated = table[subject].duplicated()
+    if duplicated.any():
+        raise SchemaError(f"{int(duplicated.sum())} subjects appear more than once in the attributes")
+    table = table.set_index(subject)
+    result = scores.copy()
+    unknown = set()
+    for side in ("reference", "probe"):
+        ids = scores[f"{side}_subject"].astype(str)
+        unknown |= set(ids[~ids.isin(table.index)])
+        for column in table.columns:
+            result[f"{side}_{column}"] = ids.map(table[column]).to_numpy()
+    if unknown:
+        raise SchemaError(
+            f"{len(unknown)} subjects of the score table have no attributes, e.g. {sorted(unknown)[:5]}"
+        )
+    return result
+
+
 def group_sizes(
     scores: pd.DataFrame,
     *,

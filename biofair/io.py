@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from biofair.exceptions import SchemaError
+from biofair.groups import add_subject_attributes, scores_by_group
 from biofair.schema import validate_scores
 
 ScoreFormat = Literal["auto", "csv", "parquet", "bob"]
@@ -146,3 +147,48 @@ def read_scores(
         if not greater_is_match:
             table["score"] = -table["score"]
     return validate_scores(table)
+
+
+def read_grouped_scores(
+    path: PathLike | tuple[PathLike, PathLike],
+    *,
+    by: str | list[str] = "group",
+    columns: Mapping[str, str] | None = None,
+    greater_is_match: bool = True,
+    format: ScoreFormat = "auto",
+    subjects: PathLike | None = None,
+) -> pd.DataFrame:
+    """Read a score file for a fairness analysis and check that its groups can be compared.
+
+    Read more in the chapter "Analyse your own system".
+
+    Parameters
+    ----------
+    path, columns, greater_is_match, format
+        As for :func:`read_scores`.
+    by : str or list of str, default "group"
+        The grouping attribute(s) the analysis will compare.
+    subjects : path, optional
+        A CSV of subject attributes (a ``subject`` column and one column per attribute),
+        joined to both sides of every comparison (see :func:`biofair.add_subject_attributes`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated score table with at least two groups, each with mated and non-mated
+        comparisons.
+
+    Raises
+    ------
+    SchemaError, FileNotFoundError
+        Naming the first problem found: unreadable file, missing column, bad values, a
+        missing group column, fewer than two groups, a group without one class.
+    """
+    table = read_scores(path, columns=columns, greater_is_match=greater_is_match, format=format)
+    if subjects is not None:
+        source = Path(subjects)
+        if not source.is_file():
+            raise FileNotFoundError(f"no subject attribute file at {source}")
+        table = add_subject_attributes(table, pd.read_csv(source))
+    scores_by_group(table, by=by)
+    return table

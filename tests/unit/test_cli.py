@@ -1,0 +1,127 @@
+"""`biofair report` end to end: outputs agree with direct calls; bad files write nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "data" / "example_scores.csv"
+FAST = ["-n", "20", "--n-permutations", "10", "--seed", "3"]
+
+
+def biofair_command(*args):
+    command = [str(Path(sys.executable).with_name("biofair")), *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+
+
+def summary_values(folder: Path) -> pd.DataFrame:
+    summary = json.loads((folder / "summary.json").read_text())
+    return pd.DataFrame(summary["metrics"])
+
+
+def value(summary, metric, fmr=None):
+    rows = summary[(summary["metric"] == metric) & ((summary["fmr"] == fmr) if fmr else summary["fmr"].isna())]
+    assert len(rows) == 1, (metric, fmr)
+    return rows["value"].item()
+
+
+@pytest.fixture(scope="module")
+def example_report(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("report") / "out"
+    run = biofair_command("report", EXAMPLE, "-o", folder, *FAST)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return folder
+
+
+def test_example_report_matches_direct_calls(example_report):
+    assert sorted(p.name for p in example_report.iterdir()) == ["report.html", "report.ipynb", "summary.json"]
+    html = (example_report / "report.html").read_text()
+    assert "data:image/png;base64" in html and "How fair is it?" in html
+    summary = summary_values(example_report)
+    table = pd.read_csv(EXAMPLE)
+    mated, nonmated = bf.split_scores(table)
+    assert value(summary, "roc_auc") == bf.roc_auc(mated, nonmated)
+    assert value(summary, "eer") == bf.eer(mated, nonmated).eer
+    assert value(summary, "tmr_at_fmr", 0.01) == bf.tmr_at_fmr(mated, nonmated, 0.01)
+    fdr = bf.fairness_discrepancy_rate(table, fmr_targets=[1e-1, 1e-2, 1e-3])
+    for row in fdr.itertuples():
+        assert value(summary, "fdr", row.fmr_target) == row.fdr
+    outcome = bf.outcome_fairness(table, fmr=1e-2)
+    assert value(summary, "garbe_fnmr", 0.01) == outcome.garbe_fnmr
+    assert value(summary, "dfi_extreme") == bf.distribution_fairness_index(table).extreme
+    resampled = summary.dropna(subset=["low"])
+    assert set(resampled["unit"]) == {"subject"} and (resampled["n_resamples"] == 20).all()
+
+
+def test_bob_file_with_subject_attributes(tmp_path):
+    table = pd.read_csv(EXAMPLE)
+    bob = tmp_path / "scores-dev"
+    probe_ids = table["probe_subject"] + "/sample" + table.index.astype(str)
+    bob.write_text("\n".join(f"{r} {p} {i} {s}" for r, p, i, s in zip(
+        table["reference_subject"], table["probe_subject"], probe_ids, table["score"])) + "\n")
+    subjects = tmp_path / "people.csv"
+    people = table[["reference_subject", "group"]].rename(columns={"reference_subject": "subject"}).drop_duplicates()
+    people.to_csv(subjects, index=False)
+    run = biofair_command("report", bob, "--subjects", subjects, "-o", tmp_path / "out", *FAST)
+    assert run.returncode == 0, run.stderr[-2000:]
+    summary = summary_values(tmp_path / "out")
+    assert value(summary, "roc_auc") == bf.roc_auc(*bf.split_scores(table))
+    assert value(summary, "fdr", 0.01) == bf.fairness_discrepancy_rate(table, fmr_targets=[0.01])["fdr"].item()
+
+
+def test_distance_file(tmp_path):
+    table = pd.read_csv(EXAMPLE)
+    distances = tmp_path / "distances.csv"
+    table.assign(dist=-table["score"]).drop(columns="score").rename(columns={"mated": "genuine"}).to_csv(distances, index=False)
+    run = biofair_command("report", distances, "--columns", "dist=score,genuine=mated", "--distance",
+                          "-o", tmp_path / "out", *FAST)
+    assert run.returncode == 0, run.stderr[-2000:]
+    summary = summary_values(tmp_path / "out")
+    assert value(summary, "roc_auc") == bf.roc_auc(*bf.split_scores(table))
+
+
+def bad_files(tmp_path):
+    table = pd.read_csv(EXAMPLE).head(400)
+    files = {}
+    files["missing column"] = tmp_path / "no_mated.csv"
+    table.drop(columns="mated").to_csv(files["missing column"], index=False)
+    files["NaN scores"] = tmp_path / "nan.csv"
+    table.assign(score=np.where(np.arange(len(table)) % 50 == 0, np.nan, table["score"])).to_csv(files["NaN scores"], index=False)
+    files["single group"] = tmp_path / "one_group.csv"
+    table.assign(group="A").to_csv(files["single group"], index=False)
+    files["unreadable"] = tmp_path / "broken.parquet"
+    files["unreadable"].write_bytes(b"\x00not a parquet file")
+    return files
+
+
+@pytest.mark.parametrize("case, message", [
+    ("missing column", "missing column(s): mated"),
+    ("NaN scores", "column 'score' has 8 NaN"),
+    ("single group", "at least two groups"),
+    ("unreadable", "could not read"),
+])
+def test_bad_files_exit_non_zero_with_one_line_and_write_nothing(tmp_path, case, message):
+    path = bad_files(tmp_path)[case]
+    out = tmp_path / "out"
+    run = biofair_command("report", path, "-o", out, *FAST)
+    assert run.returncode == 2
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("biofair report: error:") and message in lines[0], run.stderr
+    assert not out.exists()
+
+
+def test_help_documents_every_option():
+    run = biofair_command("report", "--help")
+    assert run.returncode == 0
+    for option in ("--columns", "--by", "--subjects", "--distance", "--format", "--fmr-targets",
+                   "--operating-fmr", "--alpha", "--n-resamples", "--n-permutations", "--seed", "examples:"):
+        assert option in run.stdout
