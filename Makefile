@@ -12,7 +12,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.md))
 CHAPTERS := $(patsubst notebooks/%.md,book/chapters/%.ipynb,$(NOTEBOOKS))
 PACKAGE := $(wildcard biofair/*.py)
 
-.PHONY: env notebooks book test clean
+.PHONY: env notebooks book test chromium clean
 
 ## env: create .venv with the pinned packages and biofair itself (editable)
 env: $(STAMP)
@@ -35,8 +35,16 @@ book/chapters/%.ipynb: notebooks/%.md $(PACKAGE) $(STAMP)
 book: $(CHAPTERS)
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
-## test: build the book, then run the unit, oracle, notebook (nbval) and doc tests
-test: book
+## chromium: Debian's Chromium for the browser tests (needs root; skipped, with a note, otherwise)
+chromium:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null \
+		|| echo "note: Chromium could not be installed; the browser tests will be skipped"; \
+	else echo "note: no /usr/bin/chromium and no root to install it; the browser tests will be skipped"; fi
+
+## test: build the book, then run the unit, oracle, notebook (nbval), doc and browser tests
+test: book chromium
 	$(PY) -m pytest
 
 clean:

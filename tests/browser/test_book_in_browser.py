@@ -1,0 +1,179 @@
+"""The built book as readers see it: every page in headless Chromium, offline.
+
+Needs Debian's Chromium (``apt-get install chromium``; ``.ci/run`` installs it) and the
+built book (``make book``; ``make test`` builds it first). Screenshots are saved to
+``_build/screenshots/`` as test artifacts.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import urljoin, urlparse
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "_build" / "html"
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+
+if not CHROMIUM.exists():
+    pytest.skip("Chromium is not installed (apt-get install chromium); browser tests skipped",
+                allow_module_level=True)
+playwright = pytest.importorskip("playwright.sync_api")
+
+
+def toc_pages() -> list[str]:
+    """Every document of _toc.yml, in order, as paths without suffix."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    pages = [toc["root"]]
+    for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
+        pages += [chapter["file"] for chapter in part["chapters"]]
+    return pages
+
+
+PAGES = toc_pages()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep the test output clean
+        pass
+
+
+def serve(folder: Path):
+    handler = functools.partial(QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture(scope="module")
+def site():
+    if not (HTML / "index.html").exists():
+        pytest.fail("the book is not built: run `make book` (make test does it first)")
+    server = serve(HTML)
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+        )
+        yield browser
+        browser.close()
+
+
+def inspect_page(browser, url: str, screenshot: Path | None = None) -> dict:
+    """Load a page and return what a reader would notice: errors, leaks, figures, math, links."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors, outside = [], []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    def route(request_route):
+        host = urlparse(request_route.request.url).hostname
+        if host not in ("127.0.0.1", None) and not request_route.request.url.startswith("data:"):
+            outside.append(request_route.request.url)
+            return request_route.abort()
+        return request_route.continue_()
+
+    page.route("**/*", route)
+    response = page.goto(url, wait_until="load")
+    page.wait_for_timeout(300)
+    has_math = page.locator(".math").count() > 0
+    if has_math:
+        page.wait_for_function("document.querySelectorAll('mjx-container').length > 0", timeout=15_000)
+    images = page.eval_on_selector_all(
+        "article img", "els => els.map(e => ({src: e.getAttribute('src'), width: e.naturalWidth}))"
+    )
+    links = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+    sidebar = page.eval_on_selector_all("nav.bd-links a[href]", "els => els.map(e => e.href)")
+    text = page.inner_text("article")
+    if screenshot is not None:
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(screenshot), full_page=True)
+    page.close()
+    return {
+        "status": response.status if response else None,
+        "errors": errors,
+        "outside": outside,
+        "broken_images": [i["src"] for i in images if i["width"] == 0],
+        "n_images": len(images),
+        "has_math": has_math,
+        "raw_math": "\\(" in text or "\\[" in text,
+        "links": links,
+        "sidebar": sidebar,
+    }
+
+
+def broken_internal_links(links: list[str], site: str) -> list[str]:
+    broken = []
+    for link in sorted({l.split("#")[0] for l in links if l.startswith(site)}):
+        try:
+            with urllib.request.urlopen(link) as answer:
+                if answer.status != 200:
+                    broken.append(link)
+        except urllib.error.HTTPError:
+            broken.append(link)
+    return broken
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders_offline(browser, site, page):
+    name = page.replace("/", "_")
+    report = inspect_page(browser, urljoin(site, f"{page}.html"), SCREENSHOTS / f"{name}.png")
+    assert report["status"] == 200
+    assert report["errors"] == [], report["errors"]
+    assert report["outside"] == [], f"requests leaving 127.0.0.1: {report['outside']}"
+    assert report["broken_images"] == [], report["broken_images"]
+    assert not report["raw_math"], "unrendered math"
+    assert broken_internal_links(report["links"], site) == []
+    listed = {urlparse(link).path.lstrip("/") for link in report["sidebar"]}
+    missing = [p for p in PAGES[1:] if f"{p}.html" not in listed]
+    assert missing == [], f"sidebar misses {missing}"
+
+
+def test_chapters_have_figures_and_math(browser, site):
+    report = inspect_page(browser, urljoin(site, "book/chapters/02_set_one_threshold_for_everyone.html"))
+    assert report["n_images"] >= 3 and report["has_math"]
+
+
+def test_search_finds_the_fdr_chapter(browser, site):
+    page = browser.new_page()
+    page.goto(urljoin(site, "search.html?q=Fairness+Discrepancy+Rate"))
+    page.wait_for_selector("#search-results li a", timeout=20_000)
+    hits = page.eval_on_selector_all("#search-results li a", "els => els.map(e => e.href)")
+    page.close()
+    assert any("02_set_one_threshold_for_everyone" in hit for hit in hits), hits
+
+
+def test_a_broken_link_or_figure_is_caught(browser, tmp_path):
+    """The checks themselves fail on a page with a dead link and a missing figure."""
+    shutil.copytree(HTML, tmp_path / "html")
+    page = tmp_path / "html" / "book" / "chapters" / "02_set_one_threshold_for_everyone.html"
+    source = page.read_text()
+    opening = source.index(">", source.index("<article")) + 1
+    broken = '<a href="no-such-page.html">dead</a><img src="no-such-figure.png" alt="missing">'
+    page.write_text(source[:opening] + broken + source[opening:])
+    server = serve(tmp_path / "html")
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        report = inspect_page(browser, urljoin(base, "book/chapters/02_set_one_threshold_for_everyone.html"))
+        assert report["broken_images"] == ["no-such-figure.png"]
+        assert broken_internal_links(report["links"], base) == [urljoin(base, "book/chapters/no-such-page.html")]
+    finally:
+        server.shutdown()
+        server.server_close()
