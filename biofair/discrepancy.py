@@ -1,6 +1,6 @@
 """Fairness Discrepancy Rate (FDR) and the area under it.
 
-Read more in the chapter "One threshold for everyone" (``notebooks/02``).
+Read more in the chapter "Set one threshold for everyone" (``notebooks/02``).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def fairness_discrepancy_rate(
 ) -> pd.DataFrame:
     """FDR at thresholds set for target FMRs, one threshold for every group.
 
-    Read more in the chapter "One threshold for everyone".
+    Read more in the chapter "Set one threshold for everyone".
 
     Parameters
     ----------
@@ -96,7 +96,7 @@ def area_under_fdr(
 ) -> float:
     """Area under FDR over a range of FMR targets, on an axis scaled to [0, 1].
 
-    Read more in the chapter "One threshold for everyone".
+    Read more in the chapter "Set one threshold for everyone".
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """GARBE and Inequity: how unequal error rates are across groups at one threshold.
 
-Read more in the chapter "Tails decide" (``notebooks/03``).
+Read more in the chapter "Find bias in the tails" (``notebooks/03``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _group_rates(rates: ArrayLike, name: str = "rates") -> NDArray[np.float64]:
 def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
     """Gini Aggregation Rate for Biometric Equitability (GARBE) of per-group rates.
 
-    Read more in the chapter "Tails decide".
+    Read more in the chapter "Find bias in the tails".
 
     Parameters
     ----------
@@ -83,7 +83,7 @@ def inequity(
 ) -> float:
     """NIST's Inequity: the worst group's rate over the geometric mean of all groups.
 
-    Read more in the chapter "Tails decide".
+    Read more in the chapter "Find bias in the tails".
 
     Parameters
     ----------
@@ -152,7 +152,7 @@ def outcome_fairness(
 ) -> OutcomeFairness:
     """GARBE_FMR/FNMR and IN_FMR/FNMR of a score table at one threshold.
 
-    Read more in the chapter "Tails decide".
+    Read more in the chapter "Find bias in the tails".
 
     Parameters
     ----------

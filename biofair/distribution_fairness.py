@@ -3,7 +3,7 @@
 All three compare each group's score histogram with the mean histogram of all groups by a
 Kullback-Leibler divergence in bits. With ``m`` the mean of K pmfs, ``KL(p_i || m) <=
 log2 K``, so every index lies in [0, 1] (1 = identical histograms) and no epsilon is
-needed. Read more in the chapters "Tails decide" and "Choose CEI's parameters"
+needed. Read more in the chapters "Find bias in the tails" and "Choose CEI's parameters"
 (``notebooks/03`` and ``04``).
 """
 
@@ -77,7 +77,7 @@ def distribution_fairness_index(
 ) -> EquityIndex:
     """Distribution Fairness Index (DFI) of Kotwal and Marcel.
 
-    Read more in the chapter "Tails decide".
+    Read more in the chapter "Find bias in the tails".
 
     Parameters
     ----------
@@ -159,7 +159,7 @@ def comprehensive_equity_index(
 ) -> EquityIndex:
     """Comprehensive Equity Index (CEI) of one class of scores.
 
-    Read more in the chapter "Tails decide".
+    Read more in the chapter "Find bias in the tails".
 
     Parameters
     ----------

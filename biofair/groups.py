@@ -4,7 +4,7 @@ A comparison belongs to a group through a pair-level column (``group``, or any c
 named in ``by``) or through per-side columns ``reference_<by>`` and ``probe_<by>``. With
 per-side columns, per-group FMR uses **homogeneous non-mated pairs** only (reference and
 probe in the same group); cross-group pairs are reported by :func:`cross_group_fmr`.
-Read more in the chapter "One threshold for everyone" (``notebooks/02``).
+Read more in the chapter "Set one threshold for everyone" (``notebooks/02``).
 """
 
 from __future__ import annotations
@@ -270,7 +270,7 @@ def group_rates(groups: dict[str, GroupScores], thresholds: ArrayLike) -> GroupR
 def rates_by_group(scores: pd.DataFrame, thresholds: ArrayLike, *, by: By = "group") -> pd.DataFrame:
     """FMR and FNMR of every group at every threshold, with the counts behind them.
 
-    Read more in the chapter "One threshold for everyone".
+    Read more in the chapter "Set one threshold for everyone".
 
     Parameters
     ----------
@@ -320,7 +320,7 @@ def rates_by_group(scores: pd.DataFrame, thresholds: ArrayLike, *, by: By = "gro
 def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: str = "group") -> pd.DataFrame:
     """FMR of non-mated pairs for every reference group x probe group, at one threshold.
 
-    Read more in the chapter "One threshold for everyone".
+    Read more in the chapter "Set one threshold for everyone".
 
     Returns
     -------

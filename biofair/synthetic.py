@@ -90,7 +90,7 @@ def fdr_canonical_system(
 ) -> pd.DataFrame:
     """The canonical fair or unfair three-group system of the FDR paper (its Figs. 2-3).
 
-    Read more in the chapter "One threshold for everyone".
+    Read more in the chapter "Set one threshold for everyone".
 
     Parameters
     ----------
@@ -141,7 +141,7 @@ def beta_scenario(
 ) -> pd.DataFrame:
     """Beta-distributed similarity scores of the CEI paper's controlled scenarios (its Fig. 1).
 
-    Read more in the chapter "Tails decide".
+    Read more in the chapter "Find bias in the tails".
 
     Parameters
     ----------

@@ -1,0 +1,242 @@
+"""Time biofair against the sort floor and against peers, in one process and one run.
+
+Usage:
+    .venv/bin/python benchmarks/run.py                       # 1e5, 1e6, 1e7 non-mated scores
+    .venv/bin/python benchmarks/run.py --sizes 1e5,1e6 --output /tmp/results.md
+    .venv/bin/python benchmarks/run.py --sizes 1e8 --no-peers
+
+For each size N (non-mated scores; mated = N/10), with and without ties (scores rounded to
+3 decimals), it times one ``np.sort`` of all scores (the floor), biofair's
+``operating_report``, ``eer``, ``threshold_at_fmr``, an 8-group fairness report (FDR over six
+targets, GARBE and Inequity, DFI, CEI and CEI^A of both classes) and the bootstrap of TMR at
+FMR = 1e-3 (B = 1000), and the peers scikit-learn (roc_curve + roc_auc_score +
+average_precision_score) and pyeer (get_eer_stats, up to 1e6). Peak memory is measured with
+tracemalloc (NumPy reports its buffers to it) relative to the raw float64 score arrays. It
+checks that biofair and scikit-learn agree on AUC and average precision to 1e-12 and that
+pyeer's EER lies in biofair's FVC2000 EER interval, and exits non-zero if not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import platform
+import sys
+import time
+import tracemalloc
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import biofair as bf
+
+HERE = Path(__file__).resolve().parent
+
+
+def measure(function, *args, repeat: int = 1, **kwargs):
+    """Best wall time of ``repeat`` calls, the peak traced memory, and the last result."""
+    best, peak = float("inf"), 0
+    for _ in range(repeat):
+        tracemalloc.start()
+        start = time.perf_counter()
+        result = function(*args, **kwargs)
+        best = min(best, time.perf_counter() - start)
+        peak = max(peak, tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    return best, peak, result
+
+
+def fairness_report(table: pd.DataFrame) -> dict:
+    with warnings.catch_warnings():  # small sets cannot resolve FMR = 1e-6: flagged in the table
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
+        fdr = bf.fairness_discrepancy_rate(table)
+    outcome = bf.outcome_fairness(table, fmr=1e-3)
+    return {
+        "fdr_area": bf.area_under_fdr(fdr["fdr"], fdr["fmr_target"]),
+        "garbe": outcome.garbe,
+        "dfi": bf.distribution_fairness_index(table).extreme,
+        **{f"cei_{k}": bf.comprehensive_equity_index(table, kind=k).extreme for k in ("mated", "nonmated")},
+        **{f"ceia_{k}": bf.automatic_comprehensive_equity_index(table, kind=k).extreme for k in ("mated", "nonmated")},
+    }
+
+
+def sklearn_trio(labels, values):
+    from sklearn import metrics
+
+    metrics.roc_curve(labels, values)
+    return metrics.roc_auc_score(labels, values), metrics.average_precision_score(labels, values)
+
+
+def pyeer_stats(mated, nonmated):
+    from pyeer.eer_info import get_eer_stats
+
+    return get_eer_stats(mated, nonmated).eer
+
+
+def run_size(n_nonmated: int, ties: bool, *, peers: bool, rng: np.random.Generator) -> tuple[list, list]:
+    n_mated = n_nonmated // 10
+    mated, nonmated = rng.normal(2.5, 1.0, n_mated), rng.normal(0.0, 1.0, n_nonmated)
+    if ties:
+        mated, nonmated = np.round(mated, 3), np.round(nonmated, 3)
+    raw_bytes = mated.nbytes + nonmated.nbytes
+    both = np.concatenate([mated, nonmated])
+    rows, problems = [], []
+
+    def record(name, seconds, peak, kind):
+        rows.append({"n_nonmated": n_nonmated, "ties": ties, "name": name, "kind": kind,
+                     "seconds": seconds, "peak_memory_x_raw": peak / raw_bytes})
+
+    seconds, peak, _ = measure(np.sort, both, repeat=3)
+    record("np.sort (floor)", seconds, peak, "floor")
+    seconds, peak, report = measure(bf.operating_report, mated, nonmated, repeat=2)
+    record("operating_report", seconds, peak, "biofair")
+    seconds, peak, _ = measure(bf.eer, mated, nonmated, repeat=2)
+    record("eer", seconds, peak, "biofair")
+    seconds, peak, _ = measure(bf.threshold_at_fmr, nonmated, 1e-3, repeat=2)
+    record("threshold_at_fmr", seconds, peak, "biofair")
+    groups = np.arange(n_mated + n_nonmated) % 8
+    table = pd.DataFrame({"score": np.concatenate([mated, nonmated]),
+                          "mated": np.repeat([True, False], [n_mated, n_nonmated]),
+                          "group": np.char.add("g", groups.astype(str))})
+    seconds, peak, _ = measure(fairness_report, table)
+    record("fairness report, 8 groups", seconds, peak, "biofair")
+    tmr = functools.partial(bf.tmr_at_fmr, fmr=1e-3)
+    seconds, peak, _ = measure(bf.bootstrap, tmr, (mated, nonmated), n_resamples=1000, rng=0)
+    record("bootstrap TMR@1e-3, B=1000", seconds, peak, "biofair")
+    if peers:
+        labels = np.concatenate([np.ones(n_mated), np.zeros(n_nonmated)])
+        seconds, peak, (auc, ap) = measure(sklearn_trio, labels, both)
+        record("scikit-learn roc_curve+roc_auc+AP", seconds, peak, "peer")
+        value = report.set_index("metric")["value"]
+        if abs(auc - value["roc_auc"]) > 1e-12 or abs(ap - value["pr_auc"]) > 1e-12:
+            problems.append(f"N={n_nonmated} ties={ties}: AUC/AP differ from scikit-learn")
+        if n_nonmated <= 1_000_000:
+            seconds, peak, peer_eer = measure(pyeer_stats, mated, nonmated)
+            record("pyeer get_eer_stats", seconds, peak, "peer")
+            interval = bf.eer(mated, nonmated, method="interval")
+            if not interval.low - 1e-12 <= peer_eer <= interval.high + 1e-12:
+                problems.append(f"N={n_nonmated} ties={ties}: pyeer EER {peer_eer} outside [{interval.low}, {interval.high}]")
+    return rows, problems
+
+
+def ratios(results: pd.DataFrame) -> pd.DataFrame:
+    """Seconds with biofair/floor and peer/biofair ratios, one row per measurement."""
+    out = results.copy()
+    keys = ["n_nonmated", "ties"]
+    floor = out[out["name"] == "np.sort (floor)"].set_index(keys)["seconds"]
+    out["x_floor"] = [s / floor[(n, t)] for n, t, s in zip(out["n_nonmated"], out["ties"], out["seconds"])]
+    reference = {"scikit-learn roc_curve+roc_auc+AP": "operating_report", "pyeer get_eer_stats": "eer"}
+    by_name = out.set_index(keys + ["name"])["seconds"]
+    out["peer_over_biofair"] = [
+        s / by_name[(n, t, reference[name])] if name in reference else np.nan
+        for n, t, name, s in zip(out["n_nonmated"], out["ties"], out["name"], out["seconds"])
+    ]
+    return out
+
+
+#: (description, test on one size's rows, why biofair misses it where it does)
+TARGETS = {
+    "operating_report <= 3x the sort floor": (
+        lambda r: r["operating_report"].x_floor <= 3,
+        "with few ties every score is a distinct threshold: error_counts merges the two sorted "
+        "classes into N + M thresholds and the areas, the hull and the DCF each pass over them "
+        "(about 9x a sort, which AVX-512 makes very fast); with ties the work shrinks with the "
+        "number of distinct values",
+    ),
+    "operating_report faster than scikit-learn's three calls": (
+        lambda r: r["operating_report"].seconds < r["scikit-learn roc_curve+roc_auc+AP"].seconds,
+        "",
+    ),
+    "eer >= 10x faster than pyeer at 1e6": (
+        lambda r: r["pyeer get_eer_stats"].seconds >= 10 * r["eer"].seconds,
+        "",
+    ),
+    "8-group fairness report <= 5x the floor": (
+        lambda r: r["fairness report, 8 groups"].x_floor <= 5,
+        "each index regroups and re-sorts the table (pandas factorize, per-group sorts) and CEI^A "
+        "and CEI take percentiles and histograms per group and class; a shared grouped-sort "
+        "object would let the seven indices reuse one pass",
+    ),
+    "operating_report peak memory <= 4x the raw scores": (
+        lambda r: r["operating_report"].peak_memory_x_raw <= 4,
+        "the merged threshold array and its int64 counts, plus cached FMR/FNMR/TMR arrays, are "
+        "each as long as the distinct scores; int32 counts and dropping the cached rates would "
+        "halve it",
+    ),
+    "bootstrap TMR@1e-3 (B=1000) <= 20x the floor": (
+        lambda r: r["bootstrap TMR@1e-3, B=1000"].x_floor <= 20,
+        "",
+    ),
+}
+
+
+def targets(table: pd.DataFrame) -> str:
+    """A markdown list: each target, where it holds and where it is missed, and why."""
+    lines = []
+    for name, (holds, why) in TARGETS.items():
+        verdicts = []
+        for (size, ties), rows in table.groupby(["n_nonmated", "ties"]):
+            by_name = rows.set_index("name")
+            try:
+                ok = bool(holds(by_name.T))
+            except KeyError:  # a peer not timed at this size
+                continue
+            verdicts.append(f"{size:.0e}{' ties' if ties else ''}: {'met' if ok else 'MISSED'}")
+        missed = any("MISSED" in v for v in verdicts)
+        lines.append(f"- {name}: {', '.join(verdicts)}" + (f". Why: {why}." if missed and why else ""))
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (f"{platform.platform()}, {os.cpu_count()} cores, {memory:.0f} GiB, Python "
+            f"{platform.python_version()}, NumPy {np.__version__}, pandas {pd.__version__}")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1e5,1e6,1e7", help="non-mated counts, comma-separated")
+    parser.add_argument("--no-peers", action="store_true", help="skip scikit-learn and pyeer")
+    parser.add_argument("--output", type=Path, default=HERE / "results.md", help="where to write the table")
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(2026)
+    if not args.no_peers:  # import the peers before timing anything
+        import pyeer.eer_info  # noqa: F401
+        import sklearn.metrics  # noqa: F401
+    rows, problems = [], []
+    for size in (int(float(s)) for s in args.sizes.split(",")):
+        for ties in (False, True):
+            new_rows, new_problems = run_size(size, ties, peers=not args.no_peers, rng=rng)
+            rows += new_rows
+            problems += new_problems
+            print(f"done N={size:.0e} ties={ties}", file=sys.stderr)
+    table = ratios(pd.DataFrame(rows))
+    text = table.to_markdown(index=False, floatfmt=".3g") if _has_tabulate() else table.to_string(index=False)
+    print(text)
+    args.output.write_text(
+        f"# Benchmark results\n\nMachine: {machine()}\n\nCommand: `python benchmarks/run.py --sizes {args.sizes}`"
+        f"{' --no-peers' if args.no_peers else ''}\n\nSeconds are the best of a few runs in one process; "
+        "`x_floor` divides by one np.sort of all scores of the same set; `peer_over_biofair` divides a "
+        "peer's time by biofair's for the same job (scikit-learn vs operating_report, pyeer vs eer); "
+        "`peak_memory_x_raw` is the peak traced memory over the raw float64 score arrays.\n\n"
+        f"{text}\n\n## Targets\n\n{targets(table)}\n\n"
+        f"Agreement checks: {'all passed' if not problems else '; '.join(problems)}\n"
+    )
+    for problem in problems:
+        print("DISAGREEMENT:", problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _has_tabulate() -> bool:
+    try:
+        import tabulate  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    sys.exit(main())
