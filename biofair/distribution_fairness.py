@@ -18,7 +18,7 @@ from scipy.special import expit
 from scipy.stats import norm
 
 from biofair.exceptions import SchemaError
-from biofair.groups import By, GroupScores, scores_by_group
+from biofair.groups import By, scores_by_group
 
 ScoreKind = Literal["mated", "nonmated"]
 
@@ -45,11 +45,15 @@ def kl_divergence_bits(p: NDArray, q: NDArray) -> NDArray[np.float64]:
     return np.sum(p * np.log2(ratio), axis=-1)
 
 
-def _pmfs(samples: list[NDArray], bins: int) -> NDArray[np.float64]:
-    """Histograms on common equal-width bins over the pooled range, each normalised to 1."""
-    edges = np.histogram_bin_edges(np.concatenate(samples), bins=bins)
+def _histograms(samples: list[NDArray], edges: NDArray) -> NDArray[np.float64]:
+    """One histogram per sample on the given edges, each normalised to sum 1."""
     counts = np.array([np.histogram(s, bins=edges)[0] for s in samples], dtype=np.float64)
     return counts / counts.sum(axis=1, keepdims=True)
+
+
+def _pmfs(samples: list[NDArray], bins: int) -> NDArray[np.float64]:
+    """Histograms on common equal-width bins over the pooled range, each normalised to 1."""
+    return _histograms(samples, np.histogram_bin_edges(np.concatenate(samples), bins=bins))
 
 
 def _index(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
@@ -116,24 +120,16 @@ def distribution_fairness_index(
     return _index(divergences, names, {"bins": bins, "combine": combine})
 
 
-def _class_scores(groups: dict[str, GroupScores], kind: ScoreKind) -> list[NDArray]:
-    if kind not in ("mated", "nonmated"):
-        raise ValueError(f"kind must be 'mated' or 'nonmated', got {kind!r}")
-    return [getattr(g, kind) for g in groups.values()]
-
-
-def _split_divergences(
-    samples: list[NDArray], names: list[str], kind: ScoreKind, percentiles: NDArray, bins: int
-) -> tuple[NDArray, NDArray]:
-    """Tail and centre divergences of each group, split at its own percentile."""
+def _split_parts(
+    samples: list[NDArray], names: list[str], kind: ScoreKind, percentiles: NDArray
+) -> tuple[list[NDArray], list[NDArray]]:
+    """Each group's tail and centre, split at its own percentile."""
     tails, centres = [], []
     for name, values, percentile in zip(names, samples, percentiles):
         if kind == "nonmated":  # right tail: the impostors that get accepted
-            split = np.percentile(values, percentile)
-            in_tail = values >= split
+            in_tail = values >= np.percentile(values, percentile)
         else:  # left tail: the genuine users that get rejected
-            split = np.percentile(values, 100.0 - percentile)
-            in_tail = values <= split
+            in_tail = values <= np.percentile(values, 100.0 - percentile)
         if in_tail.all():
             raise SchemaError(
                 f"group {name!r}: all {values.size} {kind} scores fall in the tail at "
@@ -141,11 +137,79 @@ def _split_divergences(
             )
         tails.append(values[in_tail])
         centres.append(values[~in_tail])
-    tail_pmfs, centre_pmfs = _pmfs(tails, bins), _pmfs(centres, bins)
+    return tails, centres
+
+
+def _smoothed(pmfs: NDArray, smoothing: float) -> NDArray:
+    """Add ``smoothing`` to every bin and renormalise (keeps every KL divergence finite)."""
+    pmfs = pmfs + smoothing
+    return pmfs / pmfs.sum(axis=-1, keepdims=True)
+
+
+def _mean_split_divergences(
+    samples: list[NDArray],
+    tails: list[NDArray],
+    centres: list[NDArray],
+    kind: ScoreKind,
+    percentile: float,
+    bins: int,
+    smoothing: float,
+) -> tuple[NDArray, NDArray]:
+    """The second reading: the mean distribution is split at its own percentile."""
+    edges = np.histogram_bin_edges(np.concatenate(samples), bins=bins)
+    mean = _histograms(samples, edges).mean(axis=0)
+    cumulative = np.cumsum(mean)
+    if kind == "nonmated":  # the mean's right tail holds its top (100 - P)% of mass
+        in_tail = np.arange(bins) >= np.searchsorted(cumulative, percentile / 100.0)
+    else:  # its left tail holds its bottom (100 - P)%
+        in_tail = np.arange(bins) <= np.searchsorted(cumulative, 1.0 - percentile / 100.0)
+
+    def part(mask: NDArray) -> NDArray:
+        mass = np.where(mask, mean, 0.0)
+        if mass.sum() == 0.0:
+            raise SchemaError(
+                f"the mean {kind} distribution has an empty tail or centre at percentile "
+                f"{percentile:g} with {bins} bins; use more bins"
+            )
+        return _smoothed(mass / mass.sum(), smoothing)
+
     return (
-        kl_divergence_bits(tail_pmfs, tail_pmfs.mean(axis=0)),
-        kl_divergence_bits(centre_pmfs, centre_pmfs.mean(axis=0)),
+        kl_divergence_bits(_smoothed(_histograms(tails, edges), smoothing), part(in_tail)),
+        kl_divergence_bits(_smoothed(_histograms(centres, edges), smoothing), part(~in_tail)),
     )
+
+
+def _class_samples(scores: pd.DataFrame, by: By, kind: ScoreKind) -> tuple[list[str], list[NDArray]]:
+    """Group names and each group's scores of one class."""
+    if kind not in ("mated", "nonmated"):
+        raise ValueError(f"kind must be 'mated' or 'nonmated', got {kind!r}")
+    groups = scores_by_group(scores, by=by)
+    return list(groups), [getattr(g, kind) for g in groups.values()]
+
+
+def _cei_divergences(
+    names: list[str],
+    samples: list[NDArray],
+    kind: ScoreKind,
+    percentiles: NDArray,
+    tail_weight: float,
+    bins: int,
+    mean_tail: str,
+    smoothing: float,
+) -> NDArray[np.float64]:
+    """S'_i = w_t·KL(t_i || m_t) + w_c·KL(c_i || m_c) for every group, in bits."""
+    tails, centres = _split_parts(samples, names, kind, percentiles)
+    if mean_tail == "groups":
+        tail_pmfs, centre_pmfs = _pmfs(tails, bins), _pmfs(centres, bins)
+        tail = kl_divergence_bits(tail_pmfs, tail_pmfs.mean(axis=0))
+        centre = kl_divergence_bits(centre_pmfs, centre_pmfs.mean(axis=0))
+    elif mean_tail == "split_mean":
+        tail, centre = _mean_split_divergences(
+            samples, tails, centres, kind, float(np.mean(percentiles)), bins, smoothing
+        )
+    else:
+        raise ValueError(f"mean_tail must be 'groups' or 'split_mean', got {mean_tail!r}")
+    return tail_weight * tail + (1.0 - tail_weight) * centre
 
 
 def comprehensive_equity_index(
@@ -156,6 +220,8 @@ def comprehensive_equity_index(
     tail_weight: float = 0.8,
     bins: int = 100,
     by: By = "group",
+    mean_tail: Literal["groups", "split_mean"] = "groups",
+    smoothing: float = 1e-6,
 ) -> EquityIndex:
     """Comprehensive Equity Index (CEI) of one class of scores.
 
@@ -178,6 +244,15 @@ def comprehensive_equity_index(
         parts over the union of their centre ranges; each part is normalised.
     by : str or sequence of str, default "group"
         The grouping attribute(s).
+    mean_tail : {"groups", "split_mean"}, default "groups"
+        How the mean's parts are formed. ``"groups"`` (the specification's reading):
+        ``m_t`` and ``m_c`` are the means of the groups' tail and centre pmfs.
+        ``"split_mean"`` (the paper's other sentence): all parts share bins over the
+        class's pooled range, and the mean of the groups' whole pmfs is split at its own
+        ``P_split``; parts are smoothed by ``smoothing`` per bin, and the index can leave
+        [0, 1].
+    smoothing : float, default 1e-6
+        Mass added to every bin of every part before the KL divergence, ``"split_mean"`` only.
 
     Returns
     -------
@@ -196,12 +271,15 @@ def comprehensive_equity_index(
     if not 0.0 <= tail_weight <= 1.0:
         raise ValueError(f"tail_weight must lie in [0, 1], got {tail_weight!r}")
     bins = _check_bins(bins)
-    groups = scores_by_group(scores, by=by)
-    samples = _class_scores(groups, kind)
-    names = list(groups)
-    tail, centre = _split_divergences(samples, names, kind, np.full(len(names), percentile), bins)
-    divergences = tail_weight * tail + (1.0 - tail_weight) * centre
-    parameters = {"kind": kind, "percentile": percentile, "tail_weight": tail_weight, "bins": bins}
+    names, samples = _class_samples(scores, by, kind)
+    percentiles = np.full(len(names), float(percentile))
+    divergences = _cei_divergences(
+        names, samples, kind, percentiles, tail_weight, bins, mean_tail, smoothing
+    )
+    parameters = {"kind": kind, "percentile": percentile, "tail_weight": tail_weight,
+                  "bins": bins, "mean_tail": mean_tail}
+    if mean_tail == "split_mean":
+        parameters["smoothing"] = smoothing
     return _index(divergences, names, parameters)
 
 
@@ -244,17 +322,13 @@ def automatic_comprehensive_equity_index(
     if not n_sigma > 0:
         raise ValueError(f"n_sigma must be positive, got {n_sigma!r}")
     bins = _check_bins(bins)
-    groups = scores_by_group(scores, by=by)
-    samples = _class_scores(groups, kind)
-    names = list(groups)
+    names, samples = _class_samples(scores, by, kind)
     sign = 1.0 if kind == "nonmated" else -1.0
-    cuts = np.array([v.mean() + sign * n_sigma * v.std() for v in samples])
-    beyond = np.array([np.mean(sign * (v - cut) > 0) for v, cut in zip(samples, cuts)])
+    beyond = np.array([np.mean(sign * (v - v.mean()) > n_sigma * v.std()) for v in samples])
     percentiles = 100.0 * (1.0 - beyond)
     ratio = beyond / norm.sf(n_sigma)
     tail_weight = float(np.mean(expit(ratio) * percentiles / 100.0))
-    tail, centre = _split_divergences(samples, names, kind, percentiles, bins)
-    divergences = tail_weight * tail + (1.0 - tail_weight) * centre
+    divergences = _cei_divergences(names, samples, kind, percentiles, tail_weight, bins, "groups", 0.0)
     parameters = {
         "kind": kind,
         "n_sigma": n_sigma,

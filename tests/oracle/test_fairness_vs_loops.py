@@ -190,3 +190,46 @@ def test_n_sigma_and_welch_equal_formulas():
     assert bf.welch_similarity(a, b) == pytest.approx(2 * stats.t.sf(abs(t), df), rel=1e-10)
     assert bf.statistical_parity([0.1, 0.2, 0.3], [0.2, 0.2, 0.1]) == pytest.approx(1 - 0.1)
     assert bf.equal_opportunity([0.9, 0.95], [0.8, 0.95]) == pytest.approx(0.95)
+
+
+def test_cei_split_mean_reading_from_scratch(table):
+    """The paper's other reading: the mean distribution split at its own percentile."""
+    homogeneous = table[(table["reference_group"] == table["probe_group"]) & table["mated"]]
+    by_group = {n: g["score"].to_numpy() for n, g in homogeneous.groupby("reference_group")}
+    edges = np.linspace(homogeneous["score"].min(), homogeneous["score"].max(), 31)
+    smooth = 1e-6
+
+    def pmf(values):
+        counts = np.histogram(values, bins=edges)[0] + 0.0
+        counts /= counts.sum()
+        return (counts + smooth) / (counts + smooth).sum()
+
+    mean = sum(np.histogram(v, bins=edges)[0] / v.size for v in by_group.values()) / 3
+    split_bin = np.searchsorted(np.cumsum(mean), 0.10)  # mated: left tail of 10% of the mass
+    tail_bins = np.arange(30) <= split_bin
+    mean_tail = np.where(tail_bins, mean, 0) / mean[tail_bins].sum()
+    mean_centre = np.where(tail_bins, 0, mean) / mean[~tail_bins].sum()
+    mean_tail = (mean_tail + smooth) / (mean_tail + smooth).sum()
+    mean_centre = (mean_centre + smooth) / (mean_centre + smooth).sum()
+    s = {}
+    for name, v in by_group.items():
+        low = v <= np.percentile(v, 10)
+        s[name] = (0.8 * rel_entr(pmf(v[low]), mean_tail).sum() + 0.2 * rel_entr(pmf(v[~low]), mean_centre).sum()) / np.log(2)
+    cei = bf.comprehensive_equity_index(table, kind="mated", percentile=90, bins=30, mean_tail="split_mean")
+    assert cei.extreme == pytest.approx(1 - max(s.values()) / np.log2(3), abs=1e-9)
+    assert cei.parameters["mean_tail"] == "split_mean" and cei.parameters["smoothing"] == 1e-6
+
+
+def test_cei_split_mean_reading_can_leave_the_unit_interval():
+    rng = np.random.default_rng(1)
+    far_apart = pd.DataFrame({
+        "score": np.concatenate([rng.normal(0, 1, 500), rng.normal(-5, 1, 500), rng.normal(20, 1, 500), rng.normal(-5, 1, 500)]),
+        "mated": np.tile(np.repeat([True, False], 500), 2),
+        "group": np.repeat(["a", "b"], 1000),
+    })
+    groups_reading = bf.comprehensive_equity_index(far_apart, kind="mated")
+    split_reading = bf.comprehensive_equity_index(far_apart, kind="mated", mean_tail="split_mean")
+    assert 0 <= groups_reading.extreme <= 1
+    assert split_reading.extreme < 0
+    with pytest.raises(ValueError, match="mean_tail must be"):
+        bf.comprehensive_equity_index(far_apart, mean_tail="mean")
