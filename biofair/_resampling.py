@@ -6,6 +6,7 @@ concatenation ``(mated, nonmated)``; the metric is then called on each resample.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Iterator
 from typing import Literal
@@ -22,6 +23,7 @@ Unit = Literal["pair", "subject"]
 Scores = pd.DataFrame | tuple[ArrayLike, ArrayLike]
 
 
+@functools.lru_cache(maxsize=128)
 def takes_table(metric: Callable) -> bool:
     """True if ``metric`` takes one positional argument (a table), False if two (arrays)."""
     parameters = [
