@@ -107,8 +107,7 @@ def equal_opportunity(tmr_a: ArrayLike, tmr_b: ArrayLike) -> float:
     >>> equal_opportunity([0.9, 0.8], [0.9, 0.8])
     1.0
     """
-    a, b = _pair(tmr_a, tmr_b, same_length=True)
-    return float(1.0 - np.mean(np.abs(a - b)))
+    return statistical_parity(tmr_a, tmr_b)  # the same pointwise formula, on TMRs
 
 
 def _subset_value(mated: NDArray, nonmated: NDArray, metric: SubsetMetric) -> float:
