@@ -14,8 +14,7 @@ from numpy.typing import NDArray
 
 from biofair._counts import sorted_scores
 from biofair._resampling import Sample, Scores, Unit, progress, resample_rows
-from biofair._validation import as_rates
-from biofair.rates import allowed_false_matches, threshold_at_fmr_sorted, tmr_at_fmr, warn_unresolvable
+from biofair.rates import allowed_false_matches, threshold_at_fmr_sorted, tmr_at_fmr, tmr_sorted
 
 
 class BootstrapResult(NamedTuple):
@@ -97,8 +96,7 @@ def tmr_at_fmr_replicates(
     for b in np.flatnonzero(np.isnan(thresholds)):  # the threshold fell below the top block
         resample = np.sort(rng.choice(nonmated_sorted, n_nonmated))
         thresholds[b] = threshold_at_fmr_sorted(resample, np.array([fmr]))[0]
-    accept = (n_mated - np.searchsorted(mated_sorted, thresholds, "left")) / n_mated
-    return rng.binomial(n_mated, accept) / n_mated
+    return rng.binomial(n_mated, tmr_sorted(mated_sorted, thresholds)) / n_mated
 
 
 def _resampled_thresholds(
@@ -173,11 +171,9 @@ def bootstrap(
     _check(n_resamples, confidence)
     rng = np.random.default_rng(rng)
     sample = Sample(scores, cluster=cluster if unit == "subject" else None)
-    estimate = sample.evaluate(metric)
+    estimate = sample.evaluate(metric)  # validates the data and the FMR target, and warns
     target = _fast_tmr_target(metric)
     if target is not None and unit == "pair":
-        fmr = as_rates(target, "fmr")
-        warn_unresolvable(fmr.reshape(1), int((~sample.mated).sum()))
         replicates = tmr_at_fmr_replicates(
             sample.values[sample.mated], sample.values[~sample.mated], target, n_resamples, rng
         )

@@ -55,6 +55,11 @@ def counts_at(mated_sorted: NDArray, nonmated_sorted: NDArray, thresholds: Array
     return false_matches, false_non_matches
 
 
+def tmr_sorted(mated_sorted: NDArray, thresholds: ArrayLike) -> NDArray[np.float64]:
+    """TMR at thresholds from ascending mated scores, from the count of true matches."""
+    return (mated_sorted.size - np.searchsorted(mated_sorted, thresholds, "left")) / mated_sorted.size
+
+
 def fmr_fnmr(mated: ArrayLike, nonmated: ArrayLike, thresholds: ArrayLike) -> ErrorRates:
     """False match and false non-match rates at given thresholds.
 
@@ -187,9 +192,7 @@ def tmr_at_fmr(mated: ArrayLike, nonmated: ArrayLike, fmr: float | ArrayLike) ->
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
     targets = as_rates(fmr, "fmr")
     warn_unresolvable(targets, nonmated_sorted.size)
-    thresholds = threshold_at_fmr_sorted(nonmated_sorted, targets)
-    true_matches = mated_sorted.size - np.searchsorted(mated_sorted, thresholds, "left")
-    tmr = true_matches / mated_sorted.size
+    tmr = tmr_sorted(mated_sorted, threshold_at_fmr_sorted(nonmated_sorted, targets))
     return scalar_or_array(tmr, fmr)
 
 

@@ -18,7 +18,7 @@ from biofair._counts import error_counts_sorted
 from biofair._validation import as_scores
 from biofair.equal_error_rate import eer_from_counts
 from biofair.groups import By, scores_by_group
-from biofair.rates import threshold_at_fmr_sorted, warn_unresolvable
+from biofair.rates import threshold_at_fmr_sorted, tmr_sorted, warn_unresolvable
 
 SubsetMetric = Literal["eer", "tmr"]
 
@@ -114,8 +114,7 @@ def _subset_value(mated: NDArray, nonmated: NDArray, metric: SubsetMetric) -> fl
     mated, nonmated = np.sort(mated), np.sort(nonmated)
     if metric == "eer":
         return eer_from_counts(error_counts_sorted(mated, nonmated)).eer
-    threshold = threshold_at_fmr_sorted(nonmated, np.array([0.01]))
-    return float((mated.size - np.searchsorted(mated, threshold, "left")[0]) / mated.size)
+    return float(tmr_sorted(mated, threshold_at_fmr_sorted(nonmated, np.array([0.01])))[0])
 
 
 def subset_performance(
