@@ -30,27 +30,11 @@ class PermutationNull(NamedTuple):
 def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None):
     """A function returning one permuted copy of ``scores`` per call."""
     attributes = [by] if isinstance(by, str) else list(by)
-    pair_level = [a for a in attributes if a in scores.columns]
-    per_side = [a for a in attributes if a not in scores.columns]
     group_codes(scores, by)  # raises a clear error for a missing group column
+    columns = {a: [a] if a in scores.columns else [f"reference_{a}", f"probe_{a}"] for a in attributes}
     if cluster is not None and cluster in scores.columns:
-        # Move whole subjects: each subject keeps its rows, and its group travels with it.
-        subjects = pd.factorize(scores[cluster])[0]
-        first_row = pd.Series(np.arange(len(scores))).groupby(subjects).first().to_numpy()
-
-        def shuffled(rng: np.random.Generator) -> pd.DataFrame:
-            donor = rng.permutation(first_row)  # subject s takes the groups of subject donor[s]
-            table = scores.copy()
-            rows = donor[subjects]
-            for attribute in pair_level:
-                table[attribute] = scores[attribute].to_numpy()[rows]
-            for attribute in per_side:
-                for side in ("reference", "probe"):
-                    column = f"{side}_{attribute}"
-                    table[column] = scores[column].to_numpy()[rows]
-            return table
-
-        return shuffled
+        return _subject_shuffle(scores, columns, cluster)
+    per_side = [a for a, c in columns.items() if len(c) == 2]
     if per_side:
         raise ValueError(
             f"per-side group columns {['reference_' + a for a in per_side]} can only be "
@@ -62,12 +46,48 @@ def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None):
         # Shuffle labels within each class so that every group keeps its class sizes.
         rows = np.arange(len(scores))
         for in_class in (mated, ~mated):
-            members = rows[in_class]
-            rows[in_class] = rng.permutation(members)
-        table = scores.copy()
-        for attribute in pair_level:
-            table[attribute] = scores[attribute].to_numpy()[rows]
-        return table
+            rows[in_class] = rng.permutation(rows[in_class])
+        return scores.assign(**{a: scores[a].to_numpy()[rows] for a in columns})
+
+    return shuffled
+
+
+def _subject_shuffle(scores: pd.DataFrame, columns: dict[str, list[str]], cluster: str):
+    """Permute attributes between subjects; every side of a comparison follows its subject.
+
+    A pair-level attribute follows the ``cluster`` subject; ``reference_<attr>`` follows
+    ``cluster`` and ``probe_<attr>`` the matching probe column (``probe_subject`` for
+    ``reference_subject``).
+    """
+    probe = "probe_" + cluster.removeprefix("reference_")
+    subject_of = {}
+    for attribute, names in columns.items():
+        subject_of[names[0]] = cluster
+        if len(names) == 2:
+            if probe not in scores.columns:
+                raise ValueError(f"shuffling {names[1]} by subject needs the column {probe!r}")
+            subject_of[names[1]] = probe
+    sides = sorted(set(subject_of.values()))
+    codes, _ = pd.factorize(pd.concat([scores[side] for side in sides], ignore_index=True))
+    codes = dict(zip(sides, np.split(codes, len(sides))))
+    n_subjects = int(max(c.max() for c in codes.values())) + 1
+    # Each subject's own value of every attribute: the first row where it appears.
+    values = {}
+    for attribute, names in columns.items():
+        subject = np.concatenate([codes[subject_of[n]] for n in names])
+        value = pd.concat([scores[n] for n in names], ignore_index=True).to_numpy()
+        first = pd.Series(np.arange(subject.size)).groupby(subject).first()
+        own = np.empty(n_subjects, dtype=object)
+        own[first.index.to_numpy()] = value[first.to_numpy()]
+        values[attribute] = own
+
+    def shuffled(rng: np.random.Generator) -> pd.DataFrame:
+        donor = rng.permutation(n_subjects)  # subject s takes the attributes of subject donor[s]
+        return scores.assign(**{
+            name: values[attribute][donor][codes[subject_of[name]]]
+            for attribute, names in columns.items()
+            for name in names
+        })
 
     return shuffled
 

@@ -168,6 +168,9 @@ def test_permutation_moves_whole_subjects():
         assert shuffled["reference_group"].value_counts().to_dict() == table["reference_group"].value_counts().to_dict()
         homogeneous = shuffled["reference_group"] == shuffled["probe_group"]
         assert homogeneous[shuffled["mated"]].all()  # mated pairs stay homogeneous
+        # The probe side takes the new group of the probe subject, cross-group pairs included.
+        new_group = shuffled.groupby("reference_subject")["reference_group"].first()
+        assert (shuffled["probe_group"] == shuffled["probe_subject"].map(new_group)).all()
     with pytest.raises(ValueError, match="can only be shuffled by subject"):
         bf.permutation_null(index, table.drop(columns=["reference_subject"]), n_permutations=2)
 
