@@ -12,7 +12,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.md))
 CHAPTERS := $(patsubst notebooks/%.md,book/chapters/%.ipynb,$(NOTEBOOKS))
 PACKAGE := $(wildcard biofair/*.py)
 
-.PHONY: env notebooks book test chromium clean
+.PHONY: env lab notebooks book test chromium clean
 
 ## env: create .venv with the pinned packages and biofair itself (editable)
 env: $(STAMP)
@@ -23,6 +23,11 @@ $(STAMP): requirements.txt requirements-nodeps.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -r requirements-nodeps.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
+
+## lab: add JupyterLab to .venv and open the chapters (for students; not used by book or test)
+lab: $(STAMP)
+	$(PY) -m pip install --quiet -c requirements.txt -r requirements-lab.txt
+	$(BIN)/jupyter lab notebooks
 
 ## notebooks: execute every chapter with papermill into book/chapters/
 notebooks: $(CHAPTERS)

@@ -216,6 +216,8 @@ def main(argv=None) -> int:
     table = ratios(pd.DataFrame(rows))
     text = table.to_markdown(index=False, floatfmt=".3g") if _has_tabulate() else table.to_string(index=False)
     print(text)
+    previous = args.output.read_text() if args.output.exists() else ""
+    identification = previous[previous.index("## Identification"):] if "## Identification" in previous else ""
     args.output.write_text(
         f"# Benchmark results\n\nMachine: {machine()}\n\nCommand: `python benchmarks/run.py --sizes {args.sizes}`"
         f"{' --no-peers' if args.no_peers else ''}\n\nSeconds are the best of a few runs in one process; "
@@ -224,6 +226,7 @@ def main(argv=None) -> int:
         "`peak_memory_x_raw` is the peak traced memory over the raw float64 score arrays.\n\n"
         f"{text}\n\n## Targets\n\n{targets(table)}\n\n"
         f"Agreement checks: {'all passed' if not problems else '; '.join(problems)}\n"
+        + (f"\n{identification}" if identification else "")  # written by identification.py
     )
     for problem in problems:
         print("DISAGREEMENT:", problem, file=sys.stderr)

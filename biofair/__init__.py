@@ -36,6 +36,15 @@ from biofair.groups import (
     group_sizes,
     rates_by_group,
 )
+from biofair.identification import (
+    cmc,
+    identification_discrepancy_rate,
+    identification_rates,
+    probe_outcomes,
+    probe_outcomes_from_matrix,
+    rank_n_differential,
+    threshold_at_fpir,
+)
 from biofair.io import read_grouped_scores, read_scores
 from biofair.permutation import PermutationNull, permutation_null
 from biofair.rates import (
@@ -79,6 +88,7 @@ __all__ = [
     "area_under_fdr",
     "automatic_comprehensive_equity_index",
     "bootstrap",
+    "cmc",
     "comprehensive_equity_index",
     "cross_group_fmr",
     "datasets",
@@ -92,6 +102,8 @@ __all__ = [
     "garbe",
     "group_labels",
     "group_sizes",
+    "identification_discrepancy_rate",
+    "identification_rates",
     "inequity",
     "log_fmr_auc",
     "min_dcf",
@@ -104,6 +116,9 @@ __all__ = [
     "permutation_null",
     "plotting",
     "pr_auc",
+    "probe_outcomes",
+    "probe_outcomes_from_matrix",
+    "rank_n_differential",
     "ranking_flips",
     "rates_by_group",
     "read_grouped_scores",
@@ -117,6 +132,7 @@ __all__ = [
     "subset_performance",
     "synthetic",
     "threshold_at_fmr",
+    "threshold_at_fpir",
     "tmr_at_fmr",
     "validate_scores",
     "welch_similarity",

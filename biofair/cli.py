@@ -109,7 +109,10 @@ def run_report(args: argparse.Namespace) -> Path:
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
         template = work / "template.ipynb"
-        nbformat.write(jupytext.read(TEMPLATE), template)
+        chapter = jupytext.read(TEMPLATE)
+        # the chapter's exercises teach with the shipped example; a report leaves them out
+        chapter.cells = [cell for cell in chapter.cells if "exercise" not in cell.metadata.get("tags", [])]
+        nbformat.write(chapter, template)
         parameters = {
             "scores_path": str(scores),
             "columns": args.columns,

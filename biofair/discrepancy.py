@@ -18,7 +18,7 @@ from biofair.groups import By, group_rates, pooled_threshold, scores_by_group
 DEFAULT_FMR_TARGETS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 
 
-def _max_gap(rates: np.ndarray) -> np.ndarray:
+def max_gap(rates: np.ndarray) -> np.ndarray:
     """max_ij |x_i - x_j| over groups (axis 0) = max - min."""
     return rates.max(axis=0) - rates.min(axis=0)
 
@@ -75,7 +75,7 @@ def fairness_discrepancy_rate(
     dev_groups = groups if dev is None else scores_by_group(dev, by=by)
     thresholds = np.atleast_1d(pooled_threshold(dev_groups, targets))
     rates = group_rates(groups, thresholds)
-    gap_fmr, gap_fnmr = _max_gap(rates.fmr), _max_gap(rates.fnmr)
+    gap_fmr, gap_fnmr = max_gap(rates.fmr), max_gap(rates.fnmr)
     n_dev = sum(g.nonmated.size for g in dev_groups.values())
     return pd.DataFrame(
         {

@@ -105,14 +105,16 @@ def allowed_false_matches(fmr: NDArray, n_nonmated: int) -> NDArray[np.int64]:
     return count
 
 
-def warn_unresolvable(fmr: NDArray, n_nonmated: int) -> NDArray[np.bool_]:
-    """Warn when a target FMR is below 1/N; return the mask of resolvable targets."""
+def warn_unresolvable(
+    fmr: NDArray, n_nonmated: int, *, rate: str = "FMR", counted: str = "non-mated comparisons"
+) -> NDArray[np.bool_]:
+    """Warn when a target rate is below 1/N; return the mask of resolvable targets."""
     resolved = fmr >= 1.0 / n_nonmated
     if not resolved.all():
         bad = np.unique(fmr[~resolved])
         warnings.warn(
-            f"target FMR {', '.join(f'{x:g}' for x in bad)} is below 1/N = {1 / n_nonmated:.3g} "
-            f"(N = {n_nonmated} non-mated comparisons): the data cannot resolve it",
+            f"target {rate} {', '.join(f'{x:g}' for x in bad)} is below 1/N = {1 / n_nonmated:.3g} "
+            f"(N = {n_nonmated} {counted}): the data cannot resolve it",
             InsufficientComparisonsWarning,
             stacklevel=3,
         )

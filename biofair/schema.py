@@ -27,7 +27,7 @@ OPTIONAL_COLUMNS = (
 CANONICAL_COLUMNS = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 
 
-def _score_problems(score: pd.Series) -> list[str]:
+def score_problems(score: pd.Series) -> list[str]:
     if not pd.api.types.is_numeric_dtype(score) or pd.api.types.is_bool_dtype(score):
         return [f"column 'score' must be numeric, got dtype {score.dtype}"]
     values = score.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -101,7 +101,7 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         problems.append("the table has no rows")
     else:
         if "score" in scores.columns:
-            problems += _score_problems(scores["score"])
+            problems += score_problems(scores["score"])
         if "mated" in scores.columns:
             problems += _label_problems(scores)
         for column in OPTIONAL_COLUMNS:

@@ -5,8 +5,11 @@ Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 
 def gaussian_scores(
@@ -192,3 +195,111 @@ def beta_scenario(
                 mated, nonmated = mated - 0.04 * strength, nonmated + 0.04 * strength
         tables.append(_group_table(chr(ord("A") + index), mated, nonmated))
     return pd.concat(tables, ignore_index=True)
+
+
+#: Per group (noise of a sample around its identity, crowding of the group's identities).
+IDENTIFICATION_GROUPS = {
+    True: {"0": (0.9, 0.6), "1": (0.9, 0.6), "2": (0.9, 0.6)},
+    False: {"0": (0.85, 0.5), "1": (0.9, 0.6), "2": (0.95, 0.8)},
+}
+
+
+class IdentificationData(NamedTuple):
+    """Unit-norm embeddings of a gallery (one entry per identity) and of probes."""
+
+    gallery: NDArray[np.float64]
+    gallery_subjects: NDArray[np.int64]
+    probes: NDArray[np.float64]
+    probe_subjects: NDArray[np.int64]
+    probe_groups: NDArray[np.str_]
+
+    def scores(self, start: int, stop: int) -> NDArray[np.float64]:
+        """Cosine similarities of probes ``start:stop`` with the whole gallery."""
+        return self.probes[start:stop] @ self.gallery.T
+
+    def long_table(self) -> pd.DataFrame:
+        """Every (probe, gallery entry) comparison as one row (for small galleries)."""
+        n_probes, n_gallery = len(self.probes), len(self.gallery)
+        probe = np.repeat(np.arange(n_probes), n_gallery)
+        entry = np.tile(np.arange(n_gallery), n_probes)
+        return pd.DataFrame({
+            "probe_id": probe,
+            "reference_id": self.gallery_subjects[entry],
+            "score": self.scores(0, n_probes).ravel(),
+            "mated": self.probe_subjects[probe] == self.gallery_subjects[entry],
+            "probe_group": self.probe_groups[probe],
+        })
+
+
+def _unit(vectors: NDArray) -> NDArray:
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def _sample(identities: NDArray, noise: float, rng: np.random.Generator) -> NDArray:
+    """One noisy unit-norm sample of each identity."""
+    return _unit(identities + noise * rng.normal(size=identities.shape) / np.sqrt(identities.shape[1]))
+
+
+def identification_embeddings(
+    *,
+    fair: bool = True,
+    n_enrolled: int = 500,
+    n_nonenrolled: int = 500,
+    n_searched: int | None = None,
+    dim: int = 64,
+    rng: np.random.Generator | int | None = None,
+) -> IdentificationData:
+    """A seeded open-set identification test with three groups of identities.
+
+    Read more in the chapter "Identify fairly".
+
+    Parameters
+    ----------
+    fair : bool, default True
+        Fair: every group's identities are equally spread and its samples equally noisy.
+        Unfair: group "2" has noisier samples (its mates rank lower: lower DIR) and more
+        crowded identities (its non-enrolled probes resemble enrolled people: higher FPIR);
+        group "0" is the opposite.
+    n_enrolled, n_nonenrolled : int, default 500
+        Per group: identities enrolled in the gallery, and identities searched without
+        being enrolled (one probe each).
+    n_searched : int, optional
+        Per group, how many enrolled identities are searched with one probe (default all).
+    dim : int, default 64
+        Embedding dimension.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    IdentificationData
+        Gallery and probe embeddings with identities and probe groups; ``.scores(a, b)``
+        gives blocks of the probes x gallery cosine matrix.
+
+    Notes
+    -----
+    Identity of a person in group ``g``: ``unit(c_g · u_g + z / sqrt(d))`` with ``u_g`` the
+    group's direction, ``c_g`` its crowding and ``z`` standard normal; a sample of it:
+    ``unit(identity + s_g · z' / sqrt(d))`` with ``s_g`` the group's noise.
+    """
+    n_searched = n_enrolled if n_searched is None else n_searched
+    if min(n_enrolled, n_nonenrolled, n_searched) < 1 or n_searched > n_enrolled or dim < 2:
+        raise ValueError("n_enrolled, n_nonenrolled and n_searched must be at least 1, n_searched "
+                         "at most n_enrolled, and dim at least 2")
+    rng = np.random.default_rng(rng)
+    per_group = n_enrolled + n_nonenrolled
+    gallery, gallery_subjects, probes, probe_subjects, probe_groups = [], [], [], [], []
+    for g, (name, (noise, crowding)) in enumerate(IDENTIFICATION_GROUPS[fair].items()):
+        direction = _unit(rng.normal(size=(1, dim)))
+        identities = _unit(crowding * direction + rng.normal(size=(per_group, dim)) / np.sqrt(dim))
+        subjects = g * per_group + np.arange(per_group)
+        searched = np.r_[0:n_searched, n_enrolled:per_group]
+        gallery.append(_sample(identities[:n_enrolled], noise, rng))
+        gallery_subjects.append(subjects[:n_enrolled])
+        probes.append(_sample(identities[searched], noise, rng))
+        probe_subjects.append(subjects[searched])
+        probe_groups.append(np.full(searched.size, name))
+    return IdentificationData(
+        np.concatenate(gallery), np.concatenate(gallery_subjects), np.concatenate(probes),
+        np.concatenate(probe_subjects), np.concatenate(probe_groups),
+    )

@@ -177,3 +177,51 @@ def test_a_broken_link_or_figure_is_caught(browser, tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+CHAPTERS = [p for p in PAGES if p.startswith("book/chapters/")]
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_chapter_downloads_work_offline(browser, site, page):
+    """The download menu offers the executed notebook and its MyST source, served by the site."""
+    tab = browser.new_page()
+    tab.goto(urljoin(site, f"{page}.html"))
+    menu = tab.eval_on_selector_all(".dropdown-download-buttons a[href]",
+                                    "els => els.map(e => [e.innerText.trim(), e.href])")
+    tab.close()
+    offered = dict(menu)
+    assert set(offered) >= {".ipynb", ".md"}, menu
+    with urllib.request.urlopen(offered[".ipynb"]) as answer:
+        assert '"cells"' in answer.read().decode()
+    with urllib.request.urlopen(offered[".md"]) as answer:
+        text = answer.read().decode()
+    assert text.startswith("---\njupytext:") and "bf.show_versions()" in text
+    assert text == (ROOT / "notebooks" / f"{Path(page).name}.md").read_text()
+
+
+def test_metric_chooser_links_resolve_and_quote_computed_findings(browser, site):
+    tab = browser.new_page()
+    tab.goto(urljoin(site, "book/metric_chooser.html"))
+    rows = tab.eval_on_selector_all(
+        "article table tbody tr",
+        "rows => rows.map(r => ({links: [...r.querySelectorAll('a[href]')].map(a => a.href), text: r.innerText}))",
+    )
+    tab.close()
+    assert len(rows) >= 12
+    chapters = {urljoin(site, f"{p}.html") for p in CHAPTERS}
+    for row in rows:
+        assert any(link.split("#")[0] in chapters for link in row["links"]), row["text"][:80]
+        assert "glue" not in row["text"] and "::" not in row["text"], row["text"][:80]
+        assert broken_internal_links(row["links"], site) == []
+
+
+def test_solutions_are_collapsed_until_opened(browser, site):
+    tab = browser.new_page()
+    tab.goto(urljoin(site, "book/chapters/01_compute_error_rates.html"))
+    solution = tab.locator(".solution.dropdown").first
+    body = solution.locator("section#solution-content")
+    assert tab.locator(".exercise").count() >= 2 and not body.is_visible()
+    solution.locator(".admonition-title").click()
+    body.wait_for(state="visible", timeout=5_000)
+    tab.close()

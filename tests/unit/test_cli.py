@@ -46,6 +46,8 @@ def test_example_report_matches_direct_calls(example_report):
     assert sorted(p.name for p in example_report.iterdir()) == ["report.html", "report.ipynb", "summary.json"]
     html = (example_report / "report.html").read_text()
     assert "data:image/png;base64" in html and "How fair is it?" in html
+    # the template is a book chapter; its exercises stay in the book
+    assert "Exercises" not in html and "solution-start" not in (example_report / "report.ipynb").read_text()
     summary = summary_values(example_report)
     table = pd.read_csv(EXAMPLE)
     mated, nonmated = bf.split_scores(table)
