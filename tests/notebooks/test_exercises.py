@@ -34,17 +34,10 @@ def test_chapter_ends_with_two_to_four_exercises_and_checked_solutions(source):
     # each solution is a collapsed gated block for its own exercise, holding asserting code
     blocks = re.findall(r":::\{solution-start\} (\S+)\n:class: dropdown\n:::(.*?):::\{solution-end\}", text, re.S)
     assert [label for label, _ in blocks] == exercises
-    solutions = iter(cells)
     for label in exercises:
-        for cell in solutions:
-            if f"{{solution-start}} {label}" in cell.source:
-                break
-        code = []
-        for cell in solutions:
-            if "{solution-end}" in cell.source:
-                break
-            if cell.cell_type == "code":
-                code.append(cell.source)
+        start = next(i for i, cell in enumerate(cells) if f"{{solution-start}} {label}\n" in cell.source)
+        end = next(i for i in range(start + 1, len(cells)) if "{solution-end}" in cells[i].source)
+        code = [cell.source for cell in cells[start + 1 : end] if cell.cell_type == "code"]
         assert any("assert " in c for c in code), f"{label}: the solution asserts nothing"
 
 
