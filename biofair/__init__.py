@@ -30,11 +30,13 @@ from biofair.distribution_fairness import (
 from biofair.equal_error_rate import EqualErrorRate, eer
 from biofair.exceptions import InsufficientComparisonsWarning, SchemaError, UndefinedRateWarning
 from biofair.groups import (
+    ScoresByGroup,
     add_subject_attributes,
     cross_group_fmr,
     group_labels,
     group_sizes,
     rates_by_group,
+    scores_by_group,
 )
 from biofair.identification import (
     cmc,
@@ -83,6 +85,7 @@ __all__ = [
     "PermutationNull",
     "RocCurve",
     "SchemaError",
+    "ScoresByGroup",
     "UndefinedRateWarning",
     "add_subject_attributes",
     "area_under_fdr",
@@ -125,6 +128,7 @@ __all__ = [
     "read_scores",
     "roc_auc",
     "roc_curve",
+    "scores_by_group",
     "show_versions",
     "split_scores",
     "statistical_parity",

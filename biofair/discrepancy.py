@@ -13,7 +13,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from biofair._validation import as_rates
-from biofair.groups import By, group_rates, pooled_threshold, scores_by_group
+from biofair.groups import By, ScoresByGroup, group_rates, pooled_threshold, scores_by_group
 
 DEFAULT_FMR_TARGETS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 
@@ -24,12 +24,12 @@ def max_gap(rates: np.ndarray) -> np.ndarray:
 
 
 def fairness_discrepancy_rate(
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | ScoresByGroup,
     *,
     fmr_targets: Sequence[float] = DEFAULT_FMR_TARGETS,
     alpha: float = 0.5,
     by: By = "group",
-    dev: pd.DataFrame | None = None,
+    dev: pd.DataFrame | ScoresByGroup | None = None,
 ) -> pd.DataFrame:
     """FDR at thresholds set for target FMRs, one threshold for every group.
 
@@ -37,15 +37,16 @@ def fairness_discrepancy_rate(
 
     Parameters
     ----------
-    scores : pandas.DataFrame
+    scores : pandas.DataFrame or ScoresByGroup
         Evaluation score table with a group column (see :func:`biofair.group_labels`).
+        A :func:`biofair.scores_by_group` of it lets several indices share one grouping.
     fmr_targets : sequence of float, default 1e-1 ... 1e-6
         Targets ``FMR = 10^x``; each gives one threshold.
     alpha : float, default 0.5
         Weight of the FMR differential (0: only FNMR matters, 1: only FMR).
     by : str or sequence of str, default "group"
         The grouping attribute(s).
-    dev : pandas.DataFrame, optional
+    dev : pandas.DataFrame or ScoresByGroup, optional
         Development table the thresholds are set on. Without it they are set on
         ``scores`` itself, which is optimistic (flagged in the ``optimistic`` column).
 

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._validation import as_rates
 from biofair.exceptions import UndefinedRateWarning
-from biofair.groups import By, group_rates, pooled_threshold, scores_by_group
+from biofair.groups import By, ScoresByGroup, group_rates, pooled_threshold, scores_by_group
 
 
 def _group_rates(rates: ArrayLike, name: str = "rates") -> NDArray[np.float64]:
@@ -141,7 +141,7 @@ class OutcomeFairness(NamedTuple):
 
 
 def outcome_fairness(
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | ScoresByGroup,
     *,
     threshold: float | None = None,
     fmr: float | None = None,
@@ -156,8 +156,9 @@ def outcome_fairness(
 
     Parameters
     ----------
-    scores : pandas.DataFrame
+    scores : pandas.DataFrame or ScoresByGroup
         Score table with a group column.
+        A :func:`biofair.scores_by_group` of it lets several indices share one grouping.
     threshold : float, optional
         The decision threshold (match iff ``score >= threshold``) ...
     fmr : float, optional

@@ -18,7 +18,7 @@ from scipy.special import expit
 from scipy.stats import norm
 
 from biofair.exceptions import SchemaError
-from biofair.groups import By, scores_by_group
+from biofair.groups import By, ScoresByGroup, scores_by_group
 
 ScoreKind = Literal["mated", "nonmated"]
 
@@ -45,15 +45,32 @@ def kl_divergence_bits(p: NDArray, q: NDArray) -> NDArray[np.float64]:
     return np.sum(p * np.log2(ratio), axis=-1)
 
 
+def _sorted_counts(values: NDArray, edges: NDArray) -> NDArray[np.int64]:
+    """``np.histogram(values, edges)[0]`` of ascending ``values``, by binary search.
+
+    Bin ``i`` holds ``edges[i] <= x < edges[i+1]``, the last bin also ``x == edges[-1]``.
+    """
+    positions = np.searchsorted(values, edges, side="left")
+    positions[-1] = np.searchsorted(values, edges[-1], side="right")
+    return np.diff(positions)
+
+
 def _histograms(samples: list[NDArray], edges: NDArray) -> NDArray[np.float64]:
-    """One histogram per sample on the given edges, each normalised to sum 1."""
-    counts = np.array([np.histogram(s, bins=edges)[0] for s in samples], dtype=np.float64)
+    """One histogram per ascending sample on the given edges, each normalised to sum 1."""
+    counts = np.array([_sorted_counts(s, edges) for s in samples], dtype=np.float64)
     return counts / counts.sum(axis=1, keepdims=True)
+
+
+def _edges(samples: list[NDArray], bins: int) -> NDArray[np.float64]:
+    """Equal-width bin edges over the pooled range of ascending samples (as np.histogram)."""
+    present = [s for s in samples if s.size]
+    low, high = min(s[0] for s in present), max(s[-1] for s in present)
+    return np.histogram_bin_edges(np.array([low, high]), bins=bins)
 
 
 def _pmfs(samples: list[NDArray], bins: int) -> NDArray[np.float64]:
     """Histograms on common equal-width bins over the pooled range, each normalised to 1."""
-    return _histograms(samples, np.histogram_bin_edges(np.concatenate(samples), bins=bins))
+    return _histograms(samples, _edges(samples, bins))
 
 
 def _index(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
@@ -73,7 +90,7 @@ def _check_bins(bins: int) -> int:
 
 
 def distribution_fairness_index(
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | ScoresByGroup,
     *,
     by: By = "group",
     bins: int = 100,
@@ -85,8 +102,9 @@ def distribution_fairness_index(
 
     Parameters
     ----------
-    scores : pandas.DataFrame
+    scores : pandas.DataFrame or ScoresByGroup
         Score table with a group column (homogeneous non-mated pairs per group).
+        A :func:`biofair.scores_by_group` of it lets several indices share one grouping.
     by : str or sequence of str, default "group"
         The grouping attribute(s).
     bins : int, default 100
@@ -109,8 +127,11 @@ def distribution_fairness_index(
     bins = _check_bins(bins)
     groups = scores_by_group(scores, by=by)
     names = list(groups)
-    if combine == "pooled":
-        pmfs = _pmfs([np.concatenate([g.mated, g.nonmated]) for g in groups.values()], bins)
+    if combine == "pooled":  # histogram of all of a group's scores = sum of its two classes'
+        edges = _edges([s for g in groups.values() for s in g], bins)
+        counts = np.array([_sorted_counts(g.mated, edges) + _sorted_counts(g.nonmated, edges)
+                           for g in groups.values()], dtype=np.float64)
+        pmfs = counts / counts.sum(axis=1, keepdims=True)
     elif combine == "equal":
         both = _pmfs([g.mated for g in groups.values()] + [g.nonmated for g in groups.values()], bins)
         pmfs = (both[: len(names)] + both[len(names) :]) / 2
@@ -125,18 +146,20 @@ def _split_parts(
 ) -> tuple[list[NDArray], list[NDArray]]:
     """Each group's tail and centre, split at its own percentile."""
     tails, centres = [], []
-    for name, values, percentile in zip(names, samples, percentiles):
-        if kind == "nonmated":  # right tail: the impostors that get accepted
-            in_tail = values >= np.percentile(values, percentile)
-        else:  # left tail: the genuine users that get rejected
-            in_tail = values <= np.percentile(values, 100.0 - percentile)
-        if in_tail.all():
+    for name, values, percentile in zip(names, samples, percentiles):  # values ascending
+        if kind == "nonmated":  # right tail, scores >= the split: the impostors that get accepted
+            split = np.searchsorted(values, np.percentile(values, percentile), side="left")
+            tail, centre = values[split:], values[:split]
+        else:  # left tail, scores <= the split: the genuine users that get rejected
+            split = np.searchsorted(values, np.percentile(values, 100.0 - percentile), side="right")
+            tail, centre = values[:split], values[split:]
+        if centre.size == 0:
             raise SchemaError(
                 f"group {name!r}: all {values.size} {kind} scores fall in the tail at "
                 f"percentile {percentile:g}; the centre is empty (too few or tied scores)"
             )
-        tails.append(values[in_tail])
-        centres.append(values[~in_tail])
+        tails.append(tail)
+        centres.append(centre)
     return tails, centres
 
 
@@ -156,7 +179,7 @@ def _mean_split_divergences(
     smoothing: float,
 ) -> tuple[NDArray, NDArray]:
     """The second reading: the mean distribution is split at its own percentile."""
-    edges = np.histogram_bin_edges(np.concatenate(samples), bins=bins)
+    edges = _edges(samples, bins)
     mean = _histograms(samples, edges).mean(axis=0)
     cumulative = np.cumsum(mean)
     if kind == "nonmated":  # the mean's right tail holds its top (100 - P)% of mass
@@ -213,7 +236,7 @@ def _cei_divergences(
 
 
 def comprehensive_equity_index(
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | ScoresByGroup,
     *,
     kind: ScoreKind = "mated",
     percentile: float = 95.0,
@@ -229,8 +252,9 @@ def comprehensive_equity_index(
 
     Parameters
     ----------
-    scores : pandas.DataFrame
+    scores : pandas.DataFrame or ScoresByGroup
         Score table with a group column.
+        A :func:`biofair.scores_by_group` of it lets several indices share one grouping.
     kind : {"mated", "nonmated"}, default "mated"
         The class compared across groups.
     percentile : float, default 95
@@ -284,7 +308,7 @@ def comprehensive_equity_index(
 
 
 def automatic_comprehensive_equity_index(
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | ScoresByGroup,
     *,
     kind: ScoreKind = "mated",
     n_sigma: float = 3.0,
