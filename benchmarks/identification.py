@@ -27,6 +27,9 @@ import pandas as pd
 
 import biofair as bf
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sections import replace_section  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 HEADING = "## Identification"
 
@@ -57,13 +60,6 @@ def brute_ranks(block: np.ndarray, mates: np.ndarray) -> list[int]:
         order = sorted(range(row.size), key=lambda j: (-row[j], j == mate))
         ranks.append(order.index(mate) + 1)
     return ranks
-
-
-def write_section(path: Path, section: str) -> None:
-    text = path.read_text() if path.exists() else "# Benchmark results\n"
-    if HEADING in text:
-        text = text[: text.index(HEADING)].rstrip("\n") + "\n"
-    path.write_text(f"{text}\n{section}")
 
 
 def main(argv=None) -> int:
@@ -122,7 +118,7 @@ def main(argv=None) -> int:
         f"Agreement check (ranks of the first {first.stop} probes against a sort per probe): "
         f"{'passed' if agree else 'FAILED'}\n"
     )
-    write_section(args.output, section)
+    replace_section(args.output, HEADING, section)
     if not agree:
         print("DISAGREEMENT: ranks differ from the brute-force sort", file=sys.stderr)
     return 0 if agree else 1

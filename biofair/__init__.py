@@ -7,7 +7,7 @@ take ``(mated, nonmated)`` arrays positionally and options by keyword.
 
 from __future__ import annotations
 
-from biofair import datasets, plotting, synthetic
+from biofair import datasets, partitions, plotting, synthetic
 from biofair.areas import log_fmr_auc, partial_auc, pr_auc, roc_auc
 from biofair.bootstrap import (
     BootstrapResult,

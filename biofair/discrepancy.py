@@ -23,6 +23,39 @@ def max_gap(rates: np.ndarray) -> np.ndarray:
     return rates.max(axis=0) - rates.min(axis=0)
 
 
+def check_alpha(alpha: float) -> float:
+    """``alpha``, the weight of the first differential, if it lies in [0, 1]."""
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
+    return alpha
+
+
+def discrepancy_table(
+    targets: np.ndarray,
+    thresholds: np.ndarray,
+    gaps: tuple[np.ndarray, np.ndarray],
+    *,
+    alpha: float,
+    n_dev: int,
+    optimistic: bool,
+    rate: str = "fmr",
+) -> pd.DataFrame:
+    """One row per target: ``1 - (alpha·A + (1 - alpha)·B)`` with its threshold and flags."""
+    gap_a, gap_b = gaps
+    return pd.DataFrame(
+        {
+            f"{rate}_target": targets,
+            "threshold": thresholds,
+            "A": gap_a,
+            "B": gap_b,
+            "fdr": 1.0 - (alpha * gap_a + (1.0 - alpha) * gap_b),
+            "alpha": alpha,
+            "resolved": targets >= 1.0 / n_dev,
+            "optimistic": optimistic,
+        }
+    )
+
+
 def fairness_discrepancy_rate(
     scores: pd.DataFrame | ScoresByGroup,
     *,
@@ -69,26 +102,15 @@ def fairness_discrepancy_rate(
     InsufficientComparisonsWarning
         For targets below 1/N of the development non-mated scores.
     """
-    if not 0.0 <= alpha <= 1.0:
-        raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
+    check_alpha(alpha)
     targets = as_rates(list(fmr_targets), "fmr_targets")
     groups = scores_by_group(scores, by=by)
     dev_groups = groups if dev is None else scores_by_group(dev, by=by)
     thresholds = np.atleast_1d(pooled_threshold(dev_groups, targets))
     rates = group_rates(groups, thresholds)
-    gap_fmr, gap_fnmr = max_gap(rates.fmr), max_gap(rates.fnmr)
-    n_dev = sum(g.nonmated.size for g in dev_groups.values())
-    return pd.DataFrame(
-        {
-            "fmr_target": targets,
-            "threshold": thresholds,
-            "A": gap_fmr,
-            "B": gap_fnmr,
-            "fdr": 1.0 - (alpha * gap_fmr + (1.0 - alpha) * gap_fnmr),
-            "alpha": alpha,
-            "resolved": targets >= 1.0 / n_dev,
-            "optimistic": dev is None,
-        }
+    return discrepancy_table(
+        targets, thresholds, (max_gap(rates.fmr), max_gap(rates.fnmr)), alpha=alpha,
+        n_dev=dev_groups.pooled_nonmated.size, optimistic=dev is None,
     )
 
 

@@ -13,8 +13,9 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._validation import as_rates
+from biofair.discrepancy import check_alpha
 from biofair.exceptions import UndefinedRateWarning
-from biofair.groups import By, ScoresByGroup, group_rates, pooled_threshold, scores_by_group
+from biofair.groups import By, GroupRates, ScoresByGroup, group_rates, pooled_threshold, scores_by_group
 
 
 def _group_rates(rates: ArrayLike, name: str = "rates") -> NDArray[np.float64]:
@@ -176,28 +177,34 @@ def outcome_fairness(
     """
     if (threshold is None) == (fmr is None):
         raise ValueError("give exactly one of threshold= and fmr=")
-    if not 0.0 <= alpha <= 1.0:
-        raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
+    check_alpha(alpha)
     groups = scores_by_group(scores, by=by)
     if fmr is not None:
         threshold = float(pooled_threshold(groups, fmr))
     rates = group_rates(groups, threshold)
+    return outcome_from_rates(list(groups), float(threshold), rates, alpha=alpha, correction=correction, zero=zero)
+
+
+def outcome_from_rates(
+    names: list[str], threshold: float, rates: GroupRates, *, alpha: float, correction: bool, zero: str
+) -> OutcomeFairness:
+    """GARBE and Inequity from the rates of every group at one threshold (a column of ``rates``)."""
     fmr_rates, fnmr_rates = rates.fmr[:, 0], rates.fnmr[:, 0]
     in_fmr, fmr_bounded = _inequity(fmr_rates, rates.n_nonmated[:, 0], zero)
     in_fnmr, fnmr_bounded = _inequity(fnmr_rates, rates.n_mated[:, 0], zero)
     if fmr_bounded.any() or fnmr_bounded.any():
-        named = [n for n, b in zip(groups, fmr_bounded) if b], [n for n, b in zip(groups, fnmr_bounded) if b]
+        named = [n for n, b in zip(names, fmr_bounded) if b], [n for n, b in zip(names, fnmr_bounded) if b]
         warnings.warn(
             f"zero rates replaced by their 95% upper bound: FMR of groups {named[0]}, "
             f"FNMR of groups {named[1]}",
             UndefinedRateWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     garbe_fmr = garbe(fmr_rates, correction=correction)
     garbe_fnmr = garbe(fnmr_rates, correction=correction)
     table = pd.DataFrame(
         {
-            "group": list(groups),
+            "group": names,
             "fmr": fmr_rates,
             "fnmr": fnmr_rates,
             "n_nonmated": rates.n_nonmated[:, 0],
@@ -207,7 +214,7 @@ def outcome_fairness(
         }
     )
     return OutcomeFairness(
-        threshold=float(threshold),
+        threshold=threshold,
         garbe_fmr=garbe_fmr,
         garbe_fnmr=garbe_fnmr,
         garbe=alpha * garbe_fmr + (1 - alpha) * garbe_fnmr,

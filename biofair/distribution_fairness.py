@@ -125,20 +125,27 @@ def distribution_fairness_index(
     ``DFI_N = 1 - Σ S_i / (K log2 K)``, ``DFI_E = 1 - max S_i / log2 K``.
     """
     bins = _check_bins(bins)
-    groups = scores_by_group(scores, by=by)
-    names = list(groups)
-    if combine == "pooled":  # histogram of all of a group's scores = sum of its two classes'
-        edges = _edges([s for g in groups.values() for s in g], bins)
-        counts = np.array([_sorted_counts(g.mated, edges) + _sorted_counts(g.nonmated, edges)
-                           for g in groups.values()], dtype=np.float64)
-        pmfs = counts / counts.sum(axis=1, keepdims=True)
-    elif combine == "equal":
-        both = _pmfs([g.mated for g in groups.values()] + [g.nonmated for g in groups.values()], bins)
-        pmfs = (both[: len(names)] + both[len(names) :]) / 2
-    else:
+    if combine not in ("pooled", "equal"):
         raise ValueError(f"combine must be 'pooled' or 'equal', got {combine!r}")
+    groups = scores_by_group(scores, by=by)
+    edges = _edges([s for g in groups.values() for s in g], bins)
+    mated = np.array([_sorted_counts(g.mated, edges) for g in groups.values()])
+    nonmated = np.array([_sorted_counts(g.nonmated, edges) for g in groups.values()])
+    return dfi_from_counts(list(groups), mated, nonmated, combine=combine)
+
+
+def dfi_from_counts(
+    names: list[str], mated: NDArray, nonmated: NDArray, *, combine: str = "pooled"
+) -> EquityIndex:
+    """DFI from per-group histogram counts of each class on common edges (groups x bins)."""
+    mated, nonmated = mated.astype(np.float64), nonmated.astype(np.float64)
+    if combine == "pooled":  # the histogram of all of a group's scores
+        counts = mated + nonmated
+        pmfs = counts / counts.sum(axis=1, keepdims=True)
+    else:
+        pmfs = (mated / mated.sum(axis=1, keepdims=True) + nonmated / nonmated.sum(axis=1, keepdims=True)) / 2
     divergences = kl_divergence_bits(pmfs, pmfs.mean(axis=0))
-    return _index(divergences, names, {"bins": bins, "combine": combine})
+    return _index(divergences, names, {"bins": mated.shape[1], "combine": combine})
 
 
 def _split_parts(

@@ -290,8 +290,10 @@ def group_sizes(
         table["small"] |= table["n_subjects"] < min_subjects
     table = table.sort_values(["n_nonmated", "n_mated"], ascending=False)
     cross = int((codes < 0).sum())
-    if cross:
-        table.loc["(cross-group)", ["n_mated", "n_nonmated"]] = [0, cross]
+    if cross:  # not a group: no subjects or resolution of its own, never flagged small
+        row = pd.DataFrame({"n_mated": [0], "n_nonmated": [cross], "small": [False]},
+                           index=pd.Index(["(cross-group)"], name="group"))
+        table = pd.concat([table, row]).astype({"n_mated": np.int64, "n_nonmated": np.int64})
     return table
 
 
@@ -354,12 +356,16 @@ def rates_by_group(scores: pd.DataFrame, thresholds: ArrayLike, *, by: By = "gro
     """
     groups = scores_by_group(scores, by=by)
     values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
-    rates = group_rates(groups, values)
+    return rates_table(list(groups), values, group_rates(groups, values))
+
+
+def rates_table(names: list[str], thresholds: NDArray, rates: GroupRates) -> pd.DataFrame:
+    """The long table of :func:`rates_by_group`: one row per group and threshold."""
     shape = rates.fmr.shape
     return pd.DataFrame(
         {
-            "group": np.repeat(list(groups), values.size),
-            "threshold": np.tile(values, len(groups)),
+            "group": np.repeat(names, thresholds.size),
+            "threshold": np.tile(thresholds, len(names)),
             "fmr": rates.fmr.ravel(),
             "fnmr": rates.fnmr.ravel(),
             "false_matches": rates.false_matches.ravel(),

@@ -23,7 +23,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._validation import as_rates, scalar_or_array
-from biofair.discrepancy import max_gap
+from biofair.discrepancy import check_alpha, discrepancy_table, max_gap
 from biofair.exceptions import SchemaError
 from biofair.rates import threshold_at_fmr_sorted, warn_unresolvable
 from biofair.schema import score_problems
@@ -150,7 +150,7 @@ def _outcome_table(probe_ids, group, enrolled, mate_score, rank, top_nonmated) -
     })
 
 
-def block_outcomes(
+def _block_outcomes(
     block: NDArray, mate_columns: NDArray[np.intp], *, ties: Ties = "pessimistic"
 ) -> tuple[NDArray, NDArray, NDArray]:
     """Mate score, rank and best non-mated score of each row of a probes x gallery block.
@@ -239,7 +239,7 @@ def probe_outcomes_from_matrix(
             raise SchemaError(f"block {start}:{stop} has shape {block.shape}, expected ({stop - start}, {len(gallery)})")
         if not np.isfinite(block).all():
             raise SchemaError(f"block {start}:{stop} has {int((~np.isfinite(block)).sum())} non-finite scores")
-        parts.append(block_outcomes(block, mate_columns[start:stop], ties=ties))
+        parts.append(_block_outcomes(block, mate_columns[start:stop], ties=ties))
     mate_score, rank, top_nonmated = (np.concatenate(p) for p in zip(*parts))
     ids = np.arange(n_probes) if probe_ids is None else np.asarray(probe_ids)
     return _outcome_table(ids, groups, mate_columns >= 0, mate_score, rank, top_nonmated)
@@ -426,22 +426,13 @@ def identification_discrepancy_rate(
     reports one minus it, on FDR's scale (1 = fair, 0 = the largest gap), so that
     :func:`biofair.area_under_fdr` applies unchanged.
     """
-    if not 0.0 <= alpha <= 1.0:
-        raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
+    check_alpha(alpha)
     targets = as_rates(list(fpir_targets), "fpir_targets")
     groups = _groups(outcomes, need_open_set=True)
     reference = outcomes if dev is None else dev
     thresholds = np.atleast_1d(threshold_at_fpir(reference, targets))
     dir_rates, fpir_rates = _dir_fpir(groups, thresholds, rank)
-    gap_fpir, gap_dir = max_gap(fpir_rates), max_gap(dir_rates)
-    n_dev = int((~reference["mated"]).sum())
-    return pd.DataFrame({
-        "fpir_target": targets,
-        "threshold": thresholds,
-        "A": gap_fpir,
-        "B": gap_dir,
-        "fdr": 1.0 - (alpha * gap_fpir + (1.0 - alpha) * gap_dir),
-        "alpha": alpha,
-        "resolved": targets >= 1.0 / n_dev,
-        "optimistic": dev is None,
-    })
+    return discrepancy_table(
+        targets, thresholds, (max_gap(fpir_rates), max_gap(dir_rates)), alpha=alpha,
+        n_dev=int((~reference["mated"]).sum()), optimistic=dev is None, rate="fpir",
+    )
