@@ -2,6 +2,9 @@ SHELL := bash
 .SHELLFLAGS := -eo pipefail -c
 .DELETE_ON_ERROR:
 
+# Two chapters execute at a time (the machine has 2 cores); each target's output stays together.
+MAKEFLAGS += --jobs=2 --output-sync=target
+
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -48,9 +51,10 @@ chromium:
 		|| echo "note: Chromium could not be installed; the browser tests will be skipped"; \
 	else echo "note: no /usr/bin/chromium and no root to install it; the browser tests will be skipped"; fi
 
-## test: build the book, then run the unit, oracle, notebook (nbval), doc and browser tests
+## test: build the book, then run the unit, oracle, notebook (nbval), doc and browser tests, two
+## test files at a time (pytest-xdist; the tests of one file, e.g. one chapter's cells, stay together)
 test: book chromium
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadfile
 
 clean:
 	rm -rf _build book/chapters
