@@ -30,6 +30,11 @@ def check_alpha(alpha: float) -> float:
     return alpha
 
 
+def discrepancy(gap_a: np.ndarray, gap_b: np.ndarray, alpha: float) -> np.ndarray:
+    """``1 - (alpha·A + (1 - alpha)·B)``: FDR (eq. 6) from its two largest gaps."""
+    return 1.0 - (alpha * gap_a + (1.0 - alpha) * gap_b)
+
+
 def discrepancy_table(
     targets: np.ndarray,
     thresholds: np.ndarray,
@@ -48,7 +53,7 @@ def discrepancy_table(
             "threshold": thresholds,
             "A": gap_a,
             "B": gap_b,
-            "fdr": 1.0 - (alpha * gap_a + (1.0 - alpha) * gap_b),
+            "fdr": discrepancy(gap_a, gap_b, alpha),
             "alpha": alpha,
             "resolved": targets >= 1.0 / n_dev,
             "optimistic": optimistic,

@@ -64,7 +64,11 @@ def _histograms(samples: list[NDArray], edges: NDArray) -> NDArray[np.float64]:
 def _edges(samples: list[NDArray], bins: int) -> NDArray[np.float64]:
     """Equal-width bin edges over the pooled range of ascending samples (as np.histogram)."""
     present = [s for s in samples if s.size]
-    low, high = min(s[0] for s in present), max(s[-1] for s in present)
+    return range_edges(min(s[0] for s in present), max(s[-1] for s in present), bins)
+
+
+def range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
+    """``bins`` equal-width bins from ``low`` to ``high``: np.histogram's edges for that range."""
     return np.histogram_bin_edges(np.array([low, high]), bins=bins)
 
 
@@ -83,7 +87,8 @@ def _index(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -
     )
 
 
-def _check_bins(bins: int) -> int:
+def check_bins(bins: int) -> int:
+    """``bins`` as an int, if it is a positive integer."""
     if int(bins) != bins or bins < 1:
         raise ValueError(f"bins must be a positive integer, got {bins!r}")
     return int(bins)
@@ -124,7 +129,7 @@ def distribution_fairness_index(
     ``S_i = KL(p_i || m)`` in bits with ``m = (1/K) Σ p_i``;
     ``DFI_N = 1 - Σ S_i / (K log2 K)``, ``DFI_E = 1 - max S_i / log2 K``.
     """
-    bins = _check_bins(bins)
+    bins = check_bins(bins)
     if combine not in ("pooled", "equal"):
         raise ValueError(f"combine must be 'pooled' or 'equal', got {combine!r}")
     groups = scores_by_group(scores, by=by)
@@ -301,7 +306,7 @@ def comprehensive_equity_index(
         raise ValueError(f"percentile must lie in (0, 100), got {percentile!r}")
     if not 0.0 <= tail_weight <= 1.0:
         raise ValueError(f"tail_weight must lie in [0, 1], got {tail_weight!r}")
-    bins = _check_bins(bins)
+    bins = check_bins(bins)
     names, samples = _class_samples(scores, by, kind)
     percentiles = np.full(len(names), float(percentile))
     divergences = _cei_divergences(
@@ -352,7 +357,7 @@ def automatic_comprehensive_equity_index(
     """
     if not n_sigma > 0:
         raise ValueError(f"n_sigma must be positive, got {n_sigma!r}")
-    bins = _check_bins(bins)
+    bins = check_bins(bins)
     names, samples = _class_samples(scores, by, kind)
     sign = 1.0 if kind == "nonmated" else -1.0
     beyond = np.array([np.mean(sign * (v - v.mean()) > n_sigma * v.std()) for v in samples])

@@ -31,9 +31,9 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._validation import as_rates
-from biofair.discrepancy import DEFAULT_FMR_TARGETS, check_alpha, discrepancy_table, max_gap
+from biofair.discrepancy import DEFAULT_FMR_TARGETS, check_alpha, discrepancy, discrepancy_table, max_gap
 from biofair.dispersion import OutcomeFairness, outcome_from_rates
-from biofair.distribution_fairness import EquityIndex, dfi_from_counts
+from biofair.distribution_fairness import EquityIndex, check_bins, dfi_from_counts, range_edges
 from biofair.exceptions import SchemaError
 from biofair.groups import GroupRates, rates_table
 from biofair.rates import allowed_false_matches, warn_unresolvable
@@ -430,8 +430,9 @@ def distribution_fairness_index(scores: Any, *, by: str = "group", bins: int = 1
     """
     if combine not in ("pooled", "equal"):
         raise ValueError(f"combine must be 'pooled' or 'equal', got {combine!r}")
+    bins = check_bins(bins)
     frame, census_ = partitioned(scores, by=by)
-    edges = np.histogram_bin_edges(np.array([census_.low, census_.high]), bins=bins)
+    edges = range_edges(census_.low, census_.high, bins)
     counts = np.sum(_on_partitions(frame, _group_histograms_part, census_, edges), axis=0)
     return dfi_from_counts(census_.names, counts[:, 1], counts[:, 0], combine=combine)
 
@@ -460,6 +461,7 @@ def roc_auc(scores: Any, *, bins: int = LOCATING_BINS) -> BoundedValue:
     """
     import dask
 
+    bins = check_bins(bins)
     frame = _frame(scores)
     _raise_problems(_on_partitions(frame, _problems, []))
     low, high = dask.compute(frame["score"].min(), frame["score"].max())
@@ -539,7 +541,7 @@ def poisson_bootstrap(
     above = np.sum([a for _, a in parts], axis=0)  # (B, 2K, T)
     fmr = above[:, 0::2] / totals[:, 0::2]
     fnmr = 1.0 - above[:, 1::2] / totals[:, 1::2]
-    fdr = 1.0 - (alpha * (fmr.max(axis=1) - fmr.min(axis=1)) + (1 - alpha) * (fnmr.max(axis=1) - fnmr.min(axis=1)))
+    fdr = discrepancy(max_gap(fmr.swapaxes(0, 1)), max_gap(fnmr.swapaxes(0, 1)), alpha)  # (B, T)
     rates, _ = group_rates_at(data, values, by=by)
     exact = {"fmr": rates.fmr, "fnmr": rates.fnmr}
     tails = [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100]
@@ -549,7 +551,7 @@ def poisson_bootstrap(
         for k, name in enumerate(census_.names):
             for j, t in enumerate(values):
                 rows.append((name, t, metric, exact[metric][k, j], low[k, j], high[k, j]))
-    fdr_exact = 1.0 - (alpha * max_gap(rates.fmr) + (1 - alpha) * max_gap(rates.fnmr))
+    fdr_exact = discrepancy(max_gap(rates.fmr), max_gap(rates.fnmr), alpha)
     low, high = np.percentile(fdr, tails, axis=0)
     rows += [("FDR", t, "fdr", fdr_exact[j], low[j], high[j]) for j, t in enumerate(values)]
     return pd.DataFrame(rows, columns=["group", "threshold", "metric", "value", "low", "high"])
