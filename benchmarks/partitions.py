@@ -98,6 +98,11 @@ def main(argv=None) -> int:
             ("thresholds at FMR 1e-1 ... 1e-6 (exact)", lambda: bp.pooled_thresholds(data, targets)),
             ("FMR/FNMR per group at six thresholds", lambda: bp.rates_by_group(data, fixed)),
             ("FDR per group at six targets", lambda: bp.fairness_discrepancy_rate(data, fmr_targets=targets)),
+            ("CEI of mated scores (exact per-group percentiles)", lambda: bp.comprehensive_equity_index(data)),
+            ("CEI^A of mated scores", lambda: bp.automatic_comprehensive_equity_index(data)),
+            ("TMR at FMR 1e-1 ... 1e-6 over all pairs", lambda: bp.tmr_at_fmr(data, targets)),
+            ("EER (ROC convex hull, exact)", lambda: bp.eer(data)),
+            ("partial AUC up to FMR 1e-3 (bounded)", lambda: bp.partial_auc(data, max_fmr=1e-3)),
         ]
         results = {}
         for name, step in steps:
@@ -110,18 +115,25 @@ def main(argv=None) -> int:
     client_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     census = data.census
     fdr = results["FDR per group at six targets"]
+    cei, ceia = results["CEI of mated scores (exact per-group percentiles)"], results["CEI^A of mated scores"]
+    tmr, eer = results["TMR at FMR 1e-1 ... 1e-6 over all pairs"], results["EER (ROC convex hull, exact)"]
+    pauc = results["partial AUC up to FMR 1e-3 (bounded)"]
     rows = pd.DataFrame({"step": list(timings), "seconds": list(timings.values())})
     section = (
         f"{HEADING}\n\nCommand: `python benchmarks/partitions.py --nonmated {args.nonmated}`\n\n"
         f"{int(census.n_nonmated.sum()):,} non-mated and {int(census.n_mated.sum()):,} mated scores in "
         f"{len(census.names)} groups, {n_parts} Parquet partitions ({on_disk:.2f} GiB on disk), read by a "
-        "LocalCluster of 2 workers with 1 thread each. Every metric is exact (the same numbers as the "
-        "in-memory functions; `tests/partitions` checks it at 1e7).\n\n"
+        "LocalCluster of 2 workers with 1 thread each. Every metric but the partial AUC is exact (the same "
+        "numbers as the in-memory functions; `tests/partitions` checks it at 1e7); CEI^A up to the rounding of "
+        "merged moments.\n\n"
         f"{rows.to_markdown(index=False, floatfmt='.1f')}\n\n"
         f"Peak resident memory: client {client_peak:.2f} GiB; workers "
         f"{', '.join(f'{w:.2f}' for w in workers)} GiB.\n\n"
         f"Thresholds at FMR {', '.join(f'{t:g}' for t in targets)}: "
-        f"{', '.join(f'{t:.4f}' for t in fdr['threshold'])}; FDR: {', '.join(f'{v:.5f}' for v in fdr['fdr'])}.\n"
+        f"{', '.join(f'{t:.4f}' for t in fdr['threshold'])}; FDR: {', '.join(f'{v:.5f}' for v in fdr['fdr'])}. "
+        f"CEI_E (mated) {cei.extreme:.5f}, CEI^A_E {ceia.extreme:.5f}; "
+        f"TMR at FMR 1e-3 {tmr[2]:.5f}; EER {eer.eer:.6f} (bounds {eer.low:.6f} ... {eer.high:.6f}); "
+        f"partial AUC up to 1e-3 in [{pauc.low:.6f}, {pauc.high:.6f}].\n"
     )
     replace_section(args.output, HEADING, section)
     print(section)

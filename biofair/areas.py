@@ -59,7 +59,7 @@ def _area_up_to(fmr: NDArray, tmr: NDArray, bound: float) -> float:
     return area
 
 
-def _check_bound(value: float, name: str) -> float:
+def check_bound(value: float, name: str) -> float:
     if not 0.0 < value <= 1.0:
         raise ValueError(f"{name} must lie in (0, 1], got {value!r}")
     return float(value)
@@ -67,8 +67,12 @@ def _check_bound(value: float, name: str) -> float:
 
 def partial_auc_from_counts(counts: ErrorCounts, max_fmr: float, standardized: bool) -> float:
     """Partial ROC area from precomputed counts (see :func:`partial_auc`)."""
-    bound = _check_bound(max_fmr, "max_fmr")
-    area = _area_up_to(*_roc_vertices(counts), bound)
+    bound = check_bound(max_fmr, "max_fmr")
+    return partial_from_area(_area_up_to(*_roc_vertices(counts), bound), bound, standardized)
+
+
+def partial_from_area(area: float, bound: float, standardized: bool) -> float:
+    """The reported partial AUC of the area under the ROC up to FMR ``bound`` (increasing)."""
     if standardized:
         min_area, max_area = bound**2 / 2, bound
         return 0.5 * (1.0 + (area - min_area) / (max_area - min_area))
@@ -109,7 +113,7 @@ def partial_auc(
 
 def log_fmr_auc_from_counts(counts: ErrorCounts, min_fmr: float, max_fmr: float) -> float:
     """Log-FMR area from precomputed counts (see :func:`log_fmr_auc`)."""
-    low, high = _check_bound(min_fmr, "min_fmr"), _check_bound(max_fmr, "max_fmr")
+    low, high = check_bound(min_fmr, "min_fmr"), check_bound(max_fmr, "max_fmr")
     if low >= high:
         raise ValueError(f"min_fmr ({low!r}) must be below max_fmr ({high!r})")
     corners = counts.corners[::-1]  # the same curve with fewer vertices

@@ -55,9 +55,13 @@ def _sorted_counts(values: NDArray, edges: NDArray) -> NDArray[np.int64]:
     return np.diff(positions)
 
 
-def _histograms(samples: list[NDArray], edges: NDArray) -> NDArray[np.float64]:
-    """One histogram per ascending sample on the given edges, each normalised to sum 1."""
-    counts = np.array([_sorted_counts(s, edges) for s in samples], dtype=np.float64)
+def _class_counts(samples: list[NDArray], edges: NDArray) -> NDArray[np.int64]:
+    """One histogram per ascending sample on the given edges (samples x bins)."""
+    return np.array([_sorted_counts(s, edges) for s in samples], dtype=np.int64).reshape(len(samples), -1)
+
+
+def _normalised(counts: NDArray) -> NDArray[np.float64]:
+    """Each row divided by its sum: a pmf per group."""
     return counts / counts.sum(axis=1, keepdims=True)
 
 
@@ -72,12 +76,7 @@ def range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
     return np.histogram_bin_edges(np.array([low, high]), bins=bins)
 
 
-def _pmfs(samples: list[NDArray], bins: int) -> NDArray[np.float64]:
-    """Histograms on common equal-width bins over the pooled range, each normalised to 1."""
-    return _histograms(samples, _edges(samples, bins))
-
-
-def _index(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
+def index_from_divergences(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
     k = len(names)
     return EquityIndex(
         normal=float(1.0 - divergences.sum() / (k * np.log2(k))),
@@ -150,7 +149,7 @@ def dfi_from_counts(
     else:
         pmfs = (mated / mated.sum(axis=1, keepdims=True) + nonmated / nonmated.sum(axis=1, keepdims=True)) / 2
     divergences = kl_divergence_bits(pmfs, pmfs.mean(axis=0))
-    return _index(divergences, names, {"bins": mated.shape[1], "combine": combine})
+    return index_from_divergences(divergences, names, {"bins": mated.shape[1], "combine": combine})
 
 
 def _split_parts(
@@ -166,13 +165,18 @@ def _split_parts(
             split = np.searchsorted(values, np.percentile(values, 100.0 - percentile), side="right")
             tail, centre = values[:split], values[split:]
         if centre.size == 0:
-            raise SchemaError(
-                f"group {name!r}: all {values.size} {kind} scores fall in the tail at "
-                f"percentile {percentile:g}; the centre is empty (too few or tied scores)"
-            )
+            raise empty_centre(name, values.size, kind, percentile)
         tails.append(tail)
         centres.append(centre)
     return tails, centres
+
+
+def empty_centre(name: str, size: int, kind: str, percentile: float) -> SchemaError:
+    """The error for a group whose every score falls in the tail."""
+    return SchemaError(
+        f"group {name!r}: all {size} {kind} scores fall in the tail at percentile "
+        f"{percentile:g}; the centre is empty (too few or tied scores)"
+    )
 
 
 def _smoothed(pmfs: NDArray, smoothing: float) -> NDArray:
@@ -182,17 +186,15 @@ def _smoothed(pmfs: NDArray, smoothing: float) -> NDArray:
 
 
 def _mean_split_divergences(
-    samples: list[NDArray],
-    tails: list[NDArray],
-    centres: list[NDArray],
-    kind: ScoreKind,
-    percentile: float,
-    bins: int,
-    smoothing: float,
+    tail_counts: NDArray, centre_counts: NDArray, kind: ScoreKind, percentile: float, smoothing: float
 ) -> tuple[NDArray, NDArray]:
-    """The second reading: the mean distribution is split at its own percentile."""
-    edges = _edges(samples, bins)
-    mean = _histograms(samples, edges).mean(axis=0)
+    """The second reading: the mean distribution is split at its own percentile.
+
+    Tails and centres share the bins of the whole class, so ``tail + centre`` counts are
+    each group's whole histogram.
+    """
+    bins = tail_counts.shape[1]
+    mean = _normalised(tail_counts + centre_counts).mean(axis=0)
     cumulative = np.cumsum(mean)
     if kind == "nonmated":  # the mean's right tail holds its top (100 - P)% of mass
         in_tail = np.arange(bins) >= np.searchsorted(cumulative, percentile / 100.0)
@@ -209,17 +211,52 @@ def _mean_split_divergences(
         return _smoothed(mass / mass.sum(), smoothing)
 
     return (
-        kl_divergence_bits(_smoothed(_histograms(tails, edges), smoothing), part(in_tail)),
-        kl_divergence_bits(_smoothed(_histograms(centres, edges), smoothing), part(~in_tail)),
+        kl_divergence_bits(_smoothed(_normalised(tail_counts), smoothing), part(in_tail)),
+        kl_divergence_bits(_smoothed(_normalised(centre_counts), smoothing), part(~in_tail)),
     )
 
 
 def _class_samples(scores: pd.DataFrame, by: By, kind: ScoreKind) -> tuple[list[str], list[NDArray]]:
     """Group names and each group's scores of one class."""
-    if kind not in ("mated", "nonmated"):
-        raise ValueError(f"kind must be 'mated' or 'nonmated', got {kind!r}")
+    check_kind(kind)
     groups = scores_by_group(scores, by=by)
     return list(groups), [getattr(g, kind) for g in groups.values()]
+
+
+def part_edges(
+    tail_ranges: NDArray, centre_ranges: NDArray, whole_range: tuple[float, float], bins: int, mean_tail: str
+) -> tuple[NDArray, NDArray]:
+    """Edges of the tail and centre histograms from each group's (low, high) of each part.
+
+    ``"groups"``: tails share equal-width bins over the union of the tails' ranges,
+    centres over the union of the centres'; ``"split_mean"``: both over the whole class.
+    """
+    if mean_tail == "groups":
+        return (range_edges(tail_ranges[:, 0].min(), tail_ranges[:, 1].max(), bins),
+                range_edges(centre_ranges[:, 0].min(), centre_ranges[:, 1].max(), bins))
+    edges = range_edges(*whole_range, bins)
+    return edges, edges
+
+
+def cei_from_counts(
+    tail_counts: NDArray,
+    centre_counts: NDArray,
+    *,
+    kind: ScoreKind,
+    percentile: float,
+    tail_weight: float,
+    mean_tail: str,
+    smoothing: float,
+) -> NDArray[np.float64]:
+    """S'_i = w_t·KL(t_i || m_t) + w_c·KL(c_i || m_c) in bits, from each group's tail and
+    centre counts (groups x bins, on the edges of :func:`part_edges`)."""
+    if mean_tail == "groups":
+        tail_pmfs, centre_pmfs = _normalised(tail_counts), _normalised(centre_counts)
+        tail = kl_divergence_bits(tail_pmfs, tail_pmfs.mean(axis=0))
+        centre = kl_divergence_bits(centre_pmfs, centre_pmfs.mean(axis=0))
+    else:
+        tail, centre = _mean_split_divergences(tail_counts, centre_counts, kind, percentile, smoothing)
+    return tail_weight * tail + (1.0 - tail_weight) * centre
 
 
 def _cei_divergences(
@@ -232,19 +269,19 @@ def _cei_divergences(
     mean_tail: str,
     smoothing: float,
 ) -> NDArray[np.float64]:
-    """S'_i = w_t·KL(t_i || m_t) + w_c·KL(c_i || m_c) for every group, in bits."""
+    """CEI's divergences of in-memory samples (ascending, one per group)."""
     tails, centres = _split_parts(samples, names, kind, percentiles)
-    if mean_tail == "groups":
-        tail_pmfs, centre_pmfs = _pmfs(tails, bins), _pmfs(centres, bins)
-        tail = kl_divergence_bits(tail_pmfs, tail_pmfs.mean(axis=0))
-        centre = kl_divergence_bits(centre_pmfs, centre_pmfs.mean(axis=0))
-    elif mean_tail == "split_mean":
-        tail, centre = _mean_split_divergences(
-            samples, tails, centres, kind, float(np.mean(percentiles)), bins, smoothing
-        )
-    else:
-        raise ValueError(f"mean_tail must be 'groups' or 'split_mean', got {mean_tail!r}")
-    return tail_weight * tail + (1.0 - tail_weight) * centre
+
+    def ranges(parts: list[NDArray]) -> NDArray:
+        return np.array([[p[0], p[-1]] if p.size else [np.inf, -np.inf] for p in parts])
+
+    whole = (min(s[0] for s in samples), max(s[-1] for s in samples))
+    tail_edges, centre_edges = part_edges(ranges(tails), ranges(centres), whole, bins, mean_tail)
+    return cei_from_counts(
+        _class_counts(tails, tail_edges), _class_counts(centres, centre_edges), kind=kind,
+        percentile=float(np.mean(percentiles)), tail_weight=tail_weight, mean_tail=mean_tail,
+        smoothing=smoothing,
+    )
 
 
 def comprehensive_equity_index(
@@ -302,21 +339,39 @@ def comprehensive_equity_index(
     also mentions splitting the mean distribution itself, which can leave [0, 1]).
     ``CEI_N = 1 - Σ S'_i / (K log2 K)``, ``CEI_E = 1 - max S'_i / log2 K``.
     """
+    parameters = cei_parameters(kind=kind, percentile=percentile, tail_weight=tail_weight, bins=bins,
+                                mean_tail=mean_tail, smoothing=smoothing)
+    names, samples = _class_samples(scores, by, kind)
+    percentiles = np.full(len(names), float(percentile))
+    divergences = _cei_divergences(
+        names, samples, kind, percentiles, tail_weight, parameters["bins"], mean_tail, smoothing
+    )
+    return index_from_divergences(divergences, names, parameters)
+
+
+def cei_parameters(
+    *, kind: str, percentile: float, tail_weight: float, bins: int, mean_tail: str, smoothing: float
+) -> dict[str, Any]:
+    """CEI's options, checked, as the ``parameters`` of its result."""
+    check_kind(kind)
     if not 0.0 < percentile < 100.0:
         raise ValueError(f"percentile must lie in (0, 100), got {percentile!r}")
     if not 0.0 <= tail_weight <= 1.0:
         raise ValueError(f"tail_weight must lie in [0, 1], got {tail_weight!r}")
-    bins = check_bins(bins)
-    names, samples = _class_samples(scores, by, kind)
-    percentiles = np.full(len(names), float(percentile))
-    divergences = _cei_divergences(
-        names, samples, kind, percentiles, tail_weight, bins, mean_tail, smoothing
-    )
+    if mean_tail not in ("groups", "split_mean"):
+        raise ValueError(f"mean_tail must be 'groups' or 'split_mean', got {mean_tail!r}")
     parameters = {"kind": kind, "percentile": percentile, "tail_weight": tail_weight,
-                  "bins": bins, "mean_tail": mean_tail}
+                  "bins": check_bins(bins), "mean_tail": mean_tail}
     if mean_tail == "split_mean":
         parameters["smoothing"] = smoothing
-    return _index(divergences, names, parameters)
+    return parameters
+
+
+def check_kind(kind: str) -> str:
+    """``kind`` if it names a class of scores."""
+    if kind not in ("mated", "nonmated"):
+        raise ValueError(f"kind must be 'mated' or 'nonmated', got {kind!r}")
+    return kind
 
 
 def automatic_comprehensive_equity_index(
@@ -361,11 +416,21 @@ def automatic_comprehensive_equity_index(
     names, samples = _class_samples(scores, by, kind)
     sign = 1.0 if kind == "nonmated" else -1.0
     beyond = np.array([np.mean(sign * (v - v.mean()) > n_sigma * v.std()) for v in samples])
+    percentiles, parameters = automatic_parameters(names, beyond, kind=kind, n_sigma=n_sigma, bins=bins)
+    divergences = _cei_divergences(
+        names, samples, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0
+    )
+    return index_from_divergences(divergences, names, parameters)
+
+
+def automatic_parameters(
+    names: list[str], beyond: NDArray, *, kind: ScoreKind, n_sigma: float, bins: int
+) -> tuple[NDArray[np.float64], dict[str, Any]]:
+    """CEI^A's split percentiles and parameters from each group's share beyond ``mu ± N·sigma``."""
     percentiles = 100.0 * (1.0 - beyond)
     ratio = beyond / norm.sf(n_sigma)
     tail_weight = float(np.mean(expit(ratio) * percentiles / 100.0))
-    divergences = _cei_divergences(names, samples, kind, percentiles, tail_weight, bins, "groups", 0.0)
-    parameters = {
+    return percentiles, {
         "kind": kind,
         "n_sigma": n_sigma,
         "bins": bins,
@@ -373,4 +438,3 @@ def automatic_comprehensive_equity_index(
         "tail_mass_ratio": dict(zip(names, ratio.tolist())),
         "tail_weight": tail_weight,
     }
-    return _index(divergences, names, parameters)

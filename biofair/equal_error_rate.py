@@ -34,9 +34,10 @@ def lower_hull(x: NDArray, y: NDArray) -> NDArray[np.intp]:
 
     Vectorised pruning: a point that lies on or above the segment joining its two
     neighbours is not a vertex of the lower hull; all such points are dropped at once,
-    and the pass repeats until none is left. Each pass is linear.
+    and the pass repeats until none is left. Each pass is linear. A point equal to the one
+    before it is dropped first (two copies would each lie on the other's chord).
     """
-    keep = np.arange(x.size)
+    keep = np.flatnonzero(np.concatenate([[True], (np.diff(x) != 0) | (np.diff(y) != 0)]))
     while keep.size > 2:
         x0, x1, x2 = x[keep[:-2]], x[keep[1:-1]], x[keep[2:]]
         y0, y1, y2 = y[keep[:-2]], y[keep[1:-1]], y[keep[2:]]
@@ -49,18 +50,25 @@ def lower_hull(x: NDArray, y: NDArray) -> NDArray[np.intp]:
     return keep
 
 
-def _rocch(counts: ErrorCounts) -> EqualErrorRate:
-    corners = counts.corners[::-1]  # hull vertices are ROC corners; FMR ascending
-    fmr, fnmr = counts.fmr[corners], counts.fnmr[corners]
+def hull_crossing(fmr: NDArray, fnmr: NDArray) -> tuple[float, NDArray[np.intp]]:
+    """Where the lower convex hull of ROC points (FMR ascending) crosses FMR = FNMR.
+
+    Returns the EER and the indices of the ends of the hull edges it lies on: the two
+    ends of one edge, or a vertex with its neighbours when it crosses at that vertex.
+    """
     hull = lower_hull(fmr, fnmr)
     gap = fnmr[hull] - fmr[hull]  # decreasing along the hull, from 1 to -1
     k = int(np.searchsorted(-gap, 0.0, side="left"))  # first hull vertex with gap <= 0
     if gap[k] == 0.0:
-        eer_value = float(fmr[hull[k]])
-    else:
-        left, right = hull[k - 1], hull[k]
-        share = gap[k - 1] / (gap[k - 1] - gap[k])
-        eer_value = float(fmr[left] + share * (fmr[right] - fmr[left]))
+        return float(fmr[hull[k]]), hull[max(k - 1, 0) : k + 2]
+    left, right = hull[k - 1], hull[k]
+    share = gap[k - 1] / (gap[k - 1] - gap[k])
+    return float(fmr[left] + share * (fmr[right] - fmr[left])), hull[k - 1 : k + 1]
+
+
+def _rocch(counts: ErrorCounts) -> EqualErrorRate:
+    corners = counts.corners[::-1]  # hull vertices are ROC corners; FMR ascending
+    eer_value, _ = hull_crossing(counts.fmr[corners], counts.fnmr[corners])
     threshold = _midpoint(counts).threshold
     return EqualErrorRate(eer_value, threshold, eer_value, eer_value, "rocch")
 

@@ -112,6 +112,38 @@ def test_roc_auc_lies_within_its_stated_bound(data):
     assert fine.high - fine.low < (coarse.high - coarse.low) / 10
 
 
+def test_tmr_at_fmr_over_all_pairs_is_exact(data):
+    table, path, _, _ = data
+    mated, nonmated = bf.split_scores(table)  # every pair, cross-group ones included
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)  # 1e-7 < 1/N
+        np.testing.assert_array_equal(bp.tmr_at_fmr(path, TARGETS), bf.tmr_at_fmr(mated, nonmated, TARGETS))
+
+
+def test_cei_and_automatic_cei_are_exact(data):
+    table, path, _, _ = data
+    shared, groups = bp.partitioned(path), bf.scores_by_group(table)
+    for options in ({"kind": "mated"}, {"kind": "nonmated", "percentile": 99.0, "mean_tail": "split_mean"}):
+        here, there = bp.comprehensive_equity_index(shared, **options), bf.comprehensive_equity_index(groups, **options)
+        assert (here.normal, here.extreme, here.parameters) == (there.normal, there.extreme, there.parameters)
+        pd.testing.assert_series_equal(here.divergences, there.divergences)
+    for kind in ("mated", "nonmated"):
+        here = bp.automatic_comprehensive_equity_index(shared, kind=kind)
+        there = bf.automatic_comprehensive_equity_index(groups, kind=kind)
+        assert (here.normal, here.extreme, here.parameters) == (there.normal, there.extreme, there.parameters)
+
+
+def test_eer_is_exact_and_partial_auc_within_its_bound(data):
+    table, path, _, _ = data
+    mated, nonmated = bf.split_scores(table)
+    for method in ("midpoint", "interval", "rocch"):
+        assert bp.eer(path, method=method) == bf.eer(mated, nonmated, method=method)
+    exact = bf.partial_auc(mated, nonmated, max_fmr=1e-3)
+    coarse, fine = (bp.partial_auc(path, max_fmr=1e-3, bins=bins) for bins in (64, bp.LOCATING_BINS))
+    assert coarse.low <= exact <= coarse.high and fine.low <= exact <= fine.high
+    assert fine.high - fine.low < (coarse.high - coarse.low) / 10
+
+
 def test_poisson_bootstrap_covers_the_estimate_and_is_seeded(data, tmp_path):
     table, _, _, _ = data
     for i, part in enumerate(np.array_split(np.arange(1_000_000), 4)):

@@ -94,3 +94,19 @@ def test_partial_auc_at_one_is_full_auc(mated, nonmated):
 def test_identical_classes_are_chance(scores):
     assert bf.roc_auc(scores, scores) == 0.5
     assert bf.eer(scores, scores).eer == pytest.approx(0.5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 20)), min_size=2, max_size=40), st.integers(0, 2**32 - 1))
+def test_lower_hull_ignores_repeated_points(points, seed):
+    from biofair.equal_error_rate import lower_hull
+
+    x, y = np.array(points, dtype=np.float64).T / 20
+    order = np.lexsort((-y, x))
+    x, y = x[order], y[order]
+    once = np.unique(np.stack([x, -y], axis=1), axis=0)  # the same order, each point once
+    repeats = np.random.default_rng(seed).integers(1, 4, once.shape[0])
+    twice = np.repeat(once, repeats, axis=0)
+    hull_once = once[lower_hull(once[:, 0], -once[:, 1])]
+    hull_twice = twice[lower_hull(twice[:, 0], -twice[:, 1])]
+    np.testing.assert_array_equal(hull_once, hull_twice)

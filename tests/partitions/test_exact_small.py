@@ -1,0 +1,165 @@
+"""Out-of-core building blocks and metrics on small, heavily tied data: exact, by construction
+of random cases (hypothesis) against NumPy and the in-memory functions."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import biofair as bf
+from biofair.exceptions import SchemaError
+
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("dask.dataframe")
+from biofair import partitions as bp  # noqa: E402
+from biofair.partitions.distribution_fairness import _percentile_rank, percentile_between  # noqa: E402
+from biofair.partitions.order_statistics import bins_of, locating_edges, order_statistics  # noqa: E402
+from biofair.partitions.thresholds import by_class  # noqa: E402
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture(autouse=True)
+def synchronous():
+    with dask.config.set(scheduler="synchronous"):
+        yield
+
+
+def table(seed: int, n: int, *, decimals: int, groups: int = 3) -> pd.DataFrame:
+    """``groups`` groups, each with mated and non-mated scores, rounded to ``decimals``."""
+    rng = np.random.default_rng(seed)
+    group = np.arange(n) % groups
+    mated = (np.arange(n) // groups) % 4 == 0
+    score = np.round(rng.normal(np.where(mated, 1.5, 0.0) + 0.3 * group, 1.0), decimals)
+    return pd.DataFrame({"score": score, "mated": mated, "group": np.array(["a", "b", "c", "d"])[group]})
+
+
+def frame(scores: pd.DataFrame, parts: int):
+    return dd.from_pandas(scores, npartitions=parts)
+
+
+@SETTINGS
+@given(st.lists(st.floats(-5, 5, allow_nan=False), min_size=1, max_size=200), st.integers(2, 300))
+def test_bins_match_numpy_histogram(values, n_bins):
+    values = np.array(values)
+    edges = bf.distribution_fairness.range_edges(values.min(), values.max(), n_bins)
+    probes = np.concatenate([values, edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf)])
+    probes = probes[(probes >= edges[0]) & (probes <= edges[-1])]
+    counts = np.bincount(bins_of(probes, edges), minlength=n_bins)
+    np.testing.assert_array_equal(counts, np.histogram(probes, edges)[0])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.integers(-3, 3), st.floats(-1e3, 1e3)), min_size=1, max_size=60),
+       st.floats(0, 100))
+def test_percentile_from_two_order_statistics_equals_numpy(values, percentile):
+    values = np.sort(np.array(values, dtype=np.float64))
+    k = _percentile_rank(values.size, percentile)
+    found = percentile_between(values[k], values[min(k + 1, values.size - 1)], values.size, percentile)
+    assert found == np.percentile(values, percentile)
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.integers(1, 6), st.integers(0, 2))
+def test_order_statistics_and_neighbours_are_exact(seed, parts, decimals):
+    scores = table(seed, 400, decimals=decimals)
+    nonmated = np.sort(scores.loc[~scores["mated"], "score"].to_numpy())
+    ranks = np.unique(np.random.default_rng(seed).integers(0, nonmated.size, 5))
+    edges = locating_edges(scores["score"].min(), scores["score"].max())
+    windows = order_statistics(frame(scores, parts), by_class, (), 2, edges, lambda sizes: [ranks, []])
+    distinct = np.unique(nonmated)
+    for rank in ranks:
+        value = windows.kth(0, int(rank))
+        assert value == nonmated[rank]
+        above, below = distinct[distinct > value], distinct[distinct < value]
+        assert windows.above(0, value) == (above[0] if above.size else None)
+        assert windows.below(0, value) == (below[-1] if below.size else None)
+        assert windows.counts_below(0, np.array([value]))[0] == np.searchsorted(nonmated, value)
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.integers(1, 5), st.integers(0, 2))
+def test_thresholds_tmr_and_eer_equal_the_in_memory_functions(seed, parts, decimals):
+    scores = table(seed, 600, decimals=decimals)
+    data = frame(scores, parts)
+    mated, nonmated = bf.split_scores(scores)
+    targets = [1.0, 0.5, 0.1, 0.03, 0.01, 0.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
+        np.testing.assert_array_equal(bp.tmr_at_fmr(data, targets), bf.tmr_at_fmr(mated, nonmated, targets))
+        np.testing.assert_array_equal(bp.pooled_thresholds(data, targets),
+                                      bf.groups.pooled_threshold(bf.scores_by_group(scores), targets))
+    for method in ("midpoint", "interval", "rocch"):
+        assert bp.eer(data, method=method) == bf.eer(mated, nonmated, method=method), method
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.integers(1, 5), st.integers(1, 3),
+       st.sampled_from(["mated", "nonmated"]), st.sampled_from(["groups", "split_mean"]),
+       st.sampled_from([50.0, 80.0, 95.0]))
+def test_cei_and_automatic_cei_equal_the_in_memory_functions(seed, parts, decimals, kind, mean_tail, percentile):
+    scores = table(seed, 3000, decimals=decimals)
+    data = frame(scores, parts)
+    options = {"kind": kind, "bins": 20}
+    try:
+        expected = bf.comprehensive_equity_index(scores, mean_tail=mean_tail, percentile=percentile, **options)
+    except SchemaError as error:  # an empty centre or mean tail: the same error out of core
+        with pytest.raises(SchemaError, match=re.escape(str(error))):
+            bp.comprehensive_equity_index(data, mean_tail=mean_tail, percentile=percentile, **options)
+        return
+    found = bp.comprehensive_equity_index(data, mean_tail=mean_tail, percentile=percentile, **options)
+    assert found.parameters == expected.parameters
+    pd.testing.assert_series_equal(found.divergences, expected.divergences)
+    assert (found.normal, found.extreme) == (expected.normal, expected.extreme)
+    found, expected = (module.automatic_comprehensive_equity_index(scores if module is bf else data, **options)
+                       for module in (bp, bf))
+    assert found.parameters == expected.parameters
+    assert (found.normal, found.extreme) == (expected.normal, expected.extreme)
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.integers(0, 2), st.sampled_from([1.0, 0.3, 0.05, 0.004]),
+       st.booleans(), st.sampled_from([8, 256, 65536]))
+def test_partial_auc_lies_within_its_bound(seed, decimals, max_fmr, standardized, bins):
+    scores = table(seed, 800, decimals=decimals)
+    exact = bf.partial_auc(*bf.split_scores(scores), max_fmr=max_fmr, standardized=standardized)
+    bounded = bp.partial_auc(frame(scores, 3), max_fmr=max_fmr, standardized=standardized, bins=bins)
+    assert bounded.low <= exact <= bounded.high
+    assert bounded.low <= bounded.estimate <= bounded.high
+
+
+def test_the_rocch_bound_before_refinement_contains_the_eer():
+    scores = table(7, 20_000, decimals=3)
+    exact = bf.eer(*bf.split_scores(scores)).eer
+    coarse = bp.eer(frame(scores, 4), max_passes=0)
+    assert coarse.low <= exact <= coarse.high and coarse.low < coarse.high
+    assert bp.eer(frame(scores, 4)).low == bp.eer(frame(scores, 4)).high == exact
+
+
+def test_bad_input_is_named():
+    scores = table(1, 300, decimals=1)
+    broken = scores.copy()
+    broken.loc[5, "score"] = np.inf
+    with pytest.raises(SchemaError, match="partition 0: 1 NaN or infinite"):
+        bp.eer(frame(broken, 2))
+    with pytest.raises(SchemaError, match="0 mated and 225 non-mated"):
+        bp.tmr_at_fmr(frame(scores[~scores["mated"]], 2), 0.1)
+    with pytest.raises(ValueError, match="method must be one of"):
+        bp.eer(frame(scores, 2), method="bosaris")
+    with pytest.raises(ValueError, match="max_fmr must lie in"):
+        bp.partial_auc(frame(scores, 2), max_fmr=0.0)
+    with pytest.raises(ValueError, match="kind must be"):
+        bp.comprehensive_equity_index(frame(scores, 2), kind="genuine")
+    with pytest.raises(ValueError, match="n_sigma must be positive"):
+        bp.automatic_comprehensive_equity_index(frame(scores, 2), n_sigma=0)
+    tied = scores.assign(score=np.where(scores["group"] == "b", 1.0, scores["score"]))
+    with pytest.raises(SchemaError, match="group 'b': all 25 mated scores fall in the tail"):
+        bp.comprehensive_equity_index(frame(tied, 2))
+    with pytest.raises(SchemaError, match="group 'b': all 25 mated scores fall in the tail"):
+        bf.comprehensive_equity_index(tied)
