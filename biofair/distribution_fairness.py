@@ -272,8 +272,8 @@ def _cei_divergences(
     """CEI's divergences of in-memory samples (ascending, one per group)."""
     tails, centres = _split_parts(samples, names, kind, percentiles)
 
-    def ranges(parts: list[NDArray]) -> NDArray:
-        return np.array([[p[0], p[-1]] if p.size else [np.inf, -np.inf] for p in parts])
+    def ranges(parts: list[NDArray]) -> NDArray:  # no part is empty: _split_parts checks
+        return np.array([[p[0], p[-1]] for p in parts])
 
     whole = (min(s[0] for s in samples), max(s[-1] for s in samples))
     tail_edges, centre_edges = part_edges(ranges(tails), ranges(centres), whole, bins, mean_tail)

@@ -8,10 +8,10 @@ more in the chapter "When the evaluation outgrows one machine" (``notebooks/11``
 
 The passes over the data:
 
-1. census (:mod:`~biofair.partitions.census`): the group names, comparisons per group
+1. census (``partitions/census.py``): the group names, comparisons per group
    and class, the score range, and every problem (missing column, NaN scores, missing
    group labels, a group without a class);
-2. locating histogram and refinement (:mod:`~biofair.partitions.order_statistics`):
+2. locating histogram and refinement (``partitions/order_statistics.py``):
    exact order statistics, hence thresholds at target FMRs, CEI's percentiles, the EER;
 3. counts at thresholds per group and class: exact rates, hence TMR at FMR, FDR, GARBE
    and Inequity; histograms on fixed edges: DFI and CEI exactly, ROC-AUC and partial AUC

@@ -77,12 +77,17 @@ def partial_auc(scores: Any, *, max_fmr: float, standardized: bool = False,
 
     Read more in the chapter "When the evaluation outgrows one machine".
 
-    The bins cover only the scores that matter: from ``L``, the ``(c+1)``-th largest
-    non-mated score (``c`` false matches allowed at ``max_fmr``, found exactly by a
-    locating and a refinement pass), to the largest score. The area up to ``max_fmr`` then
-    lies between the bounds of :func:`roc_auc`'s argument, clipped at ``max_fmr``; both are
-    mapped as the in-memory value is (divided by ``max_fmr``, or McClish-standardised).
-    Four passes: class census, locate, refine, histogram.
+    Returns
+    -------
+    BoundedValue
+        The bins cover only the scores that matter: from ``L``, the ``(c+1)``-th largest
+        non-mated score (``c`` false matches allowed at ``max_fmr``, found exactly by a
+        locating and a refinement pass), to the largest score. With ``F_j`` and ``T_j`` the
+        FMR and TMR at the first score of bin ``j``, the ROC inside bin ``j`` rises from
+        ``(F_{j+1}, T_{j+1})`` to ``(F_j, T_j)``, so the area over its FMR span (clipped at
+        ``max_fmr``) lies between the span times ``T_{j+1}`` and the span times ``T_j``.
+        Both sums are mapped as the in-memory value is (divided by ``max_fmr``, or
+        McClish-standardised). Four passes: class census, locate, refine, histogram.
     """
     bins = check_bins(bins)
     bound = check_bound(max_fmr, "max_fmr")
