@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from biofair.areas import check_bound, partial_from_area
 from biofair.distribution_fairness import check_bins, range_edges
 from biofair.partitions.census import as_frame, class_census, on_partitions
-from biofair.partitions.order_statistics import LOCATING_BINS, bins_of, locating_edges, order_statistics
+from biofair.partitions.order_statistics import LOCATING_BINS, at_or_above, bins_of, locating_edges, order_statistics
 from biofair.partitions.thresholds import by_class
 from biofair.rates import allowed_false_matches
 
@@ -42,9 +42,8 @@ def _area_bounds(frame, edges: NDArray, n_mated: int, n_nonmated: int, bound: fl
     between the span times ``T_{j+1}`` and the span times ``T_j``. ``edges[0]`` must have
     ``F_0 >= bound``.
     """
-    counts = np.sum(on_partitions(frame, _class_histogram_part, edges), axis=0)
-    at_or_above = np.concatenate([np.cumsum(counts[:, ::-1], axis=1)[:, ::-1], [[0], [0]]], axis=1)
-    fmr, tmr = at_or_above[0] / n_nonmated, at_or_above[1] / n_mated
+    counts = at_or_above(np.sum(on_partitions(frame, _class_histogram_part, edges), axis=0))
+    fmr, tmr = counts[0] / n_nonmated, counts[1] / n_mated
     span = np.clip(np.minimum(fmr[:-1], bound) - fmr[1:], 0.0, None)
     return float(span @ tmr[1:]), float(span @ tmr[:-1])
 

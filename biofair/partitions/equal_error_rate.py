@@ -10,8 +10,15 @@ from numpy.typing import NDArray
 from biofair._counts import ErrorCounts
 from biofair.equal_error_rate import EerMethod, EqualErrorRate, eer_from_counts, hull_crossing
 from biofair.partitions.census import ClassCensus, as_frame, class_census
-from biofair.partitions.order_statistics import Windows, locate, locating_edges, refine
+from biofair.partitions.order_statistics import at_or_above, locate, locating_edges, refine
 from biofair.partitions.thresholds import by_class
+
+
+def _rates_at_bin_starts(histogram: NDArray) -> tuple[NDArray, NDArray]:
+    """FMR and FNMR at each bin's first score and above every score (bins + 1 each)."""
+    nonmated, mated = at_or_above(histogram)
+    n_nonmated, n_mated = nonmated[0], mated[0]
+    return nonmated / n_nonmated, (n_mated - mated) / n_mated
 
 
 def _window(histogram: NDArray) -> NDArray[np.bool_]:
@@ -24,24 +31,23 @@ def _window(histogram: NDArray) -> NDArray[np.bool_]:
     score of the next non-empty bin (or lies above every score), and the largest with
     FNMR <= FMR is the score before it: the window is bin ``c`` and the next non-empty bin.
     """
-    nonmated, mated = histogram
-    fmr_at = np.cumsum(nonmated[::-1])[::-1] / nonmated.sum()
-    fnmr_at = (np.cumsum(mated) - mated) / mated.sum()
+    fmr_at, fnmr_at = _rates_at_bin_starts(histogram)
     crossing = int(np.searchsorted(fnmr_at - fmr_at, 0.0, side="left")) - 1
-    nonempty = np.flatnonzero(nonmated + mated)
+    nonempty = np.flatnonzero(histogram.sum(axis=0))
     wanted = np.zeros(histogram.shape[1], dtype=bool)
     wanted[[crossing, *nonempty[nonempty > crossing][:1]]] = True
     return wanted
 
 
-def _near_points(windows: Windows, counts: ClassCensus, histogram: NDArray,
-                 refined: NDArray[np.bool_]) -> ErrorCounts:
-    """Exact error counts at every distinct score of the refined bins (contiguous or not),
-    and above every score when the last non-empty bin is refined."""
+def _exact_points(frame, histogram: NDArray, edges: NDArray, counts: ClassCensus,
+                  bins: NDArray[np.bool_]) -> ErrorCounts:
+    """One refinement pass: exact error counts at every distinct score of the given bins
+    (contiguous or not), and above every score when they include the last non-empty bin."""
+    windows = refine(frame, by_class, (), histogram, edges, np.tile(bins, (2, 1)))
     thresholds = np.union1d(windows.values(0), windows.values(1))
     false_matches = counts.n_nonmated - windows.counts_below(0, thresholds)
     false_non_matches = windows.counts_below(1, thresholds)
-    if refined[np.flatnonzero(histogram.sum(axis=0))[-1]]:
+    if bins[np.flatnonzero(histogram.sum(axis=0))[-1]]:
         thresholds = np.append(thresholds, np.nextafter(counts.high, np.inf))
         false_matches = np.append(false_matches, 0)
         false_non_matches = np.append(false_non_matches, counts.n_mated)
@@ -91,15 +97,12 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
     edges = locating_edges(counts.low, counts.high)
     histogram = locate(frame, by_class, (), 2, edges)
     refined = _window(histogram)
-    near = _near_points(refine(frame, by_class, (), histogram, edges, np.tile(refined, (2, 1))),
-                        counts, histogram, refined)
+    near = _exact_points(frame, histogram, edges, counts, refined)
     if method != "rocch":
         return eer_from_counts(near, method)
     threshold = eer_from_counts(near, "midpoint").threshold
-    nonmated, mated = histogram
-    fmr_at = np.append(np.cumsum(nonmated[::-1])[::-1], 0) / counts.n_nonmated  # at each bin's start
-    fnmr_at = np.append(np.cumsum(mated) - mated, counts.n_mated) / counts.n_mated
-    nonempty = nonmated + mated > 0
+    fmr_at, fnmr_at = _rates_at_bin_starts(histogram)
+    nonempty = histogram.sum(axis=0) > 0
     exact = (np.concatenate([fmr_at[np.append(nonempty, True)], near.fmr]),
              np.concatenate([fnmr_at[np.append(nonempty, True)], near.fnmr]))
     for passes in range(max_passes + 1):
@@ -115,8 +118,7 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
             break
         more = np.zeros_like(refined)
         more[coarse[outside]] = True
-        found = _near_points(refine(frame, by_class, (), histogram, edges, np.tile(more, (2, 1))),
-                             counts, histogram, more)
+        found = _exact_points(frame, histogram, edges, counts, more)
         exact = (np.concatenate([exact[0], found.fmr]), np.concatenate([exact[1], found.fnmr]))
         refined |= more
     return EqualErrorRate((low + high) / 2, threshold, low, high, "rocch")

@@ -59,6 +59,13 @@ def _histogram_part(part: pd.DataFrame, index: int, select: Select, args: tuple,
     return np.bincount(key, minlength=n_streams * n_bins).reshape(n_streams, n_bins)
 
 
+def at_or_above(histogram: NDArray) -> NDArray[np.int64]:
+    """Scores of each stream at or above the start of each bin, and 0 above the last bin
+    (streams x bins + 1): the counts at a threshold equal to a bin's first score."""
+    from_top = np.cumsum(histogram[:, ::-1], axis=1)[:, ::-1]
+    return np.concatenate([from_top, np.zeros((histogram.shape[0], 1), dtype=from_top.dtype)], axis=1)
+
+
 def locate(frame, select: Select, args: tuple, n_streams: int, edges: NDArray) -> NDArray[np.int64]:
     """Pass 1: counts per stream (rows) and locating bin (columns), summed over partitions."""
     return np.sum(on_partitions(frame, _histogram_part, select, args, n_streams, edges), axis=0)
