@@ -90,7 +90,7 @@ def main(argv=None) -> int:
     path = str(args.folder / "*.parquet")
     targets = [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6]
     fixed = [0.5, 1.0, 2.0, 3.0, 4.0, 5.0]
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         memory = WorkerMemory(client)
         steps = [

@@ -35,7 +35,7 @@ def generate(n_rows: int, seed: int) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None,
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
                                   processes=True) as local, distributed.Client(local) as client:
         yield client
 
