@@ -224,17 +224,19 @@ def _class_samples(scores: pd.DataFrame, by: By, kind: ScoreKind) -> tuple[list[
 
 
 def part_edges(
-    tail_ranges: NDArray, centre_ranges: NDArray, whole_range: tuple[float, float], bins: int, mean_tail: str
+    tail_ranges: NDArray, centre_ranges: NDArray, bins: int, mean_tail: str
 ) -> tuple[NDArray, NDArray]:
     """Edges of the tail and centre histograms from each group's (low, high) of each part.
 
     ``"groups"``: tails share equal-width bins over the union of the tails' ranges,
-    centres over the union of the centres'; ``"split_mean"``: both over the whole class.
+    centres over the union of the centres'; ``"split_mean"``: both over the whole class
+    (the union of both, since a group's tail and centre hold all its scores).
     """
     if mean_tail == "groups":
         return (range_edges(tail_ranges[:, 0].min(), tail_ranges[:, 1].max(), bins),
                 range_edges(centre_ranges[:, 0].min(), centre_ranges[:, 1].max(), bins))
-    edges = range_edges(*whole_range, bins)
+    ranges = np.concatenate([tail_ranges, centre_ranges])
+    edges = range_edges(ranges[:, 0].min(), ranges[:, 1].max(), bins)
     return edges, edges
 
 
@@ -275,8 +277,7 @@ def _cei_divergences(
     def ranges(parts: list[NDArray]) -> NDArray:  # no part is empty: _split_parts checks
         return np.array([[p[0], p[-1]] for p in parts])
 
-    whole = (min(s[0] for s in samples), max(s[-1] for s in samples))
-    tail_edges, centre_edges = part_edges(ranges(tails), ranges(centres), whole, bins, mean_tail)
+    tail_edges, centre_edges = part_edges(ranges(tails), ranges(centres), bins, mean_tail)
     return cei_from_counts(
         _class_counts(tails, tail_edges), _class_counts(centres, centre_edges), kind=kind,
         percentile=float(np.mean(percentiles)), tail_weight=tail_weight, mean_tail=mean_tail,

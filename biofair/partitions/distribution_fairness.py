@@ -89,7 +89,6 @@ class _Split(NamedTuple):
     tail_ranges: NDArray  # (groups, 2): low and high of each group's tail
     centre_ranges: NDArray
     splits: NDArray  # the first tail score (non-mated) or the last one (mated)
-    whole_range: tuple[float, float]
 
 
 def _split_points(windows: Windows, names: list[str], kind: str, percentiles: NDArray) -> _Split:
@@ -114,9 +113,7 @@ def _split_points(windows: Windows, names: list[str], kind: str, percentiles: ND
         tails.append(tail)
         centres.append(centre)
         splits.append(split)
-    whole = (min(windows.kth(k, 0) for k in range(len(names))),
-             max(windows.kth(k, int(windows.sizes[k]) - 1) for k in range(len(names))))
-    return _Split(np.array(tails), np.array(centres), np.array(splits), whole)
+    return _Split(np.array(tails), np.array(centres), np.array(splits))
 
 
 def _percentile_ranks(sizes: NDArray, kind: str, percentiles: NDArray) -> list[NDArray]:
@@ -152,8 +149,7 @@ def _cei_divergences(data: Partitioned, kind: str, percentiles: NDArray, tail_we
                                locating_edges(census_.low, census_.high),
                                lambda sizes: _percentile_ranks(sizes, kind, percentiles))
     split = _split_points(windows, census_.names, kind, percentiles)
-    tail_edges, centre_edges = part_edges(split.tail_ranges, split.centre_ranges, split.whole_range,
-                                          bins, mean_tail)
+    tail_edges, centre_edges = part_edges(split.tail_ranges, split.centre_ranges, bins, mean_tail)
     counts = np.sum(on_partitions(frame, _tail_centre_part, census_, kind, split.splits, tail_edges,
                                   centre_edges), axis=0)
     return cei_from_counts(counts[:, 1], counts[:, 0], kind=kind, percentile=float(np.mean(percentiles)),
