@@ -1,6 +1,6 @@
 """Percentile bootstrap intervals for any metric, and paired comparisons of two systems.
 
-Read more in the chapter "Put an interval on every number" (``notebooks/06``).
+Read more in the chapter "Put an interval on every number" (``notebooks/02``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The ``biofair`` command: ``biofair report SCORES -o OUTDIR``.
 
-Read more in the chapter "Analyse your own system" (``notebooks/09``).
+Read more in the chapter "Analyse your own system" (``notebooks/13``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Real score sets, read from the packages that distribute them (never copied here).
 
-Read more in the chapter "Audit two real speaker verifiers" (``notebooks/07``) and the
+Read more in the chapter "Audit two real speaker verifiers" (``notebooks/08``) and the
 data card ``data/README.md``.
 """
 

@@ -1,6 +1,6 @@
 """Fairness Discrepancy Rate (FDR) and the area under it.
 
-Read more in the chapter "Set one threshold for everyone" (``notebooks/02``).
+Read more in the chapter "Set one threshold for everyone" (``notebooks/03``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """GARBE and Inequity: how unequal error rates are across groups at one threshold.
 
-Read more in the chapter "Find bias in the tails" (``notebooks/03``).
+Read more in the chapter "Find bias in the tails" (``notebooks/04``).
 """
 
 from __future__ import annotations

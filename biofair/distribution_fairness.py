@@ -4,7 +4,7 @@ All three compare each group's score histogram with the mean histogram of all gr
 Kullback-Leibler divergence in bits. With ``m`` the mean of K pmfs, ``KL(p_i || m) <=
 log2 K``, so every index lies in [0, 1] (1 = identical histograms) and no epsilon is
 needed. Read more in the chapters "Find bias in the tails" and "Choose CEI's parameters"
-(``notebooks/03`` and ``04``).
+(``notebooks/04`` and ``04``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A comparison belongs to a group through a pair-level column (``group``, or any c
 named in ``by``) or through per-side columns ``reference_<by>`` and ``probe_<by>``. With
 per-side columns, per-group FMR uses **homogeneous non-mated pairs** only (reference and
 probe in the same group); cross-group pairs are reported by :func:`cross_group_fmr`.
-Read more in the chapter "Set one threshold for everyone" (``notebooks/02``).
+Read more in the chapter "Set one threshold for everyone" (``notebooks/03``).
 """
 
 from __future__ import annotations

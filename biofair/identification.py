@@ -5,7 +5,7 @@ probe's group, whether its subject is enrolled (``mated``), the decisive ``score
 score of its mate if enrolled, else its best score) and the ``rank`` of its mate. All
 identification metrics are computed from these rows, so a gallery of any size is searched
 once, block by block, and the rows can be resampled like a score table. Read more in the
-chapter "Identify fairly" (``notebooks/10``).
+chapter "Identify fairly" (``notebooks/07``).
 
 Ranks and ties: the rank of a mate is 1 + the number of non-mated gallery entries whose
 score is at least the mate's (``ties="pessimistic"``, the default: a tie is an error, as a

@@ -1,6 +1,6 @@
 """Permutation null of a fairness index: its value when groups do not matter.
 
-Read more in the chapter "Choose CEI's parameters" (``notebooks/04``).
+Read more in the chapter "Choose CEI's parameters" (``notebooks/05``).
 """
 
 from __future__ import annotations

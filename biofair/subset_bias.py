@@ -2,7 +2,7 @@
 
 Each group gets K performance values (EER, or TMR at FMR = 0.01), one per random subset of
 its comparisons; the measures compare those values between an evaluated group and a
-reference group. Read more in the chapter "Measure bias over subsets" (``notebooks/05``).
+reference group. Read more in the chapter "Measure bias over subsets" (``notebooks/06``).
 """
 
 from __future__ import annotations

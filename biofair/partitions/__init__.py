@@ -4,7 +4,7 @@ Every function reads a ``dask.dataframe.DataFrame`` (or a Parquet path or glob) 
 canonical columns, computes a small summary of each partition (counts at thresholds,
 histograms on fixed edges, the distinct values inside a few bins), adds the summaries up
 and derives the metric from the sum. The scores are never gathered in one place. Read
-more in the chapter "When the evaluation outgrows one machine" (``notebooks/11``).
+more in the chapter "When the evaluation outgrows one machine" (``notebooks/14``).
 
 The passes over the data:
 

@@ -147,7 +147,7 @@ def test_page_renders_offline(browser, site, page):
 
 
 def test_chapters_have_figures_and_math(browser, site):
-    report = inspect_page(browser, urljoin(site, "book/chapters/02_set_one_threshold_for_everyone.html"))
+    report = inspect_page(browser, urljoin(site, "book/chapters/03_set_one_threshold_for_everyone.html"))
     assert report["n_images"] >= 3 and report["has_math"]
 
 
@@ -157,13 +157,13 @@ def test_search_finds_the_fdr_chapter(browser, site):
     page.wait_for_selector("#search-results li a", timeout=20_000)
     hits = page.eval_on_selector_all("#search-results li a", "els => els.map(e => e.href)")
     page.close()
-    assert any("02_set_one_threshold_for_everyone" in hit for hit in hits), hits
+    assert any("03_set_one_threshold_for_everyone" in hit for hit in hits), hits
 
 
 def test_a_broken_link_or_figure_is_caught(browser, tmp_path):
     """The checks themselves fail on a page with a dead link and a missing figure."""
     shutil.copytree(HTML, tmp_path / "html")
-    page = tmp_path / "html" / "book" / "chapters" / "02_set_one_threshold_for_everyone.html"
+    page = tmp_path / "html" / "book" / "chapters" / "03_set_one_threshold_for_everyone.html"
     source = page.read_text()
     opening = source.index(">", source.index("<article")) + 1
     broken = '<a href="no-such-page.html">dead</a><img src="no-such-figure.png" alt="missing">'
@@ -171,7 +171,7 @@ def test_a_broken_link_or_figure_is_caught(browser, tmp_path):
     server = serve(tmp_path / "html")
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     try:
-        report = inspect_page(browser, urljoin(base, "book/chapters/02_set_one_threshold_for_everyone.html"))
+        report = inspect_page(browser, urljoin(base, "book/chapters/03_set_one_threshold_for_everyone.html"))
         assert report["broken_images"] == ["no-such-figure.png"]
         assert broken_internal_links(report["links"], base) == [urljoin(base, "book/chapters/no-such-page.html")]
     finally:

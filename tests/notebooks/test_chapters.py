@@ -62,7 +62,7 @@ def test_chapter_has_a_parameters_cell_and_imports_biofair(source):
 
 def test_chapter_runs_with_other_parameters(tmp_path):
     """Another seed and a weaker bias keep every assertion of the tails chapter true."""
-    source = ROOT / "notebooks" / "03_find_bias_in_the_tails.md"
+    source = ROOT / "notebooks" / "04_find_bias_in_the_tails.md"
     notebook = tmp_path / "in.ipynb"
     bin_dir = Path(sys.executable).parent
     subprocess.run([bin_dir / "jupytext", "--to", "ipynb", "-o", notebook, source], check=True, capture_output=True)

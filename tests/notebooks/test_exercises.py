@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "notebooks").glob("*.md"))
-REPORT_TEMPLATE = ROOT / "notebooks" / "09_analyse_your_own_system.md"
+REPORT_TEMPLATE = ROOT / "notebooks" / "13_analyse_your_own_system.md"
 
 
 def exercise_cells(source: Path) -> list:
