@@ -2,13 +2,14 @@
 
 Conventions (see the book's conventions page): higher score = more similar; a comparison
 is a match iff ``score >= threshold``; rates are fractions in [0, 1]; metric functions
-take ``(mated, nonmated)`` arrays positionally and options by keyword.
+take ``(mated, nonmated)`` arrays positionally and options by keyword. ``__all__`` is the
+public API; modules and names with a leading underscore are not.
 """
 
 from __future__ import annotations
 
 from biofair import datasets, partitions, plotting, synthetic
-from biofair.areas import log_fmr_auc, partial_auc, pr_auc, roc_auc
+from biofair.areas import BoundedValue, log_fmr_auc, partial_auc, pr_auc, roc_auc
 from biofair.bootstrap import (
     BootstrapResult,
     PairedResult,
@@ -30,6 +31,8 @@ from biofair.distribution_fairness import (
 from biofair.equal_error_rate import EqualErrorRate, eer
 from biofair.exceptions import InsufficientComparisonsWarning, SchemaError, UndefinedRateWarning
 from biofair.groups import (
+    GroupRates,
+    GroupScores,
     ScoresByGroup,
     add_subject_attributes,
     cross_group_fmr,
@@ -57,8 +60,8 @@ from biofair.rates import (
     threshold_at_fmr,
     tmr_at_fmr,
 )
-from biofair.report import operating_report
 from biofair.schema import CANONICAL_COLUMNS, split_scores, validate_scores
+from biofair.summaries import fairness_summary, operating_summary
 from biofair.subset_bias import (
     equal_opportunity,
     n_sigma,
@@ -73,11 +76,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BootstrapResult",
+    "BoundedValue",
     "CANONICAL_COLUMNS",
     "DetCurve",
     "EqualErrorRate",
     "EquityIndex",
     "ErrorRates",
+    "GroupRates",
+    "GroupScores",
     "InsufficientComparisonsWarning",
     "OperatingPoint",
     "OutcomeFairness",
@@ -101,6 +107,7 @@ __all__ = [
     "eer",
     "equal_opportunity",
     "fairness_discrepancy_rate",
+    "fairness_summary",
     "fmr_fnmr",
     "garbe",
     "group_labels",
@@ -112,7 +119,7 @@ __all__ = [
     "min_dcf",
     "n_sigma",
     "operating_point",
-    "operating_report",
+    "operating_summary",
     "outcome_fairness",
     "paired_bootstrap",
     "partial_auc",

@@ -122,3 +122,15 @@ def error_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> Erro
 def error_counts(mated: ArrayLike, nonmated: ArrayLike) -> ErrorCounts:
     """Validate, sort once per class and count errors at every achievable threshold."""
     return error_counts_sorted(*sorted_scores(mated, nonmated))
+
+
+def counts_at(mated_sorted: NDArray, nonmated_sorted: NDArray, thresholds: ArrayLike):
+    """False-match and false-non-match counts at thresholds, from ascending scores."""
+    false_matches = nonmated_sorted.size - np.searchsorted(nonmated_sorted, thresholds, "left")
+    false_non_matches = np.searchsorted(mated_sorted, thresholds, "left")
+    return false_matches, false_non_matches
+
+
+def tmr_sorted(mated_sorted: NDArray, thresholds: ArrayLike) -> NDArray[np.float64]:
+    """TMR at thresholds from ascending mated scores, from the count of true matches."""
+    return (mated_sorted.size - np.searchsorted(mated_sorted, thresholds, "left")) / mated_sorted.size

@@ -38,3 +38,39 @@ def as_rates(values: ArrayLike, name: str) -> NDArray[np.float64]:
 def scalar_or_array(values: NDArray, like: ArrayLike) -> float | NDArray:
     """Return a Python float when the request ``like`` was a scalar, else the array."""
     return float(values) if np.ndim(like) == 0 else values
+
+
+def check_bound(value: float, name: str) -> float:
+    """``value`` as a float, if it is an FMR bound in (0, 1]."""
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"{name} must lie in (0, 1], got {value!r}")
+    return float(value)
+
+
+def check_alpha(alpha: float) -> float:
+    """``alpha``, the weight of the first differential, if it lies in [0, 1]."""
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
+    return alpha
+
+
+def check_bins(bins: int) -> int:
+    """``bins`` as an int, if it is a positive integer."""
+    if int(bins) != bins or bins < 1:
+        raise ValueError(f"bins must be a positive integer, got {bins!r}")
+    return int(bins)
+
+
+def check_kind(kind: str) -> str:
+    """``kind`` if it names a class of scores."""
+    if kind not in ("mated", "nonmated"):
+        raise ValueError(f"kind must be 'mated' or 'nonmated', got {kind!r}")
+    return kind
+
+
+def check_choice(value: str, name: str, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``choices``, else a ValueError naming the option."""
+    if value not in choices:
+        listed = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
+        raise ValueError(f"{name} must be {listed}, got {value!r}")
+    return value

@@ -1,24 +1,74 @@
-"""Percentile bootstrap intervals for any metric, and paired comparisons of two systems.
+"""Bootstrap intervals for any statistic, and paired comparisons of two systems.
 
 Read more in the chapter "Put an interval on every number" (``notebooks/02``).
+
+How a statistic takes its data is said by the caller (``data="arrays"`` or ``"table"``),
+and a statistic takes a faster path only by declaring one: the *fast-path protocol*. A
+callable that carries an attribute ``bootstrap_replicates`` is called, when
+``data="arrays"``, as::
+
+    statistic.bootstrap_replicates(mated, nonmated, *args, n_resamples=B, rng=rng,
+                                   clusters=clusters)
+
+with the validated score arrays (in table order), ``clusters=None`` for ``unit="pair"`` or
+``(mated_clusters, nonmated_clusters)``, the integer cluster code of every comparison, for
+``unit="subject"``. It returns ``B`` replicates whose law is that of the statistic on the
+resamples :func:`bootstrap` would draw for the same unit. :func:`biofair.tmr_at_fmr`
+declares one.
 """
 
 from __future__ import annotations
 
-import functools
+import warnings
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-from biofair._counts import sorted_scores
-from biofair._resampling import Sample, Scores, Unit, progress, resample_rows
-from biofair.rates import allowed_false_matches, threshold_at_fmr_sorted, tmr_at_fmr, tmr_sorted
+from biofair._resampling import Sample, Scores, check_unit, interval, jackknife_rows, progress, resample_rows
+from biofair._typing import IntervalMethod, Seed, StatisticData, Unit
+from biofair._validation import check_choice
+from biofair.exceptions import InsufficientComparisonsWarning
 
 
 class BootstrapResult(NamedTuple):
-    """A metric with its percentile bootstrap interval."""
+    """A statistic with its bootstrap interval.
+
+    Returned by :func:`biofair.bootstrap`.
+
+    Attributes
+    ----------
+    estimate : float
+        The statistic on all the data.
+    low : float
+        Lower end of the interval.
+    high : float
+        Upper end of the interval.
+    confidence : float
+        Coverage the interval was made for.
+    n_resamples : int
+        Bootstrap resamples B.
+    unit : str
+        What was resampled: ``"pair"`` or ``"subject"``.
+    method : str
+        How the interval was read from the replicates: ``"percentile"`` or ``"bca"``.
+    replicates : ndarray
+        The statistic on each resample.
+
+    See Also
+    --------
+    biofair.bootstrap : The function that returns it.
+    biofair.PairedResult : The result of a paired comparison.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.gaussian_scores(n_mated=200, n_nonmated=2_000, rng=0)
+    >>> result = bf.bootstrap(bf.roc_auc, table, n_resamples=200, rng=0)
+    >>> bool(result.low <= result.estimate <= result.high), result.unit, result.method
+    (True, 'pair', 'percentile')
+    """
 
     estimate: float
     low: float
@@ -26,19 +76,61 @@ class BootstrapResult(NamedTuple):
     confidence: float
     n_resamples: int
     unit: str
+    method: str
     replicates: NDArray[np.float64]
 
 
 class PairedResult(NamedTuple):
-    """The difference ``m(A) - m(B)`` of two systems on one trial list, with its interval."""
+    """The difference ``m(A) - m(B)`` of two systems on one trial list, with its interval.
+
+    Returned by :func:`biofair.paired_bootstrap`.
+
+    Attributes
+    ----------
+    difference : float
+        ``m(A) - m(B)`` on all the data.
+    low : float
+        Lower end of the interval of the difference.
+    high : float
+        Upper end of the interval of the difference.
+    p_greater : float
+        Share of resamples with ``m(A) > m(B)``.
+    confidence : float
+        Coverage the interval was made for.
+    n_resamples : int
+        Bootstrap resamples B.
+    unit : str
+        What was resampled: ``"pair"`` or ``"subject"``.
+    method : str
+        How the interval was read from the replicates: ``"percentile"`` or ``"bca"``.
+    replicates : ndarray
+        The difference on each resample.
+    significant : bool
+        True when the interval excludes 0.
+
+    See Also
+    --------
+    biofair.paired_bootstrap : The function that returns it.
+    biofair.ranking_flips : Reads several of them together.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> a = bf.synthetic.gaussian_scores(n_mated=200, n_nonmated=2_000, rng=0)
+    >>> b = a.assign(score=a["score"] * 0.5)  # the same ranking of comparisons
+    >>> result = bf.paired_bootstrap(bf.roc_auc, a, b, n_resamples=50, rng=0)
+    >>> result.difference, result.significant
+    (0.0, False)
+    """
 
     difference: float
     low: float
     high: float
-    p_greater: float  # share of resamples with m(A) > m(B)
+    p_greater: float
     confidence: float
     n_resamples: int
     unit: str
+    method: str
     replicates: NDArray[np.float64]
 
     @property
@@ -47,104 +139,65 @@ class PairedResult(NamedTuple):
         return self.low > 0 or self.high < 0
 
 
-def _check(n_resamples: int, confidence: float) -> None:
+def _check(n_resamples: int, confidence: float, method: str, unit: str) -> None:
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    check_choice(method, "method", ("percentile", "bca"))
+    check_unit(unit)
 
 
-def _interval(replicates: NDArray, confidence: float) -> tuple[float, float]:
-    tail = 100 * (1 - confidence) / 2
-    low, high = np.percentile(replicates, [tail, 100 - tail])
-    return float(low), float(high)
-
-
-def _fast_tmr_target(metric: Callable) -> float | None:
-    """The FMR target of ``functools.partial(tmr_at_fmr, fmr=f)``, else None."""
-    if isinstance(metric, functools.partial) and metric.func is tmr_at_fmr and not metric.args:
-        fmr = metric.keywords.get("fmr")
-        if fmr is not None and np.ndim(fmr) == 0 and set(metric.keywords) == {"fmr"}:
-            return float(fmr)
-    return None
-
-
-def tmr_at_fmr_replicates(
-    mated: NDArray, nonmated: NDArray, fmr: float, n_resamples: int, rng: np.random.Generator
-) -> NDArray[np.float64]:
-    """Pair-bootstrap replicates of TMR at a target FMR without re-sorting.
-
-    A resample of the N non-mated scores changes the threshold only through the draws that
-    land among the top ``m`` scores (``m`` a little above ``fmr·N``): their number is
-    Binomial(N, m/N) and, given it, they spread over the top scores multinomially. The
-    resampled TMR at a threshold ``t`` is Binomial(M, TMR(t))/M. Both are exact laws of the
-    pair bootstrap; a resample whose top-``m`` draws do not reach the threshold (vanishingly
-    rare by the choice of ``m``) is redrawn in full.
-    """
-    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
-    n_nonmated, n_mated = nonmated_sorted.size, mated_sorted.size
-    allowed = int(allowed_false_matches(np.array([fmr]), n_nonmated)[0])
-    top = min(n_nonmated, allowed + int(10 * np.sqrt(allowed + 1)) + 50)
-    values, sizes = np.unique(nonmated_sorted[n_nonmated - top :], return_counts=True)
-    batch = max(1, 20_000_000 // values.size)  # resamples per batch: bounded memory
-    thresholds = np.concatenate(
-        [
-            _resampled_thresholds(values, sizes, top, n_nonmated, allowed, min(batch, n_resamples - start), rng)
-            for start in range(0, n_resamples, batch)
-        ]
-    )
-    for b in np.flatnonzero(np.isnan(thresholds)):  # the threshold fell below the top block
-        resample = np.sort(rng.choice(nonmated_sorted, n_nonmated))
-        thresholds[b] = threshold_at_fmr_sorted(resample, np.array([fmr]))[0]
-    return rng.binomial(n_mated, tmr_sorted(mated_sorted, thresholds)) / n_mated
-
-
-def _resampled_thresholds(
-    values: NDArray, sizes: NDArray, top: int, n_nonmated: int, allowed: int, n: int, rng: np.random.Generator
-) -> NDArray[np.float64]:
-    """Thresholds of ``n`` resamples from the draws among the top scores (NaN: redo in full)."""
-    in_top = rng.binomial(n_nonmated, top / n_nonmated, n)
-    counts = rng.multinomial(in_top, sizes / top)  # (n, J) draws per distinct top value
-    j = values.size
-    at_or_above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]  # draws >= each value
-    first_ok = np.argmax(at_or_above <= allowed, axis=1)
-    first_ok[at_or_above[:, -1] > allowed] = j  # only the reject-all threshold qualifies
-    # The threshold is the first value present in the resample at or after first_ok ...
-    present = np.where(counts > 0, np.arange(j), j)
-    next_present = np.minimum.accumulate(present[:, ::-1], axis=1)[:, ::-1]
-    next_present = np.concatenate([next_present, np.full((n, 1), j)], axis=1)
-    chosen = next_present[np.arange(n), first_ok]
-    # ... or, if none, just above the largest value present (reject everything).
-    largest = np.where(counts.any(axis=1), j - 1 - np.argmax(counts[:, ::-1] > 0, axis=1), 0)
-    thresholds = np.where(
-        chosen < j, values[np.minimum(chosen, j - 1)], np.nextafter(values[largest], np.inf)
-    )
-    return np.where(in_top > allowed, thresholds, np.nan)
+def _fast_replicates(statistic: Callable, sample: Sample, args: tuple, n_resamples: int,
+                     rng: np.random.Generator) -> NDArray[np.float64] | None:
+    """The replicates of a statistic that declares the fast-path protocol, else None."""
+    fast = getattr(statistic, "bootstrap_replicates", None)
+    if fast is None or sample.data != "arrays":
+        return None
+    mated, nonmated = sample.values[sample.mated], sample.values[~sample.mated]
+    clusters = None if sample.clusters is None else (sample.clusters[sample.mated], sample.clusters[~sample.mated])
+    return np.asarray(fast(mated, nonmated, *args, n_resamples=n_resamples, rng=rng, clusters=clusters),
+                      dtype=np.float64)
 
 
 def bootstrap(
-    metric: Callable,
+    statistic: Callable[..., float],
     scores: Scores,
     *,
+    args: tuple = (),
+    data: StatisticData = "arrays",
+    method: IntervalMethod = "percentile",
     n_resamples: int = 1000,
     unit: Unit = "pair",
     cluster: str = "reference_subject",
     confidence: float = 0.95,
-    rng: np.random.Generator | int | None = None,
+    rng: Seed = None,
     progress_bar: bool | None = None,
 ) -> BootstrapResult:
-    """Percentile bootstrap interval of any metric of the package.
+    """Bootstrap interval of any statistic of the package.
 
     Read more in the chapter "Put an interval on every number".
 
     Parameters
     ----------
-    metric : callable
-        Called as ``metric(mated, nonmated)`` or, if it takes one argument, as
-        ``metric(table)``; returns a float. ``functools.partial(bf.tmr_at_fmr, fmr=f)``
-        with ``unit="pair"`` takes a fast exact path that never re-sorts.
+    statistic : callable
+        Returns a float: ``statistic(mated, nonmated, *args)`` with ``data="arrays"``,
+        ``statistic(table, *args)`` with ``data="table"``. A statistic that declares the
+        fast-path protocol (see Notes), such as :func:`biofair.tmr_at_fmr`, takes it.
     scores : pandas.DataFrame or (mated, nonmated)
-        The data; a table is required for ``unit="subject"`` and for table metrics.
+        The data; a table is required for ``unit="subject"`` and ``data="table"``.
+    args : tuple, default ()
+        Further positional arguments of the statistic, e.g. ``(1e-3,)`` for
+        ``bf.tmr_at_fmr`` at FMR = 1e-3.
+    data : {"arrays", "table"}, default "arrays"
+        How the statistic takes its data: the mated and non-mated score arrays, or the
+        (resampled) score table.
+    method : {"percentile", "bca"}, default "percentile"
+        ``"percentile"``: the ``(1-confidence)/2`` and ``(1+confidence)/2`` quantiles of the
+        replicates. ``"bca"``: bias-corrected and accelerated quantiles (Efron), the
+        acceleration from a jackknife over the resampling units; it evaluates the statistic
+        once more per unit (every comparison for ``unit="pair"``, every cluster for
+        ``"subject"``).
     n_resamples : int, default 1000
         Bootstrap resamples B.
     unit : {"pair", "subject"}, default "pair"
@@ -164,80 +217,161 @@ def bootstrap(
     Returns
     -------
     BootstrapResult
-        ``estimate`` (the metric on all data), the interval ``[low, high]`` (the
-        ``(1-confidence)/2`` and ``(1+confidence)/2`` quantiles of the replicates),
-        ``confidence``, ``n_resamples``, ``unit`` and the ``replicates``.
+        ``estimate`` (the statistic on all data), the interval ``[low, high]``,
+        ``confidence``, ``n_resamples``, ``unit``, ``method`` and the ``replicates``.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        When the statistic on all the data warns for a target it cannot resolve; the
+        resamples, which have as many comparisons or about as many, do not repeat it.
+
+    See Also
+    --------
+    biofair.paired_bootstrap : The difference of a statistic between two systems.
+    biofair.permutation_null : The value of a fairness index when groups do not matter.
+    biofair.partitions.poisson_bootstrap : Intervals over a partitioned score set.
+    scipy.stats.bootstrap : The same explicit options, for one or several samples.
+
+    Notes
+    -----
+    Fast path: a statistic that carries ``bootstrap_replicates`` (see the module notes for
+    the protocol) gives the replicates itself when ``data="arrays"``, from laws that equal
+    the resampling plan's; nothing is inferred from its signature or type.
+    ``bf.tmr_at_fmr`` draws them without re-sorting, for both units::
+
+        bf.bootstrap(bf.tmr_at_fmr, table, args=(1e-3,), unit="subject")
+
+    A lambda wrapping it has no such attribute and takes the plain path (same law, slower).
+
+    References
+    ----------
+    B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap", Chapman & Hall, 1993
+    (percentile and BCa intervals, eq. 14.10 and 14.15). Beyond ROC-AUC: Operating-Point
+    Performance Reporting for Biometric Verification (intervals on every metric).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.gaussian_scores(n_mated=500, n_nonmated=5_000, rng=0)
+    >>> result = bf.bootstrap(bf.tmr_at_fmr, table, args=(1e-2,), n_resamples=500, rng=1)
+    >>> bool(result.low < result.estimate < result.high)
+    True
     """
-    _check(n_resamples, confidence)
+    _check(n_resamples, confidence, method, unit)
     rng = np.random.default_rng(rng)
-    sample = Sample(scores, cluster=cluster if unit == "subject" else None)
-    estimate = sample.evaluate(metric)  # validates the data and the FMR target, and warns
-    target = _fast_tmr_target(metric)
-    if target is not None and unit == "pair":
-        replicates = tmr_at_fmr_replicates(
-            sample.values[sample.mated], sample.values[~sample.mated], target, n_resamples, rng
-        )
-    else:
+    sample = Sample(scores, data=data, cluster=cluster if unit == "subject" else None)
+    estimate = sample.evaluate(statistic, args)  # validates the data and the targets, and warns
+    replicates = _fast_replicates(statistic, sample, args, n_resamples, rng)
+    if replicates is None:
         plan = resample_rows(sample, unit, n_resamples, rng)
-        replicates = np.array(
-            [sample.evaluate(metric, rows) for rows in progress(plan, total=n_resamples, desc="bootstrap", show=progress_bar)]
-        )
-    low, high = _interval(replicates, confidence)
-    return BootstrapResult(estimate, low, high, confidence, n_resamples, unit, replicates)
+        replicates = sample.replicates(statistic, args, plan, total=n_resamples, desc="bootstrap", show=progress_bar)
+
+    def jackknife() -> list[NDArray]:
+        return [sample.replicates(statistic, args, plan, total=None, desc="jackknife", show=progress_bar)
+                for plan in jackknife_rows(sample, unit)]
+
+    low, high = interval(replicates, estimate, jackknife, method=method, confidence=confidence)
+    return BootstrapResult(estimate, low, high, confidence, n_resamples, unit, method, replicates)
 
 
 def paired_bootstrap(
-    metric: Callable,
+    statistic: Callable[..., float],
     scores_a: Scores,
     scores_b: Scores,
     *,
+    args: tuple = (),
+    data: StatisticData = "arrays",
+    method: IntervalMethod = "percentile",
     n_resamples: int = 1000,
     unit: Unit = "pair",
     cluster: str = "reference_subject",
     confidence: float = 0.95,
-    rng: np.random.Generator | int | None = None,
+    rng: Seed = None,
     progress_bar: bool | None = None,
 ) -> PairedResult:
-    """Difference of a metric between two systems scored on the same trial list.
+    """Difference of a statistic between two systems scored on the same trial list.
 
     Read more in the chapter "Put an interval on every number".
 
     Parameters
     ----------
-    metric : callable
-        As for :func:`bootstrap`.
-    scores_a, scores_b : pandas.DataFrame or (mated, nonmated)
-        The two systems' scores, row by row for the same trials (same length and labels).
-    n_resamples, unit, cluster, confidence, rng, progress_bar
-        As for :func:`bootstrap`; both systems get the same resampled rows.
+    statistic : callable
+        As for :func:`biofair.bootstrap` (the fast path is not used: both systems need the
+        same resampled rows).
+    scores_a : pandas.DataFrame or (mated, nonmated)
+        System A's scores.
+    scores_b : pandas.DataFrame or (mated, nonmated)
+        System B's scores, row by row for the same trials (same length and labels).
+    args : tuple, default ()
+        Further positional arguments of the statistic.
+    data : {"arrays", "table"}, default "arrays"
+        How the statistic takes its data.
+    method : {"percentile", "bca"}, default "percentile"
+        How the interval is read from the replicates of the difference.
+    n_resamples : int, default 1000
+        Bootstrap resamples B; both systems get the same resampled rows.
+    unit : {"pair", "subject"}, default "pair"
+        What is resampled, as for :func:`biofair.bootstrap`.
+    cluster : str, default "reference_subject"
+        The cluster column for ``unit="subject"``.
+    confidence : float, default 0.95
+        Coverage of the interval.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+    progress_bar : bool, optional
+        Show a progress bar; by default only on an interactive terminal.
 
     Returns
     -------
     PairedResult
-        ``difference = m(A) - m(B)`` on all data, its percentile interval, ``p_greater``
-        (share of resamples with ``m(A) > m(B)``), and the replicates of the difference.
-        The difference is significant when the interval excludes 0.
+        ``difference = m(A) - m(B)`` on all data, its interval, ``p_greater`` (share of
+        resamples with ``m(A) > m(B)``), and the replicates of the difference. The
+        difference is significant when the interval excludes 0.
+
+    See Also
+    --------
+    biofair.bootstrap : The interval of one system's statistic.
+    biofair.ranking_flips : Significant differences that prefer different systems.
+
+    References
+    ----------
+    Beyond ROC-AUC: Operating-Point Performance Reporting for Biometric Verification (the
+    paired bootstrap on one trial list, and p(A > B)).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> a = bf.synthetic.gaussian_scores(n_mated=300, n_nonmated=3_000, rng=0)
+    >>> b = a.assign(score=a["score"] + (a["mated"] * 0.5))  # B separates the classes more
+    >>> result = bf.paired_bootstrap(bf.roc_auc, a, b, n_resamples=200, rng=0)
+    >>> result.significant, result.p_greater
+    (True, 0.0)
     """
-    _check(n_resamples, confidence)
+    _check(n_resamples, confidence, method, unit)
     rng = np.random.default_rng(rng)
     clusters = cluster if unit == "subject" else None
-    a, b = Sample(scores_a, cluster=clusters), Sample(scores_b, cluster=clusters)
+    a, b = Sample(scores_a, data=data, cluster=clusters), Sample(scores_b, data=data, cluster=clusters)
     if len(a) != len(b) or not np.array_equal(a.mated, b.mated):
         raise ValueError(
             "scores_a and scores_b must hold the same trials in the same order "
             f"(got {len(a)} and {len(b)} rows, labels {'equal' if np.array_equal(a.mated, b.mated) else 'different'})"
         )
-    difference = a.evaluate(metric) - b.evaluate(metric)
-    plan = resample_rows(a, unit, n_resamples, rng)
-    replicates = np.array(
-        [
-            a.evaluate(metric, rows) - b.evaluate(metric, rows)
-            for rows in progress(plan, total=n_resamples, desc="paired bootstrap", show=progress_bar)
-        ]
+    difference = a.evaluate(statistic, args) - b.evaluate(statistic, args)
+
+    def differences(plan, total: int | None, desc: str) -> NDArray:
+        with warnings.catch_warnings():  # as in Sample.replicates: the estimates have warned
+            warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+            return np.array([a.evaluate(statistic, args, rows) - b.evaluate(statistic, args, rows)
+                             for rows in progress(plan, total=total, desc=desc, show=progress_bar)])
+
+    replicates = differences(resample_rows(a, unit, n_resamples, rng), n_resamples, "paired bootstrap")
+    low, high = interval(
+        replicates, difference, lambda: [differences(plan, None, "jackknife") for plan in jackknife_rows(a, unit)],
+        method=method, confidence=confidence,
     )
-    low, high = _interval(replicates, confidence)
     p_greater = float(np.mean(replicates > 0))
-    return PairedResult(difference, low, high, p_greater, confidence, n_resamples, unit, replicates)
+    return PairedResult(difference, low, high, p_greater, confidence, n_resamples, unit, method, replicates)
 
 
 def ranking_flips(
@@ -245,7 +379,7 @@ def ranking_flips(
     *,
     higher_is_better: Mapping[str, bool] | None = None,
 ) -> list[tuple[str, str]]:
-    """Pairs of metrics whose significant differences prefer different systems.
+    """Find the pairs of metrics whose significant differences prefer different systems.
 
     Read more in the chapter "Put an interval on every number".
 
@@ -263,6 +397,24 @@ def ranking_flips(
     list of (str, str)
         Every pair ``(metric preferring A, metric preferring B)`` among the significant
         differences; empty when all significant differences agree.
+
+    See Also
+    --------
+    biofair.paired_bootstrap : Makes the comparisons.
+
+    References
+    ----------
+    Beyond ROC-AUC: Operating-Point Performance Reporting for Biometric Verification
+    (ranking flips between ROC-AUC and low-FMR metrics).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> auc = bf.PairedResult(-0.01, -0.02, -0.005, 0.0, 0.95, 100, "pair", "percentile", np.zeros(100))
+    >>> tmr = bf.PairedResult(0.05, 0.02, 0.08, 1.0, 0.95, 100, "pair", "percentile", np.zeros(100))
+    >>> bf.ranking_flips({"roc_auc": auc, "tmr_at_fmr": tmr})
+    [('tmr_at_fmr', 'roc_auc')]
     """
     orientation = higher_is_better or {}
     prefers_a = {

@@ -10,16 +10,17 @@ import json
 import shutil
 import sys
 import tempfile
+from importlib.resources import as_file, files
 from pathlib import Path
 
 from biofair.exceptions import SchemaError
 from biofair.io import read_grouped_scores
 
-TEMPLATE = Path(__file__).with_name("report_template.md")
+_TEMPLATE = files("biofair") / "report_template.md"  # the chapter "Analyse your own system"
 
-EXAMPLES = """\
+_EXAMPLES = """\
 examples:
-  biofair report data/example_scores.csv -o report
+  biofair report "$(python -c 'import biofair; print(biofair.datasets.example_scores_path())')" -o report
   biofair report scores.parquet --columns score=sim,mated=label --by ethnicity -o report
   biofair report scores-dev --subjects people.csv --by gender --distance -o report
   biofair report scores.csv --by gender age --fmr-targets 1e-2,1e-3,1e-4 -n 1000 -o report
@@ -48,7 +49,7 @@ def _rates(text: str) -> list[float]:
     return values
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(
         prog="biofair", description="Performance and fairness of biometric verification from scores."
@@ -58,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
         "report",
         help="analyse one score file: executed notebook, HTML page and JSON summary",
         description="Run every metric of the biofair book on one score file, with intervals.",
-        epilog=EXAMPLES,
+        epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     report.add_argument("scores", type=Path, help="score file: CSV, TSV, Parquet or a bob score file")
@@ -89,7 +90,7 @@ def _one_line(error: Exception) -> str:
     return " ".join(str(error).replace("\n- ", "; ").split())
 
 
-def run_report(args: argparse.Namespace) -> Path:
+def _run_report(args: argparse.Namespace) -> Path:
     """Validate the file, execute the template and write the three outputs."""
     import jupytext
     import nbformat
@@ -109,7 +110,8 @@ def run_report(args: argparse.Namespace) -> Path:
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
         template = work / "template.ipynb"
-        chapter = jupytext.read(TEMPLATE)
+        with as_file(_TEMPLATE) as source:
+            chapter = jupytext.read(source)
         # the chapter's exercises teach with the shipped example; a report leaves them out
         chapter.cells = [cell for cell in chapter.cells if "exercise" not in cell.metadata.get("tags", [])]
         nbformat.write(chapter, template)
@@ -145,11 +147,42 @@ def run_report(args: argparse.Namespace) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``biofair`` console script."""
-    parser = build_parser()
+    """Run the ``biofair`` command: ``biofair report SCORES -o OUTDIR``.
+
+    Read more in the chapter "Analyse your own system", which is the report's template.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command-line arguments after ``biofair``; by default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 when the report was written; 2 when the file or an option is
+        wrong (a one-line reason on standard error, nothing written); 1 when the analysis
+        itself failed.
+
+    See Also
+    --------
+    biofair.fairness_summary : The table the report shows and writes to ``summary.json``.
+    biofair.read_grouped_scores : How the file is read and checked.
+
+    References
+    ----------
+    ISO/IEC 19795-1:2021 and ISO/IEC 19795-10:2024 (what a performance and demographic
+    differential report contains).
+
+    Examples
+    --------
+    >>> from biofair.cli import main
+    >>> main(["report", "no-such-file.csv", "-o", "report"])
+    2
+    """
+    parser = _build_parser()
     args = parser.parse_args(argv)
     try:
-        output = run_report(args)
+        output = _run_report(args)
     except (SchemaError, ValueError, FileNotFoundError, FileExistsError) as error:
         print(f"biofair report: error: {_one_line(error)}", file=sys.stderr)
         return 2

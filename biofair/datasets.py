@@ -1,4 +1,5 @@
-"""Real score sets, read from the packages that distribute them (never copied here).
+"""Score sets: the small example shipped with the package, and real score sets read from the
+packages that distribute them (never copied here).
 
 Read more in the chapter "Audit two real speaker verifiers" (``notebooks/08``) and the
 data card ``data/README.md``.
@@ -6,8 +7,11 @@ data card ``data/README.md``.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 from importlib.metadata import PackageNotFoundError, distribution
+from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Literal
 
@@ -16,29 +20,72 @@ import pandas as pd
 
 from biofair.schema import validate_scores
 
+#: The speaker embedders whose VoxCeleb1-H scores :func:`load_voxceleb1h` reads.
 VOXCELEB_MODELS = ("resnetse34v2", "resnetse34l")
+#: The pinned distribution the VoxCeleb1-H scores come from.
 BT4VT_REQUIREMENT = "bt4vt==1.0.1"
+
+_files = contextlib.ExitStack()  # keeps extracted package data on disk until exit
+atexit.register(_files.close)
 
 
 def example_scores_path() -> Path:
-    """The small example score file shipped in the repository's ``data/`` folder.
+    """The path of the small example score file shipped inside the package.
 
-    Raises
-    ------
-    FileNotFoundError
-        When biofair runs outside its repository (the file is not part of the wheel).
+    Read more in the chapter "Analyse your own system" and in the data card.
+
+    Returns
+    -------
+    pathlib.Path
+        ``biofair/data/example_scores.csv`` of the installed package (a real file on disk,
+        extracted for the life of the process if the package is imported from an archive):
+        7,920 comparisons of 120 synthetic subjects in three groups, with columns
+        ``reference_subject``, ``probe_subject``, ``group``, ``score`` and ``mated``.
+
+    See Also
+    --------
+    biofair.read_grouped_scores : Reads it for a fairness analysis.
+    biofair.fairness_summary : The summary ``biofair report`` shows of it.
+
+    References
+    ----------
+    The data card ``data/README.md`` of the repository and its generator,
+    ``data/make_example_scores.py`` (seeded).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> path = bf.datasets.example_scores_path()
+    >>> path.name, path.is_file()
+    ('example_scores.csv', True)
     """
-    path = Path(__file__).resolve().parents[1] / "data" / "example_scores.csv"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"the example score file is only in a checkout of the biofair repository ({path}); "
-            "pass your own score file instead"
-        )
-    return path
+    return _files.enter_context(as_file(files("biofair") / "data" / "example_scores.csv"))
 
 
 def cache_dir() -> Path:
-    """Where compact copies of downloaded score sets live: ``$BIOFAIR_CACHE`` or ~/.cache/biofair."""
+    """Where compact copies of downloaded score sets live.
+
+    Read more in the data card ``data/README.md``.
+
+    Returns
+    -------
+    pathlib.Path
+        ``$BIOFAIR_CACHE`` when set, else ``~/.cache/biofair``; it may not exist yet.
+
+    See Also
+    --------
+    biofair.datasets.load_voxceleb1h : Keeps its Parquet copy there.
+
+    References
+    ----------
+    XDG Base Directory Specification (``~/.cache`` for non-essential cached data).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> bf.datasets.cache_dir().is_absolute()
+    True
+    """
     return Path(os.environ.get("BIOFAIR_CACHE", Path.home() / ".cache" / "biofair"))
 
 
@@ -108,6 +155,24 @@ def load_voxceleb1h(
         When bt4vt is not installed, with the command that installs it.
     SchemaError
         When a label contradicts the speaker ids or a speaker lacks metadata.
+
+    See Also
+    --------
+    biofair.datasets.cache_dir : Where the compact copy is kept.
+    biofair.group_sizes : The comparisons per gender or nationality.
+
+    References
+    ----------
+    A. Nagrani, J. S. Chung and A. Zisserman, "VoxCeleb: a large-scale speaker
+    identification dataset", Interspeech 2017 (the VoxCeleb1-H trial list). The bt4vt
+    package (Bias Testing for Voice Technologies), version 1.0.1, which distributes the scores.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.datasets.load_voxceleb1h("resnetse34v2")
+    >>> len(table), int(table["mated"].sum())
+    (550894, 275488)
     """
     if model not in VOXCELEB_MODELS:
         raise ValueError(f"model must be one of {VOXCELEB_MODELS}, got {model!r}")

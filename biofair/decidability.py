@@ -12,9 +12,16 @@ from biofair._validation import as_scores
 
 
 def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
-    """Daugman's decidability d': separation of the class means in pooled deviations.
+    """Decidability d': the separation of the class means in pooled standard deviations.
 
     Read more in the chapter "Compute error rates from scores".
+
+    Parameters
+    ----------
+    mated : array_like of shape (M,)
+        Mated (genuine) similarity scores.
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) similarity scores.
 
     Returns
     -------
@@ -28,9 +35,20 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     ValueError
         When both classes have zero variance (d' is undefined).
 
+    See Also
+    --------
+    biofair.roc_auc : A threshold-free summary that reads the whole ROC.
+    biofair.operating_summary : Reports d' with the other operating-point metrics.
+
+    References
+    ----------
+    J. Daugman, "Biometric decision landscapes", University of Cambridge Technical Report
+    482, 2000 (the decidability index d').
+
     Examples
     --------
-    >>> decidability([1.0, 3.0], [-1.0, 1.0])
+    >>> import biofair as bf
+    >>> bf.decidability([1.0, 3.0], [-1.0, 1.0])
     2.0
     """
     mated_scores, nonmated_scores = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 from biofair._counts import ErrorCounts, error_counts
 
 
-def min_dcf_from_counts(
+def _min_dcf_from_counts(
     counts: ErrorCounts, p_target: float = 0.01, c_miss: float = 1.0, c_fa: float = 1.0
 ) -> float:
     """minDCF of precomputed error counts (see :func:`min_dcf`)."""
@@ -37,12 +37,16 @@ def min_dcf(
 
     Parameters
     ----------
-    mated, nonmated : array_like
-        Mated and non-mated similarity scores.
+    mated : array_like of shape (M,)
+        Mated (genuine) similarity scores.
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) similarity scores.
     p_target : float, default 0.01
         Prior probability of a mated comparison, in (0, 1).
-    c_miss, c_fa : float, default 1
-        Costs of a false non-match (miss) and a false match (false alarm).
+    c_miss : float, default 1
+        Cost of a false non-match (miss).
+    c_fa : float, default 1
+        Cost of a false match (false alarm).
 
     Returns
     -------
@@ -52,9 +56,20 @@ def min_dcf(
         reject-all threshold (match iff ``score >= t``). 1 is the cost of the better
         trivial system (accept all or reject all), so a useful system scores below 1.
 
+    See Also
+    --------
+    biofair.eer : The operating point where both error rates meet.
+    biofair.det_curve : Every achievable (FMR, FNMR) pair the minimum is taken over.
+
+    References
+    ----------
+    Beyond ROC-AUC: Operating-Point Performance Reporting for Biometric Verification, eq. 4.
+    NIST Speaker Recognition Evaluation plans (the normalised detection cost function).
+
     Examples
     --------
-    >>> min_dcf([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], p_target=0.5)
+    >>> import biofair as bf
+    >>> bf.min_dcf([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], p_target=0.5)
     0.5
     """
-    return min_dcf_from_counts(error_counts(mated, nonmated), p_target, c_miss, c_fa)
+    return _min_dcf_from_counts(error_counts(mated, nonmated), p_target, c_miss, c_fa)

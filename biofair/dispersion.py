@@ -6,19 +6,19 @@ Read more in the chapter "Find bias in the tails" (``notebooks/04``).
 from __future__ import annotations
 
 import warnings
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._validation import as_rates
-from biofair.discrepancy import check_alpha
+from biofair._typing import By, ZeroRate
+from biofair._validation import as_rates, check_alpha
 from biofair.exceptions import UndefinedRateWarning
-from biofair.groups import By, GroupRates, ScoresByGroup, group_rates, pooled_threshold, scores_by_group
+from biofair.groups import GroupRates, ScoresByGroup, _group_rates, _pooled_threshold, scores_by_group
 
 
-def _group_rates(rates: ArrayLike, name: str = "rates") -> NDArray[np.float64]:
+def _per_group(rates: ArrayLike, name: str = "rates") -> NDArray[np.float64]:
     values = as_rates(rates, name).ravel()
     if values.size < 2:
         raise ValueError(f"{name} needs the rates of at least two groups, got {values.size}")
@@ -44,14 +44,27 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
         ``G = (K/(K-1)) · Σ_i Σ_j |x_i - x_j| / (2 K² mean(x))`` in [0, 1]; 0 when all rates
         are equal (including all zero). Higher is less equitable.
 
+    See Also
+    --------
+    biofair.inequity : The worst group's rate over the geometric mean.
+    biofair.outcome_fairness : GARBE of FMR and FNMR at one threshold.
+
+    References
+    ----------
+    J. J. Howard, Y. B. Sirotin and A. R. Vemury, "The Effect of Broad and Specific
+    Demographic Homogeneity on the Imposter Distributions and False Match Rates in Face
+    Recognition Algorithm Performance", BTAS 2019. The CEI paper, eq. 3-4 (without the
+    K/(K-1) correction).
+
     Examples
     --------
-    >>> garbe([0.01, 0.01, 0.01])
+    >>> import biofair as bf
+    >>> bf.garbe([0.01, 0.01, 0.01])
     0.0
-    >>> garbe([0.0, 0.0, 0.3])
+    >>> bf.garbe([0.0, 0.0, 0.3])
     1.0
     """
-    values = _group_rates(rates)
+    values = _per_group(rates)
     k = values.size
     mean = values.mean()
     if mean == 0.0:
@@ -80,9 +93,9 @@ def inequity(
     rates: ArrayLike,
     *,
     counts: ArrayLike | None = None,
-    zero: Literal["upper_bound", "raise"] = "upper_bound",
+    zero: ZeroRate = "upper_bound",
 ) -> float:
-    """NIST's Inequity: the worst group's rate over the geometric mean of all groups.
+    """Inequity (NIST): the worst group's rate over the geometric mean of all groups.
 
     Read more in the chapter "Find bias in the tails".
 
@@ -107,14 +120,25 @@ def inequity(
     UndefinedRateWarning
         When a zero rate was replaced.
 
+    See Also
+    --------
+    biofair.garbe : A Gini-type dispersion of the same rates.
+    biofair.outcome_fairness : Inequity of FMR and FNMR at one threshold.
+
+    References
+    ----------
+    P. Grother, M. Ngan and K. Hanaoka, "Face Recognition Vendor Test (FRVT) Part 3:
+    Demographic Effects", NISTIR 8280, 2019.
+
     Examples
     --------
-    >>> inequity([0.02, 0.02])
+    >>> import biofair as bf
+    >>> bf.inequity([0.02, 0.02])
     1.0
-    >>> round(inequity([0.01, 0.04]), 6)
+    >>> round(bf.inequity([0.01, 0.04]), 6)
     2.0
     """
-    values = _group_rates(rates)
+    values = _per_group(rates)
     n = None if counts is None else np.asarray(counts, dtype=np.float64).ravel()
     if n is not None and (n.size != values.size or np.any(n < 1)):
         raise ValueError("counts must give a positive number of comparisons for every rate")
@@ -130,7 +154,40 @@ def inequity(
 
 
 class OutcomeFairness(NamedTuple):
-    """GARBE and Inequity of FMR and FNMR at one threshold."""
+    """GARBE and Inequity of FMR and FNMR at one threshold.
+
+    Returned by :func:`biofair.outcome_fairness` and :func:`biofair.partitions.outcome_fairness`.
+
+    Attributes
+    ----------
+    threshold : float
+        The threshold every group shares (match iff ``score >= threshold``).
+    garbe_fmr : float
+        GARBE of the groups' FMRs.
+    garbe_fnmr : float
+        GARBE of the groups' FNMRs.
+    garbe : float
+        ``alpha·garbe_fmr + (1 - alpha)·garbe_fnmr``.
+    inequity_fmr : float
+        Inequity of the groups' FMRs.
+    inequity_fnmr : float
+        Inequity of the groups' FNMRs.
+    rates : pandas.DataFrame
+        Per group: ``fmr``, ``fnmr``, ``n_nonmated``, ``n_mated`` and ``fmr_bounded`` /
+        ``fnmr_bounded`` (zero rates replaced by their upper bound for Inequity).
+
+    See Also
+    --------
+    biofair.outcome_fairness : The function that returns it.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=1_000, n_nonmated=10_000, rng=0)
+    >>> result = bf.outcome_fairness(table, fmr=1e-2)
+    >>> result.rates["group"].tolist()
+    ['0', '1', '2']
+    """
 
     threshold: float
     garbe_fmr: float
@@ -149,7 +206,7 @@ def outcome_fairness(
     by: By = "group",
     alpha: float = 0.5,
     correction: bool = True,
-    zero: Literal["upper_bound", "raise"] = "upper_bound",
+    zero: ZeroRate = "upper_bound",
 ) -> OutcomeFairness:
     """GARBE_FMR/FNMR and IN_FMR/FNMR of a score table at one threshold.
 
@@ -165,27 +222,59 @@ def outcome_fairness(
     fmr : float, optional
         ... or a target FMR on the pooled homogeneous non-mated scores of all groups, as
         NIST sets one threshold for everyone. Give exactly one.
-    by, alpha, correction, zero
-        Grouping; weight of GARBE_FMR in the combined GARBE; see :func:`garbe` and
-        :func:`inequity`.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    alpha : float, default 0.5
+        Weight of GARBE_FMR in the combined GARBE.
+    correction : bool, default True
+        The K/(K-1) correction of :func:`biofair.garbe`.
+    zero : {"upper_bound", "raise"}, default "upper_bound"
+        What a zero rate does to Inequity (see :func:`biofair.inequity`).
 
     Returns
     -------
     OutcomeFairness
         The indices and a per-group ``rates`` table; zero rates replaced for Inequity are
         flagged in its ``fmr_bounded`` / ``fnmr_bounded`` columns.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        When ``fmr`` is below 3/N of the pooled homogeneous non-mated scores.
+    UndefinedRateWarning
+        When a zero rate was replaced for Inequity, naming the groups.
+
+    See Also
+    --------
+    biofair.garbe : GARBE of any rates.
+    biofair.inequity : Inequity of any rates.
+    biofair.fairness_discrepancy_rate : The largest gaps at several thresholds.
+    biofair.partitions.outcome_fairness : The same indices over a partitioned score set.
+
+    References
+    ----------
+    P. Grother, M. Ngan and K. Hanaoka, NISTIR 8280, 2019 (one threshold for everyone,
+    Inequity). J. J. Howard, Y. B. Sirotin and A. R. Vemury, BTAS 2019 (GARBE).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=1_000, n_nonmated=10_000, rng=0)
+    >>> result = bf.outcome_fairness(table, fmr=1e-2)
+    >>> bool(result.garbe_fmr > 0.3 and result.inequity_fmr > 1)
+    True
     """
     if (threshold is None) == (fmr is None):
         raise ValueError("give exactly one of threshold= and fmr=")
     check_alpha(alpha)
     groups = scores_by_group(scores, by=by)
     if fmr is not None:
-        threshold = float(pooled_threshold(groups, fmr))
-    rates = group_rates(groups, threshold)
-    return outcome_from_rates(list(groups), float(threshold), rates, alpha=alpha, correction=correction, zero=zero)
+        threshold = float(_pooled_threshold(groups, fmr))
+    rates = _group_rates(groups, threshold)
+    return _outcome_from_rates(list(groups), float(threshold), rates, alpha=alpha, correction=correction, zero=zero)
 
 
-def outcome_from_rates(
+def _outcome_from_rates(
     names: list[str], threshold: float, rates: GroupRates, *, alpha: float, correction: bool, zero: str
 ) -> OutcomeFairness:
     """GARBE and Inequity from the rates of every group at one threshold (a column of ``rates``)."""

@@ -4,12 +4,12 @@ All three compare each group's score histogram with the mean histogram of all gr
 Kullback-Leibler divergence in bits. With ``m`` the mean of K pmfs, ``KL(p_i || m) <=
 log2 K``, so every index lies in [0, 1] (1 = identical histograms) and no epsilon is
 needed. Read more in the chapters "Find bias in the tails" and "Choose CEI's parameters"
-(``notebooks/04`` and ``04``).
+(``notebooks/04`` and ``05``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -17,17 +17,41 @@ from numpy.typing import NDArray
 from scipy.special import expit
 from scipy.stats import norm
 
+from biofair._typing import By, Combine, MeanTail, ScoreKind
+from biofair._validation import check_bins, check_choice, check_kind
 from biofair.exceptions import SchemaError
-from biofair.groups import By, ScoresByGroup, scores_by_group
-
-ScoreKind = Literal["mated", "nonmated"]
+from biofair.groups import ScoresByGroup, scores_by_group
 
 
 class EquityIndex(NamedTuple):
     """A distribution fairness index: both variants, the divergences and the parameters.
 
-    ``normal = 1 - Σ S_i / (K log2 K)``, ``extreme = 1 - max S_i / log2 K``; ``divergences``
-    holds ``S_i`` per group (bits), ``parameters`` every setting used.
+    Returned by DFI, CEI and CEI^A, in memory and out of core.
+
+    Attributes
+    ----------
+    normal : float
+        ``1 - Σ S_i / (K log2 K)``, in [0, 1]; 1 = identical histograms.
+    extreme : float
+        ``1 - max S_i / log2 K``, in [0, 1]: the worst group's divergence.
+    divergences : pandas.Series
+        ``S_i`` per group, in bits.
+    parameters : dict
+        Every setting used (bins, split percentile(s), weights, N), to report beside the value.
+
+    See Also
+    --------
+    biofair.distribution_fairness_index : DFI.
+    biofair.comprehensive_equity_index : CEI.
+    biofair.automatic_comprehensive_equity_index : CEI^A.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.beta_scenario("balanced", n_groups=2, n_mated=500, n_nonmated=500, rng=0)
+    >>> index = bf.distribution_fairness_index(table, bins=20)
+    >>> sorted(index.parameters)
+    ['bins', 'combine']
     """
 
     normal: float
@@ -36,7 +60,7 @@ class EquityIndex(NamedTuple):
     parameters: dict[str, Any]
 
 
-def kl_divergence_bits(p: NDArray, q: NDArray) -> NDArray[np.float64]:
+def _kl_divergence_bits(p: NDArray, q: NDArray) -> NDArray[np.float64]:
     """``Σ_b p_b log2(p_b / q_b)`` along the last axis, with ``0 log 0 = 0``.
 
     ``q`` must be positive wherever ``p`` is (true for the mean of pmfs that include p).
@@ -68,15 +92,15 @@ def _normalised(counts: NDArray) -> NDArray[np.float64]:
 def _edges(samples: list[NDArray], bins: int) -> NDArray[np.float64]:
     """Equal-width bin edges over the pooled range of ascending samples (as np.histogram)."""
     present = [s for s in samples if s.size]
-    return range_edges(min(s[0] for s in present), max(s[-1] for s in present), bins)
+    return _range_edges(min(s[0] for s in present), max(s[-1] for s in present), bins)
 
 
-def range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
+def _range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
     """``bins`` equal-width bins from ``low`` to ``high``: np.histogram's edges for that range."""
     return np.histogram_bin_edges(np.array([low, high]), bins=bins)
 
 
-def index_from_divergences(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
+def _index_from_divergences(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
     k = len(names)
     return EquityIndex(
         normal=float(1.0 - divergences.sum() / (k * np.log2(k))),
@@ -86,21 +110,15 @@ def index_from_divergences(divergences: NDArray, names: list[str], parameters: d
     )
 
 
-def check_bins(bins: int) -> int:
-    """``bins`` as an int, if it is a positive integer."""
-    if int(bins) != bins or bins < 1:
-        raise ValueError(f"bins must be a positive integer, got {bins!r}")
-    return int(bins)
-
 
 def distribution_fairness_index(
     scores: pd.DataFrame | ScoresByGroup,
     *,
     by: By = "group",
     bins: int = 100,
-    combine: Literal["pooled", "equal"] = "pooled",
+    combine: Combine = "pooled",
 ) -> EquityIndex:
-    """Distribution Fairness Index (DFI) of Kotwal and Marcel.
+    """Distribution Fairness Index (DFI): how much the groups' score histograms differ.
 
     Read more in the chapter "Find bias in the tails".
 
@@ -123,22 +141,40 @@ def distribution_fairness_index(
     EquityIndex
         ``normal`` (DFI_N), ``extreme`` (DFI_E), ``divergences`` S_i and ``parameters``.
 
+    See Also
+    --------
+    biofair.comprehensive_equity_index : Weighs the tails of the histograms apart.
+    biofair.partitions.distribution_fairness_index : The same index over a partitioned score set.
+
     Notes
     -----
     ``S_i = KL(p_i || m)`` in bits with ``m = (1/K) Σ p_i``;
     ``DFI_N = 1 - Σ S_i / (K log2 K)``, ``DFI_E = 1 - max S_i / log2 K``.
+
+    References
+    ----------
+    K. Kotwal and S. Marcel, distribution fairness index, as restated in "Balancing Tails
+    when Comparing Distributions: Comprehensive Equity Index (CEI) with Application to Bias
+    Evaluation in Operational Face Biometrics" (its eq. 5-7).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.beta_scenario("BC", n_groups=2, n_mated=2_000, n_nonmated=2_000, rng=0)
+    >>> index = bf.distribution_fairness_index(table)
+    >>> bool(0 <= index.extreme <= index.normal <= 1)
+    True
     """
     bins = check_bins(bins)
-    if combine not in ("pooled", "equal"):
-        raise ValueError(f"combine must be 'pooled' or 'equal', got {combine!r}")
+    check_choice(combine, "combine", ("pooled", "equal"))
     groups = scores_by_group(scores, by=by)
     edges = _edges([s for g in groups.values() for s in g], bins)
     mated = np.array([_sorted_counts(g.mated, edges) for g in groups.values()])
     nonmated = np.array([_sorted_counts(g.nonmated, edges) for g in groups.values()])
-    return dfi_from_counts(list(groups), mated, nonmated, combine=combine)
+    return _dfi_from_counts(list(groups), mated, nonmated, combine=combine)
 
 
-def dfi_from_counts(
+def _dfi_from_counts(
     names: list[str], mated: NDArray, nonmated: NDArray, *, combine: str = "pooled"
 ) -> EquityIndex:
     """DFI from per-group histogram counts of each class on common edges (groups x bins)."""
@@ -148,8 +184,8 @@ def dfi_from_counts(
         pmfs = counts / counts.sum(axis=1, keepdims=True)
     else:
         pmfs = (mated / mated.sum(axis=1, keepdims=True) + nonmated / nonmated.sum(axis=1, keepdims=True)) / 2
-    divergences = kl_divergence_bits(pmfs, pmfs.mean(axis=0))
-    return index_from_divergences(divergences, names, {"bins": mated.shape[1], "combine": combine})
+    divergences = _kl_divergence_bits(pmfs, pmfs.mean(axis=0))
+    return _index_from_divergences(divergences, names, {"bins": mated.shape[1], "combine": combine})
 
 
 def _split_parts(
@@ -165,13 +201,13 @@ def _split_parts(
             split = np.searchsorted(values, np.percentile(values, 100.0 - percentile), side="right")
             tail, centre = values[:split], values[split:]
         if centre.size == 0:
-            raise empty_centre(name, values.size, kind, percentile)
+            raise _empty_centre(name, values.size, kind, percentile)
         tails.append(tail)
         centres.append(centre)
     return tails, centres
 
 
-def empty_centre(name: str, size: int, kind: str, percentile: float) -> SchemaError:
+def _empty_centre(name: str, size: int, kind: str, percentile: float) -> SchemaError:
     """The error for a group whose every score falls in the tail."""
     return SchemaError(
         f"group {name!r}: all {size} {kind} scores fall in the tail at percentile "
@@ -211,8 +247,8 @@ def _mean_split_divergences(
         return _smoothed(mass / mass.sum(), smoothing)
 
     return (
-        kl_divergence_bits(_smoothed(_normalised(tail_counts), smoothing), part(in_tail)),
-        kl_divergence_bits(_smoothed(_normalised(centre_counts), smoothing), part(~in_tail)),
+        _kl_divergence_bits(_smoothed(_normalised(tail_counts), smoothing), part(in_tail)),
+        _kl_divergence_bits(_smoothed(_normalised(centre_counts), smoothing), part(~in_tail)),
     )
 
 
@@ -223,7 +259,7 @@ def _class_samples(scores: pd.DataFrame, by: By, kind: ScoreKind) -> tuple[list[
     return list(groups), [getattr(g, kind) for g in groups.values()]
 
 
-def part_edges(
+def _part_edges(
     tail_ranges: NDArray, centre_ranges: NDArray, bins: int, mean_tail: str
 ) -> tuple[NDArray, NDArray]:
     """Edges of the tail and centre histograms from each group's (low, high) of each part.
@@ -233,14 +269,14 @@ def part_edges(
     (the union of both, since a group's tail and centre hold all its scores).
     """
     if mean_tail == "groups":
-        return (range_edges(tail_ranges[:, 0].min(), tail_ranges[:, 1].max(), bins),
-                range_edges(centre_ranges[:, 0].min(), centre_ranges[:, 1].max(), bins))
+        return (_range_edges(tail_ranges[:, 0].min(), tail_ranges[:, 1].max(), bins),
+                _range_edges(centre_ranges[:, 0].min(), centre_ranges[:, 1].max(), bins))
     ranges = np.concatenate([tail_ranges, centre_ranges])
-    edges = range_edges(ranges[:, 0].min(), ranges[:, 1].max(), bins)
+    edges = _range_edges(ranges[:, 0].min(), ranges[:, 1].max(), bins)
     return edges, edges
 
 
-def cei_from_counts(
+def _cei_from_counts(
     tail_counts: NDArray,
     centre_counts: NDArray,
     *,
@@ -254,8 +290,8 @@ def cei_from_counts(
     centre counts (groups x bins, on the edges of :func:`part_edges`)."""
     if mean_tail == "groups":
         tail_pmfs, centre_pmfs = _normalised(tail_counts), _normalised(centre_counts)
-        tail = kl_divergence_bits(tail_pmfs, tail_pmfs.mean(axis=0))
-        centre = kl_divergence_bits(centre_pmfs, centre_pmfs.mean(axis=0))
+        tail = _kl_divergence_bits(tail_pmfs, tail_pmfs.mean(axis=0))
+        centre = _kl_divergence_bits(centre_pmfs, centre_pmfs.mean(axis=0))
     else:
         tail, centre = _mean_split_divergences(tail_counts, centre_counts, kind, percentile, smoothing)
     return tail_weight * tail + (1.0 - tail_weight) * centre
@@ -277,8 +313,8 @@ def _cei_divergences(
     def ranges(parts: list[NDArray]) -> NDArray:  # no part is empty: _split_parts checks
         return np.array([[p[0], p[-1]] for p in parts])
 
-    tail_edges, centre_edges = part_edges(ranges(tails), ranges(centres), bins, mean_tail)
-    return cei_from_counts(
+    tail_edges, centre_edges = _part_edges(ranges(tails), ranges(centres), bins, mean_tail)
+    return _cei_from_counts(
         _class_counts(tails, tail_edges), _class_counts(centres, centre_edges), kind=kind,
         percentile=float(np.mean(percentiles)), tail_weight=tail_weight, mean_tail=mean_tail,
         smoothing=smoothing,
@@ -293,7 +329,7 @@ def comprehensive_equity_index(
     tail_weight: float = 0.8,
     bins: int = 100,
     by: By = "group",
-    mean_tail: Literal["groups", "split_mean"] = "groups",
+    mean_tail: MeanTail = "groups",
     smoothing: float = 1e-6,
 ) -> EquityIndex:
     """Comprehensive Equity Index (CEI) of one class of scores.
@@ -333,24 +369,45 @@ def comprehensive_equity_index(
     EquityIndex
         ``normal`` (CEI_N), ``extreme`` (CEI_E), ``divergences`` S'_i, ``parameters``.
 
+    See Also
+    --------
+    biofair.automatic_comprehensive_equity_index : CEI^A, with the split and weight chosen from the data.
+    biofair.distribution_fairness_index : DFI, which does not weigh tails apart.
+    biofair.permutation_null : What CEI gives when groups do not matter.
+    biofair.partitions.comprehensive_equity_index : The same index over a partitioned score set.
+
     Notes
     -----
     ``S'_i = w_t·KL(t_i || m_t) + w_c·KL(c_i || m_c)`` in bits, with ``m_t`` and ``m_c`` the
     means of the groups' tail and centre pmfs (the project's reading of eq. 8; the paper
     also mentions splitting the mean distribution itself, which can leave [0, 1]).
     ``CEI_N = 1 - Σ S'_i / (K log2 K)``, ``CEI_E = 1 - max S'_i / log2 K``.
+
+    References
+    ----------
+    "Balancing Tails when Comparing Distributions: Comprehensive Equity Index (CEI) with
+    Application to Bias Evaluation in Operational Face Biometrics", eq. 8-10.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.beta_scenario("BG", n_groups=3, n_mated=2_000, n_nonmated=2_000, rng=0)
+    >>> mated = bf.comprehensive_equity_index(table, kind="mated")
+    >>> nonmated = bf.comprehensive_equity_index(table, kind="nonmated")
+    >>> bool(mated.extreme < nonmated.extreme)  # BG biases the mated tail
+    True
     """
-    parameters = cei_parameters(kind=kind, percentile=percentile, tail_weight=tail_weight, bins=bins,
+    parameters = _cei_parameters(kind=kind, percentile=percentile, tail_weight=tail_weight, bins=bins,
                                 mean_tail=mean_tail, smoothing=smoothing)
     names, samples = _class_samples(scores, by, kind)
     percentiles = np.full(len(names), float(percentile))
     divergences = _cei_divergences(
         names, samples, kind, percentiles, tail_weight, parameters["bins"], mean_tail, smoothing
     )
-    return index_from_divergences(divergences, names, parameters)
+    return _index_from_divergences(divergences, names, parameters)
 
 
-def cei_parameters(
+def _cei_parameters(
     *, kind: str, percentile: float, tail_weight: float, bins: int, mean_tail: str, smoothing: float
 ) -> dict[str, Any]:
     """CEI's options, checked, as the ``parameters`` of its result."""
@@ -359,8 +416,7 @@ def cei_parameters(
         raise ValueError(f"percentile must lie in (0, 100), got {percentile!r}")
     if not 0.0 <= tail_weight <= 1.0:
         raise ValueError(f"tail_weight must lie in [0, 1], got {tail_weight!r}")
-    if mean_tail not in ("groups", "split_mean"):
-        raise ValueError(f"mean_tail must be 'groups' or 'split_mean', got {mean_tail!r}")
+    check_choice(mean_tail, "mean_tail", ("groups", "split_mean"))
     parameters = {"kind": kind, "percentile": percentile, "tail_weight": tail_weight,
                   "bins": check_bins(bins), "mean_tail": mean_tail}
     if mean_tail == "split_mean":
@@ -368,18 +424,12 @@ def cei_parameters(
     return parameters
 
 
-def check_kind(kind: str) -> str:
-    """``kind`` if it names a class of scores."""
-    if kind not in ("mated", "nonmated"):
-        raise ValueError(f"kind must be 'mated' or 'nonmated', got {kind!r}")
-    return kind
-
 
 def automatic_comprehensive_equity_index(
     scores: pd.DataFrame | ScoresByGroup,
     *,
     kind: ScoreKind = "mated",
-    n_sigma: float = 3.0,
+    n_std: float = 3.0,
     bins: int = 100,
     by: By = "group",
 ) -> EquityIndex:
@@ -389,18 +439,30 @@ def automatic_comprehensive_equity_index(
 
     Parameters
     ----------
+    scores : pandas.DataFrame or ScoresByGroup
+        Score table with a group column.
+        A :func:`biofair.scores_by_group` of it lets several indices share one grouping.
     kind : {"mated", "nonmated"}, default "mated"
         The class compared across groups.
-    n_sigma : float, default 3
+    n_std : float, default 3
         ``N``: the split sits N standard deviations from the group's mean, towards its
         error tail.
-    bins, by
-        As for :func:`comprehensive_equity_index`.
+    bins : int, default 100
+        As for :func:`biofair.comprehensive_equity_index`.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
 
     Returns
     -------
     EquityIndex
-        ``parameters`` holds ``percentiles`` (per group) and the chosen ``tail_weight``.
+        ``parameters`` holds ``n_std``, ``percentiles`` (per group), ``tail_mass_ratio``
+        (``Delta_i``) and the chosen ``tail_weight``.
+
+    See Also
+    --------
+    biofair.comprehensive_equity_index : CEI with fixed split and weight.
+    biofair.partitions.automatic_comprehensive_equity_index : The same index over a
+        partitioned score set.
 
     Notes
     -----
@@ -409,31 +471,44 @@ def automatic_comprehensive_equity_index(
     percentile. ``Delta_i = (share beyond t_i) / (1 - Phi(N))``, the empirical tail mass
     over that of a fitted normal (1 for a normal tail: the project's reading of the open
     ``Delta`` of eq. 13). ``s_i = sigmoid(Delta_i)·P_i/100`` and ``w_t = mean_i s_i``
-    (eq. 14), then CEI as in :func:`comprehensive_equity_index`.
+    (eq. 14), then CEI as in :func:`biofair.comprehensive_equity_index`.
+
+    References
+    ----------
+    "Balancing Tails when Comparing Distributions: Comprehensive Equity Index (CEI) with
+    Application to Bias Evaluation in Operational Face Biometrics", eq. 12-14.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.beta_scenario("balanced", n_groups=2, n_mated=2_000, n_nonmated=2_000, rng=0)
+    >>> index = bf.automatic_comprehensive_equity_index(table, kind="nonmated", n_std=2)
+    >>> bool(0 < index.parameters["tail_weight"] < 1)
+    True
     """
-    if not n_sigma > 0:
-        raise ValueError(f"n_sigma must be positive, got {n_sigma!r}")
+    if not n_std > 0:
+        raise ValueError(f"n_std must be positive, got {n_std!r}")
     bins = check_bins(bins)
     names, samples = _class_samples(scores, by, kind)
     sign = 1.0 if kind == "nonmated" else -1.0
-    beyond = np.array([np.mean(sign * (v - v.mean()) > n_sigma * v.std()) for v in samples])
-    percentiles, parameters = automatic_parameters(names, beyond, kind=kind, n_sigma=n_sigma, bins=bins)
+    beyond = np.array([np.mean(sign * (v - v.mean()) > n_std * v.std()) for v in samples])
+    percentiles, parameters = _automatic_parameters(names, beyond, kind=kind, n_std=n_std, bins=bins)
     divergences = _cei_divergences(
         names, samples, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0
     )
-    return index_from_divergences(divergences, names, parameters)
+    return _index_from_divergences(divergences, names, parameters)
 
 
-def automatic_parameters(
-    names: list[str], beyond: NDArray, *, kind: ScoreKind, n_sigma: float, bins: int
+def _automatic_parameters(
+    names: list[str], beyond: NDArray, *, kind: ScoreKind, n_std: float, bins: int
 ) -> tuple[NDArray[np.float64], dict[str, Any]]:
     """CEI^A's split percentiles and parameters from each group's share beyond ``mu ± N·sigma``."""
     percentiles = 100.0 * (1.0 - beyond)
-    ratio = beyond / norm.sf(n_sigma)
+    ratio = beyond / norm.sf(n_std)
     tail_weight = float(np.mean(expit(ratio) * percentiles / 100.0))
     return percentiles, {
         "kind": kind,
-        "n_sigma": n_sigma,
+        "n_std": n_std,
         "bins": bins,
         "percentiles": dict(zip(names, percentiles.tolist())),
         "tail_mass_ratio": dict(zip(names, ratio.tolist())),

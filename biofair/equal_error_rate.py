@@ -5,21 +5,46 @@ Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import ErrorCounts, error_counts
+from biofair._typing import EerMethod
 
-EerMethod = Literal["rocch", "midpoint", "interval"]
 
 
 class EqualErrorRate(NamedTuple):
     """An EER with the threshold it belongs to.
 
-    ``low`` and ``high`` bracket the value: the FVC2000 interval for ``"interval"``, the
-    two rates at the threshold for ``"midpoint"``, and ``eer`` itself for ``"rocch"``.
+    Returned by :func:`biofair.eer` and :func:`biofair.partitions.eer`.
+
+    Attributes
+    ----------
+    eer : float
+        The equal error rate.
+    threshold : float
+        The threshold the EER belongs to (see :func:`biofair.eer` for each method).
+    low : float
+        Lower end of the bracket: the FVC2000 interval for ``"interval"``, the smaller of
+        the two rates at the threshold for ``"midpoint"``, and ``eer`` itself for
+        ``"rocch"`` (or its lower bound out of core).
+    high : float
+        Upper end of the bracket, likewise.
+    method : str
+        The method that computed it.
+
+    See Also
+    --------
+    biofair.eer : The function that returns it.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> result = bf.eer([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], method="midpoint")
+    >>> result.eer, result.threshold
+    (0.25, 0.65)
     """
 
     eer: float
@@ -29,7 +54,7 @@ class EqualErrorRate(NamedTuple):
     method: str
 
 
-def lower_hull(x: NDArray, y: NDArray) -> NDArray[np.intp]:
+def _lower_hull(x: NDArray, y: NDArray) -> NDArray[np.intp]:
     """Indices of the lower convex hull of points sorted by ascending ``x``.
 
     Vectorised pruning: a point that lies on or above the segment joining its two
@@ -50,13 +75,13 @@ def lower_hull(x: NDArray, y: NDArray) -> NDArray[np.intp]:
     return keep
 
 
-def hull_crossing(fmr: NDArray, fnmr: NDArray) -> tuple[float, NDArray[np.intp]]:
+def _hull_crossing(fmr: NDArray, fnmr: NDArray) -> tuple[float, NDArray[np.intp]]:
     """Where the lower convex hull of ROC points (FMR ascending) crosses FMR = FNMR.
 
     Returns the EER and the indices of the ends of the hull edges it lies on: the two
     ends of one edge, or a vertex with its neighbours when it crosses at that vertex.
     """
-    hull = lower_hull(fmr, fnmr)
+    hull = _lower_hull(fmr, fnmr)
     gap = fnmr[hull] - fmr[hull]  # decreasing along the hull, from 1 to -1
     k = int(np.searchsorted(-gap, 0.0, side="left"))  # first hull vertex with gap <= 0
     if gap[k] == 0.0:
@@ -68,7 +93,7 @@ def hull_crossing(fmr: NDArray, fnmr: NDArray) -> tuple[float, NDArray[np.intp]]
 
 def _rocch(counts: ErrorCounts) -> EqualErrorRate:
     corners = counts.corners[::-1]  # hull vertices are ROC corners; FMR ascending
-    eer_value, _ = hull_crossing(counts.fmr[corners], counts.fnmr[corners])
+    eer_value, _ = _hull_crossing(counts.fmr[corners], counts.fnmr[corners])
     threshold = _midpoint(counts).threshold
     return EqualErrorRate(eer_value, threshold, eer_value, eer_value, "rocch")
 
@@ -94,7 +119,7 @@ def _interval(counts: ErrorCounts) -> EqualErrorRate:
 _METHODS = {"rocch": _rocch, "midpoint": _midpoint, "interval": _interval}
 
 
-def eer_from_counts(counts: ErrorCounts, method: EerMethod = "rocch") -> EqualErrorRate:
+def _eer_from_counts(counts: ErrorCounts, method: EerMethod = "rocch") -> EqualErrorRate:
     """EER of precomputed error counts (see :func:`eer`)."""
     if method not in _METHODS:
         raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
@@ -108,8 +133,10 @@ def eer(mated: ArrayLike, nonmated: ArrayLike, *, method: EerMethod = "rocch") -
 
     Parameters
     ----------
-    mated, nonmated : array_like
-        Mated and non-mated similarity scores (match iff ``score >= threshold``).
+    mated : array_like of shape (M,)
+        Mated (genuine) similarity scores (match iff ``score >= threshold``).
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) similarity scores.
     method : {"rocch", "midpoint", "interval"}, default "rocch"
         ``"rocch"``: where the convex hull of the ROC (in FMR, FNMR) crosses
         FMR = FNMR, as BOSARIS and pyllr. It is the EER of the best system reachable by
@@ -129,11 +156,24 @@ def eer(mated: ArrayLike, nonmated: ArrayLike, *, method: EerMethod = "rocch") -
         reached by mixing the two hull vertices around the crossing), and t1 or t2 for
         ``"interval"``.
 
+    See Also
+    --------
+    biofair.det_curve : The two rates at every threshold.
+    biofair.min_dcf : A cost-weighted operating point.
+    biofair.partitions.eer : The same EER over a partitioned score set.
+
+    References
+    ----------
+    N. Brümmer and E. de Villiers, The BOSARIS Toolkit, 2011 (ROC convex hull EER).
+    D. Maio et al., "FVC2000: Fingerprint Verification Competition", IEEE TPAMI, 2002 (the
+    interval rule). bob.measure, ``eer`` (the midpoint rule).
+
     Examples
     --------
-    >>> eer([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7]).eer
+    >>> import biofair as bf
+    >>> bf.eer([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7]).eer
     0.25
-    >>> eer([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], method="interval")
+    >>> bf.eer([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], method="interval")
     EqualErrorRate(eer=0.25, threshold=0.65, low=0.25, high=0.25, method='interval')
     """
-    return eer_from_counts(error_counts(mated, nonmated), method)
+    return _eer_from_counts(error_counts(mated, nonmated), method)

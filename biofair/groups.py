@@ -10,30 +10,85 @@ Read more in the chapter "Set one threshold for everyone" (``notebooks/03``).
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from biofair.exceptions import SchemaError
+from biofair._counts import counts_at
+from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
+from biofair._typing import By
 from biofair._validation import as_rates, scalar_or_array
-from biofair.rates import counts_at, threshold_at_fmr_sorted, warn_unresolvable
+from biofair.exceptions import SchemaError
 from biofair.schema import validate_scores
-
-By = str | Sequence[str]
 
 
 class GroupScores(NamedTuple):
-    """The sorted mated and non-mated scores of one group."""
+    """The sorted mated and homogeneous non-mated scores of one group.
+
+    The values of a :class:`biofair.ScoresByGroup`.
+
+    Attributes
+    ----------
+    mated : ndarray
+        The group's mated scores, ascending.
+    nonmated : ndarray
+        The group's homogeneous non-mated scores (both sides in the group), ascending.
+
+    See Also
+    --------
+    biofair.scores_by_group : Makes one per group.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.3], "mated": [True, False, True, False],
+    ...                       "group": ["a", "a", "b", "b"]})
+    >>> bf.scores_by_group(table)["a"]
+    GroupScores(mated=array([0.9]), nonmated=array([0.2]))
+    """
 
     mated: NDArray[np.float64]
     nonmated: NDArray[np.float64]
 
 
 class GroupRates(NamedTuple):
-    """Rates of K groups at T thresholds: arrays of shape (K, T), counts of shape (K, 1)."""
+    """Rates and counts of K groups at T thresholds.
+
+    Returned by :func:`biofair.partitions.group_rates_at`; the in-memory fairness indices
+    compute the same arrays. Match iff ``score >= threshold``.
+
+    Attributes
+    ----------
+    fmr : ndarray of shape (K, T)
+        FMR of each group's homogeneous non-mated comparisons at each threshold.
+    fnmr : ndarray of shape (K, T)
+        FNMR of each group's mated comparisons at each threshold.
+    false_matches : ndarray of shape (K, T)
+        Homogeneous non-mated comparisons at or above each threshold.
+    false_non_matches : ndarray of shape (K, T)
+        Mated comparisons below each threshold.
+    n_mated : ndarray of shape (K, 1)
+        Mated comparisons of each group.
+    n_nonmated : ndarray of shape (K, 1)
+        Homogeneous non-mated comparisons of each group.
+
+    See Also
+    --------
+    biofair.rates_by_group : The same numbers as a tidy table.
+    biofair.partitions.group_rates_at : Returns it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> rates = bf.GroupRates(np.array([[0.5]]), np.array([[0.0]]), np.array([[1]]),
+    ...                       np.array([[0]]), np.array([[2]]), np.array([[2]]))
+    >>> rates.fmr[0, 0]
+    np.float64(0.5)
+    """
 
     fmr: NDArray[np.float64]
     fnmr: NDArray[np.float64]
@@ -59,7 +114,7 @@ def _attribute_codes(scores: pd.DataFrame, attribute: str) -> tuple[NDArray[np.i
     return np.where(reference == probe, reference, -1), [str(n) for n in names]
 
 
-def group_codes(scores: pd.DataFrame, by: By = "group") -> tuple[NDArray[np.intp], list[str]]:
+def _group_codes(scores: pd.DataFrame, by: By = "group") -> tuple[NDArray[np.intp], list[str]]:
     """Integer group code of every comparison (-1 for a heterogeneous non-mated pair).
 
     Several attributes combine into one group per observed combination, named by joining
@@ -78,8 +133,10 @@ def group_codes(scores: pd.DataFrame, by: By = "group") -> tuple[NDArray[np.intp
     return codes, names
 
 
-def group_labels(scores: pd.DataFrame, by: By = "group") -> pd.Series:
+def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:
     """The group of every comparison, or NaN for a heterogeneous non-mated pair.
+
+    Read more in the chapter "Set one threshold for everyone".
 
     Parameters
     ----------
@@ -100,8 +157,28 @@ def group_labels(scores: pd.DataFrame, by: By = "group") -> pd.Series:
     ------
     SchemaError
         When an attribute has neither a pair-level column nor both per-side columns.
+
+    See Also
+    --------
+    biofair.scores_by_group : The scores of every group, sorted.
+    biofair.group_sizes : How many comparisons each group has.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022 (per-group rates on homogeneous
+    non-mated pairs).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.2, 0.3], "mated": [True, False, False],
+    ...                       "reference_gender": ["f", "f", "f"], "probe_gender": ["f", "f", "m"]})
+    >>> bf.group_labels(table, by="gender").tolist()
+    ['f', 'f', nan]
     """
-    codes, names = group_codes(scores, by)
+    codes, names = _group_codes(scores, by)
     labels = np.array(names + [np.nan], dtype=object)[codes]  # code -1 picks the NaN
     return pd.Series(labels, index=scores.index, name="group")
 
@@ -109,9 +186,39 @@ def group_labels(scores: pd.DataFrame, by: By = "group") -> pd.Series:
 class ScoresByGroup(dict):
     """Sorted mated and homogeneous non-mated scores of every group, keyed by group name.
 
-    Made once by :func:`scores_by_group` and accepted by every fairness index in place of
-    the score table, so that a report of several indices groups and sorts the data once.
-    ``by`` records the grouping it was made with.
+    Made once by :func:`biofair.scores_by_group` and accepted by every fairness index in
+    place of the score table, so that a summary of several indices groups and sorts the data
+    once. A ``dict`` of :class:`biofair.GroupScores`.
+
+    Parameters
+    ----------
+    groups : dict of str to GroupScores
+        The sorted scores of each group, keyed by group name.
+    by : str or sequence of str
+        The grouping the groups were made with.
+
+    Attributes
+    ----------
+    by : str or sequence of str
+        The grouping it was made with; an index asked for another ``by`` refuses it.
+    pooled_nonmated : ndarray
+        All groups' homogeneous non-mated scores, ascending (the scores thresholds at a
+        target FMR are set on).
+
+    See Also
+    --------
+    biofair.scores_by_group : Makes it.
+    biofair.GroupScores : Its values.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.3], "mated": [True, False, True, False],
+    ...                       "group": ["a", "a", "b", "b"]})
+    >>> groups = bf.scores_by_group(table)
+    >>> sorted(groups), groups.pooled_nonmated.tolist()
+    (['a', 'b'], [0.2, 0.3])
     """
 
     def __init__(self, groups: dict[str, GroupScores], by: By):
@@ -149,17 +256,36 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
         When the table is invalid, has fewer than two groups, or a group has no mated or no
         homogeneous non-mated comparison (named, with its counts).
 
+    See Also
+    --------
+    biofair.group_labels : The group of every comparison.
+    biofair.fairness_discrepancy_rate : One of the indices that accept the result.
+
     Notes
     -----
     One stable counting sort of the (group, class) codes and one sort per group and class:
     about the cost of one sort of all scores, whatever the number of groups.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022 (homogeneous non-mated pairs).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.3], "mated": [True, False, True, False],
+    ...                       "group": ["a", "a", "b", "b"]})
+    >>> {name: g.mated.tolist() for name, g in bf.scores_by_group(table).items()}
+    {'a': [0.9], 'b': [0.8]}
     """
     if isinstance(scores, ScoresByGroup):
         if scores.by != by:
             raise ValueError(f"these groups were formed with by={scores.by!r}, not by={by!r}")
         return scores
     validate_scores(scores)
-    codes, names = group_codes(scores, by)
+    codes, names = _group_codes(scores, by)
     values = scores["score"].to_numpy(dtype=np.float64)
     mated = scores["mated"].to_numpy(dtype=bool)
     # key 0: heterogeneous non-mated pairs; 2k+1 / 2k+2: non-mated / mated of group k
@@ -214,6 +340,28 @@ def add_subject_attributes(
     SchemaError
         When a column is missing, a subject appears twice in ``attributes``, or subjects of
         the score table have no attributes (counted, never left as NaN).
+
+    See Also
+    --------
+    biofair.read_grouped_scores : Joins a subject attribute file while reading scores.
+    biofair.group_labels : The groups the new columns define.
+
+    References
+    ----------
+    ISO/IEC 19795-10:2024, demographic attributes recorded per subject and carried to every
+    comparison.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> scores = pd.DataFrame({"score": [0.9, 0.2], "mated": [True, False],
+    ...                        "reference_subject": ["s1", "s1"], "probe_subject": ["s1", "s2"]})
+    >>> people = pd.DataFrame({"subject": ["s1", "s2"], "gender": ["f", "m"]})
+    >>> bf.add_subject_attributes(scores, people)[["reference_gender", "probe_gender"]]
+      reference_gender probe_gender
+    0                f            f
+    1                f            m
     """
     missing = [c for c in ("reference_subject", "probe_subject") if c not in scores.columns]
     if missing or subject not in attributes.columns:
@@ -248,7 +396,7 @@ def group_sizes(
     min_nonmated: int = 1000,
     min_subjects: int = 10,
 ) -> pd.DataFrame:
-    """Comparisons and subjects per group, with groups too small to trust flagged.
+    """Count comparisons and subjects per group, and flag groups too small to trust.
 
     Read more in the chapter "Audit two real speaker verifiers".
 
@@ -261,18 +409,41 @@ def group_sizes(
     min_mated, min_nonmated, min_subjects : int, default 100, 1000 and 10
         A group with fewer mated or homogeneous non-mated comparisons, or (when
         ``reference_subject`` is known) fewer distinct subjects, is flagged ``small``: with
-        ``N`` non-mated comparisons no FMR below ``1/N`` can be resolved, and a handful of
-        people cannot stand for a demographic group.
+        ``N`` non-mated comparisons no FMR below ``1/N`` can even be observed (a target is
+        resolved only from ``3/N``), and a handful of people cannot stand for a demographic
+        group.
 
     Returns
     -------
     pandas.DataFrame
         One row per group (largest first): ``n_mated``, ``n_nonmated``, ``n_subjects``
-        (distinct reference subjects, when known), ``fmr_resolution`` (``1/n_nonmated``) and
-        ``small``. Heterogeneous non-mated pairs are counted in a last row ``(cross-group)``.
+        (distinct reference subjects, when known), ``fmr_resolution`` (``1/n_nonmated``, the
+        smallest non-zero FMR the group can show) and ``small``. Heterogeneous non-mated
+        pairs are counted in a last row ``(cross-group)``.
+
+    See Also
+    --------
+    biofair.scores_by_group : Refuses groups without mated or non-mated comparisons.
+    biofair.operating_summary : Marks targets the data cannot resolve.
+
+    References
+    ----------
+    ISO/IEC 19795-10:2024, reporting the size of every demographic group.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.3], "mated": [True, False, True, False],
+    ...                       "group": ["a", "a", "b", "b"]})
+    >>> bf.group_sizes(table, min_mated=1, min_nonmated=1)[["n_mated", "n_nonmated", "small"]]
+           n_mated  n_nonmated  small
+    group
+    a            1           1  False
+    b            1           1  False
     """
     validate_scores(scores)
-    codes, names = group_codes(scores, by)
+    codes, names = _group_codes(scores, by)
     mated = scores["mated"].to_numpy(dtype=bool)
     table = pd.DataFrame(
         {
@@ -297,14 +468,20 @@ def group_sizes(
     return table
 
 
-def pooled_threshold(groups: ScoresByGroup, fmr: ArrayLike) -> float | NDArray:
+def _pooled_threshold(groups: ScoresByGroup, fmr: ArrayLike) -> float | NDArray:
     """Threshold at a target FMR on the pooled homogeneous non-mated scores of all groups."""
     targets = as_rates(fmr, "fmr")
-    warn_unresolvable(targets, groups.pooled_nonmated.size)
+    warn_unresolved(np.ravel(targets), groups.pooled_nonmated.size, stacklevel=4)
     return scalar_or_array(threshold_at_fmr_sorted(groups.pooled_nonmated, targets), fmr)
 
 
-def group_rates(groups: dict[str, GroupScores], thresholds: ArrayLike) -> GroupRates:
+def _pooled_at_or_above(groups: ScoresByGroup, thresholds: ArrayLike) -> NDArray[np.int64]:
+    """Pooled homogeneous non-mated scores at or above each threshold (``k`` of its target)."""
+    pooled = groups.pooled_nonmated
+    return pooled.size - np.searchsorted(pooled, thresholds, side="left")
+
+
+def _group_rates(groups: dict[str, GroupScores], thresholds: ArrayLike) -> GroupRates:
     """FMR and FNMR of every group (rows) at every threshold (columns)."""
     values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
     counts = [counts_at(g.mated, g.nonmated, values) for g in groups.values()]
@@ -343,23 +520,36 @@ def rates_by_group(scores: pd.DataFrame, thresholds: ArrayLike, *, by: By = "gro
         ``false_matches``, ``n_nonmated`` (homogeneous non-mated pairs), ``false_non_matches``
         and ``n_mated``.
 
+    See Also
+    --------
+    biofair.fairness_discrepancy_rate : The largest gaps between these rates.
+    biofair.cross_group_fmr : FMR of the pairs whose sides belong to different groups.
+    biofair.partitions.rates_by_group : The same table over a partitioned score set.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022 (per-group FMR and FNMR at one
+    threshold for everyone, eq. 4-5).
+
     Examples
     --------
     >>> import pandas as pd
+    >>> import biofair as bf
     >>> table = pd.DataFrame({"score": [0.9, 0.4, 0.8, 0.6, 0.2, 0.7],
     ...                       "mated": [True, True, False, True, False, False],
     ...                       "group": ["a", "a", "a", "b", "b", "b"]})
-    >>> rates_by_group(table, 0.5)[["group", "fmr", "fnmr"]]
+    >>> bf.rates_by_group(table, 0.5)[["group", "fmr", "fnmr"]]
       group  fmr  fnmr
     0     a  1.0   0.5
     1     b  0.5   0.0
     """
     groups = scores_by_group(scores, by=by)
     values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
-    return rates_table(list(groups), values, group_rates(groups, values))
+    return _rates_table(list(groups), values, _group_rates(groups, values))
 
 
-def rates_table(names: list[str], thresholds: NDArray, rates: GroupRates) -> pd.DataFrame:
+def _rates_table(names: list[str], thresholds: NDArray, rates: GroupRates) -> pd.DataFrame:
     """The long table of :func:`rates_by_group`: one row per group and threshold."""
     shape = rates.fmr.shape
     return pd.DataFrame(
@@ -376,10 +566,20 @@ def rates_table(names: list[str], thresholds: NDArray, rates: GroupRates) -> pd.
     )
 
 
-def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: str = "group") -> pd.DataFrame:
+def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group") -> pd.DataFrame:
     """FMR of non-mated pairs for every reference group x probe group, at one threshold.
 
     Read more in the chapter "Set one threshold for everyone".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table with per-side group columns ``reference_<attr>`` and ``probe_<attr>``.
+    threshold : float
+        The decision threshold (match iff ``score >= threshold``).
+    by : str or sequence of str, default "group"
+        The grouping attribute(s); several attributes combine into one group per side,
+        named by joining the values with " / ".
 
     Returns
     -------
@@ -391,22 +591,50 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: str = "group"
     Raises
     ------
     SchemaError
-        When ``reference_<by>`` or ``probe_<by>`` is missing.
+        When ``reference_<attr>`` or ``probe_<attr>`` is missing.
+
+    See Also
+    --------
+    biofair.rates_by_group : The per-group rates on homogeneous pairs.
+    biofair.group_labels : Which pairs are homogeneous.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, Tables IV, VI and VII.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.6, 0.2, 0.7], "mated": [True, False, False, False],
+    ...                       "reference_group": ["a", "a", "a", "b"],
+    ...                       "probe_group": ["a", "a", "b", "a"]})
+    >>> bf.cross_group_fmr(table, 0.5)
+    probe_group    a    b
+    reference_group
+    a            1.0  0.0
+    b            1.0  NaN
     """
     validate_scores(scores)
-    columns = [f"reference_{by}", f"probe_{by}"]
+    attributes = [by] if isinstance(by, str) else list(by)
+    columns = [f"{side}_{a}" for a in attributes for side in ("reference", "probe")]
     missing = [c for c in columns if c not in scores.columns]
     if missing:
         raise SchemaError(f"cross_group_fmr needs per-side group columns; missing {missing}")
     nonmated = scores.loc[~scores["mated"].to_numpy(dtype=bool)]
+
+    def side(name: str) -> NDArray:
+        parts = [nonmated[f"{name}_{a}"].astype(str).to_numpy() for a in attributes]
+        return functools.reduce(lambda left, right: np.char.add(np.char.add(left, " / "), right), parts)
+
     accepted = nonmated["score"].to_numpy(dtype=np.float64) >= threshold
     table = (
-        pd.DataFrame({"reference": nonmated[columns[0]].astype(str).to_numpy(),
-                      "probe": nonmated[columns[1]].astype(str).to_numpy(),
-                      "accepted": accepted})
+        pd.DataFrame({"reference": side("reference"), "probe": side("probe"), "accepted": accepted})
         .groupby(["reference", "probe"])["accepted"]
         .mean()
         .unstack("probe")
     )
-    table.index.name, table.columns.name = f"reference_{by}", f"probe_{by}"
+    name = " / ".join(attributes)
+    table.index.name, table.columns.name = f"reference_{name}", f"probe_{name}"
     return table

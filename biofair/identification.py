@@ -16,36 +16,45 @@ holds one entry per enrolled identity.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._validation import as_rates, scalar_or_array
-from biofair.discrepancy import check_alpha, discrepancy_table, max_gap
+from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
+from biofair._typing import By, Ties
+from biofair._validation import as_rates, check_alpha, check_choice, scalar_or_array
+from biofair.discrepancy import _discrepancy_table, _max_gap
 from biofair.exceptions import SchemaError
-from biofair.rates import threshold_at_fmr_sorted, warn_unresolvable
-from biofair.schema import score_problems
+from biofair.schema import _score_problems
 
-Ties = Literal["pessimistic", "optimistic"]
-OUTCOME_COLUMNS = ("probe_id", "group", "mated", "score", "rank", "top_nonmated")
-DEFAULT_FPIR_TARGETS = (1e-1, 1e-2, 1e-3)
+_OUTCOME_COLUMNS = ("probe_id", "group", "mated", "score", "rank", "top_nonmated")
+_DEFAULT_FPIR_TARGETS = (1e-1, 1e-2, 1e-3)
 
 
 def _check_ties(ties: str) -> None:
-    if ties not in ("pessimistic", "optimistic"):
-        raise ValueError(f"ties must be 'pessimistic' or 'optimistic', got {ties!r}")
+    check_choice(ties, "ties", ("pessimistic", "optimistic"))
 
 
-def _probe_group_column(scores: pd.DataFrame, by: str) -> str:
-    for column in (f"probe_{by}", by):
-        if column in scores.columns:
-            return column
-    raise SchemaError(f"no group column: expected 'probe_{by}' or '{by}'")
+def _probe_groups(scores: pd.DataFrame, by: By) -> pd.Series:
+    """The probe's group of every row: ``probe_<attr>`` or ``<attr>`` per attribute, joined by " / "."""
+    attributes = [by] if isinstance(by, str) else list(by)
+    columns = []
+    for attribute in attributes:
+        found = [c for c in (f"probe_{attribute}", attribute) if c in scores.columns]
+        if not found:
+            raise SchemaError(f"no group column: expected 'probe_{attribute}' or '{attribute}'")
+        columns.append(found[0])
+    missing = {c: int(scores[c].isna().sum()) for c in columns if scores[c].isna().any()}
+    if missing:
+        raise SchemaError("invalid identification table:\n- " + "\n- ".join(
+            f"column {c!r} has {n} missing values" for c, n in missing.items()))
+    if len(columns) == 1:
+        return scores[columns[0]]
+    return scores[columns].astype(str).agg(" / ".join, axis=1)
 
 
-def probe_outcomes(scores: pd.DataFrame, *, by: str = "group", ties: Ties = "pessimistic") -> pd.DataFrame:
+def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pessimistic") -> pd.DataFrame:
     """One outcome row per probe from a long identification table.
 
     Read more in the chapter "Identify fairly".
@@ -58,8 +67,9 @@ def probe_outcomes(scores: pd.DataFrame, *, by: str = "group", ties: Ties = "pes
         probe's own identity) and the probe's group in ``probe_<by>`` or ``<by>``. Every
         probe is compared with the same gallery; at most one entry per probe is mated.
         Probes without a mated entry are open-set (non-enrolled) probes.
-    by : str, default "group"
-        The attribute whose groups are compared.
+    by : str or sequence of str, default "group"
+        The attribute(s) whose groups are compared; several combine into one group per
+        probe, named by joining the values with " / ".
     ties : {"pessimistic", "optimistic"}, default "pessimistic"
         How a non-mated entry scoring exactly as the mate counts for the rank (see the
         module notes).
@@ -78,8 +88,22 @@ def probe_outcomes(scores: pd.DataFrame, *, by: str = "group", ties: Ties = "pes
         repeated (probe, entry) pairs, probes with several mates or several groups, and
         probes not compared with the whole gallery.
 
+    See Also
+    --------
+    biofair.probe_outcomes_from_matrix : The same rows from a probes x gallery matrix.
+    biofair.cmc : Closed-set rank-n rates per group.
+    biofair.identification_discrepancy_rate : FDR' of open-set identification.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, section on identification (eq. 9-11).
+    ISO/IEC 19795-1:2021 (rank, DIR and FPIR of identification tests).
+
     Examples
     --------
+    >>> import pandas as pd
+    >>> from biofair import probe_outcomes
     >>> table = pd.DataFrame({"probe_id": ["p", "p", "p", "q", "q", "q"],
     ...                       "reference_id": ["a", "b", "c"] * 2,
     ...                       "score": [0.9, 0.95, 0.1, 0.3, 0.2, 0.6],
@@ -96,13 +120,11 @@ def probe_outcomes(scores: pd.DataFrame, *, by: str = "group", ties: Ties = "pes
     missing = [c for c in ("probe_id", "reference_id", "score", "mated") if c not in scores.columns]
     if missing:
         raise SchemaError(f"invalid identification table:\n- missing column(s): {', '.join(missing)}")
-    group_column = _probe_group_column(scores, by)
-    problems = score_problems(scores["score"])
+    probe_group = _probe_groups(scores, by)
+    problems = _score_problems(scores["score"])
     mated = scores["mated"]
     if not pd.api.types.is_bool_dtype(mated):
         problems.append(f"column 'mated' must be boolean, got dtype {mated.dtype}")
-    if scores[group_column].isna().any():
-        problems.append(f"column {group_column!r} has {int(scores[group_column].isna().sum())} missing values")
     if problems:
         raise SchemaError("invalid identification table:\n- " + "\n- ".join(problems))
 
@@ -114,7 +136,7 @@ def probe_outcomes(scores: pd.DataFrame, *, by: str = "group", ties: Ties = "pes
     per_probe = np.bincount(probe, minlength=n_probes)
     is_mated = mated.to_numpy(dtype=bool)
     mates = np.bincount(probe[is_mated], minlength=n_probes)
-    groups_per_probe = scores.groupby(probe)[group_column].nunique().to_numpy()
+    groups_per_probe = probe_group.groupby(probe).nunique().to_numpy()
     if n_repeated:
         problems.append(f"{n_repeated} repeated (probe_id, reference_id) pairs")
     if (mates > 1).any():
@@ -135,7 +157,7 @@ def probe_outcomes(scores: pd.DataFrame, *, by: str = "group", ties: Ties = "pes
     rank = 1 + np.bincount(probe[~is_mated & ahead], minlength=n_probes)
     top_nonmated = np.full(n_probes, -np.inf)
     np.maximum.at(top_nonmated, probe[~is_mated], values[~is_mated])
-    group = scores[group_column].to_numpy()[np.unique(probe, return_index=True)[1]]
+    group = probe_group.to_numpy()[np.unique(probe, return_index=True)[1]]
     return _outcome_table(probe_ids, group, mates == 1, mate_score, rank, top_nonmated)
 
 
@@ -205,7 +227,35 @@ def probe_outcomes_from_matrix(
     Returns
     -------
     pandas.DataFrame
-        As :func:`probe_outcomes`.
+        As :func:`biofair.probe_outcomes`.
+
+    Raises
+    ------
+    SchemaError
+        Listing every problem: a repeated gallery identity, group labels of the wrong length
+        or missing, a matrix or block of the wrong shape, non-finite scores.
+
+    See Also
+    --------
+    biofair.probe_outcomes : The same rows from a long table.
+    biofair.synthetic.identification_embeddings : A seeded test whose ``scores`` it reads.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022 (rank of the mate, best non-mated score).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> matrix = np.array([[0.9, 0.2], [0.3, 0.8], [0.4, 0.5]])  # 3 probes x 2 gallery entries
+    >>> bf.probe_outcomes_from_matrix(matrix, probe_subjects=["a", "b", "z"], gallery_subjects=["a", "b"],
+    ...                               probe_groups=["x", "y", "y"])[["group", "mated", "score", "rank"]]
+      group  mated  score  rank
+    0     x   True    0.9     1
+    1     y   True    0.8     1
+    2     y  False    0.5     0
     """
     _check_ties(ties)
     subjects = np.asarray(probe_subjects)
@@ -247,7 +297,7 @@ def probe_outcomes_from_matrix(
 
 def _groups(outcomes: pd.DataFrame, *, need_open_set: bool) -> dict[str, pd.DataFrame]:
     """The outcome rows of each group; every group needs enrolled (and open-set) probes."""
-    missing = [c for c in OUTCOME_COLUMNS if c not in outcomes.columns]
+    missing = [c for c in _OUTCOME_COLUMNS if c not in outcomes.columns]
     if missing:
         raise SchemaError(f"not a probe outcome table (see probe_outcomes): missing {', '.join(missing)}")
     groups = dict(tuple(outcomes.groupby("group", sort=True)))
@@ -291,6 +341,29 @@ def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
         Index ``rank`` = 1 ... max_rank, one column per group: ``rank-n = |{enrolled probes
         with rank <= n}| / |enrolled probes|`` (eq. 9 of de Freitas Pereira and Marcel, with
         the enrolled probes of the group as denominator).
+
+    See Also
+    --------
+    biofair.rank_n_differential : The largest gap between two groups at one rank.
+    biofair.probe_outcomes : The outcome rows it reads.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, eq. 9.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> matrix = np.array([[0.9, 0.2], [0.3, 0.8], [0.9, 0.5]])
+    >>> outcomes = bf.probe_outcomes_from_matrix(matrix, probe_subjects=["a", "b", "b"],
+    ...                                          gallery_subjects=["a", "b"], probe_groups=["x", "y", "y"])
+    >>> bf.cmc(outcomes, max_rank=2)
+            x    y
+    rank
+    1     1.0  0.5
+    2     1.0  1.0
     """
     if max_rank < 1:
         raise ValueError(f"max_rank must be at least 1, got {max_rank}")
@@ -302,16 +375,42 @@ def rank_n_differential(outcomes: pd.DataFrame, *, n: int = 1) -> float:
 
     Read more in the chapter "Identify fairly".
 
+    Parameters
+    ----------
+    outcomes : pandas.DataFrame
+        Probe outcomes (:func:`biofair.probe_outcomes`); only enrolled probes count.
+    n : int, default 1
+        The rank.
+
     Returns
     -------
     float
         ``C = max_ij |rank-n_i - rank-n_j|`` (eq. 10 of de Freitas Pereira and Marcel), in
         [0, 1]; 0 when every group is identified equally often.
+
+    See Also
+    --------
+    biofair.cmc : The rank-n rates of every group.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, eq. 10.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> matrix = np.array([[0.9, 0.2], [0.3, 0.8], [0.9, 0.5]])
+    >>> outcomes = bf.probe_outcomes_from_matrix(matrix, probe_subjects=["a", "b", "b"],
+    ...                                          gallery_subjects=["a", "b"], probe_groups=["x", "y", "y"])
+    >>> bf.rank_n_differential(outcomes, n=1)
+    0.5
     """
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
     rates = _rank_n_rates(outcomes, np.array([n])).to_numpy()
-    return float(max_gap(rates.T)[0])
+    return float(_max_gap(rates.T)[0])
 
 
 def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float | NDArray:
@@ -319,20 +418,54 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
 
     Read more in the chapter "Identify fairly".
 
-    The rule of :func:`biofair.threshold_at_fmr` applied to the best scores of the
-    non-enrolled probes: a non-enrolled probe raises a false alarm when its best score
-    reaches the threshold.
+    Parameters
+    ----------
+    outcomes : pandas.DataFrame
+        Probe outcomes (:func:`biofair.probe_outcomes`) with non-enrolled probes.
+    fpir : float or array_like
+        Target false positive identification rate(s) in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        The rule of :func:`biofair.threshold_at_fmr` applied to the best scores of the
+        non-enrolled probes: a non-enrolled probe raises a false alarm when its best score
+        reaches the threshold.
+
+    Raises
+    ------
+    SchemaError
+        When no probe is non-enrolled.
 
     Warns
     -----
     InsufficientComparisonsWarning
-        When a target is below ``1/N``, N the number of non-enrolled probes.
+        When a target is below ``3/N``, N the number of non-enrolled probes (rule of three).
+
+    See Also
+    --------
+    biofair.threshold_at_fmr : The same rule on non-mated scores.
+    biofair.identification_discrepancy_rate : FDR' at these thresholds.
+
+    References
+    ----------
+    ISO/IEC 19795-1:2021 (FPIR of an open-set identification test).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> outcomes = pd.DataFrame({"probe_id": range(20), "group": ["x", "y"] * 10, "mated": False,
+    ...                          "score": [i / 20 for i in range(20)], "rank": 0,
+    ...                          "top_nonmated": [i / 20 for i in range(20)]})
+    >>> float(bf.threshold_at_fpir(outcomes, 0.15))  # 3 of 20 probes raise an alarm
+    0.85
     """
     open_set = np.sort(outcomes.loc[~outcomes["mated"], "score"].to_numpy())
     if open_set.size == 0:
         raise SchemaError("the outcomes have no non-enrolled probe: FPIR needs open-set probes")
     targets = as_rates(fpir, "fpir")
-    warn_unresolvable(targets, open_set.size, rate="FPIR", counted="non-enrolled probes")
+    warn_unresolved(np.ravel(targets), open_set.size, rate="FPIR", counted="non-enrolled probes")
     return scalar_or_array(threshold_at_fmr_sorted(open_set, targets), fpir)
 
 
@@ -370,6 +503,28 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
         One row per group and threshold: ``group``, ``threshold``,
         ``dir = |{enrolled: rank <= R and mate score >= t}| / |enrolled|``,
         ``fpir = |{non-enrolled: best score >= t}| / |non-enrolled|`` and both counts.
+
+    See Also
+    --------
+    biofair.identification_discrepancy_rate : The largest gaps between these rates.
+    biofair.threshold_at_fpir : A threshold for a target FPIR.
+
+    References
+    ----------
+    ISO/IEC 19795-1:2021 (DIR and FPIR). T. de Freitas Pereira and S. Marcel, IEEE T-BIOM,
+    2022 (per-group rates of open-set identification).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> matrix = np.array([[0.9, 0.2], [0.3, 0.8], [0.4, 0.5], [0.7, 0.1]])
+    >>> outcomes = bf.probe_outcomes_from_matrix(matrix, probe_subjects=["a", "b", "y", "z"],
+    ...                                          gallery_subjects=["a", "b"], probe_groups=["x", "y", "y", "x"])
+    >>> bf.identification_rates(outcomes, [0.6])[["group", "dir", "fpir"]]
+      group  dir  fpir
+    0     x  1.0   1.0
+    1     y  1.0   0.0
     """
     values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
     groups = _groups(outcomes, need_open_set=True)
@@ -389,7 +544,7 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
 def identification_discrepancy_rate(
     outcomes: pd.DataFrame,
     *,
-    fpir_targets: Sequence[float] = DEFAULT_FPIR_TARGETS,
+    fpir_targets: Sequence[float] = _DEFAULT_FPIR_TARGETS,
     alpha: float = 0.5,
     rank: int = 1,
     dev: pd.DataFrame | None = None,
@@ -416,8 +571,21 @@ def identification_discrepancy_rate(
     -------
     pandas.DataFrame
         One row per target: ``fpir_target``, ``threshold``, ``A`` (largest FPIR gap),
-        ``B`` (largest DIR gap), ``fdr``, ``alpha``, ``resolved`` (target >= 1/N of the
-        development non-enrolled probes) and ``optimistic``.
+        ``B`` (largest DIR gap), ``fdr``, ``alpha``, ``k`` (development non-enrolled probes
+        whose best score reaches the threshold), ``resolved`` (the target allows at least 3
+        false alarms among the N development non-enrolled probes, ``fpir·N >= 3``),
+        ``precise`` (at least 30) and ``optimistic``.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        For targets below 3/N of the development non-enrolled probes (rule of three).
+
+    See Also
+    --------
+    biofair.fairness_discrepancy_rate : FDR of verification.
+    biofair.identification_rates : The per-group rates behind the gaps.
+    biofair.area_under_fdr : One number over a range of targets.
 
     Notes
     -----
@@ -425,6 +593,24 @@ def identification_discrepancy_rate(
     |DIR_i(t) - DIR_j(t)|)``. The paper's eq. 11 defines the bracket, a discrepancy; biofair
     reports one minus it, on FDR's scale (1 = fair, 0 = the largest gap), so that
     :func:`biofair.area_under_fdr` applies unchanged.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, eq. 11.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> data = bf.synthetic.identification_embeddings(fair=False, n_enrolled=200, n_nonenrolled=200, rng=0)
+    >>> outcomes = bf.probe_outcomes_from_matrix(data.scores, probe_subjects=data.probe_subjects,
+    ...                                          gallery_subjects=data.gallery_subjects,
+    ...                                          probe_groups=data.probe_groups)
+    >>> fdr = bf.identification_discrepancy_rate(outcomes, fpir_targets=[1e-1, 1e-2])
+    >>> fdr[["fpir_target", "k", "resolved", "precise"]]
+       fpir_target   k  resolved  precise
+    0         0.10  60      True     True
+    1         0.01   6      True    False
     """
     check_alpha(alpha)
     targets = as_rates(list(fpir_targets), "fpir_targets")
@@ -432,7 +618,9 @@ def identification_discrepancy_rate(
     reference = outcomes if dev is None else dev
     thresholds = np.atleast_1d(threshold_at_fpir(reference, targets))
     dir_rates, fpir_rates = _dir_fpir(groups, thresholds, rank)
-    return discrepancy_table(
-        targets, thresholds, (max_gap(fpir_rates), max_gap(dir_rates)), alpha=alpha,
-        n_dev=int((~reference["mated"]).sum()), optimistic=dev is None, rate="fpir",
+    open_set = np.sort(reference.loc[~reference["mated"], "score"].to_numpy())
+    return _discrepancy_table(
+        targets, thresholds, (_max_gap(fpir_rates), _max_gap(dir_rates)), alpha=alpha,
+        n_dev=open_set.size, at_or_above=open_set.size - np.searchsorted(open_set, thresholds, side="left"),
+        optimistic=dev is None, rate="fpir",
     )

@@ -13,12 +13,13 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from biofair._typing import By
 from biofair.exceptions import SchemaError
 from biofair.groups import add_subject_attributes, scores_by_group
 from biofair.schema import validate_scores
 
-ScoreFormat = Literal["auto", "csv", "parquet", "bob"]
-PathLike = str | os.PathLike
+_ScoreFormat = Literal["auto", "csv", "parquet", "bob"]
+_PathLike = str | os.PathLike
 
 _TRUE_LABELS = {"true", "1", "mated", "genuine", "target"}
 _FALSE_LABELS = {"false", "0", "nonmated", "non-mated", "impostor", "nontarget", "non-target"}
@@ -45,7 +46,7 @@ def _as_mated(labels: pd.Series) -> pd.Series:
     return words.isin(_TRUE_LABELS)
 
 
-def _read_table(path: Path, format: ScoreFormat) -> pd.DataFrame:
+def _read_table(path: Path, format: _ScoreFormat) -> pd.DataFrame:
     suffix = path.suffix.lower()
     if format == "auto":
         format = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv"}.get(
@@ -74,11 +75,11 @@ def _read_plain(path: Path) -> np.ndarray:
 
 
 def read_scores(
-    path: PathLike | tuple[PathLike, PathLike],
+    path: _PathLike | tuple[_PathLike, _PathLike],
     *,
     columns: Mapping[str, str] | None = None,
     greater_is_match: bool = True,
-    format: ScoreFormat = "auto",
+    format: _ScoreFormat = "auto",
 ) -> pd.DataFrame:
     """Read a score file into a validated score table.
 
@@ -113,6 +114,22 @@ def read_scores(
         When the file cannot be parsed, a mapped column is absent, or the table is invalid.
     FileNotFoundError
         When a file does not exist.
+
+    See Also
+    --------
+    biofair.read_grouped_scores : Also checks that the groups can be compared.
+    biofair.validate_scores : The checks every table passes.
+
+    References
+    ----------
+    bob.measure's score file formats (4 and 5 columns); pyeer's plain score files.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.read_scores(bf.datasets.example_scores_path())
+    >>> len(table), int(table["mated"].sum())
+    (7920, 720)
     """
     if isinstance(path, tuple):
         mated, nonmated = (_read_plain(Path(p)) for p in path)
@@ -150,13 +167,13 @@ def read_scores(
 
 
 def read_grouped_scores(
-    path: PathLike | tuple[PathLike, PathLike],
+    path: _PathLike | tuple[_PathLike, _PathLike],
     *,
-    by: str | list[str] = "group",
+    by: By = "group",
     columns: Mapping[str, str] | None = None,
     greater_is_match: bool = True,
-    format: ScoreFormat = "auto",
-    subjects: PathLike | None = None,
+    format: _ScoreFormat = "auto",
+    subjects: _PathLike | None = None,
 ) -> pd.DataFrame:
     """Read a score file for a fairness analysis and check that its groups can be compared.
 
@@ -164,10 +181,16 @@ def read_grouped_scores(
 
     Parameters
     ----------
-    path, columns, greater_is_match, format
-        As for :func:`read_scores`.
-    by : str or list of str, default "group"
+    path : path or (path, path)
+        As for :func:`biofair.read_scores`.
+    by : str or sequence of str, default "group"
         The grouping attribute(s) the analysis will compare.
+    columns : mapping, optional
+        As for :func:`biofair.read_scores`.
+    greater_is_match : bool, default True
+        As for :func:`biofair.read_scores`.
+    format : {"auto", "csv", "parquet", "bob"}, default "auto"
+        As for :func:`biofair.read_scores`.
     subjects : path, optional
         A CSV of subject attributes (a ``subject`` column and one column per attribute),
         joined to both sides of every comparison (see :func:`biofair.add_subject_attributes`).
@@ -183,6 +206,23 @@ def read_grouped_scores(
     SchemaError, FileNotFoundError
         Naming the first problem found: unreadable file, missing column, bad values, a
         missing group column, fewer than two groups, a group without one class.
+
+    See Also
+    --------
+    biofair.read_scores : Reads without the group checks.
+    biofair.add_subject_attributes : Joins subject attributes to a table.
+
+    References
+    ----------
+    ISO/IEC 19795-10:2024 (comparing demographic groups needs comparisons of each class in
+    every group).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.read_grouped_scores(bf.datasets.example_scores_path(), by="group")
+    >>> sorted(table["group"].unique())
+    ['A', 'B', 'C']
     """
     table = read_scores(path, columns=columns, greater_is_match=greater_is_match, format=format)
     if subjects is not None:

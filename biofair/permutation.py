@@ -5,20 +5,51 @@ Read more in the chapter "Choose CEI's parameters" (``notebooks/05``).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._resampling import progress
-from biofair.groups import By, group_codes
+from biofair._typing import Alternative, By, Seed
+from biofair.exceptions import InsufficientComparisonsWarning
+from biofair.groups import _group_codes
 from biofair.schema import validate_scores
 
 
 class PermutationNull(NamedTuple):
-    """An observed index, its permutation null distribution and the p-value."""
+    """An observed statistic, its permutation null distribution and the p-value.
+
+    Returned by :func:`biofair.permutation_null`.
+
+    Attributes
+    ----------
+    observed : float
+        The statistic on the data as they are.
+    null : ndarray
+        The statistic on each permutation of the group labels.
+    p_value : float
+        ``(1 + #{null at least as unfair as observed}) / (1 + n_permutations)``.
+    n_permutations : int
+        Permutations drawn.
+    alternative : str
+        ``"less"`` or ``"greater"``: the direction of unfairness.
+
+    See Also
+    --------
+    biofair.permutation_null : The function that returns it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> result = bf.PermutationNull(0.8, np.array([0.9, 0.95, 0.85]), 0.25, 3, "less")
+    >>> result.p_value
+    0.25
+    """
 
     observed: float
     null: NDArray[np.float64]
@@ -30,7 +61,7 @@ class PermutationNull(NamedTuple):
 def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None):
     """A function returning one permuted copy of ``scores`` per call."""
     attributes = [by] if isinstance(by, str) else list(by)
-    group_codes(scores, by)  # raises a clear error for a missing group column
+    _group_codes(scores, by)  # raises a clear error for a missing group column
     columns = {a: [a] if a in scores.columns else [f"reference_{a}", f"probe_{a}"] for a in attributes}
     if cluster is not None and cluster in scores.columns:
         return _subject_shuffle(scores, columns, cluster)
@@ -93,24 +124,25 @@ def _subject_shuffle(scores: pd.DataFrame, columns: dict[str, list[str]], cluste
 
 
 def permutation_null(
-    index: Callable[[pd.DataFrame], float],
+    statistic: Callable[[pd.DataFrame], float],
     scores: pd.DataFrame,
     *,
     by: By = "group",
     n_permutations: int = 200,
     cluster: str | None = "reference_subject",
-    alternative: Literal["less", "greater"] = "less",
-    rng: np.random.Generator | int | None = None,
+    alternative: Alternative = "less",
+    rng: Seed = None,
     progress_bar: bool | None = None,
 ) -> PermutationNull:
-    """The distribution of a fairness index when group labels carry no information.
+    """The distribution of a fairness statistic when group labels carry no information.
 
     Read more in the chapter "Choose CEI's parameters".
 
     Parameters
     ----------
-    index : callable
-        ``index(table) -> float``, e.g. ``lambda t: bf.comprehensive_equity_index(t).extreme``.
+    statistic : callable
+        ``statistic(table) -> float``, a fairness index of a score table, e.g.
+        ``lambda t: bf.comprehensive_equity_index(t).extreme``.
     scores : pandas.DataFrame
         Score table with the group column(s) of ``by``.
     by : str or sequence of str, default "group"
@@ -135,10 +167,31 @@ def permutation_null(
         ``observed``, the ``null`` values, and ``p_value = (1 + #{null at least as unfair as
         observed}) / (1 + n_permutations)``.
 
+    See Also
+    --------
+    biofair.bootstrap : An interval for the same statistic.
+    biofair.comprehensive_equity_index : An index to read against its null.
+
     Notes
     -----
     Finite samples make DFI and CEI fall below 1 even for identical groups; the null shows
-    how far, so that an observed value is read against it rather than against 1.
+    how far, so that an observed value is read against it rather than against 1. The
+    statistic on the observed data warns for targets it cannot resolve; on the permuted
+    tables, whose group sizes are about the same, those warnings are not repeated.
+
+    References
+    ----------
+    P. Good, "Permutation, Parametric, and Bootstrap Tests of Hypotheses", Springer, 2005
+    (the permutation test and its p-value with the observed arrangement counted).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.beta_scenario("BG", n_groups=2, n_mated=500, n_nonmated=500, rng=0)
+    >>> result = bf.permutation_null(lambda t: bf.comprehensive_equity_index(t, bins=20).extreme,
+    ...                              table, n_permutations=19, rng=0)
+    >>> result.p_value  # the observed CEI is below every permuted one
+    0.05
     """
     if n_permutations < 1:
         raise ValueError(f"n_permutations must be at least 1, got {n_permutations}")
@@ -147,13 +200,15 @@ def permutation_null(
     validate_scores(scores)
     rng = np.random.default_rng(rng)
     shuffled = _shuffle_plan(scores, by, cluster)
-    observed = float(index(scores))
-    null = np.array(
-        [
-            float(index(shuffled(rng)))
-            for _ in progress(range(n_permutations), total=n_permutations, desc="permutations", show=progress_bar)
-        ]
-    )
+    observed = float(statistic(scores))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+        null = np.array(
+            [
+                float(statistic(shuffled(rng)))
+                for _ in progress(range(n_permutations), total=n_permutations, desc="permutations", show=progress_bar)
+            ]
+        )
     extreme = null <= observed if alternative == "less" else null >= observed
     p_value = (1 + int(extreme.sum())) / (1 + n_permutations)
     return PermutationNull(observed, null, p_value, n_permutations, alternative)

@@ -17,8 +17,9 @@ from scipy.stats import norm
 from biofair._counts import error_counts
 from biofair._validation import as_scores
 
-#: Colour-blind-safe colours (Okabe-Ito) and line styles, used in this order.
+#: Colour-blind-safe colours (Okabe-Ito), used in this order for groups and systems.
 COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+#: Line styles, used in this order with :data:`COLORS` so that curves differ without colour.
 LINESTYLES = ("-", "--", "-.", ":")
 _DET_TICKS = np.array([1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 0.8, 0.95, 0.99])
 
@@ -35,9 +36,46 @@ def plot_score_distributions(
     bins: int = 60,
     ax: Axes | None = None,
 ) -> Axes:
-    """Histograms (densities) of mated and non-mated scores, thresholds as vertical lines.
+    """Draw the histograms (densities) of mated and non-mated scores, thresholds as lines.
 
-    ``thresholds`` maps a label (e.g. ``"FMR = 1e-3"``) to a threshold value.
+    Read more in the chapter "Compute error rates from scores".
+
+    Parameters
+    ----------
+    mated : array_like of shape (M,)
+        Mated (genuine) similarity scores.
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) similarity scores.
+    thresholds : mapping of str to float, optional
+        Vertical lines: a label (e.g. ``"FMR = 1e-3"``) for each threshold value.
+    bins : int, default 60
+        Equal-width bins over the pooled range of both classes.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure's axes by default.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on; nothing is written to disk.
+
+    See Also
+    --------
+    biofair.plotting.plot_det : The error trade-off of the same scores.
+    biofair.threshold_at_fmr : Thresholds to mark.
+
+    References
+    ----------
+    ISO/IEC 19795-1:2021 (score distributions of mated and non-mated comparisons).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import biofair as bf
+    >>> table = bf.synthetic.gaussian_scores(n_mated=200, n_nonmated=2_000, rng=0)
+    >>> ax = bf.plotting.plot_score_distributions(*bf.split_scores(table), thresholds={"t": 1.0})
+    >>> ax.get_xlabel()
+    'score'
     """
     ax = _axes(ax)
     mated, nonmated = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
@@ -77,11 +115,51 @@ def plot_det(
     ax: Axes | None = None,
     **line_kwargs,
 ) -> Axes:
-    """DET curve (FNMR against FMR) on probit axes, i.e. normal deviates.
+    """Draw the DET curve (FNMR against FMR) on probit axes, i.e. normal deviates.
 
-    Each axis starts at the tick just below what its class can resolve (1/N for FMR,
-    1/M for FNMR) and ends at ``max_rate``. Rates of 0 or 1 cannot be shown on probit
-    axes; they are drawn at the axis edge. Further keyword arguments go to ``Axes.plot``.
+    Read more in the chapter "Compute error rates from scores".
+
+    Parameters
+    ----------
+    mated : array_like of shape (M,)
+        Mated (genuine) similarity scores.
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) similarity scores.
+    label : str, optional
+        Legend label of the curve.
+    max_rate : float, default 0.95
+        Upper end of both axes.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure's axes by default.
+    **line_kwargs
+        Passed on to ``Axes.plot`` (colour, line style, ...).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on. Each axis starts at the tick just below what its class can
+        show (1/N for FMR, 1/M for FNMR) and ends at ``max_rate``; rates of 0 or 1 cannot be
+        shown on probit axes and are drawn at the axis edge.
+
+    See Also
+    --------
+    biofair.det_curve : The points it draws.
+    biofair.plotting.plot_roc : The ROC on a log FMR axis.
+
+    References
+    ----------
+    A. Martin et al., "The DET curve in assessment of detection task performance",
+    Eurospeech 1997.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import biofair as bf
+    >>> table = bf.synthetic.gaussian_scores(n_mated=200, n_nonmated=2_000, rng=0)
+    >>> ax = bf.plotting.plot_det(*bf.split_scores(table), label="system")
+    >>> ax.get_xlabel()
+    'false match rate (%)'
     """
     ax = _axes(ax)
     counts = error_counts(mated, nonmated)
@@ -109,10 +187,48 @@ def plot_roc(
     ax: Axes | None = None,
     **line_kwargs,
 ) -> Axes:
-    """ROC curve with FMR on a log10 axis, so that the low-FMR region is visible.
+    """Draw the ROC curve with FMR on a log10 axis, so that the low-FMR region is visible.
 
-    The axis starts at ``1/N`` (the smallest non-zero FMR the data can show). Further
-    keyword arguments go to ``Axes.plot``.
+    Read more in the chapter "Compute error rates from scores".
+
+    Parameters
+    ----------
+    mated : array_like of shape (M,)
+        Mated (genuine) similarity scores.
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) similarity scores.
+    label : str, optional
+        Legend label of the curve.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure's axes by default. A curve already on it keeps its range.
+    **line_kwargs
+        Passed on to ``Axes.plot`` (colour, line style, ...).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on; the FMR axis starts at ``1/N``, the smallest non-zero FMR the
+        data can show.
+
+    See Also
+    --------
+    biofair.roc_curve : The points it draws.
+    biofair.plotting.plot_det : The DET on probit axes.
+
+    References
+    ----------
+    Beyond ROC-AUC: Operating-Point Performance Reporting for Biometric Verification (ROC
+    on a log FMR axis).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import biofair as bf
+    >>> table = bf.synthetic.gaussian_scores(n_mated=200, n_nonmated=2_000, rng=0)
+    >>> ax = bf.plotting.plot_roc(*bf.split_scores(table), label="system")
+    >>> ax.get_xscale()
+    'log'
     """
     ax = _axes(ax)
     counts = error_counts(mated, nonmated)

@@ -14,8 +14,8 @@ from numpy.typing import NDArray
 
 from biofair.exceptions import SchemaError
 
-REQUIRED_COLUMNS = ("score", "mated")
-OPTIONAL_COLUMNS = (
+_REQUIRED_COLUMNS = ("score", "mated")
+_OPTIONAL_COLUMNS = (
     "group",
     "reference_subject",
     "probe_subject",
@@ -24,10 +24,11 @@ OPTIONAL_COLUMNS = (
     "system",
     "split",
 )
-CANONICAL_COLUMNS = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
+#: The columns a score table may have: ``score`` and ``mated`` (required), then the optional ones.
+CANONICAL_COLUMNS = _REQUIRED_COLUMNS + _OPTIONAL_COLUMNS
 
 
-def score_problems(score: pd.Series) -> list[str]:
+def _score_problems(score: pd.Series) -> list[str]:
     if not pd.api.types.is_numeric_dtype(score) or pd.api.types.is_bool_dtype(score):
         return [f"column 'score' must be numeric, got dtype {score.dtype}"]
     values = score.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -81,9 +82,19 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         subject ids, and missing values in a canonical grouping or subject column (a row
         without a group would otherwise be dropped silently).
 
+    See Also
+    --------
+    biofair.read_scores : Reads a score file and validates it.
+    biofair.split_scores : The two classes of a validated table.
+
+    References
+    ----------
+    ISO/IEC 19795-1:2021 (a comparison's score and its mated / non-mated ground truth).
+
     Examples
     --------
     >>> import pandas as pd
+    >>> from biofair import validate_scores
     >>> validate_scores(pd.DataFrame({"score": [0.1, float("nan")], "mated": [True, True]}))
     Traceback (most recent call last):
     ...
@@ -94,17 +105,17 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     if not isinstance(scores, pd.DataFrame):
         raise TypeError(f"scores must be a pandas DataFrame, got {type(scores).__name__}")
     problems = []
-    missing = [column for column in REQUIRED_COLUMNS if column not in scores.columns]
+    missing = [column for column in _REQUIRED_COLUMNS if column not in scores.columns]
     if missing:
         problems.append(f"missing column(s): {', '.join(missing)}")
     if len(scores) == 0:
         problems.append("the table has no rows")
     else:
         if "score" in scores.columns:
-            problems += score_problems(scores["score"])
+            problems += _score_problems(scores["score"])
         if "mated" in scores.columns:
             problems += _label_problems(scores)
-        for column in OPTIONAL_COLUMNS:
+        for column in _OPTIONAL_COLUMNS:
             if column in scores.columns and (n_missing := int(scores[column].isna().sum())):
                 problems.append(f"column {column!r} has {n_missing} missing values")
     if problems:
@@ -117,14 +128,34 @@ def split_scores(scores: pd.DataFrame) -> tuple[NDArray[np.float64], NDArray[np.
 
     Read more in the chapter "Compute error rates from scores".
 
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table with ``score`` and ``mated``.
+
     Returns
     -------
     tuple of ndarray
         ``(mated, nonmated)``, in table order, ready for every metric of the package.
 
+    Raises
+    ------
+    SchemaError
+        When the table is invalid (see :func:`biofair.validate_scores`).
+
+    See Also
+    --------
+    biofair.validate_scores : The checks it runs first.
+    biofair.roc_auc : One of the metrics that take the two arrays.
+
+    References
+    ----------
+    ISO/IEC 19795-1:2021 (mated and non-mated comparisons).
+
     Examples
     --------
     >>> import pandas as pd
+    >>> from biofair import split_scores
     >>> table = pd.DataFrame({"score": [0.9, 0.2, 0.7], "mated": [True, False, True]})
     >>> split_scores(table)
     (array([0.9, 0.7]), array([0.2]))

@@ -23,20 +23,28 @@ def gaussian_scores(
     tail_mean: float = 3.0,
     rng: np.random.Generator | int | None = None,
 ) -> pd.DataFrame:
-    """A score table with normal mated and non-mated scores.
+    """Draw a score table with normal mated and non-mated scores.
+
+    Read more in the chapter "Compute error rates from scores".
 
     Parameters
     ----------
-    n_mated, n_nonmated : int
-        Numbers of mated and non-mated comparisons (each at least 1).
-    mated_mean, mated_std : float
+    n_mated : int, default 1000
+        Mated comparisons (at least 1).
+    n_nonmated : int, default 10000
+        Non-mated comparisons (at least 1).
+    mated_mean : float, default 2
+        Mean of the mated scores.
+    mated_std : float, default 1
         Mated scores follow N(mated_mean, mated_std²).
-    nonmated_std : float
+    nonmated_std : float, default 1
         Non-mated scores follow N(0, nonmated_std²) ...
-    tail_share, tail_mean : float
+    tail_share : float, default 0
         ... except a share ``tail_share`` of them, drawn from N(tail_mean, nonmated_std²):
         a heavy right tail of look-alike impostors, which barely moves the ROC area but
         ruins low-FMR operation.
+    tail_mean : float, default 3
+        Mean of the look-alike impostors.
     rng : numpy.random.Generator or int, optional
         Source of randomness or a seed.
 
@@ -45,8 +53,19 @@ def gaussian_scores(
     pandas.DataFrame
         Columns ``score`` and ``mated``: mated rows first.
 
+    See Also
+    --------
+    biofair.synthetic.fdr_canonical_system : Three groups of normal scores.
+    biofair.synthetic.beta_scenario : Beta scores with a biased group.
+
+    References
+    ----------
+    Beyond ROC-AUC: Operating-Point Performance Reporting for Biometric Verification (a
+    heavy impostor tail that ROC-AUC hides).
+
     Examples
     --------
+    >>> from biofair.synthetic import gaussian_scores
     >>> table = gaussian_scores(n_mated=3, n_nonmated=5, rng=0)
     >>> table["mated"].tolist()
     [True, True, True, False, False, False, False, False]
@@ -91,7 +110,7 @@ def fdr_canonical_system(
     n_nonmated: int = 400_000,
     rng: np.random.Generator | int | None = None,
 ) -> pd.DataFrame:
-    """The canonical fair or unfair three-group system of the FDR paper (its Figs. 2-3).
+    """Draw the canonical fair or unfair three-group system of the FDR paper (its Figs. 2-3).
 
     Read more in the chapter "Set one threshold for everyone".
 
@@ -103,8 +122,11 @@ def fdr_canonical_system(
         Unfair: group "0" has mated N(5.2, 0.61²) and non-mated N(0.5, 1), group "1"
         N(4.7, 0.61²) and N(0, 1), group "2" N(4.3, 0.61²) and N(-0.5, 1): one group
         collects the false matches, another the false non-matches (Table II in spirit).
-    n_mated, n_nonmated : int
-        Comparisons per group and class. FMR = 1e-6 needs about 1e6 pooled non-mated scores.
+    n_mated : int, default 20000
+        Mated comparisons per group.
+    n_nonmated : int, default 400000
+        Non-mated comparisons per group. FMR = 1e-6 needs about 1e6 pooled non-mated scores
+        to be observed at all, and 3e6 to be resolved.
     rng : numpy.random.Generator or int, optional
         Source of randomness or a seed.
 
@@ -112,6 +134,22 @@ def fdr_canonical_system(
     -------
     pandas.DataFrame
         Columns ``score``, ``mated`` and ``group`` ("0", "1", "2").
+
+    See Also
+    --------
+    biofair.fairness_discrepancy_rate : The index the paper built the system for.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, Figs. 2-3 and Tables I-II.
+
+    Examples
+    --------
+    >>> from biofair.synthetic import fdr_canonical_system
+    >>> table = fdr_canonical_system(fair=False, n_mated=10, n_nonmated=100, rng=0)
+    >>> table.groupby("group").size().tolist()
+    [110, 110, 110]
     """
     rng = np.random.default_rng(rng)
     return pd.concat(
@@ -142,7 +180,7 @@ def beta_scenario(
     n_nonmated: int = 50_000,
     rng: np.random.Generator | int | None = None,
 ) -> pd.DataFrame:
-    """Beta-distributed similarity scores of the CEI paper's controlled scenarios (its Fig. 1).
+    """Draw the Beta-distributed scores of the CEI paper's controlled scenarios (its Fig. 1).
 
     Read more in the chapter "Find bias in the tails".
 
@@ -162,8 +200,10 @@ def beta_scenario(
         Bias strength, >= 0 (0 gives the balanced system).
     n_groups : int, default 4
         Groups, labelled "A", "B", ... (2 to 26).
-    n_mated, n_nonmated : int
-        Comparisons per group and class.
+    n_mated : int, default 5000
+        Mated comparisons per group.
+    n_nonmated : int, default 50000
+        Non-mated comparisons per group.
     rng : numpy.random.Generator or int, optional
         Source of randomness or a seed.
 
@@ -171,6 +211,23 @@ def beta_scenario(
     -------
     pandas.DataFrame
         Columns ``score``, ``mated`` and ``group``.
+
+    See Also
+    --------
+    biofair.comprehensive_equity_index : The index the scenarios were built for.
+    biofair.distribution_fairness_index : Misses the tail scenarios.
+
+    References
+    ----------
+    "Balancing Tails when Comparing Distributions: Comprehensive Equity Index (CEI) with
+    Application to Bias Evaluation in Operational Face Biometrics", Fig. 1 and Table 3.
+
+    Examples
+    --------
+    >>> from biofair.synthetic import beta_scenario
+    >>> table = beta_scenario("BI", n_groups=2, n_mated=10, n_nonmated=100, rng=0)
+    >>> sorted(table["group"].unique())
+    ['A', 'B']
     """
     if scenario not in ("balanced", "BG", "BI", "BC"):
         raise ValueError(f"scenario must be 'balanced', 'BG', 'BI' or 'BC', got {scenario!r}")
@@ -205,7 +262,34 @@ IDENTIFICATION_GROUPS = {
 
 
 class IdentificationData(NamedTuple):
-    """Unit-norm embeddings of a gallery (one entry per identity) and of probes."""
+    """Unit-norm embeddings of a gallery (one entry per identity) and of probes.
+
+    Returned by :func:`biofair.synthetic.identification_embeddings`.
+
+    Attributes
+    ----------
+    gallery : ndarray of shape (G, d)
+        One embedding per enrolled identity.
+    gallery_subjects : ndarray of shape (G,)
+        The identity of each gallery entry.
+    probes : ndarray of shape (P, d)
+        One embedding per search.
+    probe_subjects : ndarray of shape (P,)
+        The identity of each probe (enrolled or not).
+    probe_groups : ndarray of shape (P,)
+        The group of each probe.
+
+    See Also
+    --------
+    biofair.probe_outcomes_from_matrix : Reads its ``scores`` block by block.
+
+    Examples
+    --------
+    >>> from biofair.synthetic import identification_embeddings
+    >>> data = identification_embeddings(n_enrolled=5, n_nonenrolled=5, dim=8, rng=0)
+    >>> data.scores(0, 2).shape
+    (2, 15)
+    """
 
     gallery: NDArray[np.float64]
     gallery_subjects: NDArray[np.int64]
@@ -214,7 +298,7 @@ class IdentificationData(NamedTuple):
     probe_groups: NDArray[np.str_]
 
     def scores(self, start: int, stop: int) -> NDArray[np.float64]:
-        """Cosine similarities of probes ``start:stop`` with the whole gallery."""
+        """Cosine similarities of probes ``start:stop`` with the whole gallery (a block of rows)."""
         return self.probes[start:stop] @ self.gallery.T
 
     def long_table(self) -> pd.DataFrame:
@@ -249,7 +333,7 @@ def identification_embeddings(
     dim: int = 64,
     rng: np.random.Generator | int | None = None,
 ) -> IdentificationData:
-    """A seeded open-set identification test with three groups of identities.
+    """Draw a seeded open-set identification test with three groups of identities.
 
     Read more in the chapter "Identify fairly".
 
@@ -276,11 +360,28 @@ def identification_embeddings(
         Gallery and probe embeddings with identities and probe groups; ``.scores(a, b)``
         gives blocks of the probes x gallery cosine matrix.
 
+    See Also
+    --------
+    biofair.probe_outcomes_from_matrix : Searches every probe against the gallery.
+    biofair.identification_discrepancy_rate : FDR' of the outcomes.
+
     Notes
     -----
     Identity of a person in group ``g``: ``unit(c_g · u_g + z / sqrt(d))`` with ``u_g`` the
     group's direction, ``c_g`` its crowding and ``z`` standard normal; a sample of it:
     ``unit(identity + s_g · z' / sqrt(d))`` with ``s_g`` the group's noise.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, IEEE T-BIOM, 2022 (open-set identification:
+    enrolled and non-enrolled probes, DIR and FPIR per group).
+
+    Examples
+    --------
+    >>> from biofair.synthetic import identification_embeddings
+    >>> data = identification_embeddings(fair=False, n_enrolled=20, n_nonenrolled=10, rng=0)
+    >>> data.gallery.shape, data.probes.shape
+    ((60, 64), (90, 64))
     """
     n_searched = n_enrolled if n_searched is None else n_searched
     if min(n_enrolled, n_nonenrolled, n_searched) < 1 or n_searched > n_enrolled or dim < 2:

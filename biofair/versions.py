@@ -10,7 +10,31 @@ _PACKAGES = ("biofair", "numpy", "scipy", "pandas", "matplotlib")
 
 
 def show_versions() -> None:
-    """Print Python, the platform and the versions of biofair and its dependencies."""
+    """Print Python, the platform and the versions of biofair and its dependencies.
+
+    Every chapter ends with it, so that a result can be traced to the software behind it.
+
+    Returns
+    -------
+    None
+        The versions are printed, one ``name: version`` per line.
+
+    See Also
+    --------
+    importlib.metadata.version : How each version is read.
+
+    References
+    ----------
+    PyMC's notebook style guide (an environment cell at the end of every notebook).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> bf.show_versions()  # doctest: +ELLIPSIS
+    python: ...
+    biofair: 0.1.0
+    ...
+    """
     lines = [f"python: {sys.version.split()[0]}", f"platform: {platform.platform()}"]
     for name in _PACKAGES:
         try:

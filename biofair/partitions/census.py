@@ -6,6 +6,7 @@ class, the score range and every problem of the data, each naming its partition.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -13,23 +14,59 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from biofair._typing import By
 from biofair.exceptions import SchemaError
 
 
 class Census(NamedTuple):
-    """What the first pass learns about a partitioned score set."""
+    """What the first pass learns about a partitioned score set.
 
-    names: list[str]  # groups, sorted
-    columns: list[str]  # the group column(s) read: pair-level, or reference_/probe_ sides
-    n_mated: NDArray[np.int64]  # per group
-    n_nonmated: NDArray[np.int64]  # per group, homogeneous pairs only
-    n_cross: int  # non-mated pairs whose sides belong to different groups
-    low: float  # smallest homogeneous score
-    high: float  # largest homogeneous score
+    Returned by :func:`biofair.partitions.census`.
+
+    Attributes
+    ----------
+    names : list of str
+        The groups, sorted.
+    columns : tuple of (list of str, list of str)
+        The group columns read for the reference side and for the probe side, one per
+        attribute of ``by`` (a pair-level column stands on both sides).
+    n_mated : ndarray of int
+        Mated comparisons per group.
+    n_nonmated : ndarray of int
+        Homogeneous non-mated comparisons per group.
+    n_cross : int
+        Non-mated pairs whose sides belong to different groups.
+    low : float
+        Smallest homogeneous score.
+    high : float
+        Largest homogeneous score.
+    n_partitions : int
+        Partitions read.
+
+    See Also
+    --------
+    biofair.partitions.census : The function that returns it.
+    biofair.group_sizes : The same counts of an in-memory table.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from biofair.partitions import Census
+    >>> Census(["a", "b"], (["group"], ["group"]), np.array([5, 6]), np.array([50, 60]), 0, -1.0, 2.0, 1).n_mated
+    array([5, 6])
+    """
+
+    names: list[str]
+    columns: tuple[list[str], list[str]]
+    n_mated: NDArray[np.int64]
+    n_nonmated: NDArray[np.int64]
+    n_cross: int
+    low: float
+    high: float
     n_partitions: int
 
 
-def as_frame(scores: Any):
+def _as_frame(scores: Any):
     """A Dask DataFrame from a Dask DataFrame, a Parquet path or glob, or a Partitioned."""
     import dask.dataframe as dd
 
@@ -42,19 +79,27 @@ def as_frame(scores: Any):
     raise TypeError(f"scores must be a dask DataFrame or a Parquet path, got {type(scores).__name__}")
 
 
-def _group_columns(columns: Sequence[str], by: str) -> list[str]:
-    if by in columns:
-        return [by]
-    sides = [f"reference_{by}", f"probe_{by}"]
-    if set(sides) <= set(columns):
-        return sides
-    raise SchemaError(
-        f"no group column for {by!r}: give a pair-level column of that name or both {sides[0]} "
-        f"and {sides[1]} (the data have {list(columns)})"
-    )
+def _group_columns(columns: Sequence[str], by: By) -> tuple[list[str], list[str]]:
+    """The reference-side and probe-side group columns of every attribute of ``by``."""
+    attributes = [by] if isinstance(by, str) else list(by)
+    if not attributes:
+        raise ValueError("by must name at least one column")
+    reference, probe = [], []
+    for attribute in attributes:
+        sides = [f"reference_{attribute}", f"probe_{attribute}"]
+        if attribute in columns:
+            sides = [attribute, attribute]
+        elif not set(sides) <= set(columns):
+            raise SchemaError(
+                f"no group column for {attribute!r}: give a pair-level column of that name or both "
+                f"{sides[0]} and {sides[1]} (the data have {list(columns)})"
+            )
+        reference.append(sides[0])
+        probe.append(sides[1])
+    return reference, probe
 
 
-def on_partitions(frame, function: Callable, *args) -> list:
+def _on_partitions(frame, function: Callable, *args) -> list:
     """``function(partition, index, *args)`` on every partition, computed by Dask."""
     import dask
 
@@ -72,6 +117,21 @@ def _labels(column: pd.Series) -> pd.Series:
     return column.astype(str).reset_index(drop=True)
 
 
+def _side_labels(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> list[pd.Series]:
+    """The group label of each side (one series when every attribute is pair-level).
+
+    Several attributes combine into one label per side, their values joined by " / ".
+    """
+
+    def label(names: list[str]) -> pd.Series:
+        if len(names) == 1:
+            return _labels(part[names[0]])
+        return functools.reduce(lambda a, b: a + " / " + b, [_labels(part[n]).astype(str) for n in names])
+
+    reference, probe = columns
+    return [label(reference)] if reference == probe else [label(reference), label(probe)]
+
+
 def _same_group(sides: list[pd.Series]) -> NDArray[np.bool_]:
     """True where both sides of a pair belong to the same group (always, for one column)."""
     if len(sides) == 1:
@@ -82,9 +142,9 @@ def _same_group(sides: list[pd.Series]) -> NDArray[np.bool_]:
         return (sides[0].astype(str) == sides[1].astype(str)).to_numpy(dtype=bool)
 
 
-def group_keys(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.intp], NDArray[np.bool_]]:
+def _group_keys(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.intp], NDArray[np.bool_]]:
     """Scores, group codes (-1: cross-group pair) and labels of one partition."""
-    codes = [pd.Categorical(_labels(part[c]), categories=census.names).codes for c in census.columns]
+    codes = [pd.Categorical(side, categories=census.names).codes for side in _side_labels(part, census.columns)]
     group = np.where(codes[0] == codes[-1], codes[0], -1).astype(np.intp)
     return part["score"].to_numpy(dtype=np.float64), group, part["mated"].to_numpy(dtype=bool)
 
@@ -92,7 +152,7 @@ def group_keys(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.
 # -- pass 1: census -------------------------------------------------------------------------
 
 
-def problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str]:
+def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str]:
     """Everything wrong with one partition, each naming the partition."""
     missing = [c for c in ("score", "mated", *columns) if c not in part.columns]
     if missing:
@@ -109,24 +169,27 @@ def problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str]
     return problems
 
 
-def raise_problems(found: list[list[str]]) -> None:
+def _raise_problems(found: list[list[str]]) -> None:
     problems = [p for part in found for p in part]
     if problems:
         raise SchemaError("invalid score partitions:\n- " + "\n- ".join(problems))
 
 
-def _census_part(part: pd.DataFrame, index: int, columns: list[str]) -> dict:
+def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[str]]) -> dict:
     """Problems of one partition, or its counts per (group, class), cross pairs and range."""
-    if problems := problems_of(part, index, columns):
+    if problems := _problems_of(part, index, list(dict.fromkeys(columns[0] + columns[1]))):
         return {"problems": problems}
     values = part["score"].to_numpy(dtype=np.float64)
-    sides = [_labels(part[c]) for c in columns]
+    sides = _side_labels(part, columns)
     homogeneous = _same_group(sides)
     mated = part["mated"].to_numpy(dtype=bool)
     grouping = sides[0][homogeneous].reset_index(drop=True)
     counts = pd.Series(mated[homogeneous]).groupby(grouping, observed=True).agg(["sum", "size"])
     counts.index = counts.index.astype(str)
-    names = sorted({str(name) for side in sides for name in side.unique()})
+    if len(columns[0]) == 1:  # one attribute: every label of either side is a group
+        names = sorted({str(name) for side in sides for name in side.unique()})
+    else:  # several: every combination seen on both sides of a pair (as biofair.group_labels)
+        names = sorted(counts.index)
     counts = pd.DataFrame({True: counts["sum"], False: counts["size"] - counts["sum"]}).reindex(names, fill_value=0)
     kept = values[homogeneous]
     return {
@@ -138,7 +201,7 @@ def _census_part(part: pd.DataFrame, index: int, columns: list[str]) -> dict:
     }
 
 
-def census(scores: Any, *, by: str = "group") -> Census:
+def census(scores: Any, *, by: By = "group") -> Census:
     """Pass 1: check every partition and count comparisons per group and class.
 
     Read more in the chapter "When the evaluation outgrows one machine".
@@ -147,9 +210,11 @@ def census(scores: Any, *, by: str = "group") -> Census:
     ----------
     scores : dask.dataframe.DataFrame or str
         Partitioned score table (or a Parquet path or glob) with ``score``, ``mated`` and
-        the group column(s) of ``by`` (pair-level, or ``reference_<by>`` and ``probe_<by>``).
-    by : str, default "group"
-        The grouping attribute.
+        the group column(s) of ``by`` (pair-level, or ``reference_<attr>`` and
+        ``probe_<attr>``).
+    by : str or sequence of str, default "group"
+        The grouping attribute(s); several combine into one group per observed
+        combination, named by joining the values with " / " (as :func:`biofair.group_labels`).
 
     Returns
     -------
@@ -162,11 +227,32 @@ def census(scores: Any, *, by: str = "group") -> Census:
         Listing every problem with its partition (missing columns, NaN or infinite scores,
         non-boolean labels, missing group labels), then fewer than two groups or a group
         without mated or homogeneous non-mated comparisons (named, with its counts).
+
+    See Also
+    --------
+    biofair.partitions.partitioned : The census with its frame, to pass to several functions.
+    biofair.group_sizes : The same counts of an in-memory table.
+
+    References
+    ----------
+    ISO/IEC 19795-10:2024 (the size of every demographic group, reported before any index).
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.fdr_canonical_system(n_mated=100, n_nonmated=1_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.census(dd.from_pandas(table, npartitions=3))
+    >>> found.names, found.n_mated.tolist(), found.n_partitions
+    (['0', '1', '2'], [100, 100, 100], 3)
     """
-    frame = as_frame(scores)
+    frame = _as_frame(scores)
     columns = _group_columns(list(frame.columns), by)
-    found = on_partitions(frame, _census_part, columns)
-    raise_problems([part["problems"] for part in found])
+    found = _on_partitions(frame, _census_part, columns)
+    _raise_problems([part["problems"] for part in found])
     counts = pd.concat([part["counts"] for part in found]).groupby(level=0).sum()
     names = [str(name) for name in counts.index]
     result = Census(
@@ -186,26 +272,93 @@ def census(scores: Any, *, by: str = "group") -> Census:
 
 
 class Partitioned(NamedTuple):
-    """A partitioned score set with its census: pass it to several functions to count once."""
+    """A partitioned score set with its census: pass it to several functions to count once.
+
+    Returned by :func:`biofair.partitions.partitioned`; every function of
+    :mod:`biofair.partitions` accepts it in place of the data.
+
+    Attributes
+    ----------
+    frame : dask.dataframe.DataFrame
+        The partitioned scores.
+    census : Census
+        Their census (groups, counts, range).
+
+    See Also
+    --------
+    biofair.partitions.partitioned : The function that returns it.
+    biofair.ScoresByGroup : The in-memory counterpart.
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.fdr_canonical_system(n_mated=100, n_nonmated=1_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     data = bp.partitioned(dd.from_pandas(table, npartitions=2))
+    >>> data.census.names
+    ['0', '1', '2']
+    """
 
     frame: Any
     census: Census
 
 
-def partitioned(scores: Any, *, by: str = "group") -> Partitioned:
-    """The frame of ``scores`` and its :func:`census` (returned as is when already made).
+def partitioned(scores: Any, *, by: By = "group") -> Partitioned:
+    """The frame of ``scores`` and its census (returned as is when already made).
 
     Read more in the chapter "When the evaluation outgrows one machine".
+
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        Partitioned score table, or a Parquet path or glob.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    Partitioned
+        The frame and its :func:`biofair.partitions.census`.
+
+    Raises
+    ------
+    ValueError
+        When a ``Partitioned`` was made for another grouping.
+
+    See Also
+    --------
+    biofair.partitions.census : What the census holds.
+    biofair.scores_by_group : The in-memory counterpart.
+
+    References
+    ----------
+    ISO/IEC 19795-10:2024 (the size of every demographic group).
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.fdr_canonical_system(n_mated=100, n_nonmated=1_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     data = bp.partitioned(dd.from_pandas(table, npartitions=2))
+    ...     again = bp.partitioned(data)  # counted once
+    >>> again is data
+    True
     """
     if isinstance(scores, Partitioned):
         if scores.census.columns != _group_columns(list(scores.frame.columns), by):
             raise ValueError(f"this census was made for other group columns than by={by!r}")
         return scores
-    frame = as_frame(scores)
+    frame = _as_frame(scores)
     return Partitioned(frame, census(frame, by=by))
 
 
-class ClassCensus(NamedTuple):
+class _ClassCensus(NamedTuple):
     """Counts and range of all comparisons, groups ignored (for metrics over all pairs)."""
 
     n_mated: int
@@ -215,7 +368,7 @@ class ClassCensus(NamedTuple):
 
 
 def _class_census_part(part: pd.DataFrame, index: int) -> dict:
-    if problems := problems_of(part, index, []):
+    if problems := _problems_of(part, index, []):
         return {"problems": problems}
     values, mated = part["score"].to_numpy(dtype=np.float64), part["mated"].to_numpy(dtype=bool)
     return {"problems": [], "n_mated": int(mated.sum()), "n": values.size,
@@ -223,7 +376,7 @@ def _class_census_part(part: pd.DataFrame, index: int) -> dict:
             "high": float(values.max()) if values.size else -np.inf}
 
 
-def class_census(frame) -> ClassCensus:
+def _class_census(frame) -> _ClassCensus:
     """Check every partition (``score`` and ``mated`` only) and count each class.
 
     Raises
@@ -231,12 +384,12 @@ def class_census(frame) -> ClassCensus:
     SchemaError
         Naming each partition's problems, or a class without comparisons.
     """
-    found = on_partitions(frame, _class_census_part)
-    raise_problems([part["problems"] for part in found])
+    found = _on_partitions(frame, _class_census_part)
+    _raise_problems([part["problems"] for part in found])
     n_mated = sum(part["n_mated"] for part in found)
     n_nonmated = sum(part["n"] for part in found) - n_mated
     if n_mated == 0 or n_nonmated == 0:
         raise SchemaError(f"the scores hold {n_mated} mated and {n_nonmated} non-mated comparisons; "
                           "both classes are needed")
-    return ClassCensus(n_mated, n_nonmated, min(part["low"] for part in found),
-                       max(part["high"] for part in found))
+    return _ClassCensus(n_mated, n_nonmated, min(part["low"] for part in found),
+                        max(part["high"] for part in found))

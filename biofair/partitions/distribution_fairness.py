@@ -3,7 +3,7 @@
 DFI needs one histogram pass on the census's range. CEI also needs each group's own
 split percentile: the two order statistics ``np.percentile`` interpolates between (and
 each group's smallest and largest score) come from the locating and refinement passes of
-:mod:`biofair.partitions.order_statistics`; a last pass counts every group's tail and
+the order-statistics module of :mod:`biofair.partitions`; a last pass counts every group's tail and
 centre on their edges. CEI^A first merges each group's mean and variance (Chan et al.'s
 pairwise update) and counts the scores beyond ``mu ± N·sigma``.
 """
@@ -16,48 +16,86 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from biofair._typing import By, Combine, MeanTail, ScoreKind
+from biofair._validation import check_bins, check_choice, check_kind
 from biofair.distribution_fairness import (
     EquityIndex,
-    index_from_divergences,
-    automatic_parameters,
-    cei_from_counts,
-    cei_parameters,
-    check_bins,
-    check_kind,
-    dfi_from_counts,
-    empty_centre,
-    part_edges,
-    range_edges,
+    _automatic_parameters,
+    _cei_from_counts,
+    _cei_parameters,
+    _dfi_from_counts,
+    _empty_centre,
+    _index_from_divergences,
+    _part_edges,
+    _range_edges,
 )
-from biofair.partitions.census import Census, Partitioned, group_keys, on_partitions, partitioned
-from biofair.partitions.order_statistics import Windows, bins_of, locating_edges, order_statistics
+from biofair.partitions._order_statistics import Windows, bins_of, locating_edges, order_statistics
+from biofair.partitions.census import Census, Partitioned, _group_keys, _on_partitions, partitioned
 
 
 def _group_histograms_part(part: pd.DataFrame, index: int, census: Census, edges: NDArray) -> NDArray:
     """Counts per (group, class, bin) of the homogeneous comparisons of a partition."""
-    values, group, mated = group_keys(part, census)
+    values, group, mated = _group_keys(part, census)
     keep = group >= 0
     n_bins = edges.size - 1
     key = (group[keep] * 2 + mated[keep]) * n_bins + bins_of(values[keep], edges)
     return np.bincount(key, minlength=len(census.names) * 2 * n_bins).reshape(-1, 2, n_bins)
 
 
-def distribution_fairness_index(scores: Any, *, by: str = "group", bins: int = 100,
-                                combine: str = "pooled") -> EquityIndex:
-    """:func:`biofair.distribution_fairness_index` of a partitioned score set, exactly.
+def distribution_fairness_index(scores: Any, *, by: By = "group", bins: int = 100,
+                                combine: Combine = "pooled") -> EquityIndex:
+    """Distribution Fairness Index (DFI) of a partitioned score set, exactly.
 
     Read more in the chapter "When the evaluation outgrows one machine".
 
-    The in-memory function's bins (equal width over the range of all homogeneous scores)
-    come from the census; one histogram pass per group and class follows.
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        The partitioned score set.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    bins : int, default 100
+        Equal-width bins over the pooled range of all homogeneous scores.
+    combine : {"pooled", "equal"}, default "pooled"
+        As for :func:`biofair.distribution_fairness_index`.
+
+    Returns
+    -------
+    EquityIndex
+        The result of :func:`biofair.distribution_fairness_index`, equal to it.
+
+    See Also
+    --------
+    biofair.distribution_fairness_index : The same index in memory.
+
+    Notes
+    -----
+    The in-memory function's bins come from the census; one histogram pass per group and
+    class follows.
+
+    References
+    ----------
+    K. Kotwal and S. Marcel's DFI, as restated in "Balancing Tails when Comparing
+    Distributions: Comprehensive Equity Index (CEI)", eq. 5-7.
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.beta_scenario("BG", n_groups=2, n_mated=1_000, n_nonmated=1_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.distribution_fairness_index(dd.from_pandas(table, npartitions=3))
+    >>> found.extreme == bf.distribution_fairness_index(table).extreme
+    True
     """
-    if combine not in ("pooled", "equal"):
-        raise ValueError(f"combine must be 'pooled' or 'equal', got {combine!r}")
+    check_choice(combine, "combine", ("pooled", "equal"))
     bins = check_bins(bins)
     frame, census_ = partitioned(scores, by=by)
-    edges = range_edges(census_.low, census_.high, bins)
-    counts = np.sum(on_partitions(frame, _group_histograms_part, census_, edges), axis=0)
-    return dfi_from_counts(census_.names, counts[:, 1], counts[:, 0], combine=combine)
+    edges = _range_edges(census_.low, census_.high, bins)
+    counts = np.sum(_on_partitions(frame, _group_histograms_part, census_, edges), axis=0)
+    return _dfi_from_counts(census_.names, counts[:, 1], counts[:, 0], combine=combine)
 
 
 # -- CEI: per-group percentiles, then tail and centre histograms ---------------------------------
@@ -65,7 +103,7 @@ def distribution_fairness_index(scores: Any, *, by: str = "group", bins: int = 1
 
 def _one_class(part: pd.DataFrame, census: Census, kind: str) -> tuple[NDArray, NDArray[np.intp]]:
     """Stream k: the homogeneous comparisons of group k in class ``kind``."""
-    values, group, mated = group_keys(part, census)
+    values, group, mated = _group_keys(part, census)
     return values, np.where((group >= 0) & (mated == (kind == "mated")), group, -1)
 
 
@@ -74,7 +112,7 @@ def _percentile_rank(size: int, percentile: float) -> int:
     return min(int(np.floor((size - 1) * np.true_divide(percentile, 100))), size - 1)
 
 
-def percentile_between(lower: float, upper: float, size: int, percentile: float) -> float:
+def _percentile_between(lower: float, upper: float, size: int, percentile: float) -> float:
     """``np.percentile(v, percentile)`` of an ascending ``v`` of ``size`` scores, from
     ``lower = v[k]`` and ``upper = v[k+1]`` (k of :func:`_percentile_rank`): the same
     fraction ``gamma = (size-1)·q - k`` and the same interpolation as NumPy."""
@@ -98,7 +136,7 @@ def _split_points(windows: Windows, names: list[str], kind: str, percentiles: ND
         size = int(windows.sizes[k])
         q = percentile if kind == "nonmated" else 100.0 - percentile
         rank = _percentile_rank(size, q)
-        at = percentile_between(windows.kth(k, rank), windows.kth(k, min(rank + 1, size - 1)), size, q)
+        at = _percentile_between(windows.kth(k, rank), windows.kth(k, min(rank + 1, size - 1)), size, q)
         low, high = windows.kth(k, 0), windows.kth(k, size - 1)
         if kind == "nonmated":  # tail: scores >= at
             split = windows.above(k, at, inclusive=True)
@@ -109,7 +147,7 @@ def _split_points(windows: Windows, names: list[str], kind: str, percentiles: ND
             edge = windows.above(k, split)
             tail, centre = (low, split), (edge, high)
         if edge is None:
-            raise empty_centre(name, size, kind, percentile)
+            raise _empty_centre(name, size, kind, percentile)
         tails.append(tail)
         centres.append(centre)
         splits.append(split)
@@ -149,39 +187,87 @@ def _cei_divergences(data: Partitioned, kind: str, percentiles: NDArray, tail_we
                                locating_edges(census_.low, census_.high),
                                lambda sizes: _percentile_ranks(sizes, kind, percentiles))
     split = _split_points(windows, census_.names, kind, percentiles)
-    tail_edges, centre_edges = part_edges(split.tail_ranges, split.centre_ranges, bins, mean_tail)
-    counts = np.sum(on_partitions(frame, _tail_centre_part, census_, kind, split.splits, tail_edges,
+    tail_edges, centre_edges = _part_edges(split.tail_ranges, split.centre_ranges, bins, mean_tail)
+    counts = np.sum(_on_partitions(frame, _tail_centre_part, census_, kind, split.splits, tail_edges,
                                   centre_edges), axis=0)
-    return cei_from_counts(counts[:, 1], counts[:, 0], kind=kind, percentile=float(np.mean(percentiles)),
+    return _cei_from_counts(counts[:, 1], counts[:, 0], kind=kind, percentile=float(np.mean(percentiles)),
                            tail_weight=tail_weight, mean_tail=mean_tail, smoothing=smoothing)
 
 
 def comprehensive_equity_index(
     scores: Any,
     *,
-    kind: str = "mated",
+    kind: ScoreKind = "mated",
     percentile: float = 95.0,
     tail_weight: float = 0.8,
     bins: int = 100,
-    by: str = "group",
-    mean_tail: str = "groups",
+    by: By = "group",
+    mean_tail: MeanTail = "groups",
     smoothing: float = 1e-6,
 ) -> EquityIndex:
-    """:func:`biofair.comprehensive_equity_index` (CEI) of a partitioned score set, exactly.
+    """Comprehensive Equity Index (CEI) of one class of a partitioned score set, exactly.
 
     Read more in the chapter "When the evaluation outgrows one machine".
 
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        The partitioned score set.
+    kind : {"mated", "nonmated"}, default "mated"
+        The class compared across groups.
+    percentile : float, default 95
+        ``P_split`` in (0, 100).
+    tail_weight : float, default 0.8
+        ``w_t`` in [0, 1].
+    bins : int, default 100
+        Bins of the tail and centre histograms.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    mean_tail : {"groups", "split_mean"}, default "groups"
+        How the mean's parts are formed.
+    smoothing : float, default 1e-6
+        Mass added to every bin, ``"split_mean"`` only.
+
+    Returns
+    -------
+    EquityIndex
+        The result of :func:`biofair.comprehensive_equity_index` (every option as there),
+        equal to it.
+
+    See Also
+    --------
+    biofair.comprehensive_equity_index : The same index in memory.
+
+    Notes
+    -----
     Each group's split is its own ``np.percentile`` (linear interpolation between two order
     statistics, found exactly by a locating and a refinement pass); a third pass counts
-    every group's tail and centre on the same edges as in memory. Options as in memory.
+    every group's tail and centre on the same edges as in memory.
+
+    References
+    ----------
+    "Balancing Tails when Comparing Distributions: Comprehensive Equity Index (CEI) with
+    Application to Bias Evaluation in Operational Face Biometrics", eq. 8-10.
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.beta_scenario("BG", n_groups=2, n_mated=1_000, n_nonmated=1_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.comprehensive_equity_index(dd.from_pandas(table, npartitions=3), bins=20)
+    >>> found.extreme == bf.comprehensive_equity_index(table, bins=20).extreme
+    True
     """
-    parameters = cei_parameters(kind=kind, percentile=percentile, tail_weight=tail_weight, bins=bins,
+    parameters = _cei_parameters(kind=kind, percentile=percentile, tail_weight=tail_weight, bins=bins,
                                 mean_tail=mean_tail, smoothing=smoothing)
     data = partitioned(scores, by=by)
     percentiles = np.full(len(data.census.names), float(percentile))
     divergences = _cei_divergences(data, kind, percentiles, tail_weight, parameters["bins"], mean_tail,
                                    smoothing)
-    return index_from_divergences(divergences, data.census.names, parameters)
+    return _index_from_divergences(divergences, data.census.names, parameters)
 
 
 def _moments_part(part: pd.DataFrame, index: int, census: Census, kind: str) -> NDArray[np.float64]:
@@ -210,39 +296,80 @@ def _merged_moments(parts: list[NDArray]) -> tuple[NDArray, NDArray]:
 
 
 def _beyond_part(part: pd.DataFrame, index: int, census: Census, kind: str, mean: NDArray,
-                 std: NDArray, n_sigma: float) -> NDArray[np.int64]:
-    """Per group: scores more than ``n_sigma`` standard deviations beyond the mean, towards the
+                 std: NDArray, n_std: float) -> NDArray[np.int64]:
+    """Per group: scores more than ``n_std`` standard deviations beyond the mean, towards the
     class's error tail."""
     values, group = _one_class(part, census, kind)
     keep = group >= 0
     values, group = values[keep], group[keep]
     sign = 1.0 if kind == "nonmated" else -1.0
-    beyond = sign * (values - mean[group]) > n_sigma * std[group]
+    beyond = sign * (values - mean[group]) > n_std * std[group]
     return np.bincount(group[beyond], minlength=len(census.names))
 
 
 def automatic_comprehensive_equity_index(
-    scores: Any, *, kind: str = "mated", n_sigma: float = 3.0, bins: int = 100, by: str = "group"
+    scores: Any, *, kind: ScoreKind = "mated", n_std: float = 3.0, bins: int = 100, by: By = "group"
 ) -> EquityIndex:
-    """:func:`biofair.automatic_comprehensive_equity_index` (CEI^A) of a partitioned score set.
+    """CEI^A of one class of a partitioned score set: split and tail weight from the data.
 
     Read more in the chapter "When the evaluation outgrows one machine".
 
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        The partitioned score set.
+    kind : {"mated", "nonmated"}, default "mated"
+        The class compared across groups.
+    n_std : float, default 3
+        ``N``: the split sits N standard deviations from each group's mean.
+    bins : int, default 100
+        Bins of the tail and centre histograms.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    EquityIndex
+        The result of :func:`biofair.automatic_comprehensive_equity_index`.
+
+    See Also
+    --------
+    biofair.automatic_comprehensive_equity_index : The same index in memory.
+
+    Notes
+    -----
     Five passes: merged moments per group, the counts beyond ``mu ± N·sigma``, then CEI's
     three. Each group's mean and standard deviation are merged from partitions, so they
     can differ from NumPy's in the last bits: the result equals the in-memory one unless a
     score lies within that rounding of ``mu ± N·sigma``.
+
+    References
+    ----------
+    "Balancing Tails when Comparing Distributions: Comprehensive Equity Index (CEI) with
+    Application to Bias Evaluation in Operational Face Biometrics", eq. 12-14.
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.beta_scenario("BG", n_groups=2, n_mated=1_000, n_nonmated=1_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.automatic_comprehensive_equity_index(dd.from_pandas(table, npartitions=3), bins=20)
+    >>> found.extreme == bf.automatic_comprehensive_equity_index(table, bins=20).extreme
+    True
     """
     check_kind(kind)
-    if not n_sigma > 0:
-        raise ValueError(f"n_sigma must be positive, got {n_sigma!r}")
+    if not n_std > 0:
+        raise ValueError(f"n_std must be positive, got {n_std!r}")
     bins = check_bins(bins)
     data = partitioned(scores, by=by)
     frame, census_ = data
-    mean, std = _merged_moments(on_partitions(frame, _moments_part, census_, kind))
-    counts = np.sum(on_partitions(frame, _beyond_part, census_, kind, mean, std, n_sigma), axis=0)
+    mean, std = _merged_moments(_on_partitions(frame, _moments_part, census_, kind))
+    counts = np.sum(_on_partitions(frame, _beyond_part, census_, kind, mean, std, n_std), axis=0)
     sizes = census_.n_mated if kind == "mated" else census_.n_nonmated
-    percentiles, parameters = automatic_parameters(census_.names, counts / sizes, kind=kind,
-                                                   n_sigma=n_sigma, bins=bins)
+    percentiles, parameters = _automatic_parameters(census_.names, counts / sizes, kind=kind,
+                                                   n_std=n_std, bins=bins)
     divergences = _cei_divergences(data, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0)
-    return index_from_divergences(divergences, census_.names, parameters)
+    return _index_from_divergences(divergences, census_.names, parameters)

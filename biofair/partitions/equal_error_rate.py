@@ -8,10 +8,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from biofair._counts import ErrorCounts
-from biofair.equal_error_rate import EerMethod, EqualErrorRate, eer_from_counts, hull_crossing
-from biofair.partitions.census import ClassCensus, as_frame, class_census
-from biofair.partitions.order_statistics import at_or_above, locate, locating_edges, refine
-from biofair.partitions.thresholds import by_class
+from biofair._typing import EerMethod
+from biofair.equal_error_rate import EqualErrorRate, _eer_from_counts, _hull_crossing
+from biofair.partitions._order_statistics import at_or_above, locate, locating_edges, refine
+from biofair.partitions.census import _as_frame, _class_census, _ClassCensus
+from biofair.partitions.thresholds import _by_class
 
 
 def _rates_at_bin_starts(histogram: NDArray) -> tuple[NDArray, NDArray]:
@@ -39,11 +40,11 @@ def _window(histogram: NDArray) -> NDArray[np.bool_]:
     return wanted
 
 
-def _exact_points(frame, histogram: NDArray, edges: NDArray, counts: ClassCensus,
+def _exact_points(frame, histogram: NDArray, edges: NDArray, counts: _ClassCensus,
                   bins: NDArray[np.bool_]) -> ErrorCounts:
     """One refinement pass: exact error counts at every distinct score of the given bins
     (contiguous or not), and above every score when they include the last non-empty bin."""
-    windows = refine(frame, by_class, (), histogram, edges, np.tile(bins, (2, 1)))
+    windows = refine(frame, _by_class, (), histogram, edges, np.tile(bins, (2, 1)))
     thresholds = np.union1d(windows.values(0), windows.values(1))
     false_matches = counts.n_nonmated - windows.counts_below(0, thresholds)
     false_non_matches = windows.counts_below(1, thresholds)
@@ -55,7 +56,7 @@ def _exact_points(frame, histogram: NDArray, edges: NDArray, counts: ClassCensus
 
 
 def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> EqualErrorRate:
-    """:func:`biofair.eer` of all comparisons of a partitioned score set, exactly.
+    """Equal error rate of all comparisons of a partitioned score set, exactly.
 
     Read more in the chapter "When the evaluation outgrows one machine".
 
@@ -79,6 +80,10 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
         there. ``"rocch"``: ``low`` and ``high`` bound the ROCCH EER and meet in practice
         (then ``eer`` is exact); ``threshold`` is the exact one of ``"midpoint"``.
 
+    See Also
+    --------
+    biofair.eer : The same EER in memory.
+
     Notes
     -----
     The ROCCH EER depends on the convex hull of the whole ROC. The ROC points at the first
@@ -89,18 +94,35 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
     A corner can move the crossing only if it lies below the line of a hull edge at the
     crossing; those bins are refined (one pass) and the test repeats. When no corner lies
     below, both hulls cross on the same edge and ``low == high``.
+
+    References
+    ----------
+    N. Brümmer and E. de Villiers, The BOSARIS Toolkit, 2011 (ROC convex hull EER).
+    D. Maio et al., "FVC2000: Fingerprint Verification Competition", IEEE TPAMI, 2002.
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.gaussian_scores(n_mated=500, n_nonmated=5_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.eer(dd.from_pandas(table, npartitions=4))
+    >>> found == bf.eer(*bf.split_scores(table))
+    True
     """
     if method not in ("rocch", "midpoint", "interval"):
         raise ValueError(f"method must be one of ['interval', 'midpoint', 'rocch'], got {method!r}")
-    frame = as_frame(scores)
-    counts = class_census(frame)
+    frame = _as_frame(scores)
+    counts = _class_census(frame)
     edges = locating_edges(counts.low, counts.high)
-    histogram = locate(frame, by_class, (), 2, edges)
+    histogram = locate(frame, _by_class, (), 2, edges)
     refined = _window(histogram)
     near = _exact_points(frame, histogram, edges, counts, refined)
     if method != "rocch":
-        return eer_from_counts(near, method)
-    threshold = eer_from_counts(near, "midpoint").threshold
+        return _eer_from_counts(near, method)
+    threshold = _eer_from_counts(near, "midpoint").threshold
     fmr_at, fnmr_at = _rates_at_bin_starts(histogram)
     nonempty = histogram.sum(axis=0) > 0
     exact = (np.concatenate([fmr_at[np.append(nonempty, True)], near.fmr]),
@@ -127,7 +149,7 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
 def _crossing(fmr: NDArray, fnmr: NDArray) -> tuple[float, NDArray]:
     """ROCCH EER of ROC points in any order, and the (x, y) ends of the hull edges it lies on."""
     order = np.lexsort((-fnmr, fmr))  # FMR ascending; at equal FMR, the higher FNMR first
-    value, ends = hull_crossing(fmr[order], fnmr[order])
+    value, ends = _hull_crossing(fmr[order], fnmr[order])
     return value, np.stack([fmr[order][ends], fnmr[order][ends]], axis=1)
 
 

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from biofair.distribution_fairness import range_edges
-from biofair.partitions.census import on_partitions
+from biofair.distribution_fairness import _range_edges
+from biofair.partitions.census import _on_partitions
 
 #: Bins of the locating histogram.
 LOCATING_BINS = 1 << 16
@@ -47,7 +47,7 @@ def bins_of(values: NDArray, edges: NDArray) -> NDArray[np.intp]:
 
 def locating_edges(low: float, high: float) -> NDArray[np.float64]:
     """The locating histogram's edges over ``[low, high]``."""
-    return range_edges(low, high, LOCATING_BINS)
+    return _range_edges(low, high, LOCATING_BINS)
 
 
 def _histogram_part(part: pd.DataFrame, index: int, select: Select, args: tuple, n_streams: int,
@@ -68,7 +68,7 @@ def at_or_above(histogram: NDArray) -> NDArray[np.int64]:
 
 def locate(frame, select: Select, args: tuple, n_streams: int, edges: NDArray) -> NDArray[np.int64]:
     """Pass 1: counts per stream (rows) and locating bin (columns), summed over partitions."""
-    return np.sum(on_partitions(frame, _histogram_part, select, args, n_streams, edges), axis=0)
+    return np.sum(_on_partitions(frame, _histogram_part, select, args, n_streams, edges), axis=0)
 
 
 def _distinct_part(part: pd.DataFrame, index: int, select: Select, args: tuple, edges: NDArray,
@@ -134,6 +134,13 @@ class Windows:
         below_threshold = np.searchsorted(self._values[stream], thresholds, side="left")
         return self._before_bin[stream, bins] + cumulative[below_threshold] - cumulative[in_lower_bins]
 
+    def at_or_above(self, stream: int, value: float) -> int:
+        """Scores of ``stream`` at or above ``value``, one of its refined distinct scores."""
+        j = int(np.searchsorted(self._values[stream], value))
+        if j == self._values[stream].size or self._values[stream][j] != value:
+            raise RuntimeError(f"{value!r} is not a refined score of stream {stream}")
+        return int(self.sizes[stream] - self._below[stream][j])
+
     def values(self, stream: int) -> NDArray[np.float64]:
         """The distinct refined scores of ``stream``, ascending."""
         return self._values[stream]
@@ -156,7 +163,7 @@ def wanted_bins(histogram: NDArray, ranks: Sequence[NDArray]) -> NDArray[np.bool
 def refine(frame, select: Select, args: tuple, histogram: NDArray, edges: NDArray,
            wanted: NDArray[np.bool_]) -> Windows:
     """Pass 2: the distinct values of the wanted bins of every stream, with exact ranks."""
-    parts = on_partitions(frame, _distinct_part, select, args, edges, wanted)
+    parts = _on_partitions(frame, _distinct_part, select, args, edges, wanted)
     distinct = pd.concat(parts).groupby(level=[0, 1]).sum()
     return Windows(histogram, edges, distinct)
 

@@ -1,0 +1,210 @@
+"""The public API is exactly what is exported, documented and on the API page.
+
+Public names: ``biofair.__all__``, ``biofair.partitions.__all__``, and every top-level name
+without a leading underscore of the namespace modules ``biofair.datasets``,
+``biofair.plotting``, ``biofair.synthetic`` and ``biofair.cli``. Every other module without a
+leading underscore may define only names that one of those exports; plumbing carries a
+leading underscore or lives in a private module.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pkgutil
+import re
+import typing
+from pathlib import Path
+
+import pytest
+from numpydoc.validate import validate
+
+import biofair
+import biofair.cli
+from biofair import partitions
+
+ROOT = Path(__file__).resolve().parents[2]
+API_PAGE = ROOT / "book" / "api.md"
+NAMESPACES = ("biofair.datasets", "biofair.plotting", "biofair.synthetic", "biofair.cli")
+# numpydoc's own checks, all of them; none is switched off.
+SECTIONS_REQUIRED = ("Parameters", "Returns", "See Also", "References", "Examples")
+
+
+def public_modules() -> list[str]:
+    """Every module of the package whose dotted name has no part with a leading underscore."""
+    names = ["biofair"]
+    for info in pkgutil.walk_packages(biofair.__path__, "biofair."):
+        if not any(part.startswith("_") for part in info.name.split(".")):
+            names.append(info.name)
+    return names
+
+
+def top_level_definitions(module_name: str) -> dict[str, int]:
+    """Names a module defines at top level (def, class, assignment), with their line."""
+    module = importlib.import_module(module_name)
+    tree = ast.parse(Path(module.__file__).read_text())
+    found = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            found[node.name] = node.lineno
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                for leaf in ast.walk(target):  # a name, or the names of a tuple
+                    if isinstance(leaf, ast.Name):
+                        found[leaf.id] = node.lineno
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            found[node.target.id] = node.lineno
+    return {name: line for name, line in found.items() if not name.startswith("_") and name != "annotations"}
+
+
+def public_names() -> dict[str, object]:
+    """Dotted public name -> object."""
+    names = {}
+    for name in biofair.__all__:
+        value = getattr(biofair, name)
+        if not inspect.ismodule(value):
+            names[f"biofair.{name}"] = value
+    for name in partitions.__all__:
+        names[f"biofair.partitions.{name}"] = getattr(partitions, name)
+    for module_name in NAMESPACES:
+        module = importlib.import_module(module_name)
+        for name in top_level_definitions(module_name):
+            names[f"{module_name}.{name}"] = getattr(module, name)
+    return names
+
+
+PUBLIC = public_names()
+CALLABLES = {name: value for name, value in PUBLIC.items() if inspect.isfunction(value) or inspect.isclass(value)}
+CONSTANTS = {name: value for name, value in PUBLIC.items() if name not in CALLABLES}
+
+
+def test_every_public_module_defines_only_exported_names():
+    exported = {id(value) for value in PUBLIC.values()} | set(biofair.__all__) | set(partitions.__all__)
+    stray = []
+    for module_name in public_modules():
+        if module_name in NAMESPACES:
+            continue
+        module = importlib.import_module(module_name)
+        for name in top_level_definitions(module_name):
+            value = getattr(module, name)
+            if id(value) not in exported and name not in exported:
+                stray.append(f"{module_name}.{name}")
+    assert not stray, f"public-looking names that nothing exports (prefix them with _): {stray}"
+
+
+def test_all_lists_exist_and_are_sorted_without_duplicates():
+    for module in (biofair, partitions):
+        assert len(set(module.__all__)) == len(module.__all__)
+        for name in module.__all__:
+            assert hasattr(module, name), f"{module.__name__}.{name}"
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_every_public_name_is_documented(name):
+    value = PUBLIC[name]
+    if name in CALLABLES:
+        assert inspect.getdoc(value), f"{name} has no docstring"
+        return
+    # A constant is documented by a `#:` comment right above where it is defined (Sphinx's
+    # convention for module attributes).
+    attribute = name.rsplit(".", 1)[1]
+    defined = [m for m in public_modules() if attribute in top_level_definitions(m)]
+    assert defined, f"{name}: no module defines it"
+    module = importlib.import_module(defined[0])
+    lines = Path(module.__file__).read_text().splitlines()
+    line = top_level_definitions(defined[0])[attribute]
+    assert lines[line - 2].lstrip().startswith("#:"), f"{name} has no #: comment"
+
+
+def api_page_targets() -> list[str]:
+    text = API_PAGE.read_text()
+    return re.findall(r"^\.\. (?:autofunction|autoclass|autodata|autoexception|py:function)::\s+([\w.]+)", text,
+                      flags=re.MULTILINE)
+
+
+def test_the_api_page_names_every_public_name_and_nothing_else():
+    targets = api_page_targets()
+    assert len(targets) == len(set(targets)), "a name appears twice on the API page"
+    missing = sorted(set(PUBLIC) - set(targets))
+    assert not missing, f"public names missing from book/api.md: {missing}"
+    extra = sorted(set(targets) - set(PUBLIC))
+    assert not extra, f"book/api.md documents names that are not public: {extra}"
+
+
+@pytest.mark.parametrize("name", sorted(CALLABLES))
+def test_numpydoc_validation(name):
+    value = CALLABLES[name]
+    qualified = f"{value.__module__}.{value.__qualname__}"
+    errors = [f"{code}: {message}" for code, message in validate(qualified)["errors"]]
+    if is_result_type(value):
+        # A result type documents its fields as Attributes, not as constructor Parameters.
+        errors = [e for e in errors if not e.startswith("PR01")]
+    assert not errors, f"{name} ({qualified}):\n" + "\n".join(errors)
+
+
+def is_result_type(value) -> bool:
+    return inspect.isclass(value) and issubclass(value, tuple) and hasattr(value, "_fields")
+
+
+@pytest.mark.parametrize("name", sorted(CALLABLES))
+def test_every_section_is_present(name):
+    value = CALLABLES[name]
+    doc = inspect.getdoc(value)
+    sections = set(re.findall(r"^(\w[\w ]*)\n-{3,}$", doc, flags=re.MULTILINE))
+    if inspect.isclass(value) and issubclass(value, BaseException):
+        required = {"See Also", "Examples"}
+    elif inspect.isclass(value):
+        required = {"Attributes", "See Also", "Examples"}
+    else:
+        required = set(SECTIONS_REQUIRED)
+        if not inspect.signature(value).parameters:
+            required.discard("Parameters")
+    assert required <= sections, f"{name} lacks {sorted(required - sections)}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n, v in CALLABLES.items() if is_result_type(v)))
+def test_every_result_type_documents_every_field(name):
+    value = CALLABLES[name]
+    doc = inspect.getdoc(value)
+    block = doc.split("Attributes\n----------\n", 1)[1].split("\n\n", 1)[0] if "Attributes\n" in doc else ""
+    documented = re.findall(r"^(\w+) :", doc.split("Attributes\n----------\n", 1)[1], flags=re.MULTILINE)
+    assert block, f"{name} has no Attributes section"
+    assert set(value._fields) <= set(documented), f"{name}: fields {set(value._fields) - set(documented)} undocumented"
+
+
+@pytest.mark.parametrize("name", sorted(CALLABLES))
+def test_options_are_keyword_only_and_literal_typed(name):
+    value = CALLABLES[name]
+    if not inspect.isfunction(value):
+        return
+    hints = typing.get_type_hints(value)
+    for parameter in inspect.signature(value).parameters.values():
+        if parameter.kind is parameter.KEYWORD_ONLY:
+            continue
+        # Positional: data, or the quantity the function is about (thresholds, targets, a
+        # statistic, the path of a file, the model of a data set, argv of the command line).
+        if name in POSITIONAL_WITH_DEFAULT:
+            continue
+        assert parameter.default is parameter.empty, f"{name}: option {parameter.name!r} is not keyword-only"
+        assert typing.get_origin(hints.get(parameter.name)) is not typing.Literal, name
+
+
+# Positional parameters with a default, each the question the function answers.
+POSITIONAL_WITH_DEFAULT = {
+    "biofair.datasets.load_voxceleb1h",  # which score set to load
+    "biofair.synthetic.beta_scenario",  # which scenario to draw
+    "biofair.cli.main",  # argv
+    "biofair.BoundedValue",
+}
+
+
+def test_public_methods_and_properties_are_documented():
+    for name, value in CALLABLES.items():
+        if not inspect.isclass(value) or issubclass(value, BaseException):
+            continue
+        for attribute, member in vars(value).items():
+            if attribute.startswith("_") or attribute in getattr(value, "_fields", ()):
+                continue
+            if callable(member) or isinstance(member, (property, staticmethod, classmethod)):
+                assert inspect.getdoc(getattr(value, attribute)), f"{name}.{attribute}"
