@@ -13,7 +13,9 @@ STAMP := $(VENV)/.installed
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.md))
 CHAPTERS := $(patsubst notebooks/%.md,book/chapters/%.ipynb,$(NOTEBOOKS))
-PACKAGE := $(wildcard biofair/*.py)
+# Everything a chapter imports or reads from the package: every module and the shipped data.
+PACKAGE := $(shell find biofair -type f \( -name '*.py' -o -path 'biofair/data/*' -o -name '*.md' \) \
+                -not -path '*/__pycache__/*')
 
 .PHONY: env lab notebooks book test chromium clean
 

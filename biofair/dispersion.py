@@ -183,8 +183,8 @@ class OutcomeFairness(NamedTuple):
     Examples
     --------
     >>> import biofair as bf
-    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=1_000, n_nonmated=10_000, rng=0)
-    >>> result = bf.outcome_fairness(table, fmr=1e-2)
+    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=5_000, n_nonmated=200_000, rng=0)
+    >>> result = bf.outcome_fairness(table, threshold=3.5)
     >>> result.rates["group"].tolist()
     ['0', '1', '2']
     """
@@ -259,8 +259,8 @@ def outcome_fairness(
     Examples
     --------
     >>> import biofair as bf
-    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=1_000, n_nonmated=10_000, rng=0)
-    >>> result = bf.outcome_fairness(table, fmr=1e-2)
+    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=5_000, n_nonmated=200_000, rng=0)
+    >>> result = bf.outcome_fairness(table, threshold=3.5)  # group 0 collects the false matches
     >>> bool(result.garbe_fmr > 0.3 and result.inequity_fmr > 1)
     True
     """

@@ -37,7 +37,7 @@ class ErrorRates(NamedTuple):
     --------
     >>> import biofair as bf
     >>> bf.fmr_fnmr([0.6, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], [0.5, 0.85])
-    ErrorRates(fmr=array([0.5 , 0.  ]), fnmr=array([0.        , 0.66666667]))
+    ErrorRates(fmr=array([0.5, 0. ]), fnmr=array([0.        , 0.66666667]))
     """
 
     fmr: float | NDArray[np.float64]

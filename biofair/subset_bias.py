@@ -285,7 +285,7 @@ def subset_bias(performance: pd.DataFrame, *, reference: str | None = None) -> p
         reference = min(means, key=means.get)
     if reference not in values:
         raise ValueError(f"reference group {reference!r} is not among {sorted(values)}")
-        base = values[reference]
+    base = values[reference]
     return pd.DataFrame(
         [
             (name, reference, means[name], statistical_parity(base, v), welch_similarity(base, v), n_sigma(base, v))

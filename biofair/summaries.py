@@ -118,10 +118,11 @@ def operating_summary(
     >>> import biofair as bf
     >>> table = bf.synthetic.gaussian_scores(n_mated=1_000, n_nonmated=10_000, rng=0)
     >>> summary = bf.operating_summary(*bf.split_scores(table), fmr_targets=[1e-2, 1e-3], pauc_bounds=[1e-2])
-    >>> summary.query("metric == 'tmr_at_fmr'")[["fmr_target", "k", "resolved", "precise"]]
-        fmr_target    k  resolved  precise
-    10       0.010  100      True     True
-    11       0.001   10      True    False
+    >>> rows = summary.query("metric == 'tmr_at_fmr'").reset_index(drop=True)
+    >>> rows[["fmr_target", "k", "resolved", "precise"]]
+       fmr_target    k  resolved  precise
+    0       0.010  100      True     True
+    1       0.001   10      True    False
     """
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
     counts = error_counts_sorted(mated_sorted, nonmated_sorted)
@@ -266,11 +267,12 @@ def fairness_summary(
     >>> import biofair as bf
     >>> table = bf.read_grouped_scores(bf.datasets.example_scores_path())
     >>> summary = bf.fairness_summary(table, n_resamples=20, n_permutations=10, rng=0)
-    >>> summary.query("metric == 'fdr'")[["attribute", "fmr_target", "k", "resolved", "precise"]]
-       attribute  fmr_target    k  resolved  precise
-    20     group       0.100  720      True     True
-    21     group       0.010   72      True     True
-    22     group       0.001    7      True    False
+    >>> rows = summary.query("metric == 'fdr'").reset_index(drop=True)
+    >>> rows[["attribute", "fmr_target", "k", "resolved", "precise"]]
+      attribute  fmr_target    k  resolved  precise
+    0     group       0.100  720      True     True
+    1     group       0.010   72      True     True
+    2     group       0.001    7      True    False
     >>> summary["unit"].dropna().unique().tolist()
     ['subject']
     """

@@ -1,4 +1,4 @@
-"""Regenerate data/example_scores.csv, the small example the report runs on by default.
+"""Regenerate biofair/data/example_scores.csv, the small example shipped with the package.
 
 Three groups of 40 subjects; every subject has 6 mated comparisons and 60 non-mated ones
 against other subjects of its group. Group C's genuine scores are lower and more spread, so
@@ -21,4 +21,4 @@ for group, (mated_mean, mated_std) in {"A": (3.0, 1.0), "B": (3.0, 1.0), "C": (2
         for probe, score in zip(probes, scores):
             rows.append((subject, probe, group, round(float(score), 4), probe == subject))
 table = pd.DataFrame(rows, columns=["reference_subject", "probe_subject", "group", "score", "mated"])
-table.to_csv(Path(__file__).with_name("example_scores.csv"), index=False)
+table.to_csv(Path(__file__).resolve().parents[1] / "biofair" / "data" / "example_scores.csv", index=False)

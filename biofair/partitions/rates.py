@@ -257,11 +257,11 @@ def outcome_fairness(
     >>> import dask.dataframe as dd
     >>> import biofair as bf
     >>> from biofair import partitions as bp
-    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=1_000, n_nonmated=10_000, rng=0)
+    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=5_000, n_nonmated=200_000, rng=0)
     >>> data = dd.from_pandas(table, npartitions=4)
     >>> with dask.config.set(scheduler="synchronous"):
-    ...     found = bp.outcome_fairness(data, fmr=1e-2)
-    >>> found[:6] == bf.outcome_fairness(table, fmr=1e-2)[:6]
+    ...     found = bp.outcome_fairness(data, threshold=3.5)
+    >>> found[:6] == bf.outcome_fairness(table, threshold=3.5)[:6]
     True
     """
     if (threshold is None) == (fmr is None):

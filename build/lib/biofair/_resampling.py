@@ -1,0 +1,165 @@
+"""Resampling plans shared by the bootstrap and the permutation null.
+
+A plan is a list of row-index arrays, one per resample, over a score table or over the
+concatenation ``(mated, nonmated)``; the statistic is then called on each resample. How the
+statistic takes its data is said by the caller (``data="arrays"`` or ``"table"``), never
+guessed from its signature.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import ndtr, ndtri
+from tqdm import tqdm
+
+from biofair._typing import IntervalMethod, StatisticData, Unit
+from biofair._validation import as_scores, check_choice
+from biofair.exceptions import InsufficientComparisonsWarning
+from biofair.schema import validate_scores
+
+Scores = pd.DataFrame | tuple[ArrayLike, ArrayLike]
+
+
+class Sample:
+    """Validated data of one system: its table (if any), scores, labels and clusters."""
+
+    def __init__(self, scores: Scores, *, data: StatisticData, cluster: str | None = None):
+        check_choice(data, "data", ("arrays", "table"))
+        self.data = data
+        if isinstance(scores, pd.DataFrame):
+            self.table = validate_scores(scores)
+            self.values = scores["score"].to_numpy(dtype=np.float64)
+            self.mated = scores["mated"].to_numpy(dtype=bool)
+        elif isinstance(scores, tuple) and len(scores) == 2:
+            mated, nonmated = as_scores(scores[0], "mated"), as_scores(scores[1], "nonmated")
+            self.table = None
+            self.values = np.concatenate([mated, nonmated])
+            self.mated = np.repeat([True, False], [mated.size, nonmated.size])
+        else:
+            raise TypeError("scores must be a score table or a (mated, nonmated) pair of arrays")
+        if data == "table" and self.table is None:
+            raise TypeError("data='table' needs scores given as a table, not as (mated, nonmated) arrays")
+        self.clusters = None
+        if cluster is not None:
+            if self.table is None or cluster not in self.table.columns:
+                raise ValueError(f"unit='subject' needs a score table with a {cluster!r} column")
+            self.clusters = pd.factorize(self.table[cluster])[0]
+
+    def __len__(self) -> int:
+        return self.values.size
+
+    def evaluate(self, statistic: Callable, args: tuple, rows: NDArray[np.intp] | slice = slice(None)) -> float:
+        """The statistic on the rows ``rows`` (all by default)."""
+        if self.data == "table":
+            return float(statistic(self.table.iloc[rows], *args))
+        values, mated = self.values[rows], self.mated[rows]
+        return float(statistic(values[mated], values[~mated], *args))
+
+    def replicates(self, statistic: Callable, args: tuple, plan, *, total: int, desc: str, show: bool | None):
+        """The statistic on every resample of a plan, warnings of unresolved targets silenced.
+
+        The estimate on all the data has already warned for every target it cannot resolve;
+        a resample has as many comparisons of each class (``unit="pair"``) or about as many
+        (``unit="subject"``), so repeating that warning once per resample would say nothing new.
+        """
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+            return np.array([self.evaluate(statistic, args, rows) for rows in progress(plan, total=total, desc=desc, show=show)])
+
+
+def check_unit(unit: str) -> str:
+    """``unit`` if it names a resampling unit."""
+    if unit not in ("pair", "subject"):
+        raise ValueError(f"unit must be 'pair' or 'subject', got {unit!r}")
+    return unit
+
+
+def cluster_weights(n_clusters: int, n_resamples: int, rng: np.random.Generator) -> Iterator[NDArray[np.int64]]:
+    """How often each cluster is drawn in each resample (clusters drawn with replacement)."""
+    for _ in range(n_resamples):
+        yield np.bincount(rng.integers(0, n_clusters, n_clusters), minlength=n_clusters)
+
+
+def resample_rows(
+    sample: Sample, unit: Unit, n_resamples: int, rng: np.random.Generator
+) -> Iterator[NDArray[np.intp]]:
+    """Row indices of each bootstrap resample.
+
+    ``"pair"``: mated and non-mated rows drawn with replacement within their class (class
+    sizes kept). ``"subject"``: clusters drawn with replacement, every row of a drawn
+    cluster kept, as often as the cluster was drawn.
+    """
+    if check_unit(unit) == "pair":
+        mated_rows, nonmated_rows = np.flatnonzero(sample.mated), np.flatnonzero(~sample.mated)
+        for _ in range(n_resamples):
+            yield np.concatenate([
+                rng.choice(mated_rows, mated_rows.size), rng.choice(nonmated_rows, nonmated_rows.size)
+            ])
+    else:
+        rows = np.arange(len(sample))
+        for drawn in cluster_weights(int(sample.clusters.max()) + 1, n_resamples, rng):
+            yield np.repeat(rows, drawn[sample.clusters])
+
+
+def jackknife_rows(sample: Sample, unit: Unit) -> list[Iterator[NDArray[np.intp]]]:
+    """Leave-one-out plans, one per independently resampled sample (as scipy's BCa).
+
+    ``"pair"``: the mated rows and the non-mated rows are two samples, each left out one
+    comparison at a time; ``"subject"``: one sample of clusters, left out one at a time.
+    """
+    rows = np.arange(len(sample))
+    if unit == "pair":
+        return [(np.delete(rows, i) for i in np.flatnonzero(in_class)) for in_class in (sample.mated, ~sample.mated)]
+    return [(rows[sample.clusters != c] for c in range(int(sample.clusters.max()) + 1))]
+
+
+def interval(
+    replicates: NDArray,
+    estimate: float,
+    jackknife: Callable[[], list[NDArray]],
+    *,
+    method: IntervalMethod,
+    confidence: float,
+) -> tuple[float, float]:
+    """The interval of a bootstrap distribution, by the percentile or the BCa method.
+
+    ``jackknife()`` returns, per independently resampled sample, the statistic with each of
+    its units left out; it is only called for ``"bca"``. BCa follows Efron and Tibshirani's
+    eq. 14.10 and 14.15 with the multi-sample acceleration of ``scipy.stats.bootstrap``.
+    """
+    alpha = (1 - confidence) / 2
+    if method == "percentile":
+        levels = np.array([alpha, 1 - alpha])
+    elif method == "bca":
+        share_below = (np.sum(replicates < estimate) + np.sum(replicates <= estimate)) / (2 * replicates.size)
+        z0 = ndtri(share_below)
+        numerator, denominator = 0.0, 0.0
+        for values in jackknife():
+            n = values.size
+            u = (n - 1) * (values.mean() - values)
+            numerator += np.sum(u**3) / n**3
+            denominator += np.sum(u**2) / n**2
+        if not np.isfinite(z0) or denominator == 0.0:
+            raise ValueError(
+                "method='bca' is undefined here: "
+                + ("every replicate lies on one side of the estimate" if not np.isfinite(z0)
+                   else "the statistic does not change when a unit is left out")
+                + "; use method='percentile'"
+            )
+        acceleration = numerator / (6 * denominator**1.5)
+        z = ndtri(np.array([alpha, 1 - alpha]))
+        levels = ndtr(z0 + (z0 + z) / (1 - acceleration * (z0 + z)))
+    else:
+        raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
+    low, high = np.percentile(replicates, 100 * levels)
+    return float(low), float(high)
+
+
+def progress(iterable, *, total: int, desc: str, show: bool | None):
+    """A tqdm progress bar; ``show=None`` shows it only on an interactive terminal."""
+    return tqdm(iterable, total=total, desc=desc, disable=None if show is None else not show, leave=False)

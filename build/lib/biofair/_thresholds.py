@@ -1,0 +1,89 @@
+"""The threshold at a target FMR and the resolution of that target (SPEC section 1).
+
+Shared by every function that sets a threshold at a target rate, in memory and out of core.
+
+Resolution, in floating point: with ``N`` comparisons, a target ``fmr`` allows ``c`` false
+matches, the largest count with ``c / N <= fmr`` (the comparison the threshold rule itself
+makes between an achieved and a target rate). The target is *resolved* iff ``c >= 3`` (rule
+of three) and *precise* iff ``c >= 30`` (rule of thirty). In exact arithmetic ``c >= 3`` is
+``fmr·N >= 3``; computed as ``3 / N <= fmr`` it does not depend on how ``fmr·N`` rounds
+(``3e-4 * 10_000`` is ``2.9999999999999996`` in floating point, yet 3e-4 is exactly the FMR of
+3 false matches in 10,000).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from biofair.exceptions import InsufficientComparisonsWarning
+
+#: Fewest false matches a resolved target allows (rule of three).
+RESOLVED = 3
+#: Fewest false matches a precise target allows (rule of thirty).
+PRECISE = 30
+
+
+def allowed_false_matches(fmr: NDArray, n_nonmated: int) -> NDArray[np.int64]:
+    """Largest count c with ``c / N <= fmr`` in floating point, for each target."""
+    count = np.floor(fmr * n_nonmated).astype(np.int64)
+    count += (count + 1) / n_nonmated <= fmr
+    count -= count / n_nonmated > fmr
+    return count
+
+
+def threshold_at_fmr_sorted(nonmated_sorted: NDArray, fmr: NDArray) -> NDArray[np.float64]:
+    """``threshold_at_fmr`` on ascending, validated scores and validated targets."""
+    n_nonmated = nonmated_sorted.size
+    allowed = allowed_false_matches(fmr, n_nonmated)
+    # Candidate: the score whose rank from the top is ``allowed``; if ties reach below
+    # it, the rule needs the next distinct score above the tied block.
+    index = np.minimum(n_nonmated - allowed, n_nonmated - 1)
+    candidate = nonmated_sorted[index]
+    first = np.searchsorted(nonmated_sorted, candidate, side="left")
+    after = np.searchsorted(nonmated_sorted, candidate, side="right")
+    top = np.nextafter(nonmated_sorted[-1], np.inf)
+    above = np.where(after < n_nonmated, nonmated_sorted[np.minimum(after, n_nonmated - 1)], top)
+    thresholds = np.where(first >= n_nonmated - allowed, candidate, above)
+    return np.where(allowed == 0, top, thresholds)
+
+
+def resolution(targets: ArrayLike, n: int) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """``(resolved, precise)`` of each target rate with ``n`` comparisons (module notes)."""
+    allowed = allowed_false_matches(np.asarray(targets, dtype=np.float64), n)
+    return allowed >= RESOLVED, allowed >= PRECISE
+
+
+def warn_unresolved(
+    targets: ArrayLike,
+    n: int,
+    *,
+    rate: str = "FMR",
+    counted: str = "non-mated comparisons",
+    stacklevel: int = 3,
+) -> NDArray[np.bool_]:
+    """Warn for the targets the data cannot resolve; return the mask of resolved targets."""
+    values = np.asarray(targets, dtype=np.float64)
+    resolved, _ = resolution(values, n)
+    if not resolved.all():
+        bad = np.unique(values[~resolved])
+        warnings.warn(
+            f"target {rate} {', '.join(f'{x:g}' for x in bad)} is below {RESOLVED}/N = "
+            f"{RESOLVED / n:.3g} (N = {n} {counted}): fewer than {RESOLVED} false matches are "
+            "allowed, too few to bound the rate (rule of three); such rows are marked unresolved",
+            InsufficientComparisonsWarning,
+            stacklevel=stacklevel,
+        )
+    return resolved
+
+
+def resolution_columns(targets: ArrayLike, n: int, at_or_above: ArrayLike) -> dict[str, NDArray]:
+    """The columns ``k``, ``resolved`` and ``precise`` of a table of rates at targets.
+
+    ``at_or_above`` holds, per target, the comparisons at or above its threshold among the
+    ``n`` it was set on.
+    """
+    resolved, precise = resolution(targets, n)
+    return {"k": np.asarray(at_or_above, dtype=np.int64), "resolved": resolved, "precise": precise}

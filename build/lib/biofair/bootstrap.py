@@ -1,0 +1,430 @@
+"""Bootstrap intervals for any statistic, and paired comparisons of two systems.
+
+Read more in the chapter "Put an interval on every number" (``notebooks/02``).
+
+How a statistic takes its data is said by the caller (``data="arrays"`` or ``"table"``),
+and a statistic takes a faster path only by declaring one: the *fast-path protocol*. A
+callable that carries an attribute ``bootstrap_replicates`` is called, when
+``data="arrays"``, as::
+
+    statistic.bootstrap_replicates(mated, nonmated, *args, n_resamples=B, rng=rng,
+                                   clusters=clusters)
+
+with the validated score arrays (in table order), ``clusters=None`` for ``unit="pair"`` or
+``(mated_clusters, nonmated_clusters)``, the integer cluster code of every comparison, for
+``unit="subject"``. It returns ``B`` replicates whose law is that of the statistic on the
+resamples :func:`bootstrap` would draw for the same unit. :func:`biofair.tmr_at_fmr`
+declares one.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from biofair._resampling import Sample, Scores, check_unit, interval, jackknife_rows, progress, resample_rows
+from biofair._typing import IntervalMethod, Seed, StatisticData, Unit
+from biofair._validation import check_choice
+from biofair.exceptions import InsufficientComparisonsWarning
+
+
+class BootstrapResult(NamedTuple):
+    """A statistic with its bootstrap interval.
+
+    Returned by :func:`biofair.bootstrap`.
+
+    Attributes
+    ----------
+    estimate : float
+        The statistic on all the data.
+    low : float
+        Lower end of the interval.
+    high : float
+        Upper end of the interval.
+    confidence : float
+        Coverage the interval was made for.
+    n_resamples : int
+        Bootstrap resamples B.
+    unit : str
+        What was resampled: ``"pair"`` or ``"subject"``.
+    method : str
+        How the interval was read from the replicates: ``"percentile"`` or ``"bca"``.
+    replicates : ndarray
+        The statistic on each resample.
+
+    See Also
+    --------
+    biofair.bootstrap : The function that returns it.
+    biofair.PairedResult : The result of a paired comparison.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.gaussian_scores(n_mated=200, n_nonmated=2_000, rng=0)
+    >>> result = bf.bootstrap(bf.roc_auc, table, n_resamples=200, rng=0)
+    >>> bool(result.low <= result.estimate <= result.high), result.unit, result.method
+    (True, 'pair', 'percentile')
+    """
+
+    estimate: float
+    low: float
+    high: float
+    confidence: float
+    n_resamples: int
+    unit: str
+    method: str
+    replicates: NDArray[np.float64]
+
+
+class PairedResult(NamedTuple):
+    """The difference ``m(A) - m(B)`` of two systems on one trial list, with its interval.
+
+    Returned by :func:`biofair.paired_bootstrap`.
+
+    Attributes
+    ----------
+    difference : float
+        ``m(A) - m(B)`` on all the data.
+    low : float
+        Lower end of the interval of the difference.
+    high : float
+        Upper end of the interval of the difference.
+    p_greater : float
+        Share of resamples with ``m(A) > m(B)``.
+    confidence : float
+        Coverage the interval was made for.
+    n_resamples : int
+        Bootstrap resamples B.
+    unit : str
+        What was resampled: ``"pair"`` or ``"subject"``.
+    method : str
+        How the interval was read from the replicates: ``"percentile"`` or ``"bca"``.
+    replicates : ndarray
+        The difference on each resample.
+    significant : bool
+        True when the interval excludes 0.
+
+    See Also
+    --------
+    biofair.paired_bootstrap : The function that returns it.
+    biofair.ranking_flips : Reads several of them together.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> a = bf.synthetic.gaussian_scores(n_mated=200, n_nonmated=2_000, rng=0)
+    >>> b = a.assign(score=a["score"] * 0.5)  # the same ranking of comparisons
+    >>> result = bf.paired_bootstrap(bf.roc_auc, a, b, n_resamples=50, rng=0)
+    >>> result.difference, result.significant
+    (0.0, False)
+    """
+
+    difference: float
+    low: float
+    high: float
+    p_greater: float
+    confidence: float
+    n_resamples: int
+    unit: str
+    method: str
+    replicates: NDArray[np.float64]
+
+    @property
+    def significant(self) -> bool:
+        """True when the interval excludes 0."""
+        return self.low > 0 or self.high < 0
+
+
+def _check(n_resamples: int, confidence: float, method: str, unit: str) -> None:
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    check_choice(method, "method", ("percentile", "bca"))
+    check_unit(unit)
+
+
+def _fast_replicates(statistic: Callable, sample: Sample, args: tuple, n_resamples: int,
+                     rng: np.random.Generator) -> NDArray[np.float64] | None:
+    """The replicates of a statistic that declares the fast-path protocol, else None."""
+    fast = getattr(statistic, "bootstrap_replicates", None)
+    if fast is None or sample.data != "arrays":
+        return None
+    mated, nonmated = sample.values[sample.mated], sample.values[~sample.mated]
+    clusters = None if sample.clusters is None else (sample.clusters[sample.mated], sample.clusters[~sample.mated])
+    return np.asarray(fast(mated, nonmated, *args, n_resamples=n_resamples, rng=rng, clusters=clusters),
+                      dtype=np.float64)
+
+
+def bootstrap(
+    statistic: Callable[..., float],
+    scores: Scores,
+    *,
+    args: tuple = (),
+    data: StatisticData = "arrays",
+    method: IntervalMethod = "percentile",
+    n_resamples: int = 1000,
+    unit: Unit = "pair",
+    cluster: str = "reference_subject",
+    confidence: float = 0.95,
+    rng: Seed = None,
+    progress_bar: bool | None = None,
+) -> BootstrapResult:
+    """Bootstrap interval of any statistic of the package.
+
+    Read more in the chapter "Put an interval on every number".
+
+    Parameters
+    ----------
+    statistic : callable
+        Returns a float: ``statistic(mated, nonmated, *args)`` with ``data="arrays"``,
+        ``statistic(table, *args)`` with ``data="table"``. A statistic that declares the
+        fast-path protocol (see Notes), such as :func:`biofair.tmr_at_fmr`, takes it.
+    scores : pandas.DataFrame or (mated, nonmated)
+        The data; a table is required for ``unit="subject"`` and ``data="table"``.
+    args : tuple, default ()
+        Further positional arguments of the statistic, e.g. ``(1e-3,)`` for
+        ``bf.tmr_at_fmr`` at FMR = 1e-3.
+    data : {"arrays", "table"}, default "arrays"
+        How the statistic takes its data: the mated and non-mated score arrays, or the
+        (resampled) score table.
+    method : {"percentile", "bca"}, default "percentile"
+        ``"percentile"``: the ``(1-confidence)/2`` and ``(1+confidence)/2`` quantiles of the
+        replicates. ``"bca"``: bias-corrected and accelerated quantiles (Efron), the
+        acceleration from a jackknife over the resampling units; it evaluates the statistic
+        once more per unit (every comparison for ``unit="pair"``, every cluster for
+        ``"subject"``).
+    n_resamples : int, default 1000
+        Bootstrap resamples B.
+    unit : {"pair", "subject"}, default "pair"
+        ``"pair"`` resamples comparisons within each class; ``"subject"`` resamples the
+        clusters of ``cluster`` with replacement and keeps all their comparisons
+        (identity-clustered, the conservative choice when subjects recur in many pairs).
+    cluster : str, default "reference_subject"
+        Column whose values define the clusters for ``unit="subject"``: every comparison,
+        mated or not, belongs to the cluster of its reference subject.
+    confidence : float, default 0.95
+        Coverage of the interval.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed; the same seed gives the same result, bit for bit.
+    progress_bar : bool, optional
+        Show a progress bar; by default only on an interactive terminal.
+
+    Returns
+    -------
+    BootstrapResult
+        ``estimate`` (the statistic on all data), the interval ``[low, high]``,
+        ``confidence``, ``n_resamples``, ``unit``, ``method`` and the ``replicates``.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        When the statistic on all the data warns for a target it cannot resolve; the
+        resamples, which have as many comparisons or about as many, do not repeat it.
+
+    See Also
+    --------
+    biofair.paired_bootstrap : The difference of a statistic between two systems.
+    biofair.permutation_null : The value of a fairness index when groups do not matter.
+    biofair.partitions.poisson_bootstrap : Intervals over a partitioned score set.
+    scipy.stats.bootstrap : The same explicit options, for one or several samples.
+
+    Notes
+    -----
+    Fast path: a statistic that carries ``bootstrap_replicates`` (see the module notes for
+    the protocol) gives the replicates itself when ``data="arrays"``, from laws that equal
+    the resampling plan's; nothing is inferred from its signature or type.
+    ``bf.tmr_at_fmr`` draws them without re-sorting, for both units::
+
+        bf.bootstrap(bf.tmr_at_fmr, table, args=(1e-3,), unit="subject")
+
+    A lambda wrapping it has no such attribute and takes the plain path (same law, slower).
+
+    References
+    ----------
+    B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap", Chapman & Hall, 1993
+    (percentile and BCa intervals, eq. 14.10 and 14.15). Beyond ROC-AUC: Operating-Point
+    Performance Reporting for Biometric Verification (intervals on every metric).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.gaussian_scores(n_mated=500, n_nonmated=5_000, rng=0)
+    >>> result = bf.bootstrap(bf.tmr_at_fmr, table, args=(1e-2,), n_resamples=500, rng=1)
+    >>> bool(result.low < result.estimate < result.high)
+    True
+    """
+    _check(n_resamples, confidence, method, unit)
+    rng = np.random.default_rng(rng)
+    sample = Sample(scores, data=data, cluster=cluster if unit == "subject" else None)
+    estimate = sample.evaluate(statistic, args)  # validates the data and the targets, and warns
+    replicates = _fast_replicates(statistic, sample, args, n_resamples, rng)
+    if replicates is None:
+        plan = resample_rows(sample, unit, n_resamples, rng)
+        replicates = sample.replicates(statistic, args, plan, total=n_resamples, desc="bootstrap", show=progress_bar)
+
+    def jackknife() -> list[NDArray]:
+        return [sample.replicates(statistic, args, plan, total=None, desc="jackknife", show=progress_bar)
+                for plan in jackknife_rows(sample, unit)]
+
+    low, high = interval(replicates, estimate, jackknife, method=method, confidence=confidence)
+    return BootstrapResult(estimate, low, high, confidence, n_resamples, unit, method, replicates)
+
+
+def paired_bootstrap(
+    statistic: Callable[..., float],
+    scores_a: Scores,
+    scores_b: Scores,
+    *,
+    args: tuple = (),
+    data: StatisticData = "arrays",
+    method: IntervalMethod = "percentile",
+    n_resamples: int = 1000,
+    unit: Unit = "pair",
+    cluster: str = "reference_subject",
+    confidence: float = 0.95,
+    rng: Seed = None,
+    progress_bar: bool | None = None,
+) -> PairedResult:
+    """Difference of a statistic between two systems scored on the same trial list.
+
+    Read more in the chapter "Put an interval on every number".
+
+    Parameters
+    ----------
+    statistic : callable
+        As for :func:`biofair.bootstrap` (the fast path is not used: both systems need the
+        same resampled rows).
+    scores_a : pandas.DataFrame or (mated, nonmated)
+        System A's scores.
+    scores_b : pandas.DataFrame or (mated, nonmated)
+        System B's scores, row by row for the same trials (same length and labels).
+    args : tuple, default ()
+        Further positional arguments of the statistic.
+    data : {"arrays", "table"}, default "arrays"
+        How the statistic takes its data.
+    method : {"percentile", "bca"}, default "percentile"
+        How the interval is read from the replicates of the difference.
+    n_resamples : int, default 1000
+        Bootstrap resamples B; both systems get the same resampled rows.
+    unit : {"pair", "subject"}, default "pair"
+        What is resampled, as for :func:`biofair.bootstrap`.
+    cluster : str, default "reference_subject"
+        The cluster column for ``unit="subject"``.
+    confidence : float, default 0.95
+        Coverage of the interval.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+    progress_bar : bool, optional
+        Show a progress bar; by default only on an interactive terminal.
+
+    Returns
+    -------
+    PairedResult
+        ``difference = m(A) - m(B)`` on all data, its interval, ``p_greater`` (share of
+        resamples with ``m(A) > m(B)``), and the replicates of the difference. The
+        difference is significant when the interval excludes 0.
+
+    See Also
+    --------
+    biofair.bootstrap : The interval of one system's statistic.
+    biofair.ranking_flips : Significant differences that prefer different systems.
+
+    References
+    ----------
+    Beyond ROC-AUC: Operating-Point Performance Reporting for Biometric Verification (the
+    paired bootstrap on one trial list, and p(A > B)).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> a = bf.synthetic.gaussian_scores(n_mated=300, n_nonmated=3_000, rng=0)
+    >>> b = a.assign(score=a["score"] + (a["mated"] * 0.5))  # B separates the classes more
+    >>> result = bf.paired_bootstrap(bf.roc_auc, a, b, n_resamples=200, rng=0)
+    >>> result.significant, result.p_greater
+    (True, 0.0)
+    """
+    _check(n_resamples, confidence, method, unit)
+    rng = np.random.default_rng(rng)
+    clusters = cluster if unit == "subject" else None
+    a, b = Sample(scores_a, data=data, cluster=clusters), Sample(scores_b, data=data, cluster=clusters)
+    if len(a) != len(b) or not np.array_equal(a.mated, b.mated):
+        raise ValueError(
+            "scores_a and scores_b must hold the same trials in the same order "
+            f"(got {len(a)} and {len(b)} rows, labels {'equal' if np.array_equal(a.mated, b.mated) else 'different'})"
+        )
+    difference = a.evaluate(statistic, args) - b.evaluate(statistic, args)
+
+    def differences(plan, total: int | None, desc: str) -> NDArray:
+        with warnings.catch_warnings():  # as in Sample.replicates: the estimates have warned
+            warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+            return np.array([a.evaluate(statistic, args, rows) - b.evaluate(statistic, args, rows)
+                             for rows in progress(plan, total=total, desc=desc, show=progress_bar)])
+
+    replicates = differences(resample_rows(a, unit, n_resamples, rng), n_resamples, "paired bootstrap")
+    low, high = interval(
+        replicates, difference, lambda: [differences(plan, None, "jackknife") for plan in jackknife_rows(a, unit)],
+        method=method, confidence=confidence,
+    )
+    p_greater = float(np.mean(replicates > 0))
+    return PairedResult(difference, low, high, p_greater, confidence, n_resamples, unit, method, replicates)
+
+
+def ranking_flips(
+    comparisons: Mapping[str, PairedResult],
+    *,
+    higher_is_better: Mapping[str, bool] | None = None,
+) -> list[tuple[str, str]]:
+    """Find the pairs of metrics whose significant differences prefer different systems.
+
+    Read more in the chapter "Put an interval on every number".
+
+    Parameters
+    ----------
+    comparisons : mapping of str to PairedResult
+        Paired differences ``m(A) - m(B)`` by metric name.
+    higher_is_better : mapping of str to bool, optional
+        Orientation of each metric (False for EER, minDCF, FNMR). By default every metric
+        is taken as higher-is-better, so a flip is two significant differences of opposite
+        sign (the specification's rule).
+
+    Returns
+    -------
+    list of (str, str)
+        Every pair ``(metric preferring A, metric preferring B)`` among the significant
+        differences; empty when all significant differences agree.
+
+    See Also
+    --------
+    biofair.paired_bootstrap : Makes the comparisons.
+
+    References
+    ----------
+    Beyond ROC-AUC: Operating-Point Performance Reporting for Biometric Verification
+    (ranking flips between ROC-AUC and low-FMR metrics).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> auc = bf.PairedResult(-0.01, -0.02, -0.005, 0.0, 0.95, 100, "pair", "percentile", np.zeros(100))
+    >>> tmr = bf.PairedResult(0.05, 0.02, 0.08, 1.0, 0.95, 100, "pair", "percentile", np.zeros(100))
+    >>> bf.ranking_flips({"roc_auc": auc, "tmr_at_fmr": tmr})
+    [('tmr_at_fmr', 'roc_auc')]
+    """
+    orientation = higher_is_better or {}
+    prefers_a = {
+        name: (result.difference > 0) == orientation.get(name, True)
+        for name, result in comparisons.items()
+        if result.significant
+    }
+    return [
+        (first, second)
+        for first, a_first in prefers_a.items()
+        for second, a_second in prefers_a.items()
+        if a_first and not a_second
+    ]

@@ -1,0 +1,205 @@
+"""Fairness Discrepancy Rate (FDR) and the area under it.
+
+Read more in the chapter "Set one threshold for everyone" (``notebooks/03``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from biofair._thresholds import resolution_columns
+from biofair._typing import By, Scale
+from biofair._validation import as_rates, check_alpha
+from biofair.groups import ScoresByGroup, _group_rates, _pooled_at_or_above, _pooled_threshold, scores_by_group
+
+_DEFAULT_FMR_TARGETS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
+
+
+def _max_gap(rates: np.ndarray) -> np.ndarray:
+    """max_ij |x_i - x_j| over groups (axis 0) = max - min."""
+    return rates.max(axis=0) - rates.min(axis=0)
+
+
+def _discrepancy(gap_a: np.ndarray, gap_b: np.ndarray, alpha: float) -> np.ndarray:
+    """``1 - (alpha·A + (1 - alpha)·B)``: FDR (eq. 6) from its two largest gaps."""
+    return 1.0 - (alpha * gap_a + (1.0 - alpha) * gap_b)
+
+
+def _discrepancy_table(
+    targets: np.ndarray,
+    thresholds: np.ndarray,
+    gaps: tuple[np.ndarray, np.ndarray],
+    *,
+    alpha: float,
+    n_dev: int,
+    at_or_above: np.ndarray,
+    optimistic: bool,
+    rate: str = "fmr",
+) -> pd.DataFrame:
+    """One row per target: ``1 - (alpha·A + (1 - alpha)·B)``, its threshold, resolution and flags.
+
+    ``at_or_above`` counts, per target, the ``n_dev`` comparisons the threshold was set on
+    that reach it (the ``k`` of SPEC section 1).
+    """
+    gap_a, gap_b = gaps
+    return pd.DataFrame(
+        {
+            f"{rate}_target": targets,
+            "threshold": thresholds,
+            "A": gap_a,
+            "B": gap_b,
+            "fdr": _discrepancy(gap_a, gap_b, alpha),
+            "alpha": alpha,
+            **resolution_columns(targets, n_dev, at_or_above),
+            "optimistic": optimistic,
+        }
+    )
+
+
+def fairness_discrepancy_rate(
+    scores: pd.DataFrame | ScoresByGroup,
+    *,
+    fmr_targets: Sequence[float] = _DEFAULT_FMR_TARGETS,
+    alpha: float = 0.5,
+    by: By = "group",
+    dev: pd.DataFrame | ScoresByGroup | None = None,
+) -> pd.DataFrame:
+    """FDR at thresholds set for target FMRs, one threshold for every group.
+
+    Read more in the chapter "Set one threshold for everyone".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or ScoresByGroup
+        Evaluation score table with a group column (see :func:`biofair.group_labels`).
+        A :func:`biofair.scores_by_group` of it lets several indices share one grouping.
+    fmr_targets : sequence of float, default (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
+        Targets ``FMR = 10^x``; each gives one threshold.
+    alpha : float, default 0.5
+        Weight of the FMR differential (0: only FNMR matters, 1: only FMR).
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    dev : pandas.DataFrame or ScoresByGroup, optional
+        Development table the thresholds are set on. Without it they are set on
+        ``scores`` itself, which is optimistic (flagged in the ``optimistic`` column).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per target: ``fmr_target``, ``threshold``, ``A`` (largest FMR gap),
+        ``B`` (largest FNMR gap), ``fdr``, ``alpha``, ``k`` (pooled development non-mated
+        scores at or above the threshold), ``resolved`` (the target allows at least 3
+        false matches among the N pooled development non-mated scores, ``fmr·N >= 3``),
+        ``precise`` (at least 30) and ``optimistic``.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        For targets below 3/N of the pooled development non-mated scores (rule of three).
+
+    See Also
+    --------
+    biofair.area_under_fdr : One number over a range of targets.
+    biofair.outcome_fairness : GARBE and Inequity at one threshold.
+    biofair.identification_discrepancy_rate : The same index for open-set identification.
+    biofair.partitions.fairness_discrepancy_rate : The same table over a partitioned score set.
+
+    Notes
+    -----
+    ``t_x = threshold_at_fmr(pooled homogeneous non-mated dev scores, 10^x)``;
+    ``A(t) = max_ij |FMR_i(t) - FMR_j(t)|``, ``B(t) = max_ij |FNMR_i(t) - FNMR_j(t)|``,
+    ``FDR(t) = 1 - (alpha·A(t) + (1 - alpha)·B(t))`` in [0, 1], 1 = no discrepancy.
+    Match iff ``score >= t``.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, eq. 4-6.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=1_000, n_nonmated=10_000, rng=0)
+    >>> fdr = bf.fairness_discrepancy_rate(table, fmr_targets=[1e-2, 1e-3])
+    >>> fdr[["fmr_target", "k", "resolved", "precise"]]
+       fmr_target    k  resolved  precise
+    0       0.010  300      True     True
+    1       0.001   30      True     True
+    >>> bool((fdr["fdr"] < 1).all())
+    True
+    """
+    check_alpha(alpha)
+    targets = as_rates(list(fmr_targets), "fmr_targets")
+    groups = scores_by_group(scores, by=by)
+    dev_groups = groups if dev is None else scores_by_group(dev, by=by)
+    thresholds = np.atleast_1d(_pooled_threshold(dev_groups, targets))
+    rates = _group_rates(groups, thresholds)
+    return _discrepancy_table(
+        targets, thresholds, (_max_gap(rates.fmr), _max_gap(rates.fnmr)), alpha=alpha,
+        n_dev=dev_groups.pooled_nonmated.size, at_or_above=_pooled_at_or_above(dev_groups, thresholds),
+        optimistic=dev is None,
+    )
+
+
+def area_under_fdr(fdr: ArrayLike, fmr_targets: ArrayLike, *, scale: Scale = "linear") -> float:
+    """Area under FDR over a range of FMR targets, on an axis scaled to [0, 1].
+
+    Read more in the chapter "Set one threshold for everyone".
+
+    Parameters
+    ----------
+    fdr : array_like
+        FDR values, one per target.
+    fmr_targets : array_like
+        The FMR targets (at least two distinct).
+    scale : {"linear", "log10"}, default "linear"
+        ``"linear"``: trapezoid over the targets min-max scaled to [0, 1], as the authors'
+        reference code; the decade nearest FMR = 1 dominates. ``"log10"``: trapezoid over
+        ``log10(target)`` scaled to [0, 1]; every decade weighs the same.
+
+    Returns
+    -------
+    float
+        The area, in [0, 1]. Report the range of targets with it: areas over different
+        ranges are not comparable.
+
+    See Also
+    --------
+    biofair.fairness_discrepancy_rate : The FDR values it integrates.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022 (the area under FDR, and its
+    reference code's linear scaling).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> fdr = [0.80145, 0.5065, 0.50205, 0.50085, 0.5004, 0.50005]
+    >>> targets = [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6]
+    >>> round(bf.area_under_fdr(fdr, targets), 5), round(bf.area_under_fdr(fdr, targets, scale="log10"), 5)
+    (0.63898, 0.53211)
+    """
+    values = as_rates(fdr, "fdr").ravel()
+    targets = as_rates(fmr_targets, "fmr_targets").ravel()
+    if values.size != targets.size:
+        raise ValueError(f"fdr has {values.size} values but fmr_targets has {targets.size}")
+    if scale == "log10":
+        if np.any(targets <= 0):
+            raise ValueError("fmr_targets must be positive for scale='log10'")
+        axis = np.log10(targets)
+    elif scale == "linear":
+        axis = targets
+    else:
+        raise ValueError(f"scale must be 'linear' or 'log10', got {scale!r}")
+    if np.unique(axis).size < 2:
+        raise ValueError("area_under_fdr needs at least two distinct fmr_targets")
+    order = np.argsort(axis)
+    axis, values = axis[order], values[order]
+    scaled = (axis - axis[0]) / (axis[-1] - axis[0])
+    return float(np.sum(np.diff(scaled) * (values[1:] + values[:-1]) / 2))

@@ -1,0 +1,313 @@
+"""GARBE and Inequity: how unequal error rates are across groups at one threshold.
+
+Read more in the chapter "Find bias in the tails" (``notebooks/04``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from biofair._typing import By, ZeroRate
+from biofair._validation import as_rates, check_alpha
+from biofair.exceptions import UndefinedRateWarning
+from biofair.groups import GroupRates, ScoresByGroup, _group_rates, _pooled_threshold, scores_by_group
+
+
+def _per_group(rates: ArrayLike, name: str = "rates") -> NDArray[np.float64]:
+    values = as_rates(rates, name).ravel()
+    if values.size < 2:
+        raise ValueError(f"{name} needs the rates of at least two groups, got {values.size}")
+    return values
+
+
+def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
+    """Gini Aggregation Rate for Biometric Equitability (GARBE) of per-group rates.
+
+    Read more in the chapter "Find bias in the tails".
+
+    Parameters
+    ----------
+    rates : array_like of shape (K,)
+        One error rate (FMR or FNMR) per group, K >= 2.
+    correction : bool, default True
+        Multiply by K/(K-1) (Howard et al.), so that one group holding all errors gives 1.
+        False gives eq. 3-4 of the CEI paper as printed.
+
+    Returns
+    -------
+    float
+        ``G = (K/(K-1)) · Σ_i Σ_j |x_i - x_j| / (2 K² mean(x))`` in [0, 1]; 0 when all rates
+        are equal (including all zero). Higher is less equitable.
+
+    See Also
+    --------
+    biofair.inequity : The worst group's rate over the geometric mean.
+    biofair.outcome_fairness : GARBE of FMR and FNMR at one threshold.
+
+    References
+    ----------
+    J. J. Howard, Y. B. Sirotin and A. R. Vemury, "The Effect of Broad and Specific
+    Demographic Homogeneity on the Imposter Distributions and False Match Rates in Face
+    Recognition Algorithm Performance", BTAS 2019. The CEI paper, eq. 3-4 (without the
+    K/(K-1) correction).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> bf.garbe([0.01, 0.01, 0.01])
+    0.0
+    >>> bf.garbe([0.0, 0.0, 0.3])
+    1.0
+    """
+    values = _per_group(rates)
+    k = values.size
+    mean = values.mean()
+    if mean == 0.0:
+        return 0.0
+    gini = np.abs(values[:, None] - values[None, :]).sum() / (2 * k**2 * mean)
+    return float(gini * k / (k - 1) if correction else gini)
+
+
+def _inequity(rates: NDArray, counts: NDArray | None, zero: str) -> tuple[float, NDArray[np.bool_]]:
+    """Inequity and the mask of rates replaced by their upper bound."""
+    replaced = rates == 0.0
+    if replaced.any():
+        if zero == "raise":
+            raise ValueError(
+                f"inequity is undefined: {int(replaced.sum())} group rate(s) are zero "
+                "(use zero='upper_bound' with counts)"
+            )
+        if counts is None:
+            raise ValueError("counts (comparisons per group) are needed to bound zero rates")
+        rates = np.where(replaced, 1.0 - 0.05 ** (1.0 / counts), rates)
+    # max / geometric mean, as exp(mean(log max - log x)): exactly 1 for equal rates
+    return float(np.exp(np.mean(np.log(rates.max()) - np.log(rates)))), replaced
+
+
+def inequity(
+    rates: ArrayLike,
+    *,
+    counts: ArrayLike | None = None,
+    zero: ZeroRate = "upper_bound",
+) -> float:
+    """Inequity (NIST): the worst group's rate over the geometric mean of all groups.
+
+    Read more in the chapter "Find bias in the tails".
+
+    Parameters
+    ----------
+    rates : array_like of shape (K,)
+        One error rate per group, K >= 2.
+    counts : array_like of shape (K,), optional
+        Comparisons behind each rate; needed when a rate is zero.
+    zero : {"upper_bound", "raise"}, default "upper_bound"
+        A zero rate makes the geometric mean 0. ``"upper_bound"`` replaces it by the
+        one-sided 95% upper bound ``1 - 0.05^(1/n_i)`` (about 3/n_i) and warns, naming the
+        groups; ``"raise"`` raises.
+
+    Returns
+    -------
+    float
+        ``IN = max_i x_i / (Π_i x_i)^(1/K)`` >= 1; 1 when all rates are equal.
+
+    Warns
+    -----
+    UndefinedRateWarning
+        When a zero rate was replaced.
+
+    See Also
+    --------
+    biofair.garbe : A Gini-type dispersion of the same rates.
+    biofair.outcome_fairness : Inequity of FMR and FNMR at one threshold.
+
+    References
+    ----------
+    P. Grother, M. Ngan and K. Hanaoka, "Face Recognition Vendor Test (FRVT) Part 3:
+    Demographic Effects", NISTIR 8280, 2019.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> bf.inequity([0.02, 0.02])
+    1.0
+    >>> round(bf.inequity([0.01, 0.04]), 6)
+    2.0
+    """
+    values = _per_group(rates)
+    n = None if counts is None else np.asarray(counts, dtype=np.float64).ravel()
+    if n is not None and (n.size != values.size or np.any(n < 1)):
+        raise ValueError("counts must give a positive number of comparisons for every rate")
+    value, replaced = _inequity(values, n, zero)
+    if replaced.any():
+        warnings.warn(
+            f"{int(replaced.sum())} zero rate(s) at positions {np.flatnonzero(replaced).tolist()} "
+            "replaced by their 95% upper bound 1 - 0.05^(1/n)",
+            UndefinedRateWarning,
+            stacklevel=2,
+        )
+    return value
+
+
+class OutcomeFairness(NamedTuple):
+    """GARBE and Inequity of FMR and FNMR at one threshold.
+
+    Returned by :func:`biofair.outcome_fairness` and :func:`biofair.partitions.outcome_fairness`.
+
+    Attributes
+    ----------
+    threshold : float
+        The threshold every group shares (match iff ``score >= threshold``).
+    garbe_fmr : float
+        GARBE of the groups' FMRs.
+    garbe_fnmr : float
+        GARBE of the groups' FNMRs.
+    garbe : float
+        ``alpha·garbe_fmr + (1 - alpha)·garbe_fnmr``.
+    inequity_fmr : float
+        Inequity of the groups' FMRs.
+    inequity_fnmr : float
+        Inequity of the groups' FNMRs.
+    rates : pandas.DataFrame
+        Per group: ``fmr``, ``fnmr``, ``n_nonmated``, ``n_mated`` and ``fmr_bounded`` /
+        ``fnmr_bounded`` (zero rates replaced by their upper bound for Inequity).
+
+    See Also
+    --------
+    biofair.outcome_fairness : The function that returns it.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=5_000, n_nonmated=200_000, rng=0)
+    >>> result = bf.outcome_fairness(table, threshold=3.5)
+    >>> result.rates["group"].tolist()
+    ['0', '1', '2']
+    """
+
+    threshold: float
+    garbe_fmr: float
+    garbe_fnmr: float
+    garbe: float  # alpha·GARBE_FMR + (1 - alpha)·GARBE_FNMR
+    inequity_fmr: float
+    inequity_fnmr: float
+    rates: pd.DataFrame  # per group: fmr, fnmr, counts, and which zero rates were bounded
+
+
+def outcome_fairness(
+    scores: pd.DataFrame | ScoresByGroup,
+    *,
+    threshold: float | None = None,
+    fmr: float | None = None,
+    by: By = "group",
+    alpha: float = 0.5,
+    correction: bool = True,
+    zero: ZeroRate = "upper_bound",
+) -> OutcomeFairness:
+    """GARBE_FMR/FNMR and IN_FMR/FNMR of a score table at one threshold.
+
+    Read more in the chapter "Find bias in the tails".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or ScoresByGroup
+        Score table with a group column.
+        A :func:`biofair.scores_by_group` of it lets several indices share one grouping.
+    threshold : float, optional
+        The decision threshold (match iff ``score >= threshold``) ...
+    fmr : float, optional
+        ... or a target FMR on the pooled homogeneous non-mated scores of all groups, as
+        NIST sets one threshold for everyone. Give exactly one.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    alpha : float, default 0.5
+        Weight of GARBE_FMR in the combined GARBE.
+    correction : bool, default True
+        The K/(K-1) correction of :func:`biofair.garbe`.
+    zero : {"upper_bound", "raise"}, default "upper_bound"
+        What a zero rate does to Inequity (see :func:`biofair.inequity`).
+
+    Returns
+    -------
+    OutcomeFairness
+        The indices and a per-group ``rates`` table; zero rates replaced for Inequity are
+        flagged in its ``fmr_bounded`` / ``fnmr_bounded`` columns.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        When ``fmr`` is below 3/N of the pooled homogeneous non-mated scores.
+    UndefinedRateWarning
+        When a zero rate was replaced for Inequity, naming the groups.
+
+    See Also
+    --------
+    biofair.garbe : GARBE of any rates.
+    biofair.inequity : Inequity of any rates.
+    biofair.fairness_discrepancy_rate : The largest gaps at several thresholds.
+    biofair.partitions.outcome_fairness : The same indices over a partitioned score set.
+
+    References
+    ----------
+    P. Grother, M. Ngan and K. Hanaoka, NISTIR 8280, 2019 (one threshold for everyone,
+    Inequity). J. J. Howard, Y. B. Sirotin and A. R. Vemury, BTAS 2019 (GARBE).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=5_000, n_nonmated=200_000, rng=0)
+    >>> result = bf.outcome_fairness(table, threshold=3.5)  # group 0 collects the false matches
+    >>> bool(result.garbe_fmr > 0.3 and result.inequity_fmr > 1)
+    True
+    """
+    if (threshold is None) == (fmr is None):
+        raise ValueError("give exactly one of threshold= and fmr=")
+    check_alpha(alpha)
+    groups = scores_by_group(scores, by=by)
+    if fmr is not None:
+        threshold = float(_pooled_threshold(groups, fmr))
+    rates = _group_rates(groups, threshold)
+    return _outcome_from_rates(list(groups), float(threshold), rates, alpha=alpha, correction=correction, zero=zero)
+
+
+def _outcome_from_rates(
+    names: list[str], threshold: float, rates: GroupRates, *, alpha: float, correction: bool, zero: str
+) -> OutcomeFairness:
+    """GARBE and Inequity from the rates of every group at one threshold (a column of ``rates``)."""
+    fmr_rates, fnmr_rates = rates.fmr[:, 0], rates.fnmr[:, 0]
+    in_fmr, fmr_bounded = _inequity(fmr_rates, rates.n_nonmated[:, 0], zero)
+    in_fnmr, fnmr_bounded = _inequity(fnmr_rates, rates.n_mated[:, 0], zero)
+    if fmr_bounded.any() or fnmr_bounded.any():
+        named = [n for n, b in zip(names, fmr_bounded) if b], [n for n, b in zip(names, fnmr_bounded) if b]
+        warnings.warn(
+            f"zero rates replaced by their 95% upper bound: FMR of groups {named[0]}, "
+            f"FNMR of groups {named[1]}",
+            UndefinedRateWarning,
+            stacklevel=3,
+        )
+    garbe_fmr = garbe(fmr_rates, correction=correction)
+    garbe_fnmr = garbe(fnmr_rates, correction=correction)
+    table = pd.DataFrame(
+        {
+            "group": names,
+            "fmr": fmr_rates,
+            "fnmr": fnmr_rates,
+            "n_nonmated": rates.n_nonmated[:, 0],
+            "n_mated": rates.n_mated[:, 0],
+            "fmr_bounded": fmr_bounded,
+            "fnmr_bounded": fnmr_bounded,
+        }
+    )
+    return OutcomeFairness(
+        threshold=threshold,
+        garbe_fmr=garbe_fmr,
+        garbe_fnmr=garbe_fnmr,
+        garbe=alpha * garbe_fmr + (1 - alpha) * garbe_fnmr,
+        inequity_fmr=in_fmr,
+        inequity_fnmr=in_fnmr,
+        rates=table,
+    )

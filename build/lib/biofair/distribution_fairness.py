@@ -1,0 +1,516 @@
+"""Distribution fairness: DFI, CEI and the automatic CEI^A.
+
+All three compare each group's score histogram with the mean histogram of all groups by a
+Kullback-Leibler divergence in bits. With ``m`` the mean of K pmfs, ``KL(p_i || m) <=
+log2 K``, so every index lies in [0, 1] (1 = identical histograms) and no epsilon is
+needed. Read more in the chapters "Find bias in the tails" and "Choose CEI's parameters"
+(``notebooks/04`` and ``05``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy.special import expit
+from scipy.stats import norm
+
+from biofair._typing import By, Combine, MeanTail, ScoreKind
+from biofair._validation import check_bins, check_choice, check_kind
+from biofair.exceptions import SchemaError
+from biofair.groups import ScoresByGroup, scores_by_group
+
+
+class EquityIndex(NamedTuple):
+    """A distribution fairness index: both variants, the divergences and the parameters.
+
+    Returned by DFI, CEI and CEI^A, in memory and out of core.
+
+    Attributes
+    ----------
+    normal : float
+        ``1 - Σ S_i / (K log2 K)``, in [0, 1]; 1 = identical histograms.
+    extreme : float
+        ``1 - max S_i / log2 K``, in [0, 1]: the worst group's divergence.
+    divergences : pandas.Series
+        ``S_i`` per group, in bits.
+    parameters : dict
+        Every setting used (bins, split percentile(s), weights, N), to report beside the value.
+
+    See Also
+    --------
+    biofair.distribution_fairness_index : DFI.
+    biofair.comprehensive_equity_index : CEI.
+    biofair.automatic_comprehensive_equity_index : CEI^A.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.beta_scenario("balanced", n_groups=2, n_mated=500, n_nonmated=500, rng=0)
+    >>> index = bf.distribution_fairness_index(table, bins=20)
+    >>> sorted(index.parameters)
+    ['bins', 'combine']
+    """
+
+    normal: float
+    extreme: float
+    divergences: pd.Series
+    parameters: dict[str, Any]
+
+
+def _kl_divergence_bits(p: NDArray, q: NDArray) -> NDArray[np.float64]:
+    """``Σ_b p_b log2(p_b / q_b)`` along the last axis, with ``0 log 0 = 0``.
+
+    ``q`` must be positive wherever ``p`` is (true for the mean of pmfs that include p).
+    """
+    ratio = np.divide(p, q, out=np.ones_like(p), where=p > 0)
+    return np.sum(p * np.log2(ratio), axis=-1)
+
+
+def _sorted_counts(values: NDArray, edges: NDArray) -> NDArray[np.int64]:
+    """``np.histogram(values, edges)[0]`` of ascending ``values``, by binary search.
+
+    Bin ``i`` holds ``edges[i] <= x < edges[i+1]``, the last bin also ``x == edges[-1]``.
+    """
+    positions = np.searchsorted(values, edges, side="left")
+    positions[-1] = np.searchsorted(values, edges[-1], side="right")
+    return np.diff(positions)
+
+
+def _class_counts(samples: list[NDArray], edges: NDArray) -> NDArray[np.int64]:
+    """One histogram per ascending sample on the given edges (samples x bins)."""
+    return np.array([_sorted_counts(s, edges) for s in samples], dtype=np.int64).reshape(len(samples), -1)
+
+
+def _normalised(counts: NDArray) -> NDArray[np.float64]:
+    """Each row divided by its sum: a pmf per group."""
+    return counts / counts.sum(axis=1, keepdims=True)
+
+
+def _edges(samples: list[NDArray], bins: int) -> NDArray[np.float64]:
+    """Equal-width bin edges over the pooled range of ascending samples (as np.histogram)."""
+    present = [s for s in samples if s.size]
+    return _range_edges(min(s[0] for s in present), max(s[-1] for s in present), bins)
+
+
+def _range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
+    """``bins`` equal-width bins from ``low`` to ``high``: np.histogram's edges for that range."""
+    return np.histogram_bin_edges(np.array([low, high]), bins=bins)
+
+
+def _index_from_divergences(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
+    k = len(names)
+    return EquityIndex(
+        normal=float(1.0 - divergences.sum() / (k * np.log2(k))),
+        extreme=float(1.0 - divergences.max() / np.log2(k)),
+        divergences=pd.Series(divergences, index=pd.Index(names, name="group"), name="divergence"),
+        parameters=parameters,
+    )
+
+
+
+def distribution_fairness_index(
+    scores: pd.DataFrame | ScoresByGroup,
+    *,
+    by: By = "group",
+    bins: int = 100,
+    combine: Combine = "pooled",
+) -> EquityIndex:
+    """Distribution Fairness Index (DFI): how much the groups' score histograms differ.
+
+    Read more in the chapter "Find bias in the tails".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or ScoresByGroup
+        Score table with a group column (homogeneous non-mated pairs per group).
+        A :func:`biofair.scores_by_group` of it lets several indices share one grouping.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    bins : int, default 100
+        Equal-width bins over the pooled range of all scores.
+    combine : {"pooled", "equal"}, default "pooled"
+        ``"pooled"``: a group's pmf is the histogram of all its scores, mated and
+        non-mated together (so the more numerous class dominates); ``"equal"``: the mean of
+        its mated and its non-mated pmfs.
+
+    Returns
+    -------
+    EquityIndex
+        ``normal`` (DFI_N), ``extreme`` (DFI_E), ``divergences`` S_i and ``parameters``.
+
+    See Also
+    --------
+    biofair.comprehensive_equity_index : Weighs the tails of the histograms apart.
+    biofair.partitions.distribution_fairness_index : The same index over a partitioned score set.
+
+    Notes
+    -----
+    ``S_i = KL(p_i || m)`` in bits with ``m = (1/K) Σ p_i``;
+    ``DFI_N = 1 - Σ S_i / (K log2 K)``, ``DFI_E = 1 - max S_i / log2 K``.
+
+    References
+    ----------
+    K. Kotwal and S. Marcel, distribution fairness index, as restated in "Balancing Tails
+    when Comparing Distributions: Comprehensive Equity Index (CEI) with Application to Bias
+    Evaluation in Operational Face Biometrics" (its eq. 5-7).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.beta_scenario("BC", n_groups=2, n_mated=2_000, n_nonmated=2_000, rng=0)
+    >>> index = bf.distribution_fairness_index(table)
+    >>> bool(0 <= index.extreme <= index.normal <= 1)
+    True
+    """
+    bins = check_bins(bins)
+    check_choice(combine, "combine", ("pooled", "equal"))
+    groups = scores_by_group(scores, by=by)
+    edges = _edges([s for g in groups.values() for s in g], bins)
+    mated = np.array([_sorted_counts(g.mated, edges) for g in groups.values()])
+    nonmated = np.array([_sorted_counts(g.nonmated, edges) for g in groups.values()])
+    return _dfi_from_counts(list(groups), mated, nonmated, combine=combine)
+
+
+def _dfi_from_counts(
+    names: list[str], mated: NDArray, nonmated: NDArray, *, combine: str = "pooled"
+) -> EquityIndex:
+    """DFI from per-group histogram counts of each class on common edges (groups x bins)."""
+    mated, nonmated = mated.astype(np.float64), nonmated.astype(np.float64)
+    if combine == "pooled":  # the histogram of all of a group's scores
+        counts = mated + nonmated
+        pmfs = counts / counts.sum(axis=1, keepdims=True)
+    else:
+        pmfs = (mated / mated.sum(axis=1, keepdims=True) + nonmated / nonmated.sum(axis=1, keepdims=True)) / 2
+    divergences = _kl_divergence_bits(pmfs, pmfs.mean(axis=0))
+    return _index_from_divergences(divergences, names, {"bins": mated.shape[1], "combine": combine})
+
+
+def _split_parts(
+    samples: list[NDArray], names: list[str], kind: ScoreKind, percentiles: NDArray
+) -> tuple[list[NDArray], list[NDArray]]:
+    """Each group's tail and centre, split at its own percentile."""
+    tails, centres = [], []
+    for name, values, percentile in zip(names, samples, percentiles):  # values ascending
+        if kind == "nonmated":  # right tail, scores >= the split: the impostors that get accepted
+            split = np.searchsorted(values, np.percentile(values, percentile), side="left")
+            tail, centre = values[split:], values[:split]
+        else:  # left tail, scores <= the split: the genuine users that get rejected
+            split = np.searchsorted(values, np.percentile(values, 100.0 - percentile), side="right")
+            tail, centre = values[:split], values[split:]
+        if centre.size == 0:
+            raise _empty_centre(name, values.size, kind, percentile)
+        tails.append(tail)
+        centres.append(centre)
+    return tails, centres
+
+
+def _empty_centre(name: str, size: int, kind: str, percentile: float) -> SchemaError:
+    """The error for a group whose every score falls in the tail."""
+    return SchemaError(
+        f"group {name!r}: all {size} {kind} scores fall in the tail at percentile "
+        f"{percentile:g}; the centre is empty (too few or tied scores)"
+    )
+
+
+def _smoothed(pmfs: NDArray, smoothing: float) -> NDArray:
+    """Add ``smoothing`` to every bin and renormalise (keeps every KL divergence finite)."""
+    pmfs = pmfs + smoothing
+    return pmfs / pmfs.sum(axis=-1, keepdims=True)
+
+
+def _mean_split_divergences(
+    tail_counts: NDArray, centre_counts: NDArray, kind: ScoreKind, percentile: float, smoothing: float
+) -> tuple[NDArray, NDArray]:
+    """The second reading: the mean distribution is split at its own percentile.
+
+    Tails and centres share the bins of the whole class, so ``tail + centre`` counts are
+    each group's whole histogram.
+    """
+    bins = tail_counts.shape[1]
+    mean = _normalised(tail_counts + centre_counts).mean(axis=0)
+    cumulative = np.cumsum(mean)
+    if kind == "nonmated":  # the mean's right tail holds its top (100 - P)% of mass
+        in_tail = np.arange(bins) >= np.searchsorted(cumulative, percentile / 100.0)
+    else:  # its left tail holds its bottom (100 - P)%
+        in_tail = np.arange(bins) <= np.searchsorted(cumulative, 1.0 - percentile / 100.0)
+
+    def part(mask: NDArray) -> NDArray:
+        mass = np.where(mask, mean, 0.0)
+        if mass.sum() == 0.0:
+            raise SchemaError(
+                f"the mean {kind} distribution has an empty tail or centre at percentile "
+                f"{percentile:g} with {bins} bins; use more bins"
+            )
+        return _smoothed(mass / mass.sum(), smoothing)
+
+    return (
+        _kl_divergence_bits(_smoothed(_normalised(tail_counts), smoothing), part(in_tail)),
+        _kl_divergence_bits(_smoothed(_normalised(centre_counts), smoothing), part(~in_tail)),
+    )
+
+
+def _class_samples(scores: pd.DataFrame, by: By, kind: ScoreKind) -> tuple[list[str], list[NDArray]]:
+    """Group names and each group's scores of one class."""
+    check_kind(kind)
+    groups = scores_by_group(scores, by=by)
+    return list(groups), [getattr(g, kind) for g in groups.values()]
+
+
+def _part_edges(
+    tail_ranges: NDArray, centre_ranges: NDArray, bins: int, mean_tail: str
+) -> tuple[NDArray, NDArray]:
+    """Edges of the tail and centre histograms from each group's (low, high) of each part.
+
+    ``"groups"``: tails share equal-width bins over the union of the tails' ranges,
+    centres over the union of the centres'; ``"split_mean"``: both over the whole class
+    (the union of both, since a group's tail and centre hold all its scores).
+    """
+    if mean_tail == "groups":
+        return (_range_edges(tail_ranges[:, 0].min(), tail_ranges[:, 1].max(), bins),
+                _range_edges(centre_ranges[:, 0].min(), centre_ranges[:, 1].max(), bins))
+    ranges = np.concatenate([tail_ranges, centre_ranges])
+    edges = _range_edges(ranges[:, 0].min(), ranges[:, 1].max(), bins)
+    return edges, edges
+
+
+def _cei_from_counts(
+    tail_counts: NDArray,
+    centre_counts: NDArray,
+    *,
+    kind: ScoreKind,
+    percentile: float,
+    tail_weight: float,
+    mean_tail: str,
+    smoothing: float,
+) -> NDArray[np.float64]:
+    """S'_i = w_t·KL(t_i || m_t) + w_c·KL(c_i || m_c) in bits, from each group's tail and
+    centre counts (groups x bins, on the edges of :func:`part_edges`)."""
+    if mean_tail == "groups":
+        tail_pmfs, centre_pmfs = _normalised(tail_counts), _normalised(centre_counts)
+        tail = _kl_divergence_bits(tail_pmfs, tail_pmfs.mean(axis=0))
+        centre = _kl_divergence_bits(centre_pmfs, centre_pmfs.mean(axis=0))
+    else:
+        tail, centre = _mean_split_divergences(tail_counts, centre_counts, kind, percentile, smoothing)
+    return tail_weight * tail + (1.0 - tail_weight) * centre
+
+
+def _cei_divergences(
+    names: list[str],
+    samples: list[NDArray],
+    kind: ScoreKind,
+    percentiles: NDArray,
+    tail_weight: float,
+    bins: int,
+    mean_tail: str,
+    smoothing: float,
+) -> NDArray[np.float64]:
+    """CEI's divergences of in-memory samples (ascending, one per group)."""
+    tails, centres = _split_parts(samples, names, kind, percentiles)
+
+    def ranges(parts: list[NDArray]) -> NDArray:  # no part is empty: _split_parts checks
+        return np.array([[p[0], p[-1]] for p in parts])
+
+    tail_edges, centre_edges = _part_edges(ranges(tails), ranges(centres), bins, mean_tail)
+    return _cei_from_counts(
+        _class_counts(tails, tail_edges), _class_counts(centres, centre_edges), kind=kind,
+        percentile=float(np.mean(percentiles)), tail_weight=tail_weight, mean_tail=mean_tail,
+        smoothing=smoothing,
+    )
+
+
+def comprehensive_equity_index(
+    scores: pd.DataFrame | ScoresByGroup,
+    *,
+    kind: ScoreKind = "mated",
+    percentile: float = 95.0,
+    tail_weight: float = 0.8,
+    bins: int = 100,
+    by: By = "group",
+    mean_tail: MeanTail = "groups",
+    smoothing: float = 1e-6,
+) -> EquityIndex:
+    """Comprehensive Equity Index (CEI) of one class of scores.
+
+    Read more in the chapter "Find bias in the tails".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or ScoresByGroup
+        Score table with a group column.
+        A :func:`biofair.scores_by_group` of it lets several indices share one grouping.
+    kind : {"mated", "nonmated"}, default "mated"
+        The class compared across groups.
+    percentile : float, default 95
+        ``P_split`` in (0, 100). Non-mated: a group's tail is its scores at or above its
+        own ``P_split``-th percentile (the right tail, false matches); mated: its scores at
+        or below its ``(100 - P_split)``-th percentile (the left tail, false non-matches).
+    tail_weight : float, default 0.8
+        ``w_t`` in [0, 1]; the centre weighs ``w_c = 1 - w_t``.
+    bins : int, default 100
+        Tail parts share equal-width bins over the union of the groups' tail ranges, centre
+        parts over the union of their centre ranges; each part is normalised.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    mean_tail : {"groups", "split_mean"}, default "groups"
+        How the mean's parts are formed. ``"groups"`` (the specification's reading):
+        ``m_t`` and ``m_c`` are the means of the groups' tail and centre pmfs.
+        ``"split_mean"`` (the paper's other sentence): all parts share bins over the
+        class's pooled range, and the mean of the groups' whole pmfs is split at its own
+        ``P_split``; parts are smoothed by ``smoothing`` per bin, and the index can leave
+        [0, 1].
+    smoothing : float, default 1e-6
+        Mass added to every bin of every part before the KL divergence, ``"split_mean"`` only.
+
+    Returns
+    -------
+    EquityIndex
+        ``normal`` (CEI_N), ``extreme`` (CEI_E), ``divergences`` S'_i, ``parameters``.
+
+    See Also
+    --------
+    biofair.automatic_comprehensive_equity_index : CEI^A, with the split and weight chosen from the data.
+    biofair.distribution_fairness_index : DFI, which does not weigh tails apart.
+    biofair.permutation_null : What CEI gives when groups do not matter.
+    biofair.partitions.comprehensive_equity_index : The same index over a partitioned score set.
+
+    Notes
+    -----
+    ``S'_i = w_t·KL(t_i || m_t) + w_c·KL(c_i || m_c)`` in bits, with ``m_t`` and ``m_c`` the
+    means of the groups' tail and centre pmfs (the project's reading of eq. 8; the paper
+    also mentions splitting the mean distribution itself, which can leave [0, 1]).
+    ``CEI_N = 1 - Σ S'_i / (K log2 K)``, ``CEI_E = 1 - max S'_i / log2 K``.
+
+    References
+    ----------
+    "Balancing Tails when Comparing Distributions: Comprehensive Equity Index (CEI) with
+    Application to Bias Evaluation in Operational Face Biometrics", eq. 8-10.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.beta_scenario("BG", n_groups=3, n_mated=2_000, n_nonmated=2_000, rng=0)
+    >>> mated = bf.comprehensive_equity_index(table, kind="mated")
+    >>> nonmated = bf.comprehensive_equity_index(table, kind="nonmated")
+    >>> bool(mated.extreme < nonmated.extreme)  # BG biases the mated tail
+    True
+    """
+    parameters = _cei_parameters(kind=kind, percentile=percentile, tail_weight=tail_weight, bins=bins,
+                                mean_tail=mean_tail, smoothing=smoothing)
+    names, samples = _class_samples(scores, by, kind)
+    percentiles = np.full(len(names), float(percentile))
+    divergences = _cei_divergences(
+        names, samples, kind, percentiles, tail_weight, parameters["bins"], mean_tail, smoothing
+    )
+    return _index_from_divergences(divergences, names, parameters)
+
+
+def _cei_parameters(
+    *, kind: str, percentile: float, tail_weight: float, bins: int, mean_tail: str, smoothing: float
+) -> dict[str, Any]:
+    """CEI's options, checked, as the ``parameters`` of its result."""
+    check_kind(kind)
+    if not 0.0 < percentile < 100.0:
+        raise ValueError(f"percentile must lie in (0, 100), got {percentile!r}")
+    if not 0.0 <= tail_weight <= 1.0:
+        raise ValueError(f"tail_weight must lie in [0, 1], got {tail_weight!r}")
+    check_choice(mean_tail, "mean_tail", ("groups", "split_mean"))
+    parameters = {"kind": kind, "percentile": percentile, "tail_weight": tail_weight,
+                  "bins": check_bins(bins), "mean_tail": mean_tail}
+    if mean_tail == "split_mean":
+        parameters["smoothing"] = smoothing
+    return parameters
+
+
+
+def automatic_comprehensive_equity_index(
+    scores: pd.DataFrame | ScoresByGroup,
+    *,
+    kind: ScoreKind = "mated",
+    n_std: float = 3.0,
+    bins: int = 100,
+    by: By = "group",
+) -> EquityIndex:
+    """CEI^A: CEI with each group's split percentile and the tail weight chosen from the data.
+
+    Read more in the chapter "Choose CEI's parameters".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or ScoresByGroup
+        Score table with a group column.
+        A :func:`biofair.scores_by_group` of it lets several indices share one grouping.
+    kind : {"mated", "nonmated"}, default "mated"
+        The class compared across groups.
+    n_std : float, default 3
+        ``N``: the split sits N standard deviations from the group's mean, towards its
+        error tail.
+    bins : int, default 100
+        As for :func:`biofair.comprehensive_equity_index`.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    EquityIndex
+        ``parameters`` holds ``n_std``, ``percentiles`` (per group), ``tail_mass_ratio``
+        (``Delta_i``) and the chosen ``tail_weight``.
+
+    See Also
+    --------
+    biofair.comprehensive_equity_index : CEI with fixed split and weight.
+    biofair.partitions.automatic_comprehensive_equity_index : The same index over a
+        partitioned score set.
+
+    Notes
+    -----
+    Per group: ``t_i = mu_i + N·sigma_i`` (non-mated) or ``mu_i - N·sigma_i`` (mated);
+    ``P_i = 100 ·`` share of its scores on the centre side of ``t_i`` (eq. 12) is its split
+    percentile. ``Delta_i = (share beyond t_i) / (1 - Phi(N))``, the empirical tail mass
+    over that of a fitted normal (1 for a normal tail: the project's reading of the open
+    ``Delta`` of eq. 13). ``s_i = sigmoid(Delta_i)·P_i/100`` and ``w_t = mean_i s_i``
+    (eq. 14), then CEI as in :func:`biofair.comprehensive_equity_index`.
+
+    References
+    ----------
+    "Balancing Tails when Comparing Distributions: Comprehensive Equity Index (CEI) with
+    Application to Bias Evaluation in Operational Face Biometrics", eq. 12-14.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.beta_scenario("balanced", n_groups=2, n_mated=2_000, n_nonmated=2_000, rng=0)
+    >>> index = bf.automatic_comprehensive_equity_index(table, kind="nonmated", n_std=2)
+    >>> bool(0 < index.parameters["tail_weight"] < 1)
+    True
+    """
+    if not n_std > 0:
+        raise ValueError(f"n_std must be positive, got {n_std!r}")
+    bins = check_bins(bins)
+    names, samples = _class_samples(scores, by, kind)
+    sign = 1.0 if kind == "nonmated" else -1.0
+    beyond = np.array([np.mean(sign * (v - v.mean()) > n_std * v.std()) for v in samples])
+    percentiles, parameters = _automatic_parameters(names, beyond, kind=kind, n_std=n_std, bins=bins)
+    divergences = _cei_divergences(
+        names, samples, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0
+    )
+    return _index_from_divergences(divergences, names, parameters)
+
+
+def _automatic_parameters(
+    names: list[str], beyond: NDArray, *, kind: ScoreKind, n_std: float, bins: int
+) -> tuple[NDArray[np.float64], dict[str, Any]]:
+    """CEI^A's split percentiles and parameters from each group's share beyond ``mu ± N·sigma``."""
+    percentiles = 100.0 * (1.0 - beyond)
+    ratio = beyond / norm.sf(n_std)
+    tail_weight = float(np.mean(expit(ratio) * percentiles / 100.0))
+    return percentiles, {
+        "kind": kind,
+        "n_std": n_std,
+        "bins": bins,
+        "percentiles": dict(zip(names, percentiles.tolist())),
+        "tail_mass_ratio": dict(zip(names, ratio.tolist())),
+        "tail_weight": tail_weight,
+    }

@@ -1,0 +1,179 @@
+"""Equal error rate, three ways.
+
+Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from biofair._counts import ErrorCounts, error_counts
+from biofair._typing import EerMethod
+
+
+
+class EqualErrorRate(NamedTuple):
+    """An EER with the threshold it belongs to.
+
+    Returned by :func:`biofair.eer` and :func:`biofair.partitions.eer`.
+
+    Attributes
+    ----------
+    eer : float
+        The equal error rate.
+    threshold : float
+        The threshold the EER belongs to (see :func:`biofair.eer` for each method).
+    low : float
+        Lower end of the bracket: the FVC2000 interval for ``"interval"``, the smaller of
+        the two rates at the threshold for ``"midpoint"``, and ``eer`` itself for
+        ``"rocch"`` (or its lower bound out of core).
+    high : float
+        Upper end of the bracket, likewise.
+    method : str
+        The method that computed it.
+
+    See Also
+    --------
+    biofair.eer : The function that returns it.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> result = bf.eer([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], method="midpoint")
+    >>> result.eer, result.threshold
+    (0.25, 0.65)
+    """
+
+    eer: float
+    threshold: float
+    low: float
+    high: float
+    method: str
+
+
+def _lower_hull(x: NDArray, y: NDArray) -> NDArray[np.intp]:
+    """Indices of the lower convex hull of points sorted by ascending ``x``.
+
+    Vectorised pruning: a point that lies on or above the segment joining its two
+    neighbours is not a vertex of the lower hull; all such points are dropped at once,
+    and the pass repeats until none is left. Each pass is linear. A point equal to the one
+    before it is dropped first (two copies would each lie on the other's chord).
+    """
+    keep = np.flatnonzero(np.concatenate([[True], (np.diff(x) != 0) | (np.diff(y) != 0)]))
+    while keep.size > 2:
+        x0, x1, x2 = x[keep[:-2]], x[keep[1:-1]], x[keep[2:]]
+        y0, y1, y2 = y[keep[:-2]], y[keep[1:-1]], y[keep[2:]]
+        cross = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0)
+        drop = cross <= 0  # middle point on or above the chord (or a repeated point)
+        if not drop.any():
+            break
+        inner = keep[1:-1]
+        keep = np.concatenate([keep[:1], inner[~drop], keep[-1:]])
+    return keep
+
+
+def _hull_crossing(fmr: NDArray, fnmr: NDArray) -> tuple[float, NDArray[np.intp]]:
+    """Where the lower convex hull of ROC points (FMR ascending) crosses FMR = FNMR.
+
+    Returns the EER and the indices of the ends of the hull edges it lies on: the two
+    ends of one edge, or a vertex with its neighbours when it crosses at that vertex.
+    """
+    hull = _lower_hull(fmr, fnmr)
+    gap = fnmr[hull] - fmr[hull]  # decreasing along the hull, from 1 to -1
+    k = int(np.searchsorted(-gap, 0.0, side="left"))  # first hull vertex with gap <= 0
+    if gap[k] == 0.0:
+        return float(fmr[hull[k]]), hull[max(k - 1, 0) : k + 2]
+    left, right = hull[k - 1], hull[k]
+    share = gap[k - 1] / (gap[k - 1] - gap[k])
+    return float(fmr[left] + share * (fmr[right] - fmr[left])), hull[k - 1 : k + 1]
+
+
+def _rocch(counts: ErrorCounts) -> EqualErrorRate:
+    corners = counts.corners[::-1]  # hull vertices are ROC corners; FMR ascending
+    eer_value, _ = _hull_crossing(counts.fmr[corners], counts.fnmr[corners])
+    threshold = _midpoint(counts).threshold
+    return EqualErrorRate(eer_value, threshold, eer_value, eer_value, "rocch")
+
+
+def _midpoint(counts: ErrorCounts) -> EqualErrorRate:
+    fmr, fnmr = counts.fmr, counts.fnmr
+    k = int(np.argmin(np.abs(fmr - fnmr)))  # the lowest such threshold on a tie
+    low, high = sorted((float(fmr[k]), float(fnmr[k])))
+    return EqualErrorRate((low + high) / 2, float(counts.thresholds[k]), low, high, "midpoint")
+
+
+def _interval(counts: ErrorCounts) -> EqualErrorRate:
+    fmr, fnmr, thresholds = counts.fmr, counts.fnmr, counts.thresholds
+    below = np.flatnonzero(fnmr <= fmr)[-1]  # t1: largest threshold with FNMR <= FMR
+    above = np.flatnonzero(fnmr >= fmr)[0]  # t2: smallest threshold with FNMR >= FMR
+    if fnmr[below] + fmr[below] <= fmr[above] + fnmr[above]:
+        low, high, k = float(fnmr[below]), float(fmr[below]), below
+    else:
+        low, high, k = float(fmr[above]), float(fnmr[above]), above
+    return EqualErrorRate((low + high) / 2, float(thresholds[k]), low, high, "interval")
+
+
+_METHODS = {"rocch": _rocch, "midpoint": _midpoint, "interval": _interval}
+
+
+def _eer_from_counts(counts: ErrorCounts, method: EerMethod = "rocch") -> EqualErrorRate:
+    """EER of precomputed error counts (see :func:`eer`)."""
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
+    return _METHODS[method](counts)
+
+
+def eer(mated: ArrayLike, nonmated: ArrayLike, *, method: EerMethod = "rocch") -> EqualErrorRate:
+    """Equal error rate: where FMR and FNMR meet.
+
+    Read more in the chapter "Compute error rates from scores".
+
+    Parameters
+    ----------
+    mated : array_like of shape (M,)
+        Mated (genuine) similarity scores (match iff ``score >= threshold``).
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) similarity scores.
+    method : {"rocch", "midpoint", "interval"}, default "rocch"
+        ``"rocch"``: where the convex hull of the ROC (in FMR, FNMR) crosses
+        FMR = FNMR, as BOSARIS and pyllr. It is the EER of the best system reachable by
+        mixing thresholds, never above max(FMR, FNMR) at any threshold.
+        ``"midpoint"``: mean of FMR and FNMR at the threshold minimising ``|FMR - FNMR|``
+        (the lowest such threshold), as bob.measure.
+        ``"interval"``: the FVC2000 rule, as pyeer. With t1 the largest threshold with
+        FNMR <= FMR and t2 the smallest with FNMR >= FMR, the interval is
+        [FNMR(t1), FMR(t1)] if FNMR(t1) + FMR(t1) <= FMR(t2) + FNMR(t2), else
+        [FMR(t2), FNMR(t2)]; the EER is its midpoint.
+
+    Returns
+    -------
+    EqualErrorRate
+        ``eer``, ``threshold``, ``low``, ``high`` and ``method``. The threshold is the one
+        minimising ``|FMR - FNMR|`` for ``"rocch"`` and ``"midpoint"`` (the ROCCH EER itself is
+        reached by mixing the two hull vertices around the crossing), and t1 or t2 for
+        ``"interval"``.
+
+    See Also
+    --------
+    biofair.det_curve : The two rates at every threshold.
+    biofair.min_dcf : A cost-weighted operating point.
+    biofair.partitions.eer : The same EER over a partitioned score set.
+
+    References
+    ----------
+    N. Brümmer and E. de Villiers, The BOSARIS Toolkit, 2011 (ROC convex hull EER).
+    D. Maio et al., "FVC2000: Fingerprint Verification Competition", IEEE TPAMI, 2002 (the
+    interval rule). bob.measure, ``eer`` (the midpoint rule).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> bf.eer([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7]).eer
+    0.25
+    >>> bf.eer([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], method="interval")
+    EqualErrorRate(eer=0.25, threshold=0.65, low=0.25, high=0.25, method='interval')
+    """
+    return _eer_from_counts(error_counts(mated, nonmated), method)

@@ -1,0 +1,78 @@
+"""Errors and warnings raised by biofair.
+
+Warnings are classes of their own so that a reader (or a test run with warnings as
+errors) can single them out.
+"""
+
+from __future__ import annotations
+
+
+class SchemaError(ValueError):
+    """A score table does not follow the biofair schema.
+
+    The message lists every problem found, one per line, each naming the column and the
+    count of offending rows. A ``ValueError``, so that code catching bad values catches it.
+
+    See Also
+    --------
+    biofair.validate_scores : Raises it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> try:
+    ...     bf.validate_scores(pd.DataFrame({"score": [0.5]}))
+    ... except bf.SchemaError as error:
+    ...     print(error)
+    invalid score table:
+    - missing column(s): mated
+    """
+
+
+class InsufficientComparisonsWarning(UserWarning):
+    """A target error rate is below what the number of comparisons can resolve.
+
+    With N comparisons a target rate allows fewer than 3 errors when it is below 3/N; then
+    the data cannot bound the rate (the rule of three of ISO/IEC 19795-1), and every table
+    marks the row ``resolved=False``. From 30 errors on the target is also ``precise``.
+
+    See Also
+    --------
+    biofair.threshold_at_fmr : Warns with it.
+    biofair.operating_summary : Marks the rows it warns about.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     threshold = bf.threshold_at_fmr(np.arange(100) / 100, 0.01)  # 1 error in 100
+    >>> caught[0].category.__name__
+    'InsufficientComparisonsWarning'
+    """
+
+
+class UndefinedRateWarning(UserWarning):
+    """A rate needed by an index is zero or undefined and was replaced, as documented.
+
+    Inequity divides by the geometric mean of the group rates, which is 0 when one rate is;
+    such a rate is replaced by its one-sided 95% upper bound and the warning names the group.
+
+    See Also
+    --------
+    biofair.inequity : Warns with it.
+    biofair.outcome_fairness : Flags the replaced rates in its ``rates`` table.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import biofair as bf
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     value = bf.inequity([0.0, 0.01], counts=[1000, 1000])
+    >>> caught[0].category.__name__
+    'UndefinedRateWarning'
+    """

@@ -1,0 +1,640 @@
+"""Demographic groups of a score table, and error rates per group.
+
+A comparison belongs to a group through a pair-level column (``group``, or any column
+named in ``by``) or through per-side columns ``reference_<by>`` and ``probe_<by>``. With
+per-side columns, per-group FMR uses **homogeneous non-mated pairs** only (reference and
+probe in the same group); cross-group pairs are reported by :func:`cross_group_fmr`.
+Read more in the chapter "Set one threshold for everyone" (``notebooks/03``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from biofair._counts import counts_at
+from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
+from biofair._typing import By
+from biofair._validation import as_rates, scalar_or_array
+from biofair.exceptions import SchemaError
+from biofair.schema import validate_scores
+
+
+class GroupScores(NamedTuple):
+    """The sorted mated and homogeneous non-mated scores of one group.
+
+    The values of a :class:`biofair.ScoresByGroup`.
+
+    Attributes
+    ----------
+    mated : ndarray
+        The group's mated scores, ascending.
+    nonmated : ndarray
+        The group's homogeneous non-mated scores (both sides in the group), ascending.
+
+    See Also
+    --------
+    biofair.scores_by_group : Makes one per group.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.3], "mated": [True, False, True, False],
+    ...                       "group": ["a", "a", "b", "b"]})
+    >>> bf.scores_by_group(table)["a"]
+    GroupScores(mated=array([0.9]), nonmated=array([0.2]))
+    """
+
+    mated: NDArray[np.float64]
+    nonmated: NDArray[np.float64]
+
+
+class GroupRates(NamedTuple):
+    """Rates and counts of K groups at T thresholds.
+
+    Returned by :func:`biofair.partitions.group_rates_at`; the in-memory fairness indices
+    compute the same arrays. Match iff ``score >= threshold``.
+
+    Attributes
+    ----------
+    fmr : ndarray of shape (K, T)
+        FMR of each group's homogeneous non-mated comparisons at each threshold.
+    fnmr : ndarray of shape (K, T)
+        FNMR of each group's mated comparisons at each threshold.
+    false_matches : ndarray of shape (K, T)
+        Homogeneous non-mated comparisons at or above each threshold.
+    false_non_matches : ndarray of shape (K, T)
+        Mated comparisons below each threshold.
+    n_mated : ndarray of shape (K, 1)
+        Mated comparisons of each group.
+    n_nonmated : ndarray of shape (K, 1)
+        Homogeneous non-mated comparisons of each group.
+
+    See Also
+    --------
+    biofair.rates_by_group : The same numbers as a tidy table.
+    biofair.partitions.group_rates_at : Returns it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> rates = bf.GroupRates(np.array([[0.5]]), np.array([[0.0]]), np.array([[1]]),
+    ...                       np.array([[0]]), np.array([[2]]), np.array([[2]]))
+    >>> rates.fmr[0, 0]
+    np.float64(0.5)
+    """
+
+    fmr: NDArray[np.float64]
+    fnmr: NDArray[np.float64]
+    false_matches: NDArray[np.int64]
+    false_non_matches: NDArray[np.int64]
+    n_mated: NDArray[np.int64]
+    n_nonmated: NDArray[np.int64]
+
+
+def _attribute_codes(scores: pd.DataFrame, attribute: str) -> tuple[NDArray[np.intp], list[str]]:
+    """Integer group codes of one attribute (-1: heterogeneous pair) and their names."""
+    if attribute in scores.columns:
+        codes, names = pd.factorize(scores[attribute], sort=True)
+        return codes, [str(n) for n in names]
+    sides = [f"reference_{attribute}", f"probe_{attribute}"]
+    if not set(sides) <= set(scores.columns):
+        raise SchemaError(
+            f"no group column for {attribute!r}: give a pair-level column of that name or "
+            f"both {sides[0]} and {sides[1]} (the table has {list(scores.columns)})"
+        )
+    both, names = pd.factorize(pd.concat([scores[sides[0]], scores[sides[1]]]), sort=True)
+    reference, probe = both[: len(scores)], both[len(scores) :]
+    return np.where(reference == probe, reference, -1), [str(n) for n in names]
+
+
+def _group_codes(scores: pd.DataFrame, by: By = "group") -> tuple[NDArray[np.intp], list[str]]:
+    """Integer group code of every comparison (-1 for a heterogeneous non-mated pair).
+
+    Several attributes combine into one group per observed combination, named by joining
+    the values with " / ".
+    """
+    attributes = [by] if isinstance(by, str) else list(by)
+    if not attributes:
+        raise ValueError("by must name at least one column")
+    codes, names = _attribute_codes(scores, attributes[0])
+    for attribute in attributes[1:]:
+        more_codes, more_names = _attribute_codes(scores, attribute)
+        combined = np.where((codes < 0) | (more_codes < 0), -1, codes * len(more_names) + more_codes)
+        kept = np.unique(combined[combined >= 0])
+        names = [f"{names[c // len(more_names)]} / {more_names[c % len(more_names)]}" for c in kept]
+        codes = np.where(combined >= 0, np.searchsorted(kept, combined), -1)
+    return codes, names
+
+
+def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:
+    """The group of every comparison, or NaN for a heterogeneous non-mated pair.
+
+    Read more in the chapter "Set one threshold for everyone".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table.
+    by : str or sequence of str, default "group"
+        Attribute(s) defining the groups. For each attribute the pair-level column of that
+        name is used if present, else the pair ``reference_<attr>`` / ``probe_<attr>``,
+        and a pair whose two sides differ belongs to no group.
+
+    Returns
+    -------
+    pandas.Series
+        String labels (several attributes joined by " / "), NaN where reference and probe
+        belong to different groups.
+
+    Raises
+    ------
+    SchemaError
+        When an attribute has neither a pair-level column nor both per-side columns.
+
+    See Also
+    --------
+    biofair.scores_by_group : The scores of every group, sorted.
+    biofair.group_sizes : How many comparisons each group has.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022 (per-group rates on homogeneous
+    non-mated pairs).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.2, 0.3], "mated": [True, False, False],
+    ...                       "reference_gender": ["f", "f", "f"], "probe_gender": ["f", "f", "m"]})
+    >>> bf.group_labels(table, by="gender").tolist()
+    ['f', 'f', nan]
+    """
+    codes, names = _group_codes(scores, by)
+    labels = np.array(names + [np.nan], dtype=object)[codes]  # code -1 picks the NaN
+    return pd.Series(labels, index=scores.index, name="group")
+
+
+class ScoresByGroup(dict):
+    """Sorted mated and homogeneous non-mated scores of every group, keyed by group name.
+
+    Made once by :func:`biofair.scores_by_group` and accepted by every fairness index in
+    place of the score table, so that a summary of several indices groups and sorts the data
+    once. A ``dict`` of :class:`biofair.GroupScores`.
+
+    Parameters
+    ----------
+    groups : dict of str to GroupScores
+        The sorted scores of each group, keyed by group name.
+    by : str or sequence of str
+        The grouping the groups were made with.
+
+    Attributes
+    ----------
+    by : str or sequence of str
+        The grouping it was made with; an index asked for another ``by`` refuses it.
+    pooled_nonmated : ndarray
+        All groups' homogeneous non-mated scores, ascending (the scores thresholds at a
+        target FMR are set on).
+
+    See Also
+    --------
+    biofair.scores_by_group : Makes it.
+    biofair.GroupScores : Its values.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.3], "mated": [True, False, True, False],
+    ...                       "group": ["a", "a", "b", "b"]})
+    >>> groups = bf.scores_by_group(table)
+    >>> sorted(groups), groups.pooled_nonmated.tolist()
+    (['a', 'b'], [0.2, 0.3])
+    """
+
+    def __init__(self, groups: dict[str, GroupScores], by: By):
+        super().__init__(groups)
+        self.by = by
+
+    @functools.cached_property
+    def pooled_nonmated(self) -> NDArray[np.float64]:
+        """All groups' homogeneous non-mated scores, sorted (merged from the sorted runs)."""
+        return np.sort(np.concatenate([g.nonmated for g in self.values()]), kind="stable")
+
+
+def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -> ScoresByGroup:
+    """Sorted mated and homogeneous non-mated scores of every group.
+
+    Read more in the chapter "Audit two real speaker verifiers".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or ScoresByGroup
+        A score table with the group column(s) of ``by``; a ``ScoresByGroup`` made with the
+        same ``by`` is returned as it is.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    ScoresByGroup
+        Every fairness index accepts it in place of the table: compute it once when you
+        compute several indices of the same data.
+
+    Raises
+    ------
+    SchemaError
+        When the table is invalid, has fewer than two groups, or a group has no mated or no
+        homogeneous non-mated comparison (named, with its counts).
+
+    See Also
+    --------
+    biofair.group_labels : The group of every comparison.
+    biofair.fairness_discrepancy_rate : One of the indices that accept the result.
+
+    Notes
+    -----
+    One stable counting sort of the (group, class) codes and one sort per group and class:
+    about the cost of one sort of all scores, whatever the number of groups.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022 (homogeneous non-mated pairs).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.3], "mated": [True, False, True, False],
+    ...                       "group": ["a", "a", "b", "b"]})
+    >>> {name: g.mated.tolist() for name, g in bf.scores_by_group(table).items()}
+    {'a': [0.9], 'b': [0.8]}
+    """
+    if isinstance(scores, ScoresByGroup):
+        if scores.by != by:
+            raise ValueError(f"these groups were formed with by={scores.by!r}, not by={by!r}")
+        return scores
+    validate_scores(scores)
+    codes, names = _group_codes(scores, by)
+    values = scores["score"].to_numpy(dtype=np.float64)
+    mated = scores["mated"].to_numpy(dtype=bool)
+    # key 0: heterogeneous non-mated pairs; 2k+1 / 2k+2: non-mated / mated of group k
+    keys = np.where(codes >= 0, 2 * codes + 1 + mated, 0)
+    small = np.uint16 if 2 * len(names) < np.iinfo(np.uint16).max else np.intp
+    order = np.argsort(keys.astype(small), kind="stable")  # a radix sort for 16-bit keys
+    bounds = np.cumsum(np.bincount(keys, minlength=2 * len(names) + 1))
+    runs = np.split(values[order], bounds[:-1])
+    groups, problems = {}, []
+    for code, name in enumerate(names):
+        nonmated, mated_scores = runs[2 * code + 1], runs[2 * code + 2]
+        nonmated.sort()
+        mated_scores.sort()
+        if mated_scores.size == 0 or nonmated.size == 0:
+            problems.append(
+                f"group {name!r} has {mated_scores.size} mated and {nonmated.size} "
+                "homogeneous non-mated comparisons; both are needed"
+            )
+        groups[name] = GroupScores(mated_scores, nonmated)
+    if len(groups) < 2:
+        problems.append(f"fairness needs at least two groups; by={by!r} gives {len(groups)}")
+    if problems:
+        raise SchemaError("cannot compare groups:\n- " + "\n- ".join(problems))
+    return ScoresByGroup(groups, by)
+
+
+def add_subject_attributes(
+    scores: pd.DataFrame, attributes: pd.DataFrame, *, subject: str = "subject"
+) -> pd.DataFrame:
+    """Per-side attribute columns from a table of subjects (speaker or person metadata).
+
+    Read more in the chapter "Analyse your own system".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table with ``reference_subject`` and ``probe_subject``.
+    attributes : pandas.DataFrame
+        One row per subject: the column ``subject`` and one column per attribute
+        (e.g. ``gender``, ``age_group``).
+    subject : str, default "subject"
+        The subject column of ``attributes``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``scores`` with ``reference_<attr>`` and ``probe_<attr>`` for every
+        attribute, ready for ``by=<attr>``.
+
+    Raises
+    ------
+    SchemaError
+        When a column is missing, a subject appears twice in ``attributes``, or subjects of
+        the score table have no attributes (counted, never left as NaN).
+
+    See Also
+    --------
+    biofair.read_grouped_scores : Joins a subject attribute file while reading scores.
+    biofair.group_labels : The groups the new columns define.
+
+    References
+    ----------
+    ISO/IEC 19795-10:2024, demographic attributes recorded per subject and carried to every
+    comparison.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> scores = pd.DataFrame({"score": [0.9, 0.2], "mated": [True, False],
+    ...                        "reference_subject": ["s1", "s1"], "probe_subject": ["s1", "s2"]})
+    >>> people = pd.DataFrame({"subject": ["s1", "s2"], "gender": ["f", "m"]})
+    >>> bf.add_subject_attributes(scores, people)[["reference_gender", "probe_gender"]]
+      reference_gender probe_gender
+    0                f            f
+    1                f            m
+    """
+    missing = [c for c in ("reference_subject", "probe_subject") if c not in scores.columns]
+    if missing or subject not in attributes.columns:
+        raise SchemaError(
+            f"add_subject_attributes needs reference_subject and probe_subject in the scores "
+            f"(missing {missing}) and a {subject!r} column in the attributes"
+        )
+    table = attributes.astype({subject: str})
+    duplicated = table[subject].duplicated()
+    if duplicated.any():
+        raise SchemaError(f"{int(duplicated.sum())} subjects appear more than once in the attributes")
+    table = table.set_index(subject)
+    result = scores.copy()
+    unknown = set()
+    for side in ("reference", "probe"):
+        ids = scores[f"{side}_subject"].astype(str)
+        unknown |= set(ids[~ids.isin(table.index)])
+        for column in table.columns:
+            result[f"{side}_{column}"] = ids.map(table[column]).to_numpy()
+    if unknown:
+        raise SchemaError(
+            f"{len(unknown)} subjects of the score table have no attributes, e.g. {sorted(unknown)[:5]}"
+        )
+    return result
+
+
+def group_sizes(
+    scores: pd.DataFrame,
+    *,
+    by: By = "group",
+    min_mated: int = 100,
+    min_nonmated: int = 1000,
+    min_subjects: int = 10,
+) -> pd.DataFrame:
+    """Count comparisons and subjects per group, and flag groups too small to trust.
+
+    Read more in the chapter "Audit two real speaker verifiers".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    min_mated, min_nonmated, min_subjects : int, default 100, 1000 and 10
+        A group with fewer mated or homogeneous non-mated comparisons, or (when
+        ``reference_subject`` is known) fewer distinct subjects, is flagged ``small``: with
+        ``N`` non-mated comparisons no FMR below ``1/N`` can even be observed (a target is
+        resolved only from ``3/N``), and a handful of people cannot stand for a demographic
+        group.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group (largest first): ``n_mated``, ``n_nonmated``, ``n_subjects``
+        (distinct reference subjects, when known), ``fmr_resolution`` (``1/n_nonmated``, the
+        smallest non-zero FMR the group can show) and ``small``. Heterogeneous non-mated
+        pairs are counted in a last row ``(cross-group)``.
+
+    See Also
+    --------
+    biofair.scores_by_group : Refuses groups without mated or non-mated comparisons.
+    biofair.operating_summary : Marks targets the data cannot resolve.
+
+    References
+    ----------
+    ISO/IEC 19795-10:2024, reporting the size of every demographic group.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.3], "mated": [True, False, True, False],
+    ...                       "group": ["a", "a", "b", "b"]})
+    >>> bf.group_sizes(table, min_mated=1, min_nonmated=1)[["n_mated", "n_nonmated", "small"]]
+           n_mated  n_nonmated  small
+    group
+    a            1           1  False
+    b            1           1  False
+    """
+    validate_scores(scores)
+    codes, names = _group_codes(scores, by)
+    mated = scores["mated"].to_numpy(dtype=bool)
+    table = pd.DataFrame(
+        {
+            "n_mated": np.bincount(codes[mated & (codes >= 0)], minlength=len(names)),
+            "n_nonmated": np.bincount(codes[~mated & (codes >= 0)], minlength=len(names)),
+        },
+        index=pd.Index(names, name="group"),
+    )
+    if "reference_subject" in scores.columns:
+        subjects = pd.Series(scores["reference_subject"].to_numpy())[codes >= 0]
+        table["n_subjects"] = subjects.groupby(codes[codes >= 0]).nunique().to_numpy()
+    table["fmr_resolution"] = 1.0 / table["n_nonmated"].where(table["n_nonmated"] > 0)
+    table["small"] = (table["n_mated"] < min_mated) | (table["n_nonmated"] < min_nonmated)
+    if "n_subjects" in table.columns:
+        table["small"] |= table["n_subjects"] < min_subjects
+    table = table.sort_values(["n_nonmated", "n_mated"], ascending=False)
+    cross = int((codes < 0).sum())
+    if cross:  # not a group: no subjects or resolution of its own, never flagged small
+        row = pd.DataFrame({"n_mated": [0], "n_nonmated": [cross], "small": [False]},
+                           index=pd.Index(["(cross-group)"], name="group"))
+        table = pd.concat([table, row]).astype({"n_mated": np.int64, "n_nonmated": np.int64})
+    return table
+
+
+def _pooled_threshold(groups: ScoresByGroup, fmr: ArrayLike) -> float | NDArray:
+    """Threshold at a target FMR on the pooled homogeneous non-mated scores of all groups."""
+    targets = as_rates(fmr, "fmr")
+    warn_unresolved(np.ravel(targets), groups.pooled_nonmated.size, stacklevel=4)
+    return scalar_or_array(threshold_at_fmr_sorted(groups.pooled_nonmated, targets), fmr)
+
+
+def _pooled_at_or_above(groups: ScoresByGroup, thresholds: ArrayLike) -> NDArray[np.int64]:
+    """Pooled homogeneous non-mated scores at or above each threshold (``k`` of its target)."""
+    pooled = groups.pooled_nonmated
+    return pooled.size - np.searchsorted(pooled, thresholds, side="left")
+
+
+def _group_rates(groups: dict[str, GroupScores], thresholds: ArrayLike) -> GroupRates:
+    """FMR and FNMR of every group (rows) at every threshold (columns)."""
+    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    counts = [counts_at(g.mated, g.nonmated, values) for g in groups.values()]
+    false_matches = np.array([c[0] for c in counts])
+    false_non_matches = np.array([c[1] for c in counts])
+    n_mated = np.array([[g.mated.size] for g in groups.values()])
+    n_nonmated = np.array([[g.nonmated.size] for g in groups.values()])
+    return GroupRates(
+        false_matches / n_nonmated,
+        false_non_matches / n_mated,
+        false_matches,
+        false_non_matches,
+        n_mated,
+        n_nonmated,
+    )
+
+
+def rates_by_group(scores: pd.DataFrame, thresholds: ArrayLike, *, by: By = "group") -> pd.DataFrame:
+    """FMR and FNMR of every group at every threshold, with the counts behind them.
+
+    Read more in the chapter "Set one threshold for everyone".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table with a group column (see :func:`group_labels`).
+    thresholds : float or array_like
+        Decision thresholds (match iff ``score >= threshold``).
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group and threshold: ``group``, ``threshold``, ``fmr``, ``fnmr``,
+        ``false_matches``, ``n_nonmated`` (homogeneous non-mated pairs), ``false_non_matches``
+        and ``n_mated``.
+
+    See Also
+    --------
+    biofair.fairness_discrepancy_rate : The largest gaps between these rates.
+    biofair.cross_group_fmr : FMR of the pairs whose sides belong to different groups.
+    biofair.partitions.rates_by_group : The same table over a partitioned score set.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022 (per-group FMR and FNMR at one
+    threshold for everyone, eq. 4-5).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.4, 0.8, 0.6, 0.2, 0.7],
+    ...                       "mated": [True, True, False, True, False, False],
+    ...                       "group": ["a", "a", "a", "b", "b", "b"]})
+    >>> bf.rates_by_group(table, 0.5)[["group", "fmr", "fnmr"]]
+      group  fmr  fnmr
+    0     a  1.0   0.5
+    1     b  0.5   0.0
+    """
+    groups = scores_by_group(scores, by=by)
+    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    return _rates_table(list(groups), values, _group_rates(groups, values))
+
+
+def _rates_table(names: list[str], thresholds: NDArray, rates: GroupRates) -> pd.DataFrame:
+    """The long table of :func:`rates_by_group`: one row per group and threshold."""
+    shape = rates.fmr.shape
+    return pd.DataFrame(
+        {
+            "group": np.repeat(names, thresholds.size),
+            "threshold": np.tile(thresholds, len(names)),
+            "fmr": rates.fmr.ravel(),
+            "fnmr": rates.fnmr.ravel(),
+            "false_matches": rates.false_matches.ravel(),
+            "n_nonmated": np.broadcast_to(rates.n_nonmated, shape).ravel(),
+            "false_non_matches": rates.false_non_matches.ravel(),
+            "n_mated": np.broadcast_to(rates.n_mated, shape).ravel(),
+        }
+    )
+
+
+def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group") -> pd.DataFrame:
+    """FMR of non-mated pairs for every reference group x probe group, at one threshold.
+
+    Read more in the chapter "Set one threshold for everyone".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table with per-side group columns ``reference_<attr>`` and ``probe_<attr>``.
+    threshold : float
+        The decision threshold (match iff ``score >= threshold``).
+    by : str or sequence of str, default "group"
+        The grouping attribute(s); several attributes combine into one group per side,
+        named by joining the values with " / ".
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows: reference (enrolment) group; columns: probe group; values: FMR of the
+        non-mated pairs of that cell (NaN where a cell has no pairs). The diagonal holds the
+        homogeneous FMRs used by per-group metrics (Tables IV, VI and VII of the FDR paper).
+
+    Raises
+    ------
+    SchemaError
+        When ``reference_<attr>`` or ``probe_<attr>`` is missing.
+
+    See Also
+    --------
+    biofair.rates_by_group : The per-group rates on homogeneous pairs.
+    biofair.group_labels : Which pairs are homogeneous.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, Tables IV, VI and VII.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.6, 0.2, 0.7], "mated": [True, False, False, False],
+    ...                       "reference_group": ["a", "a", "a", "b"],
+    ...                       "probe_group": ["a", "a", "b", "a"]})
+    >>> bf.cross_group_fmr(table, 0.5)
+    probe_group    a    b
+    reference_group
+    a            1.0  0.0
+    b            1.0  NaN
+    """
+    validate_scores(scores)
+    attributes = [by] if isinstance(by, str) else list(by)
+    columns = [f"{side}_{a}" for a in attributes for side in ("reference", "probe")]
+    missing = [c for c in columns if c not in scores.columns]
+    if missing:
+        raise SchemaError(f"cross_group_fmr needs per-side group columns; missing {missing}")
+    nonmated = scores.loc[~scores["mated"].to_numpy(dtype=bool)]
+
+    def side(name: str) -> NDArray:
+        parts = [nonmated[f"{name}_{a}"].astype(str).to_numpy() for a in attributes]
+        return functools.reduce(lambda left, right: np.char.add(np.char.add(left, " / "), right), parts)
+
+    accepted = nonmated["score"].to_numpy(dtype=np.float64) >= threshold
+    table = (
+        pd.DataFrame({"reference": side("reference"), "probe": side("probe"), "accepted": accepted})
+        .groupby(["reference", "probe"])["accepted"]
+        .mean()
+        .unstack("probe")
+    )
+    name = " / ".join(attributes)
+    table.index.name, table.columns.name = f"reference_{name}", f"probe_{name}"
+    return table

@@ -1,0 +1,626 @@
+"""Identification fairness: rank-n (closed set) and DIR/FPIR (open set) per group.
+
+Every search of a probe against the gallery is reduced to one row, its **outcome**: the
+probe's group, whether its subject is enrolled (``mated``), the decisive ``score`` (the
+score of its mate if enrolled, else its best score) and the ``rank`` of its mate. All
+identification metrics are computed from these rows, so a gallery of any size is searched
+once, block by block, and the rows can be resampled like a score table. Read more in the
+chapter "Identify fairly" (``notebooks/07``).
+
+Ranks and ties: the rank of a mate is 1 + the number of non-mated gallery entries whose
+score is at least the mate's (``ties="pessimistic"``, the default: a tie is an error, as a
+tie at the threshold is a match) or strictly above it (``ties="optimistic"``). The gallery
+holds one entry per enrolled identity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
+from biofair._typing import By, Ties
+from biofair._validation import as_rates, check_alpha, check_choice, scalar_or_array
+from biofair.discrepancy import _discrepancy_table, _max_gap
+from biofair.exceptions import SchemaError
+from biofair.schema import _score_problems
+
+_OUTCOME_COLUMNS = ("probe_id", "group", "mated", "score", "rank", "top_nonmated")
+_DEFAULT_FPIR_TARGETS = (1e-1, 1e-2, 1e-3)
+
+
+def _check_ties(ties: str) -> None:
+    check_choice(ties, "ties", ("pessimistic", "optimistic"))
+
+
+def _probe_groups(scores: pd.DataFrame, by: By) -> pd.Series:
+    """The probe's group of every row: ``probe_<attr>`` or ``<attr>`` per attribute, joined by " / "."""
+    attributes = [by] if isinstance(by, str) else list(by)
+    columns = []
+    for attribute in attributes:
+        found = [c for c in (f"probe_{attribute}", attribute) if c in scores.columns]
+        if not found:
+            raise SchemaError(f"no group column: expected 'probe_{attribute}' or '{attribute}'")
+        columns.append(found[0])
+    missing = {c: int(scores[c].isna().sum()) for c in columns if scores[c].isna().any()}
+    if missing:
+        raise SchemaError("invalid identification table:\n- " + "\n- ".join(
+            f"column {c!r} has {n} missing values" for c, n in missing.items()))
+    if len(columns) == 1:
+        return scores[columns[0]]
+    return scores[columns].astype(str).agg(" / ".join, axis=1)
+
+
+def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pessimistic") -> pd.DataFrame:
+    """One outcome row per probe from a long identification table.
+
+    Read more in the chapter "Identify fairly".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        One row per (probe, gallery entry) comparison with columns ``probe_id``,
+        ``reference_id``, ``score`` (higher = more similar), ``mated`` (the entry is the
+        probe's own identity) and the probe's group in ``probe_<by>`` or ``<by>``. Every
+        probe is compared with the same gallery; at most one entry per probe is mated.
+        Probes without a mated entry are open-set (non-enrolled) probes.
+    by : str or sequence of str, default "group"
+        The attribute(s) whose groups are compared; several combine into one group per
+        probe, named by joining the values with " / ".
+    ties : {"pessimistic", "optimistic"}, default "pessimistic"
+        How a non-mated entry scoring exactly as the mate counts for the rank (see the
+        module notes).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per probe: ``probe_id``, ``group``, ``mated`` (enrolled), ``score`` (mate
+        score if enrolled, else the best score), ``rank`` (1-based rank of the mate, 0 if
+        not enrolled) and ``top_nonmated`` (best non-mated score).
+
+    Raises
+    ------
+    SchemaError
+        Listing every problem: missing columns, non-finite scores, non-boolean labels,
+        repeated (probe, entry) pairs, probes with several mates or several groups, and
+        probes not compared with the whole gallery.
+
+    See Also
+    --------
+    biofair.probe_outcomes_from_matrix : The same rows from a probes x gallery matrix.
+    biofair.cmc : Closed-set rank-n rates per group.
+    biofair.identification_discrepancy_rate : FDR' of open-set identification.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, section on identification (eq. 9-11).
+    ISO/IEC 19795-1:2021 (rank, DIR and FPIR of identification tests).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from biofair import probe_outcomes
+    >>> table = pd.DataFrame({"probe_id": ["p", "p", "p", "q", "q", "q"],
+    ...                       "reference_id": ["a", "b", "c"] * 2,
+    ...                       "score": [0.9, 0.95, 0.1, 0.3, 0.2, 0.6],
+    ...                       "mated": [True, False, False, False, False, False],
+    ...                       "group": ["x", "x", "x", "y", "y", "y"]})
+    >>> probe_outcomes(table)[["probe_id", "mated", "score", "rank"]]
+      probe_id  mated  score  rank
+    0        p   True    0.9     2
+    1        q  False    0.6     0
+    """
+    _check_ties(ties)
+    if not isinstance(scores, pd.DataFrame):
+        raise TypeError(f"scores must be a pandas DataFrame, got {type(scores).__name__}")
+    missing = [c for c in ("probe_id", "reference_id", "score", "mated") if c not in scores.columns]
+    if missing:
+        raise SchemaError(f"invalid identification table:\n- missing column(s): {', '.join(missing)}")
+    probe_group = _probe_groups(scores, by)
+    problems = _score_problems(scores["score"])
+    mated = scores["mated"]
+    if not pd.api.types.is_bool_dtype(mated):
+        problems.append(f"column 'mated' must be boolean, got dtype {mated.dtype}")
+    if problems:
+        raise SchemaError("invalid identification table:\n- " + "\n- ".join(problems))
+
+    probe, probe_ids = pd.factorize(scores["probe_id"])
+    entry, entry_ids = pd.factorize(scores["reference_id"])
+    n_probes, n_entries = len(probe_ids), len(entry_ids)
+    pairs = probe.astype(np.int64) * n_entries + entry
+    n_repeated = len(pairs) - np.unique(pairs).size
+    per_probe = np.bincount(probe, minlength=n_probes)
+    is_mated = mated.to_numpy(dtype=bool)
+    mates = np.bincount(probe[is_mated], minlength=n_probes)
+    groups_per_probe = probe_group.groupby(probe).nunique().to_numpy()
+    if n_repeated:
+        problems.append(f"{n_repeated} repeated (probe_id, reference_id) pairs")
+    if (mates > 1).any():
+        problems.append(f"{int((mates > 1).sum())} probes have several mated entries; fuse the gallery "
+                        "to one entry per identity first")
+    if (groups_per_probe > 1).any():
+        problems.append(f"{int((groups_per_probe > 1).sum())} probes belong to several groups")
+    if not n_repeated and (per_probe != n_entries).any():
+        problems.append(f"{int((per_probe != n_entries).sum())} probes were not compared with all "
+                        f"{n_entries} gallery entries")
+    if problems:
+        raise SchemaError("invalid identification table:\n- " + "\n- ".join(problems))
+
+    values = scores["score"].to_numpy(dtype=np.float64)
+    mate_score = np.full(n_probes, -np.inf)
+    mate_score[probe[is_mated]] = values[is_mated]
+    ahead = values >= mate_score[probe] if ties == "pessimistic" else values > mate_score[probe]
+    rank = 1 + np.bincount(probe[~is_mated & ahead], minlength=n_probes)
+    top_nonmated = np.full(n_probes, -np.inf)
+    np.maximum.at(top_nonmated, probe[~is_mated], values[~is_mated])
+    group = probe_group.to_numpy()[np.unique(probe, return_index=True)[1]]
+    return _outcome_table(probe_ids, group, mates == 1, mate_score, rank, top_nonmated)
+
+
+def _outcome_table(probe_ids, group, enrolled, mate_score, rank, top_nonmated) -> pd.DataFrame:
+    return pd.DataFrame({
+        "probe_id": np.asarray(probe_ids),
+        "group": np.asarray(group).astype(str),
+        "mated": enrolled,
+        "score": np.where(enrolled, mate_score, top_nonmated),
+        "rank": np.where(enrolled, rank, 0),
+        "top_nonmated": top_nonmated,
+    })
+
+
+def _block_outcomes(
+    block: NDArray, mate_columns: NDArray[np.intp], *, ties: Ties = "pessimistic"
+) -> tuple[NDArray, NDArray, NDArray]:
+    """Mate score, rank and best non-mated score of each row of a probes x gallery block.
+
+    ``mate_columns[i]`` is the gallery column of probe ``i``'s mate, -1 if not enrolled.
+    Returns ``(mate_score, rank, top_nonmated)``; ``mate_score`` is ``-inf`` and ``rank``
+    is ``1 + (number of entries)`` for probes without a mate.
+    """
+    rows = np.flatnonzero(mate_columns >= 0)
+    nonmated = np.array(block, dtype=np.float64, copy=True)
+    mate_score = np.full(len(nonmated), -np.inf)
+    mate_score[rows] = nonmated[rows, mate_columns[rows]]
+    nonmated[rows, mate_columns[rows]] = -np.inf
+    compare = np.greater_equal if ties == "pessimistic" else np.greater
+    rank = 1 + compare(nonmated, mate_score[:, None]).sum(axis=1)
+    return mate_score, rank, nonmated.max(axis=1)
+
+
+def probe_outcomes_from_matrix(
+    scores: ArrayLike | Callable[[int, int], NDArray],
+    *,
+    probe_subjects: ArrayLike,
+    gallery_subjects: ArrayLike,
+    probe_groups: ArrayLike,
+    probe_ids: ArrayLike | None = None,
+    block_size: int = 256,
+    ties: Ties = "pessimistic",
+) -> pd.DataFrame:
+    """Probe outcomes from a probes x gallery score matrix, read a block of probes at a time.
+
+    Read more in the chapter "Identify fairly".
+
+    Parameters
+    ----------
+    scores : array_like of shape (P, G) or callable
+        The similarity matrix (a NumPy array or a ``numpy.memmap`` on disk), or a function
+        ``scores(start, stop)`` returning the rows ``start:stop`` (for example computed
+        from embeddings): only ``block_size`` rows are ever in memory.
+    probe_subjects : array_like of shape (P,)
+        Identity of each probe; a probe is enrolled when its identity is in the gallery.
+    gallery_subjects : array_like of shape (G,)
+        Identity of each gallery entry, each at most once.
+    probe_groups : array_like of shape (P,)
+        Group of each probe.
+    probe_ids : array_like of shape (P,), optional
+        Names of the probes (default 0 ... P-1).
+    block_size : int, default 256
+        Probes per block: memory is about ``16 · block_size · G`` bytes.
+    ties : {"pessimistic", "optimistic"}, default "pessimistic"
+        See the module notes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`biofair.probe_outcomes`.
+
+    Raises
+    ------
+    SchemaError
+        Listing every problem: a repeated gallery identity, group labels of the wrong length
+        or missing, a matrix or block of the wrong shape, non-finite scores.
+
+    See Also
+    --------
+    biofair.probe_outcomes : The same rows from a long table.
+    biofair.synthetic.identification_embeddings : A seeded test whose ``scores`` it reads.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022 (rank of the mate, best non-mated score).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> matrix = np.array([[0.9, 0.2], [0.3, 0.8], [0.4, 0.5]])  # 3 probes x 2 gallery entries
+    >>> bf.probe_outcomes_from_matrix(matrix, probe_subjects=["a", "b", "z"], gallery_subjects=["a", "b"],
+    ...                               probe_groups=["x", "y", "y"])[["group", "mated", "score", "rank"]]
+      group  mated  score  rank
+    0     x   True    0.9     1
+    1     y   True    0.8     1
+    2     y  False    0.5     0
+    """
+    _check_ties(ties)
+    subjects = np.asarray(probe_subjects)
+    gallery = pd.Index(np.asarray(gallery_subjects))
+    groups = np.asarray(probe_groups)
+    n_probes = subjects.size
+    problems = []
+    if not gallery.is_unique:
+        problems.append("gallery_subjects repeats an identity; the gallery needs one entry per identity")
+    if groups.size != n_probes:
+        problems.append(f"probe_groups has {groups.size} values for {n_probes} probes")
+    if pd.isna(groups).any():
+        problems.append(f"probe_groups has {int(pd.isna(groups).sum())} missing values")
+    if block_size < 1:
+        problems.append(f"block_size must be at least 1, got {block_size}")
+    if problems:
+        raise SchemaError("invalid identification data:\n- " + "\n- ".join(problems))
+    mate_columns = gallery.get_indexer(subjects)
+    if callable(scores):
+        read = scores
+    else:
+        matrix = scores if hasattr(scores, "shape") else np.asarray(scores)
+        if matrix.shape != (n_probes, len(gallery)):
+            raise SchemaError(f"the score matrix has shape {matrix.shape}, expected ({n_probes}, {len(gallery)})")
+        read = lambda start, stop: matrix[start:stop]  # noqa: E731
+    parts = []
+    for start in range(0, n_probes, block_size):
+        stop = min(start + block_size, n_probes)
+        block = np.asarray(read(start, stop))
+        if block.shape != (stop - start, len(gallery)):
+            raise SchemaError(f"block {start}:{stop} has shape {block.shape}, expected ({stop - start}, {len(gallery)})")
+        if not np.isfinite(block).all():
+            raise SchemaError(f"block {start}:{stop} has {int((~np.isfinite(block)).sum())} non-finite scores")
+        parts.append(_block_outcomes(block, mate_columns[start:stop], ties=ties))
+    mate_score, rank, top_nonmated = (np.concatenate(p) for p in zip(*parts))
+    ids = np.arange(n_probes) if probe_ids is None else np.asarray(probe_ids)
+    return _outcome_table(ids, groups, mate_columns >= 0, mate_score, rank, top_nonmated)
+
+
+def _groups(outcomes: pd.DataFrame, *, need_open_set: bool) -> dict[str, pd.DataFrame]:
+    """The outcome rows of each group; every group needs enrolled (and open-set) probes."""
+    missing = [c for c in _OUTCOME_COLUMNS if c not in outcomes.columns]
+    if missing:
+        raise SchemaError(f"not a probe outcome table (see probe_outcomes): missing {', '.join(missing)}")
+    groups = dict(tuple(outcomes.groupby("group", sort=True)))
+    problems = []
+    for name, rows in groups.items():
+        n_enrolled = int(rows["mated"].sum())
+        n_open = len(rows) - n_enrolled
+        if n_enrolled == 0 or (need_open_set and n_open == 0):
+            problems.append(f"group {name!r} has {n_enrolled} enrolled and {n_open} non-enrolled probes"
+                            + ("; both are needed" if need_open_set else "; enrolled probes are needed"))
+    if len(groups) < 2:
+        problems.append(f"fairness needs at least two groups; the outcomes have {len(groups)}")
+    if problems:
+        raise SchemaError("cannot compare the groups:\n- " + "\n- ".join(problems))
+    return groups
+
+
+def _rank_n_rates(outcomes: pd.DataFrame, ranks: NDArray[np.int64]) -> pd.DataFrame:
+    rows = {}
+    for name, group in _groups(outcomes, need_open_set=False).items():
+        enrolled = np.sort(group.loc[group["mated"], "rank"].to_numpy())
+        rows[name] = np.searchsorted(enrolled, ranks, side="right") / enrolled.size
+    return pd.DataFrame(rows, index=pd.Index(ranks, name="rank"))
+
+
+def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
+    """Cumulative match characteristic of every group (closed set).
+
+    Read more in the chapter "Identify fairly".
+
+    Parameters
+    ----------
+    outcomes : pandas.DataFrame
+        Probe outcomes (:func:`probe_outcomes`); only enrolled probes count.
+    max_rank : int, default 20
+        Last rank of the curve.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``rank`` = 1 ... max_rank, one column per group: ``rank-n = |{enrolled probes
+        with rank <= n}| / |enrolled probes|`` (eq. 9 of de Freitas Pereira and Marcel, with
+        the enrolled probes of the group as denominator).
+
+    See Also
+    --------
+    biofair.rank_n_differential : The largest gap between two groups at one rank.
+    biofair.probe_outcomes : The outcome rows it reads.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, eq. 9.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> matrix = np.array([[0.9, 0.2], [0.3, 0.8], [0.9, 0.5]])
+    >>> outcomes = bf.probe_outcomes_from_matrix(matrix, probe_subjects=["a", "b", "b"],
+    ...                                          gallery_subjects=["a", "b"], probe_groups=["x", "y", "y"])
+    >>> bf.cmc(outcomes, max_rank=2)
+            x    y
+    rank
+    1     1.0  0.5
+    2     1.0  1.0
+    """
+    if max_rank < 1:
+        raise ValueError(f"max_rank must be at least 1, got {max_rank}")
+    return _rank_n_rates(outcomes, np.arange(1, max_rank + 1))
+
+
+def rank_n_differential(outcomes: pd.DataFrame, *, n: int = 1) -> float:
+    """Largest gap in rank-n identification rate between two groups (closed set).
+
+    Read more in the chapter "Identify fairly".
+
+    Parameters
+    ----------
+    outcomes : pandas.DataFrame
+        Probe outcomes (:func:`biofair.probe_outcomes`); only enrolled probes count.
+    n : int, default 1
+        The rank.
+
+    Returns
+    -------
+    float
+        ``C = max_ij |rank-n_i - rank-n_j|`` (eq. 10 of de Freitas Pereira and Marcel), in
+        [0, 1]; 0 when every group is identified equally often.
+
+    See Also
+    --------
+    biofair.cmc : The rank-n rates of every group.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, eq. 10.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> matrix = np.array([[0.9, 0.2], [0.3, 0.8], [0.9, 0.5]])
+    >>> outcomes = bf.probe_outcomes_from_matrix(matrix, probe_subjects=["a", "b", "b"],
+    ...                                          gallery_subjects=["a", "b"], probe_groups=["x", "y", "y"])
+    >>> bf.rank_n_differential(outcomes, n=1)
+    0.5
+    """
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    rates = _rank_n_rates(outcomes, np.array([n])).to_numpy()
+    return float(_max_gap(rates.T)[0])
+
+
+def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float | NDArray:
+    """Smallest threshold whose FPIR, over the non-enrolled probes of all groups, meets a target.
+
+    Read more in the chapter "Identify fairly".
+
+    Parameters
+    ----------
+    outcomes : pandas.DataFrame
+        Probe outcomes (:func:`biofair.probe_outcomes`) with non-enrolled probes.
+    fpir : float or array_like
+        Target false positive identification rate(s) in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        The rule of :func:`biofair.threshold_at_fmr` applied to the best scores of the
+        non-enrolled probes: a non-enrolled probe raises a false alarm when its best score
+        reaches the threshold.
+
+    Raises
+    ------
+    SchemaError
+        When no probe is non-enrolled.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        When a target is below ``3/N``, N the number of non-enrolled probes (rule of three).
+
+    See Also
+    --------
+    biofair.threshold_at_fmr : The same rule on non-mated scores.
+    biofair.identification_discrepancy_rate : FDR' at these thresholds.
+
+    References
+    ----------
+    ISO/IEC 19795-1:2021 (FPIR of an open-set identification test).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> outcomes = pd.DataFrame({"probe_id": range(20), "group": ["x", "y"] * 10, "mated": False,
+    ...                          "score": [i / 20 for i in range(20)], "rank": 0,
+    ...                          "top_nonmated": [i / 20 for i in range(20)]})
+    >>> float(bf.threshold_at_fpir(outcomes, 0.15))  # 3 of 20 probes raise an alarm
+    0.85
+    """
+    open_set = np.sort(outcomes.loc[~outcomes["mated"], "score"].to_numpy())
+    if open_set.size == 0:
+        raise SchemaError("the outcomes have no non-enrolled probe: FPIR needs open-set probes")
+    targets = as_rates(fpir, "fpir")
+    warn_unresolved(np.ravel(targets), open_set.size, rate="FPIR", counted="non-enrolled probes")
+    return scalar_or_array(threshold_at_fmr_sorted(open_set, targets), fpir)
+
+
+def _dir_fpir(groups: dict[str, pd.DataFrame], thresholds: NDArray, rank: int) -> tuple[NDArray, NDArray]:
+    """DIR and FPIR of every group (rows) at every threshold (columns)."""
+    if rank < 1:
+        raise ValueError(f"rank must be at least 1, got {rank}")
+    dir_rates, fpir_rates = [], []
+    for group in groups.values():
+        enrolled = group[group["mated"]]
+        found = np.sort(enrolled.loc[enrolled["rank"] <= rank, "score"].to_numpy())
+        alarms = np.sort(group.loc[~group["mated"], "score"].to_numpy())
+        dir_rates.append((found.size - np.searchsorted(found, thresholds, side="left")) / len(enrolled))
+        fpir_rates.append((alarms.size - np.searchsorted(alarms, thresholds, side="left")) / alarms.size)
+    return np.array(dir_rates), np.array(fpir_rates)
+
+
+def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank: int = 1) -> pd.DataFrame:
+    """DIR and FPIR of every group at every threshold (open set).
+
+    Read more in the chapter "Identify fairly".
+
+    Parameters
+    ----------
+    outcomes : pandas.DataFrame
+        Probe outcomes (:func:`probe_outcomes`).
+    thresholds : array_like
+        Decision thresholds; a candidate is returned iff its score ``>= t``.
+    rank : int, default 1
+        A mate is identified when its rank is at most ``rank``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group and threshold: ``group``, ``threshold``,
+        ``dir = |{enrolled: rank <= R and mate score >= t}| / |enrolled|``,
+        ``fpir = |{non-enrolled: best score >= t}| / |non-enrolled|`` and both counts.
+
+    See Also
+    --------
+    biofair.identification_discrepancy_rate : The largest gaps between these rates.
+    biofair.threshold_at_fpir : A threshold for a target FPIR.
+
+    References
+    ----------
+    ISO/IEC 19795-1:2021 (DIR and FPIR). T. de Freitas Pereira and S. Marcel, IEEE T-BIOM,
+    2022 (per-group rates of open-set identification).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> matrix = np.array([[0.9, 0.2], [0.3, 0.8], [0.4, 0.5], [0.7, 0.1]])
+    >>> outcomes = bf.probe_outcomes_from_matrix(matrix, probe_subjects=["a", "b", "y", "z"],
+    ...                                          gallery_subjects=["a", "b"], probe_groups=["x", "y", "y", "x"])
+    >>> bf.identification_rates(outcomes, [0.6])[["group", "dir", "fpir"]]
+      group  dir  fpir
+    0     x  1.0   1.0
+    1     y  1.0   0.0
+    """
+    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    groups = _groups(outcomes, need_open_set=True)
+    dir_rates, fpir_rates = _dir_fpir(groups, values, rank)
+    n_enrolled = np.array([int(g["mated"].sum()) for g in groups.values()])
+    n_open = np.array([len(g) for g in groups.values()]) - n_enrolled
+    return pd.DataFrame({
+        "group": np.repeat(list(groups), values.size),
+        "threshold": np.tile(values, len(groups)),
+        "dir": dir_rates.ravel(),
+        "fpir": fpir_rates.ravel(),
+        "n_enrolled": np.repeat(n_enrolled, values.size),
+        "n_nonenrolled": np.repeat(n_open, values.size),
+    })
+
+
+def identification_discrepancy_rate(
+    outcomes: pd.DataFrame,
+    *,
+    fpir_targets: Sequence[float] = _DEFAULT_FPIR_TARGETS,
+    alpha: float = 0.5,
+    rank: int = 1,
+    dev: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """FDR' of open-set identification at thresholds set for target FPIRs.
+
+    Read more in the chapter "Identify fairly".
+
+    Parameters
+    ----------
+    outcomes : pandas.DataFrame
+        Evaluation probe outcomes (:func:`probe_outcomes`).
+    fpir_targets : sequence of float, default 1e-1, 1e-2, 1e-3
+        Each target gives one threshold, shared by every group.
+    alpha : float, default 0.5
+        Weight of the FPIR differential (0: only DIR matters, 1: only FPIR).
+    rank : int, default 1
+        Rank up to which a mate counts as identified.
+    dev : pandas.DataFrame, optional
+        Development outcomes the thresholds are set on; without them they are set on
+        ``outcomes`` itself, which is optimistic (flagged in the ``optimistic`` column).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per target: ``fpir_target``, ``threshold``, ``A`` (largest FPIR gap),
+        ``B`` (largest DIR gap), ``fdr``, ``alpha``, ``k`` (development non-enrolled probes
+        whose best score reaches the threshold), ``resolved`` (the target allows at least 3
+        false alarms among the N development non-enrolled probes, ``fpir·N >= 3``),
+        ``precise`` (at least 30) and ``optimistic``.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        For targets below 3/N of the development non-enrolled probes (rule of three).
+
+    See Also
+    --------
+    biofair.fairness_discrepancy_rate : FDR of verification.
+    biofair.identification_rates : The per-group rates behind the gaps.
+    biofair.area_under_fdr : One number over a range of targets.
+
+    Notes
+    -----
+    ``FDR'(t) = 1 - (alpha · max_ij |FPIR_i(t) - FPIR_j(t)| + (1 - alpha) · max_ij
+    |DIR_i(t) - DIR_j(t)|)``. The paper's eq. 11 defines the bracket, a discrepancy; biofair
+    reports one minus it, on FDR's scale (1 = fair, 0 = the largest gap), so that
+    :func:`biofair.area_under_fdr` applies unchanged.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, eq. 11.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> data = bf.synthetic.identification_embeddings(fair=False, n_enrolled=200, n_nonenrolled=200, rng=0)
+    >>> outcomes = bf.probe_outcomes_from_matrix(data.scores, probe_subjects=data.probe_subjects,
+    ...                                          gallery_subjects=data.gallery_subjects,
+    ...                                          probe_groups=data.probe_groups)
+    >>> fdr = bf.identification_discrepancy_rate(outcomes, fpir_targets=[1e-1, 1e-2])
+    >>> fdr[["fpir_target", "k", "resolved", "precise"]]
+       fpir_target   k  resolved  precise
+    0         0.10  60      True     True
+    1         0.01   6      True    False
+    """
+    check_alpha(alpha)
+    targets = as_rates(list(fpir_targets), "fpir_targets")
+    groups = _groups(outcomes, need_open_set=True)
+    reference = outcomes if dev is None else dev
+    thresholds = np.atleast_1d(threshold_at_fpir(reference, targets))
+    dir_rates, fpir_rates = _dir_fpir(groups, thresholds, rank)
+    open_set = np.sort(reference.loc[~reference["mated"], "score"].to_numpy())
+    return _discrepancy_table(
+        targets, thresholds, (_max_gap(fpir_rates), _max_gap(dir_rates)), alpha=alpha,
+        n_dev=open_set.size, at_or_above=open_set.size - np.searchsorted(open_set, thresholds, side="left"),
+        optimistic=dev is None, rate="fpir",
+    )

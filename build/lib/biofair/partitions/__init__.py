@@ -1,0 +1,65 @@
+"""Exact fairness and performance metrics over partitioned score sets too large for one machine.
+
+Every function reads a ``dask.dataframe.DataFrame`` (or a Parquet path or glob) with the
+canonical columns, computes a small summary of each partition (counts at thresholds,
+histograms on fixed edges, the distinct values inside a few bins), adds the summaries up
+and derives the metric from the sum. The scores are never gathered in one place. Read
+more in the chapter "When the evaluation outgrows one machine" (``notebooks/14``).
+
+The passes over the data:
+
+1. census (:func:`biofair.partitions.census`): the group names, comparisons per group
+   and class, the score range, and every problem (missing column, NaN scores, missing
+   group labels, a group without a class);
+2. locating histogram and refinement: exact order statistics, hence thresholds at target
+   FMRs, CEI's percentiles, the EER;
+3. counts at thresholds per group and class: exact rates, hence TMR at FMR, FDR, GARBE
+   and Inequity; histograms on fixed edges: DFI and CEI exactly, ROC-AUC and partial AUC
+   bounded;
+4. the Poisson bootstrap for intervals.
+
+What is exact equals the in-memory function's result bit for bit; what can only be bounded
+(the ROC areas) comes as the same :class:`biofair.BoundedValue` as in memory, with its
+``low`` and ``high``. Every function has the in-memory function's name, option names,
+option order, option types and return type; options that exist only out of core (``bins``
+of the areas, ``max_passes`` of the EER) come last. Requires the optional dependencies
+``biofair[dask]``.
+"""
+
+from biofair.partitions import _order_statistics
+from biofair.partitions.areas import partial_auc, roc_auc
+from biofair.partitions.bootstrap import poisson_bootstrap
+from biofair.partitions.census import Census, Partitioned, census, partitioned
+from biofair.partitions.distribution_fairness import (
+    automatic_comprehensive_equity_index,
+    comprehensive_equity_index,
+    distribution_fairness_index,
+)
+from biofair.partitions.equal_error_rate import eer
+from biofair.partitions.rates import fairness_discrepancy_rate, group_rates_at, outcome_fairness, rates_by_group
+from biofair.partitions.thresholds import pooled_thresholds, tmr_at_fmr
+
+#: Bins of the locating histogram that finds exact order statistics (thresholds, CEI's
+#: percentiles, the EER), and the default ``bins`` of the bounded ROC areas.
+LOCATING_BINS = _order_statistics.LOCATING_BINS
+
+__all__ = [
+    "LOCATING_BINS",
+    "Census",
+    "Partitioned",
+    "automatic_comprehensive_equity_index",
+    "census",
+    "comprehensive_equity_index",
+    "distribution_fairness_index",
+    "eer",
+    "fairness_discrepancy_rate",
+    "group_rates_at",
+    "outcome_fairness",
+    "partial_auc",
+    "partitioned",
+    "pooled_thresholds",
+    "poisson_bootstrap",
+    "rates_by_group",
+    "roc_auc",
+    "tmr_at_fmr",
+]

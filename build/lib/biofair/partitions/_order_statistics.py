@@ -1,0 +1,175 @@
+"""Exact order statistics of partitioned scores: locate on a histogram, refine in a few bins.
+
+Thresholds at a target FMR, CEI's percentiles and the EER all need a few order statistics
+of a score set that is never in one place. Two passes find them exactly:
+
+1. locating histogram: every partition counts its scores on ``LOCATING_BINS`` fixed,
+   equal-width bins; the summed counts tell which bin holds the ``r``-th smallest score;
+2. refinement: every partition returns the distinct values (with counts) of those bins
+   and of the nearest non-empty bin on each side; summed, they give the exact value of
+   each wanted order statistic and of its neighbours.
+
+Scores are read as *streams*: a function ``select(partition, *args)`` returns the scores
+and a stream code per row (``-1``: not read), so one pass serves several groups or classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from biofair.distribution_fairness import _range_edges
+from biofair.partitions.census import _on_partitions
+
+#: Bins of the locating histogram.
+LOCATING_BINS = 1 << 16
+
+Select = Callable[..., tuple[NDArray[np.float64], NDArray[np.intp]]]
+
+
+def bins_of(values: NDArray, edges: NDArray) -> NDArray[np.intp]:
+    """Bin of each value on equal-width ``edges``, by np.histogram's rule.
+
+    Bin ``b`` holds ``edges[b] <= x < edges[b+1]``, the last bin also ``x == edges[-1]``;
+    values outside the edges go to the first or last bin. Computed by arithmetic, then
+    corrected by one comparison with the edges on each side (as np.histogram does).
+    """
+    n_bins = edges.size - 1
+    scaled = (values - edges[0]) * (n_bins / (edges[-1] - edges[0]))
+    index = np.clip(scaled, 0, n_bins - 1).astype(np.intp)
+    index -= (values < edges[index]) & (index > 0)
+    index += (values >= edges[index + 1]) & (index < n_bins - 1)
+    return index
+
+
+def locating_edges(low: float, high: float) -> NDArray[np.float64]:
+    """The locating histogram's edges over ``[low, high]``."""
+    return _range_edges(low, high, LOCATING_BINS)
+
+
+def _histogram_part(part: pd.DataFrame, index: int, select: Select, args: tuple, n_streams: int,
+                    edges: NDArray) -> NDArray[np.int64]:
+    values, stream = select(part, *args)
+    keep = stream >= 0
+    n_bins = edges.size - 1
+    key = stream[keep] * n_bins + bins_of(values[keep], edges)
+    return np.bincount(key, minlength=n_streams * n_bins).reshape(n_streams, n_bins)
+
+
+def at_or_above(histogram: NDArray) -> NDArray[np.int64]:
+    """Scores of each stream at or above the start of each bin, and 0 above the last bin
+    (streams x bins + 1): the counts at a threshold equal to a bin's first score."""
+    from_top = np.cumsum(histogram[:, ::-1], axis=1)[:, ::-1]
+    return np.concatenate([from_top, np.zeros((histogram.shape[0], 1), dtype=from_top.dtype)], axis=1)
+
+
+def locate(frame, select: Select, args: tuple, n_streams: int, edges: NDArray) -> NDArray[np.int64]:
+    """Pass 1: counts per stream (rows) and locating bin (columns), summed over partitions."""
+    return np.sum(_on_partitions(frame, _histogram_part, select, args, n_streams, edges), axis=0)
+
+
+def _distinct_part(part: pd.DataFrame, index: int, select: Select, args: tuple, edges: NDArray,
+                   wanted: NDArray[np.bool_]) -> pd.Series:
+    values, stream = select(part, *args)
+    keep = stream >= 0
+    values, stream = values[keep], stream[keep]
+    inside = wanted[stream, bins_of(values, edges)]
+    return pd.DataFrame({"stream": stream[inside], "value": values[inside]}).value_counts()
+
+
+class Windows:
+    """Per stream, every distinct value of a few bins, with its count and exact rank.
+
+    ``kth``, ``above`` and ``below`` answer for the wanted ranks and their neighbours; a
+    question about a value outside the refined bins is a programming error (it raises).
+    """
+
+    def __init__(self, histogram: NDArray, edges: NDArray, distinct: pd.Series):
+        self.sizes = histogram.sum(axis=1)
+        self._edges = edges
+        self._before_bin = np.cumsum(histogram, axis=1) - histogram  # scores in lower bins
+        self._values, self._counts, self._bins, self._below = [], [], [], []
+        for stream in range(histogram.shape[0]):
+            part = distinct[distinct.index.get_level_values(0) == stream]
+            values = part.index.get_level_values(1).to_numpy(dtype=np.float64)
+            counts = part.to_numpy(dtype=np.int64)
+            order = np.argsort(values)
+            values, counts = values[order], counts[order]
+            bins = bins_of(values, edges)
+            earlier = np.cumsum(counts) - counts  # window scores below each value
+            first_in_bin = np.searchsorted(bins, bins, side="left")
+            self._values.append(values)
+            self._counts.append(counts)
+            self._bins.append(bins)
+            self._below.append(self._before_bin[stream, bins] + earlier - earlier[first_in_bin])
+
+    def kth(self, stream: int, rank: int) -> float:
+        """The score of 0-based ascending ``rank`` in ``stream``."""
+        below, counts = self._below[stream], self._counts[stream]
+        j = int(np.searchsorted(below + counts, rank, side="right"))
+        if j == below.size or below[j] > rank:
+            raise RuntimeError(f"rank {rank} of stream {stream} lies outside the refined bins")
+        return float(self._values[stream][j])
+
+    def above(self, stream: int, value: float, *, inclusive: bool = False) -> float | None:
+        """The smallest score ``> value`` (``>=`` if inclusive); None if there is none."""
+        values = self._values[stream]
+        j = int(np.searchsorted(values, value, side="left" if inclusive else "right"))
+        return float(values[j]) if j < values.size else None
+
+    def below(self, stream: int, value: float, *, inclusive: bool = False) -> float | None:
+        """The largest score ``< value`` (``<=`` if inclusive); None if there is none."""
+        values = self._values[stream]
+        j = int(np.searchsorted(values, value, side="right" if inclusive else "left")) - 1
+        return float(values[j]) if j >= 0 else None
+
+    def counts_below(self, stream: int, thresholds: NDArray) -> NDArray[np.int64]:
+        """Scores of ``stream`` strictly below each threshold (each in a refined bin)."""
+        bins = bins_of(thresholds, self._edges)
+        cumulative = np.concatenate([[0], np.cumsum(self._counts[stream])])
+        in_lower_bins = np.searchsorted(self._bins[stream], bins, side="left")
+        below_threshold = np.searchsorted(self._values[stream], thresholds, side="left")
+        return self._before_bin[stream, bins] + cumulative[below_threshold] - cumulative[in_lower_bins]
+
+    def at_or_above(self, stream: int, value: float) -> int:
+        """Scores of ``stream`` at or above ``value``, one of its refined distinct scores."""
+        j = int(np.searchsorted(self._values[stream], value))
+        if j == self._values[stream].size or self._values[stream][j] != value:
+            raise RuntimeError(f"{value!r} is not a refined score of stream {stream}")
+        return int(self.sizes[stream] - self._below[stream][j])
+
+    def values(self, stream: int) -> NDArray[np.float64]:
+        """The distinct refined scores of ``stream``, ascending."""
+        return self._values[stream]
+
+
+def wanted_bins(histogram: NDArray, ranks: Sequence[NDArray]) -> NDArray[np.bool_]:
+    """Bins holding each stream's wanted ranks, with the nearest non-empty bin on each side."""
+    wanted = np.zeros(histogram.shape, dtype=bool)
+    for stream, (counts, stream_ranks) in enumerate(zip(histogram, ranks)):
+        if not np.size(stream_ranks):
+            continue
+        bins = np.searchsorted(np.cumsum(counts), stream_ranks, side="right")
+        nonempty = np.flatnonzero(counts)
+        at = np.searchsorted(nonempty, bins)
+        neighbours = nonempty[np.clip(np.concatenate([at - 1, at + 1]), 0, nonempty.size - 1)]
+        wanted[stream, np.concatenate([bins, neighbours])] = True
+    return wanted
+
+
+def refine(frame, select: Select, args: tuple, histogram: NDArray, edges: NDArray,
+           wanted: NDArray[np.bool_]) -> Windows:
+    """Pass 2: the distinct values of the wanted bins of every stream, with exact ranks."""
+    parts = _on_partitions(frame, _distinct_part, select, args, edges, wanted)
+    distinct = pd.concat(parts).groupby(level=[0, 1]).sum()
+    return Windows(histogram, edges, distinct)
+
+
+def order_statistics(frame, select: Select, args: tuple, n_streams: int, edges: NDArray,
+                     ranks: Callable[[NDArray[np.int64]], Sequence[NDArray]]) -> Windows:
+    """Both passes: ``ranks(sizes)`` gives each stream's wanted ranks from its size."""
+    histogram = locate(frame, select, args, n_streams, edges)
+    return refine(frame, select, args, histogram, edges, wanted_bins(histogram, ranks(histogram.sum(axis=1))))

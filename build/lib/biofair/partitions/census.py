@@ -1,0 +1,395 @@
+"""Pass 1 over a partitioned score set: read it, check every partition, count.
+
+Every out-of-core function starts here: the group names, the comparisons per group and
+class, the score range and every problem of the data, each naming its partition.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from biofair._typing import By
+from biofair.exceptions import SchemaError
+
+
+class Census(NamedTuple):
+    """What the first pass learns about a partitioned score set.
+
+    Returned by :func:`biofair.partitions.census`.
+
+    Attributes
+    ----------
+    names : list of str
+        The groups, sorted.
+    columns : tuple of (list of str, list of str)
+        The group columns read for the reference side and for the probe side, one per
+        attribute of ``by`` (a pair-level column stands on both sides).
+    n_mated : ndarray of int
+        Mated comparisons per group.
+    n_nonmated : ndarray of int
+        Homogeneous non-mated comparisons per group.
+    n_cross : int
+        Non-mated pairs whose sides belong to different groups.
+    low : float
+        Smallest homogeneous score.
+    high : float
+        Largest homogeneous score.
+    n_partitions : int
+        Partitions read.
+
+    See Also
+    --------
+    biofair.partitions.census : The function that returns it.
+    biofair.group_sizes : The same counts of an in-memory table.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from biofair.partitions import Census
+    >>> Census(["a", "b"], (["group"], ["group"]), np.array([5, 6]), np.array([50, 60]), 0, -1.0, 2.0, 1).n_mated
+    array([5, 6])
+    """
+
+    names: list[str]
+    columns: tuple[list[str], list[str]]
+    n_mated: NDArray[np.int64]
+    n_nonmated: NDArray[np.int64]
+    n_cross: int
+    low: float
+    high: float
+    n_partitions: int
+
+
+def _as_frame(scores: Any):
+    """A Dask DataFrame from a Dask DataFrame, a Parquet path or glob, or a Partitioned."""
+    import dask.dataframe as dd
+
+    if isinstance(scores, Partitioned):
+        return scores.frame
+    if isinstance(scores, dd.DataFrame):
+        return scores
+    if isinstance(scores, str) or hasattr(scores, "__fspath__"):
+        return dd.read_parquet(str(scores))
+    raise TypeError(f"scores must be a dask DataFrame or a Parquet path, got {type(scores).__name__}")
+
+
+def _group_columns(columns: Sequence[str], by: By) -> tuple[list[str], list[str]]:
+    """The reference-side and probe-side group columns of every attribute of ``by``."""
+    attributes = [by] if isinstance(by, str) else list(by)
+    if not attributes:
+        raise ValueError("by must name at least one column")
+    reference, probe = [], []
+    for attribute in attributes:
+        sides = [f"reference_{attribute}", f"probe_{attribute}"]
+        if attribute in columns:
+            sides = [attribute, attribute]
+        elif not set(sides) <= set(columns):
+            raise SchemaError(
+                f"no group column for {attribute!r}: give a pair-level column of that name or both "
+                f"{sides[0]} and {sides[1]} (the data have {list(columns)})"
+            )
+        reference.append(sides[0])
+        probe.append(sides[1])
+    return reference, probe
+
+
+def _on_partitions(frame, function: Callable, *args) -> list:
+    """``function(partition, index, *args)`` on every partition, computed by Dask."""
+    import dask
+
+    tasks = [dask.delayed(function)(part, i, *args) for i, part in enumerate(frame.to_delayed())]
+    return list(dask.compute(*tasks))
+
+
+def _labels(column: pd.Series) -> pd.Series:
+    """Group labels as strings; string and string-categorical columns are kept as they are."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        if pd.api.types.is_string_dtype(column.cat.categories):
+            return column.reset_index(drop=True)
+    elif pd.api.types.is_string_dtype(column):
+        return column.reset_index(drop=True)
+    return column.astype(str).reset_index(drop=True)
+
+
+def _side_labels(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> list[pd.Series]:
+    """The group label of each side (one series when every attribute is pair-level).
+
+    Several attributes combine into one label per side, their values joined by " / ".
+    """
+
+    def label(names: list[str]) -> pd.Series:
+        if len(names) == 1:
+            return _labels(part[names[0]])
+        return functools.reduce(lambda a, b: a + " / " + b, [_labels(part[n]).astype(str) for n in names])
+
+    reference, probe = columns
+    return [label(reference)] if reference == probe else [label(reference), label(probe)]
+
+
+def _same_group(sides: list[pd.Series]) -> NDArray[np.bool_]:
+    """True where both sides of a pair belong to the same group (always, for one column)."""
+    if len(sides) == 1:
+        return np.ones(len(sides[0]), dtype=bool)
+    try:
+        return (sides[0] == sides[1]).to_numpy(dtype=bool)
+    except TypeError:  # categoricals with different categories
+        return (sides[0].astype(str) == sides[1].astype(str)).to_numpy(dtype=bool)
+
+
+def _group_keys(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.intp], NDArray[np.bool_]]:
+    """Scores, group codes (-1: cross-group pair) and labels of one partition."""
+    codes = [pd.Categorical(side, categories=census.names).codes for side in _side_labels(part, census.columns)]
+    group = np.where(codes[0] == codes[-1], codes[0], -1).astype(np.intp)
+    return part["score"].to_numpy(dtype=np.float64), group, part["mated"].to_numpy(dtype=bool)
+
+
+# -- pass 1: census -------------------------------------------------------------------------
+
+
+def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str]:
+    """Everything wrong with one partition, each naming the partition."""
+    missing = [c for c in ("score", "mated", *columns) if c not in part.columns]
+    if missing:
+        return [f"partition {index}: missing column(s) {', '.join(missing)}"]
+    problems = []
+    values = part["score"].to_numpy(dtype=np.float64, na_value=np.nan)
+    if bad := int((~np.isfinite(values)).sum()):
+        problems.append(f"partition {index}: {bad} NaN or infinite scores")
+    if not pd.api.types.is_bool_dtype(part["mated"]):
+        problems.append(f"partition {index}: column 'mated' must be boolean, got {part['mated'].dtype}")
+    for column in columns:
+        if n_missing := int(part[column].isna().sum()):
+            problems.append(f"partition {index}: column {column!r} has {n_missing} missing values")
+    return problems
+
+
+def _raise_problems(found: list[list[str]]) -> None:
+    problems = [p for part in found for p in part]
+    if problems:
+        raise SchemaError("invalid score partitions:\n- " + "\n- ".join(problems))
+
+
+def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[str]]) -> dict:
+    """Problems of one partition, or its counts per (group, class), cross pairs and range."""
+    if problems := _problems_of(part, index, list(dict.fromkeys(columns[0] + columns[1]))):
+        return {"problems": problems}
+    values = part["score"].to_numpy(dtype=np.float64)
+    sides = _side_labels(part, columns)
+    homogeneous = _same_group(sides)
+    mated = part["mated"].to_numpy(dtype=bool)
+    grouping = sides[0][homogeneous].reset_index(drop=True)
+    counts = pd.Series(mated[homogeneous]).groupby(grouping, observed=True).agg(["sum", "size"])
+    counts.index = counts.index.astype(str)
+    if len(columns[0]) == 1:  # one attribute: every label of either side is a group
+        names = sorted({str(name) for side in sides for name in side.unique()})
+    else:  # several: every combination seen on both sides of a pair (as biofair.group_labels)
+        names = sorted(counts.index)
+    counts = pd.DataFrame({True: counts["sum"], False: counts["size"] - counts["sum"]}).reindex(names, fill_value=0)
+    kept = values[homogeneous]
+    return {
+        "problems": [],
+        "counts": counts,
+        "cross": int((~homogeneous & ~mated).sum()),
+        "low": float(kept.min()) if kept.size else np.inf,
+        "high": float(kept.max()) if kept.size else -np.inf,
+    }
+
+
+def census(scores: Any, *, by: By = "group") -> Census:
+    """Pass 1: check every partition and count comparisons per group and class.
+
+    Read more in the chapter "When the evaluation outgrows one machine".
+
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame or str
+        Partitioned score table (or a Parquet path or glob) with ``score``, ``mated`` and
+        the group column(s) of ``by`` (pair-level, or ``reference_<attr>`` and
+        ``probe_<attr>``).
+    by : str or sequence of str, default "group"
+        The grouping attribute(s); several combine into one group per observed
+        combination, named by joining the values with " / " (as :func:`biofair.group_labels`).
+
+    Returns
+    -------
+    Census
+        Group names, counts per group and class, cross-group count, score range.
+
+    Raises
+    ------
+    SchemaError
+        Listing every problem with its partition (missing columns, NaN or infinite scores,
+        non-boolean labels, missing group labels), then fewer than two groups or a group
+        without mated or homogeneous non-mated comparisons (named, with its counts).
+
+    See Also
+    --------
+    biofair.partitions.partitioned : The census with its frame, to pass to several functions.
+    biofair.group_sizes : The same counts of an in-memory table.
+
+    References
+    ----------
+    ISO/IEC 19795-10:2024 (the size of every demographic group, reported before any index).
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.fdr_canonical_system(n_mated=100, n_nonmated=1_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.census(dd.from_pandas(table, npartitions=3))
+    >>> found.names, found.n_mated.tolist(), found.n_partitions
+    (['0', '1', '2'], [100, 100, 100], 3)
+    """
+    frame = _as_frame(scores)
+    columns = _group_columns(list(frame.columns), by)
+    found = _on_partitions(frame, _census_part, columns)
+    _raise_problems([part["problems"] for part in found])
+    counts = pd.concat([part["counts"] for part in found]).groupby(level=0).sum()
+    names = [str(name) for name in counts.index]
+    result = Census(
+        names, columns, counts[True].to_numpy(dtype=np.int64), counts[False].to_numpy(dtype=np.int64),
+        sum(part["cross"] for part in found), min(part["low"] for part in found),
+        max(part["high"] for part in found), len(found),
+    )
+    empty = [
+        f"group {name!r} has {m} mated and {n} homogeneous non-mated comparisons; both are needed"
+        for name, m, n in zip(names, result.n_mated, result.n_nonmated) if m == 0 or n == 0
+    ]
+    if len(names) < 2:
+        empty.append(f"fairness needs at least two groups; by={by!r} gives {len(names)}")
+    if empty:
+        raise SchemaError("cannot compare groups:\n- " + "\n- ".join(empty))
+    return result
+
+
+class Partitioned(NamedTuple):
+    """A partitioned score set with its census: pass it to several functions to count once.
+
+    Returned by :func:`biofair.partitions.partitioned`; every function of
+    :mod:`biofair.partitions` accepts it in place of the data.
+
+    Attributes
+    ----------
+    frame : dask.dataframe.DataFrame
+        The partitioned scores.
+    census : Census
+        Their census (groups, counts, range).
+
+    See Also
+    --------
+    biofair.partitions.partitioned : The function that returns it.
+    biofair.ScoresByGroup : The in-memory counterpart.
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.fdr_canonical_system(n_mated=100, n_nonmated=1_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     data = bp.partitioned(dd.from_pandas(table, npartitions=2))
+    >>> data.census.names
+    ['0', '1', '2']
+    """
+
+    frame: Any
+    census: Census
+
+
+def partitioned(scores: Any, *, by: By = "group") -> Partitioned:
+    """The frame of ``scores`` and its census (returned as is when already made).
+
+    Read more in the chapter "When the evaluation outgrows one machine".
+
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        Partitioned score table, or a Parquet path or glob.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    Partitioned
+        The frame and its :func:`biofair.partitions.census`.
+
+    Raises
+    ------
+    ValueError
+        When a ``Partitioned`` was made for another grouping.
+
+    See Also
+    --------
+    biofair.partitions.census : What the census holds.
+    biofair.scores_by_group : The in-memory counterpart.
+
+    References
+    ----------
+    ISO/IEC 19795-10:2024 (the size of every demographic group).
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.fdr_canonical_system(n_mated=100, n_nonmated=1_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     data = bp.partitioned(dd.from_pandas(table, npartitions=2))
+    ...     again = bp.partitioned(data)  # counted once
+    >>> again is data
+    True
+    """
+    if isinstance(scores, Partitioned):
+        if scores.census.columns != _group_columns(list(scores.frame.columns), by):
+            raise ValueError(f"this census was made for other group columns than by={by!r}")
+        return scores
+    frame = _as_frame(scores)
+    return Partitioned(frame, census(frame, by=by))
+
+
+class _ClassCensus(NamedTuple):
+    """Counts and range of all comparisons, groups ignored (for metrics over all pairs)."""
+
+    n_mated: int
+    n_nonmated: int
+    low: float  # smallest score
+    high: float  # largest score
+
+
+def _class_census_part(part: pd.DataFrame, index: int) -> dict:
+    if problems := _problems_of(part, index, []):
+        return {"problems": problems}
+    values, mated = part["score"].to_numpy(dtype=np.float64), part["mated"].to_numpy(dtype=bool)
+    return {"problems": [], "n_mated": int(mated.sum()), "n": values.size,
+            "low": float(values.min()) if values.size else np.inf,
+            "high": float(values.max()) if values.size else -np.inf}
+
+
+def _class_census(frame) -> _ClassCensus:
+    """Check every partition (``score`` and ``mated`` only) and count each class.
+
+    Raises
+    ------
+    SchemaError
+        Naming each partition's problems, or a class without comparisons.
+    """
+    found = _on_partitions(frame, _class_census_part)
+    _raise_problems([part["problems"] for part in found])
+    n_mated = sum(part["n_mated"] for part in found)
+    n_nonmated = sum(part["n"] for part in found) - n_mated
+    if n_mated == 0 or n_nonmated == 0:
+        raise SchemaError(f"the scores hold {n_mated} mated and {n_nonmated} non-mated comparisons; "
+                          "both classes are needed")
+    return _ClassCensus(n_mated, n_nonmated, min(part["low"] for part in found),
+                        max(part["high"] for part in found))

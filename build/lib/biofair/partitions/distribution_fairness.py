@@ -1,0 +1,375 @@
+"""DFI, CEI and CEI^A of partitioned scores, from merged histograms: exactly the in-memory values.
+
+DFI needs one histogram pass on the census's range. CEI also needs each group's own
+split percentile: the two order statistics ``np.percentile`` interpolates between (and
+each group's smallest and largest score) come from the locating and refinement passes of
+the order-statistics module of :mod:`biofair.partitions`; a last pass counts every group's tail and
+centre on their edges. CEI^A first merges each group's mean and variance (Chan et al.'s
+pairwise update) and counts the scores beyond ``mu ± N·sigma``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from biofair._typing import By, Combine, MeanTail, ScoreKind
+from biofair._validation import check_bins, check_choice, check_kind
+from biofair.distribution_fairness import (
+    EquityIndex,
+    _automatic_parameters,
+    _cei_from_counts,
+    _cei_parameters,
+    _dfi_from_counts,
+    _empty_centre,
+    _index_from_divergences,
+    _part_edges,
+    _range_edges,
+)
+from biofair.partitions._order_statistics import Windows, bins_of, locating_edges, order_statistics
+from biofair.partitions.census import Census, Partitioned, _group_keys, _on_partitions, partitioned
+
+
+def _group_histograms_part(part: pd.DataFrame, index: int, census: Census, edges: NDArray) -> NDArray:
+    """Counts per (group, class, bin) of the homogeneous comparisons of a partition."""
+    values, group, mated = _group_keys(part, census)
+    keep = group >= 0
+    n_bins = edges.size - 1
+    key = (group[keep] * 2 + mated[keep]) * n_bins + bins_of(values[keep], edges)
+    return np.bincount(key, minlength=len(census.names) * 2 * n_bins).reshape(-1, 2, n_bins)
+
+
+def distribution_fairness_index(scores: Any, *, by: By = "group", bins: int = 100,
+                                combine: Combine = "pooled") -> EquityIndex:
+    """Distribution Fairness Index (DFI) of a partitioned score set, exactly.
+
+    Read more in the chapter "When the evaluation outgrows one machine".
+
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        The partitioned score set.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    bins : int, default 100
+        Equal-width bins over the pooled range of all homogeneous scores.
+    combine : {"pooled", "equal"}, default "pooled"
+        As for :func:`biofair.distribution_fairness_index`.
+
+    Returns
+    -------
+    EquityIndex
+        The result of :func:`biofair.distribution_fairness_index`, equal to it.
+
+    See Also
+    --------
+    biofair.distribution_fairness_index : The same index in memory.
+
+    Notes
+    -----
+    The in-memory function's bins come from the census; one histogram pass per group and
+    class follows.
+
+    References
+    ----------
+    K. Kotwal and S. Marcel's DFI, as restated in "Balancing Tails when Comparing
+    Distributions: Comprehensive Equity Index (CEI)", eq. 5-7.
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.beta_scenario("BG", n_groups=2, n_mated=1_000, n_nonmated=1_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.distribution_fairness_index(dd.from_pandas(table, npartitions=3))
+    >>> found.extreme == bf.distribution_fairness_index(table).extreme
+    True
+    """
+    check_choice(combine, "combine", ("pooled", "equal"))
+    bins = check_bins(bins)
+    frame, census_ = partitioned(scores, by=by)
+    edges = _range_edges(census_.low, census_.high, bins)
+    counts = np.sum(_on_partitions(frame, _group_histograms_part, census_, edges), axis=0)
+    return _dfi_from_counts(census_.names, counts[:, 1], counts[:, 0], combine=combine)
+
+
+# -- CEI: per-group percentiles, then tail and centre histograms ---------------------------------
+
+
+def _one_class(part: pd.DataFrame, census: Census, kind: str) -> tuple[NDArray, NDArray[np.intp]]:
+    """Stream k: the homogeneous comparisons of group k in class ``kind``."""
+    values, group, mated = _group_keys(part, census)
+    return values, np.where((group >= 0) & (mated == (kind == "mated")), group, -1)
+
+
+def _percentile_rank(size: int, percentile: float) -> int:
+    """``k`` with np.percentile's (linear) value between the k-th and (k+1)-th smallest."""
+    return min(int(np.floor((size - 1) * np.true_divide(percentile, 100))), size - 1)
+
+
+def _percentile_between(lower: float, upper: float, size: int, percentile: float) -> float:
+    """``np.percentile(v, percentile)`` of an ascending ``v`` of ``size`` scores, from
+    ``lower = v[k]`` and ``upper = v[k+1]`` (k of :func:`_percentile_rank`): the same
+    fraction ``gamma = (size-1)·q - k`` and the same interpolation as NumPy."""
+    virtual = (size - 1) * np.true_divide(percentile, 100)
+    if virtual >= size - 1:
+        return float(upper)
+    gamma = virtual - np.floor(virtual)
+    return float(np.quantile(np.array([lower, upper]), gamma))
+
+
+class _Split(NamedTuple):
+    tail_ranges: NDArray  # (groups, 2): low and high of each group's tail
+    centre_ranges: NDArray
+    splits: NDArray  # the first tail score (non-mated) or the last one (mated)
+
+
+def _split_points(windows: Windows, names: list[str], kind: str, percentiles: NDArray) -> _Split:
+    """Each group's split, and the ranges of its tail and centre, as in memory."""
+    tails, centres, splits = [], [], []
+    for k, (name, percentile) in enumerate(zip(names, percentiles)):
+        size = int(windows.sizes[k])
+        q = percentile if kind == "nonmated" else 100.0 - percentile
+        rank = _percentile_rank(size, q)
+        at = _percentile_between(windows.kth(k, rank), windows.kth(k, min(rank + 1, size - 1)), size, q)
+        low, high = windows.kth(k, 0), windows.kth(k, size - 1)
+        if kind == "nonmated":  # tail: scores >= at
+            split = windows.above(k, at, inclusive=True)
+            edge = windows.below(k, split)
+            tail, centre = (split, high), (low, edge)
+        else:  # tail: scores <= at
+            split = windows.below(k, at, inclusive=True)
+            edge = windows.above(k, split)
+            tail, centre = (low, split), (edge, high)
+        if edge is None:
+            raise _empty_centre(name, size, kind, percentile)
+        tails.append(tail)
+        centres.append(centre)
+        splits.append(split)
+    return _Split(np.array(tails), np.array(centres), np.array(splits))
+
+
+def _percentile_ranks(sizes: NDArray, kind: str, percentiles: NDArray) -> list[NDArray]:
+    """Per group: smallest, largest and the two scores its split percentile lies between."""
+    ranks = []
+    for size, percentile in zip(sizes, percentiles):
+        size = int(size)
+        rank = _percentile_rank(size, percentile if kind == "nonmated" else 100.0 - percentile)
+        ranks.append(np.array([0, size - 1, rank, min(rank + 1, size - 1)]))
+    return ranks
+
+
+def _tail_centre_part(part: pd.DataFrame, index: int, census: Census, kind: str, splits: NDArray,
+                      tail_edges: NDArray, centre_edges: NDArray) -> NDArray[np.int64]:
+    """Counts per (group, tail or centre, bin) of one class of a partition."""
+    values, group = _one_class(part, census, kind)
+    keep = group >= 0
+    values, group = values[keep], group[keep]
+    in_tail = values >= splits[group] if kind == "nonmated" else values <= splits[group]
+    bins = np.empty(values.size, dtype=np.intp)
+    bins[in_tail] = bins_of(values[in_tail], tail_edges)
+    bins[~in_tail] = bins_of(values[~in_tail], centre_edges)
+    n_bins = tail_edges.size - 1
+    key = (group * 2 + in_tail) * n_bins + bins
+    return np.bincount(key, minlength=len(census.names) * 2 * n_bins).reshape(-1, 2, n_bins)
+
+
+def _cei_divergences(data: Partitioned, kind: str, percentiles: NDArray, tail_weight: float, bins: int,
+                     mean_tail: str, smoothing: float) -> NDArray[np.float64]:
+    """Three passes: locate and refine each group's split, then count tails and centres."""
+    frame, census_ = data
+    windows = order_statistics(frame, _one_class, (census_, kind), len(census_.names),
+                               locating_edges(census_.low, census_.high),
+                               lambda sizes: _percentile_ranks(sizes, kind, percentiles))
+    split = _split_points(windows, census_.names, kind, percentiles)
+    tail_edges, centre_edges = _part_edges(split.tail_ranges, split.centre_ranges, bins, mean_tail)
+    counts = np.sum(_on_partitions(frame, _tail_centre_part, census_, kind, split.splits, tail_edges,
+                                  centre_edges), axis=0)
+    return _cei_from_counts(counts[:, 1], counts[:, 0], kind=kind, percentile=float(np.mean(percentiles)),
+                           tail_weight=tail_weight, mean_tail=mean_tail, smoothing=smoothing)
+
+
+def comprehensive_equity_index(
+    scores: Any,
+    *,
+    kind: ScoreKind = "mated",
+    percentile: float = 95.0,
+    tail_weight: float = 0.8,
+    bins: int = 100,
+    by: By = "group",
+    mean_tail: MeanTail = "groups",
+    smoothing: float = 1e-6,
+) -> EquityIndex:
+    """Comprehensive Equity Index (CEI) of one class of a partitioned score set, exactly.
+
+    Read more in the chapter "When the evaluation outgrows one machine".
+
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        The partitioned score set.
+    kind : {"mated", "nonmated"}, default "mated"
+        The class compared across groups.
+    percentile : float, default 95
+        ``P_split`` in (0, 100).
+    tail_weight : float, default 0.8
+        ``w_t`` in [0, 1].
+    bins : int, default 100
+        Bins of the tail and centre histograms.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    mean_tail : {"groups", "split_mean"}, default "groups"
+        How the mean's parts are formed.
+    smoothing : float, default 1e-6
+        Mass added to every bin, ``"split_mean"`` only.
+
+    Returns
+    -------
+    EquityIndex
+        The result of :func:`biofair.comprehensive_equity_index` (every option as there),
+        equal to it.
+
+    See Also
+    --------
+    biofair.comprehensive_equity_index : The same index in memory.
+
+    Notes
+    -----
+    Each group's split is its own ``np.percentile`` (linear interpolation between two order
+    statistics, found exactly by a locating and a refinement pass); a third pass counts
+    every group's tail and centre on the same edges as in memory.
+
+    References
+    ----------
+    "Balancing Tails when Comparing Distributions: Comprehensive Equity Index (CEI) with
+    Application to Bias Evaluation in Operational Face Biometrics", eq. 8-10.
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.beta_scenario("BG", n_groups=2, n_mated=1_000, n_nonmated=1_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.comprehensive_equity_index(dd.from_pandas(table, npartitions=3), bins=20)
+    >>> found.extreme == bf.comprehensive_equity_index(table, bins=20).extreme
+    True
+    """
+    parameters = _cei_parameters(kind=kind, percentile=percentile, tail_weight=tail_weight, bins=bins,
+                                mean_tail=mean_tail, smoothing=smoothing)
+    data = partitioned(scores, by=by)
+    percentiles = np.full(len(data.census.names), float(percentile))
+    divergences = _cei_divergences(data, kind, percentiles, tail_weight, parameters["bins"], mean_tail,
+                                   smoothing)
+    return _index_from_divergences(divergences, data.census.names, parameters)
+
+
+def _moments_part(part: pd.DataFrame, index: int, census: Census, kind: str) -> NDArray[np.float64]:
+    """Per group: count, mean and sum of squared deviations from the mean (3 x groups)."""
+    values, group = _one_class(part, census, kind)
+    keep = group >= 0
+    values, group = values[keep], group[keep]
+    size = len(census.names)
+    n = np.bincount(group, minlength=size).astype(np.float64)
+    mean = np.bincount(group, values, minlength=size) / np.maximum(n, 1)
+    deviation = values - mean[group]
+    return np.stack([n, mean, np.bincount(group, deviation * deviation, minlength=size)])
+
+
+def _merged_moments(parts: list[NDArray]) -> tuple[NDArray, NDArray]:
+    """Mean and (population) standard deviation per group from per-partition moments."""
+    n, mean, squares = np.zeros_like(parts[0])
+    for n_b, mean_b, squares_b in parts:
+        total = n + n_b
+        delta = mean_b - mean
+        share = np.divide(n_b, total, out=np.zeros_like(total), where=total > 0)
+        mean = mean + delta * share
+        squares = squares + squares_b + delta * delta * n * share
+        n = total
+    return mean, np.sqrt(squares / n)
+
+
+def _beyond_part(part: pd.DataFrame, index: int, census: Census, kind: str, mean: NDArray,
+                 std: NDArray, n_std: float) -> NDArray[np.int64]:
+    """Per group: scores more than ``n_std`` standard deviations beyond the mean, towards the
+    class's error tail."""
+    values, group = _one_class(part, census, kind)
+    keep = group >= 0
+    values, group = values[keep], group[keep]
+    sign = 1.0 if kind == "nonmated" else -1.0
+    beyond = sign * (values - mean[group]) > n_std * std[group]
+    return np.bincount(group[beyond], minlength=len(census.names))
+
+
+def automatic_comprehensive_equity_index(
+    scores: Any, *, kind: ScoreKind = "mated", n_std: float = 3.0, bins: int = 100, by: By = "group"
+) -> EquityIndex:
+    """CEI^A of one class of a partitioned score set: split and tail weight from the data.
+
+    Read more in the chapter "When the evaluation outgrows one machine".
+
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        The partitioned score set.
+    kind : {"mated", "nonmated"}, default "mated"
+        The class compared across groups.
+    n_std : float, default 3
+        ``N``: the split sits N standard deviations from each group's mean.
+    bins : int, default 100
+        Bins of the tail and centre histograms.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    EquityIndex
+        The result of :func:`biofair.automatic_comprehensive_equity_index`.
+
+    See Also
+    --------
+    biofair.automatic_comprehensive_equity_index : The same index in memory.
+
+    Notes
+    -----
+    Five passes: merged moments per group, the counts beyond ``mu ± N·sigma``, then CEI's
+    three. Each group's mean and standard deviation are merged from partitions, so they
+    can differ from NumPy's in the last bits: the result equals the in-memory one unless a
+    score lies within that rounding of ``mu ± N·sigma``.
+
+    References
+    ----------
+    "Balancing Tails when Comparing Distributions: Comprehensive Equity Index (CEI) with
+    Application to Bias Evaluation in Operational Face Biometrics", eq. 12-14.
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.beta_scenario("BG", n_groups=2, n_mated=1_000, n_nonmated=1_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.automatic_comprehensive_equity_index(dd.from_pandas(table, npartitions=3), bins=20)
+    >>> found.extreme == bf.automatic_comprehensive_equity_index(table, bins=20).extreme
+    True
+    """
+    check_kind(kind)
+    if not n_std > 0:
+        raise ValueError(f"n_std must be positive, got {n_std!r}")
+    bins = check_bins(bins)
+    data = partitioned(scores, by=by)
+    frame, census_ = data
+    mean, std = _merged_moments(_on_partitions(frame, _moments_part, census_, kind))
+    counts = np.sum(_on_partitions(frame, _beyond_part, census_, kind, mean, std, n_std), axis=0)
+    sizes = census_.n_mated if kind == "mated" else census_.n_nonmated
+    percentiles, parameters = _automatic_parameters(census_.names, counts / sizes, kind=kind,
+                                                   n_std=n_std, bins=bins)
+    divergences = _cei_divergences(data, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0)
+    return _index_from_divergences(divergences, census_.names, parameters)

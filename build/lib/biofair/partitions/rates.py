@@ -1,0 +1,275 @@
+"""Exact per-group rates at thresholds over partitioned scores: FDR, GARBE, Inequity (pass 4)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from biofair._typing import By, ZeroRate
+from biofair._validation import as_rates, check_alpha
+from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_gap
+from biofair.dispersion import OutcomeFairness, _outcome_from_rates
+from biofair.groups import GroupRates, _rates_table
+from biofair.partitions.census import Census, _group_keys, _on_partitions, partitioned
+from biofair.partitions.thresholds import _pooled_thresholds_and_counts
+
+def _counts_at_part(part: pd.DataFrame, index: int, census: Census, thresholds: NDArray) -> NDArray:
+    values, group, mated = _group_keys(part, census)
+    key = (group + 1) * 2 + mated  # 0, 1: cross-group; 2k + 2, 2k + 3: group k
+    size = 2 * (len(census.names) + 1)
+    return np.stack([np.bincount(key[values >= t], minlength=size) for t in thresholds], axis=1)
+
+
+def group_rates_at(
+    scores: Any, thresholds: ArrayLike, *, by: By = "group"
+) -> tuple[GroupRates, NDArray[np.float64] | None]:
+    """Exact FMR and FNMR of every group at every threshold, and the cross-group FMR.
+
+    Read more in the chapter "When the evaluation outgrows one machine".
+
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        The partitioned score set (a :class:`biofair.partitions.Partitioned` skips the census).
+    thresholds : array_like
+        Decision thresholds; a comparison matches iff ``score >= t``.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    (GroupRates, ndarray or None)
+        Rates and counts of every group (rows) at every threshold (columns), one pass over
+        the data; and the FMR of the non-mated pairs whose sides differ in group at each
+        threshold, ``None`` when there are no such pairs.
+
+    See Also
+    --------
+    biofair.partitions.rates_by_group : The same rates as a tidy table.
+    biofair.GroupRates : The first result.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, IEEE T-BIOM, 2022 (per-group rates on homogeneous
+    pairs; cross-group pairs reported apart).
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=1_000, n_nonmated=10_000, rng=0)
+    >>> data = dd.from_pandas(table, npartitions=4)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     rates, cross = bp.group_rates_at(data, [2.0, 3.0])
+    >>> rates.fmr.shape, cross is None
+    ((3, 2), True)
+    """
+    frame, census_ = partitioned(scores, by=by)
+    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    at_or_above = np.sum(_on_partitions(frame, _counts_at_part, census_, values), axis=0)
+    false_matches, true_matches = at_or_above[2::2], at_or_above[3::2]
+    n_mated, n_nonmated = census_.n_mated[:, None], census_.n_nonmated[:, None]
+    false_non_matches = n_mated - true_matches
+    rates = GroupRates(false_matches / n_nonmated, false_non_matches / n_mated, false_matches,
+                       false_non_matches, n_mated, n_nonmated)
+    return rates, (at_or_above[0] / census_.n_cross if census_.n_cross else None)
+
+
+def rates_by_group(scores: Any, thresholds: ArrayLike, *, by: By = "group") -> pd.DataFrame:
+    """FMR and FNMR of every group at every threshold of a partitioned score set, exactly.
+
+    Read more in the chapter "When the evaluation outgrows one machine".
+
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        The partitioned score set.
+    thresholds : float or array_like
+        Decision thresholds (match iff ``score >= threshold``).
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table of :func:`biofair.rates_by_group`, equal to it value for value.
+
+    See Also
+    --------
+    biofair.rates_by_group : The same table in memory.
+    biofair.partitions.group_rates_at : The same numbers as arrays, with the cross-group FMR.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, IEEE T-BIOM, 2022, eq. 4-5.
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=1_000, n_nonmated=10_000, rng=0)
+    >>> data = dd.from_pandas(table, npartitions=4)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.rates_by_group(data, [3.0])
+    >>> found.equals(bf.rates_by_group(table, [3.0]))
+    True
+    """
+    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    data = partitioned(scores, by=by)
+    rates, _ = group_rates_at(data, values, by=by)
+    return _rates_table(data.census.names, values, rates)
+
+
+def fairness_discrepancy_rate(
+    scores: Any,
+    *,
+    fmr_targets: Sequence[float] = _DEFAULT_FMR_TARGETS,
+    alpha: float = 0.5,
+    by: By = "group",
+    dev: Any | None = None,
+) -> pd.DataFrame:
+    """FDR of a partitioned score set at thresholds set for target FMRs, exactly.
+
+    Read more in the chapter "When the evaluation outgrows one machine".
+
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        The evaluation set.
+    fmr_targets : sequence of float, default (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
+        Targets ``FMR = 10^x``; each gives one threshold.
+    alpha : float, default 0.5
+        Weight of the FMR differential.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    dev : dask.dataframe.DataFrame, str or Partitioned, optional
+        Development set the thresholds are set on; without it, ``scores`` (optimistic).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table of :func:`biofair.fairness_discrepancy_rate` (with ``k``, ``resolved`` and
+        ``precise``), equal to it value for value.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        For targets below 3/N of the pooled development non-mated scores (rule of three).
+
+    See Also
+    --------
+    biofair.fairness_discrepancy_rate : The same table in memory.
+    biofair.partitions.poisson_bootstrap : Intervals at fixed thresholds.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, eq. 4-6.
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=1_000, n_nonmated=10_000, rng=0)
+    >>> data = dd.from_pandas(table, npartitions=4)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.fairness_discrepancy_rate(data, fmr_targets=[1e-2, 1e-3])
+    >>> found.equals(bf.fairness_discrepancy_rate(table, fmr_targets=[1e-2, 1e-3]))
+    True
+    """
+    check_alpha(alpha)
+    targets = as_rates(list(fmr_targets), "fmr_targets")
+    data = partitioned(scores, by=by)
+    dev_data = data if dev is None else partitioned(dev, by=by)
+    thresholds, at_or_above, n_dev = _pooled_thresholds_and_counts(dev_data, targets, by)
+    rates, _ = group_rates_at(data, thresholds, by=by)
+    return _discrepancy_table(
+        targets, thresholds, (_max_gap(rates.fmr), _max_gap(rates.fnmr)), alpha=alpha,
+        n_dev=n_dev, at_or_above=at_or_above, optimistic=dev is None,
+    )
+
+
+def outcome_fairness(
+    scores: Any,
+    *,
+    threshold: float | None = None,
+    fmr: float | None = None,
+    by: By = "group",
+    alpha: float = 0.5,
+    correction: bool = True,
+    zero: ZeroRate = "upper_bound",
+) -> OutcomeFairness:
+    """GARBE and Inequity of a partitioned score set at one threshold, exactly.
+
+    Read more in the chapter "When the evaluation outgrows one machine".
+
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        The partitioned score set.
+    threshold : float, optional
+        The decision threshold ...
+    fmr : float, optional
+        ... or a target FMR on the pooled homogeneous non-mated scores. Give exactly one.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    alpha : float, default 0.5
+        Weight of GARBE_FMR in the combined GARBE.
+    correction : bool, default True
+        The K/(K-1) correction of :func:`biofair.garbe`.
+    zero : {"upper_bound", "raise"}, default "upper_bound"
+        What a zero rate does to Inequity (see :func:`biofair.inequity`).
+
+    Returns
+    -------
+    OutcomeFairness
+        The result of :func:`biofair.outcome_fairness`, equal to it.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        When ``fmr`` is below 3/N of the pooled homogeneous non-mated scores.
+    UndefinedRateWarning
+        When a zero rate was replaced for Inequity.
+
+    See Also
+    --------
+    biofair.outcome_fairness : The same indices in memory.
+
+    References
+    ----------
+    P. Grother, M. Ngan and K. Hanaoka, NISTIR 8280, 2019 (Inequity). J. J. Howard, Y. B.
+    Sirotin and A. R. Vemury, BTAS 2019 (GARBE).
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=5_000, n_nonmated=200_000, rng=0)
+    >>> data = dd.from_pandas(table, npartitions=4)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.outcome_fairness(data, threshold=3.5)
+    >>> found[:6] == bf.outcome_fairness(table, threshold=3.5)[:6]
+    True
+    """
+    if (threshold is None) == (fmr is None):
+        raise ValueError("give exactly one of threshold= and fmr=")
+    check_alpha(alpha)
+    data = partitioned(scores, by=by)
+    if fmr is not None:
+        threshold = float(_pooled_thresholds_and_counts(data, as_rates([fmr], "fmr"), by)[0][0])
+    rates, _ = group_rates_at(data, [threshold], by=by)
+    return _outcome_from_rates(data.census.names, float(threshold), rates, alpha=alpha, correction=correction,
+                               zero=zero)

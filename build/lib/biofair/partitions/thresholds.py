@@ -1,0 +1,193 @@
+"""Exact thresholds at target FMRs over partitioned scores (passes 2 and 3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from biofair._thresholds import allowed_false_matches, warn_unresolved
+from biofair._typing import By
+from biofair._validation import as_rates, scalar_or_array
+from biofair.partitions._order_statistics import Windows, locating_edges, order_statistics
+from biofair.partitions.census import Census, _as_frame, _class_census, _group_keys, _on_partitions, partitioned
+
+
+def _homogeneous_nonmated(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.intp]]:
+    """Stream 0: the non-mated pairs whose two sides share a group."""
+    values, group, mated = _group_keys(part, census)
+    return values, np.where((group >= 0) & ~mated, 0, -1)
+
+
+def _by_class(part: pd.DataFrame) -> tuple[NDArray, NDArray[np.intp]]:
+    """Every comparison, groups ignored: stream 0 non-mated, stream 1 mated."""
+    return part["score"].to_numpy(dtype=np.float64), part["mated"].to_numpy(dtype=np.intp)
+
+
+def _ranks(targets: NDArray, n: int) -> NDArray[np.int64]:
+    """Ascending ranks each target's threshold is read from: the smallest and the largest
+    score and, for ``0 < c < n`` allowed false matches, the ``(c+1)``-th largest."""
+    allowed = allowed_false_matches(targets, n)
+    return np.concatenate([[0, n - 1], n - 1 - allowed[(allowed > 0) & (allowed < n)]])
+
+
+def _thresholds_from(windows: Windows, stream: int, targets: NDArray) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """threshold_at_fmr's rule on refined windows, and the scores at or above each threshold.
+
+    For ``c`` allowed false matches: the smallest distinct score above the ``(c+1)``-th
+    largest; ``nextafter(max)`` if ``c = 0``; the smallest score if every score is allowed.
+    """
+    n = int(windows.sizes[stream])
+    top = np.nextafter(windows.kth(stream, n - 1), np.inf)  # rejects every score
+    thresholds, at_or_above = [], []
+    for c in allowed_false_matches(targets, n):
+        if c == 0:
+            thresholds.append(top)
+            at_or_above.append(0)
+        elif c >= n:
+            thresholds.append(windows.kth(stream, 0))
+            at_or_above.append(n)
+        else:
+            above = windows.above(stream, windows.kth(stream, n - 1 - int(c)))
+            thresholds.append(top if above is None else above)
+            at_or_above.append(0 if above is None else windows.at_or_above(stream, above))
+    return np.array(thresholds, dtype=np.float64), np.array(at_or_above, dtype=np.int64)
+
+
+def _pooled_thresholds_and_counts(scores: Any, targets: NDArray, by: By) -> tuple[NDArray, NDArray, int]:
+    """Thresholds on the pooled homogeneous non-mated scores, the scores at or above each, and N."""
+    frame, census_ = partitioned(scores, by=by)
+    n_nonmated = int(census_.n_nonmated.sum())
+    warn_unresolved(targets, n_nonmated, stacklevel=4)
+    windows = order_statistics(frame, _homogeneous_nonmated, (census_,), 1,
+                               locating_edges(census_.low, census_.high),
+                               lambda sizes: [_ranks(targets, int(sizes[0]))])
+    thresholds, at_or_above = _thresholds_from(windows, 0, targets)
+    return thresholds, at_or_above, n_nonmated
+
+
+def pooled_thresholds(scores: Any, fmr_targets: ArrayLike, *, by: By = "group") -> NDArray[np.float64]:
+    """Set exact thresholds at target FMRs on the pooled homogeneous non-mated scores.
+
+    Read more in the chapter "When the evaluation outgrows one machine".
+
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        The partitioned score set (a :class:`biofair.partitions.Partitioned` skips the census).
+    fmr_targets : array_like
+        Target FMRs in [0, 1].
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    ndarray
+        The same thresholds as the in-memory fairness functions set (one for every group),
+        by the rule of :func:`biofair.threshold_at_fmr`: for a target with ``c`` allowed false
+        matches, the smallest distinct non-mated score above the ``(c+1)``-th largest
+        (``nextafter(max)`` when ``c = 0``, the minimum when every score is allowed).
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        For targets below 3/N (rule of three).
+
+    See Also
+    --------
+    biofair.threshold_at_fmr : The rule, in memory.
+    biofair.partitions.fairness_discrepancy_rate : FDR at these thresholds.
+
+    Notes
+    -----
+    Two passes after the census: a 65,536-bin histogram locates each order statistic's bin;
+    the distinct values of those bins and their non-empty neighbours give it exactly.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, IEEE T-BIOM, 2022 (one threshold for every group,
+    set on the pooled non-mated scores). bob.measure, ``far_threshold`` (the rule).
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.fdr_canonical_system(n_mated=100, n_nonmated=1_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.pooled_thresholds(dd.from_pandas(table, npartitions=3), [1e-2])
+    >>> found[0] == bf.threshold_at_fmr(table.loc[~table["mated"], "score"], 1e-2)
+    np.True_
+    """
+    targets = np.atleast_1d(as_rates(fmr_targets, "fmr_targets"))
+    return _pooled_thresholds_and_counts(scores, targets, by)[0]
+
+
+def _mated_at_or_above_part(part: pd.DataFrame, index: int, thresholds: NDArray) -> NDArray[np.int64]:
+    values, stream = _by_class(part)
+    mated = values[stream == 1]
+    return np.array([(mated >= t).sum() for t in thresholds], dtype=np.int64)
+
+
+def tmr_at_fmr(scores: Any, fmr: float | ArrayLike) -> float | NDArray:
+    """True match rate at the threshold set for a target FMR, over a partitioned score set.
+
+    Read more in the chapter "When the evaluation outgrows one machine".
+
+    Parameters
+    ----------
+    scores : dask.dataframe.DataFrame, str or Partitioned
+        The partitioned score set; groups are ignored.
+    fmr : float or array_like
+        Target false match rate(s) in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        :func:`biofair.tmr_at_fmr` of all the mated and non-mated comparisons, exactly: the
+        threshold is set on every non-mated comparison (cross-group pairs included) and the
+        TMR counts every mated one.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        For targets below 3/N (rule of three).
+
+    See Also
+    --------
+    biofair.tmr_at_fmr : The same value in memory.
+    biofair.partitions.pooled_thresholds : Thresholds on the homogeneous pairs of the groups.
+
+    Notes
+    -----
+    Four passes: class census, locating histogram, refinement, mated counts at the thresholds.
+
+    References
+    ----------
+    Beyond ROC-AUC: Operating-Point Performance Reporting for Biometric Verification
+    (TMR at fixed FMRs).
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.dataframe as dd
+    >>> import biofair as bf
+    >>> from biofair import partitions as bp
+    >>> table = bf.synthetic.gaussian_scores(n_mated=500, n_nonmated=5_000, rng=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     found = bp.tmr_at_fmr(dd.from_pandas(table, npartitions=4), 1e-2)
+    >>> found == bf.tmr_at_fmr(*bf.split_scores(table), 1e-2)
+    True
+    """
+    frame = _as_frame(scores)
+    targets = np.atleast_1d(as_rates(fmr, "fmr"))
+    counts = _class_census(frame)
+    warn_unresolved(targets, counts.n_nonmated)
+    windows = order_statistics(frame, _by_class, (), 2, locating_edges(counts.low, counts.high),
+                               lambda sizes: [_ranks(targets, int(sizes[0])), []])
+    thresholds, _ = _thresholds_from(windows, 0, targets)
+    matches = np.sum(_on_partitions(frame, _mated_at_or_above_part, thresholds), axis=0)
+    return scalar_or_array((matches / counts.n_mated).reshape(np.shape(fmr)), fmr)

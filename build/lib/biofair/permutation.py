@@ -1,0 +1,214 @@
+"""Permutation null of a fairness index: its value when groups do not matter.
+
+Read more in the chapter "Choose CEI's parameters" (``notebooks/05``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from biofair._resampling import progress
+from biofair._typing import Alternative, By, Seed
+from biofair.exceptions import InsufficientComparisonsWarning
+from biofair.groups import _group_codes
+from biofair.schema import validate_scores
+
+
+class PermutationNull(NamedTuple):
+    """An observed statistic, its permutation null distribution and the p-value.
+
+    Returned by :func:`biofair.permutation_null`.
+
+    Attributes
+    ----------
+    observed : float
+        The statistic on the data as they are.
+    null : ndarray
+        The statistic on each permutation of the group labels.
+    p_value : float
+        ``(1 + #{null at least as unfair as observed}) / (1 + n_permutations)``.
+    n_permutations : int
+        Permutations drawn.
+    alternative : str
+        ``"less"`` or ``"greater"``: the direction of unfairness.
+
+    See Also
+    --------
+    biofair.permutation_null : The function that returns it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> result = bf.PermutationNull(0.8, np.array([0.9, 0.95, 0.85]), 0.25, 3, "less")
+    >>> result.p_value
+    0.25
+    """
+
+    observed: float
+    null: NDArray[np.float64]
+    p_value: float
+    n_permutations: int
+    alternative: str
+
+
+def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None):
+    """A function returning one permuted copy of ``scores`` per call."""
+    attributes = [by] if isinstance(by, str) else list(by)
+    _group_codes(scores, by)  # raises a clear error for a missing group column
+    columns = {a: [a] if a in scores.columns else [f"reference_{a}", f"probe_{a}"] for a in attributes}
+    if cluster is not None and cluster in scores.columns:
+        return _subject_shuffle(scores, columns, cluster)
+    per_side = [a for a, c in columns.items() if len(c) == 2]
+    if per_side:
+        raise ValueError(
+            f"per-side group columns {['reference_' + a for a in per_side]} can only be "
+            "shuffled by subject: give cluster= a subject column"
+        )
+    mated = scores["mated"].to_numpy(dtype=bool)
+
+    def shuffled(rng: np.random.Generator) -> pd.DataFrame:
+        # Shuffle labels within each class so that every group keeps its class sizes.
+        rows = np.arange(len(scores))
+        for in_class in (mated, ~mated):
+            rows[in_class] = rng.permutation(rows[in_class])
+        return scores.assign(**{a: scores[a].to_numpy()[rows] for a in columns})
+
+    return shuffled
+
+
+def _subject_shuffle(scores: pd.DataFrame, columns: dict[str, list[str]], cluster: str):
+    """Permute attributes between subjects; every side of a comparison follows its subject.
+
+    A pair-level attribute follows the ``cluster`` subject; ``reference_<attr>`` follows
+    ``cluster`` and ``probe_<attr>`` the matching probe column (``probe_subject`` for
+    ``reference_subject``).
+    """
+    probe = "probe_" + cluster.removeprefix("reference_")
+    subject_of = {}
+    for attribute, names in columns.items():
+        subject_of[names[0]] = cluster
+        if len(names) == 2:
+            if probe not in scores.columns:
+                raise ValueError(f"shuffling {names[1]} by subject needs the column {probe!r}")
+            subject_of[names[1]] = probe
+    sides = sorted(set(subject_of.values()))
+    codes, _ = pd.factorize(pd.concat([scores[side] for side in sides], ignore_index=True))
+    codes = dict(zip(sides, np.split(codes, len(sides))))
+    n_subjects = int(max(c.max() for c in codes.values())) + 1
+    # Each subject's own value of every attribute: the first row where it appears.
+    values = {}
+    for attribute, names in columns.items():
+        subject = np.concatenate([codes[subject_of[n]] for n in names])
+        value = pd.concat([scores[n] for n in names], ignore_index=True).to_numpy()
+        first = pd.Series(np.arange(subject.size)).groupby(subject).first()
+        own = np.empty(n_subjects, dtype=object)
+        own[first.index.to_numpy()] = value[first.to_numpy()]
+        values[attribute] = own
+
+    def shuffled(rng: np.random.Generator) -> pd.DataFrame:
+        donor = rng.permutation(n_subjects)  # subject s takes the attributes of subject donor[s]
+        return scores.assign(**{
+            name: values[attribute][donor][codes[subject_of[name]]]
+            for attribute, names in columns.items()
+            for name in names
+        })
+
+    return shuffled
+
+
+def permutation_null(
+    statistic: Callable[[pd.DataFrame], float],
+    scores: pd.DataFrame,
+    *,
+    by: By = "group",
+    n_permutations: int = 200,
+    cluster: str | None = "reference_subject",
+    alternative: Alternative = "less",
+    rng: Seed = None,
+    progress_bar: bool | None = None,
+) -> PermutationNull:
+    """The distribution of a fairness statistic when group labels carry no information.
+
+    Read more in the chapter "Choose CEI's parameters".
+
+    Parameters
+    ----------
+    statistic : callable
+        ``statistic(table) -> float``, a fairness index of a score table, e.g.
+        ``lambda t: bf.comprehensive_equity_index(t).extreme``.
+    scores : pandas.DataFrame
+        Score table with the group column(s) of ``by``.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s) to shuffle.
+    n_permutations : int, default 200
+        Permutations.
+    cluster : str or None, default "reference_subject"
+        When this column exists, labels are shuffled between subjects: a subject keeps all
+        its comparisons and takes another subject's group. Otherwise labels are shuffled
+        between comparisons within each class (group class sizes kept).
+    alternative : {"less", "greater"}, default "less"
+        Direction of unfairness: "less" for indices where 1 is fair (FDR, DFI, CEI),
+        "greater" for GARBE, Inequity and N-Sigma.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+    progress_bar : bool, optional
+        Show a progress bar; by default only on an interactive terminal.
+
+    Returns
+    -------
+    PermutationNull
+        ``observed``, the ``null`` values, and ``p_value = (1 + #{null at least as unfair as
+        observed}) / (1 + n_permutations)``.
+
+    See Also
+    --------
+    biofair.bootstrap : An interval for the same statistic.
+    biofair.comprehensive_equity_index : An index to read against its null.
+
+    Notes
+    -----
+    Finite samples make DFI and CEI fall below 1 even for identical groups; the null shows
+    how far, so that an observed value is read against it rather than against 1. The
+    statistic on the observed data warns for targets it cannot resolve; on the permuted
+    tables, whose group sizes are about the same, those warnings are not repeated.
+
+    References
+    ----------
+    P. Good, "Permutation, Parametric, and Bootstrap Tests of Hypotheses", Springer, 2005
+    (the permutation test and its p-value with the observed arrangement counted).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.beta_scenario("BG", n_groups=2, n_mated=500, n_nonmated=500, rng=0)
+    >>> result = bf.permutation_null(lambda t: bf.comprehensive_equity_index(t, bins=20).extreme,
+    ...                              table, n_permutations=19, rng=0)
+    >>> result.p_value  # the observed CEI is below every permuted one
+    0.05
+    """
+    if n_permutations < 1:
+        raise ValueError(f"n_permutations must be at least 1, got {n_permutations}")
+    if alternative not in ("less", "greater"):
+        raise ValueError(f"alternative must be 'less' or 'greater', got {alternative!r}")
+    validate_scores(scores)
+    rng = np.random.default_rng(rng)
+    shuffled = _shuffle_plan(scores, by, cluster)
+    observed = float(statistic(scores))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+        null = np.array(
+            [
+                float(statistic(shuffled(rng)))
+                for _ in progress(range(n_permutations), total=n_permutations, desc="permutations", show=progress_bar)
+            ]
+        )
+    extreme = null <= observed if alternative == "less" else null >= observed
+    p_value = (1 + int(extreme.sum())) / (1 + n_permutations)
+    return PermutationNull(observed, null, p_value, n_permutations, alternative)

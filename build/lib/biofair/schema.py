@@ -1,0 +1,166 @@
+"""The score table: one row per comparison, checked in one place.
+
+Canonical columns: ``score`` (float, higher = more similar) and ``mated`` (bool) are
+required; ``group``, ``reference_subject``, ``probe_subject``, ``reference_group``,
+``probe_group``, ``system`` and ``split`` are optional. Read more in the chapter
+"Compute error rates from scores" (``notebooks/01``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from biofair.exceptions import SchemaError
+
+_REQUIRED_COLUMNS = ("score", "mated")
+_OPTIONAL_COLUMNS = (
+    "group",
+    "reference_subject",
+    "probe_subject",
+    "reference_group",
+    "probe_group",
+    "system",
+    "split",
+)
+#: The columns a score table may have: ``score`` and ``mated`` (required), then the optional ones.
+CANONICAL_COLUMNS = _REQUIRED_COLUMNS + _OPTIONAL_COLUMNS
+
+
+def _score_problems(score: pd.Series) -> list[str]:
+    if not pd.api.types.is_numeric_dtype(score) or pd.api.types.is_bool_dtype(score):
+        return [f"column 'score' must be numeric, got dtype {score.dtype}"]
+    values = score.to_numpy(dtype=np.float64, na_value=np.nan)
+    n_nan = int(np.isnan(values).sum())
+    n_inf = int(np.isinf(values).sum())
+    if n_nan or n_inf:
+        return [f"column 'score' has {n_nan} NaN and {n_inf} infinite values"]
+    return []
+
+
+def _label_problems(scores: pd.DataFrame) -> list[str]:
+    mated = scores["mated"]
+    if not pd.api.types.is_bool_dtype(mated) or mated.isna().any():
+        return [f"column 'mated' must be boolean with no missing values, got dtype {mated.dtype}"]
+    problems = []
+    n_mated = int(mated.sum())
+    if n_mated == 0:
+        problems.append("no mated comparisons: column 'mated' is never True")
+    if n_mated == len(mated):
+        problems.append("no non-mated comparisons: column 'mated' is never False")
+    if {"reference_subject", "probe_subject"} <= set(scores.columns):
+        same = scores["reference_subject"] == scores["probe_subject"]
+        wrong = int((same != mated).sum())
+        if wrong:
+            problems.append(
+                f"{wrong} rows have 'mated' contradicting reference_subject == probe_subject"
+            )
+    return problems
+
+
+def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
+    """Check a score table and raise one error listing every problem.
+
+    Read more in the chapter "Compute error rates from scores".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        One row per comparison with at least ``score`` and ``mated``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``scores`` itself, unchanged, so that calls can be chained.
+
+    Raises
+    ------
+    SchemaError
+        Listing, one per line: missing required columns, an empty table, non-numeric or
+        non-finite scores, non-boolean labels, an empty class, labels that contradict the
+        subject ids, and missing values in a canonical grouping or subject column (a row
+        without a group would otherwise be dropped silently).
+
+    See Also
+    --------
+    biofair.read_scores : Reads a score file and validates it.
+    biofair.split_scores : The two classes of a validated table.
+
+    References
+    ----------
+    ISO/IEC 19795-1:2021 (a comparison's score and its mated / non-mated ground truth).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from biofair import validate_scores
+    >>> validate_scores(pd.DataFrame({"score": [0.1, float("nan")], "mated": [True, True]}))
+    Traceback (most recent call last):
+    ...
+    biofair.exceptions.SchemaError: invalid score table:
+    - column 'score' has 1 NaN and 0 infinite values
+    - no non-mated comparisons: column 'mated' is never False
+    """
+    if not isinstance(scores, pd.DataFrame):
+        raise TypeError(f"scores must be a pandas DataFrame, got {type(scores).__name__}")
+    problems = []
+    missing = [column for column in _REQUIRED_COLUMNS if column not in scores.columns]
+    if missing:
+        problems.append(f"missing column(s): {', '.join(missing)}")
+    if len(scores) == 0:
+        problems.append("the table has no rows")
+    else:
+        if "score" in scores.columns:
+            problems += _score_problems(scores["score"])
+        if "mated" in scores.columns:
+            problems += _label_problems(scores)
+        for column in _OPTIONAL_COLUMNS:
+            if column in scores.columns and (n_missing := int(scores[column].isna().sum())):
+                problems.append(f"column {column!r} has {n_missing} missing values")
+    if problems:
+        raise SchemaError("invalid score table:\n- " + "\n- ".join(problems))
+    return scores
+
+
+def split_scores(scores: pd.DataFrame) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Mated and non-mated scores of a validated table, as two float arrays.
+
+    Read more in the chapter "Compute error rates from scores".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table with ``score`` and ``mated``.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(mated, nonmated)``, in table order, ready for every metric of the package.
+
+    Raises
+    ------
+    SchemaError
+        When the table is invalid (see :func:`biofair.validate_scores`).
+
+    See Also
+    --------
+    biofair.validate_scores : The checks it runs first.
+    biofair.roc_auc : One of the metrics that take the two arrays.
+
+    References
+    ----------
+    ISO/IEC 19795-1:2021 (mated and non-mated comparisons).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from biofair import split_scores
+    >>> table = pd.DataFrame({"score": [0.9, 0.2, 0.7], "mated": [True, False, True]})
+    >>> split_scores(table)
+    (array([0.9, 0.7]), array([0.2]))
+    """
+    validate_scores(scores)
+    values = scores["score"].to_numpy(dtype=np.float64)
+    mated = scores["mated"].to_numpy(dtype=bool)
+    return values[mated], values[~mated]

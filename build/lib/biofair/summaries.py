@@ -1,0 +1,340 @@
+"""Tidy summaries: every operating-point metric of a system, and its fairness with intervals.
+
+Read more in the chapters "Compute error rates from scores" (``notebooks/01``) and
+"Analyse your own system" (``notebooks/13``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from biofair._counts import error_counts_sorted, sorted_scores
+from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
+from biofair._typing import By, EerMethod, Seed, Unit
+from biofair._validation import as_rates
+from biofair.areas import (
+    _log_fmr_auc_from_counts,
+    _partial_auc_from_counts,
+    _pr_auc_from_counts,
+    _roc_auc_from_counts,
+    roc_auc,
+)
+from biofair.bootstrap import bootstrap
+from biofair.decidability import decidability
+from biofair.detection_cost import _min_dcf_from_counts
+from biofair.discrepancy import area_under_fdr, fairness_discrepancy_rate
+from biofair.dispersion import outcome_fairness
+from biofair.distribution_fairness import (
+    automatic_comprehensive_equity_index,
+    comprehensive_equity_index,
+    distribution_fairness_index,
+)
+from biofair.equal_error_rate import _eer_from_counts, eer
+from biofair.groups import _pooled_at_or_above, scores_by_group
+from biofair.permutation import permutation_null
+from biofair.rates import tmr_at_fmr
+from biofair.schema import split_scores
+
+_OPERATING_COLUMNS = ["metric", "fmr_target", "value", "threshold", "k", "resolved", "precise"]
+_SUMMARY_COLUMNS = ["metric", "attribute", "fmr_target", "value", "low", "high", "unit", "n_resamples",
+                    "threshold", "k", "resolved", "precise"]
+
+
+def _typed(table: pd.DataFrame) -> pd.DataFrame:
+    """The columns of a summary with their dtypes: ``k`` an integer that may be missing."""
+    return table.astype({"value": float, "fmr_target": float, "threshold": float, "k": "Int64",
+                         "resolved": bool, "precise": bool})
+
+
+def operating_summary(
+    mated: ArrayLike,
+    nonmated: ArrayLike,
+    *,
+    fmr_targets: Sequence[float] = (1e-1, 1e-2, 1e-3, 1e-4),
+    pauc_bounds: Sequence[float] = (1e-1, 1e-2, 1e-3),
+    min_fmr: float = 1e-3,
+    p_target: float = 0.01,
+    eer_method: EerMethod = "rocch",
+) -> pd.DataFrame:
+    """Every operating-point metric of a system in one tidy table, from one sort per class.
+
+    Read more in the chapter "Compute error rates from scores".
+
+    Parameters
+    ----------
+    mated : array_like of shape (M,)
+        Mated (genuine) similarity scores.
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) similarity scores.
+    fmr_targets : sequence of float, default (1e-1, 1e-2, 1e-3, 1e-4)
+        FMR targets for TMR and FNMR (thresholds by :func:`biofair.threshold_at_fmr`).
+    pauc_bounds : sequence of float, default (1e-1, 1e-2, 1e-3)
+        Bounds ``b`` of the normalised partial AUC and the overstatement ``G_b``.
+    min_fmr : float, default 1e-3
+        Lower bound of the log-FMR AUC (upper bound 1).
+    p_target : float, default 0.01
+        Target prior of the minDCF (unit costs).
+    eer_method : {"rocch", "midpoint", "interval"}, default "rocch"
+        The ``method`` passed on to :func:`biofair.eer`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per metric with columns ``metric``; ``fmr_target`` (the FMR target that
+        sets the row's threshold, or the FMR bound of an area; NaN if none); ``value``;
+        ``threshold`` (NaN if none); ``k`` (non-mated scores at or above a threshold set at
+        a target, missing otherwise); ``resolved`` and ``precise`` (the row's target or
+        bound allows at least 3, or 30, false matches among the N non-mated scores,
+        ``fmr·N >= 3`` or ``>= 30``; True for rows without one). Metrics: ``roc_auc``,
+        ``partial_auc``, ``overstatement`` (``G_b = roc_auc - partial_auc``),
+        ``log_fmr_auc``, ``min_dcf``, ``eer``, ``decidability``, ``pr_auc``,
+        ``mated_nonmated_ratio``, ``tmr_at_fmr``, ``fnmr_at_fmr``, ``n_mated``,
+        ``n_nonmated`` and ``fmr_resolution`` (1/N, the smallest non-zero FMR the data can
+        show).
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        When an FMR target or bound is below 3/N (rule of three).
+
+    See Also
+    --------
+    biofair.fairness_summary : The summary of a system's fairness, with intervals.
+    biofair.operating_point : One operating point with its counts.
+    biofair.tmr_at_fmr : One of the rows.
+
+    References
+    ----------
+    Beyond ROC-AUC: Operating-Point Performance Reporting for Biometric Verification
+    (Table VI: full, partial and log-FMR areas, minDCF, EER, d', TMR at fixed FMRs, and the
+    overstatement of ROC-AUC). ISO/IEC 19795-1:2021 (resolution of a target rate).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.gaussian_scores(n_mated=1_000, n_nonmated=10_000, rng=0)
+    >>> summary = bf.operating_summary(*bf.split_scores(table), fmr_targets=[1e-2, 1e-3], pauc_bounds=[1e-2])
+    >>> rows = summary.query("metric == 'tmr_at_fmr'").reset_index(drop=True)
+    >>> rows[["fmr_target", "k", "resolved", "precise"]]
+       fmr_target    k  resolved  precise
+    0       0.010  100      True     True
+    1       0.001   10      True    False
+    """
+    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
+    counts = error_counts_sorted(mated_sorted, nonmated_sorted)
+    n_mated, n_nonmated = counts.n_mated, counts.n_nonmated
+    targets = as_rates(list(fmr_targets), "fmr_targets")
+    bounds = as_rates(list(pauc_bounds), "pauc_bounds")
+    warn_unresolved(np.concatenate([targets, bounds, [min_fmr]]), n_nonmated)
+    nan, na = float("nan"), pd.NA
+
+    full = _roc_auc_from_counts(counts)
+    rows = [("roc_auc", nan, full, nan, na)]
+    partial = [_partial_auc_from_counts(counts, b, False) for b in bounds]
+    rows += [("partial_auc", b, value, nan, na) for b, value in zip(bounds, partial)]
+    rows += [("overstatement", b, full - value, nan, na) for b, value in zip(bounds, partial)]
+    rows.append(("log_fmr_auc", min_fmr, _log_fmr_auc_from_counts(counts, min_fmr, 1.0), nan, na))
+    rows.append(("min_dcf", nan, _min_dcf_from_counts(counts, p_target), nan, na))
+    equal = _eer_from_counts(counts, eer_method)
+    rows.append(("eer", nan, equal.eer, equal.threshold, na))
+    rows.append(("decidability", nan, decidability(mated_sorted, nonmated_sorted), nan, na))
+    rows.append(("pr_auc", nan, _pr_auc_from_counts(counts), nan, na))
+    rows.append(("mated_nonmated_ratio", nan, n_mated / n_nonmated, nan, na))
+    thresholds = threshold_at_fmr_sorted(nonmated_sorted, targets)
+    false_non_matches = np.searchsorted(mated_sorted, thresholds, "left")
+    false_matches = n_nonmated - np.searchsorted(nonmated_sorted, thresholds, "left")
+    tmr, fnmr = (n_mated - false_non_matches) / n_mated, false_non_matches / n_mated
+    rows += [("tmr_at_fmr", f, x, t, k) for f, x, t, k in zip(targets, tmr, thresholds, false_matches)]
+    rows += [("fnmr_at_fmr", f, x, t, k) for f, x, t, k in zip(targets, fnmr, thresholds, false_matches)]
+    rows += [
+        ("n_mated", nan, n_mated, nan, na),
+        ("n_nonmated", nan, n_nonmated, nan, na),
+        ("fmr_resolution", nan, 1.0 / n_nonmated, nan, na),
+    ]
+    table = pd.DataFrame(rows, columns=_OPERATING_COLUMNS[:5])
+    return _typed(_with_resolution(table, n_nonmated))
+
+
+def _with_resolution(table: pd.DataFrame, n_nonmated: int) -> pd.DataFrame:
+    """``resolved`` and ``precise`` of each row's FMR target (True where it has none)."""
+    targets = table["fmr_target"].to_numpy(dtype=np.float64)
+    has_target = ~np.isnan(targets)
+    resolved, precise = resolution(np.where(has_target, targets, 1.0), n_nonmated)
+    return table.assign(resolved=resolved | ~has_target, precise=precise | ~has_target)
+
+
+def _eer_value(mated: NDArray, nonmated: NDArray) -> float:
+    """The ROCCH EER as a number, the statistic bootstrapped for the summary."""
+    return eer(mated, nonmated).eer
+
+
+def fairness_summary(
+    scores: pd.DataFrame,
+    *,
+    by: By = "group",
+    fmr_targets: Sequence[float] = (1e-1, 1e-2, 1e-3),
+    operating_fmr: float = 1e-2,
+    alpha: float = 0.5,
+    n_resamples: int = 200,
+    n_permutations: int = 100,
+    unit: Unit | None = None,
+    cluster: str = "reference_subject",
+    confidence: float = 0.95,
+    rng: Seed = None,
+    progress_bar: bool | None = None,
+) -> pd.DataFrame:
+    """How good and how fair a system is: every metric of the book, with intervals, in one table.
+
+    Read more in the chapter "Analyse your own system"; ``biofair report`` shows this table.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table with the group column(s) of ``by`` (see
+        :func:`biofair.read_grouped_scores`).
+    by : str or sequence of str, default "group"
+        The grouping attribute(s) whose groups are compared.
+    fmr_targets : sequence of float, default (1e-1, 1e-2, 1e-3)
+        FMR targets of the TMR and FDR rows, and bounds of the partial AUC rows (the
+        smallest is the lower bound of the log-FMR AUC).
+    operating_fmr : float, default 1e-2
+        FMR of the one threshold (on the pooled homogeneous non-mated scores) of GARBE and
+        Inequity.
+    alpha : float, default 0.5
+        Weight of the FMR differential in FDR and of GARBE_FMR in GARBE.
+    n_resamples : int, default 200
+        Bootstrap resamples of the resampled rows.
+    n_permutations : int, default 100
+        Permutations of the CEI nulls.
+    unit : {"pair", "subject"}, optional
+        What the bootstrap resamples; by default ``"subject"`` when the table has the
+        ``cluster`` column (subjects recur in many comparisons), else ``"pair"``. With
+        ``"subject"`` the permutation nulls also move whole subjects.
+    cluster : str, default "reference_subject"
+        The subject column that defines the clusters.
+    confidence : float, default 0.95
+        Coverage of the intervals.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed; the same seed gives the same table.
+    progress_bar : bool, optional
+        Show progress bars; by default only on an interactive terminal.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per metric: ``metric``, ``attribute`` (missing for the rows about the whole
+        system, else the grouping), ``fmr_target`` (NaN if none), ``value``, ``low`` and
+        ``high`` (the bootstrap interval, NaN unless resampled), ``unit`` and
+        ``n_resamples`` (of resampled rows), ``threshold``, and ``k``, ``resolved`` and
+        ``precise`` as in :func:`biofair.operating_summary` (``k`` counts the non-mated
+        scores the threshold was set on that reach it: all of them for the system rows, the
+        pooled homogeneous ones for the group rows). The system rows are those of
+        :func:`biofair.operating_summary`, with intervals on ``roc_auc``, ``eer`` and
+        ``tmr_at_fmr`` (its fast path). The group rows: ``fdr`` per target;
+        ``area_under_fdr_log10`` (with two targets or more) and ``cei_extreme_mated`` /
+        ``_nonmated`` with intervals, each CEI with its permutation ``_null_mean`` and
+        ``_p_value``; ``garbe_fmr``, ``garbe_fnmr``, ``inequity_fmr`` and ``inequity_fnmr``
+        at ``operating_fmr``; ``dfi_normal``, ``dfi_extreme``; ``cei_auto_extreme_mated``
+        and ``_nonmated`` (CEI^A).
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        For targets below 3/N of the non-mated scores they are set on (rule of three).
+    UndefinedRateWarning
+        When a zero group rate is replaced by its upper bound for Inequity.
+
+    See Also
+    --------
+    biofair.operating_summary : The system rows without intervals.
+    biofair.fairness_discrepancy_rate : The FDR rows.
+    biofair.bootstrap : The intervals.
+    biofair.permutation_null : The CEI nulls.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, IEEE T-BIOM, 2022 (FDR). "Balancing Tails when
+    Comparing Distributions: Comprehensive Equity Index (CEI)" (CEI, CEI^A, and GARBE and
+    DFI as restated there). P. Grother, M. Ngan and K. Hanaoka, NISTIR 8280, 2019
+    (Inequity). ISO/IEC 19795-10:2024 (reporting performance across demographic groups).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.read_grouped_scores(bf.datasets.example_scores_path())
+    >>> summary = bf.fairness_summary(table, n_resamples=20, n_permutations=10, rng=0)
+    >>> rows = summary.query("metric == 'fdr'").reset_index(drop=True)
+    >>> rows[["attribute", "fmr_target", "k", "resolved", "precise"]]
+      attribute  fmr_target    k  resolved  precise
+    0     group       0.100  720      True     True
+    1     group       0.010   72      True     True
+    2     group       0.001    7      True    False
+    >>> summary["unit"].dropna().unique().tolist()
+    ['subject']
+    """
+    targets = as_rates(list(fmr_targets), "fmr_targets")
+    if unit is None:
+        unit = "subject" if cluster in scores.columns else "pair"
+    rng = np.random.default_rng(rng)
+    resampling = {"n_resamples": n_resamples, "unit": unit, "cluster": cluster, "confidence": confidence,
+                  "rng": rng, "progress_bar": progress_bar}
+    nan, na = float("nan"), pd.NA
+    rows = []
+
+    def add(metric, attribute, fmr_target, value, interval=None, threshold=nan, k=na, resolved=True, precise=True):
+        low, high, used, n = (nan, nan, None, na) if interval is None else (
+            interval.low, interval.high, interval.unit, interval.n_resamples)
+        rows.append((metric, attribute, fmr_target, value, low, high, used, n, threshold, k, resolved, precise))
+
+    # The whole system: the operating summary, with intervals on its headline rows.
+    mated, nonmated = split_scores(scores)
+    headline = {"roc_auc": {None: bootstrap(roc_auc, scores, **resampling)},
+                "eer": {None: bootstrap(_eer_value, scores, **resampling)},
+                "tmr_at_fmr": {float(t): bootstrap(tmr_at_fmr, scores, args=(t,), **resampling) for t in targets}}
+    system = operating_summary(mated, nonmated, fmr_targets=targets, pauc_bounds=targets, min_fmr=targets.min())
+    for row in system.itertuples(index=False):
+        target = None if np.isnan(row.fmr_target) else float(row.fmr_target)
+        add(row.metric, None, row.fmr_target, row.value, headline.get(row.metric, {}).get(target), row.threshold,
+            row.k, row.resolved, row.precise)
+
+    # The groups: one threshold for everyone at each target, and the distribution indices.
+    attribute = by if isinstance(by, str) else " / ".join(by)
+    groups = scores_by_group(scores, by=by)
+    fdr = fairness_discrepancy_rate(groups, by=by, fmr_targets=targets, alpha=alpha)
+    for row in fdr.itertuples(index=False):
+        add("fdr", attribute, row.fmr_target, row.fdr, None, row.threshold, row.k, row.resolved, row.precise)
+
+    def fdr_area(table: pd.DataFrame) -> float:
+        values = fairness_discrepancy_rate(table, by=by, fmr_targets=targets, alpha=alpha)
+        return area_under_fdr(values["fdr"], values["fmr_target"], scale="log10")
+
+    def cei_extreme(kind: str):
+        return lambda table: comprehensive_equity_index(table, by=by, kind=kind).extreme
+
+    statistics = {"cei_extreme_mated": cei_extreme("mated"), "cei_extreme_nonmated": cei_extreme("nonmated")}
+    if np.unique(targets).size >= 2:  # an area needs two targets
+        statistics = {"area_under_fdr_log10": fdr_area} | statistics
+    for name, statistic in statistics.items():
+        result = bootstrap(statistic, scores, data="table", **resampling)
+        add(name, attribute, nan, result.estimate, result)
+        if name.startswith("cei"):
+            null = permutation_null(statistic, scores, by=by, n_permutations=n_permutations, rng=rng,
+                                    cluster=cluster if unit == "subject" else None, progress_bar=progress_bar)
+            add(f"{name}_null_mean", attribute, nan, null.null.mean())
+            add(f"{name}_p_value", attribute, nan, null.p_value)
+    outcome = outcome_fairness(groups, by=by, fmr=operating_fmr, alpha=alpha)
+    k = int(_pooled_at_or_above(groups, [outcome.threshold])[0])
+    resolved, precise = resolution([operating_fmr], groups.pooled_nonmated.size)
+    for name in ("garbe_fmr", "garbe_fnmr", "inequity_fmr", "inequity_fnmr"):
+        add(name, attribute, operating_fmr, getattr(outcome, name), None, outcome.threshold, k, resolved[0], precise[0])
+    dfi = distribution_fairness_index(groups, by=by)
+    add("dfi_normal", attribute, nan, dfi.normal)
+    add("dfi_extreme", attribute, nan, dfi.extreme)
+    for kind in ("mated", "nonmated"):
+        add(f"cei_auto_extreme_{kind}", attribute, nan, automatic_comprehensive_equity_index(groups, by=by, kind=kind).extreme)
+    summary = pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
+    return _typed(summary).astype({"low": float, "high": float, "n_resamples": "Int64"})

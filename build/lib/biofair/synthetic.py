@@ -1,0 +1,406 @@
+"""Seeded synthetic score tables for teaching and testing.
+
+Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+
+def gaussian_scores(
+    *,
+    n_mated: int = 1_000,
+    n_nonmated: int = 10_000,
+    mated_mean: float = 2.0,
+    mated_std: float = 1.0,
+    nonmated_std: float = 1.0,
+    tail_share: float = 0.0,
+    tail_mean: float = 3.0,
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
+    """Draw a score table with normal mated and non-mated scores.
+
+    Read more in the chapter "Compute error rates from scores".
+
+    Parameters
+    ----------
+    n_mated : int, default 1000
+        Mated comparisons (at least 1).
+    n_nonmated : int, default 10000
+        Non-mated comparisons (at least 1).
+    mated_mean : float, default 2
+        Mean of the mated scores.
+    mated_std : float, default 1
+        Mated scores follow N(mated_mean, mated_std²).
+    nonmated_std : float, default 1
+        Non-mated scores follow N(0, nonmated_std²) ...
+    tail_share : float, default 0
+        ... except a share ``tail_share`` of them, drawn from N(tail_mean, nonmated_std²):
+        a heavy right tail of look-alike impostors, which barely moves the ROC area but
+        ruins low-FMR operation.
+    tail_mean : float, default 3
+        Mean of the look-alike impostors.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``score`` and ``mated``: mated rows first.
+
+    See Also
+    --------
+    biofair.synthetic.fdr_canonical_system : Three groups of normal scores.
+    biofair.synthetic.beta_scenario : Beta scores with a biased group.
+
+    References
+    ----------
+    Beyond ROC-AUC: Operating-Point Performance Reporting for Biometric Verification (a
+    heavy impostor tail that ROC-AUC hides).
+
+    Examples
+    --------
+    >>> from biofair.synthetic import gaussian_scores
+    >>> table = gaussian_scores(n_mated=3, n_nonmated=5, rng=0)
+    >>> table["mated"].tolist()
+    [True, True, True, False, False, False, False, False]
+    """
+    if n_mated < 1 or n_nonmated < 1:
+        raise ValueError(f"n_mated and n_nonmated must be at least 1, got {n_mated} and {n_nonmated}")
+    if not 0.0 <= tail_share <= 1.0:
+        raise ValueError(f"tail_share must lie in [0, 1], got {tail_share!r}")
+    rng = np.random.default_rng(rng)
+    mated = rng.normal(mated_mean, mated_std, n_mated)
+    in_tail = rng.random(n_nonmated) < tail_share
+    nonmated = rng.normal(np.where(in_tail, tail_mean, 0.0), nonmated_std)
+    return pd.DataFrame(
+        {
+            "score": np.concatenate([mated, nonmated]),
+            "mated": np.repeat([True, False], [n_mated, n_nonmated]),
+        }
+    )
+
+
+def _group_table(name: str, mated: np.ndarray, nonmated: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "score": np.concatenate([mated, nonmated]),
+            "mated": np.repeat([True, False], [mated.size, nonmated.size]),
+            "group": name,
+        }
+    )
+
+
+#: Per group (mated mean, mated std, non-mated mean), non-mated std 1 (see fdr_canonical_system).
+FDR_CANONICAL = {
+    True: {"0": (4.78, 0.61, 0.0), "1": (4.78, 0.61, 0.0), "2": (4.78, 0.61, 0.0)},
+    False: {"0": (5.2, 0.61, 0.5), "1": (4.7, 0.61, 0.0), "2": (4.3, 0.61, -0.5)},
+}
+
+
+def fdr_canonical_system(
+    *,
+    fair: bool = True,
+    n_mated: int = 20_000,
+    n_nonmated: int = 400_000,
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
+    """Draw the canonical fair or unfair three-group system of the FDR paper (its Figs. 2-3).
+
+    Read more in the chapter "Set one threshold for everyone".
+
+    Parameters
+    ----------
+    fair : bool, default True
+        Fair: every group has mated scores N(4.78, 0.61²) and non-mated N(0, 1), which
+        reproduces the paper's Table I (FNMR about 0.003 at FMR 1e-3 and 0.48 at 1e-6).
+        Unfair: group "0" has mated N(5.2, 0.61²) and non-mated N(0.5, 1), group "1"
+        N(4.7, 0.61²) and N(0, 1), group "2" N(4.3, 0.61²) and N(-0.5, 1): one group
+        collects the false matches, another the false non-matches (Table II in spirit).
+    n_mated : int, default 20000
+        Mated comparisons per group.
+    n_nonmated : int, default 400000
+        Non-mated comparisons per group. FMR = 1e-6 needs about 1e6 pooled non-mated scores
+        to be observed at all, and 3e6 to be resolved.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``score``, ``mated`` and ``group`` ("0", "1", "2").
+
+    See Also
+    --------
+    biofair.fairness_discrepancy_rate : The index the paper built the system for.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, Figs. 2-3 and Tables I-II.
+
+    Examples
+    --------
+    >>> from biofair.synthetic import fdr_canonical_system
+    >>> table = fdr_canonical_system(fair=False, n_mated=10, n_nonmated=100, rng=0)
+    >>> table.groupby("group").size().tolist()
+    [110, 110, 110]
+    """
+    rng = np.random.default_rng(rng)
+    return pd.concat(
+        [
+            _group_table(
+                name,
+                rng.normal(mated_mean, mated_std, n_mated),
+                rng.normal(nonmated_mean, 1.0, n_nonmated),
+            )
+            for name, (mated_mean, mated_std, nonmated_mean) in FDR_CANONICAL[fair].items()
+        ],
+        ignore_index=True,
+    )
+
+
+#: Beta parameters (a, b) of the balanced system of beta_scenario.
+BETA_MATED, BETA_NONMATED = (14.0, 3.0), (3.0, 14.0)
+#: The look-alike components mixed into the biased group's tail under BG and BI.
+BETA_BG_TAIL, BETA_BI_TAIL = (6.0, 4.0), (4.0, 6.0)
+
+
+def beta_scenario(
+    scenario: str = "balanced",
+    *,
+    strength: float = 1.0,
+    n_groups: int = 4,
+    n_mated: int = 5_000,
+    n_nonmated: int = 50_000,
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
+    """Draw the Beta-distributed scores of the CEI paper's controlled scenarios (its Fig. 1).
+
+    Read more in the chapter "Find bias in the tails".
+
+    Parameters
+    ----------
+    scenario : {"balanced", "BG", "BI", "BC"}
+        Every group draws mated scores from Beta(14, 3) and non-mated from Beta(3, 14),
+        except the last group ("D" with four groups), which is biased:
+        ``"BG"``: a share ``0.08·strength`` of its mated scores comes from Beta(6, 4), a
+        longer lower tail (more false non-matches);
+        ``"BI"``: a share ``0.08·strength`` of its non-mated scores comes from Beta(4, 6), a
+        longer upper tail (more false matches);
+        ``"BC"``: its mated scores move down and its non-mated scores up by
+        ``0.04·strength``: the centres shift, the shapes stay;
+        ``"balanced"``: no group is biased.
+    strength : float, default 1
+        Bias strength, >= 0 (0 gives the balanced system).
+    n_groups : int, default 4
+        Groups, labelled "A", "B", ... (2 to 26).
+    n_mated : int, default 5000
+        Mated comparisons per group.
+    n_nonmated : int, default 50000
+        Non-mated comparisons per group.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``score``, ``mated`` and ``group``.
+
+    See Also
+    --------
+    biofair.comprehensive_equity_index : The index the scenarios were built for.
+    biofair.distribution_fairness_index : Misses the tail scenarios.
+
+    References
+    ----------
+    "Balancing Tails when Comparing Distributions: Comprehensive Equity Index (CEI) with
+    Application to Bias Evaluation in Operational Face Biometrics", Fig. 1 and Table 3.
+
+    Examples
+    --------
+    >>> from biofair.synthetic import beta_scenario
+    >>> table = beta_scenario("BI", n_groups=2, n_mated=10, n_nonmated=100, rng=0)
+    >>> sorted(table["group"].unique())
+    ['A', 'B']
+    """
+    if scenario not in ("balanced", "BG", "BI", "BC"):
+        raise ValueError(f"scenario must be 'balanced', 'BG', 'BI' or 'BC', got {scenario!r}")
+    if strength < 0:
+        raise ValueError(f"strength must be non-negative, got {strength!r}")
+    if not 2 <= n_groups <= 26:
+        raise ValueError(f"n_groups must lie in 2 ... 26, got {n_groups}")
+    rng = np.random.default_rng(rng)
+    share = min(0.08 * strength, 1.0)
+    tables = []
+    for index in range(n_groups):
+        mated = rng.beta(*BETA_MATED, n_mated)
+        nonmated = rng.beta(*BETA_NONMATED, n_nonmated)
+        if index == n_groups - 1:
+            if scenario == "BG":
+                swap = rng.random(n_mated) < share
+                mated[swap] = rng.beta(*BETA_BG_TAIL, int(swap.sum()))
+            elif scenario == "BI":
+                swap = rng.random(n_nonmated) < share
+                nonmated[swap] = rng.beta(*BETA_BI_TAIL, int(swap.sum()))
+            elif scenario == "BC":
+                mated, nonmated = mated - 0.04 * strength, nonmated + 0.04 * strength
+        tables.append(_group_table(chr(ord("A") + index), mated, nonmated))
+    return pd.concat(tables, ignore_index=True)
+
+
+#: Per group (noise of a sample around its identity, crowding of the group's identities).
+IDENTIFICATION_GROUPS = {
+    True: {"0": (0.9, 0.6), "1": (0.9, 0.6), "2": (0.9, 0.6)},
+    False: {"0": (0.85, 0.5), "1": (0.9, 0.6), "2": (0.95, 0.8)},
+}
+
+
+class IdentificationData(NamedTuple):
+    """Unit-norm embeddings of a gallery (one entry per identity) and of probes.
+
+    Returned by :func:`biofair.synthetic.identification_embeddings`.
+
+    Attributes
+    ----------
+    gallery : ndarray of shape (G, d)
+        One embedding per enrolled identity.
+    gallery_subjects : ndarray of shape (G,)
+        The identity of each gallery entry.
+    probes : ndarray of shape (P, d)
+        One embedding per search.
+    probe_subjects : ndarray of shape (P,)
+        The identity of each probe (enrolled or not).
+    probe_groups : ndarray of shape (P,)
+        The group of each probe.
+
+    See Also
+    --------
+    biofair.probe_outcomes_from_matrix : Reads its ``scores`` block by block.
+
+    Examples
+    --------
+    >>> from biofair.synthetic import identification_embeddings
+    >>> data = identification_embeddings(n_enrolled=5, n_nonenrolled=5, dim=8, rng=0)
+    >>> data.scores(0, 2).shape
+    (2, 15)
+    """
+
+    gallery: NDArray[np.float64]
+    gallery_subjects: NDArray[np.int64]
+    probes: NDArray[np.float64]
+    probe_subjects: NDArray[np.int64]
+    probe_groups: NDArray[np.str_]
+
+    def scores(self, start: int, stop: int) -> NDArray[np.float64]:
+        """Cosine similarities of probes ``start:stop`` with the whole gallery (a block of rows)."""
+        return self.probes[start:stop] @ self.gallery.T
+
+    def long_table(self) -> pd.DataFrame:
+        """Every (probe, gallery entry) comparison as one row (for small galleries)."""
+        n_probes, n_gallery = len(self.probes), len(self.gallery)
+        probe = np.repeat(np.arange(n_probes), n_gallery)
+        entry = np.tile(np.arange(n_gallery), n_probes)
+        return pd.DataFrame({
+            "probe_id": probe,
+            "reference_id": self.gallery_subjects[entry],
+            "score": self.scores(0, n_probes).ravel(),
+            "mated": self.probe_subjects[probe] == self.gallery_subjects[entry],
+            "probe_group": self.probe_groups[probe],
+        })
+
+
+def _unit(vectors: NDArray) -> NDArray:
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def _sample(identities: NDArray, noise: float, rng: np.random.Generator) -> NDArray:
+    """One noisy unit-norm sample of each identity."""
+    return _unit(identities + noise * rng.normal(size=identities.shape) / np.sqrt(identities.shape[1]))
+
+
+def identification_embeddings(
+    *,
+    fair: bool = True,
+    n_enrolled: int = 500,
+    n_nonenrolled: int = 500,
+    n_searched: int | None = None,
+    dim: int = 64,
+    rng: np.random.Generator | int | None = None,
+) -> IdentificationData:
+    """Draw a seeded open-set identification test with three groups of identities.
+
+    Read more in the chapter "Identify fairly".
+
+    Parameters
+    ----------
+    fair : bool, default True
+        Fair: every group's identities are equally spread and its samples equally noisy.
+        Unfair: group "2" has noisier samples (its mates rank lower: lower DIR) and more
+        crowded identities (its non-enrolled probes resemble enrolled people: higher FPIR);
+        group "0" is the opposite.
+    n_enrolled, n_nonenrolled : int, default 500
+        Per group: identities enrolled in the gallery, and identities searched without
+        being enrolled (one probe each).
+    n_searched : int, optional
+        Per group, how many enrolled identities are searched with one probe (default all).
+    dim : int, default 64
+        Embedding dimension.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    IdentificationData
+        Gallery and probe embeddings with identities and probe groups; ``.scores(a, b)``
+        gives blocks of the probes x gallery cosine matrix.
+
+    See Also
+    --------
+    biofair.probe_outcomes_from_matrix : Searches every probe against the gallery.
+    biofair.identification_discrepancy_rate : FDR' of the outcomes.
+
+    Notes
+    -----
+    Identity of a person in group ``g``: ``unit(c_g · u_g + z / sqrt(d))`` with ``u_g`` the
+    group's direction, ``c_g`` its crowding and ``z`` standard normal; a sample of it:
+    ``unit(identity + s_g · z' / sqrt(d))`` with ``s_g`` the group's noise.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, IEEE T-BIOM, 2022 (open-set identification:
+    enrolled and non-enrolled probes, DIR and FPIR per group).
+
+    Examples
+    --------
+    >>> from biofair.synthetic import identification_embeddings
+    >>> data = identification_embeddings(fair=False, n_enrolled=20, n_nonenrolled=10, rng=0)
+    >>> data.gallery.shape, data.probes.shape
+    ((60, 64), (90, 64))
+    """
+    n_searched = n_enrolled if n_searched is None else n_searched
+    if min(n_enrolled, n_nonenrolled, n_searched) < 1 or n_searched > n_enrolled or dim < 2:
+        raise ValueError("n_enrolled, n_nonenrolled and n_searched must be at least 1, n_searched "
+                         "at most n_enrolled, and dim at least 2")
+    rng = np.random.default_rng(rng)
+    per_group = n_enrolled + n_nonenrolled
+    gallery, gallery_subjects, probes, probe_subjects, probe_groups = [], [], [], [], []
+    for g, (name, (noise, crowding)) in enumerate(IDENTIFICATION_GROUPS[fair].items()):
+        direction = _unit(rng.normal(size=(1, dim)))
+        identities = _unit(crowding * direction + rng.normal(size=(per_group, dim)) / np.sqrt(dim))
+        subjects = g * per_group + np.arange(per_group)
+        searched = np.r_[0:n_searched, n_enrolled:per_group]
+        gallery.append(_sample(identities[:n_enrolled], noise, rng))
+        gallery_subjects.append(subjects[:n_enrolled])
+        probes.append(_sample(identities[searched], noise, rng))
+        probe_subjects.append(subjects[searched])
+        probe_groups.append(np.full(searched.size, name))
+    return IdentificationData(
+        np.concatenate(gallery), np.concatenate(gallery_subjects), np.concatenate(probes),
+        np.concatenate(probe_subjects), np.concatenate(probe_groups),
+    )
