@@ -10,7 +10,7 @@ import pytest
 
 import biofair as bf
 from biofair.exceptions import SchemaError
-from biofair.groups import pooled_threshold
+from biofair.groups import _pooled_threshold
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
@@ -67,8 +67,8 @@ def test_census_counts_every_group_and_class(data):
 def test_thresholds_at_fmr_are_exact(data):
     table, path, _, _ = data
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)  # 1e-7 < 1/N
-        expected = pooled_threshold(bf.scores_by_group(table), TARGETS)
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)  # 1e-7 < 3/N
+        expected = _pooled_threshold(bf.scores_by_group(table), TARGETS)
         found = bp.pooled_thresholds(path, TARGETS)
     np.testing.assert_array_equal(found, expected)
 
@@ -149,8 +149,8 @@ def test_poisson_bootstrap_covers_the_estimate_and_is_seeded(data, tmp_path):
     for i, part in enumerate(np.array_split(np.arange(1_000_000), 4)):
         table.iloc[part].to_parquet(tmp_path / f"small-{i}.parquet", index=False)
     small = str(tmp_path / "small-*.parquet")
-    first = bp.poisson_bootstrap(small, [1.0, 2.5], n_resamples=40, seed=3)
-    again = bp.poisson_bootstrap(small, [1.0, 2.5], n_resamples=40, seed=3)
+    first = bp.poisson_bootstrap(small, [1.0, 2.5], n_resamples=40, rng=3)
+    again = bp.poisson_bootstrap(small, [1.0, 2.5], n_resamples=40, rng=3)
     pd.testing.assert_frame_equal(first, again)
     assert ((first["low"] <= first["value"]) & (first["value"] <= first["high"])).all()
     exact = bf.rates_by_group(table.iloc[:1_000_000], [1.0, 2.5])

@@ -21,7 +21,7 @@ METRICS = {
     "tmr_at_fmr": lambda m, n: bf.tmr_at_fmr(m, n, 0.5),
     "fmr_fnmr": lambda m, n: bf.fmr_fnmr(m, n, 0.5),
     "operating_point": lambda m, n: bf.operating_point(m, n, threshold=0.5),
-    "operating_report": lambda m, n: bf.operating_report(m, n, fmr_targets=[0.5], pauc_bounds=[0.5], min_fmr=0.5),
+    "operating_summary": lambda m, n: bf.operating_summary(m, n, fmr_targets=[1.0], pauc_bounds=[1.0], min_fmr=1.0),
 }
 BAD = {
     "nan": ([0.1, np.nan, 0.3], ValueError, r"contains 1 NaN and 0 infinite values"),
@@ -50,7 +50,7 @@ def test_fmr_outside_unit_interval(fmr):
     with pytest.raises(ValueError, match=r"^fmr must lie in \[0, 1\]"):
         bf.tmr_at_fmr(GOOD, GOOD, [0.1, fmr])
     with pytest.raises(ValueError, match=r"^fmr_targets must lie in \[0, 1\]"):
-        bf.operating_report(GOOD, GOOD, fmr_targets=[fmr])
+        bf.operating_summary(GOOD, GOOD, fmr_targets=[fmr])
 
 
 @pytest.mark.parametrize("bound", [0.0, -1.0, 1.5])
@@ -68,12 +68,13 @@ def test_log_fmr_auc_needs_an_interval():
 
 def test_unresolvable_targets_warn_with_the_count():
     nonmated = np.linspace(0, 1, 100)
-    with pytest.warns(bf.InsufficientComparisonsWarning, match=r"0.001 is below 1/N = 0.01 \(N = 100"):
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=r"0.001 is below 3/N = 0.03 \(N = 100"):
         bf.threshold_at_fmr(nonmated, 1e-3)
     with pytest.warns(bf.InsufficientComparisonsWarning, match=r"N = 100 non-mated"):
-        table = bf.operating_report(GOOD, nonmated)
-    unresolved = table.loc[~table["resolved"], "fmr"]
-    assert set(unresolved) == {1e-3, 1e-4}
+        table = bf.operating_summary(GOOD, nonmated)
+    unresolved = table.loc[~table["resolved"], "fmr_target"]
+    assert set(unresolved) == {1e-2, 1e-3, 1e-4}  # below 3/N = 0.03 (rule of three)
+    assert set(table.loc[~table["precise"], "fmr_target"]) == {1e-1, 1e-2, 1e-3, 1e-4}  # below 30/N
 
 
 def test_operating_point_needs_exactly_one_option():

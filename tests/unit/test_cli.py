@@ -14,7 +14,7 @@ import pytest
 import biofair as bf
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "data" / "example_scores.csv"
+EXAMPLE = bf.datasets.example_scores_path()
 FAST = ["-n", "20", "--n-permutations", "10", "--seed", "3"]
 
 
@@ -29,7 +29,7 @@ def summary_values(folder: Path) -> pd.DataFrame:
 
 
 def value(summary, metric, fmr=None):
-    rows = summary[(summary["metric"] == metric) & ((summary["fmr"] == fmr) if fmr else summary["fmr"].isna())]
+    rows = summary[(summary["metric"] == metric) & ((summary["fmr_target"] == fmr) if fmr else summary["fmr_target"].isna())]
     assert len(rows) == 1, (metric, fmr)
     return rows["value"].item()
 

@@ -36,7 +36,7 @@ def all_indices(table: pd.DataFrame) -> dict[str, float]:
         values[f"dfi_{combine}_n"], values[f"dfi_{combine}_e"] = dfi.normal, dfi.extreme
     for kind in ("mated", "nonmated"):
         cei = bf.comprehensive_equity_index(table, kind=kind, bins=30)
-        auto = bf.automatic_comprehensive_equity_index(table, kind=kind, bins=30, n_sigma=2)
+        auto = bf.automatic_comprehensive_equity_index(table, kind=kind, bins=30, n_std=2)
         values[f"cei_{kind}_n"], values[f"cei_{kind}_e"] = cei.normal, cei.extreme
         values[f"ceia_{kind}_n"], values[f"ceia_{kind}_e"] = auto.normal, auto.extreme
     return values

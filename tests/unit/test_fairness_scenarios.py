@@ -55,7 +55,8 @@ def test_centre_shift_shows_in_dfi(scenarios):
 def test_unfair_canonical_system_has_lower_fdr_at_every_target():
     results = {}
     for fair in (True, False):
-        dev = fdr_canonical_system(fair=fair, n_mated=5_000, n_nonmated=350_000, rng=1)
+        # 3 x 1e6 pooled non-mated dev scores: FMR = 1e-6 allows 3 false matches (resolved)
+        dev = fdr_canonical_system(fair=fair, n_mated=5_000, n_nonmated=1_000_000, rng=1)
         test = fdr_canonical_system(fair=fair, n_mated=5_000, n_nonmated=350_000, rng=2)
         results[fair] = bf.fairness_discrepancy_rate(test, dev=dev, fmr_targets=[1e-3, 1e-4, 1e-5, 1e-6])
     assert (results[False]["fdr"] < results[True]["fdr"]).all()
@@ -64,7 +65,7 @@ def test_unfair_canonical_system_has_lower_fdr_at_every_target():
 
 def test_subset_bias_finds_the_biased_group(scenarios):
     table = scenarios["BG"]
-    performance = bf.subset_performance(table, k=50, size=2_000, metric="eer", rng=0)
+    performance = bf.subset_performance(table, n_subsets=50, size=2_000, metric="eer", rng=0)
     assert performance.groupby("group").size().eq(50).all()
     bias = bf.subset_bias(performance).set_index("group")
     others = bias.drop("D")
@@ -79,11 +80,11 @@ def test_subset_bias_finds_the_biased_group(scenarios):
 
 def test_subset_performance_is_seeded_and_tmr_warns_below_resolution(scenarios):
     table = scenarios["balanced"]
-    first = bf.subset_performance(table, k=3, size=500, metric="tmr", rng=4)
-    second = bf.subset_performance(table, k=3, size=500, metric="tmr", rng=4)
+    first = bf.subset_performance(table, n_subsets=3, size=500, metric="tmr", rng=4)
+    second = bf.subset_performance(table, n_subsets=3, size=500, metric="tmr", rng=4)
     pd.testing.assert_frame_equal(first, second)
-    with pytest.warns(bf.InsufficientComparisonsWarning, match=r"0.01 is below 1/N"):
-        bf.subset_performance(table, k=2, size=60, metric="tmr", rng=4)
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=r"0.01 is below 3/N"):
+        bf.subset_performance(table, n_subsets=2, size=60, metric="tmr", rng=4)
 
 
 def two_groups(**overrides):
@@ -128,8 +129,10 @@ def test_zero_rates_for_inequity():
 
 def test_unresolvable_fdr_targets_warn_and_are_flagged():
     with pytest.warns(bf.InsufficientComparisonsWarning, match=r"N = 4 non-mated"):
-        fdr = bf.fairness_discrepancy_rate(two_groups(), fmr_targets=[0.5, 0.01])
-    assert fdr["resolved"].tolist() == [True, False]
+        fdr = bf.fairness_discrepancy_rate(two_groups(), fmr_targets=[1.0, 0.5, 0.01])
+    assert fdr["resolved"].tolist() == [True, False, False]  # 4, 2 and 0 false matches allowed
+    assert fdr["precise"].tolist() == [False, False, False]
+    assert fdr["k"].tolist() == [4, 2, 0]
 
 
 def test_option_errors():

@@ -99,7 +99,7 @@ def test_identical_classes_are_chance(scores):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 20)), min_size=2, max_size=40), st.integers(0, 2**32 - 1))
 def test_lower_hull_ignores_repeated_points(points, seed):
-    from biofair.equal_error_rate import lower_hull
+    from biofair.equal_error_rate import _lower_hull
 
     x, y = np.array(points, dtype=np.float64).T / 20
     order = np.lexsort((-y, x))
@@ -107,6 +107,6 @@ def test_lower_hull_ignores_repeated_points(points, seed):
     once = np.unique(np.stack([x, -y], axis=1), axis=0)  # the same order, each point once
     repeats = np.random.default_rng(seed).integers(1, 4, once.shape[0])
     twice = np.repeat(once, repeats, axis=0)
-    hull_once = once[lower_hull(once[:, 0], -once[:, 1])]
-    hull_twice = twice[lower_hull(twice[:, 0], -twice[:, 1])]
+    hull_once = once[_lower_hull(once[:, 0], -once[:, 1])]
+    hull_twice = twice[_lower_hull(twice[:, 0], -twice[:, 1])]
     np.testing.assert_array_equal(hull_once, hull_twice)

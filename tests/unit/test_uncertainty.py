@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-import functools
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from scipy.stats import norm
 
 import biofair as bf
+from biofair._fast_tmr import subject_replicates
 from biofair.synthetic import beta_scenario
-
-
-def tmr_metric(fmr):
-    return functools.partial(bf.tmr_at_fmr, fmr=fmr)
 
 
 def test_fast_tmr_path_has_the_law_of_the_plain_bootstrap():
     rng = np.random.default_rng(0)
     mated, nonmated = np.round(rng.normal(2.5, 1, 2000), 2), np.round(rng.normal(0, 1, 20000), 2)
-    fast = bf.bootstrap(tmr_metric(1e-2), (mated, nonmated), n_resamples=3000, rng=1)
+    fast = bf.bootstrap(bf.tmr_at_fmr, (mated, nonmated), args=(1e-2,), n_resamples=3000, rng=1)
     plain = bf.bootstrap(lambda m, n: bf.tmr_at_fmr(m, n, 1e-2), (mated, nonmated), n_resamples=3000, rng=2)
     assert fast.estimate == plain.estimate == bf.tmr_at_fmr(mated, nonmated, 1e-2)
     assert fast.low == pytest.approx(plain.low, abs=0.004)
@@ -33,7 +32,7 @@ def test_fast_tmr_path_has_the_law_of_the_plain_bootstrap():
 def test_fast_tmr_path_at_small_n_takes_every_score_in_the_top_block():
     rng = np.random.default_rng(5)
     mated, nonmated = rng.normal(1, 1, 50), rng.normal(0, 1, 60)
-    result = bf.bootstrap(tmr_metric(0.1), (mated, nonmated), n_resamples=500, rng=3)
+    result = bf.bootstrap(bf.tmr_at_fmr, (mated, nonmated), args=(0.1,), n_resamples=500, rng=3)
     plain = bf.bootstrap(lambda m, n: bf.tmr_at_fmr(m, n, 0.1), (mated, nonmated), n_resamples=500, rng=3)
     assert abs(result.replicates.mean() - plain.replicates.mean()) < 0.02
 
@@ -47,7 +46,7 @@ def test_tmr_interval_coverage(fmr):
     covered = []
     for _ in range(300):
         mated, nonmated = rng.normal(shift, 1, 400), rng.normal(0, 1, 4000)
-        result = bf.bootstrap(tmr_metric(fmr), (mated, nonmated), n_resamples=400, rng=rng)
+        result = bf.bootstrap(bf.tmr_at_fmr, (mated, nonmated), args=(fmr,), n_resamples=400, rng=rng)
         covered.append(result.low <= truth <= result.high)
     assert 0.90 <= np.mean(covered) <= 0.98
 
@@ -91,7 +90,8 @@ def test_seeded_runs_are_bit_for_bit_reproducible():
         second = bf.bootstrap(bf.roc_auc, table, n_resamples=50, rng=9, **kwargs)
         np.testing.assert_array_equal(first.replicates, second.replicates)
     mated, nonmated = bf.split_scores(table)
-    fast = [bf.bootstrap(tmr_metric(0.05), (mated, nonmated), n_resamples=50, rng=9).replicates for _ in range(2)]
+    fast = [bf.bootstrap(bf.tmr_at_fmr, (mated, nonmated), args=(0.05,), n_resamples=50, rng=9).replicates
+            for _ in range(2)]
     np.testing.assert_array_equal(*fast)
     paired = [bf.paired_bootstrap(bf.roc_auc, table, table.assign(score=table["score"] ** 3), n_resamples=30, rng=2).replicates for _ in range(2)]
     np.testing.assert_array_equal(*paired)
@@ -100,8 +100,8 @@ def test_seeded_runs_are_bit_for_bit_reproducible():
 def test_table_metrics_and_confidence_levels():
     table = clustered_table(np.random.default_rng(6), n_subjects=15)
     metric = lambda t: bf.roc_auc(*bf.split_scores(t))  # noqa: E731 - a metric on a table
-    narrow = bf.bootstrap(metric, table, n_resamples=300, confidence=0.5, rng=1)
-    wide = bf.bootstrap(metric, table, n_resamples=300, confidence=0.99, rng=1)
+    narrow = bf.bootstrap(metric, table, data="table", n_resamples=300, confidence=0.5, rng=1)
+    wide = bf.bootstrap(metric, table, data="table", n_resamples=300, confidence=0.99, rng=1)
     assert wide.low <= narrow.low <= narrow.estimate <= narrow.high <= wide.high
     assert (narrow.low, narrow.high) == tuple(np.percentile(narrow.replicates, [25, 75]))
 
@@ -127,7 +127,7 @@ def test_auc_and_low_fmr_tmr_disagree_as_a_ranking_flip():
     a, b = two_systems()
     comparisons = {
         "roc_auc": bf.paired_bootstrap(bf.roc_auc, a, b, n_resamples=200, rng=1),
-        "tmr_at_fmr_1e-3": bf.paired_bootstrap(tmr_metric(1e-3), a, b, n_resamples=200, rng=1),
+        "tmr_at_fmr_1e-3": bf.paired_bootstrap(bf.tmr_at_fmr, a, b, args=(1e-3,), n_resamples=200, rng=1),
     }
     assert comparisons["roc_auc"].high < 0 and comparisons["roc_auc"].p_greater < 0.01
     assert comparisons["tmr_at_fmr_1e-3"].low > 0 and comparisons["tmr_at_fmr_1e-3"].p_greater > 0.99
@@ -194,8 +194,131 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError, match="needs a score table with a 'reference_subject' column"):
         bf.bootstrap(bf.roc_auc, data, unit="subject", n_resamples=2)
     with pytest.raises(TypeError, match="needs scores given as a table"):
-        bf.bootstrap(lambda t: 0.0, data, n_resamples=2)
+        bf.bootstrap(lambda t: 0.0, data, data="table", n_resamples=2)
+    with pytest.raises(ValueError, match="data must be 'arrays' or 'table'"):
+        bf.bootstrap(bf.roc_auc, data, data="frame", n_resamples=2)
+    with pytest.raises(ValueError, match="method must be 'percentile' or 'bca'"):
+        bf.bootstrap(bf.roc_auc, data, method="basic", n_resamples=2)
     with pytest.raises(ValueError, match="same trials in the same order"):
         bf.paired_bootstrap(bf.roc_auc, data, (np.arange(4.0), np.arange(10.0)), n_resamples=2)
     with pytest.warns(bf.InsufficientComparisonsWarning):
-        bf.bootstrap(tmr_metric(1e-3), data, n_resamples=2, rng=0)
+        bf.bootstrap(bf.tmr_at_fmr, data, args=(1e-3,), n_resamples=2, rng=0)
+
+
+# -- the fast-path protocol ------------------------------------------------------------------------
+
+
+class DeclaredStatistic:
+    """A statistic that declares the fast-path protocol and records how it was called."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, mated, nonmated, shift=0.0):
+        return float(np.mean(mated) - np.mean(nonmated) + shift)
+
+    def bootstrap_replicates(self, mated, nonmated, shift=0.0, *, n_resamples, rng, clusters):
+        self.calls.append((mated.size, nonmated.size, shift, n_resamples, clusters is None))
+        return np.full(n_resamples, self(mated, nonmated, shift))
+
+
+def test_a_declared_fast_path_is_taken_and_nothing_is_guessed():
+    table = clustered_table(np.random.default_rng(2), n_subjects=10)
+    statistic = DeclaredStatistic()
+    result = bf.bootstrap(statistic, table, args=(1.0,), n_resamples=7, rng=0)
+    assert statistic.calls == [(100, 400, 1.0, 7, True)]  # arrays in, its replicates out
+    assert result.replicates.tolist() == [result.estimate] * 7
+    bf.bootstrap(statistic, table, unit="subject", n_resamples=3, rng=0)
+    assert statistic.calls[-1][-1] is False  # the clusters were passed on
+    # A lambda around it declares nothing: the plain path resamples the rows.
+    plain = bf.bootstrap(lambda m, n: statistic(m, n, 1.0), table, n_resamples=7, rng=0)
+    assert len(statistic.calls) == 2 and np.unique(plain.replicates).size > 1
+    # data="table" passes the table: no fast path applies.
+    on_table = bf.bootstrap(lambda t: statistic(*bf.split_scores(t)), table, data="table", n_resamples=5, rng=0)
+    assert len(statistic.calls) == 2 and on_table.replicates.size == 5
+
+
+def brute_force_subject_tmr(mated, nonmated, fmr, clusters, weights):
+    """TMR at FMR of each weighted resample, by repeating rows and calling bf.tmr_at_fmr."""
+    values = []
+    for w in weights:
+        values.append(bf.tmr_at_fmr(np.repeat(mated, w[clusters[0]]), np.repeat(nonmated, w[clusters[1]]), fmr))
+    return np.array(values)
+
+
+@given(seed=st.integers(0, 2**32 - 1), decimals=st.sampled_from([1, 2, 6]),
+       fmr=st.sampled_from([0.02, 0.05, 0.1, 0.3]))
+@settings(max_examples=60, deadline=None)
+def test_subject_fast_path_equals_repeating_the_drawn_subjects(seed, decimals, fmr):
+    rng = np.random.default_rng(seed)
+    n_subjects = int(rng.integers(5, 30))
+    mated_clusters = rng.integers(0, n_subjects, int(rng.integers(20, 200)))
+    nonmated_clusters = rng.integers(0, n_subjects, int(rng.integers(100, 1500)))
+    mated = np.round(rng.normal(1.5, 1, mated_clusters.size) + 0.3 * mated_clusters / n_subjects, decimals)
+    nonmated = np.round(rng.normal(0, 1, nonmated_clusters.size) + 0.5 * nonmated_clusters / n_subjects, decimals)
+    weights = np.stack([np.bincount(rng.integers(0, n_subjects, n_subjects), minlength=n_subjects)
+                        for _ in range(40)])
+    clusters = (mated_clusters, nonmated_clusters)
+    drawn = (weights[:, mated_clusters].sum(axis=1) > 0) & (weights[:, nonmated_clusters].sum(axis=1) > 0)
+    weights = weights[drawn]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)  # small resamples
+        expected = brute_force_subject_tmr(mated, nonmated, fmr, clusters, weights)
+    np.testing.assert_array_equal(subject_replicates(mated, nonmated, fmr, clusters, weights), expected)
+
+
+def test_subject_fast_path_has_the_law_of_the_plain_subject_bootstrap():
+    table = clustered_table(np.random.default_rng(11), n_subjects=60)
+    fast = bf.bootstrap(bf.tmr_at_fmr, table, args=(0.05,), unit="subject", n_resamples=2000, rng=1)
+    plain = bf.bootstrap(lambda m, n: bf.tmr_at_fmr(m, n, 0.05), table, unit="subject", n_resamples=2000, rng=2)
+    assert fast.estimate == plain.estimate
+    assert stats.ks_2samp(fast.replicates, plain.replicates).pvalue > 1e-3
+    assert fast.replicates.std() == pytest.approx(plain.replicates.std(), rel=0.1)
+
+
+# -- BCa ------------------------------------------------------------------------------------------
+
+
+def scipy_interval(data, statistic, replicates, confidence, paired=False):
+    """scipy.stats.bootstrap's BCa interval of our bootstrap distribution (no new resamples)."""
+
+    class Previous:
+        bootstrap_distribution = replicates
+
+    result = stats.bootstrap(data, statistic, n_resamples=0, bootstrap_result=Previous(), method="BCa",
+                             confidence_level=confidence, vectorized=False, paired=paired)
+    return result.confidence_interval.low, result.confidence_interval.high
+
+
+def test_bca_interval_equals_scipy_for_pairs():
+    rng = np.random.default_rng(4)
+    mated, nonmated = rng.gamma(2.0, 1.0, 80), rng.normal(0.0, 1.0, 120)
+    statistic = lambda m, n: float(np.mean(m) - np.median(n))  # noqa: E731 - skewed, biased
+    result = bf.bootstrap(statistic, (mated, nonmated), method="bca", n_resamples=500, confidence=0.9, rng=3)
+    low, high = scipy_interval((mated, nonmated), statistic, result.replicates, 0.9)
+    assert (result.low, result.high) == pytest.approx((low, high), rel=1e-12)
+    percentile = bf.bootstrap(statistic, (mated, nonmated), n_resamples=500, confidence=0.9, rng=3)
+    np.testing.assert_array_equal(percentile.replicates, result.replicates)
+    assert (percentile.low, percentile.high) != (result.low, result.high)  # BCa moved the interval
+
+
+def test_bca_interval_equals_scipy_for_subjects():
+    table = clustered_table(np.random.default_rng(5), n_subjects=25)
+    rows = {s: np.flatnonzero(pd.factorize(table["reference_subject"])[0] == s) for s in range(25)}
+    result = bf.bootstrap(bf.roc_auc, table, unit="subject", method="bca", n_resamples=300, rng=2)
+
+    def on_subjects(codes):  # the statistic of the comparisons of these subjects
+        picked = table.iloc[np.concatenate([rows[int(c)] for c in codes])]
+        return float(bf.roc_auc(*bf.split_scores(picked)))
+
+    low, high = scipy_interval((np.arange(25),), on_subjects, result.replicates, 0.95)
+    assert (result.low, result.high) == pytest.approx((low, high), rel=1e-12)
+
+
+def test_bca_of_a_paired_difference_and_undefined_cases():
+    a, b = two_systems(n_mated=200, n_nonmated=800)
+    paired = bf.paired_bootstrap(bf.roc_auc, a, b, method="bca", n_resamples=200, rng=1)
+    assert paired.low <= paired.difference <= paired.high and paired.method == "bca"
+    constant = lambda m, n: 1.0  # noqa: E731
+    with pytest.raises(ValueError, match="method='bca' is undefined"):
+        bf.bootstrap(constant, (np.arange(5.0), np.arange(6.0)), method="bca", n_resamples=20, rng=0)

@@ -1,0 +1,191 @@
+"""The summaries agree with the individual metrics, carry the resolution of every target, and are fast."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import norm
+
+import biofair as bf
+from biofair._thresholds import allowed_false_matches, resolution
+
+
+def test_report_rows_equal_individual_metrics(scores):
+    mated, nonmated = scores
+    report = bf.operating_summary(
+        mated, nonmated, fmr_targets=[0.1, 0.01], pauc_bounds=[0.1, 0.01], min_fmr=0.01
+    )
+    value = report.set_index(["metric", "fmr_target"])["value"]
+    nan = np.nan
+    assert value[("roc_auc", nan)] == bf.roc_auc(mated, nonmated)
+    for b in (0.1, 0.01):
+        pauc = bf.partial_auc(mated, nonmated, max_fmr=b)
+        assert value[("partial_auc", b)] == pauc
+        assert value[("overstatement", b)] == bf.roc_auc(mated, nonmated) - pauc
+        assert value[("tmr_at_fmr", b)] == bf.tmr_at_fmr(mated, nonmated, b)
+        point = bf.operating_point(mated, nonmated, fmr=b)
+        assert value[("fnmr_at_fmr", b)] == point.fnmr
+        row = report.query("metric == 'tmr_at_fmr' and fmr_target == @b")
+        assert row["threshold"].item() == point.threshold
+        assert row["k"].item() == point.false_matches  # the count behind the rate
+    assert value[("log_fmr_auc", 0.01)] == bf.log_fmr_auc(mated, nonmated, min_fmr=0.01)
+    assert value[("min_dcf", nan)] == bf.min_dcf(mated, nonmated)
+    assert value[("eer", nan)] == bf.eer(mated, nonmated).eer
+    # Same formula; the report sums the sorted scores, so the last bits may differ.
+    assert value[("decidability", nan)] == pytest.approx(bf.decidability(mated, nonmated), rel=1e-13)
+    assert value[("pr_auc", nan)] == bf.pr_auc(mated, nonmated)
+    assert value[("mated_nonmated_ratio", nan)] == mated.size / nonmated.size
+    assert value[("n_mated", nan)] == mated.size
+    assert value[("n_nonmated", nan)] == nonmated.size
+    assert value[("fmr_resolution", nan)] == 1 / nonmated.size
+    assert report["resolved"].all()
+    assert list(report.columns) == ["metric", "fmr_target", "value", "threshold", "k", "resolved", "precise"]
+
+
+def test_report_on_millions_of_scores_takes_seconds():
+    rng = np.random.default_rng(7)
+    mated, nonmated = rng.normal(2, 1, 1_000_000), rng.normal(0, 1, 10_000_000)
+    start = time.perf_counter()
+    np.sort(np.concatenate([mated, nonmated]))
+    floor = time.perf_counter() - start
+    start = time.perf_counter()
+    report = bf.operating_summary(mated, nonmated)
+    elapsed = time.perf_counter() - start
+    # "a few seconds" on 2 cores; the ratio to one sort is the benchmark's business.
+    assert elapsed < 10.0, f"operating_summary took {elapsed:.1f} s (one sort: {floor:.2f} s)"
+    assert report["resolved"].all()
+    # Normal classes 2 standard deviations apart: AUC = Phi(2 / sqrt(2)).
+    expected = norm.cdf(2 / np.sqrt(2))
+    assert report.set_index("metric").loc["roc_auc", "value"] == pytest.approx(expected, abs=2e-3)
+
+
+# -- SPEC section 1: resolution of a target FMR ---------------------------------------------------
+#
+# The rule, as biofair evaluates it: a target ``fmr`` allows ``c`` false matches, the largest
+# count with ``c / N <= fmr`` computed in IEEE double precision (the comparison the threshold
+# rule makes between an achieved FMR and its target). Resolved iff ``c >= 3``, precise iff
+# ``c >= 30``. For real numbers that is ``fmr·N >= 3`` and ``>= 30``; evaluated as ``3/N <= fmr``
+# it does not depend on how the product ``fmr·N`` rounds.
+
+
+def tmr_rows(nonmated_size: int, targets) -> pd.DataFrame:
+    nonmated = np.arange(nonmated_size, dtype=float)  # distinct scores: k is the allowed count
+    table = bf.operating_summary(np.array([nonmated_size / 2]), nonmated, fmr_targets=targets,
+                                 pauc_bounds=[1.0], min_fmr=0.5)
+    return table[table["metric"] == "tmr_at_fmr"].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("n", [100, 1000, 7200, 10_000, 123_457])
+def test_rule_of_three_and_of_thirty_at_the_edges(n):
+    targets = [2.9 / n, 3 / n, 29.9 / n, 30 / n]
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=rf"below 3/N .*\(N = {n} non-mated") as caught:
+        rows = tmr_rows(n, targets)
+    assert len(caught) == 1 and f"{2.9 / n:g}" in str(caught[0].message)  # only 2.9/N warns
+    assert rows["resolved"].tolist() == [False, True, True, True]
+    assert rows["precise"].tolist() == [False, False, False, True]
+    assert rows["k"].tolist() == [2, 3, 29, 30]
+
+
+def test_the_rule_does_not_depend_on_how_fmr_times_n_rounds():
+    n, target = 10_000, 3e-4
+    assert target * n < 3  # 2.9999999999999996 in floating point ...
+    rows = tmr_rows(n, [target])  # ... yet 3e-4 is the FMR of 3 false matches: no warning
+    assert rows["resolved"].item() and rows["k"].item() == 3
+    below = np.nextafter(3 / n, 0)
+    with pytest.warns(bf.InsufficientComparisonsWarning):
+        assert not tmr_rows(n, [below])["resolved"].item()
+
+
+@given(st.integers(3, 10**7))
+@settings(max_examples=300, deadline=None)
+def test_resolution_matches_exact_counting(n):
+    for count in (3, 30):
+        at = count / n  # the FMR of `count` false matches, in floating point
+        resolved, precise = resolution([at, np.nextafter(at, 0)], n)
+        flags = resolved if count == 3 else precise
+        assert flags.tolist() == [True, False]
+        # the allowed count agrees with exact rational arithmetic on the float target
+        allowed = allowed_false_matches(np.array([at]), n)[0]
+        assert Fraction(int(allowed), n) <= Fraction(at) < Fraction(int(allowed) + 1, n) or allowed / n <= at
+
+
+def test_every_table_at_targets_carries_k_resolved_and_precise():
+    table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=500, n_nonmated=1_000, rng=3)
+    targets = [1e-1, 1e-2, 1e-3]  # 3,000 pooled non-mated scores: 300, 30 and 3 false matches
+    fdr = bf.fairness_discrepancy_rate(table, fmr_targets=targets)
+    pooled = np.sort(table.loc[~table["mated"], "score"].to_numpy())
+    for row in fdr.itertuples():
+        assert row.k == sum(score >= row.threshold for score in pooled)  # counted one by one
+    assert fdr["k"].tolist() == [300, 30, 3]
+    assert fdr["resolved"].all() and fdr["precise"].tolist() == [True, True, False]
+    with pytest.warns(bf.InsufficientComparisonsWarning, match="N = 3000"):
+        below = bf.fairness_discrepancy_rate(table, fmr_targets=[9e-4])
+    assert below[["k", "resolved", "precise"]].values.tolist() == [[2, False, False]]
+
+
+# -- fairness_summary -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def example():
+    table = bf.read_grouped_scores(bf.datasets.example_scores_path())
+    return table, bf.fairness_summary(table, n_resamples=30, n_permutations=12, rng=5)
+
+
+def test_fairness_summary_rows_equal_the_individual_functions(example):
+    table, summary = example
+    mated, nonmated = bf.split_scores(table)
+    one = summary.set_index(["metric", "fmr_target"], drop=False)
+    nan = np.nan
+    assert one.loc[("roc_auc", nan), "value"] == bf.roc_auc(mated, nonmated)
+    assert one.loc[("eer", nan), "value"] == bf.eer(mated, nonmated).eer
+    for target in (1e-1, 1e-2, 1e-3):
+        assert one.loc[("tmr_at_fmr", target), "value"] == bf.tmr_at_fmr(mated, nonmated, target)
+    fdr = bf.fairness_discrepancy_rate(table, fmr_targets=[1e-1, 1e-2, 1e-3])
+    rows = summary[summary["metric"] == "fdr"]
+    assert rows["value"].tolist() == fdr["fdr"].tolist()
+    assert rows[["k", "resolved", "precise"]].values.tolist() == fdr[["k", "resolved", "precise"]].values.tolist()
+    outcome = bf.outcome_fairness(table, fmr=1e-2)
+    assert one.loc[("garbe_fnmr", 1e-2), "value"] == outcome.garbe_fnmr
+    assert one.loc[("inequity_fmr", 1e-2), "threshold"] == outcome.threshold
+    assert one.loc[("dfi_extreme", nan), "value"] == bf.distribution_fairness_index(table).extreme
+    assert one.loc[("cei_auto_extreme_nonmated", nan), "value"] == bf.automatic_comprehensive_equity_index(
+        table, kind="nonmated").extreme
+    assert one.loc[("cei_extreme_mated", nan), "value"] == bf.comprehensive_equity_index(table).extreme
+    assert list(summary.columns) == ["metric", "attribute", "fmr_target", "value", "low", "high", "unit",
+                                     "n_resamples", "threshold", "k", "resolved", "precise"]
+
+
+def test_fairness_summary_resamples_subjects_and_marks_what_it_resampled(example):
+    table, summary = example
+    resampled = summary.dropna(subset=["low"])
+    assert set(resampled["metric"]) == {"roc_auc", "eer", "tmr_at_fmr", "area_under_fdr_log10",
+                                        "cei_extreme_mated", "cei_extreme_nonmated"}
+    assert set(resampled["unit"]) == {"subject"} and (resampled["n_resamples"] == 30).all()
+    assert (resampled["low"] <= resampled["high"]).all()
+    assert summary.loc[summary["low"].isna(), ["unit", "n_resamples"]].isna().all().all()
+    system = summary[summary["attribute"].isna()]
+    assert set(summary["attribute"].dropna()) == {"group"}
+    assert system["metric"].tolist() == bf.operating_summary(
+        *bf.split_scores(table), fmr_targets=[1e-1, 1e-2, 1e-3], pauc_bounds=[1e-1, 1e-2, 1e-3],
+        min_fmr=1e-3)["metric"].tolist()
+
+
+def test_fairness_summary_is_seeded(example):
+    table, summary = example
+    again = bf.fairness_summary(table, n_resamples=30, n_permutations=12, rng=5)
+    pd.testing.assert_frame_equal(summary, again)
+
+
+def test_fairness_summary_with_one_target_and_pair_unit():
+    table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=300, n_nonmated=3_000, rng=1)
+    with pytest.warns(bf.UndefinedRateWarning, match=r"FNMR of groups \['0', '1', '2'\]"):  # no false non-match
+        summary = bf.fairness_summary(table, fmr_targets=[1e-2], n_resamples=10, n_permutations=5, rng=0)
+    assert "area_under_fdr_log10" not in set(summary["metric"])  # an area needs two targets
+    assert set(summary["unit"].dropna()) == {"pair"}  # no subject column
