@@ -175,7 +175,7 @@ def test_automatic_cei_parameters_by_hand(table):
         ratio = beyond / (1 - 0.9772498680518208)  # 1 - Phi(2)
         shares.append(1 / (1 + np.exp(-ratio)) * (1 - beyond))
     assert cei.parameters["tail_weight"] == pytest.approx(np.mean(shares), rel=1e-9)
-    assert cei.parameters["n_sigma"] == 2
+    assert cei.parameters["n_std"] == 2
 
 
 def test_n_sigma_and_welch_equal_formulas():
