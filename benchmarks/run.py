@@ -7,7 +7,7 @@ Usage:
 
 For each size N (non-mated scores; mated = N/10), with and without ties (scores rounded to
 3 decimals), it times one ``np.sort`` of all scores (the floor), biofair's
-``operating_report``, ``eer``, ``threshold_at_fmr``, ``eer`` + ``min_dcf``, an 8-group
+``operating_summary``, ``eer``, ``threshold_at_fmr``, ``eer`` + ``min_dcf``, an 8-group
 fairness report (one ``scores_by_group``, then FDR over six targets, GARBE and Inequity, DFI,
 CEI and CEI^A of both classes) and the bootstrap of TMR at FMR = 1e-3 (B = 1000), and the
 peers scikit-learn (roc_curve + roc_auc_score + average_precision_score), pyeer
@@ -22,7 +22,6 @@ biofair's minDCF (to 1e-9), and exits non-zero if not.
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import platform
 import sys
@@ -107,8 +106,8 @@ def run_size(n_nonmated: int, ties: bool, *, peers: bool, rng: np.random.Generat
 
     seconds, peak, _ = measure(np.sort, both, repeat=3)
     record("np.sort (floor)", seconds, peak, "floor")
-    seconds, peak, report = measure(bf.operating_report, mated, nonmated, repeat=2)
-    record("operating_report", seconds, peak, "biofair")
+    seconds, peak, report = measure(bf.operating_summary, mated, nonmated, repeat=2)
+    record("operating_summary", seconds, peak, "biofair")
     seconds, peak, _ = measure(bf.eer, mated, nonmated, repeat=2)
     record("eer", seconds, peak, "biofair")
     seconds, peak, _ = measure(bf.threshold_at_fmr, nonmated, 1e-3, repeat=2)
@@ -121,8 +120,7 @@ def run_size(n_nonmated: int, ties: bool, *, peers: bool, rng: np.random.Generat
                           "group": np.array([f"g{i}" for i in range(8)])[groups]})
     seconds, peak, _ = measure(fairness_report, table)
     record("fairness report, 8 groups", seconds, peak, "biofair")
-    tmr = functools.partial(bf.tmr_at_fmr, fmr=1e-3)
-    seconds, peak, _ = measure(bf.bootstrap, tmr, (mated, nonmated), n_resamples=1000, rng=0)
+    seconds, peak, _ = measure(bf.bootstrap, bf.tmr_at_fmr, (mated, nonmated), args=(1e-3,), n_resamples=1000, rng=0)
     record("bootstrap TMR@1e-3, B=1000", seconds, peak, "biofair")
     if peers:
         labels = np.concatenate([np.ones(n_mated), np.zeros(n_nonmated)])
@@ -154,7 +152,7 @@ def ratios(results: pd.DataFrame) -> pd.DataFrame:
     keys = ["n_nonmated", "ties"]
     floor = out[out["name"] == "np.sort (floor)"].set_index(keys)["seconds"]
     out["x_floor"] = [s / floor[(n, t)] for n, t, s in zip(out["n_nonmated"], out["ties"], out["seconds"])]
-    reference = {"scikit-learn roc_curve+roc_auc+AP": "operating_report", "pyeer get_eer_stats": "eer",
+    reference = {"scikit-learn roc_curve+roc_auc+AP": "operating_summary", "pyeer get_eer_stats": "eer",
                  "bt4vt evaluate_scores (EER + minCdet)": "eer + min_dcf"}
     by_name = out.set_index(keys + ["name"])["seconds"]
     out["peer_over_biofair"] = [
@@ -166,15 +164,15 @@ def ratios(results: pd.DataFrame) -> pd.DataFrame:
 
 #: (description, test on one size's rows, why biofair misses it where it does)
 TARGETS = {
-    "operating_report <= 3x the sort floor": (
-        lambda r: r["operating_report"].x_floor <= 3,
+    "operating_summary <= 3x the sort floor": (
+        lambda r: r["operating_summary"].x_floor <= 3,
         "with few ties every score is a distinct threshold: error_counts merges the two sorted "
         "classes into N + M thresholds and the areas, the hull and the DCF each pass over them "
         "(about 9x a sort, which AVX-512 makes very fast); with ties the work shrinks with the "
         "number of distinct values",
     ),
-    "operating_report faster than scikit-learn's three calls": (
-        lambda r: r["operating_report"].seconds < r["scikit-learn roc_curve+roc_auc+AP"].seconds,
+    "operating_summary faster than scikit-learn's three calls": (
+        lambda r: r["operating_summary"].seconds < r["scikit-learn roc_curve+roc_auc+AP"].seconds,
         "",
     ),
     "eer >= 10x faster than pyeer at 1e6": (
@@ -189,8 +187,8 @@ TARGETS = {
         "thresholds and the four CEIs each take percentiles, means and deviations per group "
         "and class: linear passes that add up to a few more sorts",
     ),
-    "operating_report peak memory <= 4x the raw scores": (
-        lambda r: r["operating_report"].peak_memory_x_raw <= 4,
+    "operating_summary peak memory <= 4x the raw scores": (
+        lambda r: r["operating_summary"].peak_memory_x_raw <= 4,
         "error_counts alone peaks at about 9x the raw scores: the sorted copies, each class's "
         "distinct values and run starts (int64), the bincount and cumsum temporaries of the "
         "merge, then the thresholds and two count arrays; the cached FMR/FNMR/TMR add three "
@@ -262,7 +260,7 @@ def main(argv=None) -> int:
         f"# Benchmark results\n\nMachine: {machine()}\n\nCommand: `python benchmarks/run.py --sizes {args.sizes}`"
         f"{' --no-peers' if args.no_peers else ''}\n\nSeconds are the best of a few runs in one process; "
         "`x_floor` divides by one np.sort of all scores of the same set; `peer_over_biofair` divides a "
-        "peer's time by biofair's for the same job (scikit-learn vs operating_report, pyeer vs eer); "
+        "peer's time by biofair's for the same job (scikit-learn vs operating_summary, pyeer vs eer); "
         "`peak_memory_x_raw` is the peak traced memory over the raw float64 score arrays.\n\n"
         f"{text}\n\n## Targets\n\n{targets(table)}\n\n"
         f"Agreement checks: {'all passed' if not problems else '; '.join(problems)}\n"

@@ -115,7 +115,10 @@ def test_fdr_prime_equals_loop_with_dev_thresholds(seed, alpha):
     dev = bf.probe_outcomes_from_matrix(dev_matrix, probe_subjects=dev_probes, gallery_subjects=gallery,
                                         probe_groups=dev_groups)
     targets = [0.5, 0.2, 0.1]
-    result = bf.identification_discrepancy_rate(evaluation, dev=dev, fpir_targets=targets, alpha=alpha)
+    # 10 non-enrolled dev probes: 0.2 and 0.1 allow fewer than 3 false alarms (rule of three)
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=r"0.1, 0.2 is below 3/N .*N = 10 non-enrolled"):
+        result = bf.identification_discrepancy_rate(evaluation, dev=dev, fpir_targets=targets, alpha=alpha)
+    assert result["resolved"].tolist() == [True, False, False]
     open_dev = dev.loc[~dev["mated"], "score"].to_numpy()
     for row, target in zip(result.itertuples(), targets):
         t = brute_threshold(open_dev, target)
@@ -125,4 +128,6 @@ def test_fdr_prime_equals_loop_with_dev_thresholds(seed, alpha):
         gap_dir = max(abs(rates[a][0] - rates[b][0]) for a, b in itertools.combinations(rates, 2))
         assert row.A == gap_fpir and row.B == gap_dir
         assert row.fdr == pytest.approx(1 - (alpha * gap_fpir + (1 - alpha) * gap_dir), abs=1e-15)
-        assert row.resolved == (target >= 1 / open_dev.size) and not row.optimistic
+        assert row.k == int(np.sum(open_dev >= t))  # the false alarms behind the threshold
+        assert row.resolved == (target >= 3 / open_dev.size) and not row.optimistic  # rule of three
+        assert row.precise == (target >= 30 / open_dev.size)
