@@ -165,3 +165,34 @@ def test_bad_input_is_named():
         bp.comprehensive_equity_index(frame(tied, 2))
     with pytest.raises(SchemaError, match="group 'b': all 25 mated scores fall in the tail"):
         bf.comprehensive_equity_index(tied)
+
+
+def composite_table(seed: int, n: int) -> pd.DataFrame:
+    """Per-side gender and pair-level age: composite groups, some cross-gender impostor pairs."""
+    rng = np.random.default_rng(seed)
+    reference = rng.choice(["f", "m"], n)
+    mated = rng.random(n) < 0.3
+    probe = np.where(~mated & (rng.random(n) < 0.2), np.where(reference == "f", "m", "f"), reference)
+    age = rng.choice(["old", "young"], n)
+    score = np.round(rng.normal(np.where(mated, 1.5, 0.0) + 0.2 * (reference == "m") + 0.1 * (age == "old"), 1), 2)
+    return pd.DataFrame({"score": score, "mated": mated, "reference_gender": reference, "probe_gender": probe,
+                         "age": age})
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.integers(1, 4))
+def test_composite_groups_equal_the_in_memory_functions(seed, parts):
+    scores = composite_table(seed, 3000)
+    data = frame(scores, parts)
+    by = ["gender", "age"]
+    census = bp.census(data, by=by)
+    sizes = bf.group_sizes(scores, by=by)
+    assert census.names == ["f / old", "f / young", "m / old", "m / young"]
+    assert census.n_mated.tolist() == sizes.loc[census.names, "n_mated"].tolist()
+    assert census.n_cross == sizes.loc["(cross-group)", "n_nonmated"]
+    thresholds = [-0.5, 0.5, 1.5]
+    pd.testing.assert_frame_equal(bp.rates_by_group(data, thresholds, by=by),
+                                  bf.rates_by_group(scores, thresholds, by=by))
+    pd.testing.assert_frame_equal(bp.fairness_discrepancy_rate(data, by=by, fmr_targets=[0.1, 0.01]),
+                                  bf.fairness_discrepancy_rate(scores, by=by, fmr_targets=[0.1, 0.01]))
+    assert bp.distribution_fairness_index(data, by=by).extreme == bf.distribution_fairness_index(scores, by=by).extreme

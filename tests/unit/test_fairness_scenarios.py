@@ -190,3 +190,21 @@ def test_groups_from_several_per_side_attributes():
     rates = bf.rates_by_group(table, 0.5, by=["gender", "age"])
     assert rates["group"].tolist() == ["f / old", "f / young", "m / old"]
     assert rates["n_nonmated"].tolist() == [1, 1, 1]
+
+
+def test_cross_group_fmr_and_probe_groups_of_several_attributes():
+    table = pd.DataFrame({
+        "score": [0.9, 0.2, 0.3, 0.8, 0.6],
+        "mated": [True, False, False, True, False],
+        "reference_gender": ["f", "f", "f", "m", "m"], "probe_gender": ["f", "f", "m", "m", "f"],
+        "reference_age": ["o", "o", "y", "y", "y"], "probe_age": ["o", "y", "y", "y", "y"],
+    })
+    cross = bf.cross_group_fmr(table, 0.25, by=["gender", "age"])
+    assert cross.index.name == "reference_gender / reference_age"
+    assert cross.loc["f / o", "f / y"] == 0.0 and cross.loc["f / y", "m / y"] == 1.0
+    assert cross.loc["m / y", "f / y"] == 1.0 and np.isnan(cross.loc["f / o", "m / y"])
+    long = pd.DataFrame({"probe_id": ["p", "p", "q", "q"], "reference_id": ["a", "b", "a", "b"],
+                         "score": [0.9, 0.1, 0.2, 0.3], "mated": [True, False, False, False],
+                         "probe_gender": ["f", "f", "m", "m"], "age": ["o", "o", "y", "y"]})
+    outcomes = bf.probe_outcomes(long, by=["gender", "age"])
+    assert outcomes["group"].tolist() == ["f / o", "m / y"]
