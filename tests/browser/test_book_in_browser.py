@@ -104,7 +104,9 @@ def inspect_page(browser, url: str, screenshot: Path | None = None) -> dict:
     text = page.inner_text("article")
     if screenshot is not None:
         screenshot.parent.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(screenshot), full_page=True)
+        # the API reference is over 100,000 px tall: on a busy machine its full-page
+        # screenshot takes longer than Playwright's default 30 s
+        page.screenshot(path=str(screenshot), full_page=True, timeout=180_000)
     page.close()
     return {
         "status": response.status if response else None,

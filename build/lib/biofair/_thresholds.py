@@ -62,6 +62,7 @@ def warn_unresolved(
     *,
     rate: str = "FMR",
     counted: str = "non-mated comparisons",
+    errors: str = "false matches",
     stacklevel: int = 3,
 ) -> NDArray[np.bool_]:
     """Warn for the targets the data cannot resolve; return the mask of resolved targets."""
@@ -71,8 +72,8 @@ def warn_unresolved(
         bad = np.unique(values[~resolved])
         warnings.warn(
             f"target {rate} {', '.join(f'{x:g}' for x in bad)} is below {RESOLVED}/N = "
-            f"{RESOLVED / n:.3g} (N = {n} {counted}): fewer than {RESOLVED} false matches are "
-            "allowed, too few to bound the rate (rule of three); such rows are marked unresolved",
+            f"{RESOLVED / n:.3g} (N = {n} {counted}): it allows fewer than {RESOLVED} {errors}, too "
+            "few to bound the rate (rule of three); such rows are marked unresolved",
             InsufficientComparisonsWarning,
             stacklevel=stacklevel,
         )

@@ -13,7 +13,7 @@ callable that carries an attribute ``bootstrap_replicates`` is called, when
 with the validated score arrays (in table order), ``clusters=None`` for ``unit="pair"`` or
 ``(mated_clusters, nonmated_clusters)``, the integer cluster code of every comparison, for
 ``unit="subject"``. It returns ``B`` replicates whose law is that of the statistic on the
-resamples :func:`bootstrap` would draw for the same unit. :func:`biofair.tmr_at_fmr`
+resamples :func:`biofair.bootstrap` would draw for the same unit. :func:`biofair.tmr_at_fmr`
 declares one.
 """
 
@@ -231,10 +231,10 @@ def bootstrap(
     biofair.paired_bootstrap : The difference of a statistic between two systems.
     biofair.permutation_null : The value of a fairness index when groups do not matter.
     biofair.partitions.poisson_bootstrap : Intervals over a partitioned score set.
-    scipy.stats.bootstrap : The same explicit options, for one or several samples.
 
     Notes
     -----
+    The options are explicit, as those of ``scipy.stats.bootstrap``: nothing is guessed.
     Fast path: a statistic that carries ``bootstrap_replicates`` (see the module notes for
     the protocol) gives the replicates itself when ``data="arrays"``, from laws that equal
     the resampling plan's; nothing is inferred from its signature or type.

@@ -635,6 +635,6 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group")
         .mean()
         .unstack("probe")
     )
-    name = " / ".join(attributes)
-    table.index.name, table.columns.name = f"reference_{name}", f"probe_{name}"
+    table.index.name = " / ".join(f"reference_{a}" for a in attributes)
+    table.columns.name = " / ".join(f"probe_{a}" for a in attributes)
     return table

@@ -465,7 +465,8 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
     if open_set.size == 0:
         raise SchemaError("the outcomes have no non-enrolled probe: FPIR needs open-set probes")
     targets = as_rates(fpir, "fpir")
-    warn_unresolved(np.ravel(targets), open_set.size, rate="FPIR", counted="non-enrolled probes")
+    warn_unresolved(np.ravel(targets), open_set.size, rate="FPIR", counted="non-enrolled probes",
+                    errors="false alarms")
     return scalar_or_array(threshold_at_fmr_sorted(open_set, targets), fpir)
 
 

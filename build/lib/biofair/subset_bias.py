@@ -91,7 +91,8 @@ def welch_similarity(a: ArrayLike, b: ArrayLike) -> float:
     See Also
     --------
     biofair.n_sigma : The distance of the same sets in standard deviations.
-    scipy.stats.ttest_ind : The test it runs, with ``equal_var=False``.
+    biofair.subset_bias : The similarity of every group to a reference (``scipy.stats.ttest_ind``
+        with ``equal_var=False``).
 
     References
     ----------

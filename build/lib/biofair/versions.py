@@ -21,7 +21,7 @@ def show_versions() -> None:
 
     See Also
     --------
-    importlib.metadata.version : How each version is read.
+    biofair.cli.main : ``biofair report`` ends its report with these versions.
 
     References
     ----------
