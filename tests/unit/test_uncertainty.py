@@ -274,6 +274,9 @@ def test_subject_fast_path_has_the_law_of_the_plain_subject_bootstrap():
     assert fast.estimate == plain.estimate
     assert stats.ks_2samp(fast.replicates, plain.replicates).pvalue > 1e-3
     assert fast.replicates.std() == pytest.approx(plain.replicates.std(), rel=0.1)
+    # Both draw the clusters the same way: with one seed they see the same resamples.
+    same = bf.bootstrap(lambda m, n: bf.tmr_at_fmr(m, n, 0.05), table, unit="subject", n_resamples=2000, rng=1)
+    np.testing.assert_array_equal(fast.replicates, same.replicates)
 
 
 # -- BCa ------------------------------------------------------------------------------------------
