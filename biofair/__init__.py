@@ -28,7 +28,12 @@ from biofair.distribution_fairness import (
     distribution_fairness_index,
 )
 from biofair.equal_error_rate import EqualErrorRate, eer
-from biofair.exceptions import InsufficientComparisonsWarning, SchemaError, UndefinedRateWarning
+from biofair.exceptions import (
+    InsufficientComparisonsWarning,
+    SchemaError,
+    ScoreDirectionWarning,
+    UndefinedRateWarning,
+)
 from biofair.groups import (
     ScoresByGroup,
     add_subject_attributes,
@@ -85,6 +90,7 @@ __all__ = [
     "PermutationNull",
     "RocCurve",
     "SchemaError",
+    "ScoreDirectionWarning",
     "ScoresByGroup",
     "UndefinedRateWarning",
     "add_subject_attributes",

@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 
 from biofair._counts import sorted_scores
 from biofair._resampling import Sample, Scores, Unit, progress, resample_rows
+from biofair._validation import as_count, as_number, as_rng
 from biofair.rates import allowed_false_matches, threshold_at_fmr_sorted, tmr_at_fmr, tmr_sorted
 
 
@@ -48,10 +49,8 @@ class PairedResult(NamedTuple):
 
 
 def _check(n_resamples: int, confidence: float) -> None:
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    as_count(n_resamples, "n_resamples")
+    as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
 
 
 def _interval(replicates: NDArray, confidence: float) -> tuple[float, float]:
@@ -169,7 +168,7 @@ def bootstrap(
         ``confidence``, ``n_resamples``, ``unit`` and the ``replicates``.
     """
     _check(n_resamples, confidence)
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     sample = Sample(scores, cluster=cluster if unit == "subject" else None)
     estimate = sample.evaluate(metric)  # validates the data and the FMR target, and warns
     target = _fast_tmr_target(metric)
@@ -219,7 +218,7 @@ def paired_bootstrap(
         The difference is significant when the interval excludes 0.
     """
     _check(n_resamples, confidence)
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     clusters = cluster if unit == "subject" else None
     a, b = Sample(scores_a, cluster=clusters), Sample(scores_b, cluster=clusters)
     if len(a) != len(b) or not np.array_equal(a.mated, b.mated):

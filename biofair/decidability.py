@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from biofair._validation import as_scores
+from biofair._validation import as_scores, power_of_two_scaled
 
 
 def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
@@ -28,12 +28,20 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     ValueError
         When both classes have zero variance (d' is undefined).
 
+    Notes
+    -----
+    Both classes are first scaled by the power of two that brings the largest score
+    magnitude into [0.5, 1): exact, and d' does not depend on scale, so scores near
+    ±1.8e308 do not overflow and subnormal scores (1e-310) keep their non-zero variance.
+
     Examples
     --------
     >>> decidability([1.0, 3.0], [-1.0, 1.0])
     2.0
     """
     mated_scores, nonmated_scores = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
+    both = power_of_two_scaled(np.concatenate([mated_scores, nonmated_scores]))
+    mated_scores, nonmated_scores = both[: mated_scores.size], both[mated_scores.size :]
     spread = (np.var(mated_scores) + np.var(nonmated_scores)) / 2
     if spread == 0.0:
         raise ValueError("decidability is undefined: mated and nonmated both have zero variance")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from biofair._validation import as_rates
+from biofair._validation import as_number, as_rates, as_targets
 from biofair.groups import By, ScoresByGroup, group_rates, pooled_threshold, scores_by_group
 
 DEFAULT_FMR_TARGETS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
@@ -24,10 +24,8 @@ def max_gap(rates: np.ndarray) -> np.ndarray:
 
 
 def check_alpha(alpha: float) -> float:
-    """``alpha``, the weight of the first differential, if it lies in [0, 1]."""
-    if not 0.0 <= alpha <= 1.0:
-        raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
-    return alpha
+    """``alpha``, the weight of the first differential, if it is a number in [0, 1]."""
+    return as_number(alpha, "alpha", low=0.0, high=1.0)
 
 
 def discrepancy(gap_a: np.ndarray, gap_b: np.ndarray, alpha: float) -> np.ndarray:
@@ -108,7 +106,7 @@ def fairness_discrepancy_rate(
         For targets below 1/N of the development non-mated scores.
     """
     check_alpha(alpha)
-    targets = as_rates(list(fmr_targets), "fmr_targets")
+    targets = as_targets(fmr_targets, "fmr_targets")
     groups = scores_by_group(scores, by=by)
     dev_groups = groups if dev is None else scores_by_group(dev, by=by)
     thresholds = np.atleast_1d(pooled_threshold(dev_groups, targets))

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._validation import as_rates
+from biofair._validation import as_rates, as_threshold
 from biofair.discrepancy import check_alpha
 from biofair.exceptions import UndefinedRateWarning
 from biofair.groups import By, GroupRates, ScoresByGroup, group_rates, pooled_threshold, scores_by_group
@@ -177,6 +177,8 @@ def outcome_fairness(
     """
     if (threshold is None) == (fmr is None):
         raise ValueError("give exactly one of threshold= and fmr=")
+    if threshold is not None:
+        threshold = as_threshold(threshold)
     check_alpha(alpha)
     groups = scores_by_group(scores, by=by)
     if fmr is not None:

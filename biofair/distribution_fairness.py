@@ -9,6 +9,7 @@ needed. Read more in the chapters "Find bias in the tails" and "Choose CEI's par
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -17,6 +18,7 @@ from numpy.typing import NDArray
 from scipy.special import expit
 from scipy.stats import norm
 
+from biofair._validation import as_count, as_number, power_of_two_scaled
 from biofair.exceptions import SchemaError
 from biofair.groups import By, ScoresByGroup, scores_by_group
 
@@ -72,8 +74,14 @@ def _edges(samples: list[NDArray], bins: int) -> NDArray[np.float64]:
 
 
 def range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
-    """``bins`` equal-width bins from ``low`` to ``high``: np.histogram's edges for that range."""
-    return np.histogram_bin_edges(np.array([low, high]), bins=bins)
+    """``bins`` equal-width bins from ``low`` to ``high``: np.histogram's edges for that range.
+
+    A range wider than the largest float (scores spanning ±1.8e308) is binned at half
+    scale and doubled back, which is exact for powers of two.
+    """
+    if np.isfinite(float(high) - float(low)):
+        return np.histogram_bin_edges(np.array([low, high]), bins=bins)
+    return 2.0 * np.histogram_bin_edges(np.array([low / 2.0, high / 2.0]), bins=bins)
 
 
 def index_from_divergences(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
@@ -86,11 +94,19 @@ def index_from_divergences(divergences: NDArray, names: list[str], parameters: d
     )
 
 
+#: More bins than this holds one count per bin and group for no gain in resolution: a
+#: score histogram of ten million comparisons has at most ten million non-empty bins.
+MAX_BINS = 1_000_000
+
+
 def check_bins(bins: int) -> int:
-    """``bins`` as an int, if it is a positive integer."""
-    if int(bins) != bins or bins < 1:
-        raise ValueError(f"bins must be a positive integer, got {bins!r}")
-    return int(bins)
+    """``bins`` as an int, if it is an integer in [1, MAX_BINS]."""
+    count = as_count(bins, "bins")
+    if count > MAX_BINS:
+        raise ValueError(
+            f"bins must be at most {MAX_BINS:,}, got {count:,}: every group holds one count per bin"
+        )
+    return count
 
 
 def distribution_fairness_index(
@@ -355,10 +371,8 @@ def cei_parameters(
 ) -> dict[str, Any]:
     """CEI's options, checked, as the ``parameters`` of its result."""
     check_kind(kind)
-    if not 0.0 < percentile < 100.0:
-        raise ValueError(f"percentile must lie in (0, 100), got {percentile!r}")
-    if not 0.0 <= tail_weight <= 1.0:
-        raise ValueError(f"tail_weight must lie in [0, 1], got {tail_weight!r}")
+    as_number(percentile, "percentile", low=0.0, high=100.0, open_low=True, open_high=True)
+    as_number(tail_weight, "tail_weight", low=0.0, high=1.0)
     if mean_tail not in ("groups", "split_mean"):
         raise ValueError(f"mean_tail must be 'groups' or 'split_mean', got {mean_tail!r}")
     parameters = {"kind": kind, "percentile": percentile, "tail_weight": tail_weight,
@@ -411,12 +425,13 @@ def automatic_comprehensive_equity_index(
     ``Delta`` of eq. 13). ``s_i = sigmoid(Delta_i)·P_i/100`` and ``w_t = mean_i s_i``
     (eq. 14), then CEI as in :func:`comprehensive_equity_index`.
     """
-    if not n_sigma > 0:
+    if isinstance(n_sigma, bool) or not isinstance(n_sigma, numbers.Real) or not 0 < n_sigma < np.inf:
         raise ValueError(f"n_sigma must be positive, got {n_sigma!r}")
     bins = check_bins(bins)
     names, samples = _class_samples(scores, by, kind)
     sign = 1.0 if kind == "nonmated" else -1.0
-    beyond = np.array([np.mean(sign * (v - v.mean()) > n_sigma * v.std()) for v in samples])
+    scaled = [power_of_two_scaled(v) for v in samples]  # exact; no overflow near ±1.8e308
+    beyond = np.array([np.mean(sign * (v - v.mean()) > n_sigma * v.std()) for v in scaled])
     percentiles, parameters = automatic_parameters(names, beyond, kind=kind, n_sigma=n_sigma, bins=bins)
     divergences = _cei_divergences(
         names, samples, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0

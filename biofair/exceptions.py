@@ -24,3 +24,11 @@ class InsufficientComparisonsWarning(UserWarning):
 
 class UndefinedRateWarning(UserWarning):
     """A rate needed by an index is zero or undefined and was replaced, as documented."""
+
+
+class ScoreDirectionWarning(UserWarning):
+    """Mated scores are mostly below non-mated ones (ROC AUC < 0.5).
+
+    The usual cause is distances read as similarities (or the reverse): read them with
+    ``greater_is_match=False`` (``biofair report --distance``).
+    """

@@ -13,6 +13,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._resampling import progress
+from biofair._validation import as_count, as_rng
 from biofair.groups import By, group_codes
 from biofair.schema import validate_scores
 
@@ -140,12 +141,11 @@ def permutation_null(
     Finite samples make DFI and CEI fall below 1 even for identical groups; the null shows
     how far, so that an observed value is read against it rather than against 1.
     """
-    if n_permutations < 1:
-        raise ValueError(f"n_permutations must be at least 1, got {n_permutations}")
+    as_count(n_permutations, "n_permutations")
     if alternative not in ("less", "greater"):
         raise ValueError(f"alternative must be 'less' or 'greater', got {alternative!r}")
     validate_scores(scores)
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     shuffled = _shuffle_plan(scores, by, cluster)
     observed = float(index(scores))
     null = np.array(

@@ -12,7 +12,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from biofair._counts import error_counts_sorted, sorted_scores
-from biofair._validation import as_rates
+from biofair._validation import as_targets
 from biofair.areas import (
     log_fmr_auc_from_counts,
     partial_auc_from_counts,
@@ -75,8 +75,8 @@ def operating_report(
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
     counts = error_counts_sorted(mated_sorted, nonmated_sorted)
     n_mated, n_nonmated = counts.n_mated, counts.n_nonmated
-    targets = as_rates(list(fmr_targets), "fmr_targets")
-    bounds = as_rates(list(pauc_bounds), "pauc_bounds")
+    targets = as_targets(fmr_targets, "fmr_targets")
+    bounds = as_targets(pauc_bounds, "pauc_bounds")
     warn_unresolvable(np.concatenate([targets, bounds, [min_fmr]]), n_nonmated)
     nan = float("nan")
 

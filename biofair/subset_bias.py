@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from biofair._counts import error_counts_sorted
-from biofair._validation import as_scores
+from biofair._validation import as_rng, as_scores
 from biofair.equal_error_rate import eer_from_counts
 from biofair.groups import By, scores_by_group
 from biofair.rates import threshold_at_fmr_sorted, tmr_sorted, warn_unresolvable
@@ -162,7 +162,7 @@ def subset_performance(
         raise ValueError(f"metric must be 'eer' or 'tmr', got {metric!r}")
     if k < 2 or size < 2:
         raise ValueError(f"k and size must be at least 2, got k={k} and size={size}")
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     rows = []
     for name, group in scores_by_group(scores, by=by).items():
         share = group.mated.size / (group.mated.size + group.nonmated.size)
