@@ -413,7 +413,8 @@ def _log_tail(path: Path) -> str:
 
 
 def _one_line(message: object) -> str:
-    return " ".join(str(message).replace("\n- ", "; ").split())
+    """A message of several lines (``problems:\\n- a\\n- b``) as one: ``problems: a; b``."""
+    return " ".join(str(message).replace(":\n- ", ": ").replace("\n- ", "; ").split())
 
 
 def _stop(signum: int, frame) -> None:

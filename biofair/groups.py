@@ -89,14 +89,14 @@ def _check_no_missing(scores: pd.DataFrame, columns: list[str]) -> None:
         if missing.any():
             problems.append(
                 f"column {column!r} has {int(missing.sum())} missing values (first in row "
-                f"{scores.index[missing.argmax()]!r}): those comparisons would have no group"
+                f"{scores.index[missing.argmax()]!r})"
             )
     if problems:
         raise SchemaError(
-            "missing group labels:\n- " + "\n- ".join(problems) + "\nGive them a group of their "
-            f"own, {MISSING_GROUP!r}, with read_grouped_scores(..., missing_groups='group') "
-            "(biofair report --missing-groups group), or fill them yourself, e.g. "
-            f"scores.fillna({{{columns[0]!r}: 'unknown'}})"
+            f"missing group labels: {'; '.join(problems)}; those comparisons would have no group. "
+            f"Give them a group of their own, {MISSING_GROUP!r}, with read_grouped_scores(..., "
+            "missing_groups='group') (biofair report --missing-groups group), or fill them "
+            f"yourself, e.g. scores.fillna({{{columns[0]!r}: 'unknown'}})"
         )
 
 

@@ -27,7 +27,13 @@ import pandas as pd
 from biofair._validation import inexact_integers
 from biofair.areas import roc_auc
 from biofair.exceptions import SchemaError, ScoreDirectionWarning
-from biofair.groups import MISSING_GROUP, add_subject_attributes, group_columns, scores_by_group
+from biofair.groups import (
+    MISSING_GROUP,
+    _check_no_missing,
+    add_subject_attributes,
+    group_columns,
+    scores_by_group,
+)
 from biofair.schema import score_problems, split_scores, validate_scores
 
 ScoreFormat = Literal["auto", "csv", "parquet", "bob"]
@@ -120,11 +126,6 @@ def _renames(names: list[str], columns: Mapping[str, str] | None) -> dict[str, s
     """The column mapping, checked against the file's column names."""
     if columns is None:
         return {}
-    if not isinstance(columns, Mapping) or not all(isinstance(k, str) and isinstance(v, str) and v
-                                                   for k, v in columns.items()):
-        raise TypeError(
-            f"columns must map file column names to canonical names, e.g. {{'sim': 'score'}}, got {columns!r}"
-        )
     absent = [name for name in columns if name not in names]
     if absent:
         raise SchemaError(f"columns {absent} named in the mapping are not in the file (it has {names})")
@@ -221,6 +222,11 @@ def _read_file(
     """A score file as a table with canonical names, labels and float scores; not validated."""
     if not isinstance(greater_is_match, (bool, np.bool_)):
         raise TypeError(f"greater_is_match must be True or False, got {greater_is_match!r}")
+    if columns is not None and not (isinstance(columns, Mapping) and all(
+            isinstance(k, str) and isinstance(v, str) and v for k, v in columns.items())):
+        raise TypeError(
+            f"columns must map file column names to canonical names, e.g. {{'sim': 'score'}}, got {columns!r}"
+        )
     if isinstance(path, (tuple, list)):
         if len(path) != 2:
             raise ValueError(f"path must be one file or a (mated_file, nonmated_file) pair, got {len(path)} files")
@@ -443,6 +449,8 @@ def read_grouped_scores(
                     )
                 table[column] = table[column].where(~missing, MISSING_GROUP)
                 relabelled[column] = int(missing.sum())
+    for names in group_columns(table, by).values():  # missing labels, with the advice above
+        _check_no_missing(table, names)
     validate_scores(table)
     _warn_if_reversed(table, greater_is_match)
     scores_by_group(table, by=by)
