@@ -119,6 +119,21 @@ def _mapping(text: str) -> dict[str, str]:
     return dict(pairs)
 
 
+def _existing_file(text: str) -> Path:
+    if not Path(text).is_file():
+        raise argparse.ArgumentTypeError(f"no file at {text}")
+    return Path(text)
+
+
+class _Distinct(argparse.Action):
+    """Store a list of distinct, non-empty names."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if len(set(values)) < len(values) or not all(values):
+            raise argparse.ArgumentError(self, f"each attribute once, got {values}")
+        setattr(namespace, self.dest, values)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(
@@ -132,17 +147,17 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    report.add_argument("scores", type=Path, help="score file: CSV, TSV, Parquet or a bob score file (may be compressed)")
+    report.add_argument("scores", type=_existing_file, help="score file: CSV, TSV, Parquet or a bob score file (may be compressed)")
     report.add_argument("-o", "--output", type=Path, required=True,
                         help="output folder: must not exist, or be empty; it appears when the report is complete")
     report.add_argument("--columns", type=_mapping, default={}, metavar="MAP",
                         help="rename file columns to score, mated, group, ...: e.g. sim=score,label=mated")
-    report.add_argument("--by", nargs="+", default=["group"], metavar="ATTR",
+    report.add_argument("--by", nargs="+", action=_Distinct, default=["group"], metavar="ATTR",
                         help="attribute(s) whose groups are compared (default: group)")
     report.add_argument("--missing-groups", default="raise", choices=["raise", "group"],
                         help="rows with an empty group label: stop with an error (default), or form "
                              "the group '(missing)'")
-    report.add_argument("--subjects", type=Path, metavar="CSV",
+    report.add_argument("--subjects", type=_existing_file, metavar="CSV",
                         help="subject attributes (columns subject, gender, ...) joined to both sides")
     report.add_argument("--distance", action="store_true", help="scores are distances (lower = more similar)")
     report.add_argument("--format", default="auto", choices=["auto", "csv", "parquet", "bob"],
@@ -161,16 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    """Parse and check the command line; exit 2 naming the first bad option."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if len(set(args.by)) < len(args.by) or not all(args.by):
-        parser.error(f"argument --by: each attribute once, got {args.by}")
-    if not args.scores.is_file():
-        parser.error(f"argument scores: no file at {args.scores}")
-    if args.subjects is not None and not args.subjects.is_file():
-        parser.error(f"argument --subjects: no file at {args.subjects}")
-    return args
+    """Parse and check the command line; argparse exits 2 naming the first bad option."""
+    return build_parser().parse_args(argv)
 
 
 # -- OUTDIR: claimed at the start, filled by one rename at the end ----------------------------
@@ -378,7 +385,7 @@ def _execute(args: argparse.Namespace, folder: OutputFolder) -> None:
         (folder.files / "report.html").write_text(html)
         json.loads((folder.files / "summary.json").read_text())  # complete and parseable
     except (OSError, ValueError) as error:
-        raise AnalysisError(f"the report could not be written: {error}; nothing was written") from None
+        raise AnalysisError(f"the report could not be written: {error}") from None
 
 
 def _cell_failure(error, notebook_path: Path) -> str:
@@ -386,13 +393,14 @@ def _cell_failure(error, notebook_path: Path) -> str:
     import nbformat
 
     where = f"cell {error.exec_count}"
-    try:
-        cells = nbformat.read(notebook_path, as_version=4).cells[: error.cell_index]
-        headings = [line for c in cells if c.cell_type == "markdown" for line in c.source.splitlines()
+    try:  # papermill puts a note before the first cell: find the failed one by its count
+        cells = nbformat.read(notebook_path, as_version=4).cells
+        failed = next(i for i, c in enumerate(cells) if c.get("execution_count") == error.exec_count)
+        headings = [line for c in cells[:failed] if c.cell_type == "markdown" for line in c.source.splitlines()
                     if line.startswith("#")]
         if headings:
             where += f', section "{headings[-1].lstrip("#").strip()}"'
-    except (OSError, ValueError):
+    except (OSError, ValueError, StopIteration):
         pass
     plain = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error.traceback))
     line = re.search(r"Cell In\[\d+\], line (\d+)", plain)
@@ -421,10 +429,16 @@ def _stop(signum: int, frame) -> None:
     raise Stopped(signum)
 
 
+def _ignore_signals() -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``biofair`` console script."""
     args = _parse(argv)  # exits 2 naming a bad option, before anything is read or written
-    previous = {s: signal.signal(s, _stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    for signum in (signal.SIGTERM, signal.SIGHUP):  # stopped like Ctrl-C: cleaned up, one line
+        signal.signal(signum, _stop)
     folder = OutputFolder(args.output)
     try:
         folder.claim()
@@ -436,6 +450,7 @@ def main(argv: list[str] | None = None) -> int:
         for message in messages:
             print(f"biofair report: warning: {message}", file=sys.stderr)
         _execute(args, folder)
+        _ignore_signals()  # the last step, one rename, runs to its end
         folder.publish()
     except UsageError as error:
         print(f"biofair report: error: {_one_line(error)}", file=sys.stderr)
@@ -448,12 +463,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"biofair report: interrupted by {signal.Signals(signum).name}; nothing was written", file=sys.stderr)
         return 128 + signum
     finally:
-        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # let the clean-up finish
-            signal.signal(s, signal.SIG_IGN)
+        _ignore_signals()  # let the clean-up finish; the process ends without another word
         folder.release()
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
     print(f"biofair report: wrote {folder.output}/report.ipynb, report.html and summary.json")
     return 0
 
