@@ -6,8 +6,10 @@ concatenation ``(mated, nonmated)``; the metric is then called on each resample.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Literal
 
@@ -17,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from tqdm import tqdm
 
 from biofair._validation import as_scores
+from biofair.exceptions import InsufficientComparisonsWarning
 from biofair.schema import validate_scores
 
 Unit = Literal["pair", "subject"]
@@ -96,6 +99,15 @@ def resample_rows(
             yield np.repeat(rows, drawn[sample.clusters])
     else:
         raise ValueError(f"unit must be 'pair' or 'subject', got {unit!r}")
+
+
+@contextlib.contextmanager
+def resolution_warned_once():
+    """Silence InsufficientComparisonsWarning while replicates are computed: the estimate on
+    all data gave it once; each resample would repeat it (hundreds of times in a report)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+        yield
 
 
 def progress(iterable, *, total: int, desc: str, show: bool | None):

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from biofair._counts import sorted_scores
-from biofair._resampling import Sample, Scores, Unit, progress, resample_rows
+from biofair._resampling import Sample, Scores, Unit, progress, resample_rows, resolution_warned_once
 from biofair._validation import as_count, as_number, as_rng
 from biofair.rates import allowed_false_matches, threshold_at_fmr_sorted, tmr_at_fmr, tmr_sorted
 
@@ -178,9 +178,10 @@ def bootstrap(
         )
     else:
         plan = resample_rows(sample, unit, n_resamples, rng)
-        replicates = np.array(
-            [sample.evaluate(metric, rows) for rows in progress(plan, total=n_resamples, desc="bootstrap", show=progress_bar)]
-        )
+        with resolution_warned_once():
+            replicates = np.array(
+                [sample.evaluate(metric, rows) for rows in progress(plan, total=n_resamples, desc="bootstrap", show=progress_bar)]
+            )
     low, high = _interval(replicates, confidence)
     return BootstrapResult(estimate, low, high, confidence, n_resamples, unit, replicates)
 
@@ -228,12 +229,13 @@ def paired_bootstrap(
         )
     difference = a.evaluate(metric) - b.evaluate(metric)
     plan = resample_rows(a, unit, n_resamples, rng)
-    replicates = np.array(
-        [
-            a.evaluate(metric, rows) - b.evaluate(metric, rows)
-            for rows in progress(plan, total=n_resamples, desc="paired bootstrap", show=progress_bar)
-        ]
-    )
+    with resolution_warned_once():
+        replicates = np.array(
+            [
+                a.evaluate(metric, rows) - b.evaluate(metric, rows)
+                for rows in progress(plan, total=n_resamples, desc="paired bootstrap", show=progress_bar)
+            ]
+        )
     low, high = _interval(replicates, confidence)
     p_greater = float(np.mean(replicates > 0))
     return PairedResult(difference, low, high, p_greater, confidence, n_resamples, unit, replicates)

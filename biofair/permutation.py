@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from biofair._resampling import progress
+from biofair._resampling import progress, resolution_warned_once
 from biofair._validation import as_count, as_rng
 from biofair.groups import By, group_codes
 from biofair.schema import validate_scores
@@ -148,12 +148,13 @@ def permutation_null(
     rng = as_rng(rng)
     shuffled = _shuffle_plan(scores, by, cluster)
     observed = float(index(scores))
-    null = np.array(
-        [
-            float(index(shuffled(rng)))
-            for _ in progress(range(n_permutations), total=n_permutations, desc="permutations", show=progress_bar)
-        ]
-    )
+    with resolution_warned_once():
+        null = np.array(
+            [
+                float(index(shuffled(rng)))
+                for _ in progress(range(n_permutations), total=n_permutations, desc="permutations", show=progress_bar)
+            ]
+        )
     extreme = null <= observed if alternative == "less" else null >= observed
     p_value = (1 + int(extreme.sum())) / (1 + n_permutations)
     return PermutationNull(observed, null, p_value, n_permutations, alternative)

@@ -181,3 +181,19 @@ def test_composite_labels_never_merge():
     groups = bf.scores_by_group(table, by=["a", "b"])
     assert list(groups) == ["'x' / 'y / z'", "'x / y' / 'z'"]
     assert [g.mated.tolist() for g in groups.values()] == [[0.8], [0.9]]
+
+
+@pytest.mark.parametrize("resample", ["bootstrap", "permutation_null"])
+def test_a_resampled_index_warns_once_about_resolution(resample):
+    """The estimate warns that FMR 1e-4 is below 1/N; its hundreds of resamples stay quiet."""
+    table = example().iloc[::4]
+
+    def index(t):
+        return float(bf.fairness_discrepancy_rate(t, fmr_targets=[1e-1, 1e-4])["fdr"].min())
+
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=r"target FMR 0.0001 is below 1/N") as caught:
+        if resample == "bootstrap":
+            bf.bootstrap(index, table, n_resamples=20, rng=0)
+        else:
+            bf.permutation_null(index, table, n_permutations=20, rng=0)
+    assert len(caught) == 1
