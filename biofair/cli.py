@@ -322,15 +322,17 @@ def check_analysis(args: argparse.Namespace) -> list[str]:
     return list(dict.fromkeys(_one_line(w.message) for w in caught if issubclass(w.category, shown)))
 
 
-def _kernel_manager(log, connection_file: Path) -> type:
+def _kernel_manager(log, connection_file: Path, launched: list) -> type:
     """A kernel manager whose kernel writes its own messages to ``log``, not the terminal,
-    and its connection file into the run's work folder, not the system temporary folder."""
+    and its connection file into the run's work folder, not the system temporary folder;
+    each kernel process it starts is appended to ``launched``."""
     from jupyter_client import AsyncKernelManager
 
     class LoggedKernelManager(AsyncKernelManager):
         async def start_kernel(self, **kwargs):
             self.connection_file = str(connection_file)
-            return await super().start_kernel(stdout=log, stderr=log, **kwargs)
+            await super().start_kernel(stdout=log, stderr=log, **kwargs)
+            launched.append(self.provisioner.process)
 
     return LoggedKernelManager
 
@@ -366,17 +368,23 @@ def _execute(args: argparse.Namespace, folder: OutputFolder) -> None:
         "summary_path": str(folder.files / "summary.json"),
     }
     notebook_path = folder.files / "report.ipynb"
+    launched = []
     try:
         with open(folder.scratch / "kernel.log", "w") as log:
             papermill.execute_notebook(
                 template, notebook_path, parameters=parameters, cwd=str(folder.scratch),
                 progress_bar=sys.stderr.isatty(), kernel_name="python3",
-                kernel_manager_class=_kernel_manager(log, folder.scratch / "kernel.json"),
+                kernel_manager_class=_kernel_manager(log, folder.scratch / "kernel.json", launched),
             )
     except papermill.PapermillExecutionError as error:
         raise AnalysisError(_cell_failure(error, notebook_path)) from None
     except Exception as error:  # the kernel died, or could not start
         raise AnalysisError(f"{type(error).__name__}: {error}{_log_tail(folder.scratch / 'kernel.log')}") from None
+    finally:  # an interrupted run may leave its kernel up: end it before this process ends
+        for process in launched:
+            if process.poll() is None:
+                process.kill()
+            process.wait(timeout=60)
     notebook = nbformat.read(notebook_path, as_version=4)
     exporter = HTMLExporter(exclude_input=True)
     exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags={"remove-cell"}), enabled=True)

@@ -181,6 +181,22 @@ def test_an_existing_empty_outdir_is_filled(tmp_path, run_main, monkeypatch):
     assert status == 0 and sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(cli.OUTPUTS)
 
 
+def test_a_file_put_into_outdir_during_the_run_is_never_overwritten(tmp_path, run_main, monkeypatch):
+    def intruder(args, folder):
+        fake_execute(args, folder)
+        folder.output.mkdir()
+        (folder.output / "report.html").write_text("someone else's")
+
+    monkeypatch.setattr(cli, "_execute", intruder)
+    status, lines = run_main(ROOT / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert status == 1
+    assert lines == [f"biofair report: the analysis failed, nothing was written: the report could not be "
+                     f"moved to --output {tmp_path / 'out'}: Directory not empty"]
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["report.html"]
+    assert (tmp_path / "out" / "report.html").read_text() == "someone else's"
+
+
 def test_a_failing_final_move_writes_nothing(tmp_path, run_main, monkeypatch):
     monkeypatch.setattr(cli, "_execute", fake_execute)
 
@@ -369,12 +385,24 @@ def test_every_rate_at_a_target_carries_its_resolution(contested):
     assert all(m["k"] is None and m["resolved"] is None for m in others)
 
 
-SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGKILL]
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: signal.Signals(s).name)
+def test_interrupted_while_the_kernel_runs(signum, tmp_path):
+    """Ctrl-C (SIGINT) or kill (SIGTERM): one line, nothing written, no folder, no kernel left."""
+    output = tmp_path / "out"
+    run = biofair_command("report", ROOT / "data" / "example_scores.csv", "-o", output, *FAST)
+    wait_for(lambda: kernels_of(work_folder(output)), run)
+    kernels = kernels_of(work_folder(output))
+    run.send_signal(signum)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 128 + signum
+    assert (out, err) == ("", f"biofair report: interrupted by {signal.Signals(signum).name}; nothing was written\n")
+    assert list(tmp_path.iterdir()) == []
+    assert not any(Path(f"/proc/{pid}").exists() for pid in kernels)  # shut down before the exit
 
 
-@pytest.mark.parametrize("signum", SIGNALS, ids=lambda s: signal.Signals(s).name)
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGKILL], ids=lambda s: signal.Signals(s).name)
 def test_a_run_killed_at_a_random_moment_leaves_outdir_absent_or_complete(signum, contested, tmp_path):
-    moment = random.Random(int(signum)).uniform(0.0, 0.8 * contested["duration"])
+    moment = random.Random(int(signum)).uniform(0.0, contested["duration"])
     output = tmp_path / "out"
     run = biofair_command("report", ROOT / "data" / "example_scores.csv", "-o", output, *FAST)
     wait_for(lambda: work_folder(output).exists(), run)  # past start-up: main() is running

@@ -37,6 +37,7 @@ class Case:
     error: str | None = None  # a regex the message must match: it names the column, option or value
     check: Callable[[pd.DataFrame], None] | None = None  # asserts the correct table
     warns: str | None = None  # a regex of the ScoreDirectionWarning expected
+    report_error: str | None = None  # read correctly, but refused by the report's up-front analysis
 
 
 def written_labels(path: Path, column: str) -> Counter:
@@ -301,6 +302,30 @@ def missing_label_word_collision(tmp_path) -> Case:
     return Case(path, {"missing_groups": "group"}, error=r"column 'group' has missing values and also the label '\(missing\)'")
 
 
+def all_equal_scores(tmp_path) -> Case:
+    path = tmp_path / "equal.csv"
+    example().assign(score=0.5).to_csv(path, index=False)
+    return Case(path, check=lambda read: (read["score"] == 0.5).all(),
+                report_error=r"decidability is undefined: mated and nonmated both have zero variance")
+
+
+def one_score_group(tmp_path) -> Case:
+    path = tmp_path / "one.csv"
+    extra = pd.DataFrame({"reference_subject": ["Z0", "Z0"], "probe_subject": ["Z0", "Z1"], "group": ["Z", "Z"],
+                          "score": [3.0, 0.0], "mated": [True, False]})
+    pd.concat([example(), extra]).to_csv(path, index=False)
+    return Case(path, check=lambda read: group_counts(read)["Z"] == 2,
+                report_error=r"group 'Z': all 1 mated scores fall in the tail at percentile 95")
+
+
+def whole_float_range(tmp_path) -> Case:
+    path = tmp_path / "huge.csv"
+    scores = example()["score"].to_numpy()
+    huge = np.ldexp(scores, 1024 - int(np.ceil(np.log2(np.abs(scores).max()))))  # spans about ±1.5e308
+    example().assign(score=huge).to_csv(path, index=False)
+    return Case(path, check=lambda read: read["score"].tolist() == huge.tolist())
+
+
 CASES = {
     "mixed int and str labels": mixed_types,
     "01 and 1": leading_zeros,
@@ -333,6 +358,9 @@ CASES = {
     "similarities read as distances": similarities_read_as_distances,
     "byte order mark": byte_order_mark,
     "'(missing)' already a label": missing_label_word_collision,
+    "all-equal scores": all_equal_scores,
+    "a group with one score": one_score_group,
+    "scores spanning ±1.5e308": whole_float_range,
 }
 
 
@@ -383,7 +411,7 @@ def test_report_checks_the_file_first(name, tmp_path, run_main, monkeypatch):
     """Refused: exit 2, one line naming the fault, no OUTDIR. Accepted: every estimate computes."""
     case = CASES[name](tmp_path)
     arguments = cli_arguments(case)
-    if case.error is None:
+    if case.error is None and case.report_error is None:
         args = cli._parse(["report", *map(str, arguments), "-o", str(tmp_path / "never")])
         messages = cli.check_analysis(args)
         assert all(re.search(case.warns, m) for m in messages) if case.warns else messages == []
@@ -392,7 +420,7 @@ def test_report_checks_the_file_first(name, tmp_path, run_main, monkeypatch):
     status, lines = run_main(*arguments, "-o", tmp_path / "out")
     assert status == 2
     assert len(lines) == 1 and lines[0].startswith("biofair report: error: "), lines
-    assert re.search(case.error, lines[0]), lines[0]
+    assert re.search(case.error or case.report_error, lines[0]), lines[0]
     assert not (tmp_path / "out").exists()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no work folder left
 
