@@ -197,6 +197,7 @@ class OutputFolder:
         self.work = self.output.with_name(f".{self.output.name}.biofair-partial")
         self.lock: int | None = None
         self.claimed = False
+        self.created: list[Path] = []  # folders above OUTDIR this run created, deepest first
 
     @property
     def files(self) -> Path:
@@ -220,26 +221,31 @@ class OutputFolder:
         """Reserve OUTDIR, or raise UsageError saying why it cannot be written."""
         self._refuse_if_filled()
         parent = self.output.parent
+        busy = UsageError(
+            f"another biofair report is writing to --output {self.output} (its work folder "
+            f"{self.work} is locked); wait for it or choose another folder"
+        )
+        self.created = [p for p in (parent, *parent.parents) if not p.exists()]
         try:
             parent.mkdir(parents=True, exist_ok=True)
             staging = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.biofair-", dir=parent))
         except OSError as error:
+            self.release()
             raise UsageError(f"--output {self.output} cannot be written: {error.strerror} ({parent})") from None
         try:
             self.lock = os.open(staging / "lock", os.O_CREAT | os.O_WRONLY, 0o600)
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            for _ in range(3):
+            for _ in range(3):  # a folder left by a killed run is removed, then claimed
                 try:
                     os.rename(staging, self.work)
                     break
                 except OSError as error:
-                    if error.errno not in (errno.EEXIST, errno.ENOTEMPTY) or not self._remove_stale():
-                        raise UsageError(
-                            f"another biofair report is writing to --output {self.output} (its work "
-                            f"folder {self.work} is locked); wait for it or choose another folder"
-                        ) from None
+                    if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                        raise UsageError(f"--output {self.output} cannot be written: {error.strerror}") from None
+                    if not self._remove_stale():
+                        raise busy from None
             else:
-                raise UsageError(f"--output {self.output}: could not claim {self.work}")
+                raise busy
             self.claimed = True
             self.scratch.mkdir()
             self._refuse_if_filled()  # a run that finished while this one claimed
@@ -273,12 +279,20 @@ class OutputFolder:
             raise AnalysisError(
                 f"the report could not be moved to --output {self.output}: {error.strerror}"
             ) from None
+        self.created = []  # they hold the report now
 
     def release(self) -> None:
-        """Remove the work folder (whatever it still holds) and free the lock."""
+        """Remove the work folder (whatever it still holds), the folders this run created
+        above OUTDIR if it published nothing, and free the lock."""
         if self.claimed:
             shutil.rmtree(self.work, ignore_errors=True)
             self.claimed = False
+        for folder in self.created:
+            try:
+                folder.rmdir()
+            except OSError:  # not empty: someone else's now
+                break
+        self.created = []
         if self.lock is not None:
             os.close(self.lock)
             self.lock = None

@@ -104,8 +104,6 @@ def _first_line(path: Path, compression: str | None) -> str:
 
 def _kind(path: Path, format: ScoreFormat, compression: str | None) -> tuple[str, str, str]:
     """``(format, separator, first line)`` of a file, from its suffix, else its content."""
-    if format not in ("auto", "csv", "parquet", "bob"):
-        raise ValueError(f"format must be 'auto', 'csv', 'parquet' or 'bob', got {format!r}")
     suffixes = [s.lower() for s in path.suffixes]
     if suffixes and suffixes[-1] in _COMPRESSION_SUFFIXES:
         suffixes.pop()
@@ -144,7 +142,7 @@ def _renames(names: list[str], columns: Mapping[str, str] | None) -> dict[str, s
 
 
 def _check_names(names: list[str], path: Path) -> None:
-    duplicated = sorted({name for name, count in Counter(names).items() if count > 1})
+    duplicated = sorted({name for name, count in Counter(names).items() if count > 1 and name})
     if duplicated:
         raise SchemaError(f"{path} has duplicate column name(s) {duplicated}; every column needs its own name")
 
@@ -190,12 +188,13 @@ def _read_parquet(path: Path, columns: Mapping[str, str] | None) -> pd.DataFrame
     return table
 
 
-def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None) -> pd.DataFrame:
+def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None, format: ScoreFormat) -> pd.DataFrame:
     table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#", compression=compression)
     if table.shape[1] not in _BOB_COLUMNS:
+        why = ("format='bob'" if format == "bob" else "its name does not end in .csv, .tsv or .parquet, "
+               "and its first line has no comma or tab")
         raise SchemaError(
-            f"{path} was read as a bob score file (its name does not end in .csv, .tsv or "
-            ".parquet, and its first line has no comma or tab); a bob score file has 4 or 5 "
+            f"{path} was read as a bob score file ({why}); a bob score file has 4 or 5 "
             f"whitespace-separated columns, this one has {table.shape[1]}. Give format='csv' "
             "(biofair report --format csv) if it is a table"
         )
@@ -222,6 +221,8 @@ def _read_file(
     """A score file as a table with canonical names, labels and float scores; not validated."""
     if not isinstance(greater_is_match, (bool, np.bool_)):
         raise TypeError(f"greater_is_match must be True or False, got {greater_is_match!r}")
+    if format not in ("auto", "csv", "parquet", "bob"):
+        raise ValueError(f"format must be 'auto', 'csv', 'parquet' or 'bob', got {format!r}")
     if columns is not None and not (isinstance(columns, Mapping) and all(
             isinstance(k, str) and isinstance(v, str) and v for k, v in columns.items())):
         raise TypeError(
@@ -249,7 +250,7 @@ def _read_file(
         elif kind == "csv":
             table = _read_csv(source, sep, header, compression, columns)
         else:
-            table = _read_bob(source, compression, columns)
+            table = _read_bob(source, compression, columns, format)
     except (SchemaError, TypeError):
         raise
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, pd.errors.ParserError) as error:

@@ -417,12 +417,11 @@ def test_report_checks_the_file_first(name, tmp_path, run_main, monkeypatch):
         assert all(re.search(case.warns, m) for m in messages) if case.warns else messages == []
         return
     monkeypatch.setattr(cli, "_execute", _must_not_run)
-    status, lines = run_main(*arguments, "-o", tmp_path / "out")
+    status, lines = run_main(*arguments, "-o", tmp_path / "new" / "out")
     assert status == 2
     assert len(lines) == 1 and lines[0].startswith("biofair report: error: "), lines
     assert re.search(case.error or case.report_error, lines[0]), lines[0]
-    assert not (tmp_path / "out").exists()
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no work folder left
+    assert not (tmp_path / "new").exists()  # nor OUTDIR, its work folder or the folder made for it
 
 
 def _must_not_run(*args):
