@@ -42,15 +42,15 @@ file are checked first; OUTDIR appears only when the report is complete. Exit st
 """
 
 
-class UsageError(Exception):
+class _UsageError(Exception):
     """A problem with the command line, the score file or OUTDIR: exit status 2."""
 
 
-class AnalysisError(Exception):
+class _AnalysisError(Exception):
     """The report could not be computed or written: exit status 1."""
 
 
-class Stopped(KeyboardInterrupt):
+class _Stopped(KeyboardInterrupt):
     """The run received SIGTERM or SIGHUP; handled as Ctrl-C is."""
 
 
@@ -183,7 +183,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 # -- OUTDIR: claimed at the start, filled by one rename at the end ----------------------------
 
 
-class OutputFolder:
+class _OutputFolder:
     """OUTDIR reserved for this run.
 
     The run works in ``.<name>.biofair-partial`` beside OUTDIR, which holds a lock file
@@ -211,17 +211,17 @@ class OutputFolder:
 
     def _refuse_if_filled(self) -> None:
         if self.output.is_symlink():
-            raise UsageError(f"--output {self.output} is a symbolic link; give the folder itself")
+            raise _UsageError(f"--output {self.output} is a symbolic link; give the folder itself")
         if self.output.exists() and not self.output.is_dir():
-            raise UsageError(f"--output {self.output} exists and is not a folder")
+            raise _UsageError(f"--output {self.output} exists and is not a folder")
         if self.output.is_dir() and any(self.output.iterdir()):
-            raise UsageError(f"--output {self.output} is not empty; give a new or an empty folder")
+            raise _UsageError(f"--output {self.output} is not empty; give a new or an empty folder")
 
     def claim(self) -> None:
-        """Reserve OUTDIR, or raise UsageError saying why it cannot be written."""
+        """Reserve OUTDIR, or raise _UsageError saying why it cannot be written."""
         self._refuse_if_filled()
         parent = self.output.parent
-        busy = UsageError(
+        busy = _UsageError(
             f"another biofair report is writing to --output {self.output} (its work folder "
             f"{self.work} is locked); wait for it or choose another folder"
         )
@@ -231,7 +231,7 @@ class OutputFolder:
             staging = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.biofair-", dir=parent))
         except OSError as error:
             self.release()
-            raise UsageError(f"--output {self.output} cannot be written: {error.strerror} ({parent})") from None
+            raise _UsageError(f"--output {self.output} cannot be written: {error.strerror} ({parent})") from None
         try:
             self.lock = os.open(staging / "lock", os.O_CREAT | os.O_WRONLY, 0o600)
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -241,7 +241,7 @@ class OutputFolder:
                     break
                 except OSError as error:
                     if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
-                        raise UsageError(f"--output {self.output} cannot be written: {error.strerror}") from None
+                        raise _UsageError(f"--output {self.output} cannot be written: {error.strerror}") from None
                     if not self._remove_stale():
                         raise busy from None
             else:
@@ -276,7 +276,7 @@ class OutputFolder:
         try:
             os.rename(self.files, self.output)
         except OSError as error:
-            raise AnalysisError(
+            raise _AnalysisError(
                 f"the report could not be moved to --output {self.output}: {error.strerror}"
             ) from None
         self.created = []  # they hold the report now
@@ -305,7 +305,7 @@ def _by(args: argparse.Namespace) -> str | list[str]:
     return args.by[0] if len(args.by) == 1 else list(args.by)
 
 
-def check_analysis(args: argparse.Namespace) -> list[str]:
+def _check_analysis(args: argparse.Namespace) -> list[str]:
     """Read the file and compute every estimate of the report once, without resampling.
 
     Data that the report cannot analyse (too few or tied scores in a group, a missing
@@ -351,8 +351,8 @@ def _kernel_manager(log, connection_file: Path, launched: list) -> type:
     return LoggedKernelManager
 
 
-def _execute(args: argparse.Namespace, folder: OutputFolder) -> None:
-    """Execute the template with the run's parameters and export it; raise AnalysisError."""
+def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
+    """Execute the template with the run's parameters and export it; raise _AnalysisError."""
     import jupytext
     import nbformat
     import papermill
@@ -391,9 +391,9 @@ def _execute(args: argparse.Namespace, folder: OutputFolder) -> None:
                 kernel_manager_class=_kernel_manager(log, folder.scratch / "kernel.json", launched),
             )
     except papermill.PapermillExecutionError as error:
-        raise AnalysisError(_cell_failure(error, notebook_path)) from None
+        raise _AnalysisError(_cell_failure(error, notebook_path)) from None
     except Exception as error:  # the kernel died, or could not start
-        raise AnalysisError(f"{type(error).__name__}: {error}{_log_tail(folder.scratch / 'kernel.log')}") from None
+        raise _AnalysisError(f"{type(error).__name__}: {error}{_log_tail(folder.scratch / 'kernel.log')}") from None
     finally:  # an interrupted run may leave its kernel up: end it before this process ends
         for process in launched:
             if process.poll() is None:
@@ -407,7 +407,7 @@ def _execute(args: argparse.Namespace, folder: OutputFolder) -> None:
         (folder.files / "report.html").write_text(html)
         json.loads((folder.files / "summary.json").read_text())  # complete and parseable
     except (OSError, ValueError) as error:
-        raise AnalysisError(f"the report could not be written: {error}") from None
+        raise _AnalysisError(f"the report could not be written: {error}") from None
 
 
 def _cell_failure(error, notebook_path: Path) -> str:
@@ -448,7 +448,7 @@ def _one_line(message: object) -> str:
 
 
 def _stop(signum: int, frame) -> None:
-    raise Stopped(signum)
+    raise _Stopped(signum)
 
 
 def _ignore_signals() -> None:
@@ -461,27 +461,27 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)  # exits 2 naming a bad option, before anything is read or written
     for signum in (signal.SIGTERM, signal.SIGHUP):  # stopped like Ctrl-C: cleaned up, one line
         signal.signal(signum, _stop)
-    folder = OutputFolder(args.output)
+    folder = _OutputFolder(args.output)
     try:
         folder.claim()
         try:
-            messages = check_analysis(args)
+            messages = _check_analysis(args)
         except Exception as error:  # SchemaError (a ValueError) names the column or value
             prefix = "" if isinstance(error, (ValueError, FileNotFoundError)) else f"{type(error).__name__}: "
-            raise UsageError(prefix + str(error)) from None
+            raise _UsageError(prefix + str(error)) from None
         for message in messages:
             print(f"biofair report: warning: {message}", file=sys.stderr)
         _execute(args, folder)
         _ignore_signals()  # the last step, one rename, runs to its end
         folder.publish()
-    except UsageError as error:
+    except _UsageError as error:
         print(f"biofair report: error: {_one_line(error)}", file=sys.stderr)
         return EXIT_USAGE
-    except AnalysisError as error:
+    except _AnalysisError as error:
         print(f"biofair report: the analysis failed, nothing was written: {_one_line(error)}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt as stop:
-        signum = stop.args[0] if isinstance(stop, Stopped) else signal.SIGINT
+        signum = stop.args[0] if isinstance(stop, _Stopped) else signal.SIGINT
         print(f"biofair report: interrupted by {signal.Signals(signum).name}; nothing was written", file=sys.stderr)
         return 128 + signum
     finally:

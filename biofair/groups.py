@@ -47,7 +47,7 @@ MISSING_GROUP = "(missing)"  # the group of rows without a label, when the reade
 CROSS_GROUP = "(cross-group)"  # the row of heterogeneous non-mated pairs in group_sizes
 
 
-def attributes_of(by: By) -> list[str]:
+def _attributes_of(by: By) -> list[str]:
     """The grouping attributes named by ``by`` (a column name or a sequence of them)."""
     if isinstance(by, str):
         attributes = [by]
@@ -64,10 +64,10 @@ def attributes_of(by: By) -> list[str]:
     return attributes
 
 
-def group_columns(scores: pd.DataFrame, by: By) -> dict[str, list[str]]:
+def _group_columns(scores: pd.DataFrame, by: By) -> dict[str, list[str]]:
     """Each attribute of ``by`` and its column(s): ``[attr]`` or ``[reference_attr, probe_attr]``."""
     columns = {}
-    for attribute in attributes_of(by):
+    for attribute in _attributes_of(by):
         sides = [f"reference_{attribute}", f"probe_{attribute}"]
         if attribute in scores.columns:
             columns[attribute] = [attribute]
@@ -160,7 +160,7 @@ def group_codes(scores: pd.DataFrame, by: By = "group") -> tuple[NDArray[np.intp
     Several attributes combine into one group per observed combination, named by joining
     the values with " / " (quoted when a value contains "/"; see :func:`group_labels`).
     """
-    columns = group_columns(scores, by)
+    columns = _group_columns(scores, by)
     attributes = list(columns)
     codes, names = _attribute_codes(scores, columns[attributes[0]])
     if len(attributes) == 1:

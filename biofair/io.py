@@ -31,7 +31,7 @@ from biofair.groups import (
     MISSING_GROUP,
     _check_no_missing,
     add_subject_attributes,
-    group_columns,
+    _group_columns,
     scores_by_group,
 )
 from biofair.schema import score_problems, split_scores, validate_scores
@@ -440,7 +440,7 @@ def read_grouped_scores(
         table = add_subject_attributes(table, people)
     relabelled = {}
     if missing_groups == "group":
-        for column in [c for names in group_columns(table, by).values() for c in names]:
+        for column in [c for names in _group_columns(table, by).values() for c in names]:
             missing = table[column].isna()
             if missing.any():
                 if (table[column] == MISSING_GROUP).any():
@@ -450,7 +450,7 @@ def read_grouped_scores(
                     )
                 table[column] = table[column].where(~missing, MISSING_GROUP)
                 relabelled[column] = int(missing.sum())
-    for names in group_columns(table, by).values():  # missing labels, with the advice above
+    for names in _group_columns(table, by).values():  # missing labels, with the advice above
         _check_no_missing(table, names)
     validate_scores(table)
     _warn_if_reversed(table, greater_is_match)

@@ -150,7 +150,7 @@ def fake_execute(args, folder):
 
 def test_a_second_run_is_refused_while_the_first_holds_outdir(tmp_path, run_main, monkeypatch):
     monkeypatch.setattr(cli, "_execute", fake_execute)
-    first = cli.OutputFolder(tmp_path / "out")
+    first = cli._OutputFolder(tmp_path / "out")
     first.claim()
     status, lines = run_main(ROOT / "data" / "example_scores.csv", "-o", tmp_path / "out")
     assert status == 2 and re.search(r"another biofair report is writing to --output .*out", lines[0]), lines
@@ -417,7 +417,7 @@ def test_a_run_killed_at_a_random_moment_leaves_outdir_absent_or_complete(signum
         assert (output / "report.html").read_text().rstrip().endswith("</html>")
     elif signum == signal.SIGKILL:
         assert run.returncode == -signal.SIGKILL
-        folder = cli.OutputFolder(output)  # the next run removes what the killed one left
+        folder = cli._OutputFolder(output)  # the next run removes what the killed one left
         folder.claim()
         folder.release()
         assert not work_folder(output).exists()

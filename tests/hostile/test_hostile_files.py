@@ -413,7 +413,7 @@ def test_report_checks_the_file_first(name, tmp_path, run_main, monkeypatch):
     arguments = cli_arguments(case)
     if case.error is None and case.report_error is None:
         args = cli._parse(["report", *map(str, arguments), "-o", str(tmp_path / "never")])
-        messages = cli.check_analysis(args)
+        messages = cli._check_analysis(args)
         assert all(re.search(case.warns, m) for m in messages) if case.warns else messages == []
         return
     monkeypatch.setattr(cli, "_execute", _must_not_run)
