@@ -128,17 +128,19 @@ def as_rng(rng: np.random.Generator | int | None, name: str = "rng") -> np.rando
     )
 
 
-def power_of_two_scaled(values: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``values`` times the power of two that brings their largest magnitude into [0.5, 1).
+def power_of_two_scaled(*arrays: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
+    """The arrays times one power of two that brings their largest magnitude into [0.5, 1),
+    when it lies outside [2^-500, 2^500]; otherwise the arrays themselves.
 
     Scaling by a power of two is exact, so statistics that are invariant to scale (d',
-    standardised tails) can be computed without overflow near ±1.8e308 or underflow of
-    squares near 1e-310.
+    standardised tails) come out the same, and squares of scores near ±1.8e308 do not
+    overflow nor those of subnormal scores (1e-310) vanish.
     """
-    largest = float(np.max(np.abs(values)))
-    if largest == 0.0:
-        return values
-    return np.ldexp(values, -int(np.frexp(largest)[1]))
+    largest = max(max(float(a.max()), -float(a.min())) for a in arrays)
+    if largest == 0.0 or 2.0**-500 <= largest <= 2.0**500:
+        return arrays
+    exponent = int(np.frexp(largest)[1])
+    return tuple(np.ldexp(a, -exponent) for a in arrays)
 
 
 def scalar_or_array(values: NDArray, like: ArrayLike) -> float | NDArray:

@@ -30,9 +30,9 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
 
     Notes
     -----
-    Both classes are first scaled by the power of two that brings the largest score
-    magnitude into [0.5, 1): exact, and d' does not depend on scale, so scores near
-    ±1.8e308 do not overflow and subnormal scores (1e-310) keep their non-zero variance.
+    Scores of extreme magnitude are first scaled by the power of two that brings the
+    largest into [0.5, 1): exact, and d' does not depend on scale, so scores near ±1.8e308
+    do not overflow and subnormal scores (1e-310) keep their non-zero variance.
 
     Examples
     --------
@@ -40,8 +40,7 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     2.0
     """
     mated_scores, nonmated_scores = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
-    both = power_of_two_scaled(np.concatenate([mated_scores, nonmated_scores]))
-    mated_scores, nonmated_scores = both[: mated_scores.size], both[mated_scores.size :]
+    mated_scores, nonmated_scores = power_of_two_scaled(mated_scores, nonmated_scores)
     spread = (np.var(mated_scores) + np.var(nonmated_scores)) / 2
     if spread == 0.0:
         raise ValueError("decidability is undefined: mated and nonmated both have zero variance")

@@ -430,7 +430,7 @@ def automatic_comprehensive_equity_index(
     bins = check_bins(bins)
     names, samples = _class_samples(scores, by, kind)
     sign = 1.0 if kind == "nonmated" else -1.0
-    scaled = [power_of_two_scaled(v) for v in samples]  # exact; no overflow near ±1.8e308
+    scaled = [power_of_two_scaled(v)[0] for v in samples]  # exact; no overflow near ±1.8e308
     beyond = np.array([np.mean(sign * (v - v.mean()) > n_sigma * v.std()) for v in scaled])
     percentiles, parameters = automatic_parameters(names, beyond, kind=kind, n_sigma=n_sigma, bins=bins)
     divergences = _cei_divergences(
