@@ -43,8 +43,8 @@ class GroupRates(NamedTuple):
     n_nonmated: NDArray[np.int64]
 
 
-MISSING_GROUP = "(missing)"  # the group of rows without a label, when the reader is told so
-CROSS_GROUP = "(cross-group)"  # the row of heterogeneous non-mated pairs in group_sizes
+_MISSING_GROUP = "(missing)"  # the group of rows without a label, when the reader is told so
+_CROSS_GROUP = "(cross-group)"  # the row of heterogeneous non-mated pairs in group_sizes
 
 
 def _attributes_of(by: By) -> list[str]:
@@ -94,7 +94,7 @@ def _check_no_missing(scores: pd.DataFrame, columns: list[str]) -> None:
     if problems:
         raise SchemaError(
             f"missing group labels: {'; '.join(problems)}; those comparisons would have no group. "
-            f"Give them a group of their own, {MISSING_GROUP!r}, with read_grouped_scores(..., "
+            f"Give them a group of their own, {_MISSING_GROUP!r}, with read_grouped_scores(..., "
             "missing_groups='group') (biofair report --missing-groups group), or fill them "
             f"yourself, e.g. scores.fillna({{{columns[0]!r}: 'unknown'}})"
         )
@@ -412,11 +412,11 @@ def group_sizes(
         table["small"] |= table["n_subjects"] < min_subjects
     table = table.sort_values(["n_nonmated", "n_mated"], ascending=False)
     cross = int((codes < 0).sum())
-    if cross and CROSS_GROUP in table.index:
-        raise SchemaError(f"a group is labelled {CROSS_GROUP!r}, the name of the row of cross-group pairs; relabel it")
+    if cross and _CROSS_GROUP in table.index:
+        raise SchemaError(f"a group is labelled {_CROSS_GROUP!r}, the name of the row of cross-group pairs; relabel it")
     if cross:  # not a group: no subjects or resolution of its own, never flagged small
         row = pd.DataFrame({"n_mated": [0], "n_nonmated": [cross], "small": [False]},
-                           index=pd.Index([CROSS_GROUP], name="group"))
+                           index=pd.Index([_CROSS_GROUP], name="group"))
         table = pd.concat([table, row]).astype({"n_mated": np.int64, "n_nonmated": np.int64})
     return table
 

@@ -28,7 +28,7 @@ from biofair._validation import inexact_integers
 from biofair.areas import roc_auc
 from biofair.exceptions import SchemaError, ScoreDirectionWarning
 from biofair.groups import (
-    MISSING_GROUP,
+    _MISSING_GROUP,
     _check_no_missing,
     add_subject_attributes,
     _group_columns,
@@ -443,12 +443,12 @@ def read_grouped_scores(
         for column in [c for names in _group_columns(table, by).values() for c in names]:
             missing = table[column].isna()
             if missing.any():
-                if (table[column] == MISSING_GROUP).any():
+                if (table[column] == _MISSING_GROUP).any():
                     raise SchemaError(
-                        f"column {column!r} has missing values and also the label {MISSING_GROUP!r}; "
+                        f"column {column!r} has missing values and also the label {_MISSING_GROUP!r}; "
                         "relabel one of them"
                     )
-                table[column] = table[column].where(~missing, MISSING_GROUP)
+                table[column] = table[column].where(~missing, _MISSING_GROUP)
                 relabelled[column] = int(missing.sum())
     for names in _group_columns(table, by).values():  # missing labels, with the advice above
         _check_no_missing(table, names)
