@@ -8,6 +8,7 @@ analysis passes).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import re
@@ -367,21 +368,13 @@ CASES = {
 @pytest.mark.parametrize("name", CASES)
 def test_reader(name, tmp_path):
     case = CASES[name](tmp_path)
-    with pytest.warns(bf.ScoreDirectionWarning, match=case.warns) if case.warns else _no_warning():
+    with pytest.warns(bf.ScoreDirectionWarning, match=case.warns) if case.warns else contextlib.nullcontext():
         if case.error:
             with pytest.raises((bf.SchemaError, FileNotFoundError), match=case.error):
                 bf.read_grouped_scores(case.path, **case.options)
             return
         table = bf.read_grouped_scores(case.path, **case.options)
     case.check(table)
-
-
-class _no_warning:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 def cli_arguments(case: Case) -> list[str]:
