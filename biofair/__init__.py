@@ -29,7 +29,12 @@ from biofair.distribution_fairness import (
     distribution_fairness_index,
 )
 from biofair.equal_error_rate import EqualErrorRate, eer
-from biofair.exceptions import InsufficientComparisonsWarning, SchemaError, UndefinedRateWarning
+from biofair.exceptions import (
+    InsufficientComparisonsWarning,
+    SchemaError,
+    ScoreDirectionWarning,
+    UndefinedRateWarning,
+)
 from biofair.groups import (
     GroupRates,
     GroupScores,
@@ -91,6 +96,7 @@ __all__ = [
     "PermutationNull",
     "RocCurve",
     "SchemaError",
+    "ScoreDirectionWarning",
     "ScoresByGroup",
     "UndefinedRateWarning",
     "add_subject_attributes",

@@ -8,6 +8,7 @@ guessed from its signature.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Callable, Iterator
 
@@ -67,8 +68,7 @@ class Sample:
         a resample has as many comparisons of each class (``unit="pair"``) or about as many
         (``unit="subject"``), so repeating that warning once per resample would say nothing new.
         """
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+        with resolution_warned_once():
             return np.array([self.evaluate(statistic, args, rows) for rows in progress(plan, total=total, desc=desc, show=show)])
 
 
@@ -158,6 +158,15 @@ def interval(
         raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
     low, high = np.percentile(replicates, 100 * levels)
     return float(low), float(high)
+
+
+@contextlib.contextmanager
+def resolution_warned_once():
+    """Silence InsufficientComparisonsWarning while replicates are computed: the estimate on
+    all data gave it once; each resample would repeat it (hundreds of times in a report)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+        yield
 
 
 def progress(iterable, *, total: int, desc: str, show: bool | None):

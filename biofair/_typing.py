@@ -31,3 +31,5 @@ Unit = Literal["pair", "subject"]
 StatisticData = Literal["arrays", "table"]
 #: How a bootstrap interval is read from the replicates.
 IntervalMethod = Literal["percentile", "bca"]
+#: What a missing group label means: an error, or a group of its own.
+MissingGroups = Literal["raise", "group"]

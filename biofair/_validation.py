@@ -1,9 +1,29 @@
-"""Checks shared by every metric: arrays of scores and rates in [0, 1]."""
+"""Checks shared by every metric: arrays of scores, rates in [0, 1] and scalar options.
+
+Every check raises an error that names the argument it was given, so that a user reads
+biofair's message, never numpy's or pandas'.
+"""
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+#: Integers of larger magnitude cannot all be held exactly by float64: distinct scores
+#: would become ties.
+EXACT_INTEGER_LIMIT = 2**53
+
+
+def inexact_integers(values: NDArray) -> NDArray[np.bool_]:
+    """Mask of integer values that float64 cannot represent exactly (beyond ±2^53)."""
+    if not np.issubdtype(values.dtype, np.integer):
+        return np.zeros(values.shape, dtype=bool)
+    if np.issubdtype(values.dtype, np.unsignedinteger):
+        return values > EXACT_INTEGER_LIMIT
+    return (values > EXACT_INTEGER_LIMIT) | (values < -EXACT_INTEGER_LIMIT)
 
 
 def as_scores(values: ArrayLike, name: str) -> NDArray[np.float64]:
@@ -15,6 +35,12 @@ def as_scores(values: ArrayLike, name: str) -> NDArray[np.float64]:
         raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
     if array.size == 0:
         raise ValueError(f"{name} is empty: at least one comparison score is needed")
+    inexact = inexact_integers(array)
+    if inexact.any():
+        raise ValueError(
+            f"{name} has {int(inexact.sum())} integer scores beyond ±2^53 (e.g. {array[inexact][0]}) "
+            "that float64 cannot hold exactly: distinct scores would become ties"
+        )
     array = array.astype(np.float64, copy=False)
     finite = np.isfinite(array)
     if not finite.all():
@@ -26,13 +52,95 @@ def as_scores(values: ArrayLike, name: str) -> NDArray[np.float64]:
 
 def as_rates(values: ArrayLike, name: str) -> NDArray[np.float64]:
     """Return ``values`` as a float64 array (any shape) of rates in [0, 1], or raise."""
-    array = np.asarray(values, dtype=np.float64)
+    raw = np.asarray(values)
+    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.number) or raw.dtype == object):
+        raise TypeError(f"{name} must be a rate or an array of rates, got {values!r}")
+    try:
+        array = raw.astype(np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a rate or an array of rates, got {values!r}") from None
     bad = ~((array >= 0.0) & (array <= 1.0))  # also catches NaN
     if bad.any():
         raise ValueError(
             f"{name} must lie in [0, 1]; {int(bad.sum())} value(s) do not: {array[bad][:5]}"
         )
     return array
+
+
+def as_targets(values: Sequence[float], name: str) -> NDArray[np.float64]:
+    """Return a non-empty sequence of target rates as a 1-D float64 array, or raise."""
+    if np.ndim(values) == 0 or isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of rates, e.g. [0.01], got {values!r}")
+    array = as_rates(values, name)
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"{name} must be a non-empty, flat sequence of rates, got {values!r}")
+    return array
+
+
+def as_number(
+    value: float,
+    name: str,
+    *,
+    low: float = -np.inf,
+    high: float = np.inf,
+    open_low: bool = False,
+    open_high: bool = False,
+) -> float:
+    """Return a real, finite ``value`` within the interval, or raise naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    number = float(value)
+    inside = (low < number if open_low else low <= number) and (
+        number < high if open_high else number <= high
+    )
+    if not (np.isfinite(number) and inside):
+        interval = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+        raise ValueError(f"{name} must lie in {interval}, got {value!r}")
+    return number
+
+
+def as_threshold(value: float, name: str = "threshold") -> float:
+    """Return a decision threshold: a real number, ``±inf`` allowed, never NaN."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    if np.isnan(value):
+        raise ValueError(f"{name} is NaN: no comparison can be decided against it")
+    return float(value)
+
+
+def as_count(value: int, name: str, *, minimum: int = 1) -> int:
+    """Return an integer ``value >= minimum``, or raise naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
+
+
+def as_rng(rng: np.random.Generator | int | None, name: str = "rng") -> np.random.Generator:
+    """A numpy Generator from a Generator, a non-negative integer seed or None."""
+    if rng is None or isinstance(rng, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)):
+        return np.random.default_rng(rng)
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)) and rng >= 0:
+        return np.random.default_rng(int(rng))
+    raise TypeError(
+        f"{name} must be a numpy Generator, a non-negative integer seed or None, got {rng!r}"
+    )
+
+
+def power_of_two_scaled(*arrays: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
+    """The arrays times one power of two that brings their largest magnitude into [0.5, 1),
+    when it lies outside [2^-500, 2^500]; otherwise the arrays themselves.
+
+    Scaling by a power of two is exact, so statistics that are invariant to scale (d',
+    standardised tails) come out the same, and squares of scores near ±1.8e308 do not
+    overflow nor those of subnormal scores (1e-310) vanish.
+    """
+    largest = max(max(float(a.max()), -float(a.min())) for a in arrays)
+    if largest == 0.0 or 2.0**-500 <= largest <= 2.0**500:
+        return arrays
+    exponent = int(np.frexp(largest)[1])
+    return tuple(np.ldexp(a, -exponent) for a in arrays)
 
 
 def scalar_or_array(values: NDArray, like: ArrayLike) -> float | NDArray:
@@ -42,23 +150,27 @@ def scalar_or_array(values: NDArray, like: ArrayLike) -> float | NDArray:
 
 def check_bound(value: float, name: str) -> float:
     """``value`` as a float, if it is an FMR bound in (0, 1]."""
-    if not 0.0 < value <= 1.0:
-        raise ValueError(f"{name} must lie in (0, 1], got {value!r}")
-    return float(value)
+    return as_number(value, name, low=0.0, high=1.0, open_low=True)
 
 
 def check_alpha(alpha: float) -> float:
-    """``alpha``, the weight of the first differential, if it lies in [0, 1]."""
-    if not 0.0 <= alpha <= 1.0:
-        raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
-    return alpha
+    """``alpha``, the weight of the first differential, if it is a number in [0, 1]."""
+    return as_number(alpha, "alpha", low=0.0, high=1.0)
+
+
+#: More bins than this holds one count per bin and group for no gain in resolution: a
+#: score histogram of ten million comparisons has at most ten million non-empty bins.
+MAX_BINS = 1_000_000
 
 
 def check_bins(bins: int) -> int:
-    """``bins`` as an int, if it is a positive integer."""
-    if int(bins) != bins or bins < 1:
-        raise ValueError(f"bins must be a positive integer, got {bins!r}")
-    return int(bins)
+    """``bins`` as an int, if it is an integer in [1, MAX_BINS]."""
+    count = as_count(bins, "bins")
+    if count > MAX_BINS:
+        raise ValueError(
+            f"bins must be at most {MAX_BINS:,}, got {count:,}: every group holds one count per bin"
+        )
+    return count
 
 
 def check_kind(kind: str) -> str:

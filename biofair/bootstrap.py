@@ -19,17 +19,24 @@ declares one.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-from biofair._resampling import Sample, Scores, check_unit, interval, jackknife_rows, progress, resample_rows
+from biofair._resampling import (
+    Sample,
+    Scores,
+    check_unit,
+    interval,
+    jackknife_rows,
+    progress,
+    resample_rows,
+    resolution_warned_once,
+)
 from biofair._typing import IntervalMethod, Seed, StatisticData, Unit
-from biofair._validation import check_choice
-from biofair.exceptions import InsufficientComparisonsWarning
+from biofair._validation import as_count, as_number, as_rng, check_choice
 
 
 class BootstrapResult(NamedTuple):
@@ -140,10 +147,8 @@ class PairedResult(NamedTuple):
 
 
 def _check(n_resamples: int, confidence: float, method: str, unit: str) -> None:
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    as_count(n_resamples, "n_resamples")
+    as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     check_choice(method, "method", ("percentile", "bca"))
     check_unit(unit)
 
@@ -259,7 +264,7 @@ def bootstrap(
     True
     """
     _check(n_resamples, confidence, method, unit)
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     sample = Sample(scores, data=data, cluster=cluster if unit == "subject" else None)
     estimate = sample.evaluate(statistic, args)  # validates the data and the targets, and warns
     replicates = _fast_replicates(statistic, sample, args, n_resamples, rng)
@@ -349,7 +354,7 @@ def paired_bootstrap(
     (True, 0.0)
     """
     _check(n_resamples, confidence, method, unit)
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     clusters = cluster if unit == "subject" else None
     a, b = Sample(scores_a, data=data, cluster=clusters), Sample(scores_b, data=data, cluster=clusters)
     if len(a) != len(b) or not np.array_equal(a.mated, b.mated):
@@ -360,8 +365,7 @@ def paired_bootstrap(
     difference = a.evaluate(statistic, args) - b.evaluate(statistic, args)
 
     def differences(plan, total: int | None, desc: str) -> NDArray:
-        with warnings.catch_warnings():  # as in Sample.replicates: the estimates have warned
-            warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+        with resolution_warned_once():  # as in Sample.replicates: the estimates have warned
             return np.array([a.evaluate(statistic, args, rows) - b.evaluate(statistic, args, rows)
                              for rows in progress(plan, total=total, desc=desc, show=progress_bar)])
 

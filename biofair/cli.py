@@ -1,52 +1,138 @@
 """The ``biofair`` command: ``biofair report SCORES -o OUTDIR``.
 
-Read more in the chapter "Analyse your own system" (``notebooks/13``).
+A run checks every option, claims OUTDIR, reads the file and computes every estimate once
+before it starts the notebook; it writes into a hidden work folder beside OUTDIR and
+renames the finished report into place as its last step, so OUTDIR is either absent or
+complete. Read more in the chapter "Analyse your own system" (``notebooks/13``).
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
+import fcntl
 import json
+import math
+import os
+import re
 import shutil
+import signal
 import sys
 import tempfile
+import time
+import warnings
 from importlib.resources import as_file, files
 from pathlib import Path
 
-from biofair.exceptions import SchemaError
-from biofair.io import read_grouped_scores
-
 _TEMPLATE = files("biofair") / "report_template.md"  # the chapter "Analyse your own system"
+_OUTPUTS = ("report.ipynb", "report.html", "summary.json")
+_EXIT_FAILED, _EXIT_USAGE = 1, 2
 
 _EXAMPLES = """\
 examples:
   biofair report "$(python -c 'import biofair; print(biofair.datasets.example_scores_path())')" -o report
-  biofair report scores.parquet --columns score=sim,mated=label --by ethnicity -o report
+  biofair report scores.parquet --columns sim=score,label=mated --by ethnicity -o report
   biofair report scores-dev --subjects people.csv --by gender --distance -o report
   biofair report scores.csv --by gender age --fmr-targets 1e-2,1e-3,1e-4 -n 1000 -o report
 
 Writes OUTDIR/report.ipynb (executed), OUTDIR/report.html (figures inline) and
-OUTDIR/summary.json (every metric, its 95% interval where resampled). The file is checked
-first; on any problem nothing is written and the command exits with status 2.
+OUTDIR/summary.json (every metric, its 95% interval where resampled, the resolution of every
+rate at a target, and how many rows each grouping rule affected). Options, OUTDIR and the
+file are checked first; OUTDIR appears only when the report is complete. Exit status: 0 done,
+1 the analysis failed, 2 a bad option, file or output folder, 130 interrupted.
 """
+
+
+class _UsageError(Exception):
+    """A problem with the command line, the score file or OUTDIR: exit status 2."""
+
+
+class _AnalysisError(Exception):
+    """The report could not be computed or written: exit status 1."""
+
+
+class _Stopped(KeyboardInterrupt):
+    """The run received SIGTERM or SIGHUP; handled as Ctrl-C is."""
+
+
+# -- options: each is checked when it is parsed (argparse exits 2 naming it) ------------------
+
+
+def _positive_integer(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def _number(text: str, low: float, high: float, open_low: bool) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and (low < value if open_low else low <= value) and value <= high):
+        interval = f"{'(' if open_low else '['}{low:g}, {high:g}]"
+        raise argparse.ArgumentTypeError(f"expected a number in {interval}, got {text!r}")
+    return value
+
+
+def _rate(text: str) -> float:
+    return _number(text, 0.0, 1.0, open_low=True)
+
+
+def _weight(text: str) -> float:
+    return _number(text, 0.0, 1.0, open_low=False)
+
+
+def _rates(text: str) -> list[float]:
+    values = [_rate(item) for item in text.split(",") if item.strip()]
+    if len(set(values)) < len(values):
+        raise argparse.ArgumentTypeError(f"each FMR target once, got {text!r}")
+    if len(values) < 2:
+        raise argparse.ArgumentTypeError(
+            f"at least two FMR targets (the area under FDR spans them), got {text!r}"
+        )
+    return values
 
 
 def _mapping(text: str) -> dict[str, str]:
     """Parse ``a=b,c=d`` (file column = canonical column)."""
     pairs = [item.split("=", 1) for item in text.split(",") if item]
-    if any(len(pair) != 2 or not all(pair) for pair in pairs):
+    if not pairs or any(len(pair) != 2 or not all(pair) for pair in pairs):
         raise argparse.ArgumentTypeError(f"expected file_column=canonical_column[,...], got {text!r}")
+    sources = [source for source, _ in pairs]
+    targets = [target for _, target in pairs]
+    if len(set(sources)) < len(sources) or len(set(targets)) < len(targets):
+        raise argparse.ArgumentTypeError(f"each file column and each canonical column once, got {text!r}")
     return dict(pairs)
 
 
-def _rates(text: str) -> list[float]:
-    try:
-        values = [float(item) for item in text.split(",") if item]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated rates, got {text!r}") from None
-    if not values or any(not 0 < v <= 1 for v in values):
-        raise argparse.ArgumentTypeError(f"rates must lie in (0, 1], got {text!r}")
-    return values
+def _existing_file(text: str) -> Path:
+    if not Path(text).is_file():
+        raise argparse.ArgumentTypeError(f"no file at {text}")
+    return Path(text)
+
+
+class _Distinct(argparse.Action):
+    """Store a list of distinct, non-empty names."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if len(set(values)) < len(values) or not all(values):
+            raise argparse.ArgumentError(self, f"each attribute once, got {values}")
+        setattr(namespace, self.dest, values)
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -62,88 +148,314 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    report.add_argument("scores", type=Path, help="score file: CSV, TSV, Parquet or a bob score file")
-    report.add_argument("-o", "--output", type=Path, required=True, help="output folder (created; must be empty if it exists)")
+    report.add_argument("scores", type=_existing_file, help="score file: CSV, TSV, Parquet or a bob score file (may be compressed)")
+    report.add_argument("-o", "--output", type=Path, required=True,
+                        help="output folder: must not exist, or be empty; it appears when the report is complete")
     report.add_argument("--columns", type=_mapping, default={}, metavar="MAP",
-                        help="rename file columns to score, mated, group, ...: e.g. score=sim,mated=label")
-    report.add_argument("--by", nargs="+", default=["group"], metavar="ATTR",
+                        help="rename file columns to score, mated, group, ...: e.g. sim=score,label=mated")
+    report.add_argument("--by", nargs="+", action=_Distinct, default=["group"], metavar="ATTR",
                         help="attribute(s) whose groups are compared (default: group)")
-    report.add_argument("--subjects", type=Path, metavar="CSV",
+    report.add_argument("--missing-groups", default="raise", choices=["raise", "group"],
+                        help="rows with an empty group label: stop with an error (default), or form "
+                             "the group '(missing)'")
+    report.add_argument("--subjects", type=_existing_file, metavar="CSV",
                         help="subject attributes (columns subject, gender, ...) joined to both sides")
     report.add_argument("--distance", action="store_true", help="scores are distances (lower = more similar)")
     report.add_argument("--format", default="auto", choices=["auto", "csv", "parquet", "bob"],
-                        help="file format (default: by suffix; other suffixes are read as bob)")
+                        help="file format (default: by suffix, then by content)")
     report.add_argument("--fmr-targets", type=_rates, default=[1e-1, 1e-2, 1e-3], metavar="LIST",
-                        help="FMR targets, comma-separated (default: 1e-1,1e-2,1e-3)")
-    report.add_argument("--operating-fmr", type=float, default=1e-2, metavar="FMR",
+                        help="two or more FMR targets, comma-separated (default: 1e-1,1e-2,1e-3)")
+    report.add_argument("--operating-fmr", type=_rate, default=1e-2, metavar="FMR",
                         help="FMR of the single threshold for GARBE and Inequity (default: 1e-2)")
-    report.add_argument("--alpha", type=float, default=0.5, help="FDR weight of FMR gaps (default: 0.5)")
-    report.add_argument("-n", "--n-resamples", type=int, default=200, metavar="B",
+    report.add_argument("--alpha", type=_weight, default=0.5, help="FDR weight of FMR gaps, in [0, 1] (default: 0.5)")
+    report.add_argument("-n", "--n-resamples", type=_positive_integer, default=200, metavar="B",
                         help="bootstrap resamples (default: 200)")
-    report.add_argument("--n-permutations", type=int, default=100, metavar="P",
+    report.add_argument("--n-permutations", type=_positive_integer, default=100, metavar="P",
                         help="permutations of the CEI null (default: 100)")
-    report.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    report.add_argument("--seed", type=_seed, default=0, help="random seed, a non-negative integer (default: 0)")
     return parser
 
 
-def _one_line(error: Exception) -> str:
-    return " ".join(str(error).replace("\n- ", "; ").split())
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    """Parse and check the command line; argparse exits 2 naming the first bad option."""
+    return _build_parser().parse_args(argv)
 
 
-def _run_report(args: argparse.Namespace) -> Path:
-    """Validate the file, execute the template and write the three outputs."""
+# -- OUTDIR: claimed at the start, filled by one rename at the end ----------------------------
+
+
+class _OutputFolder:
+    """OUTDIR reserved for this run.
+
+    The run works in ``.<name>.biofair-partial`` beside OUTDIR, which holds a lock file
+    locked for the life of the process: a second run to the same OUTDIR finds the lock held
+    and is refused; a folder left by a killed run has its lock free and is removed. The
+    finished report is renamed from the work folder onto OUTDIR in one step.
+    """
+
+    def __init__(self, output: Path):
+        self.output = Path(os.path.abspath(output))
+        self.work = self.output.with_name(f".{self.output.name}.biofair-partial")
+        self.lock: int | None = None
+        self.claimed = False
+        self.created: list[Path] = []  # folders above OUTDIR this run created, deepest first
+
+    @property
+    def files(self) -> Path:
+        """Where the three outputs are written before they are published."""
+        return self.work / "out"
+
+    @property
+    def scratch(self) -> Path:
+        """Template, kernel connection file and kernel log; never published."""
+        return self.work / "scratch"
+
+    def _refuse_if_filled(self) -> None:
+        if self.output.is_symlink():
+            raise _UsageError(f"--output {self.output} is a symbolic link; give the folder itself")
+        if self.output.exists() and not self.output.is_dir():
+            raise _UsageError(f"--output {self.output} exists and is not a folder")
+        if self.output.is_dir() and any(self.output.iterdir()):
+            raise _UsageError(f"--output {self.output} is not empty; give a new or an empty folder")
+
+    def claim(self) -> None:
+        """Reserve OUTDIR, or raise _UsageError saying why it cannot be written."""
+        self._refuse_if_filled()
+        parent = self.output.parent
+        busy = _UsageError(
+            f"another biofair report is writing to --output {self.output} (its work folder "
+            f"{self.work} is locked); wait for it or choose another folder"
+        )
+        self.created = [p for p in (parent, *parent.parents) if not p.exists()]
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.biofair-", dir=parent))
+        except OSError as error:
+            self.release()
+            raise _UsageError(f"--output {self.output} cannot be written: {error.strerror} ({parent})") from None
+        try:
+            self.lock = os.open(staging / "lock", os.O_CREAT | os.O_WRONLY, 0o600)
+            fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            for _ in range(3):  # a folder left by a killed run is removed, then claimed
+                try:
+                    os.rename(staging, self.work)
+                    break
+                except OSError as error:
+                    if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                        raise _UsageError(f"--output {self.output} cannot be written: {error.strerror}") from None
+                    if not self._remove_stale():
+                        raise busy from None
+            else:
+                raise busy
+            self.claimed = True
+            self.scratch.mkdir()
+            self._refuse_if_filled()  # a run that finished while this one claimed
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            self.release()
+            raise
+
+    def _remove_stale(self) -> bool:
+        """Remove the work folder of a run that died; False if a live run holds it."""
+        try:
+            lock = os.open(self.work / "lock", os.O_RDWR)
+        except FileNotFoundError:  # being published or removed right now
+            time.sleep(1.0)
+            return not self.work.exists()
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        else:
+            shutil.rmtree(self.work, ignore_errors=True)
+            return True
+        finally:
+            os.close(lock)
+
+    def publish(self) -> None:
+        """Rename the finished outputs onto OUTDIR (an absent or empty folder)."""
+        try:
+            os.rename(self.files, self.output)
+        except OSError as error:
+            raise _AnalysisError(
+                f"the report could not be moved to --output {self.output}: {error.strerror}"
+            ) from None
+        self.created = []  # they hold the report now
+
+    def release(self) -> None:
+        """Remove the work folder (whatever it still holds), the folders this run created
+        above OUTDIR if it published nothing, and free the lock."""
+        if self.claimed:
+            shutil.rmtree(self.work, ignore_errors=True)
+            self.claimed = False
+        for folder in self.created:
+            try:
+                folder.rmdir()
+            except OSError:  # not empty: someone else's now
+                break
+        self.created = []
+        if self.lock is not None:
+            os.close(self.lock)
+            self.lock = None
+
+
+# -- the analysis ------------------------------------------------------------------------------
+
+
+def _by(args: argparse.Namespace) -> str | list[str]:
+    return args.by[0] if len(args.by) == 1 else list(args.by)
+
+
+def _check_analysis(args: argparse.Namespace) -> list[str]:
+    """Read the file and compute every estimate of the report once, without resampling.
+
+    Data that the report cannot analyse (too few or tied scores in a group, a missing
+    label, ...) is refused here, in seconds, rather than in the notebook after minutes
+    of resampling. Returns the warnings a user should see, one line each.
+    """
+    import biofair as bf
+
+    by = _by(args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = bf.read_grouped_scores(
+            args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
+            format=args.format, subjects=args.subjects, missing_groups=args.missing_groups,
+        )
+        mated, nonmated = bf.split_scores(table)
+        targets = args.fmr_targets
+        bf.operating_summary(mated, nonmated, fmr_targets=targets, pauc_bounds=targets, min_fmr=min(targets))
+        groups = bf.scores_by_group(table, by=by)
+        fdr = bf.fairness_discrepancy_rate(groups, by=by, fmr_targets=targets, alpha=args.alpha)
+        bf.area_under_fdr(fdr["fdr"], fdr["fmr_target"], scale="log10")
+        bf.outcome_fairness(groups, by=by, fmr=args.operating_fmr, alpha=args.alpha)
+        bf.distribution_fairness_index(groups, by=by)
+        for kind in ("mated", "nonmated"):
+            bf.comprehensive_equity_index(groups, by=by, kind=kind)
+            bf.automatic_comprehensive_equity_index(groups, by=by, kind=kind)
+    shown = (bf.ScoreDirectionWarning, bf.InsufficientComparisonsWarning)
+    return list(dict.fromkeys(_one_line(w.message) for w in caught if issubclass(w.category, shown)))
+
+
+def _kernel_manager(log, connection_file: Path, launched: list) -> type:
+    """A kernel manager whose kernel writes its own messages to ``log``, not the terminal,
+    and its connection file into the run's work folder, not the system temporary folder;
+    each kernel process it starts is appended to ``launched``."""
+    from jupyter_client import AsyncKernelManager
+
+    class LoggedKernelManager(AsyncKernelManager):
+        async def start_kernel(self, **kwargs):
+            self.connection_file = str(connection_file)
+            await super().start_kernel(stdout=log, stderr=log, **kwargs)
+            launched.append(self.provisioner.process)
+
+    return LoggedKernelManager
+
+
+def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
+    """Execute the template with the run's parameters and export it; raise _AnalysisError."""
     import jupytext
     import nbformat
     import papermill
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
 
-    by = args.by[0] if len(args.by) == 1 else list(args.by)
-    scores = args.scores.resolve()
-    read_grouped_scores(  # fails fast, before anything is written
-        scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
-        format=args.format, subjects=args.subjects,
-    )
-    output = args.output
-    if output.exists() and any(output.iterdir()):
-        raise FileExistsError(f"output folder {output} is not empty")
-    with tempfile.TemporaryDirectory() as work:
-        work = Path(work)
-        template = work / "template.ipynb"
-        with as_file(_TEMPLATE) as source:
-            chapter = jupytext.read(source)
-        # the chapter's exercises teach with the shipped example; a report leaves them out
-        chapter.cells = [cell for cell in chapter.cells if "exercise" not in cell.metadata.get("tags", [])]
-        nbformat.write(chapter, template)
-        parameters = {
-            "scores_path": str(scores),
-            "columns": args.columns,
-            "by": by,
-            "subjects_path": str(args.subjects.resolve()) if args.subjects else "",
-            "greater_is_match": not args.distance,
-            "file_format": args.format,
-            "fmr_targets": args.fmr_targets,
-            "operating_fmr": args.operating_fmr,
-            "alpha": args.alpha,
-            "n_resamples": args.n_resamples,
-            "n_permutations": args.n_permutations,
-            "seed": args.seed,
-            "summary_path": str(work / "summary.json"),
-        }
-        papermill.execute_notebook(
-            template, work / "report.ipynb", parameters=parameters, cwd=str(work),
-            progress_bar=sys.stderr.isatty(), kernel_name="python3",
-        )
-        notebook = nbformat.read(work / "report.ipynb", as_version=4)
-        exporter = HTMLExporter(exclude_input=True)
-        exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags={"remove-cell"}), enabled=True)
-        html, _ = exporter.from_notebook_node(notebook)
-        (work / "report.html").write_text(html)
-        json.loads((work / "summary.json").read_text())  # complete and parseable
-        output.mkdir(parents=True, exist_ok=True)
-        for name in ("report.ipynb", "report.html", "summary.json"):
-            shutil.move(work / name, output / name)
-    return output
+    folder.files.mkdir()
+    template = folder.scratch / "template.ipynb"
+    with as_file(_TEMPLATE) as source:
+        chapter = jupytext.read(source)
+    # the chapter's exercises teach with the shipped example; a report leaves them out
+    chapter.cells = [cell for cell in chapter.cells if "exercise" not in cell.metadata.get("tags", [])]
+    nbformat.write(chapter, template)
+    parameters = {
+        "scores_path": str(args.scores.resolve()),
+        "columns": args.columns,
+        "by": _by(args),
+        "missing_groups": args.missing_groups,
+        "subjects_path": str(args.subjects.resolve()) if args.subjects else "",
+        "greater_is_match": not args.distance,
+        "file_format": args.format,
+        "fmr_targets": args.fmr_targets,
+        "operating_fmr": args.operating_fmr,
+        "alpha": args.alpha,
+        "n_resamples": args.n_resamples,
+        "n_permutations": args.n_permutations,
+        "seed": args.seed,
+        "summary_path": str(folder.files / "summary.json"),
+    }
+    notebook_path = folder.files / "report.ipynb"
+    launched = []
+    try:
+        with open(folder.scratch / "kernel.log", "w") as log:
+            papermill.execute_notebook(
+                template, notebook_path, parameters=parameters, cwd=str(folder.scratch),
+                progress_bar=sys.stderr.isatty(), kernel_name="python3",
+                kernel_manager_class=_kernel_manager(log, folder.scratch / "kernel.json", launched),
+            )
+    except papermill.PapermillExecutionError as error:
+        raise _AnalysisError(_cell_failure(error, notebook_path)) from None
+    except Exception as error:  # the kernel died, or could not start
+        raise _AnalysisError(f"{type(error).__name__}: {error}{_log_tail(folder.scratch / 'kernel.log')}") from None
+    finally:  # an interrupted run may leave its kernel up: end it before this process ends
+        for process in launched:
+            if process.poll() is None:
+                process.kill()
+            process.wait(timeout=60)
+    notebook = nbformat.read(notebook_path, as_version=4)
+    exporter = HTMLExporter(exclude_input=True)
+    exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags={"remove-cell"}), enabled=True)
+    html, _ = exporter.from_notebook_node(notebook)
+    try:
+        (folder.files / "report.html").write_text(html)
+        json.loads((folder.files / "summary.json").read_text())  # complete and parseable
+    except (OSError, ValueError) as error:
+        raise _AnalysisError(f"the report could not be written: {error}") from None
+
+
+def _cell_failure(error, notebook_path: Path) -> str:
+    """``Type: message (cell N, section "...", line L: code)`` of a failed notebook cell."""
+    import nbformat
+
+    where = f"cell {error.exec_count}"
+    try:  # papermill puts a note before the first cell: find the failed one by its count
+        cells = nbformat.read(notebook_path, as_version=4).cells
+        failed = next(i for i, c in enumerate(cells) if c.get("execution_count") == error.exec_count)
+        headings = [line for c in cells[:failed] if c.cell_type == "markdown" for line in c.source.splitlines()
+                    if line.startswith("#")]
+        if headings:
+            where += f', section "{headings[-1].lstrip("#").strip()}"'
+    except (OSError, ValueError, StopIteration):
+        pass
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error.traceback))
+    line = re.search(r"Cell In\[\d+\], line (\d+)", plain)
+    if line:
+        lines = error.source.splitlines()
+        number = int(line.group(1))
+        if 0 < number <= len(lines):
+            where += f", line {number}: {lines[number - 1].strip()}"
+    return f"{error.ename}: {_one_line(error.evalue)} (in the report's {where})"
+
+
+def _log_tail(path: Path) -> str:
+    try:
+        lines = [line for line in path.read_text().splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return f"; kernel log: {lines[-1]}" if lines else ""
+
+
+def _one_line(message: object) -> str:
+    """A message of several lines (``problems:\\n- a\\n- b``) as one: ``problems: a; b``."""
+    return " ".join(str(message).replace(":\n- ", ": ").replace("\n- ", "; ").split())
+
+
+def _stop(signum: int, frame) -> None:
+    raise _Stopped(signum)
+
+
+def _ignore_signals() -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,9 +471,10 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 when the report was written; 2 when the file or an option is
-        wrong (a one-line reason on standard error, nothing written); 1 when the analysis
-        itself failed.
+        The exit status: 0 when the report was written; 2 when an option, the file or the
+        output folder is wrong (a one-line reason on standard error, nothing written); 1 when
+        the analysis itself failed; 130 (Ctrl-C) or 143 (SIGTERM) when interrupted. A bad
+        option makes argparse exit with status 2 (``SystemExit``).
 
     See Also
     --------
@@ -176,20 +489,42 @@ def main(argv: list[str] | None = None) -> int:
     Examples
     --------
     >>> from biofair.cli import main
-    >>> main(["report", "no-such-file.csv", "-o", "report"])
+    >>> try:
+    ...     main(["report", "no-such-file.csv", "-o", "report"])
+    ... except SystemExit as stop:
+    ...     print(stop.code)
     2
     """
-    parser = _build_parser()
-    args = parser.parse_args(argv)
+    args = _parse(argv)  # exits 2 naming a bad option, before anything is read or written
+    for signum in (signal.SIGTERM, signal.SIGHUP):  # stopped like Ctrl-C: cleaned up, one line
+        signal.signal(signum, _stop)
+    folder = _OutputFolder(args.output)
     try:
-        output = _run_report(args)
-    except (SchemaError, ValueError, FileNotFoundError, FileExistsError) as error:
+        folder.claim()
+        try:
+            messages = _check_analysis(args)
+        except Exception as error:  # SchemaError (a ValueError) names the column or value
+            prefix = "" if isinstance(error, (ValueError, FileNotFoundError)) else f"{type(error).__name__}: "
+            raise _UsageError(prefix + str(error)) from None
+        for message in messages:
+            print(f"biofair report: warning: {message}", file=sys.stderr)
+        _execute(args, folder)
+        _ignore_signals()  # the last step, one rename, runs to its end
+        folder.publish()
+    except _UsageError as error:
         print(f"biofair report: error: {_one_line(error)}", file=sys.stderr)
-        return 2
-    except Exception as error:  # the analysis itself failed: say where, write nothing
-        print(f"biofair report: the analysis failed: {_one_line(error)[:500]}", file=sys.stderr)
-        return 1
-    print(f"biofair report: wrote {output}/report.ipynb, report.html and summary.json")
+        return _EXIT_USAGE
+    except _AnalysisError as error:
+        print(f"biofair report: the analysis failed, nothing was written: {_one_line(error)}", file=sys.stderr)
+        return _EXIT_FAILED
+    except KeyboardInterrupt as stop:
+        signum = stop.args[0] if isinstance(stop, _Stopped) else signal.SIGINT
+        print(f"biofair report: interrupted by {signal.Signals(signum).name}; nothing was written", file=sys.stderr)
+        return 128 + signum
+    finally:
+        _ignore_signals()  # let the clean-up finish; the process ends without another word
+        folder.release()
+    print(f"biofair report: wrote {folder.output}/report.ipynb, report.html and summary.json")
     return 0
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from biofair._validation import as_scores
+from biofair._validation import as_scores, power_of_two_scaled
 
 
 def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
@@ -40,6 +40,12 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     biofair.roc_auc : A threshold-free summary that reads the whole ROC.
     biofair.operating_summary : Reports d' with the other operating-point metrics.
 
+    Notes
+    -----
+    Scores of extreme magnitude are first scaled by the power of two that brings the
+    largest into [0.5, 1): exact, and d' does not depend on scale, so scores near ±1.8e308
+    do not overflow and subnormal scores (1e-310) keep their non-zero variance.
+
     References
     ----------
     J. Daugman, "Biometric decision landscapes", University of Cambridge Technical Report
@@ -52,6 +58,7 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     2.0
     """
     mated_scores, nonmated_scores = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
+    mated_scores, nonmated_scores = power_of_two_scaled(mated_scores, nonmated_scores)
     spread = (np.var(mated_scores) + np.var(nonmated_scores)) / 2
     if spread == 0.0:
         raise ValueError("decidability is undefined: mated and nonmated both have zero variance")

@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from biofair._thresholds import resolution_columns
 from biofair._typing import By, Scale
-from biofair._validation import as_rates, check_alpha
+from biofair._validation import as_rates, as_targets, check_alpha
 from biofair.groups import ScoresByGroup, _group_rates, _pooled_at_or_above, _pooled_threshold, scores_by_group
 
 _DEFAULT_FMR_TARGETS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
@@ -133,7 +133,7 @@ def fairness_discrepancy_rate(
     True
     """
     check_alpha(alpha)
-    targets = as_rates(list(fmr_targets), "fmr_targets")
+    targets = as_targets(fmr_targets, "fmr_targets")
     groups = scores_by_group(scores, by=by)
     dev_groups = groups if dev is None else scores_by_group(dev, by=by)
     thresholds = np.atleast_1d(_pooled_threshold(dev_groups, targets))

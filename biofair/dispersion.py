@@ -13,7 +13,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, ZeroRate
-from biofair._validation import as_rates, check_alpha
+from biofair._validation import as_rates, as_threshold, check_alpha
 from biofair.exceptions import UndefinedRateWarning
 from biofair.groups import GroupRates, ScoresByGroup, _group_rates, _pooled_threshold, scores_by_group
 
@@ -266,6 +266,8 @@ def outcome_fairness(
     """
     if (threshold is None) == (fmr is None):
         raise ValueError("give exactly one of threshold= and fmr=")
+    if threshold is not None:
+        threshold = as_threshold(threshold)
     check_alpha(alpha)
     groups = scores_by_group(scores, by=by)
     if fmr is not None:

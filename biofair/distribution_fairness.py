@@ -18,7 +18,7 @@ from scipy.special import expit
 from scipy.stats import norm
 
 from biofair._typing import By, Combine, MeanTail, ScoreKind
-from biofair._validation import check_bins, check_choice, check_kind
+from biofair._validation import as_number, check_bins, check_choice, check_kind, power_of_two_scaled
 from biofair.exceptions import SchemaError
 from biofair.groups import ScoresByGroup, scores_by_group
 
@@ -96,8 +96,14 @@ def _edges(samples: list[NDArray], bins: int) -> NDArray[np.float64]:
 
 
 def _range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
-    """``bins`` equal-width bins from ``low`` to ``high``: np.histogram's edges for that range."""
-    return np.histogram_bin_edges(np.array([low, high]), bins=bins)
+    """``bins`` equal-width bins from ``low`` to ``high``: np.histogram's edges for that range.
+
+    A range wider than the largest float (scores spanning ±1.8e308) is binned at half
+    scale and doubled back, which is exact for powers of two.
+    """
+    if np.isfinite(float(high) - float(low)):
+        return np.histogram_bin_edges(np.array([low, high]), bins=bins)
+    return 2.0 * np.histogram_bin_edges(np.array([low / 2.0, high / 2.0]), bins=bins)
 
 
 def _index_from_divergences(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
@@ -412,10 +418,8 @@ def _cei_parameters(
 ) -> dict[str, Any]:
     """CEI's options, checked, as the ``parameters`` of its result."""
     check_kind(kind)
-    if not 0.0 < percentile < 100.0:
-        raise ValueError(f"percentile must lie in (0, 100), got {percentile!r}")
-    if not 0.0 <= tail_weight <= 1.0:
-        raise ValueError(f"tail_weight must lie in [0, 1], got {tail_weight!r}")
+    as_number(percentile, "percentile", low=0.0, high=100.0, open_low=True, open_high=True)
+    as_number(tail_weight, "tail_weight", low=0.0, high=1.0)
     check_choice(mean_tail, "mean_tail", ("groups", "split_mean"))
     parameters = {"kind": kind, "percentile": percentile, "tail_weight": tail_weight,
                   "bins": check_bins(bins), "mean_tail": mean_tail}
@@ -486,12 +490,12 @@ def automatic_comprehensive_equity_index(
     >>> bool(0 < index.parameters["tail_weight"] < 1)
     True
     """
-    if not n_std > 0:
-        raise ValueError(f"n_std must be positive, got {n_std!r}")
+    as_number(n_std, "n_std", low=0.0, open_low=True)
     bins = check_bins(bins)
     names, samples = _class_samples(scores, by, kind)
     sign = 1.0 if kind == "nonmated" else -1.0
-    beyond = np.array([np.mean(sign * (v - v.mean()) > n_std * v.std()) for v in samples])
+    scaled = [power_of_two_scaled(v)[0] for v in samples]  # exact; no overflow near ±1.8e308
+    beyond = np.array([np.mean(sign * (v - v.mean()) > n_std * v.std()) for v in scaled])
     percentiles, parameters = _automatic_parameters(names, beyond, kind=kind, n_std=n_std, bins=bins)
     divergences = _cei_divergences(
         names, samples, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0

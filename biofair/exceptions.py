@@ -76,3 +76,28 @@ class UndefinedRateWarning(UserWarning):
     >>> caught[0].category.__name__
     'UndefinedRateWarning'
     """
+
+
+class ScoreDirectionWarning(UserWarning):
+    """Mated scores are mostly below non-mated ones (ROC AUC < 0.5).
+
+    The usual cause is distances read as similarities (or the reverse): read them with
+    ``greater_is_match=False`` (``biofair report --distance``).
+
+    See Also
+    --------
+    biofair.read_scores : Warns with it; its ``greater_is_match`` option negates distances.
+    biofair.read_grouped_scores : The same check for a fairness analysis.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, warnings
+    >>> import biofair as bf
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "distances.csv"
+    >>> _ = path.write_text("score,mated\\n0.1,1\\n0.2,1\\n0.8,0\\n0.9,0\\n")
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     table = bf.read_scores(path)
+    >>> caught[0].category.__name__
+    'ScoreDirectionWarning'
+    """

@@ -10,6 +10,7 @@ Read more in the chapter "Set one threshold for everyone" (``notebooks/03``).
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -19,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from biofair._counts import counts_at
 from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By
-from biofair._validation import as_rates, scalar_or_array
+from biofair._validation import as_rates, as_threshold, scalar_or_array
 from biofair.exceptions import SchemaError
 from biofair.schema import validate_scores
 
@@ -98,39 +99,136 @@ class GroupRates(NamedTuple):
     n_nonmated: NDArray[np.int64]
 
 
-def _attribute_codes(scores: pd.DataFrame, attribute: str) -> tuple[NDArray[np.intp], list[str]]:
-    """Integer group codes of one attribute (-1: heterogeneous pair) and their names."""
-    if attribute in scores.columns:
-        codes, names = pd.factorize(scores[attribute], sort=True)
-        return codes, [str(n) for n in names]
-    sides = [f"reference_{attribute}", f"probe_{attribute}"]
-    if not set(sides) <= set(scores.columns):
+_MISSING_GROUP = "(missing)"  # the group of rows without a label, when the reader is told so
+_CROSS_GROUP = "(cross-group)"  # the row of heterogeneous non-mated pairs in group_sizes
+
+
+def _attributes_of(by: By) -> list[str]:
+    """The grouping attributes named by ``by`` (a column name or a sequence of them)."""
+    if isinstance(by, str):
+        attributes = [by]
+    elif isinstance(by, Sequence) and not isinstance(by, bytes):
+        attributes = list(by)
+    else:
+        raise TypeError(f"by must be a column name or a list of column names, got {by!r}")
+    if not attributes:
+        raise ValueError("by must name at least one column")
+    if not all(isinstance(a, str) and a for a in attributes):
+        raise TypeError(f"by must hold column names (non-empty strings), got {by!r}")
+    if len(set(attributes)) < len(attributes):
+        raise ValueError(f"by names a column more than once: {by!r}")
+    return attributes
+
+
+def _group_columns(scores: pd.DataFrame, by: By) -> dict[str, list[str]]:
+    """Each attribute of ``by`` and its column(s): ``[attr]`` or ``[reference_attr, probe_attr]``."""
+    columns = {}
+    for attribute in _attributes_of(by):
+        sides = [f"reference_{attribute}", f"probe_{attribute}"]
+        if attribute in scores.columns:
+            columns[attribute] = [attribute]
+        elif set(sides) <= set(scores.columns):
+            columns[attribute] = sides
+        else:
+            raise SchemaError(
+                f"no group column for {attribute!r}: give a pair-level column of that name or "
+                f"both {sides[0]} and {sides[1]} (the table has {list(scores.columns)})"
+            )
+    return columns
+
+
+def _check_no_missing(scores: pd.DataFrame, columns: list[str]) -> None:
+    """Raise, naming each column and its count, when a group label is missing."""
+    problems = []
+    for column in columns:
+        missing = scores[column].isna().to_numpy()
+        if missing.any():
+            problems.append(
+                f"column {column!r} has {int(missing.sum())} missing values (first in row "
+                f"{scores.index[missing.argmax()]!r})"
+            )
+    if problems:
         raise SchemaError(
-            f"no group column for {attribute!r}: give a pair-level column of that name or "
-            f"both {sides[0]} and {sides[1]} (the table has {list(scores.columns)})"
+            f"missing group labels: {'; '.join(problems)}; those comparisons would have no group. "
+            f"Give them a group of their own, {_MISSING_GROUP!r}, with read_grouped_scores(..., "
+            "missing_groups='group') (biofair report --missing-groups group), or fill them "
+            f"yourself, e.g. scores.fillna({{{columns[0]!r}: 'unknown'}})"
         )
-    both, names = pd.factorize(pd.concat([scores[sides[0]], scores[sides[1]]]), sort=True)
+
+
+def _label_names(labels: pd.Index, columns: list[str]) -> list[str]:
+    """Labels as text; two labels that differ only in type (1 and "1") are an error."""
+    names = [str(label) for label in labels]
+    if len(set(names)) < len(names):
+        seen: dict[str, list] = {}
+        for label, name in zip(labels, names):
+            seen.setdefault(name, []).append(label)
+        clash = next(values for values in seen.values() if len(values) > 1)
+        raise SchemaError(
+            f"column(s) {columns} hold distinct labels that read the same: "
+            f"{', '.join(f'{v!r} ({type(v).__name__})' for v in clash)}; store the labels as "
+            "text (biofair.read_scores reads them as written) or relabel them"
+        )
+    return names
+
+
+def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[np.intp], list[str]]:
+    """Integer group codes of one attribute (-1: heterogeneous pair) and their names.
+
+    A pair-level column gives every row its group. Per-side columns give a row the group
+    its two sides share; a non-mated row whose sides differ is a heterogeneous pair (-1),
+    a mated row whose sides differ is an error (a mated comparison is of one subject).
+    """
+    _check_no_missing(scores, columns)
+    if len(columns) == 1:
+        codes, labels = pd.factorize(scores[columns[0]], sort=True)
+        return codes, _label_names(labels, columns)
+    both, labels = pd.factorize(pd.concat([scores[c] for c in columns], ignore_index=True), sort=True)
+    names = _label_names(labels, columns)
     reference, probe = both[: len(scores)], both[len(scores) :]
-    return np.where(reference == probe, reference, -1), [str(n) for n in names]
+    differ = reference != probe
+    if "mated" in scores.columns:
+        split = differ & scores["mated"].to_numpy(dtype=bool)
+        if split.any():
+            row = split.argmax()
+            raise SchemaError(
+                f"{int(split.sum())} mated comparisons have {columns[0]} different from "
+                f"{columns[1]} (first in row {scores.index[row]!r}: {names[reference[row]]!r} vs "
+                f"{names[probe[row]]!r}); a mated comparison belongs to one group: correct the "
+                "attributes or give a pair-level column"
+            )
+    return np.where(differ, -1, reference), names
+
+
+def _composite_names(parts: list[tuple[str, ...]]) -> list[str]:
+    """Names of groups formed by several attributes: the labels joined by " / ".
+
+    When a label contains "/", every label is quoted (``'a / b' / 'c'``), so that two
+    distinct combinations never read the same.
+    """
+    quote = any("/" in label for labels in parts for label in labels)
+    return [" / ".join(repr(label) if quote else label for label in labels) for labels in parts]
 
 
 def _group_codes(scores: pd.DataFrame, by: By = "group") -> tuple[NDArray[np.intp], list[str]]:
     """Integer group code of every comparison (-1 for a heterogeneous non-mated pair).
 
     Several attributes combine into one group per observed combination, named by joining
-    the values with " / ".
+    the values with " / " (quoted when a value contains "/"; see :func:`group_labels`).
     """
-    attributes = [by] if isinstance(by, str) else list(by)
-    if not attributes:
-        raise ValueError("by must name at least one column")
-    codes, names = _attribute_codes(scores, attributes[0])
+    columns = _group_columns(scores, by)
+    attributes = list(columns)
+    codes, names = _attribute_codes(scores, columns[attributes[0]])
+    if len(attributes) == 1:
+        return codes, names
+    parts = [(name,) for name in names]
     for attribute in attributes[1:]:
-        more_codes, more_names = _attribute_codes(scores, attribute)
+        more_codes, more_names = _attribute_codes(scores, columns[attribute])
         combined = np.where((codes < 0) | (more_codes < 0), -1, codes * len(more_names) + more_codes)
         kept = np.unique(combined[combined >= 0])
-        names = [f"{names[c // len(more_names)]} / {more_names[c % len(more_names)]}" for c in kept]
+        parts = [parts[c // len(more_names)] + (more_names[c % len(more_names)],) for c in kept]
         codes = np.where(combined >= 0, np.searchsorted(kept, combined), -1)
-    return codes, names
+    return codes, _composite_names(parts)
 
 
 def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:
@@ -150,13 +248,19 @@ def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:
     Returns
     -------
     pandas.Series
-        String labels (several attributes joined by " / "), NaN where reference and probe
-        belong to different groups.
+        String labels, NaN where reference and probe of a non-mated pair belong to different
+        groups. Labels are the column's values as text; several attributes are joined by
+        " / ", and when any value contains "/" every value is quoted (``'a / b' / 'c'``), so
+        two distinct combinations never share a name.
 
     Raises
     ------
     SchemaError
-        When an attribute has neither a pair-level column nor both per-side columns.
+        When an attribute has neither a pair-level column nor both per-side columns, a group
+        column has missing values, two labels differ only in type (``1`` and ``"1"``), or the
+        two sides of a mated comparison differ.
+    TypeError, ValueError
+        When ``by`` is not a column name or a list of distinct column names.
 
     See Also
     --------
@@ -177,6 +281,9 @@ def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:
     ...                       "reference_gender": ["f", "f", "f"], "probe_gender": ["f", "f", "m"]})
     >>> bf.group_labels(table, by="gender").tolist()
     ['f', 'f', nan]
+    >>> table = pd.DataFrame({"a": ["x / y", "x"], "b": ["z", "y / z"]})
+    >>> bf.group_labels(table, by=["a", "b"]).tolist()
+    ["'x / y' / 'z'", "'x' / 'y / z'"]
     """
     codes, names = _group_codes(scores, by)
     labels = np.array(names + [np.nan], dtype=object)[codes]  # code -1 picks the NaN
@@ -338,8 +445,10 @@ def add_subject_attributes(
     Raises
     ------
     SchemaError
-        When a column is missing, a subject appears twice in ``attributes``, or subjects of
-        the score table have no attributes (counted, never left as NaN).
+        When a column is missing, a subject id is missing, a subject appears twice in
+        ``attributes``, subjects of the score table have no attributes (counted, never left
+        as NaN), or an attribute column would replace a column of ``scores``. Missing
+        attribute values are kept: grouping by that attribute then raises, naming them.
 
     See Also
     --------
@@ -369,6 +478,16 @@ def add_subject_attributes(
             f"add_subject_attributes needs reference_subject and probe_subject in the scores "
             f"(missing {missing}) and a {subject!r} column in the attributes"
         )
+    unnamed = {c: int(n) for c in ("reference_subject", "probe_subject") if (n := scores[c].isna().sum())}
+    if unnamed or attributes[subject].isna().any():
+        raise SchemaError(
+            f"subject ids are missing: {unnamed} rows of the scores, "
+            f"{int(attributes[subject].isna().sum())} rows of the attributes' {subject!r} column"
+        )
+    clash = [f"{side}_{c}" for c in attributes.columns if c != subject for side in ("reference", "probe")
+             if f"{side}_{c}" in scores.columns]
+    if clash:
+        raise SchemaError(f"the scores already have the column(s) {clash}; the subject attributes would replace them")
     table = attributes.astype({subject: str})
     duplicated = table[subject].duplicated()
     if duplicated.any():
@@ -461,9 +580,11 @@ def group_sizes(
         table["small"] |= table["n_subjects"] < min_subjects
     table = table.sort_values(["n_nonmated", "n_mated"], ascending=False)
     cross = int((codes < 0).sum())
+    if cross and _CROSS_GROUP in table.index:
+        raise SchemaError(f"a group is labelled {_CROSS_GROUP!r}, the name of the row of cross-group pairs; relabel it")
     if cross:  # not a group: no subjects or resolution of its own, never flagged small
         row = pd.DataFrame({"n_mated": [0], "n_nonmated": [cross], "small": [False]},
-                           index=pd.Index(["(cross-group)"], name="group"))
+                           index=pd.Index([_CROSS_GROUP], name="group"))
         table = pd.concat([table, row]).astype({"n_mated": np.int64, "n_nonmated": np.int64})
     return table
 
@@ -591,7 +712,7 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group")
     Raises
     ------
     SchemaError
-        When ``reference_<attr>`` or ``probe_<attr>`` is missing.
+        When ``reference_<attr>`` or ``probe_<attr>`` is missing or has missing values.
 
     See Also
     --------
@@ -617,20 +738,36 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group")
     b            1.0  NaN
     """
     validate_scores(scores)
-    attributes = [by] if isinstance(by, str) else list(by)
+    threshold = as_threshold(threshold)
+    attributes = _attributes_of(by)
     columns = [f"{side}_{a}" for a in attributes for side in ("reference", "probe")]
     missing = [c for c in columns if c not in scores.columns]
     if missing:
         raise SchemaError(f"cross_group_fmr needs per-side group columns; missing {missing}")
     nonmated = scores.loc[~scores["mated"].to_numpy(dtype=bool)]
-
-    def side(name: str) -> NDArray:
-        parts = [nonmated[f"{name}_{a}"].astype(str).to_numpy() for a in attributes]
-        return functools.reduce(lambda left, right: np.char.add(np.char.add(left, " / "), right), parts)
-
+    _check_no_missing(nonmated, columns)
+    n_pairs = len(nonmated)
+    reference, probe = np.zeros(n_pairs, dtype=np.int64), np.zeros(n_pairs, dtype=np.int64)
+    labels_of = []  # per attribute, the names of its codes
+    for attribute in attributes:
+        pair = [f"reference_{attribute}", f"probe_{attribute}"]
+        both, labels = pd.factorize(pd.concat([nonmated[c] for c in pair], ignore_index=True), sort=True)
+        labels_of.append(_label_names(labels, pair))
+        reference = reference * len(labels) + both[:n_pairs]
+        probe = probe * len(labels) + both[n_pairs:]
+    kept, codes = np.unique(np.concatenate([reference, probe]), return_inverse=True)
+    parts = []
+    for code in kept.tolist():  # one per distinct group: decode the mixed-radix code
+        labels = []
+        for names in reversed(labels_of):
+            code, digit = divmod(code, len(names))
+            labels.append(names[digit])
+        parts.append(tuple(reversed(labels)))
+    names = np.array(_composite_names(parts), dtype=object)
     accepted = nonmated["score"].to_numpy(dtype=np.float64) >= threshold
     table = (
-        pd.DataFrame({"reference": side("reference"), "probe": side("probe"), "accepted": accepted})
+        pd.DataFrame({"reference": names[codes[:n_pairs]], "probe": names[codes[n_pairs:]],
+                      "accepted": accepted})
         .groupby(["reference", "probe"])["accepted"]
         .mean()
         .unstack("probe")

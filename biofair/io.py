@@ -1,22 +1,41 @@
 """Reading score files into score tables.
 
-Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
+Every column except the score is read as text, exactly as written: ``"01"`` and ``"1"``
+are two labels, and only an empty cell is missing. A file is sniffed before it is parsed
+(compression, Parquet or text, NUL bytes, line length), so that a file that is not a
+score table is refused at once, whatever its size. Read more in the chapter "Compute
+error rates from scores" (``notebooks/01``).
 """
 
 from __future__ import annotations
 
+import bz2
+import csv
+import gzip
+import lzma
 import os
-from collections.abc import Mapping
+import warnings
+import zipfile
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 import numpy as np
 import pandas as pd
 
-from biofair._typing import By
-from biofair.exceptions import SchemaError
-from biofair.groups import add_subject_attributes, scores_by_group
-from biofair.schema import validate_scores
+from biofair._typing import By, MissingGroups
+from biofair._validation import inexact_integers
+from biofair.areas import roc_auc
+from biofair.exceptions import SchemaError, ScoreDirectionWarning
+from biofair.groups import (
+    _MISSING_GROUP,
+    _check_no_missing,
+    _group_columns,
+    add_subject_attributes,
+    scores_by_group,
+)
+from biofair.schema import _score_problems, split_scores, validate_scores
 
 _ScoreFormat = Literal["auto", "csv", "parquet", "bob"]
 _PathLike = str | os.PathLike
@@ -27,6 +46,252 @@ _BOB_COLUMNS = {
     4: ["reference_subject", "probe_subject", "probe_id", "score"],
     5: ["reference_subject", "reference_id", "probe_subject", "probe_id", "score"],
 }
+# Words a score cell may hold for "not a number"; they become NaN and are then reported.
+_NAN_WORDS = ["", "nan", "NaN", "NAN", "-nan", "-NaN", "NA", "N/A", "n/a", "null", "NULL", "None"]
+_COMPRESSION_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
+_COMPRESSION_MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz", b"PK\x03\x04": "zip"}
+_PARQUET_MAGIC = b"PAR1"
+#: The longest line a score file may have. Longer lines (or none at all in the first
+#: MiB) mean the file is not a score table; it is refused before pandas buffers it.
+_MAX_LINE_BYTES = 1 << 20
+
+
+def _compression(path: Path) -> str | None:
+    """The compression of a file, from its first bytes (None: not compressed)."""
+    with open(path, "rb") as handle:
+        start = handle.read(6)
+    return next((kind for magic, kind in _COMPRESSION_MAGIC.items() if start.startswith(magic)), None)
+
+
+def _open_binary(path: Path, compression: str | None) -> BinaryIO:
+    """The file's decompressed bytes as a stream."""
+    if compression == "gzip":
+        return gzip.open(path, "rb")
+    if compression == "bz2":
+        return bz2.open(path, "rb")
+    if compression == "xz":
+        return lzma.open(path, "rb")
+    if compression == "zip":
+        archive = zipfile.ZipFile(path)
+        names = archive.namelist()
+        if len(names) != 1:
+            raise SchemaError(f"{path} is a zip archive of {len(names)} files; a score file zip holds one")
+        return archive.open(names[0])
+    return open(path, "rb")
+
+
+def _first_line(path: Path, compression: str | None) -> str:
+    """The first line of a text file, refusing binary files and overlong lines early.
+
+    Only the first MiB is read: a file of NUL bytes, or with no line break, is refused
+    before any parser sees it.
+    """
+    with _open_binary(path, compression) as stream:
+        head = stream.read(_MAX_LINE_BYTES + 1)
+    if not head.strip():
+        raise SchemaError(f"{path} is empty")
+    nul = head.find(b"\0")
+    if nul >= 0:
+        raise SchemaError(
+            f"{path} is not a text score file: byte {nul:,} is a NUL byte (a binary file? "
+            "Parquet files need the suffix .parquet or format='parquet')"
+        )
+    line = head.split(b"\n", 1)[0]
+    if len(line) > _MAX_LINE_BYTES:
+        raise SchemaError(f"{path} is not a score file: its first line is longer than {_MAX_LINE_BYTES:,} bytes")
+    return line.decode("utf-8-sig", errors="replace").rstrip("\r")
+
+
+def _kind(path: Path, format: _ScoreFormat, compression: str | None) -> tuple[str, str, str]:
+    """``(format, separator, first line)`` of a file, from its suffix, else its content."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSION_SUFFIXES:
+        suffixes.pop()
+    suffix = suffixes[-1] if suffixes else ""
+    if format == "parquet" or (format == "auto" and suffix in (".parquet", ".pq")):
+        return "parquet", "", ""
+    with open(path, "rb") as handle:
+        if format == "auto" and handle.read(4) == _PARQUET_MAGIC:
+            return "parquet", "", ""
+    header = _first_line(path, compression)
+    tab_separated = suffix == ".tsv" or ("\t" in header and "," not in header)
+    if format == "csv" or (format == "auto" and (suffix in (".csv", ".tsv") or "," in header or "\t" in header)):
+        return "csv", "\t" if tab_separated else ",", header
+    return "bob", r"\s+", header
+
+
+def _renames(names: list[str], columns: Mapping[str, str] | None) -> dict[str, str]:
+    """The column mapping, checked against the file's column names."""
+    if columns is None:
+        return {}
+    absent = [name for name in columns if name not in names]
+    if absent:
+        raise SchemaError(f"columns {absent} named in the mapping are not in the file (it has {names})")
+    targets = Counter(columns.values())
+    for target, count in targets.items():
+        if count > 1:
+            sources = [k for k, v in columns.items() if v == target]
+            raise SchemaError(f"columns maps {sources} all to {target!r}; one column per name")
+    for source, target in columns.items():
+        if target in names and target not in columns:
+            raise SchemaError(
+                f"columns maps {source!r} to {target!r}, but the file already has a column "
+                f"{target!r}: rename or drop one of them (e.g. also map {target!r} to another name)"
+            )
+    return dict(columns)
+
+
+def _check_names(names: list[str], path: Path) -> None:
+    duplicated = sorted({name for name, count in Counter(names).items() if count > 1 and name})
+    if duplicated:
+        raise SchemaError(f"{path} has duplicate column name(s) {duplicated}; every column needs its own name")
+
+
+def _read_csv(path: Path, sep: str, header: str, compression: str | None,
+              columns: Mapping[str, str] | None) -> pd.DataFrame:
+    """A CSV table: the score column parsed as numbers, every other column as text."""
+    names = next(csv.reader([header], delimiter=sep))
+    _check_names(names, path)
+    renames = _renames(names, columns)
+    score = next((source for source, target in renames.items() if target == "score"), "score")
+    table = pd.read_csv(
+        path, sep=sep, compression=compression, keep_default_na=False,
+        dtype={name: str for name in names if name != score},
+        na_values={name: _NAN_WORDS if name == score else [""] for name in names},
+    )
+    return table.rename(columns=renames)
+
+
+def _as_text(column: pd.Series) -> pd.Series:
+    """A column's values as text, missing values kept missing."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        categories = column.cat.categories
+        return column.cat.rename_categories([str(c) for c in categories]).astype(str)
+    if column.dtype == object:
+        return column.map(str, na_action="ignore")
+    if pd.api.types.is_string_dtype(column):
+        return column
+    return column.astype(str).where(column.notna())
+
+
+def _read_parquet(path: Path, columns: Mapping[str, str] | None) -> pd.DataFrame:
+    """A Parquet table: typed as stored, every column but score and mated turned into text."""
+    import pyarrow.parquet as pq
+
+    names = pq.read_schema(path).names
+    _check_names(names, path)
+    renames = _renames(names, columns)
+    table = pd.read_parquet(path).rename(columns=renames)
+    for name in table.columns:
+        if name not in ("score", "mated"):
+            table[name] = _as_text(table[name])
+    return table
+
+
+def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None, format: _ScoreFormat) -> pd.DataFrame:
+    table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#", compression=compression)
+    if table.shape[1] not in _BOB_COLUMNS:
+        why = ("format='bob'" if format == "bob" else "its name does not end in .csv, .tsv or .parquet, "
+               "and its first line has no comma or tab")
+        raise SchemaError(
+            f"{path} was read as a bob score file ({why}); a bob score file has 4 or 5 "
+            f"whitespace-separated columns, this one has {table.shape[1]}. Give format='csv' "
+            "(biofair report --format csv) if it is a table"
+        )
+    table.columns = _BOB_COLUMNS[table.shape[1]]
+    table["mated"] = table["reference_subject"] == table["probe_subject"]
+    return table.rename(columns=_renames(list(table.columns), columns))
+
+
+def _parsed_scores(values: pd.Series) -> pd.Series:
+    """Text scores as numbers, or the text itself when some are not numbers (reported later)."""
+    if not pd.api.types.is_string_dtype(values):
+        return values
+    numbers = pd.to_numeric(values.where(~values.str.strip().isin(_NAN_WORDS)), errors="coerce")
+    unparsed = numbers.isna() & values.notna() & ~values.str.strip().isin(_NAN_WORDS)
+    return values if unparsed.any() else numbers
+
+
+def _read_file(
+    path: _PathLike | tuple[_PathLike, _PathLike],
+    columns: Mapping[str, str] | None,
+    greater_is_match: bool,
+    format: _ScoreFormat,
+) -> pd.DataFrame:
+    """A score file as a table with canonical names, labels and float scores; not validated."""
+    if not isinstance(greater_is_match, (bool, np.bool_)):
+        raise TypeError(f"greater_is_match must be True or False, got {greater_is_match!r}")
+    if format not in ("auto", "csv", "parquet", "bob"):
+        raise ValueError(f"format must be 'auto', 'csv', 'parquet' or 'bob', got {format!r}")
+    if columns is not None and not (isinstance(columns, Mapping) and all(
+            isinstance(k, str) and isinstance(v, str) and v for k, v in columns.items())):
+        raise TypeError(
+            f"columns must map file column names to canonical names, e.g. {{'sim': 'score'}}, got {columns!r}"
+        )
+    if isinstance(path, (tuple, list)):
+        if len(path) != 2:
+            raise ValueError(f"path must be one file or a (mated_file, nonmated_file) pair, got {len(path)} files")
+        mated, nonmated = _read_score_list(path[0], "mated"), _read_score_list(path[1], "nonmated")
+        table = pd.DataFrame(
+            {
+                "score": np.concatenate([mated, nonmated]),
+                "mated": np.repeat([True, False], [mated.size, nonmated.size]),
+            }
+        )
+        return table.rename(columns=_renames(list(table.columns), columns))
+    source = Path(path)
+    if not source.is_file():
+        raise FileNotFoundError(f"no score file at {source}")
+    try:
+        compression = _compression(source)
+        kind, sep, header = _kind(source, format, compression)
+        if kind == "parquet":
+            table = _read_parquet(source, columns)
+        elif kind == "csv":
+            table = _read_csv(source, sep, header, compression, columns)
+        else:
+            table = _read_bob(source, compression, columns, format)
+    except (SchemaError, TypeError):
+        raise
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, pd.errors.ParserError) as error:
+        raise SchemaError(f"could not read {source} as a score file: {error}") from error
+    if "mated" in table.columns:
+        table["mated"] = _as_mated(table["mated"])
+    if "score" in table.columns:
+        table["score"] = _parsed_scores(table["score"])
+        score = table["score"]
+        if (pd.api.types.is_numeric_dtype(score) and not pd.api.types.is_bool_dtype(score)
+                and not inexact_integers(score.to_numpy()).any()):
+            table["score"] = score.astype(np.float64) if greater_is_match else -score.astype(np.float64)
+    return table
+
+
+def _read_score_list(path: _PathLike, name: str) -> np.ndarray:
+    """One plain file of scores, one per line (pyeer style), as float64."""
+    source = Path(path)
+    if not source.is_file():
+        raise FileNotFoundError(f"no {name} score list at {source}")
+    what = f"the {name} score list {source}"
+    try:
+        compression = _compression(source)
+        _first_line(source, compression)
+        lines = pd.read_csv(source, header=None, sep=r"\s+", comment="#", dtype=str, compression=compression)
+    except pd.errors.EmptyDataError:
+        raise SchemaError(f"{what} holds no scores") from None
+    except SchemaError as error:
+        raise SchemaError(f"{what}: {error}") from None
+    except (ValueError, OSError, EOFError, pd.errors.ParserError) as error:
+        raise SchemaError(f"{what} must hold one score per line: {error}") from error
+    if lines.shape[1] != 1:
+        fields = ", ".join(repr(v) for v in lines.iloc[0])
+        raise SchemaError(
+            f"{what} must hold one score per line; its first line has {lines.shape[1]} fields "
+            f"({fields}). A table of scores with labels is read from one CSV file instead"
+        )
+    values = _parsed_scores(lines[0])
+    if problems := [p.replace("column 'score'", what) for p in _score_problems(values)]:
+        raise SchemaError("; ".join(problems))
+    return values.to_numpy(dtype=np.float64)
 
 
 def _as_mated(labels: pd.Series) -> pd.Series:
@@ -46,32 +311,20 @@ def _as_mated(labels: pd.Series) -> pd.Series:
     return words.isin(_TRUE_LABELS)
 
 
-def _read_table(path: Path, format: _ScoreFormat) -> pd.DataFrame:
-    suffix = path.suffix.lower()
-    if format == "auto":
-        format = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv"}.get(
-            suffix, "bob"
+def _warn_if_reversed(table: pd.DataFrame, greater_is_match: bool) -> None:
+    """Warn when mated scores are mostly below non-mated ones (ROC AUC < 0.5)."""
+    auc = roc_auc(*split_scores(table))
+    if auc < 0.5:
+        advice = (
+            "the scores may be distances: read them with greater_is_match=False (biofair report --distance)"
+            if greater_is_match
+            else "the scores may be similarities: read them with greater_is_match=True (biofair report without --distance)"
         )
-    if format == "parquet":
-        return pd.read_parquet(path)
-    if format == "csv":
-        return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
-    if format == "bob":
-        table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#")
-        if table.shape[1] not in _BOB_COLUMNS:
-            raise SchemaError(
-                f"a bob score file has 4 or 5 whitespace-separated columns; {path} has "
-                f"{table.shape[1]}"
-            )
-        table.columns = _BOB_COLUMNS[table.shape[1]]
-        table["score"] = pd.to_numeric(table["score"], errors="coerce")
-        table["mated"] = table["reference_subject"] == table["probe_subject"]
-        return table
-    raise ValueError(f"format must be 'auto', 'csv', 'parquet' or 'bob', got {format!r}")
-
-
-def _read_plain(path: Path) -> np.ndarray:
-    return pd.read_csv(path, header=None, sep=r"\s+", comment="#").to_numpy().ravel()
+        warnings.warn(
+            f"mated scores are mostly below non-mated ones (ROC AUC = {auc:.3f} < 0.5); {advice}",
+            ScoreDirectionWarning,
+            stacklevel=3,
+        )
 
 
 def read_scores(
@@ -92,28 +345,41 @@ def read_scores(
         file (4 columns ``claimed_id real_id probe_label score`` or 5 columns
         ``claimed_id model_label real_id probe_label score``, whitespace separated,
         ``mated`` = claimed id equals real id); or a pair ``(mated_file, nonmated_file)``
-        of plain files with one score per line (pyeer style).
+        of plain files with one score per line (pyeer style). Text files may be
+        compressed (gzip, bz2, xz, zip; ``.csv.gz`` is a CSV). A Parquet file is known by
+        its first bytes, whatever its name; another name is read as CSV when its first line
+        holds a comma or a tab, else as bob.
     columns : mapping, optional
         Renames the file's columns to the canonical ones, e.g. ``{"sc": "score",
         "lab": "mated"}``. Labels may be booleans, 0/1, genuine/impostor or
-        target/nontarget.
+        target/nontarget. A mapping onto a name the file already has is an error.
     greater_is_match : bool, default True
         False for distance scores: they are negated here, once, so that every metric
         sees similarities.
     format : {"auto", "csv", "parquet", "bob"}, default "auto"
-        ``"auto"`` decides by the file suffix; any other suffix is read as bob.
+        ``"auto"`` decides by the file suffix, then by the file's first bytes.
 
     Returns
     -------
     pandas.DataFrame
-        A table that passed :func:`biofair.validate_scores`.
+        A table that passed :func:`biofair.validate_scores`. ``score`` is float64; every
+        other column is text exactly as written (``"01"`` and ``"1"`` stay distinct; only
+        an empty cell is missing), Parquet columns turned into text.
 
     Raises
     ------
     SchemaError
-        When the file cannot be parsed, a mapped column is absent, or the table is invalid.
+        When the file cannot be parsed (binary, empty, a first line over 1 MiB),
+        has duplicate column names, a mapped column is absent or collides with an existing
+        one, a score list holds more than one field per line, or the table is invalid.
     FileNotFoundError
         When a file does not exist.
+
+    Warns
+    -----
+    ScoreDirectionWarning
+        When the ROC AUC is below 0.5: mated scores are mostly below non-mated ones, as
+        when distances are read as similarities.
 
     See Also
     --------
@@ -131,39 +397,9 @@ def read_scores(
     >>> len(table), int(table["mated"].sum())
     (7920, 720)
     """
-    if isinstance(path, tuple):
-        mated, nonmated = (_read_plain(Path(p)) for p in path)
-        table = pd.DataFrame(
-            {
-                "score": np.concatenate([mated, nonmated]),
-                "mated": np.repeat([True, False], [mated.size, nonmated.size]),
-            }
-        )
-    else:
-        source = Path(path)
-        if not source.is_file():
-            raise FileNotFoundError(f"no score file at {source}")
-        try:
-            table = _read_table(source, format)
-        except (ValueError, OSError, pd.errors.ParserError) as error:
-            if isinstance(error, SchemaError):
-                raise
-            raise SchemaError(f"could not read {source} as a score file: {error}") from error
-    if columns:
-        absent = [name for name in columns if name not in table.columns]
-        if absent:
-            raise SchemaError(
-                f"columns {absent} named in the mapping are not in the file "
-                f"(it has {list(table.columns)})"
-            )
-        table = table.rename(columns=dict(columns))
-    if "mated" in table.columns:
-        table["mated"] = _as_mated(table["mated"])
-    if "score" in table.columns and pd.api.types.is_numeric_dtype(table["score"]):
-        table["score"] = table["score"].astype(np.float64)
-        if not greater_is_match:
-            table["score"] = -table["score"]
-    return validate_scores(table)
+    table = validate_scores(_read_file(path, columns, greater_is_match, format))
+    _warn_if_reversed(table, greater_is_match)
+    return table
 
 
 def read_grouped_scores(
@@ -174,6 +410,7 @@ def read_grouped_scores(
     greater_is_match: bool = True,
     format: _ScoreFormat = "auto",
     subjects: _PathLike | None = None,
+    missing_groups: MissingGroups = "raise",
 ) -> pd.DataFrame:
     """Read a score file for a fairness analysis and check that its groups can be compared.
 
@@ -192,20 +429,27 @@ def read_grouped_scores(
     format : {"auto", "csv", "parquet", "bob"}, default "auto"
         As for :func:`biofair.read_scores`.
     subjects : path, optional
-        A CSV of subject attributes (a ``subject`` column and one column per attribute),
-        joined to both sides of every comparison (see :func:`biofair.add_subject_attributes`).
+        A table of subject attributes (a ``subject`` column and one column per attribute,
+        all read as text), joined to both sides of every comparison (see
+        :func:`biofair.add_subject_attributes`).
+    missing_groups : {"raise", "group"}, default "raise"
+        A comparison whose group label is missing (an empty cell in a column of ``by``,
+        or in a subject attribute) is an error by default. ``"group"`` makes those rows a
+        group of their own, labelled ``"(missing)"``; the number of rows relabelled per
+        column is recorded in ``table.attrs["missing_groups"]``.
 
     Returns
     -------
     pandas.DataFrame
         A validated score table with at least two groups, each with mated and non-mated
-        comparisons.
+        comparisons; ``attrs["missing_groups"]`` maps each relabelled column to its count
+        of rows (empty when none).
 
     Raises
     ------
     SchemaError, FileNotFoundError
         Naming the first problem found: unreadable file, missing column, bad values, a
-        missing group column, fewer than two groups, a group without one class.
+        missing group column or label, fewer than two groups, a group without one class.
 
     See Also
     --------
@@ -224,11 +468,31 @@ def read_grouped_scores(
     >>> sorted(table["group"].unique())
     ['A', 'B', 'C']
     """
-    table = read_scores(path, columns=columns, greater_is_match=greater_is_match, format=format)
+    if missing_groups not in ("raise", "group"):
+        raise ValueError(f"missing_groups must be 'raise' or 'group', got {missing_groups!r}")
+    table = _read_file(path, columns, greater_is_match, format)
     if subjects is not None:
         source = Path(subjects)
         if not source.is_file():
             raise FileNotFoundError(f"no subject attribute file at {source}")
-        table = add_subject_attributes(table, pd.read_csv(source))
+        people = _read_file(source, None, True, "auto")
+        table = add_subject_attributes(table, people)
+    relabelled = {}
+    if missing_groups == "group":
+        for column in [c for names in _group_columns(table, by).values() for c in names]:
+            missing = table[column].isna()
+            if missing.any():
+                if (table[column] == _MISSING_GROUP).any():
+                    raise SchemaError(
+                        f"column {column!r} has missing values and also the label {_MISSING_GROUP!r}; "
+                        "relabel one of them"
+                    )
+                table[column] = table[column].where(~missing, _MISSING_GROUP)
+                relabelled[column] = int(missing.sum())
+    for names in _group_columns(table, by).values():  # missing labels, with the advice above
+        _check_no_missing(table, names)
+    validate_scores(table)
+    _warn_if_reversed(table, greater_is_match)
     scores_by_group(table, by=by)
+    table.attrs["missing_groups"] = relabelled
     return table

@@ -5,7 +5,6 @@ Read more in the chapter "Choose CEI's parameters" (``notebooks/05``).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -13,9 +12,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from biofair._resampling import progress
+from biofair._resampling import progress, resolution_warned_once
 from biofair._typing import Alternative, By, Seed
-from biofair.exceptions import InsufficientComparisonsWarning
+from biofair._validation import as_count, as_rng
 from biofair.groups import _group_codes
 from biofair.schema import validate_scores
 
@@ -193,16 +192,14 @@ def permutation_null(
     >>> result.p_value  # the observed CEI is below every permuted one
     0.05
     """
-    if n_permutations < 1:
-        raise ValueError(f"n_permutations must be at least 1, got {n_permutations}")
+    as_count(n_permutations, "n_permutations")
     if alternative not in ("less", "greater"):
         raise ValueError(f"alternative must be 'less' or 'greater', got {alternative!r}")
     validate_scores(scores)
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     shuffled = _shuffle_plan(scores, by, cluster)
     observed = float(statistic(scores))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+    with resolution_warned_once():
         null = np.array(
             [
                 float(statistic(shuffled(rng)))

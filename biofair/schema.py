@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from biofair._validation import inexact_integers
 from biofair.exceptions import SchemaError
 
 _REQUIRED_COLUMNS = ("score", "mated")
@@ -29,8 +30,22 @@ CANONICAL_COLUMNS = _REQUIRED_COLUMNS + _OPTIONAL_COLUMNS
 
 
 def _score_problems(score: pd.Series) -> list[str]:
-    if not pd.api.types.is_numeric_dtype(score) or pd.api.types.is_bool_dtype(score):
+    """What stops ``score`` from being finite float64 scores, one problem per line."""
+    if pd.api.types.is_bool_dtype(score):
+        return [f"column 'score' holds booleans (dtype {score.dtype}), not comparison scores"]
+    if not pd.api.types.is_numeric_dtype(score):
+        words = score[pd.to_numeric(score, errors="coerce").isna() & score.notna()]
+        if len(words):
+            examples = ", ".join(repr(x) for x in pd.unique(words)[:3])
+            return [f"column 'score' must be numeric; {len(words)} values are not numbers (e.g. {examples})"]
         return [f"column 'score' must be numeric, got dtype {score.dtype}"]
+    raw = score.to_numpy()
+    inexact = inexact_integers(raw)
+    if inexact.any():
+        return [
+            f"column 'score' has {int(inexact.sum())} integer values beyond ±2^53 (e.g. "
+            f"{raw[inexact][0]}) that float64 cannot hold exactly: distinct scores would become ties"
+        ]
     values = score.to_numpy(dtype=np.float64, na_value=np.nan)
     n_nan = int(np.isnan(values).sum())
     n_inf = int(np.isinf(values).sum())
@@ -77,8 +92,9 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     SchemaError
-        Listing, one per line: missing required columns, an empty table, non-numeric or
-        non-finite scores, non-boolean labels, an empty class, labels that contradict the
+        Listing, one per line: duplicate column names (alone: nothing else can be checked),
+        missing required columns, an empty table, non-numeric, boolean, non-finite or
+        inexact (integers beyond ±2^53) scores, non-boolean labels, an empty class, labels that contradict the
         subject ids, and missing values in a canonical grouping or subject column (a row
         without a group would otherwise be dropped silently).
 
@@ -105,6 +121,9 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     if not isinstance(scores, pd.DataFrame):
         raise TypeError(f"scores must be a pandas DataFrame, got {type(scores).__name__}")
     problems = []
+    duplicated = scores.columns[scores.columns.duplicated()].unique().tolist()
+    if duplicated:
+        raise SchemaError(f"invalid score table:\n- duplicate column name(s): {duplicated}")
     missing = [column for column in _REQUIRED_COLUMNS if column not in scores.columns]
     if missing:
         problems.append(f"missing column(s): {', '.join(missing)}")

@@ -15,7 +15,7 @@ from scipy import stats
 from biofair._counts import error_counts_sorted, tmr_sorted
 from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed, SubsetMetric
-from biofair._validation import as_scores
+from biofair._validation import as_count, as_rng, as_scores
 from biofair.equal_error_rate import _eer_from_counts
 from biofair.groups import scores_by_group
 
@@ -223,9 +223,9 @@ def subset_performance(
     """
     if metric not in ("eer", "tmr"):
         raise ValueError(f"metric must be 'eer' or 'tmr', got {metric!r}")
-    if n_subsets < 2 or size < 2:
-        raise ValueError(f"n_subsets and size must be at least 2, got n_subsets={n_subsets} and size={size}")
-    rng = np.random.default_rng(rng)
+    as_count(n_subsets, "n_subsets", minimum=2)
+    as_count(size, "size", minimum=2)
+    rng = as_rng(rng)
     rows = []
     for name, group in scores_by_group(scores, by=by).items():
         share = group.mated.size / (group.mated.size + group.nonmated.size)

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 from biofair._counts import error_counts_sorted, sorted_scores
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
-from biofair._validation import as_rates
+from biofair._validation import as_rng, as_targets
 from biofair.areas import (
     _log_fmr_auc_from_counts,
     _partial_auc_from_counts,
@@ -45,9 +45,10 @@ _SUMMARY_COLUMNS = ["metric", "attribute", "fmr_target", "value", "low", "high",
 
 
 def _typed(table: pd.DataFrame) -> pd.DataFrame:
-    """The columns of a summary with their dtypes: ``k`` an integer that may be missing."""
+    """The columns of a summary with their dtypes: ``k``, ``resolved`` and ``precise`` may be
+    missing (rows without a target)."""
     return table.astype({"value": float, "fmr_target": float, "threshold": float, "k": "Int64",
-                         "resolved": bool, "precise": bool})
+                         "resolved": "boolean", "precise": "boolean"})
 
 
 def operating_summary(
@@ -89,7 +90,7 @@ def operating_summary(
         ``threshold`` (NaN if none); ``k`` (non-mated scores at or above a threshold set at
         a target, missing otherwise); ``resolved`` and ``precise`` (the row's target or
         bound allows at least 3, or 30, false matches among the N non-mated scores,
-        ``fmr·N >= 3`` or ``>= 30``; True for rows without one). Metrics: ``roc_auc``,
+        ``fmr·N >= 3`` or ``>= 30``; missing for rows without one). Metrics: ``roc_auc``,
         ``partial_auc``, ``overstatement`` (``G_b = roc_auc - partial_auc``),
         ``log_fmr_auc``, ``min_dcf``, ``eer``, ``decidability``, ``pr_auc``,
         ``mated_nonmated_ratio``, ``tmr_at_fmr``, ``fnmr_at_fmr``, ``n_mated``,
@@ -127,8 +128,8 @@ def operating_summary(
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
     counts = error_counts_sorted(mated_sorted, nonmated_sorted)
     n_mated, n_nonmated = counts.n_mated, counts.n_nonmated
-    targets = as_rates(list(fmr_targets), "fmr_targets")
-    bounds = as_rates(list(pauc_bounds), "pauc_bounds")
+    targets = as_targets(fmr_targets, "fmr_targets")
+    bounds = as_targets(pauc_bounds, "pauc_bounds")
     warn_unresolved(np.concatenate([targets, bounds, [min_fmr]]), n_nonmated)
     nan, na = float("nan"), pd.NA
 
@@ -160,11 +161,12 @@ def operating_summary(
 
 
 def _with_resolution(table: pd.DataFrame, n_nonmated: int) -> pd.DataFrame:
-    """``resolved`` and ``precise`` of each row's FMR target (True where it has none)."""
+    """``resolved`` and ``precise`` of each row's FMR target (missing where it has none)."""
     targets = table["fmr_target"].to_numpy(dtype=np.float64)
     has_target = ~np.isnan(targets)
     resolved, precise = resolution(np.where(has_target, targets, 1.0), n_nonmated)
-    return table.assign(resolved=resolved | ~has_target, precise=precise | ~has_target)
+    return table.assign(resolved=pd.Series(resolved, dtype="boolean").where(has_target),
+                        precise=pd.Series(precise, dtype="boolean").where(has_target))
 
 
 def _eer_value(mated: NDArray, nonmated: NDArray) -> float:
@@ -235,9 +237,10 @@ def fairness_summary(
         pooled homogeneous ones for the group rows). The system rows are those of
         :func:`biofair.operating_summary`, with intervals on ``roc_auc``, ``eer`` and
         ``tmr_at_fmr`` (its fast path). The group rows: ``fdr`` per target;
-        ``area_under_fdr_log10`` (with two targets or more) and ``cei_extreme_mated`` /
-        ``_nonmated`` with intervals, each CEI with its permutation ``_null_mean`` and
-        ``_p_value``; ``garbe_fmr``, ``garbe_fnmr``, ``inequity_fmr`` and ``inequity_fnmr``
+        ``area_under_fdr_log10`` (with two targets or more) with its interval;
+        ``cei_extreme_mated`` / ``_nonmated`` without one (resampling biases CEI downwards,
+        so a percentile interval can exclude the estimate) but with its permutation
+        ``_null_mean`` and ``_p_value``; ``garbe_fmr``, ``garbe_fnmr``, ``inequity_fmr`` and ``inequity_fnmr``
         at ``operating_fmr``; ``dfi_normal``, ``dfi_extreme``; ``cei_auto_extreme_mated``
         and ``_nonmated`` (CEI^A).
 
@@ -276,16 +279,16 @@ def fairness_summary(
     >>> summary["unit"].dropna().unique().tolist()
     ['subject']
     """
-    targets = as_rates(list(fmr_targets), "fmr_targets")
+    targets = as_targets(fmr_targets, "fmr_targets")
     if unit is None:
         unit = "subject" if cluster in scores.columns else "pair"
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     resampling = {"n_resamples": n_resamples, "unit": unit, "cluster": cluster, "confidence": confidence,
                   "rng": rng, "progress_bar": progress_bar}
     nan, na = float("nan"), pd.NA
     rows = []
 
-    def add(metric, attribute, fmr_target, value, interval=None, threshold=nan, k=na, resolved=True, precise=True):
+    def add(metric, attribute, fmr_target, value, interval=None, threshold=nan, k=na, resolved=na, precise=na):
         low, high, used, n = (nan, nan, None, na) if interval is None else (
             interval.low, interval.high, interval.unit, interval.n_resamples)
         rows.append((metric, attribute, fmr_target, value, low, high, used, n, threshold, k, resolved, precise))
@@ -315,17 +318,19 @@ def fairness_summary(
     def cei_extreme(kind: str):
         return lambda table: comprehensive_equity_index(table, by=by, kind=kind).extreme
 
-    statistics = {"cei_extreme_mated": cei_extreme("mated"), "cei_extreme_nonmated": cei_extreme("nonmated")}
     if np.unique(targets).size >= 2:  # an area needs two targets
-        statistics = {"area_under_fdr_log10": fdr_area} | statistics
-    for name, statistic in statistics.items():
-        result = bootstrap(statistic, scores, data="table", **resampling)
-        add(name, attribute, nan, result.estimate, result)
-        if name.startswith("cei"):
-            null = permutation_null(statistic, scores, by=by, n_permutations=n_permutations, rng=rng,
-                                    cluster=cluster if unit == "subject" else None, progress_bar=progress_bar)
-            add(f"{name}_null_mean", attribute, nan, null.null.mean())
-            add(f"{name}_p_value", attribute, nan, null.p_value)
+        result = bootstrap(fdr_area, scores, data="table", **resampling)
+        add("area_under_fdr_log10", attribute, nan, result.estimate, result)
+    # CEI gets no bootstrap interval: resampling repeats scores, which makes the groups'
+    # histograms differ more, so the replicates sit below the estimate and a percentile
+    # interval can exclude it. It is read against its permutation null instead.
+    for kind in ("mated", "nonmated"):
+        name, statistic = f"cei_extreme_{kind}", cei_extreme(kind)
+        add(name, attribute, nan, statistic(scores))
+        null = permutation_null(statistic, scores, by=by, n_permutations=n_permutations, rng=rng,
+                                cluster=cluster if unit == "subject" else None, progress_bar=progress_bar)
+        add(f"{name}_null_mean", attribute, nan, null.null.mean())
+        add(f"{name}_p_value", attribute, nan, null.p_value)
     outcome = outcome_fairness(groups, by=by, fmr=operating_fmr, alpha=alpha)
     k = int(_pooled_at_or_above(groups, [outcome.threshold])[0])
     resolved, precise = resolution([operating_fmr], groups.pooled_nonmated.size)

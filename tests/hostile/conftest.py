@@ -1,0 +1,27 @@
+"""The ``run_main`` fixture: ``biofair report`` called in this process."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from biofair import cli
+
+
+@pytest.fixture
+def run_main(capsys):
+    """Call ``biofair`` in this process; return (exit status, stderr lines)."""
+
+    def run(*args) -> tuple[int, list[str]]:
+        handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        try:
+            status = cli.main(["report", *map(str, args)])
+        except SystemExit as exit_:  # argparse rejected an option
+            status = exit_.code
+        finally:  # main() leaves signals ignored until its process ends; this one goes on
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
+        return status, capsys.readouterr().err.strip().splitlines()
+
+    return run

@@ -1,0 +1,434 @@
+"""``biofair report`` against hostile options, output folders, signals and full disks.
+
+Options and OUTDIR are checked before the file is read (the file given is 2 GB of NUL bytes:
+an error about it would mean it was read first). Real runs share one contested run: a
+second run to the same OUTDIR is refused while the first completes. Runs are killed at a
+random moment, and one fills its disk at the final write: OUTDIR is absent or complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+from biofair import cli
+from hostile import FAST, ROOT, biofair_command, example
+
+
+@pytest.fixture
+def unread(tmp_path) -> Path:
+    """A score file that must never be read: reading it is an error of its own."""
+    path = tmp_path / "never-read.csv"
+    with open(path, "wb") as handle:
+        handle.truncate(2 * 1024**3)
+    return path
+
+
+@pytest.fixture
+def no_notebook(monkeypatch):
+    def refuse(*args):
+        raise AssertionError("the notebook must not start")
+
+    monkeypatch.setattr(cli, "_execute", refuse)
+
+
+OPTIONS = {
+    "-n 0": (["-n", "0"], r"argument -n/--n-resamples: expected a positive integer, got '0'"),
+    "-n -3": (["-n", "-3"], r"argument -n/--n-resamples: expected a positive integer, got '-3'"),
+    "-n 1.5": (["-n", "1.5"], r"argument -n/--n-resamples: expected a positive integer, got '1.5'"),
+    "--n-permutations 0": (["--n-permutations", "0"], r"argument --n-permutations: expected a positive integer"),
+    "--alpha 2": (["--alpha", "2"], r"argument --alpha: expected a number in \[0, 1\], got '2'"),
+    "--alpha nan": (["--alpha", "nan"], r"argument --alpha: expected a number in \[0, 1\], got 'nan'"),
+    "--operating-fmr nan": (["--operating-fmr", "nan"], r"argument --operating-fmr: expected a number in \(0, 1\], got 'nan'"),
+    "--operating-fmr 0": (["--operating-fmr", "0"], r"argument --operating-fmr: expected a number in \(0, 1\]"),
+    "--operating-fmr 1.5": (["--operating-fmr", "1.5"], r"argument --operating-fmr: expected a number in \(0, 1\]"),
+    "one FMR target": (["--fmr-targets", "0.01"], r"argument --fmr-targets: at least two FMR targets"),
+    "duplicate FMR targets": (["--fmr-targets", "0.1,0.01,0.1"], r"argument --fmr-targets: each FMR target once"),
+    "a word among FMR targets": (["--fmr-targets", "0.1,abc"], r"argument --fmr-targets: expected a number in \(0, 1\], got 'abc'"),
+    "an FMR target above 1": (["--fmr-targets", "0.1,2"], r"argument --fmr-targets: expected a number in \(0, 1\], got '2'"),
+    "--seed -1": (["--seed", "-1"], r"argument --seed: expected a non-negative integer, got '-1'"),
+    "--by a a": (["--by", "a", "a"], r"argument --by: each attribute once"),
+    "--columns onto one name": (["--columns", "s1=score,s2=score"], r"argument --columns: each file column and each canonical column once"),
+    "--columns without =": (["--columns", "sim"], r"argument --columns: expected file_column=canonical_column"),
+    "--format xml": (["--format", "xml"], r"argument --format: invalid choice: 'xml'"),
+    "--missing-groups drop": (["--missing-groups", "drop"], r"argument --missing-groups: invalid choice: 'drop'"),
+    "--subjects absent": (["--subjects", "/nonexistent/people.csv"], r"argument --subjects: no file at /nonexistent/people.csv"),
+}
+
+
+@pytest.mark.parametrize("name", OPTIONS)
+def test_bad_option_exits_2_naming_it_before_anything_is_read(name, unread, tmp_path, run_main, no_notebook):
+    arguments, message = OPTIONS[name]
+    status, lines = run_main(unread, "-o", tmp_path / "out", *arguments)
+    assert status == 2
+    assert lines[-1].startswith("biofair report: error: ") and re.search(message, lines[-1]), lines
+    assert not (tmp_path / "out").exists()
+
+
+def test_absent_score_file(tmp_path, run_main, no_notebook):
+    status, lines = run_main(tmp_path / "absent.csv", "-o", tmp_path / "out")
+    assert status == 2 and re.search(r"argument scores: no file at .*absent.csv", lines[-1])
+
+
+def a_file(tmp_path):
+    (tmp_path / "out").write_text("precious")
+    return tmp_path / "out", r"--output .*out exists and is not a folder"
+
+
+def a_full_folder(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "notes.txt").write_text("precious")
+    return tmp_path / "out", r"--output .*out is not empty; give a new or an empty folder"
+
+
+def a_link(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "out").symlink_to(tmp_path / "real")
+    return tmp_path / "out", r"--output .*out is a symbolic link"
+
+
+def under_proc(tmp_path):
+    return Path("/proc/biofair/out"), r"--output /proc/biofair/out cannot be written: No such file or directory \(/proc/biofair\)"
+
+
+def under_sys(tmp_path):
+    return Path("/sys/biofair-out"), r"--output /sys/biofair-out cannot be written: (Operation not permitted|Permission denied) \(/sys\)"
+
+
+OUTPUTS = {"a file": a_file, "a folder with a file": a_full_folder, "a symbolic link": a_link,
+           "/proc": under_proc, "/sys": under_sys}
+
+
+@pytest.mark.parametrize("name", OUTPUTS)
+def test_unwritable_output_is_found_before_the_file_is_read(name, unread, tmp_path, run_main, no_notebook):
+    output, message = OUTPUTS[name](tmp_path)
+    before = sorted(tmp_path.iterdir())
+    status, lines = run_main(unread, "-o", output)
+    assert status == 2 and len(lines) == 1, lines
+    assert re.search(message, lines[0]), lines[0]
+    assert sorted(tmp_path.iterdir()) == before  # nothing created, nothing removed
+    if name == "a file":
+        assert (tmp_path / "out").read_text() == "precious"
+
+
+def in_namespace(script: str, **kwargs) -> subprocess.CompletedProcess:
+    """Run a shell script as root of a private user and mount namespace (its mounts vanish with it)."""
+    if shutil.which("unshare") is None:
+        pytest.fail("unshare (util-linux) is needed to mount a read-only or a small file system")
+    return subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
+                          capture_output=True, text=True, **kwargs)
+
+
+def test_read_only_file_system_is_found_before_the_file_is_read(unread, tmp_path):
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    command = f"{Path(sys.executable).with_name('biofair')} report {unread} -o {disk}/out"
+    run = in_namespace(f"mount -t tmpfs -o ro tmpfs {disk} && {command}")
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.strip() == f"biofair report: error: --output {disk}/out cannot be written: Read-only file system ({disk})"
+
+
+def fake_execute(args, folder):
+    """The notebook's work, done instantly: the three outputs in the work folder."""
+    folder.files.mkdir()
+    for name in cli._OUTPUTS:
+        (folder.files / name).write_text("{}")
+
+
+def test_a_second_run_is_refused_while_the_first_holds_outdir(tmp_path, run_main, monkeypatch):
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+    first = cli._OutputFolder(tmp_path / "out")
+    first.claim()
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert status == 2 and re.search(r"another biofair report is writing to --output .*out", lines[0]), lines
+    assert first.work.exists() and not (tmp_path / "out").exists()
+    first.release()
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert status == 0, lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(cli._OUTPUTS)
+
+
+def test_the_folder_of_a_killed_run_is_removed(tmp_path, run_main, monkeypatch):
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+    stale = tmp_path / ".out.biofair-partial"
+    (stale / "out").mkdir(parents=True)
+    (stale / "lock").write_text("")  # nobody holds its lock: its run was killed
+    (stale / "out" / "report.ipynb").write_text("half")
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert status == 0, lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert (tmp_path / "out" / "report.ipynb").read_text() == "{}"
+
+
+def test_an_existing_empty_outdir_is_filled(tmp_path, run_main, monkeypatch):
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+    (tmp_path / "out").mkdir()
+    status, _ = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert status == 0 and sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(cli._OUTPUTS)
+
+
+def test_a_file_put_into_outdir_during_the_run_is_never_overwritten(tmp_path, run_main, monkeypatch):
+    def intruder(args, folder):
+        fake_execute(args, folder)
+        folder.output.mkdir()
+        (folder.output / "report.html").write_text("someone else's")
+
+    monkeypatch.setattr(cli, "_execute", intruder)
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert status == 1
+    assert lines == [f"biofair report: the analysis failed, nothing was written: the report could not be "
+                     f"moved to --output {tmp_path / 'out'}: Directory not empty"]
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["report.html"]
+    assert (tmp_path / "out" / "report.html").read_text() == "someone else's"
+
+
+def test_a_failing_final_move_writes_nothing(tmp_path, run_main, monkeypatch):
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+
+    def full_disk(source, target):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli.os, "rename", lambda s, t, rename=os.rename: (
+        full_disk(s, t) if Path(t) == tmp_path / "out" else rename(s, t)))
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert status == 1
+    assert lines == [f"biofair report: the analysis failed, nothing was written: the report could not be "
+                     f"moved to --output {tmp_path / 'out'}: No space left on device"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_disk_that_fills_at_the_final_write_leaves_no_outdir(tmp_path):
+    """A 320 kB file system: the notebook (about 95 kB) fits, the HTML page (about 330 kB) does not."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    command = " ".join([str(Path(sys.executable).with_name("biofair")), "report", str(ROOT / "biofair" / "data" / "example_scores.csv"),
+                        "-o", f"{disk}/out", *FAST])
+    run = in_namespace(f"mount -t tmpfs -o size=320k tmpfs {disk} && cd {ROOT} && {command}; "
+                       f"echo status=$?; ls -A {disk}", timeout=600)
+    assert run.stdout.splitlines() == ["status=1"], run.stdout + run.stderr  # ls -A: no OUTDIR, no work folder
+    assert re.fullmatch(r"biofair report: the analysis failed, nothing was written: the report could not be "
+                        r"written: \[Errno 28\] No space left on device.*", run.stderr.strip()), run.stderr
+
+
+FAILING_TEMPLATE = """\
+---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+    format_version: 0.13
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A report
+
+```{code-cell} ipython3
+:tags: [parameters]
+
+scores_path = ""
+```
+
+## How fair is it?
+
+```{code-cell} ipython3
+import biofair as bf
+bf.comprehensive_equity_index(bf.read_scores(scores_path).assign(score=0.5))
+```
+"""
+
+
+def test_a_failing_cell_is_named_in_one_paragraph(tmp_path, run_main, monkeypatch):
+    template = tmp_path / "template.md"
+    template.write_text(FAILING_TEMPLATE)
+    monkeypatch.setattr(cli, "_TEMPLATE", template)
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert status == 1
+    assert lines == [
+        "biofair report: the analysis failed, nothing was written: SchemaError: group 'A': all 240 mated scores "
+        "fall in the tail at percentile 95; the centre is empty (too few or tied scores) (in the report's cell 3, "
+        'section "How fair is it?", line 2: bf.comprehensive_equity_index(bf.read_scores(scores_path).assign(score=0.5)))'
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["template.md"]
+
+
+# -- real runs -------------------------------------------------------------------------------
+
+
+def hostile_example(folder: Path) -> tuple[Path, pd.DataFrame]:
+    """The example with labels that used to merge, break the legend or vanish."""
+    table = example()
+    labels = table["group"].map({"A": "01", "B": "1", "C": "$\\foo$ / x"})
+    blank = table["reference_subject"].isin(["C10", "C11"])
+    path = folder / "hostile.csv"
+    table.assign(group=labels.where(~blank, "")).to_csv(path, index=False)
+    return path, table.assign(group=labels.where(~blank, "(missing)"))
+
+
+def work_folder(output: Path) -> Path:
+    return output.with_name(f".{output.name}.biofair-partial")
+
+
+def wait_for(condition, process: subprocess.Popen, timeout: float = 120) -> None:
+    start = time.monotonic()
+    while not condition():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() - start < timeout, "timed out"
+        time.sleep(0.05)
+
+
+def kernels_of(folder: Path) -> list[int]:
+    """Processes whose command line names a file in ``folder`` (our kernels)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if str(folder) in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.fixture(scope="module")
+def contested(tmp_path_factory):
+    """Two runs to one OUTDIR: the first runs to the end, the second starts while it works."""
+    folder = tmp_path_factory.mktemp("contested")
+    path, table = hostile_example(folder)
+    output = folder / "out"
+    start = time.monotonic()
+    first = biofair_command("report", path, "-o", output, "--missing-groups", "group", *FAST)
+    wait_for(lambda: work_folder(output).exists(), first)
+    wait_for(lambda: kernels_of(work_folder(output)), first)
+    kernels = {pid: (Path("/proc") / str(pid) / "cmdline").read_bytes().decode() for pid in kernels_of(work_folder(output))}
+    second = biofair_command("report", path, "-o", output, *FAST)
+    second_out, second_err = second.communicate(timeout=120)
+    first_out, first_err = first.communicate(timeout=900)
+    return {"output": output, "table": table, "duration": time.monotonic() - start, "kernels": kernels,
+            "first": (first.returncode, first_out, first_err), "second": (second.returncode, second_out, second_err)}
+
+
+def test_the_second_run_is_refused_in_one_line(contested):
+    status, out, err = contested["second"]
+    assert status == 2 and out == ""
+    assert err.strip() == (f"biofair report: error: another biofair report is writing to --output {contested['output']} "
+                           f"(its work folder {work_folder(contested['output'])} is locked); wait for it or choose another folder")
+
+
+def test_the_first_run_completes_and_says_only_so(contested):
+    status, out, err = contested["first"]
+    assert status == 0, err
+    assert err == ""  # no kernel chatter, no KeyboardInterrupt caught in kernel, no warnings
+    assert out.strip() == f"biofair report: wrote {contested['output']}/report.ipynb, report.html and summary.json"
+    assert sorted(p.name for p in contested["output"].parent.iterdir()) == ["hostile.csv", "out"]
+    assert sorted(p.name for p in contested["output"].iterdir()) == sorted(cli._OUTPUTS)
+    html = (contested["output"] / "report.html").read_text()
+    assert html.rstrip().endswith("</html>") and "data:image/png;base64" in html
+
+
+def test_the_kernel_kept_its_connection_file_in_the_work_folder(contested):
+    assert contested["kernels"], "no kernel seen"
+    for command in contested["kernels"].values():
+        arguments = command.split("\0")
+        connection = Path(arguments[arguments.index("-f") + 1])
+        assert connection == work_folder(contested["output"]) / "scratch" / "kernel.json"
+    assert not kernels_of(work_folder(contested["output"]))
+
+
+def test_every_row_is_in_the_report(contested):
+    """Row conservation through the whole run: per-group counts as written, "01" and "1" apart."""
+    summary = json.loads((contested["output"] / "summary.json").read_text())
+    table = contested["table"]
+    rows = summary["rows"]
+    assert rows["n_rows"] == len(table) and rows["n_mated"] == table["mated"].sum()
+    assert rows["cross_group_nonmated"] == 0
+    assert rows["missing_group_rows"] == {"group": 132}
+    expected = table.groupby("group")["mated"].agg(n_mated="sum", n_nonmated=lambda m: (~m).sum())
+    assert rows["groups"] == expected.astype(int).to_dict("index")
+    assert set(rows["groups"]) == {"01", "1", "$\\foo$ / x", "(missing)"}
+
+
+def test_every_rate_at_a_target_carries_its_resolution(contested):
+    """SPEC section 1: k = non-mated scores at or above the threshold; resolved iff fmr·N >= 3,
+    precise iff fmr·N >= 30; recomputed here from the file."""
+    summary = json.loads((contested["output"] / "summary.json").read_text())
+    table = contested["table"]
+    nonmated = table.loc[~table["mated"], "score"].to_numpy()
+    at_target = [m for m in summary["metrics"] if m["metric"] in (
+        "tmr_at_fmr", "fnmr_at_fmr", "fdr", "garbe_fmr", "garbe_fnmr", "inequity_fmr", "inequity_fnmr")]
+    assert len(at_target) == 3 + 3 + 3 + 4
+    for row in at_target:
+        # every group's non-mated pairs are homogeneous here, so the pooled N is all of them
+        threshold = bf.threshold_at_fmr(nonmated, row["fmr_target"])
+        assert row["k"] == int(np.sum(nonmated >= threshold)), row
+        assert row["resolved"] == (3 / nonmated.size <= row["fmr_target"])
+        assert row["precise"] == (30 / nonmated.size <= row["fmr_target"])
+    assert {(r["fmr_target"], r["precise"]) for r in at_target} == {(0.1, True), (0.01, True), (0.001, False)}
+    others = [m for m in summary["metrics"] if m not in at_target]
+    assert all(m["k"] is None for m in others)  # no threshold set at a target
+    # an FMR bound (partial AUC, log-FMR AUC) is resolved or not; a row without one, neither
+    assert all(m["resolved"] is None and m["precise"] is None for m in others if m["fmr_target"] is None)
+    assert all(m["resolved"] is not None for m in others if m["fmr_target"] is not None)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: signal.Signals(s).name)
+def test_interrupted_while_the_kernel_runs(signum, tmp_path):
+    """Ctrl-C (SIGINT) or kill (SIGTERM): one line, nothing written, no folder, no kernel left."""
+    output = tmp_path / "out"
+    run = biofair_command("report", ROOT / "biofair" / "data" / "example_scores.csv", "-o", output, *FAST)
+    wait_for(lambda: kernels_of(work_folder(output)), run)
+    kernels = kernels_of(work_folder(output))
+    run.send_signal(signum)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 128 + signum
+    assert (out, err) == ("", f"biofair report: interrupted by {signal.Signals(signum).name}; nothing was written\n")
+    assert list(tmp_path.iterdir()) == []
+    assert not any(Path(f"/proc/{pid}").exists() for pid in kernels)  # shut down before the exit
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGKILL], ids=lambda s: signal.Signals(s).name)
+def test_a_run_killed_at_a_random_moment_leaves_outdir_absent_or_complete(signum, contested, tmp_path):
+    moment = random.Random(int(signum)).uniform(0.0, contested["duration"])
+    output = tmp_path / "out"
+    run = biofair_command("report", ROOT / "biofair" / "data" / "example_scores.csv", "-o", output, *FAST)
+    wait_for(lambda: work_folder(output).exists(), run)  # past start-up: main() is running
+    time.sleep(moment)
+    kernels = kernels_of(work_folder(output))
+    run.send_signal(signum)
+    out, err = run.communicate(timeout=120)
+    if output.exists():  # finished first: complete
+        assert run.returncode == 0, err
+        assert sorted(p.name for p in output.iterdir()) == sorted(cli._OUTPUTS)
+        json.loads((output / "summary.json").read_text())
+        assert (output / "report.html").read_text().rstrip().endswith("</html>")
+    elif signum == signal.SIGKILL:
+        assert run.returncode == -signal.SIGKILL
+        folder = cli._OutputFolder(output)  # the next run removes what the killed one left
+        folder.claim()
+        folder.release()
+        assert not work_folder(output).exists()
+    else:
+        assert run.returncode == 128 + signum
+        assert err.strip() == f"biofair report: interrupted by {signal.Signals(signum).name}; nothing was written"
+    assert list(tmp_path.iterdir()) == ([output] if output.exists() else [])
+    deadline = time.monotonic() + 10  # a kernel whose parent was killed exits within seconds
+    while any(Path(f"/proc/{pid}").exists() for pid in kernels) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in kernels)

@@ -1,0 +1,451 @@
+"""Hostile score files: each is read correctly, or refused with a message naming the fault.
+
+Every case builds its file in ``tmp_path`` and is tried twice: through
+``bf.read_grouped_scores`` (the correct table, or the error), and through ``biofair report``
+in this process (exit 2 with one line naming the fault and no OUTDIR, or the up-front
+analysis passes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import gzip
+import re
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+from biofair import cli
+
+from hostile import example
+
+
+@dataclass
+class Case:
+    """A file, how it is read, and what must come out."""
+
+    path: Path | tuple[Path, Path]
+    options: dict = field(default_factory=dict)  # keyword arguments of read_grouped_scores
+    error: str | None = None  # a regex the message must match: it names the column, option or value
+    check: Callable[[pd.DataFrame], None] | None = None  # asserts the correct table
+    warns: str | None = None  # a regex of the ScoreDirectionWarning expected
+    report_error: str | None = None  # read correctly, but refused by the report's up-front analysis
+
+
+def written_labels(path: Path, column: str) -> Counter:
+    """How often each label is written in a CSV column (the empty cell excluded)."""
+    with open(path, newline="") as handle:
+        return Counter(row[column] for row in csv.DictReader(handle) if row[column] != "")
+
+
+def group_counts(table: pd.DataFrame, by="group") -> Counter:
+    sizes = bf.group_sizes(table, by=by).drop(index="(cross-group)", errors="ignore")
+    return Counter((sizes["n_mated"] + sizes["n_nonmated"]).to_dict())
+
+
+def labelled(tmp_path, name: str, labels) -> Path:
+    """The example with its group column replaced, written as CSV."""
+    path = tmp_path / name
+    example().assign(group=labels).to_csv(path, index=False)
+    return path
+
+
+def mixed_types(tmp_path) -> Case:
+    # ints first, then text; "1" written both as int 1 and as text "1": one label, as written
+    table = pd.concat([example()] * 8, ignore_index=True)
+    n = len(table)
+    labels = np.where(np.arange(n) < n // 2, (np.arange(n) % 2 + 1), 0).astype(object)
+    labels[n // 2 :] = np.where(np.arange(n - n // 2) % 2, "x", "1")
+    path = tmp_path / "mixed.csv"
+    table.assign(group=labels).to_csv(path, index=False)
+    written = written_labels(path, "group")
+
+    def check(read):
+        assert group_counts(read) == written  # every row in the group written in its cell
+        assert set(read["group"]) == {"1", "2", "x"}
+
+    return Case(path, check=check)
+
+
+def leading_zeros(tmp_path) -> Case:
+    path = labelled(tmp_path, "zeros.csv", example()["group"].map({"A": "01", "B": "1", "C": "001"}))
+
+    def check(read):
+        assert group_counts(read) == written_labels(path, "group") == Counter({"01": 2640, "1": 2640, "001": 2640})
+
+    return Case(path, check=check)
+
+
+def separators_inside_labels(tmp_path) -> Case:
+    table = example()
+    a = table["group"].map({"A": "a / b", "B": "a", "C": "a"})
+    b = table["group"].map({"A": "c", "B": "b / c", "C": "c"})
+    path = tmp_path / "composite.csv"
+    table.assign(a=a, b=b).to_csv(path, index=False)
+
+    def check(read):
+        counts = group_counts(read, by=["a", "b"])
+        assert counts == Counter({"'a / b' / 'c'": 2640, "'a' / 'b / c'": 2640, "'a' / 'c'": 2640})
+
+    return Case(path, {"by": ["a", "b"]}, check=check)
+
+
+def missing_label(tmp_path, **options) -> Case:
+    table = example()
+    blank = table["reference_subject"].isin(["C10", "C11"])  # 2 subjects, 132 rows
+    path = tmp_path / "blank.csv"
+    table.assign(group=table["group"].where(~blank, "")).to_csv(path, index=False)
+    if not options:
+        return Case(path, error=r"column 'group' has 132 missing values.*--missing-groups group")
+
+    def check(read):
+        assert group_counts(read) == Counter({"A": 2640, "B": 2640, "C": 2508, "(missing)": 132})
+        assert read.attrs["missing_groups"] == {"group": 132}
+
+    return Case(path, options, check=check)
+
+
+def na_is_a_label(tmp_path) -> Case:
+    path = labelled(tmp_path, "na.csv", example()["group"].map({"A": "NA", "B": "None", "C": "null"}))
+    return Case(path, check=lambda read: set(read["group"]) == {"NA", "None", "null"})
+
+
+def subjects_files(tmp_path, gender: dict) -> tuple[Path, Path]:
+    """A bob file of the example and a subject file with a gender per subject."""
+    table = example()
+    bob = tmp_path / "scores-dev"
+    probe_ids = table["probe_subject"] + "/s" + table.index.astype(str)
+    bob.write_text("\n".join(f"{r} {p} {i} {s}" for r, p, i, s in zip(
+        table["reference_subject"], table["probe_subject"], probe_ids, table["score"])) + "\n")
+    people = tmp_path / "people.csv"
+    subjects = sorted(set(table["reference_subject"]) | set(table["probe_subject"]))
+    pd.DataFrame({"subject": subjects, "gender": [gender.get(s[0], "") for s in subjects]}).to_csv(people, index=False)
+    return bob, people
+
+
+def missing_attribute(tmp_path, **options) -> Case:
+    bob, people = subjects_files(tmp_path, {"A": "f", "B": "m"})  # C's subjects have no gender
+    options = {"by": "gender", "subjects": people, **options}
+    if "missing_groups" not in options:
+        return Case(bob, options, error=r"column 'reference_gender' has 2640 missing values \(first in row \d+\); column 'probe_gender' has 2640")
+
+    def check(read):
+        sizes = bf.group_sizes(read, by="gender")
+        assert sizes.loc["(missing)", "n_mated"] == 240 and sizes.loc["(missing)", "n_nonmated"] == 2400
+        assert sizes["n_mated"].sum() == 720 and sizes["n_nonmated"].sum() == 7200
+
+    return Case(bob, options, check=check)
+
+
+def mated_sides_differ(tmp_path) -> Case:
+    table = example()
+    side = table["group"].copy()
+    side.iloc[0] = "B"  # a mated row of subject A00 whose probe side says B
+    path = tmp_path / "sides.csv"
+    table.drop(columns="group").assign(reference_group=table["group"], probe_group=side).to_csv(path, index=False)
+    return Case(path, error=r"1 mated comparisons have reference_group different from probe_group")
+
+
+def score_list_with_ids(tmp_path) -> Case:
+    mated, nonmated = tmp_path / "genuine.txt", tmp_path / "impostor.txt"
+    mated.write_text("id1 0.9\nid2 0.8\n")
+    nonmated.write_text("0.1\n0.3\n")
+    return Case((mated, nonmated), error=r"mated score list .*genuine.txt must hold one score per line.*2 fields \('id1', '0.9'\)")
+
+
+def empty_score_list(tmp_path) -> Case:
+    mated, nonmated = tmp_path / "genuine.txt", tmp_path / "impostor.txt"
+    mated.write_text("0.9\n0.8\n")
+    nonmated.write_text("")
+    return Case((mated, nonmated), error=r"impostor.txt is empty")
+
+
+def text_score_list(tmp_path) -> Case:
+    mated, nonmated = tmp_path / "genuine.txt", tmp_path / "impostor.txt"
+    mated.write_text("0.9\nhigh\n")
+    nonmated.write_text("0.1\n")
+    return Case((mated, nonmated), error=r"genuine.txt must be numeric; 1 values are not numbers \(e.g. 'high'\)")
+
+
+def duplicate_columns(tmp_path) -> Case:
+    path = tmp_path / "dup.csv"
+    path.write_text("score,mated,group,score\n0.9,1,A,0.1\n0.2,0,A,0.8\n")
+    return Case(path, error=r"duplicate column name\(s\) \['score'\]")
+
+
+def gzipped(tmp_path) -> Case:
+    path = tmp_path / "scores.csv.gz"
+    with gzip.open(path, "wt") as handle:
+        example().to_csv(handle, index=False)
+    return Case(path, check=lambda read: pd.testing.assert_frame_equal(
+        read.drop(columns="mated"), example().drop(columns="mated").astype({"group": "str"}), check_dtype=False))
+
+
+def csv_named_txt(tmp_path) -> Case:
+    path = tmp_path / "scores.txt"
+    example().to_csv(path, index=False)
+    return Case(path, check=lambda read: len(read) == len(example()))
+
+
+def three_columns_named_txt(tmp_path) -> Case:
+    path = tmp_path / "scores.txt"
+    path.write_text("a b 0.1\na a 0.9\n")
+    return Case(path, error=r"read as a bob score file .* 4 or 5 whitespace-separated columns, this one has 3.*format='csv'")
+
+
+def renamed_onto_existing(tmp_path) -> Case:
+    path = tmp_path / "sim.csv"
+    example().assign(sim=example()["score"]).to_csv(path, index=False)
+    return Case(path, {"columns": {"sim": "score"}}, error=r"columns maps 'sim' to 'score', but the file already has a column 'score'")
+
+
+def two_onto_one(tmp_path) -> Case:
+    path = tmp_path / "two.csv"
+    example().rename(columns={"score": "s1"}).assign(s2=1.0).to_csv(path, index=False)
+    return Case(path, {"columns": {"s1": "score", "s2": "score"}}, error=r"columns maps \['s1', 's2'\] all to 'score'")
+
+
+def nul_bytes(tmp_path) -> Case:
+    path = tmp_path / "zeros.csv"
+    with open(path, "wb") as handle:
+        handle.truncate(2 * 1024**3)  # 2 GB of NUL bytes (sparse: no disk used)
+    return Case(path, error=r"zeros.csv is not a text score file: byte 0 is a NUL byte")
+
+
+def overlong_line(tmp_path) -> Case:
+    path = tmp_path / "long.csv"
+    path.write_bytes(b"score," + b"x" * (2 << 20) + b"\n")
+    return Case(path, error=r"long.csv is not a score file: its first line is longer than 1,048,576 bytes")
+
+
+def parquet_categorical(tmp_path) -> Case:
+    table = example()
+    path = tmp_path / "cat.parquet"
+    table.assign(group=pd.Categorical(table["group"].map({"A": 1, "B": 10, "C": 2})),
+                 reference_subject=pd.Categorical(table["reference_subject"])).to_parquet(path)
+
+    def check(read):
+        assert group_counts(read) == Counter({"1": 2640, "10": 2640, "2": 2640})
+        assert read["reference_subject"].tolist() == example()["reference_subject"].tolist()
+
+    return Case(path, check=check)
+
+
+def parquet_integer_labels(tmp_path) -> Case:
+    path = tmp_path / "int.parquet"
+    example().assign(group=example()["group"].map({"A": 1, "B": 2, "C": 3})).to_parquet(path)
+    return Case(path, check=lambda read: group_counts(read) == Counter({"1": 2640, "2": 2640, "3": 2640}))
+
+
+def parquet_missing_label(tmp_path) -> Case:
+    path = tmp_path / "missing.parquet"
+    example().assign(group=example()["group"].where(example()["reference_subject"] != "A00")).to_parquet(path)
+    return Case(path, error=r"column 'group' has 66 missing values \(first in row 0\)")
+
+
+def huge_integers(tmp_path) -> Case:
+    path = tmp_path / "ints.csv"
+    table = example()
+    ranks = table["score"].rank(method="first").astype(np.int64)
+    table.assign(score=2**60 + ranks).to_csv(path, index=False)  # distinct, but not in float64
+    return Case(path, error=r"column 'score' has 7920 integer values beyond ±2\^53 \(e.g. 11529215046068\d+\)")
+
+
+def boolean_scores(tmp_path) -> Case:
+    path = tmp_path / "bool.csv"
+    example().assign(score=example()["mated"]).to_csv(path, index=False)
+    return Case(path, error=r"column 'score' holds booleans")
+
+
+def word_scores(tmp_path) -> Case:
+    path = tmp_path / "words.csv"
+    example().assign(score=np.where(np.arange(7920) == 5, "abc", example()["score"].astype(str))).to_csv(path, index=False)
+    return Case(path, error=r"column 'score' must be numeric; 1 values are not numbers \(e.g. 'abc'\)")
+
+
+def nan_words(tmp_path) -> Case:
+    path = tmp_path / "nan.csv"
+    example().assign(score=np.where(np.arange(7920) % 1000 == 0, "nan", example()["score"].astype(str))).to_csv(path, index=False)
+    return Case(path, error=r"column 'score' has 8 NaN and 0 infinite values")
+
+
+def distances_read_as_similarities(tmp_path) -> Case:
+    path = tmp_path / "distances.csv"
+    example().assign(score=1 - example()["score"]).to_csv(path, index=False)
+    return Case(path, warns=r"ROC AUC = 0.041 < 0.5\); the scores may be distances: .*greater_is_match=False \(biofair report --distance\)",
+                check=lambda read: len(read) == 7920)
+
+
+def similarities_read_as_distances(tmp_path) -> Case:
+    path = tmp_path / "similarities.csv"
+    example().to_csv(path, index=False)
+    return Case(path, {"greater_is_match": False}, check=lambda read: len(read) == 7920,
+                warns=r"the scores may be similarities: .*without --distance")
+
+
+def byte_order_mark(tmp_path) -> Case:
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + example().rename(columns={"score": "sim"}).to_csv(index=False).encode())
+    return Case(path, {"columns": {"sim": "score"}}, check=lambda read: read["score"].tolist() == example()["score"].tolist())
+
+
+def missing_label_word_collision(tmp_path) -> Case:
+    path = labelled(tmp_path, "collide.csv", example()["group"].map({"A": "(missing)", "B": "", "C": "C"}))
+    return Case(path, {"missing_groups": "group"}, error=r"column 'group' has missing values and also the label '\(missing\)'")
+
+
+def all_equal_scores(tmp_path) -> Case:
+    path = tmp_path / "equal.csv"
+    example().assign(score=0.5).to_csv(path, index=False)
+    return Case(path, check=lambda read: (read["score"] == 0.5).all(),
+                report_error=r"decidability is undefined: mated and nonmated both have zero variance")
+
+
+def one_score_group(tmp_path) -> Case:
+    path = tmp_path / "one.csv"
+    extra = pd.DataFrame({"reference_subject": ["Z0", "Z0"], "probe_subject": ["Z0", "Z1"], "group": ["Z", "Z"],
+                          "score": [3.0, 0.0], "mated": [True, False]})
+    pd.concat([example(), extra]).to_csv(path, index=False)
+    return Case(path, check=lambda read: group_counts(read)["Z"] == 2,
+                report_error=r"group 'Z': all 1 mated scores fall in the tail at percentile 95")
+
+
+def whole_float_range(tmp_path) -> Case:
+    path = tmp_path / "huge.csv"
+    scores = example()["score"].to_numpy()
+    huge = np.ldexp(scores, 1024 - int(np.ceil(np.log2(np.abs(scores).max()))))  # spans about ±1.5e308
+    example().assign(score=huge).to_csv(path, index=False)
+    return Case(path, check=lambda read: read["score"].tolist() == huge.tolist())
+
+
+CASES = {
+    "mixed int and str labels": mixed_types,
+    "01 and 1": leading_zeros,
+    "separators inside composite labels": separators_inside_labels,
+    "missing label": missing_label,
+    "missing label as its own group": lambda p: missing_label(p, missing_groups="group"),
+    "NA is a label": na_is_a_label,
+    "missing subject attribute": missing_attribute,
+    "missing subject attribute as its own group": lambda p: missing_attribute(p, missing_groups="group"),
+    "mated pair across groups": mated_sides_differ,
+    "two-column score list": score_list_with_ids,
+    "empty file in a pair": empty_score_list,
+    "text in a score list": text_score_list,
+    "duplicate column name": duplicate_columns,
+    ".csv.gz": gzipped,
+    "CSV named .txt": csv_named_txt,
+    "3 columns named .txt": three_columns_named_txt,
+    "--columns sim=score onto score": renamed_onto_existing,
+    "two columns onto score": two_onto_one,
+    "2 GB of NUL bytes": nul_bytes,
+    "overlong line": overlong_line,
+    "Parquet categoricals": parquet_categorical,
+    "Parquet integer labels": parquet_integer_labels,
+    "Parquet missing label": parquet_missing_label,
+    "integers above 2^53": huge_integers,
+    "boolean scores": boolean_scores,
+    "a word among scores": word_scores,
+    "nan words": nan_words,
+    "distances read as similarities": distances_read_as_similarities,
+    "similarities read as distances": similarities_read_as_distances,
+    "byte order mark": byte_order_mark,
+    "'(missing)' already a label": missing_label_word_collision,
+    "all-equal scores": all_equal_scores,
+    "a group with one score": one_score_group,
+    "scores spanning ±1.5e308": whole_float_range,
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_reader(name, tmp_path):
+    case = CASES[name](tmp_path)
+    with pytest.warns(bf.ScoreDirectionWarning, match=case.warns) if case.warns else contextlib.nullcontext():
+        if case.error:
+            with pytest.raises((bf.SchemaError, FileNotFoundError), match=case.error):
+                bf.read_grouped_scores(case.path, **case.options)
+            return
+        table = bf.read_grouped_scores(case.path, **case.options)
+    case.check(table)
+
+
+def cli_arguments(case: Case) -> list[str]:
+    options = dict(case.options)
+    arguments = [case.path]
+    by = options.pop("by", None)
+    if by is not None:
+        arguments += ["--by", *([by] if isinstance(by, str) else by)]
+    if "subjects" in options:
+        arguments += ["--subjects", options.pop("subjects")]
+    if "missing_groups" in options:
+        arguments += ["--missing-groups", options.pop("missing_groups")]
+    if "columns" in options:
+        arguments += ["--columns", ",".join(f"{k}={v}" for k, v in options.pop("columns").items())]
+    if options.pop("greater_is_match", True) is False:
+        arguments.append("--distance")
+    assert not options, options
+    return arguments
+
+
+API_ONLY = ("two-column score list", "empty file in a pair", "text in a score list",  # the CLI reads one file
+            "two columns onto score")  # refused by the option parser: see test_hostile_cli
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n not in API_ONLY])
+def test_report_checks_the_file_first(name, tmp_path, run_main, monkeypatch):
+    """Refused: exit 2, one line naming the fault, no OUTDIR. Accepted: every estimate computes."""
+    case = CASES[name](tmp_path)
+    arguments = cli_arguments(case)
+    if case.error is None and case.report_error is None:
+        args = cli._parse(["report", *map(str, arguments), "-o", str(tmp_path / "never")])
+        messages = cli._check_analysis(args)
+        assert all(re.search(case.warns, m) for m in messages) if case.warns else messages == []
+        return
+    monkeypatch.setattr(cli, "_execute", _must_not_run)
+    status, lines = run_main(*arguments, "-o", tmp_path / "new" / "out")
+    assert status == 2
+    assert len(lines) == 1 and lines[0].startswith("biofair report: error: "), lines
+    assert re.search(case.error or case.report_error, lines[0]), lines[0]
+    assert not (tmp_path / "new").exists()  # nor OUTDIR, its work folder or the folder made for it
+
+
+def _must_not_run(*args):
+    raise AssertionError("the notebook must not start for a refused file")
+
+
+def test_in_memory_labels_that_differ_only_in_type():
+    table = example().assign(group=example()["group"].map({"A": 1, "B": "1", "C": 2}).astype(object))
+    with pytest.raises(bf.SchemaError, match=r"column\(s\) \['group'\] hold distinct labels that read the same: 1 \(int\), '1' \(str\)"):
+        bf.scores_by_group(table)
+
+
+def test_a_group_named_like_the_cross_group_row():
+    table = example().drop(columns="group").assign(
+        reference_group=example()["group"].map({"A": "(cross-group)", "B": "B", "C": "C"}),
+        probe_group=example()["group"].map({"A": "(cross-group)", "B": "B", "C": "C"}))
+    table.loc[6, "probe_group"] = "B"  # one non-mated pair across groups
+    with pytest.raises(bf.SchemaError, match=r"a group is labelled '\(cross-group\)'"):
+        bf.group_sizes(table)
+
+
+def test_two_gigabytes_of_nul_bytes_are_refused_in_little_memory(tmp_path):
+    """The file is sniffed, not parsed: peak memory grows by far less than its 2 GB."""
+    path = nul_bytes(tmp_path).path
+    script = (
+        "import resource, sys, biofair as bf\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "try:\n    bf.read_scores(sys.argv[1])\nexcept bf.SchemaError as error:\n    print(error)\n"
+        "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=120)
+    message, grown_mib = run.stdout.strip().splitlines()
+    assert "is not a text score file: byte 0 is a NUL byte" in message
+    assert int(grown_mib) < 50, f"reading grew the process by {grown_mib} MiB"
