@@ -1,4 +1,4 @@
-"""Distribution fairness: DFI, CEI and the automatic CEI^A.
+"""Distribution fairness: DFI, CEI and the automatic CEIᴬ.
 
 All three compare each group's score histogram with the mean histogram of all groups by a
 Kullback-Leibler divergence in bits. With ``m`` the mean of K pmfs, ``KL(p_i || m) <=
@@ -26,7 +26,7 @@ from biofair.groups import ScoresByGroup, scores_by_group
 class EquityIndex(NamedTuple):
     """A distribution fairness index: both variants, the divergences and the parameters.
 
-    Returned by DFI, CEI and CEI^A, in memory and out of core.
+    Returned by DFI, CEI and CEIᴬ, in memory and out of core.
 
     Attributes
     ----------
@@ -43,7 +43,7 @@ class EquityIndex(NamedTuple):
     --------
     biofair.distribution_fairness_index : DFI.
     biofair.comprehensive_equity_index : CEI.
-    biofair.automatic_comprehensive_equity_index : CEI^A.
+    biofair.automatic_comprehensive_equity_index : CEIᴬ.
 
     Examples
     --------
@@ -377,7 +377,7 @@ def comprehensive_equity_index(
 
     See Also
     --------
-    biofair.automatic_comprehensive_equity_index : CEI^A, with the split and weight chosen from the data.
+    biofair.automatic_comprehensive_equity_index : CEIᴬ, with the split and weight chosen from the data.
     biofair.distribution_fairness_index : DFI, which does not weigh tails apart.
     biofair.permutation_null : What CEI gives when groups do not matter.
     biofair.partitions.comprehensive_equity_index : The same index over a partitioned score set.
@@ -437,7 +437,7 @@ def automatic_comprehensive_equity_index(
     bins: int = 100,
     by: By = "group",
 ) -> EquityIndex:
-    """CEI^A: CEI with each group's split percentile and the tail weight chosen from the data.
+    """CEIᴬ: CEI with each group's split percentile and the tail weight chosen from the data.
 
     Read more in the chapter "Choose CEI's parameters".
 
@@ -506,7 +506,7 @@ def automatic_comprehensive_equity_index(
 def _automatic_parameters(
     names: list[str], beyond: NDArray, *, kind: ScoreKind, n_std: float, bins: int
 ) -> tuple[NDArray[np.float64], dict[str, Any]]:
-    """CEI^A's split percentiles and parameters from each group's share beyond ``mu ± N·sigma``."""
+    """CEIᴬ's split percentiles and parameters from each group's share beyond ``mu ± N·sigma``."""
     percentiles = 100.0 * (1.0 - beyond)
     ratio = beyond / norm.sf(n_std)
     tail_weight = float(np.mean(expit(ratio) * percentiles / 100.0))

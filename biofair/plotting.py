@@ -1,31 +1,181 @@
-"""Figures: score distributions, DET on probit axes, ROC on a log FMR axis.
+"""Figures: score distributions, DET on probit axes, ROC on a log FMR axis, and one style.
 
-Each function draws on ``ax`` (a new one if omitted) and returns it; nothing is written to
-disk. Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
+Each plot function draws on ``ax`` (a new one if omitted) and returns it; nothing is written
+to disk. :func:`use_style` is the one call that gives every figure of the book its look, and
+:func:`group_styles` gives each demographic group one colour and line style for all figures.
+Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import weakref
+from collections.abc import Hashable, Iterable, Mapping
 
 import matplotlib.pyplot as plt
 import numpy as np
+from cycler import cycler
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import text_to_path
+from matplotlib.ticker import FuncFormatter, Locator, NullLocator
 from numpy.typing import ArrayLike
-from scipy.stats import norm
+from scipy.special import ndtr, ndtri
 
 from biofair._counts import error_counts
 from biofair._validation import as_scores
+from biofair.rates import fmr_fnmr
 
-#: Colour-blind-safe colours (Okabe-Ito), used in this order for groups and systems.
+#: Colour-blind-safe colours (Okabe-Ito), used in this order.
 COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
-#: Line styles, used in this order with :data:`COLORS` so that curves differ without colour.
+#: Line styles, varied with the colours so that curves differ in print and for every reader.
 LINESTYLES = ("-", "--", "-.", ":")
-_DET_TICKS = np.array([1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 0.8, 0.95, 0.99])
+#: A plot function draws a legend for at most this many labelled curves on one axes.
+MAX_LEGEND_ENTRIES = 20
+
+# Probit ticks a DET axis may show, in the order they are kept when labels would collide.
+_DET_TICKS = (1e-2, 1e-4, 1e-6, 0.5, 1e-3, 1e-5, 0.1, 0.9, 0.99, 0.2, 0.05, 0.8, 0.95, 0.02, 0.3, 0.7)
+_labelled_curves: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def use_style(*, retina: bool = True) -> None:
+    """Give every following figure the book's look.
+
+    seaborn's "whitegrid" look (matplotlib's copy of it, so seaborn need not be installed),
+    the :data:`COLORS` cycle with :data:`LINESTYLES`, a layout that keeps labels inside the
+    figure, no legend frame, and, in a Jupyter notebook, figures rendered at twice their
+    pixel density (sharp on high-resolution screens, shown at their normal size).
+
+    Parameters
+    ----------
+    retina : bool, default True
+        In IPython/Jupyter, render inline figures as retina PNGs. Outside IPython this does
+        nothing.
+
+    Returns
+    -------
+    None
+        The settings are matplotlib's ``rcParams`` (and IPython's figure formats).
+
+    See Also
+    --------
+    group_styles : The colour and line style of each group.
+
+    References
+    ----------
+    M. Okabe and K. Ito, "Color Universal Design (CUD): how to make figures and
+    presentations that are friendly to colorblind people", J*Fly, 2008 (the colour set).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> bf.plotting.use_style()
+    >>> import matplotlib.pyplot as plt
+    >>> plt.rcParams["axes.prop_cycle"].by_key()["color"][0] == bf.plotting.COLORS[0]
+    True
+    """
+    plt.style.use("seaborn-v0_8-whitegrid")
+    n = len(COLORS) * len(LINESTYLES)
+    plt.rcParams.update({
+        "axes.prop_cycle": cycler(color=[COLORS[i % len(COLORS)] for i in range(n)])
+        + cycler(linestyle=[LINESTYLES[i // len(COLORS)] for i in range(n)]),
+        "figure.figsize": (6.4, 4.0),
+        "figure.dpi": 100,
+        "savefig.dpi": 200,
+        "figure.constrained_layout.use": True,
+        "legend.frameon": False,
+        "axes.titlesize": "medium",
+        "axes.labelsize": "medium",
+    })
+    if retina:
+        _retina_inline_figures()
+
+
+def _retina_inline_figures() -> None:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is part of every notebook install
+        return
+    if get_ipython() is None:
+        return
+    from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+    set_matplotlib_formats("retina")
+
+
+def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:
+    """One colour and line style per group, the same in every figure that uses the mapping.
+
+    Groups are sorted (as text) and take :data:`COLORS` in order, the line style changing
+    after each round of colours, so that 32 groups get 32 distinct styles. Call it once with
+    every group of a data set and pass the result to every figure of it.
+
+    Parameters
+    ----------
+    groups : iterable of hashable
+        Group labels; repeats are ignored.
+
+    Returns
+    -------
+    dict
+        ``{group: {"color": ..., "linestyle": ...}}``: unpack one entry into a plot call
+        (``**styles[g]``), or pass ``{g: s["color"] for g, s in styles.items()}`` as
+        seaborn's ``palette``.
+
+    See Also
+    --------
+    use_style : The colour cycle for figures without groups.
+
+    References
+    ----------
+    M. Okabe and K. Ito, "Color Universal Design (CUD): how to make figures and
+    presentations that are friendly to colorblind people", J*Fly, 2008 (the colour set).
+
+    Examples
+    --------
+    >>> styles = group_styles(["b", "a", "b"])
+    >>> styles["a"] == {"color": COLORS[0], "linestyle": "-"}, styles["b"]["color"] == COLORS[1]
+    (True, True)
+    """
+    ordered = sorted(set(groups), key=str)
+    return {
+        group: {
+            "color": COLORS[i % len(COLORS)],
+            "linestyle": LINESTYLES[(i // len(COLORS)) % len(LINESTYLES)],
+        }
+        for i, group in enumerate(ordered)
+    }
 
 
 def _axes(ax: Axes | None) -> Axes:
     return plt.subplots()[1] if ax is None else ax
+
+
+def _shown(label: str | None) -> str | None:
+    """A legend label drawn as written: ``$`` does not start math text, and a leading ``_``
+    (which matplotlib reads as "leave out of the legend") is kept behind a zero-width space."""
+    if label is None:
+        return None
+    text = str(label).replace("$", r"\$")
+    return "\u200b" + text if text.startswith("_") else text
+
+
+def _legend(ax: Axes, label: str | None) -> None:
+    """Keep the legend of labelled curves while there are few enough to read it.
+
+    Each call draws a new legend over all labelled curves, which costs time in proportion to
+    their number; past ``MAX_LEGEND_ENTRIES`` the legend is removed once and not drawn
+    again, so that plotting many groups stays linear in their number.
+    """
+    if label is None:
+        return
+    count = _labelled_curves.get(ax, 0) + 1
+    _labelled_curves[ax] = count
+    if count <= MAX_LEGEND_ENTRIES:
+        ax.legend(frameon=False)
+    elif count == MAX_LEGEND_ENTRIES + 1 and ax.get_legend() is not None:
+        ax.get_legend().remove()
 
 
 def plot_score_distributions(
@@ -42,21 +192,19 @@ def plot_score_distributions(
 
     Parameters
     ----------
-    mated : array_like of shape (M,)
-        Mated (genuine) similarity scores.
-    nonmated : array_like of shape (N,)
-        Non-mated (impostor) similarity scores.
+    mated, nonmated : array_like
+        Scores of mated (genuine) and non-mated (impostor) comparisons.
     thresholds : mapping of str to float, optional
-        Vertical lines: a label (e.g. ``"FMR = 1e-3"``) for each threshold value.
+        Label (e.g. ``"FMR = 1e-3"``) to threshold; each is drawn as a vertical line.
     bins : int, default 60
-        Equal-width bins over the pooled range of both classes.
+        Number of equal-width bins over the range of both classes.
     ax : matplotlib.axes.Axes, optional
-        Where to draw; a new figure's axes by default.
+        Axes to draw on; a new figure's if omitted.
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes drawn on; nothing is written to disk.
+        The axes drawn on, with a legend.
 
     See Also
     --------
@@ -69,11 +217,10 @@ def plot_score_distributions(
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import biofair as bf
-    >>> table = bf.synthetic.gaussian_scores(n_mated=200, n_nonmated=2_000, rng=0)
-    >>> ax = bf.plotting.plot_score_distributions(*bf.split_scores(table), thresholds={"t": 1.0})
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> ax = plot_score_distributions(rng.normal(2, 1, 500), rng.normal(0, 1, 5_000),
+    ...                               thresholds={"t": 1.5})
     >>> ax.get_xlabel()
     'score'
     """
@@ -84,25 +231,87 @@ def plot_score_distributions(
         ax.hist(values, bins=edges, density=True, histtype="stepfilled", alpha=0.35, color=color)
         ax.hist(values, bins=edges, density=True, histtype="step", color=color, label=label)
     for i, (label, value) in enumerate((thresholds or {}).items()):
-        ax.axvline(value, color="0.2", linestyle=LINESTYLES[i % len(LINESTYLES)], label=label)
+        ax.axvline(value, color="0.2", linestyle=LINESTYLES[i % len(LINESTYLES)], label=_shown(label))
     ax.set_xlabel("score")
     ax.set_ylabel("density")
     ax.legend(frameon=False)
     return ax
 
 
+def _percent(rate: float) -> str:
+    """A probit tick's label: the rate in percent, without float noise (1e-06 -> "0.0001")."""
+    return f"{float(f'{100 * rate:.6g}'):g}"
+
+
+@functools.lru_cache(maxsize=256)
+def _label_width(text: str, size: float, family: tuple[str, ...]) -> float:
+    """Width of a tick label in points."""
+    font = FontProperties(size=size, family=list(family))
+    width, _, _ = text_to_path.get_text_width_height_descent(text, font, ismath=False)
+    return width
+
+
+class _ProbitTicks(Locator):
+    """Probit ticks whose labels never overlap, whatever the axes' size when it is drawn.
+
+    Candidate rates are taken in the order of ``_DET_TICKS`` and kept when their label keeps
+    a gap of half the font size from every kept label (label widths on x, heights on y);
+    the decision is made at draw time from the axes' size in pixels and the tick labels'
+    font. ``lowest`` and ``upper`` are the axis range the curves drawn so far need.
+    """
+
+    def __init__(self, lowest: float, upper: float):
+        self.lowest, self.upper = lowest, upper
+
+    def __call__(self):
+        return self.tick_values(*self.axis.get_view_interval())
+
+    def tick_values(self, vmin: float, vmax: float):
+        vmin, vmax = sorted((vmin, vmax))
+        rates = [r for r in _DET_TICKS if vmin <= ndtri(r) <= vmax]
+        if not rates:
+            return np.array([])
+        axis: Axis = self.axis
+        horizontal = axis.axis_name == "x"
+        box = axis.axes.bbox
+        length = box.width if horizontal else box.height
+        per_unit = length / (vmax - vmin) if vmax > vmin else np.inf
+        tick = axis.get_major_ticks(1)[0].label1
+        size, family = tick.get_fontsize(), tuple(tick.get_fontfamily())
+        points_to_pixels = axis.axes.figure.dpi / 72
+
+        def extent(rate: float) -> float:
+            if not horizontal:
+                return size * points_to_pixels
+            return _label_width(_percent(rate), size, family) * points_to_pixels
+
+        gap = 0.5 * size * points_to_pixels
+        kept: list[float] = []
+        for rate in rates:
+            position = ndtri(rate) * per_unit
+            if all(abs(position - ndtri(other) * per_unit) >= (extent(rate) + extent(other)) / 2 + gap
+                   for other in kept):
+                kept.append(rate)
+        return ndtri(np.sort(kept))
+
+
 def _probit_axis(ax: Axes, axis: str, n_comparisons: int, upper: float) -> tuple[float, float]:
-    """Put probit ticks on one axis from the data's resolution (1/n) up to ``upper``."""
-    lowest = max(_DET_TICKS[_DET_TICKS <= 1.0 / n_comparisons], default=_DET_TICKS[0])
-    ticks = _DET_TICKS[(_DET_TICKS >= lowest) & (_DET_TICKS <= upper)]
-    set_ticks, set_labels, set_lim = (
-        (ax.set_xticks, ax.set_xticklabels, ax.set_xlim)
-        if axis == "x"
-        else (ax.set_yticks, ax.set_yticklabels, ax.set_ylim)
-    )
-    set_ticks(norm.ppf(ticks))
-    set_labels([f"{100 * t:g}" for t in ticks])
-    set_lim(norm.ppf(lowest), norm.ppf(upper))
+    """Probit axis from the data's resolution (1/n, as a decade, at least 1e-6) to ``upper``.
+
+    A further curve on the same axes widens the range to the lower of the two resolutions;
+    when the range does not change the axis is left as it is (many curves stay cheap).
+    """
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    lowest = max(10.0 ** np.floor(np.log10(min(1.0 / n_comparisons, upper / 10))), min(_DET_TICKS))
+    previous = target.get_major_locator()
+    if isinstance(previous, _ProbitTicks):
+        if previous.lowest <= lowest and previous.upper >= upper:
+            return previous.lowest, previous.upper
+        lowest, upper = min(lowest, previous.lowest), max(upper, previous.upper)
+    target.set_major_locator(_ProbitTicks(lowest, upper))
+    target.set_major_formatter(FuncFormatter(lambda value, _: _percent(ndtr(value))))
+    target.set_minor_locator(NullLocator())
+    (ax.set_xlim if axis == "x" else ax.set_ylim)(ndtri(lowest), ndtri(upper))
     return lowest, upper
 
 
@@ -111,6 +320,7 @@ def plot_det(
     nonmated: ArrayLike,
     *,
     label: str | None = None,
+    thresholds: ArrayLike | None = None,
     max_rate: float = 0.95,
     ax: Axes | None = None,
     **line_kwargs,
@@ -121,30 +331,40 @@ def plot_det(
 
     Parameters
     ----------
-    mated : array_like of shape (M,)
-        Mated (genuine) similarity scores.
-    nonmated : array_like of shape (N,)
-        Non-mated (impostor) similarity scores.
+    mated, nonmated : array_like
+        Scores of mated (genuine) and non-mated (impostor) comparisons.
     label : str, optional
-        Legend label of the curve.
+        Legend entry of the curve.
+    thresholds : array_like, optional
+        Thresholds whose operating points (FMR, FNMR) are marked on the curve with a dot of
+        the curve's colour, e.g. one threshold shared by every group.
     max_rate : float, default 0.95
         Upper end of both axes.
     ax : matplotlib.axes.Axes, optional
-        Where to draw; a new figure's axes by default.
+        Axes to draw on; a new figure's if omitted.
     **line_kwargs
-        Passed on to ``Axes.plot`` (colour, line style, ...).
+        Passed to ``Axes.plot`` (e.g. ``color`` and ``linestyle``, or one group's entry of
+        ``group_styles``).
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes drawn on. Each axis starts at the tick just below what its class can
-        show (1/N for FMR, 1/M for FNMR) and ends at ``max_rate``; rates of 0 or 1 cannot be
-        shown on probit axes and are drawn at the axis edge.
+        The axes drawn on.
 
     See Also
     --------
     biofair.det_curve : The points it draws.
     biofair.plotting.plot_roc : The ROC on a log FMR axis.
+
+    Notes
+    -----
+    Each axis starts at the decade at or below what its class can resolve (1/N for FMR, 1/M
+    for FNMR; never below 1e-6) and ends at ``max_rate``; further curves on the same axes
+    widen it to theirs. Rates of 0 or 1 cannot be shown on probit axes; they are drawn at
+    the axis edge. Tick labels (in percent) are thinned when the figure is drawn so that
+    they never overlap. A labelled curve enters the legend while the axes holds at most
+    ``MAX_LEGEND_ENTRIES`` labelled curves; with more, no legend is drawn (call
+    ``ax.legend()`` to force one). Further keyword arguments go to ``Axes.plot``.
 
     References
     ----------
@@ -153,29 +373,33 @@ def plot_det(
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import biofair as bf
-    >>> table = bf.synthetic.gaussian_scores(n_mated=200, n_nonmated=2_000, rng=0)
-    >>> ax = bf.plotting.plot_det(*bf.split_scores(table), label="system")
-    >>> ax.get_xlabel()
-    'false match rate (%)'
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> ax = plot_det(rng.normal(2, 1, 500), rng.normal(0, 1, 5_000), label="A")
+    >>> [text.get_text() for text in ax.get_legend().get_texts()]
+    ['A']
     """
     ax = _axes(ax)
     counts = error_counts(mated, nonmated)
+    first = not isinstance(ax.xaxis.get_major_locator(), _ProbitTicks)
     x_range = _probit_axis(ax, "x", counts.n_nonmated, max_rate)
     y_range = _probit_axis(ax, "y", counts.n_mated, max_rate)
-    ax.plot(
-        norm.ppf(np.clip(counts.fmr, x_range[0] / 2, 1 - x_range[0] / 2)),
-        norm.ppf(np.clip(counts.fnmr, y_range[0] / 2, 1 - y_range[0] / 2)),
-        label=label,
+    x_clip, y_clip = x_range[0] / 2, y_range[0] / 2
+    (line,) = ax.plot(
+        ndtri(np.clip(counts.fmr, x_clip, 1 - x_clip)),
+        ndtri(np.clip(counts.fnmr, y_clip, 1 - y_clip)),
+        label=_shown(label),
         **line_kwargs,
     )
-    ax.set_xlabel("false match rate (%)")
-    ax.set_ylabel("false non-match rate (%)")
-    ax.grid(True, alpha=0.3)
-    if label is not None:
-        ax.legend(frameon=False)
+    if thresholds is not None:
+        points = fmr_fnmr(mated, nonmated, np.atleast_1d(np.asarray(thresholds, dtype=float)))
+        ax.plot(ndtri(np.clip(points.fmr, x_clip, 1 - x_clip)), ndtri(np.clip(points.fnmr, y_clip, 1 - y_clip)),
+                linestyle="none", marker="o", color=line.get_color(), zorder=line.get_zorder() + 1)
+    if first:
+        ax.set_xlabel("false match rate (%)")
+        ax.set_ylabel("false non-match rate (%)")
+        ax.grid(True, alpha=0.3)
+    _legend(ax, label)
     return ax
 
 
@@ -193,27 +417,29 @@ def plot_roc(
 
     Parameters
     ----------
-    mated : array_like of shape (M,)
-        Mated (genuine) similarity scores.
-    nonmated : array_like of shape (N,)
-        Non-mated (impostor) similarity scores.
+    mated, nonmated : array_like
+        Scores of mated (genuine) and non-mated (impostor) comparisons.
     label : str, optional
-        Legend label of the curve.
+        Legend entry of the curve.
     ax : matplotlib.axes.Axes, optional
-        Where to draw; a new figure's axes by default. A curve already on it keeps its range.
+        Axes to draw on; a new figure's if omitted.
     **line_kwargs
-        Passed on to ``Axes.plot`` (colour, line style, ...).
+        Passed to ``Axes.plot``.
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes drawn on; the FMR axis starts at ``1/N``, the smallest non-zero FMR the
-        data can show.
+        The axes drawn on.
 
     See Also
     --------
     biofair.roc_curve : The points it draws.
     biofair.plotting.plot_det : The DET on probit axes.
+
+    Notes
+    -----
+    The FMR axis starts at ``1/N``, the smallest non-zero FMR the data can show (or lower, to
+    keep another curve's range). A labelled curve enters the legend as in :func:`plot_det`.
 
     References
     ----------
@@ -222,13 +448,11 @@ def plot_roc(
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import biofair as bf
-    >>> table = bf.synthetic.gaussian_scores(n_mated=200, n_nonmated=2_000, rng=0)
-    >>> ax = bf.plotting.plot_roc(*bf.split_scores(table), label="system")
-    >>> ax.get_xscale()
-    'log'
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> ax = plot_roc(rng.normal(2, 1, 500), rng.normal(0, 1, 5_000))
+    >>> ax.get_xscale(), float(ax.get_xlim()[0])
+    ('log', 0.0002)
     """
     ax = _axes(ax)
     counts = error_counts(mated, nonmated)
@@ -237,13 +461,24 @@ def plot_roc(
     if ax.has_data():  # another curve is there: keep its range too
         left = min(left, ax.get_xlim()[0])
     shown = fmr > 0
-    ax.plot(fmr[shown], tmr[shown], label=label, **line_kwargs)
+    ax.plot(fmr[shown], tmr[shown], label=_shown(label), **line_kwargs)
     ax.set_xscale("log")
     ax.set_xlim(left, 1.0)
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel("false match rate")
     ax.set_ylabel("true match rate")
     ax.grid(True, which="both", alpha=0.3)
-    if label is not None:
-        ax.legend(frameon=False)
+    _legend(ax, label)
     return ax
+
+
+__all__ = [
+    "COLORS",
+    "LINESTYLES",
+    "MAX_LEGEND_ENTRIES",
+    "group_styles",
+    "plot_det",
+    "plot_roc",
+    "plot_score_distributions",
+    "use_style",
+]

@@ -242,7 +242,7 @@ def fairness_summary(
         so a percentile interval can exclude the estimate) but with its permutation
         ``_null_mean`` and ``_p_value``; ``garbe_fmr``, ``garbe_fnmr``, ``inequity_fmr`` and ``inequity_fnmr``
         at ``operating_fmr``; ``dfi_normal``, ``dfi_extreme``; ``cei_auto_extreme_mated``
-        and ``_nonmated`` (CEI^A).
+        and ``_nonmated`` (CEIᴬ).
 
     Warns
     -----
@@ -261,7 +261,7 @@ def fairness_summary(
     References
     ----------
     T. de Freitas Pereira and S. Marcel, IEEE T-BIOM, 2022 (FDR). "Balancing Tails when
-    Comparing Distributions: Comprehensive Equity Index (CEI)" (CEI, CEI^A, and GARBE and
+    Comparing Distributions: Comprehensive Equity Index (CEI)" (CEI, CEIᴬ, and GARBE and
     DFI as restated there). P. Grother, M. Ngan and K. Hanaoka, NISTIR 8280, 2019
     (Inequity). ISO/IEC 19795-10:2024 (reporting performance across demographic groups).
 

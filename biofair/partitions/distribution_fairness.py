@@ -1,10 +1,10 @@
-"""DFI, CEI and CEI^A of partitioned scores, from merged histograms: exactly the in-memory values.
+"""DFI, CEI and CEIᴬ of partitioned scores, from merged histograms: exactly the in-memory values.
 
 DFI needs one histogram pass on the census's range. CEI also needs each group's own
 split percentile: the two order statistics ``np.percentile`` interpolates between (and
 each group's smallest and largest score) come from the locating and refinement passes of
 the order-statistics module of :mod:`biofair.partitions`; a last pass counts every group's tail and
-centre on their edges. CEI^A first merges each group's mean and variance (Chan et al.'s
+centre on their edges. CEIᴬ first merges each group's mean and variance (Chan et al.'s
 pairwise update) and counts the scores beyond ``mu ± N·sigma``.
 """
 
@@ -310,7 +310,7 @@ def _beyond_part(part: pd.DataFrame, index: int, census: Census, kind: str, mean
 def automatic_comprehensive_equity_index(
     scores: Any, *, kind: ScoreKind = "mated", n_std: float = 3.0, bins: int = 100, by: By = "group"
 ) -> EquityIndex:
-    """CEI^A of one class of a partitioned score set: split and tail weight from the data.
+    """CEIᴬ of one class of a partitioned score set: split and tail weight from the data.
 
     Read more in the chapter "When the evaluation outgrows one machine".
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import http.server
 import shutil
+import sys
 import threading
 import urllib.error
 import urllib.request
@@ -47,9 +48,15 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):  # a tab closed mid-download is no error
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def serve(folder: Path):
     handler = functools.partial(QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -153,6 +160,35 @@ def test_chapters_have_figures_and_math(browser, site):
     assert report["n_images"] >= 3 and report["has_math"]
 
 
+def search_hits(browser, site, query: str) -> list[str]:
+    page = browser.new_page()
+    page.goto(urljoin(site, f"search.html?q={query}"))
+    page.wait_for_selector("#search-results li a", timeout=20_000)
+    page.wait_for_function(  # the result list grows while the search runs; wait until it stops
+        "() => { const n = document.querySelectorAll('#search-results li').length;"
+        " const same = n === window.__hits; window.__hits = n; return same; }",
+        polling=300, timeout=20_000,
+    )
+    hits = page.eval_on_selector_all("#search-results li a", "els => els.map(e => e.href)")
+    page.close()
+    return hits
+
+
+@pytest.mark.parametrize("query, defining", [
+    ("EER", "01_compute_error_rates"),
+    ("FDR", "03_set_one_threshold_for_everyone"),
+    ("CEI", "04_find_bias_in_the_tails"),
+    ("GARBE", "04_find_bias_in_the_tails"),
+    ("N-Sigma", "06_measure_bias_over_subsets"),
+])
+def test_search_lands_on_the_definition_first(browser, site, query, defining):
+    """The first hit is the term's glossary entry (which links to its chapter) or the chapter."""
+    first = search_hits(browser, site, query)[0]
+    path = urlparse(first).path
+    glossary_entry = path.endswith("book/glossary.html") and urlparse(first).fragment.lower() == f"term-{query.lower()}"
+    assert glossary_entry or path.endswith(f"book/chapters/{defining}.html"), first
+
+
 def test_search_finds_the_fdr_chapter(browser, site):
     page = browser.new_page()
     page.goto(urljoin(site, "search.html?q=Fairness+Discrepancy+Rate"))
@@ -216,6 +252,122 @@ def test_metric_chooser_links_resolve_and_quote_computed_findings(browser, site)
         assert any(link.split("#")[0] in chapters for link in row["links"]), row["text"][:80]
         assert "glue" not in row["text"] and "::" not in row["text"], row["text"][:80]
         assert broken_internal_links(row["links"], site) == []
+
+
+PHONE, TABLET, DESKTOP = 390, 820, 1366
+
+
+def open_page(browser, site, page: str, width: int):
+    tab = browser.new_page(viewport={"width": width, "height": 800})
+    tab.goto(urljoin(site, f"{page}.html"))
+    if tab.locator(".math").count() > 0:
+        tab.wait_for_function("document.querySelectorAll('mjx-container').length > 0", timeout=15_000)
+    tab.wait_for_timeout(200)
+    return tab
+
+
+def drawer_opens_and_closes(tab, toggle: str, dialog: str, content: str) -> None:
+    """Click the visible toggle; the drawer must show its content on screen, then close on Escape."""
+    buttons = [b for b in tab.locator(toggle).all() if b.is_visible()]
+    assert len(buttons) == 1, f"{len(buttons)} visible {toggle} buttons"
+    buttons[0].click()
+    tab.wait_for_function(f"document.querySelector('{dialog}').open", timeout=5_000)
+    inside = tab.locator(f"{dialog} {content}").first
+    inside.wait_for(state="visible", timeout=5_000)
+    box = inside.bounding_box()
+    viewport = tab.viewport_size
+    assert box["width"] > 100 and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 1, box
+    tab.keyboard.press("Escape")
+    tab.wait_for_function(f"!document.querySelector('{dialog}').open", timeout=5_000)
+    assert not inside.is_visible()
+
+
+def has_page_contents(tab) -> bool:
+    return tab.locator("#pst-page-toc-nav").count() > 0
+
+
+OVERFLOW = """() => {
+  // elements reaching past the viewport that no scrolling box of their own contains
+  const W = document.documentElement.clientWidth, wide = [];
+  const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+  for (const e of document.querySelectorAll('body *')) {
+    const box = e.getBoundingClientRect();
+    if (box.width === 0 || box.right <= W + 1 || e.closest('dialog:not([open])')
+        || getComputedStyle(e).visibility === 'hidden') continue;  // e.g. a closed off-canvas sidebar
+    let p = e.parentElement, held = false;
+    for (; p; p = p.parentElement) if (scrolls(p) && p.getBoundingClientRect().right <= W + 1) { held = true; break; }
+    if (!held) wide.push(`${e.tagName.toLowerCase()}.${String(e.className).slice(0, 40)} reaches ${Math.round(box.right)} px`);
+  }
+  return {document: document.documentElement.scrollWidth, viewport: W, wide: wide.slice(0, 5)};
+}"""
+
+
+def visible_search_controls(tab) -> int:
+    return sum(e.is_visible() for e in tab.locator(
+        "input[type=search], .search-button-field, .search-button, form.bd-search").all())
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_phone_reader_can_navigate_and_nothing_is_wider_than_the_screen(browser, site, page):
+    """At 390 px: both drawers open and close, one search control, no horizontal overflow."""
+    tab = open_page(browser, site, page, PHONE)
+    overflow = tab.evaluate(OVERFLOW)
+    assert overflow["document"] <= overflow["viewport"], overflow
+    assert overflow["wide"] == [], overflow["wide"]
+    assert visible_search_controls(tab) == 1
+    drawer_opens_and_closes(tab, ".primary-toggle", "#pst-primary-sidebar-modal", "nav.bd-links a")
+    if page.startswith("book/chapters/"):
+        assert has_page_contents(tab), "a chapter without page contents"
+    if has_page_contents(tab):
+        drawer_opens_and_closes(tab, ".secondary-toggle", "#pst-secondary-sidebar-modal", "nav.page-toc a")
+    tab.close()
+
+
+@pytest.mark.parametrize("page", ["book/intro", "book/chapters/01_compute_error_rates", "book/metric_chooser"])
+def test_tablet_reader_can_navigate(browser, site, page):
+    tab = open_page(browser, site, page, TABLET)
+    assert tab.evaluate(OVERFLOW)["wide"] == []
+    drawer_opens_and_closes(tab, ".primary-toggle", "#pst-primary-sidebar-modal", "nav.bd-links a")
+    drawer_opens_and_closes(tab, ".secondary-toggle", "#pst-secondary-sidebar-modal", "nav.page-toc a")
+    tab.close()
+
+
+@pytest.mark.parametrize("page", ["book/intro", "book/chapters/01_compute_error_rates"])
+def test_desktop_has_one_search_box_and_both_sidebars(browser, site, page):
+    tab = open_page(browser, site, page, DESKTOP)
+    assert visible_search_controls(tab) == 1
+    assert tab.locator("#pst-primary-sidebar nav.bd-links").is_visible()
+    assert tab.locator("#pst-secondary-sidebar nav.page-toc").is_visible()
+    assert tab.evaluate(OVERFLOW)["wide"] == []
+    tab.close()
+
+
+def test_the_drawer_check_fails_when_the_toggle_does_nothing(browser, site):
+    """The check itself catches the bug it guards against: a toggle without its handler."""
+    tab = open_page(browser, site, "book/chapters/01_compute_error_rates", PHONE)
+    tab.evaluate("""() => { const b = document.querySelector('.primary-toggle');
+                            b.replaceWith(b.cloneNode(true)); }""")  # drops the theme's listener
+    with pytest.raises(Exception):
+        drawer_opens_and_closes(tab, ".primary-toggle", "#pst-primary-sidebar-modal", "nav.bd-links a")
+    tab.close()
+
+
+def test_metric_chooser_is_a_card_per_question_on_a_phone(browser, site):
+    """Six columns are a table on a wide screen and one card per question on a phone."""
+    for width, expected in ((PHONE, "block"), (DESKTOP, "table-cell")):
+        tab = open_page(browser, site, "book/metric_chooser", width)
+        cells = tab.eval_on_selector(
+            ".metric-chooser tbody tr",
+            "tr => [...tr.children].map(td => [getComputedStyle(td).display, td.getBoundingClientRect().width])")
+        assert len(cells) == 6 and all(display == expected for display, _ in cells), cells
+        if width == PHONE:  # every field spans the card, labelled, inside the screen
+            assert all(w > 250 for _, w in cells)
+            label = tab.evaluate("getComputedStyle(document.querySelector("
+                                 "'.metric-chooser tbody td:nth-child(2)'), '::before').content")
+            assert "Metric" in label
+        else:  # every column wide enough for a word of the prose
+            assert all(w > 80 for _, w in cells), cells
+        tab.close()
 
 
 def test_solutions_are_collapsed_until_opened(browser, site):

@@ -1,0 +1,134 @@
+"""The built HTML as text: citations, bibliography, TeX artefacts and chapter numbers.
+
+These checks read ``_build/html`` (``make book``) and need no browser.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pybtex.database
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "_build" / "html"
+BIB = pybtex.database.parse_file(ROOT / "book" / "references.bib")
+NOTEBOOKS = sorted(path.stem for path in (ROOT / "notebooks").glob("*.md"))
+
+
+def toc_pages() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [toc["root"]] + [chapter["file"] for part in toc["parts"] for chapter in part["chapters"]]
+
+
+PAGES = toc_pages()
+
+
+def soup(page: str) -> BeautifulSoup:
+    path = HTML / f"{page}.html"
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run `make book` first")
+    return BeautifulSoup(path.read_text(), "html.parser")
+
+
+def prose(page: str) -> str:
+    """What a reader reads on the page: the article without code, math or rendered outputs' code."""
+    article = soup(page).find("article")
+    for element in article.select("div.highlight, pre, code, .math, mjx-container, script, style"):
+        element.decompose()
+    return article.get_text(" ")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_tex_artefacts(page):
+    html = (HTML / f"{page}.html").read_text()
+    assert "textasciicircum" not in html
+    text = prose(page)
+    carets = re.findall(r"\S*\^\S*", text)
+    assert carets == [], f"literal carets in the text of {page}: {carets}"
+    assert not re.search(r"\\(frac|mathrm|text|sum|emph|textbf)\b", text), "raw TeX in the text"
+
+
+def citations(page: str) -> list[str]:
+    """Texts of the links that point at a bibliography entry."""
+    return [a.get_text(" ", strip=True) for a in soup(page).select("article a[href]")
+            if re.search(r"references\.html#id\d+$", a["href"]) or a["href"].startswith("#id")
+            and a.find_parent(class_="bibtex")]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_citations_show_authors_and_years_never_keys(page):
+    text = prose(page)
+    for key in BIB.entries:
+        assert f"[{key}]" not in text and f"{{cite}}`{key}`" not in text, f"bare key {key} in {page}"
+    for citation in citations(page):
+        assert re.search(r"\b(19|20)\d\d[a-z]?\b", citation), f"citation without a year: {citation!r}"
+        assert citation not in BIB.entries, f"citation shown as its key: {citation!r}"
+
+
+def test_every_bibliography_entry_has_authors_a_year_a_title_and_a_venue():
+    venues = ("journal", "booktitle", "howpublished", "institution", "publisher")
+    for key, entry in BIB.entries.items():
+        assert entry.persons.get("author"), f"{key} has no author"
+        assert re.fullmatch(r"(19|20)\d\d", entry.fields.get("year", "")), f"{key} has no year"
+        assert entry.fields.get("title"), f"{key} has no title"
+        assert any(entry.fields.get(field) for field in venues), f"{key} has no venue"
+
+
+def test_the_bibliography_page_lists_each_entry_labelled_by_author_and_year():
+    entries = soup("book/references").select("div.citation")
+    assert len(entries) == len(BIB.entries)
+    for entry in entries:
+        label = entry.select_one("span.label").get_text(strip=True)
+        body = entry.get_text(" ", strip=True)
+        assert re.fullmatch(r"\[[^\[\]]+, (19|20)\d\d[a-z]?\]", label), label
+        year = re.search(r"(19|20)\d\d", label).group()
+        assert year in body.removeprefix(label)
+
+
+def test_chapters_are_numbered_in_file_order_everywhere():
+    """The number of each chapter, in its title and in the sidebar, is its place in notebooks/."""
+    toc_chapters = [page.removeprefix("book/chapters/") for page in PAGES if page.startswith("book/chapters/")]
+    assert toc_chapters == NOTEBOOKS, "the table of contents lists the chapters out of file order"
+    sidebar = {a["href"].split("/")[-1].removesuffix(".html"): a.get_text(" ", strip=True)
+               for a in soup("book/intro").select("nav.bd-links a[href]")}
+    for position, name in enumerate(NOTEBOOKS, start=1):
+        title = soup(f"book/chapters/{name}").select_one("article h1 .section-number")
+        assert title is not None and title.get_text(strip=True) == f"{position}.", name
+        assert sidebar[name].startswith(f"{position}. "), sidebar[name]
+
+
+def test_the_teaching_page_numbers_chapters_as_the_table_of_contents():
+    text = prose("book/teaching")
+    mentioned = re.findall(r"[Cc]hapters?\s+(\d+)", text)
+    assert mentioned, "the teaching page names no chapter by number"
+    rows = [row.get_text(" ", strip=True) for row in soup("book/teaching").select("article table tbody tr")]
+    numbered = [row for row in rows if re.match(r"\d+ \. ", row)]
+    for position, name in enumerate(NOTEBOOKS, start=1):
+        title = soup(f"book/chapters/{name}").select_one("article h1").get_text(" ", strip=True)
+        title = title.removesuffix("#").strip().split(" ", 1)[1]
+        assert any(row.startswith(f"{position} . {title}") for row in numbered), (position, title)
+
+
+def test_the_landing_page_says_who_and_where_to_start_with_a_figure_and_the_install_line():
+    page = soup("book/intro")
+    text = page.find("article").get_text(" ")
+    for path in ("Auditor", "Researcher", "Student", "I have a score file"):
+        assert path in text
+    assert re.search(r"pip\s+install", text)
+    figures = page.select("article figure img")
+    assert len(figures) == 1 and figures[0]["src"].endswith(".png")
+
+
+def test_glossary_defines_every_metric_of_the_book():
+    terms = {dt.get_text(" ", strip=True).removesuffix("#").strip()
+             for dt in soup("book/glossary").select("dl.glossary dt")}
+    for term in ("FMR", "FNMR", "TMR", "EER", "ROC curve", "DET curve", "ROC-AUC", "pAUC", "Log-FMR AUC",
+                 "minDCF", "d′", "PR-AUC", "Overstatement", "FDR", "Area under FDR", "GARBE", "Inequity",
+                 "DFI", "CEI", "Automatic CEI", "N-Sigma", "T-test similarity", "SP", "EOP", "CMC", "DIR",
+                 "FPIR", "FDR′", "Mated comparison", "Non-mated comparison", "Resolution", "Bootstrap interval",
+                 "Paired bootstrap", "Ranking flip", "Permutation null", "Homogeneous pair"):
+        assert term in terms, term

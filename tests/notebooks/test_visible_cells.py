@@ -1,0 +1,74 @@
+"""A reader who copies the code they see, in order, can run it: visible cells alone execute.
+
+Hidden cells (tagged ``remove-cell`` or ``remove-input``: the reader never sees their code)
+may only format, glue or assert. This test drops them from each chapter, keeps every cell a
+reader sees (the parameters cell and the exercise solutions included), and executes the rest
+with papermill, as the Makefile does; any error (a NameError for a name that only a hidden
+cell defines, say) fails it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = sorted((ROOT / "notebooks").glob("*.md"))
+HIDDEN = {"remove-cell", "remove-input"}
+
+
+def hidden(cell) -> bool:
+    return cell.cell_type == "code" and bool(HIDDEN & set(cell.metadata.get("tags", [])))
+
+
+def visible_notebook(source: Path) -> nbformat.NotebookNode:
+    notebook = jupytext.read(source)
+    notebook.cells = [cell for cell in notebook.cells if not hidden(cell)]
+    return notebook
+
+
+def run(notebook: nbformat.NotebookNode, folder: Path) -> subprocess.CompletedProcess:
+    path = folder / "visible.ipynb"
+    nbformat.write(notebook, path)
+    papermill = Path(sys.executable).parent / "papermill"
+    return subprocess.run(
+        [papermill, path, folder / "executed.ipynb", "--cwd", ROOT / "notebooks", "--kernel", "python3",
+         "--no-progress-bar"],
+        capture_output=True, text=True,
+    )
+
+
+def test_chapters_use_only_tags_whose_visibility_is_known():
+    """A new tag that hides code would escape this test: every tag must be one it knows."""
+    shown = {"parameters", "exercise", "hide-input", "hide-output", "hide-cell", "remove-output", "remove-stderr"}
+    for source in SOURCES:
+        for cell in jupytext.read(source).cells:
+            tags = set(cell.metadata.get("tags", []))
+            assert tags <= HIDDEN | shown, (source.stem, tags - HIDDEN - shown)
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_visible_cells_run_on_their_own(source, tmp_path):
+    notebook = visible_notebook(source)
+    assert any("parameters" in cell.metadata.get("tags", []) for cell in notebook.cells)
+    result = run(notebook, tmp_path)
+    assert result.returncode == 0, f"{source.stem}, visible cells only:\n{result.stderr[-3000:]}"
+
+
+def test_a_name_defined_only_in_a_hidden_cell_fails_the_check(tmp_path):
+    """The check itself: a visible cell that needs a hidden cell's name does not run alone."""
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("seed = 1", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("rng = seed + 1", metadata={"tags": ["remove-cell"]}),
+        nbformat.v4.new_code_cell("rng * 2"),
+    ])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = tmp_path / "source.md"
+    jupytext.write(notebook, path, fmt="md:myst")
+    result = run(visible_notebook(path), tmp_path)
+    assert result.returncode != 0 and "NameError" in result.stderr

@@ -1,0 +1,164 @@
+"""Figures: DET tick labels that never collide, one style per group, many groups in linear time."""
+
+from __future__ import annotations
+
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+import biofair as bf
+from biofair import plotting
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def scores(rng, n_mated=2_000, n_nonmated=200_000):
+    """Scores rounded to 0.01: the axes' range of 200,000 comparisons, a curve of few vertices."""
+    return np.round(rng.normal(3.0, 1.0, n_mated), 2), np.round(rng.normal(0.0, 1.0, n_nonmated), 2)
+
+
+def label_boxes(fig, axis):
+    """Window extents of the visible, non-empty tick labels of one axis of a drawn figure."""
+    renderer = fig.canvas.get_renderer()
+    labels = axis.get_ticklabels()
+    return [label.get_window_extent(renderer) for label in labels if label.get_visible() and label.get_text()]
+
+
+def overlapping(boxes) -> list[tuple[int, int]]:
+    return [(i, j) for i in range(len(boxes)) for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
+
+
+@pytest.mark.parametrize("width", [2.5, 3.2, 4.5, 6.4, 10.0])
+@pytest.mark.parametrize("panels", [1, 3])
+def test_det_tick_labels_never_collide(width, panels):
+    """At every figure width and panel count the book uses (and narrower), no two labels overlap."""
+    plotting.use_style(retina=False)
+    mated, nonmated = scores(np.random.default_rng(0))
+    fig, axes = plt.subplots(1, panels, figsize=(width * panels, 0.65 * width), squeeze=False)
+    for ax in axes[0]:
+        plotting.plot_det(mated, nonmated, label="A", ax=ax)
+    fig.canvas.draw()
+    for ax in axes[0]:
+        for axis in (ax.xaxis, ax.yaxis):
+            boxes = label_boxes(fig, axis)
+            assert len(boxes) >= 2, f"only {len(boxes)} labels on the {axis.axis_name} axis"
+            assert overlapping(boxes) == [], [label.get_text() for label in axis.get_ticklabels()]
+
+
+def test_det_ticks_are_probit_positions_labelled_in_percent():
+    mated, nonmated = scores(np.random.default_rng(1))
+    ax = plotting.plot_det(mated, nonmated, max_rate=0.5)
+    ax.figure.set_size_inches(12, 8)
+    ax.figure.canvas.draw()
+    for axis in (ax.xaxis, ax.yaxis):
+        for tick, label in zip(axis.get_majorticklocs(), axis.get_ticklabels()):
+            assert float(label.get_text()) == pytest.approx(100 * norm.cdf(tick), rel=1e-9)
+    # the FMR axis starts at the decade of 1/N (N = 200,000: 1e-6), the FNMR axis at 1/M's (1e-4)
+    assert norm.cdf(ax.get_xlim()[0]) == pytest.approx(1e-6)
+    assert norm.cdf(ax.get_ylim()[0]) == pytest.approx(1e-4)
+    assert norm.cdf(ax.get_xlim()[1]) == pytest.approx(0.5)
+
+
+def test_a_second_curve_widens_the_det_range_to_its_own_resolution():
+    rng = np.random.default_rng(2)
+    ax = plotting.plot_det(rng.normal(2, 1, 100), rng.normal(0, 1, 1_000))
+    assert norm.cdf(ax.get_xlim()[0]) == pytest.approx(1e-3)
+    plotting.plot_det(rng.normal(2, 1, 100), rng.normal(0, 1, 100_000), ax=ax)
+    assert norm.cdf(ax.get_xlim()[0]) == pytest.approx(1e-5)
+    plotting.plot_det(rng.normal(2, 1, 100), rng.normal(0, 1, 500), ax=ax)
+    assert norm.cdf(ax.get_xlim()[0]) == pytest.approx(1e-5)
+
+
+def test_many_groups_are_drawn_in_linear_time_and_without_an_unreadable_legend():
+    """Issue #19: one legend per group made 400 groups take 30 s (quadratic)."""
+    rng = np.random.default_rng(3)
+    data = [(rng.normal(2, 1, 50), rng.normal(0, 1, 200)) for _ in range(400)]
+    fig, ax = plt.subplots()
+    start = time.perf_counter()
+    for i, (mated, nonmated) in enumerate(data):
+        plotting.plot_det(mated, nonmated, label=f"group {i}", ax=ax)
+    fig.canvas.draw()
+    elapsed = time.perf_counter() - start
+    assert len(ax.lines) == 400
+    assert ax.get_legend() is None
+    assert elapsed < 6.0, f"400 groups took {elapsed:.1f} s"
+
+
+@pytest.mark.parametrize("plot", [plotting.plot_det, plotting.plot_roc])
+def test_legend_lists_every_curve_up_to_the_limit(plot):
+    rng = np.random.default_rng(4)
+    fig, ax = plt.subplots()
+    for i in range(plotting.MAX_LEGEND_ENTRIES):
+        plot(rng.normal(2, 1, 50), rng.normal(0, 1, 200), label=f"g{i}", ax=ax)
+    shown = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert shown == [f"g{i}" for i in range(plotting.MAX_LEGEND_ENTRIES)]
+    plot(rng.normal(2, 1, 50), rng.normal(0, 1, 200), label="one too many", ax=ax)
+    assert ax.get_legend() is None
+    plot(rng.normal(2, 1, 50), rng.normal(0, 1, 200), label="and another", ax=ax)
+    assert ax.get_legend() is None
+
+
+def test_unlabelled_curves_add_no_legend():
+    rng = np.random.default_rng(5)
+    ax = plotting.plot_det(rng.normal(2, 1, 50), rng.normal(0, 1, 200))
+    assert ax.get_legend() is None
+
+
+def test_group_styles_are_distinct_stable_and_independent_of_order():
+    groups = [f"g{i:02d}" for i in range(32)]
+    styles = plotting.group_styles(groups)
+    pairs = {(s["color"], s["linestyle"]) for s in styles.values()}
+    assert len(pairs) == 32
+    assert plotting.group_styles(reversed(groups + groups)) == styles
+    assert styles["g00"] == {"color": plotting.COLORS[0], "linestyle": plotting.LINESTYLES[0]}
+    assert styles["g08"] == {"color": plotting.COLORS[0], "linestyle": plotting.LINESTYLES[1]}
+    # the styles go straight into a plot call
+    rng = np.random.default_rng(6)
+    ax = plotting.plot_det(rng.normal(2, 1, 50), rng.normal(0, 1, 200), **styles["g09"])
+    assert ax.lines[0].get_color() == plotting.COLORS[1] and ax.lines[0].get_linestyle() == "--"
+
+
+def test_use_style_sets_the_palette_line_styles_and_resolution():
+    plotting.use_style(retina=False)
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()
+    assert cycle["color"][: len(plotting.COLORS)] == list(plotting.COLORS)
+    assert len(set(zip(cycle["color"], cycle["linestyle"]))) == len(plotting.COLORS) * len(plotting.LINESTYLES)
+    assert plt.rcParams["savefig.dpi"] >= 200
+    assert plt.rcParams["figure.constrained_layout.use"]
+
+
+def test_use_style_asks_ipython_for_retina_figures(monkeypatch):
+    """In a notebook the inline backend renders PNGs at twice the pixel density."""
+    calls = []
+    monkeypatch.setattr("IPython.get_ipython", lambda: object())
+    monkeypatch.setattr("matplotlib_inline.backend_inline.set_matplotlib_formats", calls.append)
+    plotting.use_style()
+    assert calls == ["retina"]
+
+
+def test_colors_are_the_okabe_ito_palette():
+    assert plotting.COLORS[:3] == ("#0072B2", "#D55E00", "#009E73") and len(set(plotting.COLORS)) == 8
+    assert bf.plotting is plotting
+
+
+def test_det_marks_the_operating_points_of_given_thresholds():
+    rng = np.random.default_rng(7)
+    mated, nonmated = rng.normal(2, 1, 500), rng.normal(0, 1, 5_000)
+    ax = plotting.plot_det(mated, nonmated, thresholds=[1.0, 1.5], color=plotting.COLORS[2], label="A")
+    curve, points = ax.lines
+    expected = bf.fmr_fnmr(mated, nonmated, [1.0, 1.5])
+    np.testing.assert_allclose(norm.cdf(points.get_xdata()), expected.fmr, rtol=1e-12)
+    np.testing.assert_allclose(norm.cdf(points.get_ydata()), expected.fnmr, rtol=1e-12)
+    assert points.get_color() == curve.get_color() == plotting.COLORS[2]
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == ["A"]
