@@ -18,7 +18,7 @@ EXACT_INTEGER_LIMIT = 2**53
 
 
 def inexact_integers(values: NDArray) -> NDArray[np.bool_]:
-    """Mask of integer values that float64 cannot represent exactly (beyond ±2^53)."""
+    """Mask of integer values that float64 cannot represent exactly (beyond ±2⁵³)."""
     if not np.issubdtype(values.dtype, np.integer):
         return np.zeros(values.shape, dtype=bool)
     if np.issubdtype(values.dtype, np.unsignedinteger):
