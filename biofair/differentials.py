@@ -1,0 +1,515 @@
+"""The demographic differential report: per-group error rates at one operational threshold,
+with intervals, the differentials between groups, and whether each group's data suffice.
+
+Read more in the chapter "Audit demographic differentials" (``notebooks/10``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy import stats
+
+from biofair._resampling import cluster_weights, interval
+from biofair._thresholds import PRECISE, RESOLVED, resolution, threshold_at_fmr_sorted, warn_unresolved
+from biofair._typing import By, Seed
+from biofair._validation import as_count, as_number, as_rates, as_rng, as_threshold
+from biofair.exceptions import SchemaError
+from biofair.extrapolation import extrapolated_fmr
+from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
+from biofair.schema import validate_scores
+
+#: Default tolerance of a ratio of error rates: the four-fifths rule (see differential_report).
+DEFAULT_TOLERANCE = 1.25
+_RATES = ("fmr", "fnmr")
+_NO_COMPARISONS, _UNRESOLVED, _RESOLVED = "no comparisons", "unresolved", "resolved"
+_WITHIN, _EXCEEDS, _INCONCLUSIVE, _NOT_ASSESSABLE = (
+    "within tolerance", "exceeds tolerance", "inconclusive", "not assessable")
+_CHUNK = 4_000_000  # resample weights held at once
+
+
+def _binomial_intervals(errors: NDArray, n: NDArray, confidence: float) -> tuple[NDArray, ...]:
+    """Clopper-Pearson and Wilson intervals of ``errors / n``, vectorised (NaN where n = 0).
+
+    The same intervals as ``scipy.stats.binomtest(k, n).proportion_ci(method="exact")`` and
+    ``method="wilson"`` (the tests check it): Clopper-Pearson from beta quantiles, Wilson
+    from the score test without continuity correction.
+    """
+    k, n = np.asarray(errors, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    alpha = 1 - confidence
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cp_low = np.where(k > 0, stats.beta.ppf(alpha / 2, k, n - k + 1), 0.0)
+        cp_high = np.where(k < n, stats.beta.ppf(1 - alpha / 2, k + 1, n - k), 1.0)
+        z = stats.norm.isf(alpha / 2)
+        p = k / n
+        centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+        half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+    empty = n == 0
+    return tuple(np.where(empty, np.nan, x) for x in (cp_low, cp_high, centre - half, centre + half))
+
+
+def _clustered_replicates(errors: NDArray, totals: NDArray, n_resamples: int,
+                          rng: np.random.Generator) -> NDArray[np.float64]:
+    """Rates of subject-clustered bootstrap resamples: ``(B, R)`` from per-cluster counts.
+
+    ``errors`` and ``totals`` are ``(C, R)``: per cluster (subject) and rate, its errors and
+    comparisons. Each resample draws C clusters with replacement (``_resampling.cluster_weights``,
+    the plan of ``bootstrap(unit="subject")``) and keeps all their comparisons, so its rate is
+    ``sum_c w_c e_c / sum_c w_c n_c``: one matrix product per block of resamples.
+    """
+    n_clusters = errors.shape[0]
+    draws = cluster_weights(n_clusters, n_resamples, rng)
+    block = max(1, _CHUNK // max(n_clusters, 1))
+    parts = []
+    for start in range(0, n_resamples, block):
+        weights = np.stack([next(draws) for _ in range(min(block, n_resamples - start))]).astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            parts.append((weights @ errors) / (weights @ totals))
+    return np.concatenate(parts)
+
+
+def _verdict(low: float, high: float, tolerance: float) -> str:
+    """Where a ratio's interval lies against the tolerance band [1/tolerance, tolerance]."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return _NOT_ASSESSABLE
+    if low > tolerance or high < 1 / tolerance:
+        return _EXCEEDS
+    if 1 / tolerance <= low and high <= tolerance:
+        return _WITHIN
+    return _INCONCLUSIVE
+
+
+def _ratio_interval(replicates: NDArray, estimate: float, confidence: float) -> tuple[float, float]:
+    """Percentile interval of the finite replicates of a ratio (a resample whose denominator
+    is 0 has no ratio); NaN when fewer than half of them are finite."""
+    finite = replicates[np.isfinite(replicates)]
+    if finite.size < replicates.size / 2 or not np.isfinite(estimate):
+        return np.nan, np.nan
+    return interval(finite, estimate, lambda: [], method="percentile", confidence=confidence)
+
+
+@dataclass(frozen=True)
+class DifferentialReport:
+    """Per-group error rates at one threshold, their differentials and their sufficiency.
+
+    Returned by :func:`biofair.differential_report`; ``to_frame()`` gives the per-group table,
+    ``to_json()`` the report in the format of ``biofair/data/differential_report.schema.json``.
+
+    Attributes
+    ----------
+    groups : pandas.DataFrame
+        One row per group and rate (``fmr``, ``fnmr``), see :func:`biofair.differential_report`.
+    differentials : pandas.DataFrame
+        One row per rate: max/min and max/geometric-mean over the resolved groups, with
+        intervals and the verdict against ``tolerance``.
+    cross_group : pandas.DataFrame or None
+        One row per (reference group, probe group) of non-mated comparisons:
+        ``false_matches``, ``comparisons`` and ``fmr``; None when the groups are pair-level.
+    threshold : float
+        The operational threshold (match iff ``score >= threshold``).
+    threshold_source : str
+        How it was set: ``"given"`` or ``"fmr"`` (at ``fmr_target`` on all non-mated scores).
+    fmr_target : float or None
+        The target FMR it was set at.
+    overall : dict
+        Counts and rates of the whole table at the threshold.
+    by : list of str
+        The grouping attribute(s).
+    reference : dict
+        The reference group of each rate (None where none is resolved).
+    tolerance : float
+        Largest ratio of error rates taken as no differential.
+    confidence : float
+        Coverage of every interval.
+    n_resamples : int
+        Bootstrap resamples.
+    cluster : str or None
+        The subject column the bootstrap resamples (None: comparisons resampled).
+    notes : list of str
+        What the reader must know: excluded groups, unresolved targets.
+
+    See Also
+    --------
+    biofair.differential_report : Makes it.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.demographic_scores(rng=0)
+    >>> report = bf.differential_report(table, by="group", fmr=1e-2, n_resamples=100, rng=0)
+    >>> sorted(report.to_frame()["rate"].unique())
+    ['fmr', 'fnmr']
+    """
+
+    groups: pd.DataFrame
+    differentials: pd.DataFrame
+    cross_group: pd.DataFrame | None
+    threshold: float
+    threshold_source: str
+    fmr_target: float | None
+    overall: dict
+    by: list
+    reference: dict
+    tolerance: float
+    confidence: float
+    n_resamples: int
+    cluster: str | None
+    notes: list = field(default_factory=list)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-group table (a copy): one row per group and rate."""
+        return self.groups.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain Python values (NaN as None), in the JSON schema's layout."""
+        from biofair import __version__
+
+        def records(table: pd.DataFrame | None) -> list | None:
+            if table is None:
+                return None
+            clean = table.astype(object).where(table.notna(), None)
+            return [{k: _plain(v) for k, v in row.items()} for row in clean.to_dict("records")]
+
+        return {
+            "report": "biofair differential report",
+            "biofair_version": __version__,
+            "settings": {
+                "by": list(self.by), "threshold": self.threshold, "threshold_source": self.threshold_source,
+                "fmr_target": self.fmr_target, "reference": {k: v for k, v in self.reference.items()},
+                "tolerance": self.tolerance, "confidence": self.confidence,
+                "n_resamples": self.n_resamples, "cluster": self.cluster,
+            },
+            "overall": {k: _plain(v) for k, v in self.overall.items()},
+            "groups": records(self.groups),
+            "differentials": records(self.differentials),
+            "cross_group": records(self.cross_group),
+            "notes": list(self.notes),
+        }
+
+    def to_json(self, *, indent: int = 2) -> str:
+        """The report as JSON text following ``differential_report.schema.json``."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON value: numpy scalars as Python ones, non-finite floats as None."""
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    return value
+
+
+def _operational_threshold(values: NDArray, mated: NDArray, threshold, fmr) -> tuple[float, str, float | None, dict]:
+    """The threshold, its source, the target and the resolution of the target on all
+    non-mated scores (rule of three, warned)."""
+    if (threshold is None) == (fmr is None):
+        raise ValueError("give exactly one of threshold= (a fixed threshold) or fmr= (a target FMR on all non-mated scores)")
+    nonmated = np.sort(values[~mated])
+    if threshold is not None:
+        return as_threshold(threshold), "given", None, {}
+    target = float(as_rates(fmr, "fmr"))
+    if target <= 0 or target >= 1:
+        raise ValueError(f"fmr must lie in (0, 1), got {fmr!r}")
+    warn_unresolved([target], nonmated.size, stacklevel=4)
+    value = float(threshold_at_fmr_sorted(nonmated, np.array([target]))[0])
+    resolved, precise = resolution([target], nonmated.size)
+    return value, "fmr", target, {"target_resolved": bool(resolved[0]), "target_precise": bool(precise[0])}
+
+
+def differential_report(
+    table: pd.DataFrame,
+    *,
+    by: By = "group",
+    threshold: float | None = None,
+    fmr: float | None = None,
+    reference: str | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    cluster: str | None = "reference_subject",
+    extrapolate: bool = True,
+    rng: Seed = None,
+) -> DifferentialReport:
+    """The demographic differential report an auditor files: per-group FMR and FNMR at one
+    operational threshold, with intervals, ratios between groups, and sufficiency.
+
+    Read more in the chapter "Audit demographic differentials".
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A score table with the group column(s) of ``by`` (pair-level, or per side
+        ``reference_<attr>`` / ``probe_<attr>``) and, for the clustered bootstrap, the
+        ``cluster`` column.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    threshold : float, optional
+        The operational threshold, when the system has one (match iff ``score >= threshold``).
+    fmr : float, optional
+        Instead, a target FMR: the threshold is set at it on **all** the table's non-mated
+        scores (homogeneous and cross-group), as a deployed system sets one threshold for
+        everyone. Give exactly one of ``threshold`` and ``fmr``.
+    reference : str, optional
+        The group every rate is compared to; by default, per rate, the resolved group with
+        the lowest rate (so that ratios read "times the best group").
+    tolerance : float, default 1.25
+        Largest ratio of two groups' error rates taken as no differential. The default is
+        the four-fifths rule of the US Uniform Guidelines on Employee Selection Procedures
+        (29 CFR 1607.4(D)): a selection rate below 4/5 of the highest is evidence of adverse
+        impact; for error rates, a rate above 5/4 of the lowest. It is a convention with
+        legal standing, not a law of biometrics: state the tolerance your audit uses.
+    confidence : float, default 0.95
+        Coverage of every interval.
+    n_resamples : int, default 1000
+        Bootstrap resamples.
+    cluster : str or None, default "reference_subject"
+        Subject column: the bootstrap resamples subjects within each group and keeps all
+        their comparisons (a subject's comparisons are not independent). None, or a table
+        without that column, resamples comparisons.
+    extrapolate : bool, default True
+        For a group whose non-mated comparisons cannot resolve the target FMR, add a
+        generalised Pareto estimate of its FMR (:func:`biofair.extrapolated_fmr`), marked
+        extrapolated, when it has enough non-mated scores to fit a tail.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    DifferentialReport
+        ``groups`` (``to_frame()``), one row per group and ``rate`` (``"fmr"``: homogeneous
+        non-mated comparisons, ``"fnmr"``: mated ones), with ``errors``, ``comparisons``,
+        ``reference_subjects`` and ``probe_subjects`` (distinct subjects on each side);
+        ``target`` (the rate it must resolve: the FMR target or the whole table's rate at the
+        threshold), ``resolved`` / ``precise`` (the target allows at least 3 / 30 errors among
+        the group's comparisons), ``smallest_resolved`` (``3/n``, the smallest rate the group
+        resolves) and ``smallest_precise`` (``30/n``); ``status`` (``"resolved"``,
+        ``"unresolved"`` or ``"no comparisons"``); ``estimate`` (``errors/comparisons``, only
+        when resolved: never a 0 that only means "too few comparisons"); ``cp_low`` /
+        ``cp_high`` (Clopper-Pearson), ``wilson_low`` / ``wilson_high``, ``bootstrap_low`` /
+        ``bootstrap_high`` (subject-clustered percentile interval, resolved groups) and
+        ``design_effect`` (bootstrap variance over the binomial ``p(1-p)/n``); ``ratio`` to the
+        reference with ``ratio_low`` / ``ratio_high`` and ``ratio_verdict``; ``extrapolated``
+        (FMR of an unresolved group from a Pareto tail) with ``extrapolated_low`` /
+        ``extrapolated_high``. ``differentials``: per rate, ``max_min`` and ``max_geomean``
+        over the resolved groups with intervals and the ``verdict``. ``cross_group``: FMR of
+        every reference group x probe group with its counts.
+
+    Raises
+    ------
+    SchemaError
+        When a group column is missing or incomplete (see :func:`biofair.group_labels`).
+    ValueError
+        When both or neither of ``threshold`` and ``fmr`` are given, an option is out of
+        range, or ``reference`` names no group.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        When ``fmr`` is below what all the non-mated scores resolve (3/N).
+
+    See Also
+    --------
+    biofair.rates_by_group : The per-group rates alone.
+    biofair.cross_group_fmr : The cross-group FMR matrix.
+    biofair.extrapolated_fmr : The tail estimate of unresolved groups.
+    biofair.inequity : max/geometric mean, as the fairness literature defines it.
+
+    Notes
+    -----
+    Decision rule: a ratio's verdict is ``"within tolerance"`` when its interval lies in
+    ``[1/tolerance, tolerance]``, ``"exceeds tolerance"`` when it lies wholly outside, else
+    ``"inconclusive"`` (the data can tell neither); ``"not assessable"`` when fewer than two
+    groups are resolved or a rate is 0. ``max_min = max_g r_g / min_g r_g`` and
+    ``max_geomean = max_g r_g / (prod_g r_g)^(1/K)`` over the K resolved groups; each ratio's
+    interval is the percentile interval of its bootstrap replicates, all groups resampled
+    together (independently within each group), so the intervals reflect every group's
+    uncertainty. The design effect ``deff = var_boot / (p(1-p)/n)`` says by how much
+    clustering inflates the variance: binomial intervals assume ``deff = 1`` and are too
+    narrow by about ``sqrt(deff)``.
+
+    References
+    ----------
+    ISO/IEC 19795-10:2024, quantifying biometric system performance variation across
+    demographic groups. P. Grother, M. Ngan and K. Hanaoka, "Face Recognition Vendor Test
+    Part 3: Demographic Effects", NISTIR 8280, 2019 (FMR and FNMR per group at one
+    threshold, cross-group FMR). C. J. Clopper and E. S. Pearson, Biometrika 26, 1934;
+    E. B. Wilson, JASA 22, 1927. ISO/IEC 19795-1:2021 (rule of three).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.demographic_scores(rng=0)
+    >>> report = bf.differential_report(table, by="group", fmr=1e-2, n_resamples=200, rng=0)
+    >>> report.to_frame().query("rate == 'fnmr'")[["group", "errors", "comparisons", "status"]]
+      group  errors  comparisons    status
+    1     a      27          600  resolved
+    3     b      68          600  resolved
+    5     c       1           45  unresolved
+    """
+    validate_scores(table)
+    attributes = _attributes_of(by)
+    tolerance = as_number(tolerance, "tolerance", low=1.0, open_low=True)
+    confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
+    n_resamples = as_count(n_resamples, "n_resamples")
+    rng = as_rng(rng)
+    values = table["score"].to_numpy(dtype=np.float64)
+    mated = table["mated"].to_numpy(dtype=bool)
+    codes, names = _group_codes(table, by)
+    if reference is not None and reference not in names:
+        raise ValueError(f"reference={reference!r} names no group; the groups are {names}")
+    thr, source, target_fmr, target_resolution = _operational_threshold(values, mated, threshold, fmr)
+
+    errors = np.where(mated, values < thr, values >= thr)
+    overall = {"n_mated": int(mated.sum()), "n_nonmated": int((~mated).sum()),
+               "false_non_matches": int(errors[mated].sum()), "false_matches": int(errors[~mated].sum())}
+    overall["fnmr"] = overall["false_non_matches"] / overall["n_mated"] if overall["n_mated"] else np.nan
+    overall["fmr"] = overall["false_matches"] / overall["n_nonmated"] if overall["n_nonmated"] else np.nan
+    overall.update(target_resolution)
+    targets = {"fmr": target_fmr if target_fmr is not None else overall["fmr"], "fnmr": overall["fnmr"]}
+
+    subjects = cluster if cluster is not None and cluster in table.columns else None
+    side_subjects = all(f"{s}_subject" in table.columns for s in ("reference", "probe"))
+    rows, replicates, notes = [], {}, []
+    for code, name in enumerate(names):
+        in_group = codes == code
+        per_rate = {"fmr": in_group & ~mated, "fnmr": in_group & mated}
+        clusters = pd.factorize(table[subjects].to_numpy()[in_group])[0] if subjects else None
+        if subjects:
+            counts = np.zeros((clusters.max() + 1, 4))
+            for column, rate in enumerate(_RATES):
+                chosen = per_rate[rate][in_group]
+                counts[:, column] = np.bincount(clusters[chosen], weights=errors[in_group][chosen], minlength=counts.shape[0])
+                counts[:, 2 + column] = np.bincount(clusters[chosen], minlength=counts.shape[0])
+            replicates[name] = _clustered_replicates(counts[:, :2], counts[:, 2:], n_resamples, rng)
+        else:
+            k = np.array([errors[per_rate[r]].sum() for r in _RATES])
+            n = np.array([per_rate[r].sum() for r in _RATES])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                replicates[name] = rng.binomial(n, np.where(n > 0, k / np.maximum(n, 1), 0), (n_resamples, 2)) / n
+        for column, rate in enumerate(_RATES):
+            rows_of = per_rate[rate]
+            row = {"group": name, "rate": rate, "errors": int(errors[rows_of].sum()), "comparisons": int(rows_of.sum())}
+            if side_subjects:
+                row["reference_subjects"] = int(table["reference_subject"][rows_of].nunique())
+                row["probe_subjects"] = int(table["probe_subject"][rows_of].nunique())
+            else:
+                row["reference_subjects"] = row["probe_subjects"] = np.nan
+            rows.append(row)
+    groups = pd.DataFrame(rows)
+    n = groups["comparisons"].to_numpy()
+    k = groups["errors"].to_numpy()
+    groups["target"] = groups["rate"].map(targets).astype(float)
+    resolved = np.zeros(len(groups), dtype=bool)
+    precise = np.zeros(len(groups), dtype=bool)
+    for i, (target, count) in enumerate(zip(groups["target"], n)):
+        if count > 0 and np.isfinite(target):
+            r, p = resolution([target], int(count))
+            resolved[i], precise[i] = r[0], p[0]
+    groups["resolved"], groups["precise"] = resolved, precise
+    with np.errstate(divide="ignore"):
+        groups["smallest_resolved"] = np.where(n > 0, RESOLVED / np.maximum(n, 1), np.nan)
+        groups["smallest_precise"] = np.where(n > 0, PRECISE / np.maximum(n, 1), np.nan)
+    groups["status"] = np.where(n == 0, _NO_COMPARISONS, np.where(resolved, _RESOLVED, _UNRESOLVED))
+    groups["estimate"] = np.where(resolved, k / np.maximum(n, 1), np.nan)
+    cp_low, cp_high, wilson_low, wilson_high = _binomial_intervals(k, n, confidence)
+    groups["cp_low"], groups["cp_high"], groups["wilson_low"], groups["wilson_high"] = cp_low, cp_high, wilson_low, wilson_high
+
+    boot = {}
+    for i, row in groups.iterrows():
+        reps = replicates[row["group"]][:, _RATES.index(row["rate"])]
+        boot[i] = reps
+        low = high = deff = np.nan
+        if row["status"] == _RESOLVED:
+            low, high = interval(reps[np.isfinite(reps)], row["estimate"], lambda: [], method="percentile",
+                                 confidence=confidence)
+            p = row["estimate"]
+            if 0 < p < 1:
+                deff = float(np.nanvar(reps) / (p * (1 - p) / row["comparisons"]))
+        groups.loc[i, ["bootstrap_low", "bootstrap_high", "design_effect"]] = low, high, deff
+
+    references, differential_rows = {}, []
+    groups["ratio"] = groups["ratio_low"] = groups["ratio_high"] = np.nan
+    groups["ratio_verdict"] = _NOT_ASSESSABLE
+    for rate in _RATES:
+        part = groups[groups["rate"] == rate]
+        usable = part[(part["status"] == _RESOLVED) & (part["estimate"] > 0)]
+        excluded = [g for g in part["group"] if g not in set(usable["group"])]
+        if excluded:
+            notes.append(f"{rate.upper()}: left out of the differentials (unresolved, no comparisons or a rate of 0): "
+                         + ", ".join(excluded))
+        ref = reference if reference is not None else (
+            usable.loc[usable["estimate"].idxmin(), "group"] if len(usable) else None)
+        if ref is not None and ref not in set(usable["group"]):
+            notes.append(f"{rate.upper()}: the reference group {ref!r} is not resolved; no ratios to it")
+            ref_index = None
+        else:
+            ref_index = None if ref is None else usable.index[usable["group"] == ref][0]
+        references[rate] = ref
+        for i in usable.index:
+            if ref_index is None:
+                break
+            estimate = groups.loc[i, "estimate"] / groups.loc[ref_index, "estimate"]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                reps = boot[i] / boot[ref_index]
+            low, high = _ratio_interval(reps, estimate, confidence)
+            groups.loc[i, ["ratio", "ratio_low", "ratio_high"]] = estimate, low, high
+            groups.loc[i, "ratio_verdict"] = "reference" if i == ref_index else _verdict(low, high, tolerance)
+        differential_rows.append(_differentials(rate, usable, boot, excluded, ref, tolerance, confidence))
+
+    groups["extrapolated"] = groups["extrapolated_low"] = groups["extrapolated_high"] = np.nan
+    if extrapolate:
+        for i in groups.index[(groups["rate"] == "fmr") & (groups["status"] == _UNRESOLVED)]:
+            in_group = (codes == names.index(groups.loc[i, "group"])) & ~mated
+            try:
+                tail = extrapolated_fmr(values[in_group], thr, confidence=confidence)
+            except ValueError as error:
+                notes.append(f"FMR of {groups.loc[i, 'group']!r} not extrapolated: {error}")
+                continue
+            groups.loc[i, ["extrapolated", "extrapolated_low", "extrapolated_high"]] = tail.estimate, tail.low, tail.high
+
+    cross = None
+    if all(f"reference_{a}" in table.columns and f"probe_{a}" in table.columns for a in attributes):
+        cross = _cross_group_counts(table, thr, by=by).rename(columns={"accepted": "false_matches"})
+    columns = ["group", "rate", "status", "estimate", "errors", "comparisons", "reference_subjects", "probe_subjects",
+               "target", "resolved", "precise", "smallest_resolved", "smallest_precise", "cp_low", "cp_high",
+               "wilson_low", "wilson_high", "bootstrap_low", "bootstrap_high", "design_effect", "ratio", "ratio_low",
+               "ratio_high", "ratio_verdict", "extrapolated", "extrapolated_low", "extrapolated_high"]
+    groups = groups[columns].sort_values(["group", "rate"], kind="stable")
+    groups.index = range(len(groups))
+    return DifferentialReport(groups, pd.DataFrame(differential_rows), cross, thr, source, target_fmr, overall,
+                              attributes, references, tolerance, confidence, n_resamples, subjects, notes)
+
+
+def _differentials(rate: str, usable: pd.DataFrame, boot: dict, excluded: list, reference: str | None,
+                   tolerance: float, confidence: float) -> dict:
+    """One row of the differentials table: max/min and max/geometric mean with intervals."""
+    row = {"rate": rate, "groups_compared": len(usable), "excluded": "; ".join(excluded), "reference": reference,
+           "highest_group": None, "lowest_group": None}
+    estimates = usable["estimate"].to_numpy(dtype=np.float64)
+    for name in ("max_min", "max_geomean"):
+        row.update({name: np.nan, f"{name}_low": np.nan, f"{name}_high": np.nan})
+    row["tolerance"], row["verdict"] = tolerance, _NOT_ASSESSABLE
+    if len(usable) < 2:
+        return row
+    reps = np.stack([boot[i] for i in usable.index], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        statistics = {
+            "max_min": (estimates.max() / estimates.min(), reps.max(1) / reps.min(1)),
+            "max_geomean": (estimates.max() / np.exp(np.log(estimates).mean()), reps.max(1) / np.exp(np.log(reps).mean(1))),
+        }
+    for name, (estimate, replicates) in statistics.items():
+        low, high = _ratio_interval(replicates, estimate, confidence)
+        row.update({name: estimate, f"{name}_low": low, f"{name}_high": high})
+    row["highest_group"] = usable["group"].iloc[int(estimates.argmax())]
+    row["lowest_group"] = usable["group"].iloc[int(estimates.argmin())]
+    # max/min >= 1 by construction: only its upper side can break the tolerance
+    row["verdict"] = _verdict(max(row["max_min_low"], 1.0), row["max_min_high"], tolerance)
+    return row
