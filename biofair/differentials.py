@@ -25,7 +25,7 @@ from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
 from biofair.schema import validate_scores
 
 #: Default tolerance of a ratio of error rates: the four-fifths rule (see differential_report).
-DEFAULT_TOLERANCE = 1.25
+_DEFAULT_TOLERANCE = 1.25
 _RATES = ("fmr", "fnmr")
 _NO_COMPARISONS, _UNRESOLVED, _RESOLVED = "no comparisons", "unresolved", "resolved"
 _WITHIN, _EXCEEDS, _INCONCLUSIVE, _NOT_ASSESSABLE = (
@@ -109,7 +109,8 @@ class DifferentialReport:
         intervals and the verdict against ``tolerance``.
     cross_group : pandas.DataFrame or None
         One row per (reference group, probe group) of non-mated comparisons:
-        ``false_matches``, ``comparisons`` and ``fmr``; None when the groups are pair-level.
+        ``false_matches``, ``comparisons``, ``resolved`` (the target FMR allows 3 false
+        matches) and ``fmr`` (NaN unless resolved); None when the groups are pair-level.
     threshold : float
         The operational threshold (match iff ``score >= threshold``).
     threshold_source : str
@@ -231,7 +232,7 @@ def differential_report(
     threshold: float | None = None,
     fmr: float | None = None,
     reference: str | None = None,
-    tolerance: float = DEFAULT_TOLERANCE,
+    tolerance: float = _DEFAULT_TOLERANCE,
     confidence: float = 0.95,
     n_resamples: int = 1000,
     cluster: str | None = "reference_subject",
@@ -300,12 +301,14 @@ def differential_report(
         (FMR of an unresolved group from a Pareto tail) with ``extrapolated_low`` /
         ``extrapolated_high``. ``differentials``: per rate, ``max_min`` and ``max_geomean``
         over the resolved groups with intervals and the ``verdict``. ``cross_group``: FMR of
-        every reference group x probe group with its counts.
+        every reference group x probe group with its counts (NaN where the cell cannot
+        resolve the target).
 
     Raises
     ------
     SchemaError
-        When a group column is missing or incomplete (see :func:`biofair.group_labels`).
+        When a group column is missing or incomplete (see :func:`biofair.group_labels`), or
+        there are fewer than two groups.
     ValueError
         When both or neither of ``threshold`` and ``fmr`` are given, an option is out of
         range, or ``reference`` names no group.
@@ -363,6 +366,8 @@ def differential_report(
     values = table["score"].to_numpy(dtype=np.float64)
     mated = table["mated"].to_numpy(dtype=bool)
     codes, names = _group_codes(table, by)
+    if len(names) < 2:
+        raise SchemaError(f"a differential needs at least two groups; by={by!r} gives {len(names)}")
     if reference is not None and reference not in names:
         raise ValueError(f"reference={reference!r} names no group; the groups are {names}")
     thr, source, target_fmr, target_resolution = _operational_threshold(values, mated, threshold, fmr)
@@ -478,6 +483,8 @@ def differential_report(
     cross = None
     if all(f"reference_{a}" in table.columns and f"probe_{a}" in table.columns for a in attributes):
         cross = _cross_group_counts(table, thr, by=by).rename(columns={"accepted": "false_matches"})
+        cross["resolved"] = [bool(resolution([targets["fmr"]], int(n))[0][0]) for n in cross["comparisons"]]
+        cross["fmr"] = cross["fmr"].where(cross["resolved"])  # never a 0 that means "too few"
     columns = ["group", "rate", "status", "estimate", "errors", "comparisons", "reference_subjects", "probe_subjects",
                "target", "resolved", "precise", "smallest_resolved", "smallest_precise", "cp_low", "cp_high",
                "wilson_low", "wilson_high", "bootstrap_low", "bootstrap_high", "design_effect", "ratio", "ratio_low",

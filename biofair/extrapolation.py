@@ -29,8 +29,8 @@ from biofair._validation import as_count, as_number, as_rng, as_scores, as_thres
 
 #: Shape values over which the profile likelihood is maximised.
 _SHAPES = np.linspace(-0.95, 1.5, 123)
-#: Fewest tail scores a fit accepts.
-MIN_TAIL = 20
+# Fewest tail scores a fit accepts.
+_MIN_TAIL = 20
 
 
 class TailEstimate(NamedTuple):
@@ -108,7 +108,7 @@ def _fit(nonmated: ArrayLike, tail_fraction: float, min_tail: int) -> tuple[_Tai
     ``min_tail`` of them); excesses over the next score down."""
     scores = np.sort(as_scores(nonmated, "nonmated"))
     as_number(tail_fraction, "tail_fraction", low=0.0, high=1.0, open_low=True, open_high=True)
-    minimum = as_count(min_tail, "min_tail", minimum=MIN_TAIL)
+    minimum = as_count(min_tail, "min_tail", minimum=_MIN_TAIL)
     n = scores.size
     wanted = max(minimum, int(round(tail_fraction * n)))
     if wanted >= n:
