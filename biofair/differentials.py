@@ -351,11 +351,15 @@ def differential_report(
     >>> import biofair as bf
     >>> table = bf.synthetic.demographic_scores(rng=0)
     >>> report = bf.differential_report(table, by="group", fmr=1e-2, n_resamples=200, rng=0)
-    >>> report.to_frame().query("rate == 'fnmr'")[["group", "errors", "comparisons", "status"]]
-      group  errors  comparisons    status
-    1     a      27          600  resolved
-    3     b      68          600  resolved
-    5     c       1           45  unresolved
+    >>> report.to_frame().query("rate == 'fmr'")[["group", "errors", "comparisons", "status", "estimate"]]
+      group  errors  comparisons      status  estimate
+    0     a      26         2361    resolved  0.011012
+    2     b      50         2415    resolved  0.020704
+    4     c       2          182  unresolved       NaN
+    >>> report.differentials[["rate", "max_min", "verdict"]]
+       rate   max_min            verdict
+    0   fmr  1.880076       inconclusive
+    1  fnmr  2.793103  exceeds tolerance
     """
     validate_scores(table)
     attributes = _attributes_of(by)
