@@ -210,16 +210,17 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--tolerance", type=_tolerance, metavar="X",
                         help="differential layout: largest ratio of error rates taken as no differential "
                              "(default: 1.25, the four-fifths rule)")
+    report.set_defaults(report_parser=report)  # _parse reports option conflicts through it
     return parser
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line; argparse exits 2 naming the first bad option."""
-    parser = _build_parser()
-    args = parser.parse_args(argv)
+    args = _build_parser().parse_args(argv)
+    report = vars(args).pop("report_parser")
     only_differential = [f"--{name}" for name in ("threshold", "reference", "tolerance") if getattr(args, name) is not None]
     if only_differential and args.layout != "differential":
-        parser.error(f"argument {only_differential[0]}: only with --layout differential")
+        report.error(f"argument {only_differential[0]}: only with --layout differential")
     return args
 
 
