@@ -7,8 +7,7 @@ Read more in the chapter "Audit demographic differentials" (``notebooks/10``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -93,8 +92,7 @@ def _ratio_interval(replicates: NDArray, estimate: float, confidence: float) -> 
     return interval(finite, estimate, lambda: [], method="percentile", confidence=confidence)
 
 
-@dataclass(frozen=True)
-class DifferentialReport:
+class DifferentialReport(NamedTuple):
     """Per-group error rates at one threshold, their differentials and their sufficiency.
 
     Returned by :func:`biofair.differential_report`; ``to_frame()`` gives the per-group table,
@@ -160,7 +158,7 @@ class DifferentialReport:
     confidence: float
     n_resamples: int
     cluster: str | None
-    notes: list = field(default_factory=list)
+    notes: list
 
     def to_frame(self) -> pd.DataFrame:
         """The per-group table (a copy): one row per group and rate."""
@@ -239,8 +237,11 @@ def differential_report(
     extrapolate: bool = True,
     rng: Seed = None,
 ) -> DifferentialReport:
-    """The demographic differential report an auditor files: per-group FMR and FNMR at one
-    operational threshold, with intervals, ratios between groups, and sufficiency.
+    """Report demographic differentials: per-group FMR and FNMR at one threshold, with intervals.
+
+    The report an auditor files: every group's rates at the operational threshold with
+    binomial and subject-clustered intervals, ratios between groups against a tolerance,
+    whether each group's data resolve the target, and the cross-group FMR.
 
     Read more in the chapter "Audit demographic differentials".
 
@@ -323,7 +324,7 @@ def differential_report(
     biofair.rates_by_group : The per-group rates alone.
     biofair.cross_group_fmr : The cross-group FMR matrix.
     biofair.extrapolated_fmr : The tail estimate of unresolved groups.
-    biofair.inequity : max/geometric mean, as the fairness literature defines it.
+    biofair.inequity : Highest rate over the geometric mean, as the fairness literature defines it.
 
     Notes
     -----

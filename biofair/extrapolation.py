@@ -354,8 +354,10 @@ def subsample_coverage(
     confidence: float = 0.95,
     rng: Seed = None,
 ) -> pd.DataFrame:
-    """How often the extrapolated FMR's interval, fitted on a small subsample, covers the
-    empirical FMR of all the scores.
+    """Check the extrapolated FMR by subsampling: how often its interval covers the full data's FMR.
+
+    Each repetition fits the tail on a small random share of the scores and compares its
+    interval with the empirical FMR of all of them.
 
     Read more in the chapter "Audit demographic differentials".
 
@@ -370,8 +372,12 @@ def subsample_coverage(
         Share of the scores drawn (without replacement) in each repetition.
     n_repeats : int, default 200
         Repetitions.
-    tail_fraction, min_tail, confidence
-        As for :func:`biofair.extrapolated_fmr`.
+    tail_fraction : float, default 0.1
+        Share of the highest scores fitted, as for :func:`biofair.extrapolated_fmr` ...
+    min_tail : int, default 50
+        ... and never fewer than this many.
+    confidence : float, default 0.95
+        Coverage of each interval.
     rng : numpy.random.Generator or int, optional
         Source of randomness or a seed.
 

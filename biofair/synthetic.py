@@ -522,8 +522,9 @@ def interval_coverage(
     confidence: float = 0.95,
     rng: np.random.Generator | int | None = None,
 ) -> pd.DataFrame:
-    """How often the intervals of an error rate cover the true rate when comparisons of one
-    subject are correlated: Clopper-Pearson, Wilson, pair and subject bootstrap.
+    """Simulate how often intervals of an error rate cover it when a subject's comparisons correlate.
+
+    The intervals: Clopper-Pearson, Wilson, and the pair and subject bootstraps.
 
     Read more in the chapter "Audit demographic differentials".
 
