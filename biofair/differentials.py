@@ -17,7 +17,7 @@ from scipy import stats
 from biofair._resampling import cluster_weights, interval
 from biofair._thresholds import PRECISE, RESOLVED, resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed
-from biofair._validation import as_count, as_number, as_rates, as_rng, as_threshold
+from biofair._validation import as_count, as_number, as_rng, as_threshold
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import extrapolated_fmr
 from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
@@ -206,21 +206,20 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _operational_threshold(values: NDArray, mated: NDArray, threshold, fmr) -> tuple[float, str, float | None, dict]:
-    """The threshold, its source, the target and the resolution of the target on all
-    non-mated scores (rule of three, warned)."""
+def _operational_threshold(values: NDArray, mated: NDArray, threshold: float | None,
+                           fmr: float | None) -> tuple[float, str, float | None, dict]:
+    """The threshold, its source, the target FMR and, for a target, its resolution on all the
+    non-mated scores (warned when the rule of three fails)."""
     if (threshold is None) == (fmr is None):
         raise ValueError("give exactly one of threshold= (a fixed threshold) or fmr= (a target FMR on all non-mated scores)")
-    nonmated = np.sort(values[~mated])
     if threshold is not None:
         return as_threshold(threshold), "given", None, {}
-    target = float(as_rates(fmr, "fmr"))
-    if target <= 0 or target >= 1:
-        raise ValueError(f"fmr must lie in (0, 1), got {fmr!r}")
+    target = as_number(fmr, "fmr", low=0.0, high=1.0, open_low=True, open_high=True)
+    nonmated = np.sort(values[~mated])
     warn_unresolved([target], nonmated.size, stacklevel=4)
+    (resolved,), (precise,) = resolution([target], nonmated.size)
     value = float(threshold_at_fmr_sorted(nonmated, np.array([target]))[0])
-    resolved, precise = resolution([target], nonmated.size)
-    return value, "fmr", target, {"target_resolved": bool(resolved[0]), "target_precise": bool(precise[0])}
+    return value, "fmr", target, {"target_resolved": bool(resolved), "target_precise": bool(precise)}
 
 
 def differential_report(
@@ -380,124 +379,148 @@ def differential_report(
     errors = np.where(mated, values < thr, values >= thr)
     overall = {"n_mated": int(mated.sum()), "n_nonmated": int((~mated).sum()),
                "false_non_matches": int(errors[mated].sum()), "false_matches": int(errors[~mated].sum())}
-    overall["fnmr"] = overall["false_non_matches"] / overall["n_mated"] if overall["n_mated"] else np.nan
-    overall["fmr"] = overall["false_matches"] / overall["n_nonmated"] if overall["n_nonmated"] else np.nan
+    overall["fnmr"] = overall["false_non_matches"] / overall["n_mated"]
+    overall["fmr"] = overall["false_matches"] / overall["n_nonmated"]
     overall.update(target_resolution)
     targets = {"fmr": target_fmr if target_fmr is not None else overall["fmr"], "fnmr": overall["fnmr"]}
-
     subjects = cluster if cluster is not None and cluster in table.columns else None
-    side_subjects = all(f"{s}_subject" in table.columns for s in ("reference", "probe"))
-    rows, replicates, notes = [], {}, []
-    for code, name in enumerate(names):
-        in_group = codes == code
-        per_rate = {"fmr": in_group & ~mated, "fnmr": in_group & mated}
-        clusters = pd.factorize(table[subjects].to_numpy()[in_group])[0] if subjects else None
-        if subjects:
-            counts = np.zeros((clusters.max() + 1, 4))
-            for column, rate in enumerate(_RATES):
-                chosen = per_rate[rate][in_group]
-                counts[:, column] = np.bincount(clusters[chosen], weights=errors[in_group][chosen], minlength=counts.shape[0])
-                counts[:, 2 + column] = np.bincount(clusters[chosen], minlength=counts.shape[0])
-            replicates[name] = _clustered_replicates(counts[:, :2], counts[:, 2:], n_resamples, rng)
-        else:
-            k = np.array([errors[per_rate[r]].sum() for r in _RATES])
-            n = np.array([per_rate[r].sum() for r in _RATES])
-            with np.errstate(divide="ignore", invalid="ignore"):
-                replicates[name] = rng.binomial(n, np.where(n > 0, k / np.maximum(n, 1), 0), (n_resamples, 2)) / n
-        for column, rate in enumerate(_RATES):
-            rows_of = per_rate[rate]
-            row = {"group": name, "rate": rate, "errors": int(errors[rows_of].sum()), "comparisons": int(rows_of.sum())}
-            if side_subjects:
-                row["reference_subjects"] = int(table["reference_subject"][rows_of].nunique())
-                row["probe_subjects"] = int(table["probe_subject"][rows_of].nunique())
-            else:
-                row["reference_subjects"] = row["probe_subjects"] = np.nan
-            rows.append(row)
-    groups = pd.DataFrame(rows)
-    n = groups["comparisons"].to_numpy()
-    k = groups["errors"].to_numpy()
-    groups["target"] = groups["rate"].map(targets).astype(float)
-    resolved = np.zeros(len(groups), dtype=bool)
-    precise = np.zeros(len(groups), dtype=bool)
-    for i, (target, count) in enumerate(zip(groups["target"], n)):
-        if count > 0 and np.isfinite(target):
-            r, p = resolution([target], int(count))
-            resolved[i], precise[i] = r[0], p[0]
-    groups["resolved"], groups["precise"] = resolved, precise
-    with np.errstate(divide="ignore"):
-        groups["smallest_resolved"] = np.where(n > 0, RESOLVED / np.maximum(n, 1), np.nan)
-        groups["smallest_precise"] = np.where(n > 0, PRECISE / np.maximum(n, 1), np.nan)
-    groups["status"] = np.where(n == 0, _NO_COMPARISONS, np.where(resolved, _RESOLVED, _UNRESOLVED))
-    groups["estimate"] = np.where(resolved, k / np.maximum(n, 1), np.nan)
-    cp_low, cp_high, wilson_low, wilson_high = _binomial_intervals(k, n, confidence)
-    groups["cp_low"], groups["cp_high"], groups["wilson_low"], groups["wilson_high"] = cp_low, cp_high, wilson_low, wilson_high
 
-    boot = {}
-    for i, row in groups.iterrows():
-        reps = replicates[row["group"]][:, _RATES.index(row["rate"])]
-        boot[i] = reps
-        low = high = deff = np.nan
-        if row["status"] == _RESOLVED:
-            low, high = interval(reps[np.isfinite(reps)], row["estimate"], lambda: [], method="percentile",
-                                 confidence=confidence)
-            p = row["estimate"]
-            if 0 < p < 1:
-                deff = float(np.nanvar(reps) / (p * (1 - p) / row["comparisons"]))
-        groups.loc[i, ["bootstrap_low", "bootstrap_high", "design_effect"]] = low, high, deff
-
+    groups, replicates = _counts_and_replicates(table, codes, names, errors, subjects, n_resamples, rng)
+    groups = _sufficiency(groups, targets, confidence)
+    boot = _bootstrap_columns(groups, replicates, confidence)
+    notes: list[str] = []
     references, differential_rows = {}, []
     groups["ratio"] = groups["ratio_low"] = groups["ratio_high"] = np.nan
     groups["ratio_verdict"] = _NOT_ASSESSABLE
     for rate in _RATES:
-        part = groups[groups["rate"] == rate]
-        usable = part[(part["status"] == _RESOLVED) & (part["estimate"] > 0)]
-        excluded = [g for g in part["group"] if g not in set(usable["group"])]
-        if excluded:
-            notes.append(f"{rate.upper()}: left out of the differentials (unresolved, no comparisons or a rate of 0): "
-                         + ", ".join(excluded))
-        ref = reference if reference is not None else (
-            usable.loc[usable["estimate"].idxmin(), "group"] if len(usable) else None)
-        if ref is not None and ref not in set(usable["group"]):
-            notes.append(f"{rate.upper()}: the reference group {ref!r} is not resolved; no ratios to it")
-            ref_index = None
-        else:
-            ref_index = None if ref is None else usable.index[usable["group"] == ref][0]
-        references[rate] = ref
-        for i in usable.index:
-            if ref_index is None:
-                break
-            estimate = groups.loc[i, "estimate"] / groups.loc[ref_index, "estimate"]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                reps = boot[i] / boot[ref_index]
-            low, high = _ratio_interval(reps, estimate, confidence)
-            groups.loc[i, ["ratio", "ratio_low", "ratio_high"]] = estimate, low, high
-            groups.loc[i, "ratio_verdict"] = "reference" if i == ref_index else _verdict(low, high, tolerance)
-        differential_rows.append(_differentials(rate, usable, boot, excluded, ref, tolerance, confidence))
-
-    groups["extrapolated"] = groups["extrapolated_low"] = groups["extrapolated_high"] = np.nan
+        references[rate], row = _ratios(groups, rate, boot, reference, tolerance, confidence, notes)
+        differential_rows.append(row)
     if extrapolate:
-        for i in groups.index[(groups["rate"] == "fmr") & (groups["status"] == _UNRESOLVED)]:
-            in_group = (codes == names.index(groups.loc[i, "group"])) & ~mated
-            try:
-                tail = extrapolated_fmr(values[in_group], thr, confidence=confidence)
-            except ValueError as error:
-                notes.append(f"FMR of {groups.loc[i, 'group']!r} not extrapolated: {error}")
-                continue
-            groups.loc[i, ["extrapolated", "extrapolated_low", "extrapolated_high"]] = tail.estimate, tail.low, tail.high
+        _extrapolate(groups, values[~mated], codes[~mated], names, thr, confidence, notes)
 
     cross = None
     if all(f"reference_{a}" in table.columns and f"probe_{a}" in table.columns for a in attributes):
         cross = _cross_group_counts(table, thr, by=by).rename(columns={"accepted": "false_matches"})
         cross["resolved"] = [bool(resolution([targets["fmr"]], int(n))[0][0]) for n in cross["comparisons"]]
         cross["fmr"] = cross["fmr"].where(cross["resolved"])  # never a 0 that means "too few"
-    columns = ["group", "rate", "status", "estimate", "errors", "comparisons", "reference_subjects", "probe_subjects",
-               "target", "resolved", "precise", "smallest_resolved", "smallest_precise", "cp_low", "cp_high",
-               "wilson_low", "wilson_high", "bootstrap_low", "bootstrap_high", "design_effect", "ratio", "ratio_low",
-               "ratio_high", "ratio_verdict", "extrapolated", "extrapolated_low", "extrapolated_high"]
-    groups = groups[columns].sort_values(["group", "rate"], kind="stable")
+    groups = groups[_COLUMNS].sort_values(["group", "rate"], kind="stable")
     groups.index = range(len(groups))
     return DifferentialReport(groups, pd.DataFrame(differential_rows), cross, thr, source, target_fmr, overall,
                               attributes, references, tolerance, confidence, n_resamples, subjects, notes)
+
+
+_COLUMNS = ["group", "rate", "status", "estimate", "errors", "comparisons", "reference_subjects", "probe_subjects",
+            "target", "resolved", "precise", "smallest_resolved", "smallest_precise", "cp_low", "cp_high",
+            "wilson_low", "wilson_high", "bootstrap_low", "bootstrap_high", "design_effect", "ratio", "ratio_low",
+            "ratio_high", "ratio_verdict", "extrapolated", "extrapolated_low", "extrapolated_high"]
+
+
+def _counts_and_replicates(table: pd.DataFrame, codes: NDArray, names: list[str], errors: NDArray,
+                           subjects: str | None, n_resamples: int,
+                           rng: np.random.Generator) -> tuple[pd.DataFrame, dict[str, NDArray]]:
+    """Per group and rate: errors, comparisons and distinct subjects per side; per group, the
+    ``(B, 2)`` bootstrap replicates of (FMR, FNMR), resampling subjects within the group
+    (or comparisons, as binomial draws of the same law, when there is no subject column)."""
+    mated = table["mated"].to_numpy(dtype=bool)
+    side_subjects = all(f"{s}_subject" in table.columns for s in ("reference", "probe"))
+    rows, replicates = [], {}
+    for code, name in enumerate(names):  # a loop over groups; each step is vectorised
+        in_group = codes == code
+        chosen = {"fmr": in_group & ~mated, "fnmr": in_group & mated}
+        k = np.array([errors[chosen[r]].sum() for r in _RATES])
+        n = np.array([chosen[r].sum() for r in _RATES])
+        if subjects:
+            clusters = pd.factorize(table[subjects].to_numpy()[in_group])[0]
+            size = clusters.max() + 1
+            of_rate = [chosen[r][in_group] for r in _RATES]
+            e = np.stack([np.bincount(clusters[c], weights=errors[in_group][c], minlength=size) for c in of_rate], 1)
+            t = np.stack([np.bincount(clusters[c], minlength=size) for c in of_rate], 1).astype(np.float64)
+            replicates[name] = _clustered_replicates(e, t, n_resamples, rng)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                replicates[name] = rng.binomial(n, np.where(n > 0, k / np.maximum(n, 1), 0), (n_resamples, 2)) / n
+        for column, rate in enumerate(_RATES):
+            row = {"group": name, "rate": rate, "errors": int(k[column]), "comparisons": int(n[column]),
+                   "reference_subjects": np.nan, "probe_subjects": np.nan}
+            if side_subjects:
+                row["reference_subjects"] = table["reference_subject"][chosen[rate]].nunique()
+                row["probe_subjects"] = table["probe_subject"][chosen[rate]].nunique()
+            rows.append(row)
+    return pd.DataFrame(rows), replicates
+
+
+def _sufficiency(groups: pd.DataFrame, targets: dict, confidence: float) -> pd.DataFrame:
+    """Add the target, its resolution, the smallest resolved rates, the status, the estimate
+    (only where resolved) and the binomial intervals."""
+    n, k = groups["comparisons"].to_numpy(), groups["errors"].to_numpy()
+    groups["target"] = groups["rate"].map(targets).astype(float)
+    resolved, precise = np.zeros(len(groups), dtype=bool), np.zeros(len(groups), dtype=bool)
+    for i, (target, count) in enumerate(zip(groups["target"], n)):
+        if count > 0 and np.isfinite(target):
+            (resolved[i],), (precise[i],) = resolution([target], int(count))
+    groups["resolved"], groups["precise"] = resolved, precise
+    some = np.maximum(n, 1)
+    groups["smallest_resolved"] = np.where(n > 0, RESOLVED / some, np.nan)
+    groups["smallest_precise"] = np.where(n > 0, PRECISE / some, np.nan)
+    groups["status"] = np.where(n == 0, _NO_COMPARISONS, np.where(resolved, _RESOLVED, _UNRESOLVED))
+    groups["estimate"] = np.where(resolved, k / some, np.nan)
+    groups["cp_low"], groups["cp_high"], groups["wilson_low"], groups["wilson_high"] = _binomial_intervals(k, n, confidence)
+    return groups
+
+
+def _bootstrap_columns(groups: pd.DataFrame, replicates: dict, confidence: float) -> dict[int, NDArray]:
+    """Add the bootstrap interval and design effect of every resolved row; return each row's
+    replicates."""
+    boot = {}
+    groups["bootstrap_low"] = groups["bootstrap_high"] = groups["design_effect"] = np.nan
+    for i, row in groups.iterrows():
+        boot[i] = replicates[row["group"]][:, _RATES.index(row["rate"])]
+        if row["status"] != _RESOLVED:
+            continue
+        p, finite = row["estimate"], boot[i][np.isfinite(boot[i])]
+        groups.loc[i, ["bootstrap_low", "bootstrap_high"]] = interval(
+            finite, p, lambda: [], method="percentile", confidence=confidence)
+        if 0 < p < 1:
+            groups.loc[i, "design_effect"] = float(finite.var() / (p * (1 - p) / row["comparisons"]))
+    return boot
+
+
+def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, tolerance: float,
+            confidence: float, notes: list[str]) -> tuple[str | None, dict]:
+    """Fill the ratio columns of one rate's rows; return its reference and differentials row."""
+    part = groups[groups["rate"] == rate]
+    usable = part[(part["status"] == _RESOLVED) & (part["estimate"] > 0)]
+    excluded = [g for g in part["group"] if g not in set(usable["group"])]
+    if excluded:
+        notes.append(f"{rate.upper()}: left out of the differentials (unresolved, no comparisons or a rate of 0): "
+                     + ", ".join(excluded))
+    if reference is None and len(usable):
+        reference = usable.loc[usable["estimate"].idxmin(), "group"]
+    if reference is not None and reference not in set(usable["group"]):
+        notes.append(f"{rate.upper()}: the reference group {reference!r} is not resolved; no ratios to it")
+    elif reference is not None:
+        base = usable.index[usable["group"] == reference][0]
+        for i in usable.index:
+            estimate = groups.loc[i, "estimate"] / groups.loc[base, "estimate"]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                low, high = _ratio_interval(boot[i] / boot[base], estimate, confidence)
+            groups.loc[i, ["ratio", "ratio_low", "ratio_high"]] = estimate, low, high
+            groups.loc[i, "ratio_verdict"] = "reference" if i == base else _verdict(low, high, tolerance)
+    return reference, _differentials(rate, usable, boot, excluded, reference, tolerance, confidence)
+
+
+def _extrapolate(groups: pd.DataFrame, nonmated: NDArray, codes: NDArray, names: list[str], threshold: float,
+                 confidence: float, notes: list[str]) -> None:
+    """Add the generalised Pareto FMR of every unresolved group with scores enough for a tail."""
+    groups["extrapolated"] = groups["extrapolated_low"] = groups["extrapolated_high"] = np.nan
+    for i in groups.index[(groups["rate"] == "fmr") & (groups["status"] == _UNRESOLVED)]:
+        name = groups.loc[i, "group"]
+        try:
+            tail = extrapolated_fmr(nonmated[codes == names.index(name)], threshold, confidence=confidence)
+        except ValueError as error:
+            notes.append(f"FMR of {name!r} not extrapolated: {error}")
+            continue
+        groups.loc[i, ["extrapolated", "extrapolated_low", "extrapolated_high"]] = tail.estimate, tail.low, tail.high
 
 
 def _differentials(rate: str, usable: pd.DataFrame, boot: dict, excluded: list, reference: str | None,
