@@ -44,6 +44,12 @@ def _interval(low: float, high: float) -> str:
     return f"[{_number(low)}, {_number(high)}]"
 
 
+def _ratio(row) -> str:
+    if pd.isna(row.ratio):
+        return "–"
+    return _number(row.ratio) + ("" if row.ratio_verdict == "reference" else f" {_interval(row.ratio_low, row.ratio_high)}")
+
+
 def _verdict_class(verdict: str) -> str:
     return {"exceeds tolerance": "exceeds", "within tolerance": "within"}.get(verdict, "")
 
@@ -68,7 +74,7 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float) -> str:
             f"<td>{subjects}</td><td>{_interval(row.bootstrap_low, row.bootstrap_high)}</td>"
             f"<td>{_interval(row.cp_low, row.cp_high)}</td><td>{_interval(row.wilson_low, row.wilson_high)}</td>"
             f"<td>{_number(row.design_effect)}</td><td>{_number(row.smallest_resolved)}</td>"
-            f"<td>{_number(row.ratio)} {_interval(row.ratio_low, row.ratio_high) if row.ratio_verdict != 'reference' else ''}</td>"
+            f"<td>{_ratio(row)}</td>"
             f'<td class="text {_verdict_class(row.ratio_verdict)}">{_e(row.ratio_verdict)}</td>'
             f"<td>{extrapolated}</td></tr>"
         )
