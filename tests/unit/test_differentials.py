@@ -293,3 +293,15 @@ def test_subsample_coverage_of_the_tail_estimate():
     runs = bf.subsample_coverage(scores, threshold, fraction=0.01, n_repeats=60, rng=1)
     assert not runs["resolved"].any()  # 2,000 scores cannot resolve FMR 1e-3 (2 expected errors)
     assert runs["covered"].mean() >= 0.85
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**16), shift=st.floats(-50, 50), scale=st.floats(0.1, 10))
+def test_tail_estimate_moves_with_the_scores_and_falls_with_the_threshold(seed, shift, scale):
+    scores = np.random.default_rng(seed).normal(size=1_000)
+    base = bf.extrapolated_fmr(scores, 3.2)
+    moved = bf.extrapolated_fmr(shift + scale * scores, shift + scale * 3.2)
+    np.testing.assert_allclose([moved.estimate, moved.low, moved.high], [base.estimate, base.low, base.high],
+                               rtol=1e-3, atol=1e-12)
+    higher = bf.extrapolated_fmr(scores, 3.6)
+    assert higher.estimate <= base.estimate and higher.high <= base.high
