@@ -33,23 +33,16 @@ _CHUNK = 4_000_000  # resample weights held at once
 
 
 def _binomial_intervals(errors: NDArray, n: NDArray, confidence: float) -> tuple[NDArray, ...]:
-    """Clopper-Pearson and Wilson intervals of ``errors / n``, vectorised (NaN where n = 0).
-
-    The same intervals as ``scipy.stats.binomtest(k, n).proportion_ci(method="exact")`` and
-    ``method="wilson"`` (the tests check it): Clopper-Pearson from beta quantiles, Wilson
-    from the score test without continuity correction.
-    """
-    k, n = np.asarray(errors, dtype=np.float64), np.asarray(n, dtype=np.float64)
-    alpha = 1 - confidence
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cp_low = np.where(k > 0, stats.beta.ppf(alpha / 2, k, n - k + 1), 0.0)
-        cp_high = np.where(k < n, stats.beta.ppf(1 - alpha / 2, k + 1, n - k), 1.0)
-        z = stats.norm.isf(alpha / 2)
-        p = k / n
-        centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
-        half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
-    empty = n == 0
-    return tuple(np.where(empty, np.nan, x) for x in (cp_low, cp_high, centre - half, centre + half))
+    """Clopper-Pearson and Wilson intervals of ``errors / n`` from ``scipy.stats.binomtest``
+    (``proportion_ci`` with ``method="exact"`` and ``"wilson"``); NaN where n = 0. One call
+    per group and rate (or per simulated group), never per comparison."""
+    ends = np.full((4, np.size(n)), np.nan)
+    for i, (k, count) in enumerate(zip(np.ravel(errors), np.ravel(n))):
+        if count > 0:
+            test = stats.binomtest(int(k), int(count))
+            exact, wilson = test.proportion_ci(confidence, "exact"), test.proportion_ci(confidence, "wilson")
+            ends[:, i] = exact.low, exact.high, wilson.low, wilson.high
+    return tuple(ends)
 
 
 def _clustered_replicates(errors: NDArray, totals: NDArray, n_resamples: int,
