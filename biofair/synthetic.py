@@ -10,6 +10,10 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from scipy import stats
+
+from biofair._resampling import interval
+from biofair.differentials import _binomial_intervals, _clustered_replicates
 
 
 def gaussian_scores(
@@ -575,11 +579,6 @@ def interval_coverage(
     >>> table["method"].tolist()
     ['clopper-pearson', 'wilson', 'pair bootstrap', 'subject bootstrap']
     """
-    from scipy import stats
-
-    from biofair._resampling import interval
-    from biofair.differentials import _binomial_intervals, _clustered_replicates
-
     if not 0.0 < rate < 1.0 or not 0.0 <= subject_sd < 1.0:
         raise ValueError(f"rate must lie in (0, 1) and subject_sd in [0, 1), got {rate!r}, {subject_sd!r}")
     rng = np.random.default_rng(rng)
@@ -595,9 +594,9 @@ def interval_coverage(
     totals = np.full((n_subjects, 1), float(m))
     for r in range(n_repeats):  # one vectorised bootstrap per simulated group
         estimate = k[r] / n
-        ends["pair bootstrap"].append(interval(pair[:, r], estimate, list, method="percentile", confidence=confidence))
+        ends["pair bootstrap"].append(interval(pair[:, r], estimate, lambda: [], method="percentile", confidence=confidence))
         reps = _clustered_replicates(errors[r][:, None].astype(float), totals, n_resamples, rng)[:, 0]
-        ends["subject bootstrap"].append(interval(reps, estimate, list, method="percentile", confidence=confidence))
+        ends["subject bootstrap"].append(interval(reps, estimate, lambda: [], method="percentile", confidence=confidence))
         if 0 < estimate < 1:
             deff.append(reps.var() / (estimate * (1 - estimate) / n))
     lows_highs = {"clopper-pearson": (cp_low, cp_high), "wilson": (w_low, w_high),
