@@ -120,7 +120,9 @@ def _fit(nonmated: ArrayLike, tail_fraction: float, min_tail: int) -> tuple[_Tai
     excess = scores[scores > start] - start  # ties at u stay below it
     if excess.size < minimum or np.unique(excess).size < 3:
         raise ValueError(f"nonmated has only {excess.size} scores above the tail start {start:g}; too few to fit a tail")
-    shape, _, scale = stats.genpareto.fit(excess, floc=0)
+    unit = excess.mean()  # fitted in units of the mean excess: the same fit whatever the score scale
+    shape, _, scale = stats.genpareto.fit(excess / unit, floc=0)
+    scale *= unit
     loglik = float(stats.genpareto.logpdf(excess, shape, 0, scale).sum())
     return _Tail(excess, float(start), excess.size / n, float(shape), float(scale), loglik), n
 
