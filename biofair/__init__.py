@@ -20,6 +20,7 @@ from biofair.bootstrap import (
 from biofair.curves import DetCurve, RocCurve, det_curve, roc_curve
 from biofair.decidability import decidability
 from biofair.detection_cost import min_dcf
+from biofair.differentials import DifferentialReport, differential_report
 from biofair.discrepancy import area_under_fdr, fairness_discrepancy_rate
 from biofair.dispersion import OutcomeFairness, garbe, inequity, outcome_fairness
 from biofair.distribution_fairness import (
@@ -35,6 +36,7 @@ from biofair.exceptions import (
     ScoreDirectionWarning,
     UndefinedRateWarning,
 )
+from biofair.extrapolation import TailEstimate, extrapolated_fmr, extrapolated_threshold, subsample_coverage
 from biofair.groups import (
     GroupRates,
     GroupScores,
@@ -84,6 +86,7 @@ __all__ = [
     "BoundedValue",
     "CANONICAL_COLUMNS",
     "DetCurve",
+    "DifferentialReport",
     "EqualErrorRate",
     "EquityIndex",
     "ErrorRates",
@@ -98,6 +101,7 @@ __all__ = [
     "SchemaError",
     "ScoreDirectionWarning",
     "ScoresByGroup",
+    "TailEstimate",
     "UndefinedRateWarning",
     "add_subject_attributes",
     "area_under_fdr",
@@ -109,9 +113,12 @@ __all__ = [
     "datasets",
     "decidability",
     "det_curve",
+    "differential_report",
     "distribution_fairness_index",
     "eer",
     "equal_opportunity",
+    "extrapolated_fmr",
+    "extrapolated_threshold",
     "fairness_discrepancy_rate",
     "fairness_summary",
     "fmr_fnmr",
@@ -145,6 +152,7 @@ __all__ = [
     "show_versions",
     "split_scores",
     "statistical_parity",
+    "subsample_coverage",
     "subset_bias",
     "subset_performance",
     "synthetic",

@@ -34,11 +34,16 @@ examples:
   biofair report scores.parquet --columns sim=score,label=mated --by ethnicity -o report
   biofair report scores-dev --subjects people.csv --by gender --distance -o report
   biofair report scores.csv --by gender age --fmr-targets 1e-2,1e-3,1e-4 -n 1000 -o report
+  biofair report scores.csv --layout differential --by gender --operating-fmr 1e-3 -o audit
 
 Writes OUTDIR/report.ipynb (executed), OUTDIR/report.html (figures inline) and
 OUTDIR/summary.json (every metric, its 95% interval where resampled, the resolution of every
 rate at a target, and how many rows each grouping rule affected). Options, OUTDIR and the
-file are checked first; OUTDIR appears only when the report is complete. Exit status: 0 done,
+file are checked first; OUTDIR appears only when the report is complete.
+With --layout differential: OUTDIR/report.html and OUTDIR/differential.json (per-group FMR
+and FNMR at one threshold with Clopper-Pearson, Wilson and subject-clustered bootstrap
+intervals, ratios between groups against --tolerance, sufficiency, cross-group FMR; the
+JSON follows biofair/data/differential_report.schema.json). Exit status: 0 done,
 1 the analysis failed, 2 a bad option, file or output folder, 130 interrupted.
 """
 
@@ -120,6 +125,26 @@ def _mapping(text: str) -> dict[str, str]:
     return dict(pairs)
 
 
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 1):
+        raise argparse.ArgumentTypeError(f"expected a number above 1, got {text!r}")
+    return value
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
 def _existing_file(text: str) -> Path:
     if not Path(text).is_file():
         raise argparse.ArgumentTypeError(f"no file at {text}")
@@ -173,12 +198,30 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--n-permutations", type=_positive_integer, default=100, metavar="P",
                         help="permutations of the CEI null (default: 100)")
     report.add_argument("--seed", type=_seed, default=0, help="random seed, a non-negative integer (default: 0)")
+    report.add_argument("--layout", default="standard", choices=["standard", "differential"],
+                        help="standard: every metric of the book (notebook, HTML, JSON); differential: the "
+                             "demographic differential audit at one threshold (HTML, JSON)")
+    report.add_argument("--threshold", type=_finite, metavar="T",
+                        help="differential layout: the operational threshold (default: set at --operating-fmr "
+                             "on all non-mated scores)")
+    report.add_argument("--reference", metavar="GROUP",
+                        help="differential layout: the group rates are compared to (default: the resolved group "
+                             "with the lowest rate)")
+    report.add_argument("--tolerance", type=_tolerance, metavar="X",
+                        help="differential layout: largest ratio of error rates taken as no differential "
+                             "(default: 1.25, the four-fifths rule)")
+    report.set_defaults(report_parser=report)  # _parse reports option conflicts through it
     return parser
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line; argparse exits 2 naming the first bad option."""
-    return _build_parser().parse_args(argv)
+    args = _build_parser().parse_args(argv)
+    report = vars(args).pop("report_parser")
+    only_differential = [f"--{name}" for name in ("threshold", "reference", "tolerance") if getattr(args, name) is not None]
+    if only_differential and args.layout != "differential":
+        report.error(f"argument {only_differential[0]}: only with --layout differential")
+    return args
 
 
 # -- OUTDIR: claimed at the start, filled by one rename at the end ----------------------------
@@ -335,6 +378,38 @@ def _check_analysis(args: argparse.Namespace) -> list[str]:
             bf.automatic_comprehensive_equity_index(groups, by=by, kind=kind)
     shown = (bf.ScoreDirectionWarning, bf.InsufficientComparisonsWarning)
     return list(dict.fromkeys(_one_line(w.message) for w in caught if issubclass(w.category, shown)))
+
+
+def _differential_analysis(args: argparse.Namespace):
+    """Read the file and compute the differential report (the whole analysis: seconds)."""
+    import biofair as bf
+
+    by = _by(args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = bf.read_grouped_scores(
+            args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
+            format=args.format, subjects=args.subjects, missing_groups=args.missing_groups,
+        )
+        report = bf.differential_report(
+            table, by=by, threshold=args.threshold, fmr=None if args.threshold is not None else args.operating_fmr,
+            reference=args.reference, n_resamples=args.n_resamples, rng=args.seed,
+            **({} if args.tolerance is None else {"tolerance": args.tolerance}),
+        )
+    shown = (bf.ScoreDirectionWarning, bf.InsufficientComparisonsWarning)
+    return report, list(dict.fromkeys(_one_line(w.message) for w in caught if issubclass(w.category, shown)))
+
+
+def _write_differential(report, folder: _OutputFolder) -> None:
+    """Write report.html and differential.json into the work folder; raise _AnalysisError."""
+    from biofair._differential_html import render
+
+    folder.files.mkdir()
+    try:
+        (folder.files / "differential.json").write_text(report.to_json())
+        (folder.files / "report.html").write_text(render(report))
+    except OSError as error:
+        raise _AnalysisError(f"the report could not be written: {error}") from None
 
 
 def _kernel_manager(log, connection_file: Path, launched: list) -> type:
@@ -502,13 +577,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         folder.claim()
         try:
-            messages = _check_analysis(args)
+            if args.layout == "differential":
+                report, messages = _differential_analysis(args)
+            else:
+                messages = _check_analysis(args)
         except Exception as error:  # SchemaError (a ValueError) names the column or value
             prefix = "" if isinstance(error, (ValueError, FileNotFoundError)) else f"{type(error).__name__}: "
             raise _UsageError(prefix + str(error)) from None
         for message in messages:
             print(f"biofair report: warning: {message}", file=sys.stderr)
-        _execute(args, folder)
+        if args.layout == "differential":
+            _write_differential(report, folder)
+        else:
+            _execute(args, folder)
         _ignore_signals()  # the last step, one rename, runs to its end
         folder.publish()
     except _UsageError as error:
@@ -524,7 +605,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         _ignore_signals()  # let the clean-up finish; the process ends without another word
         folder.release()
-    print(f"biofair report: wrote {folder.output}/report.ipynb, report.html and summary.json")
+    if args.layout == "differential":
+        print(f"biofair report: wrote {folder.output}/report.html and differential.json")
+    else:
+        print(f"biofair report: wrote {folder.output}/report.ipynb, report.html and summary.json")
     return 0
 
 

@@ -737,6 +737,20 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group")
     a            1.0  0.0
     b            1.0  NaN
     """
+    table = _cross_group_counts(scores, threshold, by=by)
+    matrix = (table["accepted"] / table["comparisons"]).set_axis(
+        pd.MultiIndex.from_frame(table[["reference", "probe"]])).unstack("probe")
+    attributes = _attributes_of(by)
+    matrix.index.name = " / ".join(f"reference_{a}" for a in attributes)
+    matrix.columns.name = " / ".join(f"probe_{a}" for a in attributes)
+    return matrix
+
+
+def _cross_group_counts(scores: pd.DataFrame, threshold: float, *, by: By = "group") -> pd.DataFrame:
+    """Non-mated comparisons of every observed (reference group, probe group) cell and how
+    many of them are at or above the threshold: columns ``reference``, ``probe``,
+    ``accepted``, ``comparisons`` and ``fmr``, one row per cell (the long form of
+    :func:`cross_group_fmr`)."""
     validate_scores(scores)
     threshold = as_threshold(threshold)
     attributes = _attributes_of(by)
@@ -769,9 +783,10 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group")
         pd.DataFrame({"reference": names[codes[:n_pairs]], "probe": names[codes[n_pairs:]],
                       "accepted": accepted})
         .groupby(["reference", "probe"])["accepted"]
-        .mean()
-        .unstack("probe")
+        .agg(["sum", "size"])
+        .reset_index()
+        .rename(columns={"sum": "accepted", "size": "comparisons"})
     )
-    table.index.name = " / ".join(f"reference_{a}" for a in attributes)
-    table.columns.name = " / ".join(f"probe_{a}" for a in attributes)
+    table["accepted"] = table["accepted"].astype(np.int64)
+    table["fmr"] = table["accepted"] / table["comparisons"]
     return table

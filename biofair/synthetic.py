@@ -10,6 +10,10 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from scipy import stats
+
+from biofair._resampling import interval
+from biofair.differentials import _binomial_intervals, _clustered_replicates
 
 
 def gaussian_scores(
@@ -404,3 +408,204 @@ def identification_embeddings(
         np.concatenate(gallery), np.concatenate(gallery_subjects), np.concatenate(probes),
         np.concatenate(probe_subjects), np.concatenate(probe_groups),
     )
+
+
+#: Per group: (subjects, mated mean, homogeneous non-mated mean) of demographic_scores.
+DEMOGRAPHIC_GROUPS = {"a": (120, 4.0, 0.0), "b": (120, 3.5, 0.3), "c": (9, 3.5, 0.3)}
+
+
+def demographic_scores(
+    *,
+    groups: dict[str, tuple[int, float, float]] | None = None,
+    mated_per_subject: int = 5,
+    nonmated_per_subject: int = 40,
+    cross_share: float = 0.5,
+    cross_shift: float = -0.5,
+    subject_sd: float = 0.5,
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
+    """Draw a score table with subjects, per-side groups and subject-level correlation.
+
+    Read more in the chapter "Audit demographic differentials".
+
+    Parameters
+    ----------
+    groups : dict, optional
+        Per group name: ``(subjects, mated mean, non-mated mean)``; by default
+        :data:`DEMOGRAPHIC_GROUPS` (two groups of 120 subjects, one of 9: too small to
+        resolve a low FMR).
+    mated_per_subject : int, default 5
+        Mated comparisons of each reference subject.
+    nonmated_per_subject : int, default 40
+        Non-mated comparisons of each reference subject ...
+    cross_share : float, default 0.5
+        ... of which this share has a probe of another group (the rest, of its own group).
+    cross_shift : float, default -0.5
+        Cross-group non-mated scores have the mean of the two groups' means plus this.
+    subject_sd : float, default 0.5
+        Every score has variance 1: ``mean + subject_sd·a_s + sqrt(1 - subject_sd²)·e`` with
+        one normal effect ``a_s`` per reference subject and class, so the comparisons of one
+        subject are correlated (intraclass correlation ``subject_sd²``).
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``score``, ``mated``, ``reference_subject``, ``probe_subject``,
+        ``reference_group`` and ``probe_group``. The true rates are normal tails: at
+        threshold t, FNMR of group g is ``Phi(t - mated mean)`` and FMR ``1 - Phi(t -
+        non-mated mean)``.
+
+    See Also
+    --------
+    biofair.differential_report : The report this table is made to exercise.
+    biofair.synthetic.interval_coverage : Coverage of rate intervals under this correlation.
+
+    References
+    ----------
+    ISO/IEC 19795-10:2024 (per-side demographic attributes; cross-group comparisons).
+
+    Examples
+    --------
+    >>> from biofair.synthetic import demographic_scores
+    >>> table = demographic_scores(rng=0)
+    >>> table.groupby("reference_group")["mated"].sum().tolist()
+    [600, 600, 45]
+    """
+    groups = DEMOGRAPHIC_GROUPS if groups is None else groups
+    if not 0.0 <= subject_sd < 1.0 or not 0.0 <= cross_share <= 1.0:
+        raise ValueError(f"subject_sd must lie in [0, 1) and cross_share in [0, 1], got {subject_sd!r}, {cross_share!r}")
+    if len(groups) < 2 or min(g[0] for g in groups.values()) < 2 or min(mated_per_subject, nonmated_per_subject) < 1:
+        raise ValueError("at least two groups of at least two subjects, and one comparison of each class per subject")
+    rng = np.random.default_rng(rng)
+    names = list(groups)
+    size = np.array([groups[g][0] for g in names])
+    mated_mean = np.array([groups[g][1] for g in names])
+    nonmated_mean = np.array([groups[g][2] for g in names])
+    group_of = np.repeat(np.arange(len(names)), size)  # group code of each subject
+    first = np.concatenate([[0], np.cumsum(size)[:-1]])
+    ids = np.array([f"{names[g]}-{i - first[g]:03d}" for i, g in enumerate(group_of)], dtype=object)
+    n_subjects = group_of.size
+    noise = np.sqrt(1 - subject_sd**2)
+    effect = subject_sd * rng.normal(size=(n_subjects, 2))  # per subject: mated, non-mated effect
+    # mated: each subject against itself
+    m_ref = np.repeat(np.arange(n_subjects), mated_per_subject)
+    m_score = mated_mean[group_of[m_ref]] + effect[m_ref, 0] + noise * rng.normal(size=m_ref.size)
+    # non-mated: a probe of another group (cross_share) or of the subject's own group
+    n_ref = np.repeat(np.arange(n_subjects), nonmated_per_subject)
+    own = group_of[n_ref]
+    cross = rng.random(n_ref.size) < cross_share
+    other_group = (own + rng.integers(1, len(names), n_ref.size)) % len(names)
+    probe_group = np.where(cross, other_group, own)
+    offset = rng.integers(0, size[probe_group] - (~cross))  # own group: skip the subject itself
+    probe = first[probe_group] + offset
+    probe += (~cross) & (probe >= n_ref)
+    mean = np.where(cross, (nonmated_mean[own] + nonmated_mean[probe_group]) / 2 + cross_shift, nonmated_mean[own])
+    n_score = mean + effect[n_ref, 1] + noise * rng.normal(size=n_ref.size)
+    reference = np.concatenate([m_ref, n_ref])
+    probes = np.concatenate([m_ref, probe])
+    return pd.DataFrame({
+        "score": np.concatenate([m_score, n_score]),
+        "mated": np.repeat([True, False], [m_ref.size, n_ref.size]),
+        "reference_subject": ids[reference],
+        "probe_subject": ids[probes],
+        "reference_group": np.array(names, dtype=object)[group_of[reference]],
+        "probe_group": np.array(names, dtype=object)[group_of[probes]],
+    })
+
+
+def interval_coverage(
+    *,
+    rate: float = 0.05,
+    n_subjects: int = 100,
+    comparisons_per_subject: int = 20,
+    subject_sd: float = 0.5,
+    n_repeats: int = 400,
+    n_resamples: int = 400,
+    confidence: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
+    """Simulate how often intervals of an error rate cover it when a subject's comparisons correlate.
+
+    The intervals: Clopper-Pearson, Wilson, and the pair and subject bootstraps.
+
+    Read more in the chapter "Audit demographic differentials".
+
+    Parameters
+    ----------
+    rate : float, default 0.05
+        The true error rate (the mean over subjects).
+    n_subjects : int, default 100
+        Subjects of the simulated group.
+    comparisons_per_subject : int, default 20
+        Comparisons of each subject.
+    subject_sd : float, default 0.5
+        Subject effect: subject s errs with probability ``Phi((Phi^-1(rate) - subject_sd·z_s)
+        / sqrt(1 - subject_sd²))``, ``z_s`` standard normal, whose mean over subjects is
+        ``rate`` (the score model of :func:`demographic_scores`). 0: independent comparisons.
+    n_repeats : int, default 400
+        Simulated groups.
+    n_resamples : int, default 400
+        Bootstrap resamples per simulated group.
+    confidence : float, default 0.95
+        Nominal coverage.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``method`` (``"clopper-pearson"``, ``"wilson"``, ``"pair bootstrap"``,
+        ``"subject bootstrap"``): ``coverage`` (share of repeats whose interval holds the
+        true rate), ``coverage_low`` / ``coverage_high`` (its 95% Clopper-Pearson interval),
+        ``mean_width`` and ``design_effect`` (mean over repeats of the subject bootstrap's
+        variance over the binomial one).
+
+    See Also
+    --------
+    biofair.differential_report : Reports all four intervals' kinds and the design effect.
+    biofair.synthetic.demographic_scores : Scores with the same correlation.
+
+    References
+    ----------
+    L. Kish, "Survey Sampling", Wiley, 1965 (design effect of cluster samples). R. G. Field
+    and A. H. Welsh, "Bootstrapping clustered data", JRSS-B 69, 2007.
+
+    Examples
+    --------
+    >>> from biofair.synthetic import interval_coverage
+    >>> table = interval_coverage(n_repeats=50, n_resamples=100, rng=0)
+    >>> table["method"].tolist()
+    ['clopper-pearson', 'wilson', 'pair bootstrap', 'subject bootstrap']
+    """
+    if not 0.0 < rate < 1.0 or not 0.0 <= subject_sd < 1.0:
+        raise ValueError(f"rate must lie in (0, 1) and subject_sd in [0, 1), got {rate!r}, {subject_sd!r}")
+    rng = np.random.default_rng(rng)
+    m = comparisons_per_subject
+    z = rng.normal(size=(n_repeats, n_subjects))
+    p = stats.norm.cdf((stats.norm.ppf(rate) - subject_sd * z) / np.sqrt(1 - subject_sd**2))
+    errors = rng.binomial(m, p)  # (repeats, subjects)
+    k, n = errors.sum(1), n_subjects * m
+    cp_low, cp_high, w_low, w_high = _binomial_intervals(k, np.full(n_repeats, n), confidence)
+    pair = rng.binomial(n, k / n, (n_resamples, n_repeats)) / n
+    ends = {"pair bootstrap": [], "subject bootstrap": []}
+    deff = []
+    totals = np.full((n_subjects, 1), float(m))
+    for r in range(n_repeats):  # one vectorised bootstrap per simulated group
+        estimate = k[r] / n
+        ends["pair bootstrap"].append(interval(pair[:, r], estimate, lambda: [], method="percentile", confidence=confidence))
+        reps = _clustered_replicates(errors[r][:, None].astype(float), totals, n_resamples, rng)[:, 0]
+        ends["subject bootstrap"].append(interval(reps, estimate, lambda: [], method="percentile", confidence=confidence))
+        if 0 < estimate < 1:
+            deff.append(reps.var() / (estimate * (1 - estimate) / n))
+    lows_highs = {"clopper-pearson": (cp_low, cp_high), "wilson": (w_low, w_high),
+                  **{name: tuple(np.array(e).T) for name, e in ends.items()}}
+    rows = []
+    for method, (low, high) in lows_highs.items():
+        covered = int(np.sum((low <= rate) & (rate <= high)))
+        band = stats.binomtest(covered, n_repeats).proportion_ci(0.95, method="exact")
+        rows.append({"method": method, "coverage": covered / n_repeats, "coverage_low": band.low,
+                     "coverage_high": band.high, "mean_width": float(np.mean(high - low)),
+                     "design_effect": float(np.mean(deff))})
+    return pd.DataFrame(rows)

@@ -66,6 +66,12 @@ OPTIONS = {
     "--format xml": (["--format", "xml"], r"argument --format: invalid choice: 'xml'"),
     "--missing-groups drop": (["--missing-groups", "drop"], r"argument --missing-groups: invalid choice: 'drop'"),
     "--subjects absent": (["--subjects", "/nonexistent/people.csv"], r"argument --subjects: no file at /nonexistent/people.csv"),
+    "--layout pdf": (["--layout", "pdf"], r"argument --layout: invalid choice: 'pdf'"),
+    "--tolerance 1": (["--layout", "differential", "--tolerance", "1"], r"argument --tolerance: expected a number above 1, got '1'"),
+    "--tolerance nan": (["--layout", "differential", "--tolerance", "nan"], r"argument --tolerance: expected a number above 1"),
+    "--threshold inf": (["--layout", "differential", "--threshold", "inf"], r"argument --threshold: expected a finite number, got 'inf'"),
+    "--threshold without the layout": (["--threshold", "0.5"], r"argument --threshold: only with --layout differential"),
+    "--reference without the layout": (["--reference", "A"], r"argument --reference: only with --layout differential"),
 }
 
 

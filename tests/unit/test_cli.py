@@ -125,5 +125,6 @@ def test_help_documents_every_option():
     run = biofair_command("report", "--help")
     assert run.returncode == 0
     for option in ("--columns", "--by", "--missing-groups", "--subjects", "--distance", "--format", "--fmr-targets",
-                   "--operating-fmr", "--alpha", "--n-resamples", "--n-permutations", "--seed", "examples:"):
+                   "--operating-fmr", "--alpha", "--n-resamples", "--n-permutations", "--seed", "--layout",
+                   "--threshold", "--reference", "--tolerance", "examples:"):
         assert option in run.stdout

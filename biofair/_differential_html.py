@@ -1,0 +1,178 @@
+"""The HTML page of a differential report (``biofair report --layout differential``).
+
+Written for a reader who has not read the book: every number says what it is, on how many
+comparisons, and how sure it is. Every text taken from the data is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import pandas as pd
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
+th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: right; vertical-align: top; }
+th { background: #f2f2f2; } td.text, th.text { text-align: left; }
+.unresolved { color: #8a4b00; } .exceeds { color: #b00020; font-weight: bold; } .within { color: #006d2c; }
+.note { background: #fff8e1; border-left: 4px solid #f0b400; padding: 0.5rem 1rem; }
+dt { font-weight: bold; } dd { margin: 0 0 0.5rem 1.5rem; }
+"""
+
+_RATE_NAMES = {
+    "fmr": ("False match rate (FMR)", "homogeneous non-mated comparisons (both sides in the group)",
+            "false matches"),
+    "fnmr": ("False non-match rate (FNMR)", "mated comparisons", "false non-matches"),
+}
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value))
+
+
+def _number(value: float, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    return f"{value:.{digits}g}"
+
+
+def _interval(low: float, high: float) -> str:
+    if low is None or pd.isna(low) or pd.isna(high):
+        return "–"
+    return f"[{_number(low)}, {_number(high)}]"
+
+
+def _ratio(row) -> str:
+    if pd.isna(row.ratio):
+        return "–"
+    return _number(row.ratio) + ("" if row.ratio_verdict == "reference" else f" {_interval(row.ratio_low, row.ratio_high)}")
+
+
+def _verdict_class(verdict: str) -> str:
+    return {"exceeds tolerance": "exceeds", "within tolerance": "within"}.get(verdict, "")
+
+
+def _rate_table(groups: pd.DataFrame, rate: str, confidence: float) -> str:
+    title, counted, errors = _RATE_NAMES[rate]
+    rows = []
+    for row in groups[groups["rate"] == rate].itertuples():
+        status = row.status
+        if status == "resolved":
+            value = f"{_number(row.estimate)}"
+        elif status == "unresolved":
+            value = f'<span class="unresolved">not resolved: {row.errors} of {row.comparisons}</span>'
+        else:
+            value = '<span class="unresolved">no comparisons</span>'
+        extrapolated = "–"
+        if not pd.isna(row.extrapolated):
+            extrapolated = f"{_number(row.extrapolated)} {_interval(row.extrapolated_low, row.extrapolated_high)} (model)"
+        subjects = "–" if pd.isna(row.reference_subjects) else f"{int(row.reference_subjects)} / {int(row.probe_subjects)}"
+        rows.append(
+            f'<tr><td class="text">{_e(row.group)}</td><td>{value}</td><td>{row.errors:,} / {row.comparisons:,}</td>'
+            f"<td>{subjects}</td><td>{_interval(row.bootstrap_low, row.bootstrap_high)}</td>"
+            f"<td>{_interval(row.cp_low, row.cp_high)}</td><td>{_interval(row.wilson_low, row.wilson_high)}</td>"
+            f"<td>{_number(row.design_effect)}</td><td>{_number(row.smallest_resolved)}</td>"
+            f"<td>{_ratio(row)}</td>"
+            f'<td class="text {_verdict_class(row.ratio_verdict)}">{_e(row.ratio_verdict)}</td>'
+            f"<td>{extrapolated}</td></tr>"
+        )
+    percent = f"{confidence:.0%}"
+    head = (
+        '<tr><th class="text">group</th><th>rate</th><th>errors / comparisons</th><th>subjects (reference / probe)</th>'
+        f"<th>{percent} interval, subject bootstrap</th><th>{percent} Clopper-Pearson</th><th>{percent} Wilson</th>"
+        "<th>design effect</th><th>smallest resolved rate (3/n)</th><th>ratio to reference</th><th class=\"text\">verdict</th>"
+        "<th>extrapolated FMR (GPD tail)</th></tr>"
+    )
+    return (f"<h2>{title}</h2><p>Counted on {counted}; errors are {errors} at the threshold.</p>"
+            f"<table>{head}{''.join(rows)}</table>")
+
+
+def _differentials(report) -> str:
+    rows = []
+    for row in report.differentials.itertuples():
+        rows.append(
+            f'<tr><td class="text">{row.rate.upper()}</td><td>{row.groups_compared}</td>'
+            f'<td class="text">{_e(row.highest_group or "–")} / {_e(row.lowest_group or "–")}</td>'
+            f"<td>{_number(row.max_min)} {_interval(row.max_min_low, row.max_min_high)}</td>"
+            f"<td>{_number(row.max_geomean)} {_interval(row.max_geomean_low, row.max_geomean_high)}</td>"
+            f'<td class="text {_verdict_class(row.verdict)}">{_e(row.verdict)}</td>'
+            f'<td class="text">{_e(row.excluded or "none")}</td></tr>'
+        )
+    head = ('<tr><th class="text">rate</th><th>groups compared</th><th class="text">highest / lowest group</th>'
+            "<th>highest / lowest</th><th>highest / geometric mean</th><th class=\"text\">verdict</th>"
+            '<th class="text">left out</th></tr>')
+    return f"<h2>Differentials between groups</h2><table>{head}{''.join(rows)}</table>"
+
+
+def _cross(report) -> str:
+    if report.cross_group is None:
+        return ("<h2>Cross-group false matches</h2><p>The data give one group per comparison, not one per side: "
+                "no cross-group table.</p>")
+    cells = report.cross_group
+    probes = sorted(cells["probe"].unique())
+    lookup = {(r.reference, r.probe): r for r in cells.itertuples()}
+    rows = []
+    for reference in sorted(cells["reference"].unique()):
+        tds = []
+        for probe in probes:
+            cell = lookup.get((reference, probe))
+            if cell is None:
+                tds.append("<td>–</td>")
+            else:
+                value = _number(cell.fmr) if cell.resolved else '<span class="unresolved">not resolved</span>'
+                tds.append(f"<td>{value}<br><small>{cell.false_matches:,} / {cell.comparisons:,}</small></td>")
+        rows.append(f'<tr><th class="text">{_e(reference)}</th>{"".join(tds)}</tr>')
+    head = '<tr><th class="text">reference \\ probe</th>' + "".join(f"<th>{_e(p)}</th>" for p in probes) + "</tr>"
+    return ("<h2>Cross-group false matches</h2><p>FMR of the non-mated comparisons of each reference (enrolment) "
+            "group against each probe group at the same threshold, with false matches / comparisons.</p>"
+            f"<table>{head}{''.join(rows)}</table>")
+
+
+def render(report) -> str:
+    """The report as one self-contained HTML page."""
+    settings = report.to_dict()["settings"]
+    if report.threshold_source == "fmr":
+        source = (f"set at a target FMR of {report.fmr_target:g} on all {report.overall['n_nonmated']:,} non-mated "
+                  "comparisons (homogeneous and cross-group), as a deployed system sets one threshold for everyone")
+    else:
+        source = "given by the operator"
+    overall = report.overall
+    notes = "".join(f"<li>{_e(note)}</li>" for note in report.notes)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Demographic differential report</title>
+<style>{_STYLE}</style></head><body>
+<h1>Demographic differential report</h1>
+<p>Groups by <b>{_e(", ".join(report.by))}</b>. Threshold <b>{_number(report.threshold, 6)}</b> (a comparison
+is a match when its score is at or above it), {source}. At this threshold the whole data set has
+FMR {_number(overall["fmr"])} ({overall["false_matches"]:,} of {overall["n_nonmated"]:,} non-mated comparisons)
+and FNMR {_number(overall["fnmr"])} ({overall["false_non_matches"]:,} of {overall["n_mated"]:,} mated comparisons).</p>
+<h2>How to read this report</h2>
+<dl>
+<dt>rate</dt><dd>errors divided by comparisons of the group. It is shown only when the group has enough
+comparisons to resolve the rate it is asked about (at least 3 expected errors, the rule of three); otherwise
+the page says "not resolved" with the counts, and the intervals say how high the rate could be.</dd>
+<dt>intervals</dt><dd>{settings["confidence"]:.0%} intervals. The subject bootstrap resamples whole subjects
+({_e(report.cluster or "none: comparisons resampled")}), because the comparisons of one person are not
+independent; it is the interval to rely on. Clopper-Pearson and Wilson assume independent comparisons and are
+too narrow when the <b>design effect</b> (how much a person's repeated comparisons inflate the variance) is
+above 1.</dd>
+<dt>ratio and verdict</dt><dd>each group's rate divided by the reference group's (per rate:
+{_e(settings["reference"]["fmr"])} for FMR, {_e(settings["reference"]["fnmr"])} for FNMR). A ratio is
+<i>within tolerance</i> when its whole interval lies within [1/{report.tolerance:g}, {report.tolerance:g}],
+<i>exceeds tolerance</i> when it lies wholly outside, and <i>inconclusive</i> when the data cannot tell.
+Tolerance {report.tolerance:g} is the four-fifths rule unless the operator chose another.</dd>
+<dt>extrapolated FMR</dt><dd>for a group too small to resolve the target FMR: an estimate from a generalised
+Pareto model of the group's highest non-mated scores, with a profile-likelihood interval. It rests on the
+model, not on observed false matches.</dd>
+</dl>
+{_differentials(report)}
+{_rate_table(report.groups, "fmr", report.confidence)}
+{_rate_table(report.groups, "fnmr", report.confidence)}
+{_cross(report)}
+<h2>Notes</h2><div class="note"><ul>{notes or "<li>none</li>"}</ul></div>
+<p><small>biofair {_e(report.to_dict()["biofair_version"])}; {report.n_resamples} bootstrap resamples. The same numbers
+are in differential.json.</small></p>
+</body></html>
+"""

@@ -1,0 +1,543 @@
+"""The demographic differential report: per-group error rates at one operational threshold,
+with intervals, the differentials between groups, and whether each group's data suffice.
+
+Read more in the chapter "Audit demographic differentials" (``notebooks/10``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy import stats
+
+from biofair._resampling import cluster_weights, interval
+from biofair._thresholds import PRECISE, RESOLVED, resolution, threshold_at_fmr_sorted, warn_unresolved
+from biofair._typing import By, Seed
+from biofair._validation import as_count, as_number, as_rng, as_threshold
+from biofair.exceptions import SchemaError
+from biofair.extrapolation import extrapolated_fmr
+from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
+from biofair.schema import validate_scores
+
+#: Default tolerance of a ratio of error rates: the four-fifths rule (see differential_report).
+_DEFAULT_TOLERANCE = 1.25
+_RATES = ("fmr", "fnmr")
+_NO_COMPARISONS, _UNRESOLVED, _RESOLVED = "no comparisons", "unresolved", "resolved"
+_WITHIN, _EXCEEDS, _INCONCLUSIVE, _NOT_ASSESSABLE = (
+    "within tolerance", "exceeds tolerance", "inconclusive", "not assessable")
+_CHUNK = 4_000_000  # resample weights held at once
+
+
+def _binomial_intervals(errors: NDArray, n: NDArray, confidence: float) -> tuple[NDArray, ...]:
+    """Clopper-Pearson and Wilson intervals of ``errors / n`` from ``scipy.stats.binomtest``
+    (``proportion_ci`` with ``method="exact"`` and ``"wilson"``); NaN where n = 0. One call
+    per group and rate (or per simulated group), never per comparison."""
+    ends = np.full((4, np.size(n)), np.nan)
+    for i, (k, count) in enumerate(zip(np.ravel(errors), np.ravel(n))):
+        if count > 0:
+            test = stats.binomtest(int(k), int(count))
+            exact, wilson = test.proportion_ci(confidence, "exact"), test.proportion_ci(confidence, "wilson")
+            ends[:, i] = exact.low, exact.high, wilson.low, wilson.high
+    return tuple(ends)
+
+
+def _clustered_replicates(errors: NDArray, totals: NDArray, n_resamples: int,
+                          rng: np.random.Generator) -> NDArray[np.float64]:
+    """Rates of subject-clustered bootstrap resamples: ``(B, R)`` from per-cluster counts.
+
+    ``errors`` and ``totals`` are ``(C, R)``: per cluster (subject) and rate, its errors and
+    comparisons. Each resample draws C clusters with replacement (``_resampling.cluster_weights``,
+    the plan of ``bootstrap(unit="subject")``) and keeps all their comparisons, so its rate is
+    ``sum_c w_c e_c / sum_c w_c n_c``: one matrix product per block of resamples.
+    """
+    n_clusters = errors.shape[0]
+    draws = cluster_weights(n_clusters, n_resamples, rng)
+    block = max(1, _CHUNK // max(n_clusters, 1))
+    parts = []
+    for start in range(0, n_resamples, block):
+        weights = np.stack([next(draws) for _ in range(min(block, n_resamples - start))]).astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            parts.append((weights @ errors) / (weights @ totals))
+    return np.concatenate(parts)
+
+
+def _verdict(low: float, high: float, tolerance: float) -> str:
+    """Where a ratio's interval lies against the tolerance band [1/tolerance, tolerance]."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return _NOT_ASSESSABLE
+    if low > tolerance or high < 1 / tolerance:
+        return _EXCEEDS
+    if 1 / tolerance <= low and high <= tolerance:
+        return _WITHIN
+    return _INCONCLUSIVE
+
+
+def _ratio_interval(replicates: NDArray, estimate: float, confidence: float) -> tuple[float, float]:
+    """Percentile interval of the finite replicates of a ratio (a resample whose denominator
+    is 0 has no ratio); NaN when fewer than half of them are finite."""
+    finite = replicates[np.isfinite(replicates)]
+    if finite.size < replicates.size / 2 or not np.isfinite(estimate):
+        return np.nan, np.nan
+    return interval(finite, estimate, lambda: [], method="percentile", confidence=confidence)
+
+
+class DifferentialReport(NamedTuple):
+    """Per-group error rates at one threshold, their differentials and their sufficiency.
+
+    Returned by :func:`biofair.differential_report`; ``to_frame()`` gives the per-group table,
+    ``to_json()`` the report in the format of ``biofair/data/differential_report.schema.json``.
+
+    Attributes
+    ----------
+    groups : pandas.DataFrame
+        One row per group and rate (``fmr``, ``fnmr``), see :func:`biofair.differential_report`.
+    differentials : pandas.DataFrame
+        One row per rate: max/min and max/geometric-mean over the resolved groups, with
+        intervals and the verdict against ``tolerance``.
+    cross_group : pandas.DataFrame or None
+        One row per (reference group, probe group) of non-mated comparisons:
+        ``false_matches``, ``comparisons``, ``resolved`` (the target FMR allows 3 false
+        matches) and ``fmr`` (NaN unless resolved); None when the groups are pair-level.
+    threshold : float
+        The operational threshold (match iff ``score >= threshold``).
+    threshold_source : str
+        How it was set: ``"given"`` or ``"fmr"`` (at ``fmr_target`` on all non-mated scores).
+    fmr_target : float or None
+        The target FMR it was set at.
+    overall : dict
+        Counts and rates of the whole table at the threshold.
+    by : list of str
+        The grouping attribute(s).
+    reference : dict
+        The reference group of each rate (None where none is resolved).
+    tolerance : float
+        Largest ratio of error rates taken as no differential.
+    confidence : float
+        Coverage of every interval.
+    n_resamples : int
+        Bootstrap resamples.
+    cluster : str or None
+        The subject column the bootstrap resamples (None: comparisons resampled).
+    notes : list of str
+        What the reader must know: excluded groups, unresolved targets.
+
+    See Also
+    --------
+    biofair.differential_report : Makes it.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.demographic_scores(rng=0)
+    >>> report = bf.differential_report(table, by="group", fmr=1e-2, n_resamples=100, rng=0)
+    >>> sorted(report.to_frame()["rate"].unique())
+    ['fmr', 'fnmr']
+    """
+
+    groups: pd.DataFrame
+    differentials: pd.DataFrame
+    cross_group: pd.DataFrame | None
+    threshold: float
+    threshold_source: str
+    fmr_target: float | None
+    overall: dict
+    by: list
+    reference: dict
+    tolerance: float
+    confidence: float
+    n_resamples: int
+    cluster: str | None
+    notes: list
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-group table (a copy): one row per group and rate."""
+        return self.groups.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain Python values (NaN as None), in the JSON schema's layout."""
+        from biofair import __version__
+
+        def records(table: pd.DataFrame | None) -> list | None:
+            if table is None:
+                return None
+            clean = table.astype(object).where(table.notna(), None)
+            return [{k: _plain(v) for k, v in row.items()} for row in clean.to_dict("records")]
+
+        return {
+            "report": "biofair differential report",
+            "biofair_version": __version__,
+            "settings": {
+                "by": list(self.by), "threshold": self.threshold, "threshold_source": self.threshold_source,
+                "fmr_target": self.fmr_target, "reference": {k: v for k, v in self.reference.items()},
+                "tolerance": self.tolerance, "confidence": self.confidence,
+                "n_resamples": self.n_resamples, "cluster": self.cluster,
+            },
+            "overall": {k: _plain(v) for k, v in self.overall.items()},
+            "groups": records(self.groups),
+            "differentials": records(self.differentials),
+            "cross_group": records(self.cross_group),
+            "notes": list(self.notes),
+        }
+
+    def to_json(self, *, indent: int = 2) -> str:
+        """The report as JSON text following ``differential_report.schema.json``."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON value: numpy scalars as Python ones, non-finite floats as None."""
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    return value
+
+
+def _operational_threshold(values: NDArray, mated: NDArray, threshold: float | None,
+                           fmr: float | None) -> tuple[float, str, float | None, dict]:
+    """The threshold, its source, the target FMR and, for a target, its resolution on all the
+    non-mated scores (warned when the rule of three fails)."""
+    if (threshold is None) == (fmr is None):
+        raise ValueError("give exactly one of threshold= (a fixed threshold) or fmr= (a target FMR on all non-mated scores)")
+    if threshold is not None:
+        return as_threshold(threshold), "given", None, {}
+    target = as_number(fmr, "fmr", low=0.0, high=1.0, open_low=True, open_high=True)
+    nonmated = np.sort(values[~mated])
+    warn_unresolved([target], nonmated.size, stacklevel=4)
+    (resolved,), (precise,) = resolution([target], nonmated.size)
+    value = float(threshold_at_fmr_sorted(nonmated, np.array([target]))[0])
+    return value, "fmr", target, {"target_resolved": bool(resolved), "target_precise": bool(precise)}
+
+
+def differential_report(
+    table: pd.DataFrame,
+    *,
+    by: By = "group",
+    threshold: float | None = None,
+    fmr: float | None = None,
+    reference: str | None = None,
+    tolerance: float = _DEFAULT_TOLERANCE,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    cluster: str | None = "reference_subject",
+    extrapolate: bool = True,
+    rng: Seed = None,
+) -> DifferentialReport:
+    """Report demographic differentials: per-group FMR and FNMR at one threshold, with intervals.
+
+    The report an auditor files: every group's rates at the operational threshold with
+    binomial and subject-clustered intervals, ratios between groups against a tolerance,
+    whether each group's data resolve the target, and the cross-group FMR.
+
+    Read more in the chapter "Audit demographic differentials".
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A score table with the group column(s) of ``by`` (pair-level, or per side
+        ``reference_<attr>`` / ``probe_<attr>``) and, for the clustered bootstrap, the
+        ``cluster`` column.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    threshold : float, optional
+        The operational threshold, when the system has one (match iff ``score >= threshold``).
+    fmr : float, optional
+        Instead, a target FMR: the threshold is set at it on **all** the table's non-mated
+        scores (homogeneous and cross-group), as a deployed system sets one threshold for
+        everyone. Give exactly one of ``threshold`` and ``fmr``.
+    reference : str, optional
+        The group every rate is compared to; by default, per rate, the resolved group with
+        the lowest rate (so that ratios read "times the best group").
+    tolerance : float, default 1.25
+        Largest ratio of two groups' error rates taken as no differential. The default is
+        the four-fifths rule of the US Uniform Guidelines on Employee Selection Procedures
+        (29 CFR 1607.4(D)): a selection rate below 4/5 of the highest is evidence of adverse
+        impact; for error rates, a rate above 5/4 of the lowest. It is a convention with
+        legal standing, not a law of biometrics: state the tolerance your audit uses.
+    confidence : float, default 0.95
+        Coverage of every interval.
+    n_resamples : int, default 1000
+        Bootstrap resamples.
+    cluster : str or None, default "reference_subject"
+        Subject column: the bootstrap resamples subjects within each group and keeps all
+        their comparisons (a subject's comparisons are not independent). None, or a table
+        without that column, resamples comparisons.
+    extrapolate : bool, default True
+        For a group whose non-mated comparisons cannot resolve the target FMR, add a
+        generalised Pareto estimate of its FMR (:func:`biofair.extrapolated_fmr`), marked
+        extrapolated, when it has enough non-mated scores to fit a tail.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    DifferentialReport
+        ``groups`` (``to_frame()``), one row per group and ``rate`` (``"fmr"``: homogeneous
+        non-mated comparisons, ``"fnmr"``: mated ones), with ``errors``, ``comparisons``,
+        ``reference_subjects`` and ``probe_subjects`` (distinct subjects on each side);
+        ``target`` (the rate it must resolve: the FMR target or the whole table's rate at the
+        threshold), ``resolved`` / ``precise`` (the target allows at least 3 / 30 errors among
+        the group's comparisons), ``smallest_resolved`` (``3/n``, the smallest rate the group
+        resolves) and ``smallest_precise`` (``30/n``); ``status`` (``"resolved"``,
+        ``"unresolved"`` or ``"no comparisons"``); ``estimate`` (``errors/comparisons``, only
+        when resolved: never a 0 that only means "too few comparisons"); ``cp_low`` /
+        ``cp_high`` (Clopper-Pearson), ``wilson_low`` / ``wilson_high``, ``bootstrap_low`` /
+        ``bootstrap_high`` (subject-clustered percentile interval, resolved groups) and
+        ``design_effect`` (bootstrap variance over the binomial ``p(1-p)/n``); ``ratio`` to the
+        reference with ``ratio_low`` / ``ratio_high`` and ``ratio_verdict``; ``extrapolated``
+        (FMR of an unresolved group from a Pareto tail) with ``extrapolated_low`` /
+        ``extrapolated_high``. ``differentials``: per rate, ``max_min`` and ``max_geomean``
+        over the resolved groups with intervals and the ``verdict``. ``cross_group``: FMR of
+        every reference group x probe group with its counts (NaN where the cell cannot
+        resolve the target).
+
+    Raises
+    ------
+    SchemaError
+        When a group column is missing or incomplete (see :func:`biofair.group_labels`), or
+        there are fewer than two groups.
+    ValueError
+        When both or neither of ``threshold`` and ``fmr`` are given, an option is out of
+        range, or ``reference`` names no group.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        When ``fmr`` is below what all the non-mated scores resolve (3/N).
+
+    See Also
+    --------
+    biofair.rates_by_group : The per-group rates alone.
+    biofair.cross_group_fmr : The cross-group FMR matrix.
+    biofair.extrapolated_fmr : The tail estimate of unresolved groups.
+    biofair.inequity : Highest rate over the geometric mean, as the fairness literature defines it.
+
+    Notes
+    -----
+    Decision rule: a ratio's verdict is ``"within tolerance"`` when its interval lies in
+    ``[1/tolerance, tolerance]``, ``"exceeds tolerance"`` when it lies wholly outside, else
+    ``"inconclusive"`` (the data can tell neither); ``"not assessable"`` when fewer than two
+    groups are resolved or a rate is 0. ``max_min = max_g r_g / min_g r_g`` and
+    ``max_geomean = max_g r_g / (prod_g r_g)^(1/K)`` over the K resolved groups; each ratio's
+    interval is the percentile interval of its bootstrap replicates, all groups resampled
+    together (independently within each group), so the intervals reflect every group's
+    uncertainty. The design effect ``deff = var_boot / (p(1-p)/n)`` says by how much
+    clustering inflates the variance: binomial intervals assume ``deff = 1`` and are too
+    narrow by about ``sqrt(deff)``.
+
+    References
+    ----------
+    ISO/IEC 19795-10:2024, quantifying biometric system performance variation across
+    demographic groups. P. Grother, M. Ngan and K. Hanaoka, "Face Recognition Vendor Test
+    Part 3: Demographic Effects", NISTIR 8280, 2019 (FMR and FNMR per group at one
+    threshold, cross-group FMR). C. J. Clopper and E. S. Pearson, Biometrika 26, 1934;
+    E. B. Wilson, JASA 22, 1927. ISO/IEC 19795-1:2021 (rule of three).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.synthetic.demographic_scores(rng=0)
+    >>> report = bf.differential_report(table, by="group", fmr=1e-2, n_resamples=200, rng=0)
+    >>> report.to_frame().query("rate == 'fmr'")[["group", "errors", "comparisons", "status", "estimate"]]
+      group  errors  comparisons      status  estimate
+    0     a      26         2361    resolved  0.011012
+    2     b      50         2415    resolved  0.020704
+    4     c       2          182  unresolved       NaN
+    >>> report.differentials[["rate", "max_min", "verdict"]]
+       rate   max_min            verdict
+    0   fmr  1.880076       inconclusive
+    1  fnmr  2.793103  exceeds tolerance
+    """
+    validate_scores(table)
+    attributes = _attributes_of(by)
+    tolerance = as_number(tolerance, "tolerance", low=1.0, open_low=True)
+    confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
+    n_resamples = as_count(n_resamples, "n_resamples")
+    rng = as_rng(rng)
+    values = table["score"].to_numpy(dtype=np.float64)
+    mated = table["mated"].to_numpy(dtype=bool)
+    codes, names = _group_codes(table, by)
+    if len(names) < 2:
+        raise SchemaError(f"a differential needs at least two groups; by={by!r} gives {len(names)}")
+    if reference is not None and reference not in names:
+        raise ValueError(f"reference={reference!r} names no group; the groups are {names}")
+    thr, source, target_fmr, target_resolution = _operational_threshold(values, mated, threshold, fmr)
+
+    errors = np.where(mated, values < thr, values >= thr)
+    overall = {"n_mated": int(mated.sum()), "n_nonmated": int((~mated).sum()),
+               "false_non_matches": int(errors[mated].sum()), "false_matches": int(errors[~mated].sum())}
+    overall["fnmr"] = overall["false_non_matches"] / overall["n_mated"]
+    overall["fmr"] = overall["false_matches"] / overall["n_nonmated"]
+    overall.update(target_resolution)
+    targets = {"fmr": target_fmr if target_fmr is not None else overall["fmr"], "fnmr": overall["fnmr"]}
+    subjects = cluster if cluster is not None and cluster in table.columns else None
+
+    groups, replicates = _counts_and_replicates(table, codes, names, errors, subjects, n_resamples, rng)
+    groups = _sufficiency(groups, targets, confidence)
+    boot = _bootstrap_columns(groups, replicates, confidence)
+    notes: list[str] = []
+    references, differential_rows = {}, []
+    groups["ratio"] = groups["ratio_low"] = groups["ratio_high"] = np.nan
+    groups["ratio_verdict"] = _NOT_ASSESSABLE
+    for rate in _RATES:
+        references[rate], row = _ratios(groups, rate, boot, reference, tolerance, confidence, notes)
+        differential_rows.append(row)
+    if extrapolate:
+        _extrapolate(groups, values[~mated], codes[~mated], names, thr, confidence, notes)
+
+    cross = None
+    if all(f"reference_{a}" in table.columns and f"probe_{a}" in table.columns for a in attributes):
+        cross = _cross_group_counts(table, thr, by=by).rename(columns={"accepted": "false_matches"})
+        cross["resolved"] = [bool(resolution([targets["fmr"]], int(n))[0][0]) for n in cross["comparisons"]]
+        cross["fmr"] = cross["fmr"].where(cross["resolved"])  # never a 0 that means "too few"
+    groups = groups[_COLUMNS].sort_values(["group", "rate"], kind="stable")
+    groups.index = range(len(groups))
+    return DifferentialReport(groups, pd.DataFrame(differential_rows), cross, thr, source, target_fmr, overall,
+                              attributes, references, tolerance, confidence, n_resamples, subjects, notes)
+
+
+_COLUMNS = ["group", "rate", "status", "estimate", "errors", "comparisons", "reference_subjects", "probe_subjects",
+            "target", "resolved", "precise", "smallest_resolved", "smallest_precise", "cp_low", "cp_high",
+            "wilson_low", "wilson_high", "bootstrap_low", "bootstrap_high", "design_effect", "ratio", "ratio_low",
+            "ratio_high", "ratio_verdict", "extrapolated", "extrapolated_low", "extrapolated_high"]
+
+
+def _counts_and_replicates(table: pd.DataFrame, codes: NDArray, names: list[str], errors: NDArray,
+                           subjects: str | None, n_resamples: int,
+                           rng: np.random.Generator) -> tuple[pd.DataFrame, dict[str, NDArray]]:
+    """Per group and rate: errors, comparisons and distinct subjects per side; per group, the
+    ``(B, 2)`` bootstrap replicates of (FMR, FNMR), resampling subjects within the group
+    (or comparisons, as binomial draws of the same law, when there is no subject column)."""
+    mated = table["mated"].to_numpy(dtype=bool)
+    side_subjects = all(f"{s}_subject" in table.columns for s in ("reference", "probe"))
+    rows, replicates = [], {}
+    for code, name in enumerate(names):  # a loop over groups; each step is vectorised
+        in_group = codes == code
+        chosen = {"fmr": in_group & ~mated, "fnmr": in_group & mated}
+        k = np.array([errors[chosen[r]].sum() for r in _RATES])
+        n = np.array([chosen[r].sum() for r in _RATES])
+        if subjects:
+            clusters = pd.factorize(table[subjects].to_numpy()[in_group])[0]
+            size = clusters.max() + 1
+            of_rate = [chosen[r][in_group] for r in _RATES]
+            e = np.stack([np.bincount(clusters[c], weights=errors[in_group][c], minlength=size) for c in of_rate], 1)
+            t = np.stack([np.bincount(clusters[c], minlength=size) for c in of_rate], 1).astype(np.float64)
+            replicates[name] = _clustered_replicates(e, t, n_resamples, rng)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                replicates[name] = rng.binomial(n, np.where(n > 0, k / np.maximum(n, 1), 0), (n_resamples, 2)) / n
+        for column, rate in enumerate(_RATES):
+            row = {"group": name, "rate": rate, "errors": int(k[column]), "comparisons": int(n[column]),
+                   "reference_subjects": np.nan, "probe_subjects": np.nan}
+            if side_subjects:
+                row["reference_subjects"] = table["reference_subject"][chosen[rate]].nunique()
+                row["probe_subjects"] = table["probe_subject"][chosen[rate]].nunique()
+            rows.append(row)
+    return pd.DataFrame(rows), replicates
+
+
+def _sufficiency(groups: pd.DataFrame, targets: dict, confidence: float) -> pd.DataFrame:
+    """Add the target, its resolution, the smallest resolved rates, the status, the estimate
+    (only where resolved) and the binomial intervals."""
+    n, k = groups["comparisons"].to_numpy(), groups["errors"].to_numpy()
+    groups["target"] = groups["rate"].map(targets).astype(float)
+    resolved, precise = np.zeros(len(groups), dtype=bool), np.zeros(len(groups), dtype=bool)
+    for i, (target, count) in enumerate(zip(groups["target"], n)):
+        if count > 0 and np.isfinite(target):
+            (resolved[i],), (precise[i],) = resolution([target], int(count))
+    groups["resolved"], groups["precise"] = resolved, precise
+    some = np.maximum(n, 1)
+    groups["smallest_resolved"] = np.where(n > 0, RESOLVED / some, np.nan)
+    groups["smallest_precise"] = np.where(n > 0, PRECISE / some, np.nan)
+    groups["status"] = np.where(n == 0, _NO_COMPARISONS, np.where(resolved, _RESOLVED, _UNRESOLVED))
+    groups["estimate"] = np.where(resolved, k / some, np.nan)
+    groups["cp_low"], groups["cp_high"], groups["wilson_low"], groups["wilson_high"] = _binomial_intervals(k, n, confidence)
+    return groups
+
+
+def _bootstrap_columns(groups: pd.DataFrame, replicates: dict, confidence: float) -> dict[int, NDArray]:
+    """Add the bootstrap interval and design effect of every resolved row; return each row's
+    replicates."""
+    boot = {}
+    groups["bootstrap_low"] = groups["bootstrap_high"] = groups["design_effect"] = np.nan
+    for i, row in groups.iterrows():
+        boot[i] = replicates[row["group"]][:, _RATES.index(row["rate"])]
+        if row["status"] != _RESOLVED:
+            continue
+        p, finite = row["estimate"], boot[i][np.isfinite(boot[i])]
+        groups.loc[i, ["bootstrap_low", "bootstrap_high"]] = interval(
+            finite, p, lambda: [], method="percentile", confidence=confidence)
+        if 0 < p < 1:
+            groups.loc[i, "design_effect"] = float(finite.var() / (p * (1 - p) / row["comparisons"]))
+    return boot
+
+
+def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, tolerance: float,
+            confidence: float, notes: list[str]) -> tuple[str | None, dict]:
+    """Fill the ratio columns of one rate's rows; return its reference and differentials row."""
+    part = groups[groups["rate"] == rate]
+    usable = part[(part["status"] == _RESOLVED) & (part["estimate"] > 0)]
+    excluded = [g for g in part["group"] if g not in set(usable["group"])]
+    if excluded:
+        notes.append(f"{rate.upper()}: left out of the differentials (unresolved, no comparisons or a rate of 0): "
+                     + ", ".join(excluded))
+    if reference is None and len(usable):
+        reference = usable.loc[usable["estimate"].idxmin(), "group"]
+    if reference is not None and reference not in set(usable["group"]):
+        notes.append(f"{rate.upper()}: the reference group {reference!r} is not resolved; no ratios to it")
+    elif reference is not None:
+        base = usable.index[usable["group"] == reference][0]
+        for i in usable.index:
+            estimate = groups.loc[i, "estimate"] / groups.loc[base, "estimate"]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                low, high = _ratio_interval(boot[i] / boot[base], estimate, confidence)
+            groups.loc[i, ["ratio", "ratio_low", "ratio_high"]] = estimate, low, high
+            groups.loc[i, "ratio_verdict"] = "reference" if i == base else _verdict(low, high, tolerance)
+    return reference, _differentials(rate, usable, boot, excluded, reference, tolerance, confidence)
+
+
+def _extrapolate(groups: pd.DataFrame, nonmated: NDArray, codes: NDArray, names: list[str], threshold: float,
+                 confidence: float, notes: list[str]) -> None:
+    """Add the generalised Pareto FMR of every unresolved group with scores enough for a tail."""
+    groups["extrapolated"] = groups["extrapolated_low"] = groups["extrapolated_high"] = np.nan
+    for i in groups.index[(groups["rate"] == "fmr") & (groups["status"] == _UNRESOLVED)]:
+        name = groups.loc[i, "group"]
+        try:
+            tail = extrapolated_fmr(nonmated[codes == names.index(name)], threshold, confidence=confidence)
+        except ValueError as error:
+            notes.append(f"FMR of {name!r} not extrapolated: {error}")
+            continue
+        groups.loc[i, ["extrapolated", "extrapolated_low", "extrapolated_high"]] = tail.estimate, tail.low, tail.high
+
+
+def _differentials(rate: str, usable: pd.DataFrame, boot: dict, excluded: list, reference: str | None,
+                   tolerance: float, confidence: float) -> dict:
+    """One row of the differentials table: max/min and max/geometric mean with intervals."""
+    row = {"rate": rate, "groups_compared": len(usable), "excluded": "; ".join(excluded), "reference": reference,
+           "highest_group": None, "lowest_group": None}
+    estimates = usable["estimate"].to_numpy(dtype=np.float64)
+    for name in ("max_min", "max_geomean"):
+        row.update({name: np.nan, f"{name}_low": np.nan, f"{name}_high": np.nan})
+    row["tolerance"], row["verdict"] = tolerance, _NOT_ASSESSABLE
+    if len(usable) < 2:
+        return row
+    reps = np.stack([boot[i] for i in usable.index], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        statistics = {
+            "max_min": (estimates.max() / estimates.min(), reps.max(1) / reps.min(1)),
+            "max_geomean": (estimates.max() / np.exp(np.log(estimates).mean()), reps.max(1) / np.exp(np.log(reps).mean(1))),
+        }
+    for name, (estimate, replicates) in statistics.items():
+        low, high = _ratio_interval(replicates, estimate, confidence)
+        row.update({name: estimate, f"{name}_low": low, f"{name}_high": high})
+    row["highest_group"] = usable["group"].iloc[int(estimates.argmax())]
+    row["lowest_group"] = usable["group"].iloc[int(estimates.argmin())]
+    # max/min >= 1 by construction: only its upper side can break the tolerance
+    row["verdict"] = _verdict(max(row["max_min_low"], 1.0), row["max_min_high"], tolerance)
+    return row

@@ -1,0 +1,427 @@
+"""Extreme-value estimates of an FMR the data cannot resolve: a generalised Pareto tail.
+
+Read more in the chapter "Audit demographic differentials" (``notebooks/10``).
+
+With ``N`` non-mated scores no FMR below ``3/N`` can be measured (rule of three). Above a
+high score ``u``, the excesses ``y = s - u`` of the top scores follow, for a broad class of
+score distributions, a generalised Pareto law (Pickands-Balkema-de Haan theorem) with
+survival ``S(y) = (1 + xi y / sigma)^(-1/xi)``. Fitting it to the ``n_u`` highest scores
+extends the empirical FMR beyond the data::
+
+    FMR(t) = (n_u / N) · S(t - u),   t > u
+
+Every number computed this way is marked *extrapolated*: it rests on the model, not on
+observed false matches.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+
+from biofair._thresholds import resolution
+from biofair._typing import Seed
+from biofair._validation import as_count, as_number, as_rng, as_scores, as_threshold
+
+#: Shape values over which the profile likelihood is maximised.
+_SHAPES = np.linspace(-0.95, 1.5, 123)
+# Fewest tail scores a fit accepts.
+_MIN_TAIL = 20
+
+
+class TailEstimate(NamedTuple):
+    """An FMR at a threshold (or a threshold at an FMR) from a generalised Pareto tail.
+
+    Returned by :func:`biofair.extrapolated_fmr` and :func:`biofair.extrapolated_threshold`.
+
+    Attributes
+    ----------
+    estimate : float
+        The FMR at ``threshold`` (or the threshold at ``fmr``) under the fitted tail.
+    low : float
+        Lower end of the profile-likelihood interval.
+    high : float
+        Upper end of the profile-likelihood interval (``inf`` when the data cannot bound it).
+    confidence : float
+        Coverage the interval was made for.
+    threshold : float
+        The threshold asked for (or estimated).
+    fmr : float
+        The FMR asked for (or estimated).
+    tail_start : float
+        ``u``: the scores above it were fitted.
+    n_tail : int
+        ``n_u``: the scores above ``u``.
+    n_nonmated : int
+        ``N``: all non-mated scores.
+    shape : float
+        The fitted shape ``xi`` (negative: a bounded tail, as a normal's; positive: heavy).
+    scale : float
+        The fitted scale ``sigma``.
+    extrapolated : bool
+        True when the threshold lies above ``u`` (the estimate rests on the model). Always
+        True for a threshold the data cannot resolve.
+
+    See Also
+    --------
+    biofair.extrapolated_fmr : Returns it for a threshold.
+    biofair.extrapolated_threshold : Returns it for a target FMR.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> tail = bf.extrapolated_fmr(np.random.default_rng(0).normal(size=2_000), 3.5)
+    >>> tail.extrapolated, tail.n_tail
+    (True, 200)
+    """
+
+    estimate: float
+    low: float
+    high: float
+    confidence: float
+    threshold: float
+    fmr: float
+    tail_start: float
+    n_tail: int
+    n_nonmated: int
+    shape: float
+    scale: float
+    extrapolated: bool
+
+
+class _Tail(NamedTuple):
+    excess: NDArray[np.float64]
+    start: float
+    share: float  # n_u / N
+    shape: float
+    scale: float
+    loglik: float
+
+
+def _fit(nonmated: ArrayLike, tail_fraction: float, min_tail: int) -> tuple[_Tail, int]:
+    """The generalised Pareto fit to the top ``tail_fraction`` of the scores (at least
+    ``min_tail`` of them); excesses over the next score down."""
+    scores = np.sort(as_scores(nonmated, "nonmated"))
+    as_number(tail_fraction, "tail_fraction", low=0.0, high=1.0, open_low=True, open_high=True)
+    minimum = as_count(min_tail, "min_tail", minimum=_MIN_TAIL)
+    n = scores.size
+    wanted = max(minimum, int(round(tail_fraction * n)))
+    if wanted >= n:
+        raise ValueError(
+            f"nonmated has {n} scores: a tail of {wanted} needs at least {wanted + 1} "
+            f"(min_tail = {minimum}); too few to fit a tail"
+        )
+    start = scores[n - wanted - 1]
+    excess = scores[scores > start] - start  # ties at u stay below it
+    if excess.size < minimum or np.unique(excess).size < 3:
+        raise ValueError(f"nonmated has only {excess.size} scores above the tail start {start:g}; too few to fit a tail")
+    unit = excess.mean()  # fitted in units of the mean excess: the same fit whatever the score scale
+    shape, _, scale = stats.genpareto.fit(excess / unit, floc=0)
+    scale *= unit
+    loglik = float(stats.genpareto.logpdf(excess, shape, 0, scale).sum())
+    return _Tail(excess, float(start), excess.size / n, float(shape), float(scale), loglik), n
+
+
+def _constrained_loglik(excess: NDArray, distance: NDArray, survival: NDArray) -> NDArray[np.float64]:
+    """Profile log-likelihood: for each pair (d, q), the largest log-likelihood of a tail
+    with ``S(d) = q``, over the shapes ``_SHAPES`` (none is 0; the scale follows from the
+    constraint: ``sigma = xi d / (q^-xi - 1)``)."""
+    xi = _SHAPES[None, :]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        sigma = xi * distance[:, None] / np.expm1(-xi * np.log(survival[:, None]))  # (constraints, shapes)
+        ratio = (xi / sigma).ravel()[:, None]  # xi / sigma, one row per (constraint, shape)
+        loglik = np.empty(ratio.shape[0])
+        for start in range(0, ratio.shape[0], 2048):  # bounded memory
+            z = ratio[start:start + 2048] * excess  # xi y / sigma
+            logs = np.log1p(np.maximum(z, -1.0))
+            loglik[start:start + 2048] = np.where((z > -1).all(1), logs.sum(1), np.nan)
+        loglik = -excess.size * np.log(sigma) - (1 + 1 / xi) * loglik.reshape(sigma.shape)
+    loglik = np.where(np.isfinite(loglik) & (sigma > 0), loglik, -np.inf)
+    return loglik.max(1)
+
+
+def _accepted_range(grid: NDArray, profile: NDArray, loglik: float, confidence: float) -> tuple[float, float]:
+    """The ends of the grid region where the likelihood ratio test accepts (Wilks: the
+    deviance ``2 (l_hat - l_p)`` below the chi-square(1) quantile), interpolated linearly
+    between grid points; an end of the grid where the region reaches it."""
+    cut = loglik - stats.chi2.ppf(confidence, 1) / 2
+    inside = np.flatnonzero(profile >= cut)
+    if inside.size == 0:  # the grid misses the maximum: the estimate alone
+        best = int(np.argmax(profile))
+        return float(grid[best]), float(grid[best])
+    ends = []
+    for edge, step in ((inside[0], -1), (inside[-1], 1)):
+        out = edge + step
+        if out < 0 or out >= grid.size:
+            ends.append(float(grid[edge]))
+            continue
+        a, b = profile[out], profile[edge]
+        share = 0.0 if not np.isfinite(a) else (cut - a) / (b - a)
+        ends.append(float(grid[out] + share * (grid[edge] - grid[out])))
+    return ends[0], ends[1]
+
+
+def extrapolated_fmr(
+    nonmated: ArrayLike,
+    threshold: float,
+    *,
+    tail_fraction: float = 0.1,
+    min_tail: int = 50,
+    confidence: float = 0.95,
+) -> TailEstimate:
+    """FMR at a threshold beyond the data, from a generalised Pareto fit to the top scores.
+
+    Read more in the chapter "Audit demographic differentials".
+
+    Parameters
+    ----------
+    nonmated : array_like
+        Non-mated scores (higher = more similar).
+    threshold : float
+        Decision threshold (match iff ``score >= threshold``).
+    tail_fraction : float, default 0.1
+        Share of the highest scores fitted (the top 10%, a common choice that keeps the
+        fit in the tail yet gives it scores enough) ...
+    min_tail : int, default 50
+        ... and never fewer than this many (at least 20).
+    confidence : float, default 0.95
+        Coverage of the profile-likelihood interval.
+
+    Returns
+    -------
+    TailEstimate
+        ``estimate = (n_u/N) · S(threshold - u)`` with its interval, the fit and
+        ``extrapolated=True`` when ``threshold > u``. At or below ``u`` the empirical FMR is
+        returned (the data resolve it) with the Clopper-Pearson interval and
+        ``extrapolated=False``.
+
+    Raises
+    ------
+    ValueError
+        When there are too few scores for a tail of ``min_tail`` (at least ``min_tail + 1``).
+
+    See Also
+    --------
+    biofair.extrapolated_threshold : The threshold at a target FMR, the same way.
+    biofair.differential_report : Uses it for groups that cannot resolve the target.
+    biofair.threshold_at_fmr : The empirical threshold, where the data resolve the target.
+
+    Notes
+    -----
+    ``u`` is the highest score below the top ``n_u = max(min_tail, round(tail_fraction·N))``;
+    the excesses ``y = s - u`` of the scores above it are fitted by maximum likelihood
+    (``scipy.stats.genpareto.fit`` with location 0). The share ``n_u / N`` is fixed by this
+    choice, so the interval is that of ``S(threshold - u)`` times it: the profile
+    likelihood interval (Coles, section 4.3.3), the values ``q`` of ``S`` whose best tail
+    under the constraint ``S(d) = q`` has a deviance below the chi-square(1) quantile.
+    The profile is maximised over a grid of shapes in [-0.95, 1.5] (step 0.02) and
+    evaluated every 0.25 decade of ``S``. Its lower end is 0 when
+    a bounded tail ending below the threshold fits as well.
+
+    References
+    ----------
+    S. Coles, "An Introduction to Statistical Modeling of Extreme Values", Springer, 2001,
+    sections 4.2-4.3 (threshold excesses, profile likelihood). J. Pickands, "Statistical
+    inference using extreme order statistics", Annals of Statistics 3, 1975.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import norm
+    >>> import biofair as bf
+    >>> scores = np.random.default_rng(1).normal(size=3_000)
+    >>> tail = bf.extrapolated_fmr(scores, 3.3)  # FMR 4.8e-4: 1.4 expected false matches
+    >>> bool(tail.low <= norm.sf(3.3) <= tail.high), tail.extrapolated
+    (True, True)
+    """
+    threshold = as_threshold(threshold)
+    confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
+    tail, n = _fit(nonmated, tail_fraction, min_tail)
+    fit = (tail.start, tail.excess.size, n, tail.shape, tail.scale)
+    if threshold <= tail.start:
+        k = int(np.sum(as_scores(nonmated, "nonmated") >= threshold))
+        interval = stats.binomtest(k, n).proportion_ci(confidence, method="exact")
+        return TailEstimate(k / n, interval.low, interval.high, confidence, threshold, k / n, *fit, False)
+    distance = threshold - tail.start
+    survival = float(stats.genpareto.sf(distance, tail.shape, 0, tail.scale))
+    # the profile over log S on a grid of 0.25 decades (below 1e-14: 0), interpolated linearly
+    grid = np.linspace(-14, 0, 57)[:-1]
+    if survival > 0:
+        grid = np.unique(np.append(grid, np.log10(survival)))
+    profile = _constrained_loglik(tail.excess, np.full(grid.size, distance), 10**grid)
+    low, high = _accepted_range(grid, profile, max(tail.loglik, profile.max()), confidence)
+    low = 0.0 if low <= grid[0] else 10**low
+    high = 1.0 if high >= grid[-1] else 10**high  # S(d) <= 1: the FMR at u is its bound
+    fmr = tail.share * survival
+    return TailEstimate(fmr, tail.share * low, tail.share * high, confidence, threshold, fmr, *fit, True)
+
+
+def extrapolated_threshold(
+    nonmated: ArrayLike,
+    fmr: float,
+    *,
+    tail_fraction: float = 0.1,
+    min_tail: int = 50,
+    confidence: float = 0.95,
+) -> TailEstimate:
+    """Threshold at a target FMR beyond the data, from a generalised Pareto fit.
+
+    Read more in the chapter "Audit demographic differentials".
+
+    Parameters
+    ----------
+    nonmated : array_like
+        Non-mated scores (higher = more similar).
+    fmr : float
+        Target FMR, below the share ``n_u / N`` of the fitted tail.
+    tail_fraction : float, default 0.1
+        Share of the highest scores fitted ...
+    min_tail : int, default 50
+        ... and never fewer than this many (at least 20).
+    confidence : float, default 0.95
+        Coverage of the profile-likelihood interval.
+
+    Returns
+    -------
+    TailEstimate
+        ``estimate = u + sigma/xi · ((n_u / (N·fmr))^xi - 1)``, the threshold whose
+        extrapolated FMR is ``fmr``, with its profile-likelihood interval (``high = inf``
+        when a heavy tail cannot be excluded) and ``extrapolated=True``.
+
+    Raises
+    ------
+    ValueError
+        When ``fmr`` is not below ``n_u / N`` (the data resolve it: use
+        :func:`biofair.threshold_at_fmr`) or there are too few scores to fit a tail.
+
+    See Also
+    --------
+    biofair.extrapolated_fmr : The FMR at a threshold, the same way.
+    biofair.threshold_at_fmr : The empirical threshold.
+
+    Notes
+    -----
+    The interval holds the thresholds ``t`` for which the constraint ``S(t - u) = fmr·N/n_u``
+    is not rejected by the likelihood ratio test (profile likelihood of a return level,
+    Coles, section 4.3.3), over a grid of 120 distances above ``u`` up to 100 times the
+    largest excess.
+
+    References
+    ----------
+    S. Coles, "An Introduction to Statistical Modeling of Extreme Values", Springer, 2001,
+    section 4.3.3 (return levels and their profile likelihood).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import norm
+    >>> import biofair as bf
+    >>> scores = np.random.default_rng(1).normal(size=3_000)
+    >>> tail = bf.extrapolated_threshold(scores, 1e-4)
+    >>> bool(tail.low <= norm.isf(1e-4) <= tail.high)
+    True
+    """
+    target = as_number(fmr, "fmr", low=0.0, high=1.0, open_low=True, open_high=True)
+    confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
+    tail, n = _fit(nonmated, tail_fraction, min_tail)
+    if target >= tail.share:
+        raise ValueError(
+            f"fmr={target:g} is not below the tail share n_u/N = {tail.share:.3g}: the data "
+            "resolve it; use threshold_at_fmr"
+        )
+    survival = target / tail.share
+    distance = float(stats.genpareto.isf(survival, tail.shape, 0, tail.scale))
+    span = tail.excess.max()
+    grid = np.unique(np.concatenate([np.linspace(0, 1, 60)[1:] * span, span * np.logspace(0, 2, 60)[1:], [distance]]))
+    profile = _constrained_loglik(tail.excess, grid, np.full(grid.size, survival))
+    low, high = _accepted_range(grid, profile, max(tail.loglik, profile.max()), confidence)
+    high = np.inf if high >= grid[-1] else high
+    return TailEstimate(tail.start + distance, tail.start + low, tail.start + high, confidence,
+                        tail.start + distance, target, tail.start, tail.excess.size, n, tail.shape, tail.scale, True)
+
+
+def subsample_coverage(
+    nonmated: ArrayLike,
+    threshold: float,
+    *,
+    fraction: float = 0.01,
+    n_repeats: int = 200,
+    tail_fraction: float = 0.1,
+    min_tail: int = 50,
+    confidence: float = 0.95,
+    rng: Seed = None,
+) -> pd.DataFrame:
+    """Check the extrapolated FMR by subsampling: how often its interval covers the full data's FMR.
+
+    Each repetition fits the tail on a small random share of the scores and compares its
+    interval with the empirical FMR of all of them.
+
+    Read more in the chapter "Audit demographic differentials".
+
+    Parameters
+    ----------
+    nonmated : array_like
+        A large set of non-mated scores, whose empirical FMR at ``threshold`` stands for
+        the truth.
+    threshold : float
+        The threshold (match iff ``score >= threshold``).
+    fraction : float, default 0.01
+        Share of the scores drawn (without replacement) in each repetition.
+    n_repeats : int, default 200
+        Repetitions.
+    tail_fraction : float, default 0.1
+        Share of the highest scores fitted, as for :func:`biofair.extrapolated_fmr` ...
+    min_tail : int, default 50
+        ... and never fewer than this many.
+    confidence : float, default 0.95
+        Coverage of each interval.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per repetition: ``n`` (scores drawn), ``k`` (of them at or above the
+        threshold), ``resolved`` (whether the subsample resolves the full-data FMR by the
+        rule of three), ``estimate``, ``low``, ``high``, ``full_fmr`` (the empirical FMR of
+        all the scores) and ``covered`` (``low <= full_fmr <= high``).
+
+    See Also
+    --------
+    biofair.extrapolated_fmr : The estimate being checked.
+
+    References
+    ----------
+    S. Coles, "An Introduction to Statistical Modeling of Extreme Values", Springer, 2001.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> scores = np.random.default_rng(0).normal(size=100_000)
+    >>> runs = bf.subsample_coverage(scores, 3.0, fraction=0.05, n_repeats=5, rng=0)
+    >>> len(runs), bool(runs["covered"].mean() >= 0.6)
+    (5, True)
+    """
+    scores = as_scores(nonmated, "nonmated")
+    threshold = as_threshold(threshold)
+    as_number(fraction, "fraction", low=0.0, high=1.0, open_low=True)
+    repeats = as_count(n_repeats, "n_repeats")
+    rng = as_rng(rng)
+    size = int(round(fraction * scores.size))
+    full = float(np.mean(scores >= threshold))
+    rows = []
+    for _ in range(repeats):  # one fit per repetition; each is vectorised over its scores
+        drawn = rng.choice(scores, size, replace=False)
+        tail = extrapolated_fmr(drawn, threshold, tail_fraction=tail_fraction, min_tail=min_tail, confidence=confidence)
+        rows.append((size, int(np.sum(drawn >= threshold)), bool(resolution(full, size)[0]), tail.estimate,
+                     tail.low, tail.high))
+    table = pd.DataFrame(rows, columns=["n", "k", "resolved", "estimate", "low", "high"])
+    table["full_fmr"] = full
+    table["covered"] = (table["low"] <= full) & (full <= table["high"])
+    return table

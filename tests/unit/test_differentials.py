@@ -1,0 +1,314 @@
+"""The differential report and its tail estimates against independent computations.
+
+Oracles: the textbook Clopper-Pearson and Wilson formulas (the package calls
+scipy.stats.binomtest), the plain subject bootstrap of
+biofair.bootstrap (the same resampling plan, evaluated row by row), Python loops over the
+comparisons, scipy.optimize for the profile likelihood, and simulation for coverage.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from importlib.resources import files
+
+import jsonschema
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import optimize, stats
+
+import biofair as bf
+from biofair._validation import as_rng
+from biofair.differentials import _binomial_intervals, _clustered_replicates, _verdict
+
+SCHEMA = json.loads((files("biofair") / "data" / "differential_report.schema.json").read_text())
+
+
+def validate(document: dict) -> None:
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    jsonschema.validate(document, SCHEMA, cls=jsonschema.Draft202012Validator)
+
+
+@pytest.fixture(scope="module")
+def demo() -> pd.DataFrame:
+    return bf.synthetic.demographic_scores(rng=3)
+
+
+@pytest.fixture(scope="module")
+def report(demo) -> bf.DifferentialReport:
+    return bf.differential_report(demo, by="group", fmr=1e-2, n_resamples=300, rng=0)
+
+
+# -- binomial intervals --------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 5_000), share=st.floats(0, 1), confidence=st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+def test_binomial_intervals_equal_the_textbook_formulas(n, share, confidence):
+    """Clopper-Pearson from beta quantiles (Clopper and Pearson, 1934) and Wilson's score
+    interval without continuity correction (Wilson, 1927), written out here."""
+    k = int(round(share * n))
+    alpha = 1 - confidence
+    exact = (stats.beta.ppf(alpha / 2, k, n - k + 1) if k > 0 else 0.0,
+             stats.beta.ppf(1 - alpha / 2, k + 1, n - k) if k < n else 1.0)
+    z, p = stats.norm.isf(alpha / 2), k / n
+    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+    cp_low, cp_high, w_low, w_high = _binomial_intervals(np.array([k]), np.array([n]), confidence)
+    np.testing.assert_allclose([cp_low[0], cp_high[0]], exact, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose([w_low[0], w_high[0]], [centre - half, centre + half], rtol=1e-9, atol=1e-12)
+
+
+def test_binomial_intervals_of_no_comparisons_are_missing():
+    assert np.isnan(_binomial_intervals(np.array([0]), np.array([0]), 0.95)).all()
+
+
+# -- the clustered bootstrap is the subject bootstrap of bf.bootstrap ----------------------
+
+
+def test_clustered_replicates_equal_the_plain_subject_bootstrap(demo):
+    one = demo[demo["reference_group"] == "a"].reset_index(drop=True)
+    threshold = 1.5
+    plain = bf.bootstrap(lambda mated, nonmated: np.mean(nonmated >= threshold), one, n_resamples=200,
+                         unit="subject", rng=7).replicates
+    clusters = pd.factorize(one["reference_subject"])[0]
+    nonmated = ~one["mated"].to_numpy()
+    errors = np.bincount(clusters[nonmated], weights=(one["score"].to_numpy() >= threshold)[nonmated])
+    totals = np.bincount(clusters[nonmated]).astype(float)
+    fast = _clustered_replicates(errors[:, None], totals[:, None], 200, as_rng(7))[:, 0]
+    np.testing.assert_allclose(fast, plain, rtol=1e-12)
+
+
+# -- counts against loops ----------------------------------------------------------------
+
+
+def test_counts_subjects_and_cross_group_against_loops(demo, report):
+    t = report.threshold
+    for row in report.groups.itertuples():
+        errors = comparisons = 0
+        references, probes = set(), set()
+        for score, mated, ref, probe, ref_group, probe_group in demo[
+            ["score", "mated", "reference_subject", "probe_subject", "reference_group", "probe_group"]
+        ].itertuples(index=False):
+            if ref_group != row.group or probe_group != row.group or mated != (row.rate == "fnmr"):
+                continue
+            comparisons += 1
+            errors += (score < t) if mated else (score >= t)
+            references.add(ref)
+            probes.add(probe)
+        assert (row.errors, row.comparisons) == (errors, comparisons)
+        assert (row.reference_subjects, row.probe_subjects) == (len(references), len(probes))
+    nonmated = demo[~demo["mated"]]
+    for cell in report.cross_group.itertuples():
+        scores = [s for s, r, p in nonmated[["score", "reference_group", "probe_group"]].itertuples(index=False)
+                  if (r, p) == (cell.reference, cell.probe)]
+        assert cell.comparisons == len(scores) and cell.false_matches == sum(s >= t for s in scores)
+    diagonal = report.cross_group[report.cross_group["reference"] == report.cross_group["probe"]]
+    fmr_rows = report.groups[report.groups["rate"] == "fmr"]
+    assert diagonal["false_matches"].tolist() == fmr_rows["errors"].tolist()
+    matrix = bf.cross_group_fmr(demo, t)
+    for cell in report.cross_group.itertuples():
+        assert matrix.loc[cell.reference, cell.probe] == cell.false_matches / cell.comparisons
+
+
+def test_threshold_at_the_target_on_all_nonmated_scores(demo, report):
+    assert report.threshold == bf.threshold_at_fmr(demo.loc[~demo["mated"], "score"], 1e-2)
+    assert report.threshold_source == "fmr" and report.fmr_target == 1e-2
+    given = bf.differential_report(demo, threshold=report.threshold, n_resamples=50, rng=0)
+    np.testing.assert_array_equal(given.groups["errors"], report.groups["errors"])
+    assert given.threshold_source == "given" and given.fmr_target is None
+
+
+def test_resolution_and_estimates(report):
+    g = report.groups
+    expected_resolved = [bool(np.floor(t * n + 1e-9) >= 3) for t, n in zip(g["target"], g["comparisons"])]
+    assert g["resolved"].tolist() == expected_resolved
+    assert (g["status"] == np.where(g["resolved"], "resolved", "unresolved")).all()
+    resolved = g[g["resolved"]]
+    np.testing.assert_array_equal(resolved["estimate"], resolved["errors"] / resolved["comparisons"])
+    assert g.loc[~g["resolved"], "estimate"].isna().all()  # never a 0 that means "too few"
+    np.testing.assert_allclose(g["smallest_resolved"], 3 / g["comparisons"])
+    np.testing.assert_allclose(g["smallest_precise"], 30 / g["comparisons"])
+    unresolved_fmr = g[(g["rate"] == "fmr") & ~g["resolved"]]
+    assert len(unresolved_fmr) == 1 and unresolved_fmr["extrapolated"].notna().all()  # the small group "c"
+    assert (unresolved_fmr["extrapolated_low"] <= unresolved_fmr["extrapolated"]).all()
+
+
+def test_ratios_and_differentials_by_hand(report):
+    g, tolerance = report.groups, report.tolerance
+    for rate in ("fmr", "fnmr"):
+        part = g[(g["rate"] == rate) & g["resolved"]]
+        reference = part.loc[part["estimate"].idxmin()]
+        assert report.reference[rate] == reference["group"]
+        np.testing.assert_allclose(part["ratio"], part["estimate"] / reference["estimate"])
+        row = report.differentials.set_index("rate").loc[rate]
+        np.testing.assert_allclose(row["max_min"], part["estimate"].max() / part["estimate"].min())
+        np.testing.assert_allclose(row["max_geomean"], part["estimate"].max() / stats.gmean(part["estimate"]))
+        assert row["max_min_low"] <= row["max_min"] <= row["max_min_high"]
+        assert row["verdict"] == _verdict(max(row["max_min_low"], 1.0), row["max_min_high"], tolerance)
+    for row in g.itertuples():
+        if row.status == "resolved":
+            assert row.bootstrap_low <= row.estimate <= row.bootstrap_high
+            assert row.cp_low <= row.estimate <= row.cp_high and row.wilson_low <= row.estimate <= row.wilson_high
+
+
+@pytest.mark.parametrize("low, high, verdict", [
+    (1.01, 1.2, "within tolerance"), (0.81, 1.24, "within tolerance"), (1.3, 2.0, "exceeds tolerance"),
+    (0.2, 0.7, "exceeds tolerance"), (1.1, 1.4, "inconclusive"), (0.5, 1.1, "inconclusive"),
+    (np.nan, 1.1, "not assessable"),
+])
+def test_verdict(low, high, verdict):
+    assert _verdict(low, high, 1.25) == verdict
+
+
+def test_design_effect_is_one_without_clustering_and_above_one_with_it():
+    table = bf.synthetic.demographic_scores(subject_sd=0.0, mated_per_subject=20, rng=1)
+    independent = bf.differential_report(table, threshold=3.0, cluster=None, n_resamples=4000, rng=0)
+    fnmr = independent.groups.query("rate == 'fnmr' and status == 'resolved'")
+    # the variance of a variance estimated from 4000 resamples: about sqrt(2/4000) = 2.2% relative
+    assert fnmr["design_effect"].between(0.9, 1.1).all(), fnmr["design_effect"]
+    correlated = bf.synthetic.demographic_scores(subject_sd=0.8, mated_per_subject=20, rng=1)
+    clustered = bf.differential_report(correlated, threshold=3.0, n_resamples=1000, rng=0)
+    assert (clustered.groups.query("rate == 'fnmr' and group != 'c'")["design_effect"] > 2).all()
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**16))
+def test_row_order_and_group_names_do_not_matter(seed):
+    table = bf.synthetic.demographic_scores(groups={"a": (15, 3.0, 0.0), "b": (12, 2.5, 0.5)}, rng=seed)
+    first = bf.differential_report(table, fmr=0.05, n_resamples=20, rng=0).groups
+    shuffled = table.sample(frac=1, random_state=seed)
+    renamed = shuffled.replace({"reference_group": {"a": "x"}, "probe_group": {"a": "x"}})
+    second = bf.differential_report(renamed, fmr=0.05, n_resamples=20, rng=0).groups
+    second["group"] = second["group"].replace({"x": "a"})
+    second = second.sort_values(["group", "rate"]).reset_index(drop=True)
+    columns = ["group", "rate", "status", "estimate", "errors", "comparisons", "reference_subjects",
+               "cp_low", "cp_high", "wilson_low", "wilson_high"]
+    pd.testing.assert_frame_equal(first[columns], second[columns])
+
+
+# -- honest small groups and JSON ----------------------------------------------------------
+
+
+def test_groups_without_comparisons_are_reported_as_such_and_the_json_validates(demo):
+    no_mated = demo[~(demo["mated"] & (demo["reference_group"] == "c"))]
+    report = bf.differential_report(no_mated, fmr=1e-2, n_resamples=50, rng=0)
+    row = report.groups.query("group == 'c' and rate == 'fnmr'").iloc[0]
+    assert row["status"] == "no comparisons" and row["comparisons"] == 0 and np.isnan(row["estimate"])
+    document = json.loads(report.to_json())
+    validate(document)
+    entry = next(r for r in document["groups"] if r["group"] == "c" and r["rate"] == "fnmr")
+    assert entry["estimate"] is None and entry["cp_low"] is None
+    assert any("c" in note for note in document["notes"])
+
+
+def test_json_of_pair_level_groups_and_hostile_names_validates():
+    table = bf.synthetic.gaussian_scores(n_mated=400, n_nonmated=4_000, rng=0)
+    table["group"] = np.where(np.arange(len(table)) % 2, '<script>"x"</script>', "ünï / côdé")
+    report = bf.differential_report(table, fmr=1e-2, n_resamples=50, rng=0)
+    assert report.cross_group is None and report.cluster is None  # no subjects: comparisons resampled
+    validate(json.loads(report.to_json()))
+
+
+def test_bad_options_are_refused(demo):
+    with pytest.raises(ValueError, match="exactly one of threshold"):
+        bf.differential_report(demo, fmr=1e-2, threshold=1.0)
+    with pytest.raises(ValueError, match="exactly one of threshold"):
+        bf.differential_report(demo)
+    with pytest.raises(ValueError, match="reference='z' names no group"):
+        bf.differential_report(demo, fmr=1e-2, reference="z")
+    with pytest.raises(ValueError, match="tolerance"):
+        bf.differential_report(demo, fmr=1e-2, tolerance=1.0)
+    with pytest.raises(bf.SchemaError, match="at least two groups"):
+        bf.differential_report(demo.assign(reference_group="a", probe_group="a"), fmr=1e-2)
+
+
+def test_an_unresolved_target_warns(demo):
+    with pytest.warns(bf.InsufficientComparisonsWarning):
+        bf.differential_report(demo, fmr=1e-4, n_resamples=20, rng=0)
+
+
+# -- generalised Pareto tails --------------------------------------------------------------
+
+
+def test_tail_estimate_on_pareto_data_and_the_profile_against_scipy_optimize():
+    rng = np.random.default_rng(5)
+    shape, scale, n = 0.1, 1.0, 4_000
+    scores = stats.genpareto.rvs(shape, scale=scale, size=n, random_state=rng)
+    threshold = stats.genpareto.isf(1e-4, shape, scale=scale)
+    tail = bf.extrapolated_fmr(scores, threshold)
+    assert tail.extrapolated and tail.low <= 1e-4 <= tail.high
+    # the interval ends are where the deviance reaches the chi-square quantile: recompute
+    # the profile at each end with scipy.optimize over the shape
+    top = np.sort(scores)[-tail.n_tail:] - tail.tail_start
+    distance = threshold - tail.tail_start
+
+    def profile(fmr):
+        q = fmr * n / tail.n_tail
+
+        def negative(xi):
+            sigma = xi * distance / np.expm1(-xi * np.log(q))
+            return -stats.genpareto.logpdf(top, xi, 0, sigma).sum() if sigma > 0 else np.inf
+
+        return -optimize.minimize_scalar(negative, bounds=(-0.95, 1.5), method="bounded").fun
+
+    best = stats.genpareto.logpdf(top, tail.shape, 0, tail.scale).sum()
+    for end in (tail.low, tail.high):
+        assert 2 * (best - profile(end)) == pytest.approx(stats.chi2.ppf(0.95, 1), abs=0.15)
+
+
+def test_threshold_and_fmr_are_inverse():
+    scores = np.random.default_rng(2).normal(size=5_000)
+    at = bf.extrapolated_threshold(scores, 2e-4)
+    back = bf.extrapolated_fmr(scores, at.estimate)
+    assert back.estimate == pytest.approx(2e-4, rel=1e-9)
+    assert at.low <= stats.norm.isf(2e-4) <= at.high
+
+
+def test_a_resolved_threshold_is_not_extrapolated():
+    scores = np.random.default_rng(2).normal(size=5_000)
+    tail = bf.extrapolated_fmr(scores, 0.5)
+    assert not tail.extrapolated and tail.estimate == np.mean(scores >= 0.5)
+    with pytest.raises(ValueError, match="resolve it"):
+        bf.extrapolated_threshold(scores, 0.2)
+    with pytest.raises(ValueError, match="too few"):
+        bf.extrapolated_fmr(scores[:40], 3.0)
+
+
+# -- coverage by simulation (fast settings; the book runs the full ones) ---------------------
+
+
+def test_subject_bootstrap_covers_and_binomial_intervals_do_not_under_correlation():
+    # 1,000 repeats: the coverage's own standard error is 0.8 points (about 0.93 for the
+    # subject bootstrap with 100 subjects: percentile intervals of a mean of 100 clusters
+    # are slightly too narrow)
+    correlated = bf.synthetic.interval_coverage(subject_sd=0.5, n_repeats=1000, n_resamples=300, rng=0)
+    coverage = correlated.set_index("method")["coverage"]
+    assert 0.90 <= coverage["subject bootstrap"] <= 0.99
+    assert coverage[["clopper-pearson", "wilson", "pair bootstrap"]].max() < 0.90
+    assert correlated["design_effect"].iloc[0] > 1.5
+    independent = bf.synthetic.interval_coverage(subject_sd=0.0, n_repeats=300, n_resamples=300, rng=0)
+    assert (independent["coverage_high"] >= 0.95).all() and (independent["coverage_low"] <= 0.95).all()
+
+
+def test_subsample_coverage_of_the_tail_estimate():
+    scores = np.random.default_rng(0).normal(size=200_000)
+    threshold = np.quantile(scores, 1 - 1e-3)
+    runs = bf.subsample_coverage(scores, threshold, fraction=0.01, n_repeats=60, rng=1)
+    assert not runs["resolved"].any()  # 2,000 scores cannot resolve FMR 1e-3 (2 expected errors)
+    assert runs["covered"].mean() >= 0.85
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**16), shift=st.floats(-50, 50), scale=st.floats(0.1, 10))
+def test_tail_estimate_moves_with_the_scores_and_falls_with_the_threshold(seed, shift, scale):
+    scores = np.random.default_rng(seed).normal(size=1_000)
+    base = bf.extrapolated_fmr(scores, 3.2)
+    moved = bf.extrapolated_fmr(shift + scale * scores, shift + scale * 3.2)
+    np.testing.assert_allclose([moved.estimate, moved.low, moved.high], [base.estimate, base.low, base.high],
+                               rtol=1e-9, atol=1e-15)  # the fit is made in units of the mean excess
+    higher = bf.extrapolated_fmr(scores, 3.6)
+    assert higher.estimate <= base.estimate and higher.high <= base.high
