@@ -135,7 +135,8 @@ def subject_disjoint_split(
     dev_fraction : float, default 0.5
         Share of the subjects drawn for development, in (0, 1).
     stratify : str, optional
-        A subject attribute (the table's ``reference_<stratify>`` column): the draw is made
+        A subject attribute (the column ``reference_<stratify>``, else ``<stratify>``, read
+        on each subject's comparisons as reference): the draw is made
         within each of its values, so that every group keeps about ``dev_fraction`` of its
         subjects in development.
     rng : numpy.random.Generator or int, optional
@@ -167,9 +168,9 @@ def subject_disjoint_split(
     if stratify is None:
         strata = pd.Series(0, index=subjects)
     else:
-        column = f"reference_{stratify}"
-        if column not in scores.columns:
-            raise ValueError(f"stratify={stratify!r} needs the column {column!r}")
+        column = next((c for c in (f"reference_{stratify}", stratify) if c in scores.columns), None)
+        if column is None:
+            raise ValueError(f"stratify={stratify!r} needs the column 'reference_{stratify}' or {stratify!r}")
         strata = scores.groupby("reference_subject")[column].first().reindex(subjects.to_numpy())
         strata = strata.astype(object).where(strata.notna(), "(unknown)")
     dev_subjects = set()
