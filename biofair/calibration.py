@@ -121,11 +121,13 @@ def pav_llrs(mated: ArrayLike, nonmated: ArrayLike) -> tuple[NDArray[np.float64]
 
     Returns
     -------
-    mated_llrs, nonmated_llrs : ndarray
-        Each class's scores, ascending, mapped to ``logit(q) - ln(M / N)`` where ``q`` is the
+    mated_llrs : ndarray
+        The mated scores, ascending, mapped to ``logit(q) - ln(M / N)`` where ``q`` is the
         isotonic (pool-adjacent-violators) regression of the class label (1 = mated) on the
         score, tied scores pooled first so that they share one value. The result is
         non-decreasing in the score and can reach ``±inf`` at the ends (blocks of one class).
+    nonmated_llrs : ndarray
+        The non-mated scores, ascending, mapped the same way.
 
     See Also
     --------

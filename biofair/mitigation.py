@@ -12,7 +12,7 @@ Read more in the chapter "Mitigation and its price" (``notebooks/12``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from biofair._counts import counts_at
 from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
-from biofair._typing import By, Seed
+from biofair._typing import By, Direction, Seed
 from biofair._validation import as_number, as_rates, as_rng
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
 from biofair.groups import group_labels, scores_by_group
@@ -102,6 +102,11 @@ def check_subject_disjoint(dev: pd.DataFrame, eval: pd.DataFrame) -> None:
     --------
     subject_disjoint_split : Splits a table so that this check passes.
 
+    References
+    ----------
+    ISO/IEC 19795-1:2021, biometric performance testing (test subjects kept apart from the
+    data a system is tuned on).
+
     Examples
     --------
     >>> import pandas as pd
@@ -153,6 +158,11 @@ def subject_disjoint_split(
     --------
     check_subject_disjoint : What the split guarantees, as a check.
     biofair.fairness_discrepancy_rate : Takes the development split as ``dev=``.
+
+    References
+    ----------
+    ISO/IEC 19795-1:2021, biometric performance testing (test subjects kept apart from the
+    data a system is tuned on).
 
     Examples
     --------
@@ -269,6 +279,11 @@ def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping, *, by: 
     group_thresholds : Sets the thresholds.
     biofair.rates_by_group : The same table with one threshold for everyone.
 
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022 (per-group FMR and FNMR).
+
     Examples
     --------
     >>> import pandas as pd
@@ -383,6 +398,11 @@ def apply_group_calibration(
     --------
     fit_group_calibration : Fits the maps.
 
+    References
+    ----------
+    T. Salvador et al., "FairCal: Fairness Calibration for Face Verification", ICLR 2022
+    (the mean of the two sides' calibrations).
+
     Examples
     --------
     >>> import pandas as pd
@@ -416,7 +436,6 @@ def apply_group_calibration(
     return scores.assign(score=calibrated)
 
 
-Direction = Literal["min", "max"]
 
 
 def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> pd.Series:

@@ -13,16 +13,15 @@ Read more in the chapter "Mitigation and its price" (``notebooks/12``).
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from biofair._typing import Norm
 from biofair._validation import as_scores, check_choice
 from biofair.schema import validate_scores
 
-Norm = Literal["z", "t", "s"]
 
 
 def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFrame:
@@ -49,6 +48,11 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
     See Also
     --------
     cohort_statistics : Their mean and standard deviation per subject.
+
+    References
+    ----------
+    R. Auckenthaler, M. Carey and H. Lloyd-Thomas, "Score normalization for text-independent
+    speaker verification systems", Digital Signal Processing, 2000 (cohorts of impostors).
 
     Examples
     --------
@@ -92,6 +96,11 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
     See Also
     --------
     normalise_scores : Uses them.
+
+    References
+    ----------
+    R. Auckenthaler, M. Carey and H. Lloyd-Thomas, "Score normalization for text-independent
+    speaker verification systems", Digital Signal Processing, 2000 (cohorts of impostors).
 
     Examples
     --------
