@@ -116,12 +116,12 @@ def check_subject_disjoint(dev: pd.DataFrame, eval: pd.DataFrame) -> None:
     >>> bf.mitigation.check_subject_disjoint(dev, dev)
     Traceback (most recent call last):
     ...
-    ValueError: 2 evaluation subjects are also in the development split, e.g. a, b
+    ValueError: 2 evaluation subject(s) also in the development split, e.g. a, b
     """
     shared = sorted(_subjects(dev) & _subjects(eval), key=str)
     if shared:
         raise ValueError(
-            f"{len(shared)} evaluation subjects are also in the development split, "
+            f"{len(shared)} evaluation subject(s) also in the development split, "
             f"e.g. {', '.join(map(str, shared[:5]))}"
         )
 
