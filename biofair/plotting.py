@@ -594,7 +594,7 @@ def plot_reliability(
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> ax = plot_reliability(rng.normal(2, 2, 500), rng.normal(-2, 2, 500), n_bins=5)
-    >>> len(ax.get_lines()[-1].get_xdata())
+    >>> len(ax.get_lines()[0].get_xdata())
     5
     """
     from scipy.special import expit
@@ -611,8 +611,8 @@ def plot_reliability(
     parts = np.array_split(order, bins)
     x = [predicted[p].mean() for p in parts if p.size]
     y = [label_mated[p].mean() for p in parts if p.size]
-    ax.plot([0, 1], [0, 1], color="0.6", linewidth=0.8)
     ax.plot(x, y, marker="o", label=_shown(label), **line_kwargs)
+    ax.plot([0, 1], [0, 1], color="0.6", linewidth=0.8)
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel("predicted probability of a mated pair")
