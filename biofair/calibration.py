@@ -410,8 +410,8 @@ def fit_logistic_calibration(
     Raises
     ------
     ValueError
-        When one threshold separates the classes (no finite maximum-likelihood fit), or
-        when Newton's method does not converge.
+        When one threshold separates the classes, ties at that threshold aside (no finite
+        maximum-likelihood fit), or when Newton's method does not converge.
 
     See Also
     --------
@@ -443,11 +443,13 @@ def fit_logistic_calibration(
     """
     p = as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
     m, n = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
-    if n.max() < m.min() or m.max() < n.min():
-        raise ValueError("one threshold separates mated and non-mated scores: the logistic fit has no finite solution")
+    if n.max() <= m.min() or m.max() <= n.min():
+        raise ValueError(
+            "one threshold separates mated and non-mated scores (ties at the boundary aside): "
+            "the logistic fit has no finite solution"
+        )
     both = np.concatenate([m, n])
     centre, spread = both.mean(), both.std()
-    spread = spread if spread > 0 else 1.0
     z = (both - centre) / spread
     label = np.concatenate([np.ones(m.size), np.zeros(n.size)])
     weight = np.concatenate([np.full(m.size, p / m.size), np.full(n.size, (1 - p) / n.size)])

@@ -104,9 +104,10 @@ def test_logistic_calibration_minimises_cllr_at_even_prior():
         assert best < bf.cllr(other.transform(mated), other.transform(nonmated))
 
 
-def test_logistic_calibration_refuses_separable_classes():
+@pytest.mark.parametrize("mated, nonmated", [([2.0, 3.0], [0.0, 1.0]), ([1.0, 3.0], [0.0, 1.0]), ([1.0], [1.0, 1.0])])
+def test_logistic_calibration_refuses_separable_classes(mated, nonmated):
     with pytest.raises(ValueError, match="separates"):
-        bf.fit_logistic_calibration([2.0, 3.0], [0.0, 1.0])
+        bf.fit_logistic_calibration(mated, nonmated)
 
 
 @given(scores, scores, st.floats(0.01, 0.99), st.floats(0.5, 10), st.floats(0.5, 10))
