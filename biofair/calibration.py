@@ -136,7 +136,7 @@ def pav_llrs(mated: ArrayLike, nonmated: ArrayLike) -> tuple[NDArray[np.float64]
 
     Notes
     -----
-    Computed with :func:`scipy.optimize.isotonic_regression` on the label means of the
+    Computed with ``scipy.optimize.isotonic_regression`` on the label means of the
     distinct scores, weighted by their counts. PAV maximises the likelihood among all
     monotone maps, and so minimises Cllr among them (Brümmer and du Preez, 2007).
 
