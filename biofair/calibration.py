@@ -275,7 +275,7 @@ def bayes_error_rates(
         One row per ``prior_log_odds``: ``p_target`` = sigmoid(x), ``actual_dcf`` (Bayes
         decision, match iff ``llr >= ln((1-p)/p)`` = -x) and ``min_dcf`` (best threshold), both with unit
         costs and normalised by ``min(p, 1-p)``, and ``pav_dcf``, the actual DCF of the PAV
-        LLRs (which, on the ROC convex hull, equals ``min_dcf`` up to ties). The area between
+        LLRs, which equals ``min_dcf``: PAV is optimal at every prior at once. The area between
         the actual and minimum curves is the calibration loss; the area under the actual
         curve is proportional to Cllr (Brümmer and du Preez, 2006).
 

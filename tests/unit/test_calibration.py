@@ -128,8 +128,8 @@ def test_bayes_error_rates_rows_match_single_calls(mated, nonmated):
     for row in table.itertuples():
         assert row.actual_dcf == pytest.approx(bf.actual_dcf(mated, nonmated, p_target=row.p_target), rel=1e-9)
         assert row.min_dcf == pytest.approx(bf.min_dcf(mated, nonmated, p_target=row.p_target), rel=1e-9)
-        # PAV LLRs decide at least as well as any threshold found with hindsight can, up to ties
-        assert row.min_dcf <= row.pav_dcf + 1e-9
+        # PAV's LLRs are optimal at every prior: their Bayes decision reaches minimum DCF
+        assert row.pav_dcf == pytest.approx(row.min_dcf, rel=1e-9, abs=1e-12)
 
 
 def test_calibration_by_group_matches_per_group_calls():
