@@ -8,7 +8,7 @@ public API; modules and names with a leading underscore are not.
 
 from __future__ import annotations
 
-from biofair import datasets, partitions, plotting, synthetic
+from biofair import datasets, mitigation, normalisation, partitions, plotting, synthetic
 from biofair.areas import BoundedValue, log_fmr_auc, partial_auc, pr_auc, roc_auc
 from biofair.bootstrap import (
     BootstrapResult,
@@ -16,6 +16,17 @@ from biofair.bootstrap import (
     bootstrap,
     paired_bootstrap,
     ranking_flips,
+)
+from biofair.calibration import (
+    LogisticCalibration,
+    actual_dcf,
+    bayes_error_rates,
+    calibration_by_group,
+    calibration_fairness,
+    cllr,
+    fit_logistic_calibration,
+    min_cllr,
+    pav_llrs,
 )
 from biofair.curves import DetCurve, RocCurve, det_curve, roc_curve
 from biofair.decidability import decidability
@@ -93,6 +104,7 @@ __all__ = [
     "GroupRates",
     "GroupScores",
     "InsufficientComparisonsWarning",
+    "LogisticCalibration",
     "OperatingPoint",
     "OutcomeFairness",
     "PairedResult",
@@ -103,10 +115,15 @@ __all__ = [
     "ScoresByGroup",
     "TailEstimate",
     "UndefinedRateWarning",
+    "actual_dcf",
     "add_subject_attributes",
     "area_under_fdr",
     "automatic_comprehensive_equity_index",
+    "bayes_error_rates",
     "bootstrap",
+    "calibration_by_group",
+    "calibration_fairness",
+    "cllr",
     "cmc",
     "comprehensive_equity_index",
     "cross_group_fmr",
@@ -121,6 +138,7 @@ __all__ = [
     "extrapolated_threshold",
     "fairness_discrepancy_rate",
     "fairness_summary",
+    "fit_logistic_calibration",
     "fmr_fnmr",
     "garbe",
     "group_labels",
@@ -129,13 +147,17 @@ __all__ = [
     "identification_rates",
     "inequity",
     "log_fmr_auc",
+    "min_cllr",
     "min_dcf",
+    "mitigation",
     "n_sigma",
+    "normalisation",
     "operating_point",
     "operating_summary",
     "outcome_fairness",
     "paired_bootstrap",
     "partial_auc",
+    "pav_llrs",
     "permutation_null",
     "plotting",
     "pr_auc",

@@ -472,13 +472,164 @@ def plot_roc(
     return ax
 
 
+def plot_bayes_error(
+    mated: ArrayLike,
+    nonmated: ArrayLike,
+    *,
+    prior_log_odds: ArrayLike | None = None,
+    label: str | None = None,
+    ax: Axes | None = None,
+    **line_kwargs,
+) -> Axes:
+    """Draw the normalised Bayes error-rate plot: actual (solid) and minimum (dotted) DCF.
+
+    Read more in the chapter "Calibration: from scores to evidence".
+
+    Parameters
+    ----------
+    mated, nonmated : array_like
+        Scores of mated and non-mated comparisons, read as natural-log likelihood ratios.
+    prior_log_odds : array_like, optional
+        The x axis, ``ln(p / (1 - p))``; :func:`biofair.bayes_error_rates`' default if omitted.
+    label : str, optional
+        Legend entry of the actual-DCF curve (the minimum curve gets "min" appended).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure's if omitted.
+    **line_kwargs
+        Passed to ``Axes.plot`` for both curves (e.g. ``color``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    See Also
+    --------
+    biofair.bayes_error_rates : The numbers it draws.
+    plot_reliability : Calibration seen as predicted against observed probability.
+
+    Notes
+    -----
+    The vertical gap between the two curves at a prior is the calibration loss there; a
+    horizontal line at 1 is the cost of the better trivial decision (accept or reject all).
+
+    References
+    ----------
+    N. Brümmer and J. du Preez, "Application-independent evaluation of speaker detection",
+    Computer Speech and Language, 2006 (APE plot); D. van Leeuwen and N. Brümmer, "An
+    introduction to application-independent evaluation of speaker recognition systems", 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> ax = plot_bayes_error(rng.normal(2, 2, 500), rng.normal(-2, 2, 500))
+    >>> len(ax.get_lines()), ax.get_xlabel()
+    (3, 'prior log-odds ln(p / (1 - p))')
+    """
+    from biofair.calibration import bayes_error_rates
+
+    ax = _axes(ax)
+    table = bayes_error_rates(mated, nonmated, prior_log_odds=prior_log_odds)
+    x = table["prior_log_odds"]
+    (line,) = ax.plot(x, table["actual_dcf"], label=_shown(label), **{"linestyle": "-", **line_kwargs})
+    minimum = {**line_kwargs, "color": line.get_color(), "linestyle": ":"}
+    ax.plot(x, table["min_dcf"], label=None if label is None else _shown(f"{label} (min)"), **minimum)
+    ax.axhline(1.0, color="0.6", linewidth=0.8)
+    ax.set_ylim(0.0, max(1.2, min(2.0, float(np.nanmax(table["actual_dcf"])) * 1.05)))
+    ax.set_xlabel("prior log-odds ln(p / (1 - p))")
+    ax.set_ylabel("normalised DCF")
+    _legend(ax, label)
+    return ax
+
+
+def plot_reliability(
+    mated: ArrayLike,
+    nonmated: ArrayLike,
+    *,
+    n_bins: int = 10,
+    label: str | None = None,
+    ax: Axes | None = None,
+    **line_kwargs,
+) -> Axes:
+    """Draw a reliability diagram: predicted against observed probability of a mated pair.
+
+    Read more in the chapter "Calibration: from scores to evidence".
+
+    Parameters
+    ----------
+    mated, nonmated : array_like
+        Scores of mated and non-mated comparisons, read as natural-log likelihood ratios.
+    n_bins : int, default 10
+        Bins of equal count over the predicted probability.
+    label : str, optional
+        Legend entry of the curve.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure's if omitted.
+    **line_kwargs
+        Passed to ``Axes.plot``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    See Also
+    --------
+    plot_bayes_error : Calibration over operating points.
+
+    Notes
+    -----
+    The predicted probability is ``sigmoid(llr + ln(M / N))``, the posterior at the data's
+    own proportion of mated pairs; the observed one is the share of mated pairs in each bin.
+    Calibrated scores lie on the diagonal.
+
+    References
+    ----------
+    M. H. DeGroot and S. E. Fienberg, "The comparison and evaluation of forecasters",
+    The Statistician, 1983 (reliability diagrams).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> ax = plot_reliability(rng.normal(2, 2, 500), rng.normal(-2, 2, 500), n_bins=5)
+    >>> len(ax.get_lines()[0].get_xdata())
+    5
+    """
+    from scipy.special import expit
+
+    from biofair._validation import as_count
+
+    m, n = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
+    bins = as_count(n_bins, "n_bins")
+    ax = _axes(ax)
+    llr = np.concatenate([m, n])
+    label_mated = np.concatenate([np.ones(m.size), np.zeros(n.size)])
+    predicted = expit(llr + np.log(m.size / n.size))
+    order = np.argsort(predicted, kind="stable")
+    parts = np.array_split(order, bins)
+    x = [predicted[p].mean() for p in parts if p.size]
+    y = [label_mated[p].mean() for p in parts if p.size]
+    ax.plot(x, y, marker="o", label=_shown(label), **line_kwargs)
+    ax.plot([0, 1], [0, 1], color="0.6", linewidth=0.8)
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel("predicted probability of a mated pair")
+    ax.set_ylabel("observed share of mated pairs")
+    _legend(ax, label)
+    return ax
+
+
 __all__ = [
     "COLORS",
     "LINESTYLES",
     "MAX_LEGEND_ENTRIES",
     "group_styles",
+    "plot_bayes_error",
     "plot_det",
     "plot_roc",
+    "plot_reliability",
     "plot_score_distributions",
     "use_style",
 ]

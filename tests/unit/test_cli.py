@@ -128,3 +128,22 @@ def test_help_documents_every_option():
                    "--operating-fmr", "--alpha", "--n-resamples", "--n-permutations", "--seed", "--layout",
                    "--threshold", "--reference", "--tolerance", "examples:"):
         assert option in run.stdout
+
+
+def test_report_has_a_calibration_section_matching_direct_calls(example_report):
+    html = (example_report / "report.html").read_text()
+    assert "Are the scores evidence?" in html
+    calibration = json.loads((example_report / "summary.json").read_text())["calibration"]
+    assert calibration["fitted_on"].startswith("half of the subjects")
+    rows = pd.DataFrame(calibration["groups"]).set_index(["scores", "group"])
+    table = pd.read_csv(EXAMPLE)
+    halves = bf.mitigation.subject_disjoint_split(table, rng=3)  # the report's seed (FAST)
+    bf.mitigation.check_subject_disjoint(halves.dev, halves.eval)
+    as_read = bf.calibration_by_group(halves.eval, p_target=calibration["p_target"])
+    for group, row in as_read.iterrows():
+        assert rows.loc[("as read", group), "cllr"] == row["cllr"]
+        assert rows.loc[("as read", group), "min_cllr"] == row["min_cllr"]
+    fit = bf.fit_logistic_calibration(*bf.split_scores(halves.dev))
+    calibrated = bf.calibration_by_group(halves.eval.assign(score=fit.transform(halves.eval["score"])),
+                                         p_target=calibration["p_target"])
+    assert np.allclose(rows.loc["calibrated", "actual_dcf"].loc[calibrated.index], calibrated["actual_dcf"])

@@ -2,7 +2,8 @@
 
 Public names: ``biofair.__all__``, ``biofair.partitions.__all__``, and every top-level name
 without a leading underscore of the namespace modules ``biofair.datasets``,
-``biofair.plotting``, ``biofair.synthetic`` and ``biofair.cli``. Every other module without a
+``biofair.plotting``, ``biofair.synthetic``, ``biofair.cli``, ``biofair.mitigation`` and
+``biofair.normalisation``. Every other module without a
 leading underscore may define only names that one of those exports; plumbing carries a
 leading underscore or lives in a private module.
 """
@@ -26,7 +27,8 @@ from biofair import partitions
 
 ROOT = Path(__file__).resolve().parents[2]
 API_PAGE = ROOT / "book" / "api.md"
-NAMESPACES = ("biofair.datasets", "biofair.plotting", "biofair.synthetic", "biofair.cli")
+NAMESPACES = ("biofair.datasets", "biofair.plotting", "biofair.synthetic", "biofair.cli", "biofair.mitigation",
+              "biofair.normalisation")
 # Sections every public function has (numpydoc checks their form, not that References exist).
 SECTIONS_REQUIRED = ("Parameters", "Returns", "See Also", "References", "Examples")
 

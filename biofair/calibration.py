@@ -1,0 +1,631 @@
+"""Calibration: how well scores read as likelihood ratios, and how to make them so.
+
+A calibrated score is a natural-log likelihood ratio, ``llr = ln p(s | mated) / p(s | non-mated)``:
+a decision maker with prior ``p`` and costs ``c_miss``, ``c_fa`` can then accept iff
+``llr >= ln(c_fa (1 - p) / (c_miss p))`` without seeing a single development score. Cllr
+measures the cost of reading the scores that way; minCllr the cost that remains after the best
+monotone recalibration (pool-adjacent-violators, PAV); their difference is the calibration
+loss. Actual DCF beside minimum DCF is the same comparison at one operating point.
+
+Read more in the chapter "Calibration: from scores to evidence" (``notebooks/11``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import isotonic_regression
+from scipy.special import expit, logit
+
+from biofair._counts import counts_at, error_counts_sorted, sorted_scores
+from biofair._typing import By
+from biofair._validation import as_number, as_scores
+from biofair.detection_cost import _min_dcf_from_counts
+from biofair.dispersion import garbe, inequity
+from biofair.groups import ScoresByGroup, scores_by_group
+
+_LN2 = np.log(2.0)
+
+
+def _bayes_threshold(p_target: float, c_miss: float, c_fa: float) -> float:
+    """``ln(c_fa (1 - p) / (c_miss p))``: accept iff the LLR reaches it (Bayes decision)."""
+    if not 0.0 < p_target < 1.0:
+        raise ValueError(f"p_target must lie in (0, 1), got {p_target!r}")
+    if not (c_miss > 0 and c_fa > 0):
+        raise ValueError(f"c_miss and c_fa must be positive, got {c_miss!r} and {c_fa!r}")
+    return float(np.log(c_fa * (1.0 - p_target)) - np.log(c_miss * p_target))
+
+
+def _cllr_sorted(mated: NDArray, nonmated: NDArray) -> float:
+    """Cllr in bits of LLRs (±inf allowed: a right answer with infinite evidence costs 0)."""
+    miss = np.logaddexp(0.0, -mated).mean()
+    false_alarm = np.logaddexp(0.0, nonmated).mean()
+    return float((miss + false_alarm) / (2.0 * _LN2))
+
+
+def cllr(mated: ArrayLike, nonmated: ArrayLike) -> float:
+    """Log-likelihood-ratio cost of scores read as natural-log likelihood ratios.
+
+    Read more in the chapter "Calibration: from scores to evidence".
+
+    Parameters
+    ----------
+    mated : array_like of shape (M,)
+        Mated (genuine) scores, read as natural-log likelihood ratios.
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) scores, read the same way.
+
+    Returns
+    -------
+    float
+        In bits,
+
+        ``Cllr = 1/(2 ln 2) · [mean_m ln(1 + e^{-s}) + mean_n ln(1 + e^{s})]``.
+
+        0 for perfect, infinitely confident evidence; 1 for scores that are all 0 (no
+        evidence either way); above 1 when the scores mislead. It is the mean of the
+        normalised Bayes risk over all operating points (Brümmer and du Preez, 2006), so it
+        penalises both poor discrimination and poor calibration.
+
+    See Also
+    --------
+    min_cllr : The part of Cllr that no monotone recalibration removes.
+    fit_logistic_calibration : Turns similarity scores into log-likelihood ratios.
+
+    References
+    ----------
+    N. Brümmer and J. du Preez, "Application-independent evaluation of speaker detection",
+    Computer Speech and Language, 2006 (Cllr, eq. 30).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> bf.cllr([0.0, 0.0], [0.0])
+    1.0
+    >>> round(bf.cllr([3.0, 2.0], [-2.0, -4.0]), 4)
+    0.1156
+    """
+    return _cllr_sorted(as_scores(mated, "mated"), as_scores(nonmated, "nonmated"))
+
+
+def _pav_llrs(mated_sorted: NDArray, nonmated_sorted: NDArray) -> tuple[NDArray, NDArray]:
+    """LLRs of both classes (ascending) after PAV, tied scores pooled into one value."""
+    scores = np.concatenate([nonmated_sorted, mated_sorted])
+    labels = np.concatenate([np.zeros(nonmated_sorted.size), np.ones(mated_sorted.size)])
+    order = np.argsort(scores, kind="stable")
+    scores, labels = scores[order], labels[order]
+    starts = np.flatnonzero(np.concatenate([[True], scores[1:] != scores[:-1]]))
+    weights = np.diff(np.append(starts, scores.size))
+    tied_mean = np.add.reduceat(labels, starts) / weights
+    posterior = isotonic_regression(tied_mean, weights=weights, increasing=True).x
+    with np.errstate(divide="ignore"):
+        llr_values = logit(posterior) - np.log(mated_sorted.size / nonmated_sorted.size)
+    llrs = np.repeat(llr_values, weights)
+    return llrs[labels == 1], llrs[labels == 0]
+
+
+def pav_llrs(mated: ArrayLike, nonmated: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Optimal monotone recalibration: the log-likelihood ratios PAV gives each score.
+
+    Read more in the chapter "Calibration: from scores to evidence".
+
+    Parameters
+    ----------
+    mated : array_like of shape (M,)
+        Mated (genuine) scores; any scale, higher = more similar.
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) scores.
+
+    Returns
+    -------
+    mated_llrs : ndarray
+        The mated scores, ascending, mapped to ``logit(q) - ln(M / N)`` where ``q`` is the
+        isotonic (pool-adjacent-violators) regression of the class label (1 = mated) on the
+        score, tied scores pooled first so that they share one value. The result is
+        non-decreasing in the score and can reach ``±inf`` at the ends (blocks of one class).
+    nonmated_llrs : ndarray
+        The non-mated scores, ascending, mapped the same way.
+
+    See Also
+    --------
+    min_cllr : Cllr of these LLRs.
+    fit_logistic_calibration : The parametric (affine) recalibration.
+
+    Notes
+    -----
+    Computed with ``scipy.optimize.isotonic_regression`` on the label means of the
+    distinct scores, weighted by their counts. PAV maximises the likelihood among all
+    monotone maps, and so minimises Cllr among them (Brümmer and du Preez, 2007).
+
+    References
+    ----------
+    N. Brümmer and J. du Preez, "The PAV algorithm optimizes binary proper scoring rules",
+    arXiv:1304.2331, 2013; M. Ayer et al., "An empirical distribution function for sampling
+    with incomplete information", Ann. Math. Stat., 1955 (PAV).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> mated_llrs, nonmated_llrs = bf.pav_llrs([0.6, 0.9], [0.1, 0.7])
+    >>> mated_llrs.tolist(), nonmated_llrs.tolist()
+    ([0.0, inf], [-inf, 0.0])
+    """
+    return _pav_llrs(*sorted_scores(mated, nonmated))
+
+
+def min_cllr(mated: ArrayLike, nonmated: ArrayLike) -> float:
+    """Cllr after the optimal monotone recalibration (PAV): the discrimination part of Cllr.
+
+    Read more in the chapter "Calibration: from scores to evidence".
+
+    Parameters
+    ----------
+    mated : array_like of shape (M,)
+        Mated (genuine) scores; any scale, higher = more similar.
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) scores.
+
+    Returns
+    -------
+    float
+        ``minCllr = Cllr(PAV(scores))`` in bits, with :func:`pav_llrs`. It depends only on
+        the order of the scores (any strictly increasing transform leaves it unchanged), lies
+        in [0, 1] and is at most :func:`cllr` of the same scores read as LLRs; the difference
+        ``Cllr - minCllr`` is the calibration loss.
+
+    See Also
+    --------
+    cllr : The cost of the scores as they are.
+    calibration_by_group : Cllr, minCllr and DCFs of every group.
+
+    References
+    ----------
+    N. Brümmer and J. du Preez, "Application-independent evaluation of speaker detection",
+    Computer Speech and Language, 2006 (minCllr).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> bf.min_cllr([0.6, 0.9], [0.1, 0.7])
+    0.5
+    """
+    return _cllr_sorted(*_pav_llrs(*sorted_scores(mated, nonmated)))
+
+
+def actual_dcf(
+    mated: ArrayLike,
+    nonmated: ArrayLike,
+    *,
+    p_target: float = 0.01,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+) -> float:
+    """Normalised detection cost of the Bayes decision on scores read as log-likelihood ratios.
+
+    Read more in the chapter "Calibration: from scores to evidence".
+
+    Parameters
+    ----------
+    mated : array_like of shape (M,)
+        Mated (genuine) scores, read as natural-log likelihood ratios.
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) scores, read the same way.
+    p_target : float, default 0.01
+        Prior probability of a mated comparison, in (0, 1).
+    c_miss : float, default 1
+        Cost of a false non-match (miss).
+    c_fa : float, default 1
+        Cost of a false match (false alarm).
+
+    Returns
+    -------
+    float
+        ``(c_miss·p·FNMR(η) + c_fa·(1-p)·FMR(η)) / min(c_miss·p, c_fa·(1-p))`` at the Bayes
+        threshold ``η = ln(c_fa (1-p) / (c_miss p))`` (match iff ``llr >= η``), normalised as
+        :func:`biofair.min_dcf`. It is never below minDCF; the gap is the calibration loss at
+        this operating point.
+
+    See Also
+    --------
+    biofair.min_dcf : The cost at the best threshold, chosen with hindsight.
+    bayes_error_rates : Both costs over a range of priors.
+
+    References
+    ----------
+    NIST Speaker Recognition Evaluation plans (actual and minimum DCF); N. Brümmer and
+    J. du Preez, "Application-independent evaluation of speaker detection", 2006.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> bf.actual_dcf([2.0, 0.5, -1.0], [-2.0, 1.0], p_target=0.5)
+    0.8333333333333333
+    """
+    threshold = _bayes_threshold(p_target, c_miss, c_fa)
+    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
+    false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, threshold)
+    cost = c_miss * p_target * false_non_matches / mated_sorted.size + c_fa * (1 - p_target) * (
+        false_matches / nonmated_sorted.size
+    )
+    return float(cost / min(c_miss * p_target, c_fa * (1.0 - p_target)))
+
+
+def bayes_error_rates(
+    mated: ArrayLike, nonmated: ArrayLike, *, prior_log_odds: ArrayLike | None = None
+) -> pd.DataFrame:
+    """Actual and minimum normalised Bayes error rate over a range of prior log-odds (APE).
+
+    Read more in the chapter "Calibration: from scores to evidence".
+
+    Parameters
+    ----------
+    mated : array_like of shape (M,)
+        Mated (genuine) scores, read as natural-log likelihood ratios.
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) scores, read the same way.
+    prior_log_odds : array_like, optional
+        Effective prior log-odds ``x = ln(p / (1 - p))``; default 61 values from -6 to 6.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``prior_log_odds``: ``p_target`` = sigmoid(x), ``actual_dcf`` (Bayes
+        decision, match iff ``llr >= ln((1-p)/p)`` = -x) and ``min_dcf`` (best threshold), both with unit
+        costs and normalised by ``min(p, 1-p)``, and ``pav_dcf``, the actual DCF of the PAV
+        LLRs, which equals ``min_dcf``: PAV is optimal at every prior at once. The area between
+        the actual and minimum curves is the calibration loss; the area under the actual
+        curve is proportional to Cllr (Brümmer and du Preez, 2006).
+
+    See Also
+    --------
+    biofair.plotting.plot_bayes_error : Draws this table.
+    actual_dcf : One row of it.
+
+    References
+    ----------
+    N. Brümmer and J. du Preez, "Application-independent evaluation of speaker detection",
+    Computer Speech and Language, 2006 (applied probability of error, APE, plots);
+    D. van Leeuwen and N. Brümmer, "An introduction to application-independent evaluation of
+    speaker recognition systems", 2007 (normalised Bayes error-rate plot).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.bayes_error_rates([2.0, 0.5, -1.0], [-2.0, 1.0], prior_log_odds=[0.0])
+    >>> table[["p_target", "actual_dcf", "min_dcf"]].round(4).to_dict("records")
+    [{'p_target': 0.5, 'actual_dcf': 0.8333, 'min_dcf': 0.5}]
+    """
+    x = np.linspace(-6.0, 6.0, 61) if prior_log_odds is None else as_scores(prior_log_odds, "prior_log_odds")
+    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
+    p = expit(x)
+    norm = np.minimum(p, 1.0 - p)
+
+    threshold = np.log(1.0 * (1.0 - p)) - np.log(1.0 * p)  # -x, rounded as in actual_dcf
+
+    def dcf_at_bayes(m: NDArray, n: NDArray) -> NDArray:
+        false_matches, false_non_matches = counts_at(m, n, threshold)
+        return (p * false_non_matches / m.size + (1.0 - p) * false_matches / n.size) / norm
+
+    counts = error_counts_sorted(mated_sorted, nonmated_sorted)
+    return pd.DataFrame(
+        {
+            "prior_log_odds": x,
+            "p_target": p,
+            "actual_dcf": dcf_at_bayes(mated_sorted, nonmated_sorted),
+            "min_dcf": [_min_dcf_from_counts(counts, float(q)) for q in p],
+            "pav_dcf": dcf_at_bayes(*_pav_llrs(mated_sorted, nonmated_sorted)),
+        }
+    )
+
+
+class LogisticCalibration(NamedTuple):
+    """An affine map from scores to natural-log likelihood ratios, ``llr = scale·s + offset``.
+
+    Returned by :func:`fit_logistic_calibration`; call :meth:`transform` on new scores.
+
+    Attributes
+    ----------
+    scale : float
+        Slope of the map (positive for a useful system).
+    offset : float
+        Intercept of the map.
+    p_target : float
+        The prior the map was trained at (weights of the two classes in the fit).
+
+    See Also
+    --------
+    fit_logistic_calibration : Fits it on development scores.
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> bf.LogisticCalibration(2.0, -1.0, 0.5).transform([0.0, 1.0]).tolist()
+    [-1.0, 1.0]
+    """
+
+    scale: float
+    offset: float
+    p_target: float
+
+    def transform(self, scores: ArrayLike) -> NDArray[np.float64]:
+        """The log-likelihood ratios of ``scores``: ``scale·s + offset``.
+
+        Parameters
+        ----------
+        scores : array_like
+            Scores on the scale the map was fitted on.
+
+        Returns
+        -------
+        ndarray
+            Natural-log likelihood ratios.
+
+        See Also
+        --------
+        fit_logistic_calibration : Fits the map.
+
+        Examples
+        --------
+        >>> import biofair as bf
+        >>> bf.LogisticCalibration(1.0, 0.5, 0.5).transform([1.0]).tolist()
+        [1.5]
+        """
+        return self.scale * as_scores(scores, "scores") + self.offset
+
+
+def fit_logistic_calibration(
+    mated: ArrayLike, nonmated: ArrayLike, *, p_target: float = 0.5, max_iter: int = 100
+) -> LogisticCalibration:
+    """Fit ``llr = a·s + b`` by prior-weighted logistic regression (linear calibration).
+
+    Read more in the chapter "Calibration: from scores to evidence".
+
+    Parameters
+    ----------
+    mated : array_like of shape (M,)
+        Mated (genuine) development scores.
+    nonmated : array_like of shape (N,)
+        Non-mated (impostor) development scores.
+    p_target : float, default 0.5
+        Training prior ``p``: the mated class weighs ``p / M`` and the non-mated class
+        ``(1 - p) / N``, whatever their sizes.
+    max_iter : int, default 100
+        Most Newton steps.
+
+    Returns
+    -------
+    LogisticCalibration
+        ``(a, b)`` minimising the prior-weighted cross-entropy (in nats)
+
+        ``p/M Σ_m ln(1 + e^{-(a s + b + L)}) + (1-p)/N Σ_n ln(1 + e^{a s + b + L})``,
+        ``L = logit(p)``,
+
+        which at ``p = 0.5`` is Cllr of the calibrated scores times ``ln 2``. Without
+        penalty, this is scikit-learn's ``LogisticRegression(C=np.inf,
+        class_weight="balanced")`` for ``p = 0.5``.
+
+    Raises
+    ------
+    ValueError
+        When one threshold separates the classes, ties at that threshold aside (no finite
+        maximum-likelihood fit), or when Newton's method does not converge.
+
+    See Also
+    --------
+    pav_llrs : The optimal non-parametric (monotone) recalibration.
+    biofair.mitigation.fit_group_calibration : One calibration per group.
+
+    Notes
+    -----
+    Newton's method on the two parameters, with step halving, from ``a = 0`` and the ``b``
+    of the class sizes; scores are centred and scaled for the fit and the map transformed
+    back. Fit on development scores and apply to evaluation scores: fitted on the scores it
+    is judged on, its Cllr is optimistic.
+
+    References
+    ----------
+    N. Brümmer, "FoCal: Tools for fusion and calibration of automatic speaker detection
+    systems", 2005 (linear logistic-regression calibration); N. Brümmer and J. du Preez,
+    "Application-independent evaluation of speaker detection", 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biofair as bf
+    >>> rng = np.random.default_rng(0)
+    >>> mated, nonmated = rng.normal(1, 0.5, 2000), rng.normal(-1, 0.5, 2000)
+    >>> fit = bf.fit_logistic_calibration(mated, nonmated)
+    >>> round(fit.scale, 1), abs(fit.offset) < 0.05  # the true LLR is 8·s
+    (7.6, True)
+    """
+    p = as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
+    m, n = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
+    if n.max() <= m.min() or m.max() <= n.min():
+        raise ValueError(
+            "one threshold separates mated and non-mated scores (ties at the boundary aside): "
+            "the logistic fit has no finite solution"
+        )
+    both = np.concatenate([m, n])
+    centre, spread = both.mean(), both.std()
+    z = (both - centre) / spread
+    label = np.concatenate([np.ones(m.size), np.zeros(n.size)])
+    weight = np.concatenate([np.full(m.size, p / m.size), np.full(n.size, (1 - p) / n.size)])
+    sign = 2.0 * label - 1.0  # +1 mated, -1 non-mated
+    design = np.column_stack([z, np.ones_like(z)])
+    prior = float(logit(p))
+
+    def loss(theta: NDArray) -> float:
+        return float(weight @ np.logaddexp(0.0, -sign * (design @ theta + prior)))
+
+    theta = np.zeros(2)
+    current = loss(theta)
+    for _ in range(max_iter):
+        posterior = expit(design @ theta + prior)
+        gradient = design.T @ (weight * (posterior - label))
+        hessian = (design * (weight * posterior * (1 - posterior))[:, None]).T @ design
+        step = np.linalg.solve(hessian, gradient)
+        size = 1.0
+        while (new := loss(theta - size * step)) > current and size > 1e-10:
+            size /= 2
+        theta, previous, current = theta - size * step, current, new
+        if np.abs(size * step).max() < 1e-12 or previous - current < 1e-15 * max(1.0, current):
+            break
+    else:
+        raise ValueError(f"the logistic calibration did not converge in {max_iter} Newton steps")
+    scale = theta[0] / spread
+    return LogisticCalibration(float(scale), float(theta[1] - scale * centre), p)
+
+
+def _calibration_row(mated: NDArray, nonmated: NDArray, p_target: float, c_miss: float, c_fa: float) -> dict:
+    """Cllr, minCllr and both DCFs of two ascending arrays."""
+    full = _cllr_sorted(mated, nonmated)
+    minimum = _cllr_sorted(*_pav_llrs(mated, nonmated))
+    costs = {"p_target": p_target, "c_miss": c_miss, "c_fa": c_fa}
+    dcf = actual_dcf(mated, nonmated, **costs)
+    best = _min_dcf_from_counts(error_counts_sorted(mated, nonmated), p_target, c_miss, c_fa)
+    return {
+        "cllr": full,
+        "min_cllr": minimum,
+        "calibration_loss": full - minimum,
+        "actual_dcf": dcf,
+        "min_dcf": best,
+        "dcf_loss": dcf - best,
+        "n_mated": mated.size,
+        "n_nonmated": nonmated.size,
+    }
+
+
+def calibration_by_group(
+    scores: pd.DataFrame | ScoresByGroup,
+    *,
+    by: By = "group",
+    p_target: float = 0.01,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+) -> pd.DataFrame:
+    """Cllr, minCllr, calibration loss and actual beside minimum DCF of every group.
+
+    Read more in the chapter "Calibration: from scores to evidence".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or ScoresByGroup
+        A score table whose ``score`` column holds natural-log likelihood ratios, with the
+        group column(s) of ``by``.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+    p_target : float, default 0.01
+        Prior probability of a mated comparison for the DCFs.
+    c_miss : float, default 1
+        Cost of a false non-match.
+    c_fa : float, default 1
+        Cost of a false match.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group (index ``group``), then a row ``"(all)"`` of all the groups'
+        mated and homogeneous non-mated scores pooled: ``cllr``, ``min_cllr``,
+        ``calibration_loss`` = Cllr - minCllr, ``actual_dcf``, ``min_dcf``, ``dcf_loss`` =
+        actual - minimum DCF, ``n_mated`` and ``n_nonmated`` (homogeneous pairs).
+
+    See Also
+    --------
+    calibration_fairness : The fairness indices of these columns.
+    cllr : Cllr of one set of scores.
+
+    References
+    ----------
+    N. Brümmer and J. du Preez, "Application-independent evaluation of speaker detection",
+    2006 (Cllr, minCllr); T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics",
+    IEEE T-BIOM, 2022 (homogeneous non-mated pairs per group).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [2.0, -1.0, 0.5, 1.0, -3.0, 0.0],
+    ...                       "mated": [True, False, True, True, False, False],
+    ...                       "group": ["a", "a", "a", "b", "b", "b"]})
+    >>> bf.calibration_by_group(table, p_target=0.5)["cllr"].round(3).to_dict()
+    {'a': 0.443, 'b': 0.493, '(all)': 0.474}
+    """
+    groups = scores_by_group(scores, by=by)
+    rows = {name: _calibration_row(g.mated, g.nonmated, p_target, c_miss, c_fa) for name, g in groups.items()}
+    pooled_mated = np.sort(np.concatenate([g.mated for g in groups.values()]))
+    rows["(all)"] = _calibration_row(pooled_mated, groups.pooled_nonmated, p_target, c_miss, c_fa)
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("group")
+
+
+def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
+    """Fairness indices of per-group calibration: max/min ratio, largest gap, GARBE, Inequity.
+
+    Read more in the chapter "Calibration: from scores to evidence".
+
+    Parameters
+    ----------
+    by_group : pandas.DataFrame
+        The table of :func:`calibration_by_group` (its ``"(all)"`` row is left out).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per measure (``cllr``, ``min_cllr``, ``calibration_loss``, ``actual_dcf``,
+        ``min_dcf``), columns ``max_gap`` = max - min over groups, ``ratio`` = max / min,
+        ``garbe`` (:func:`biofair.garbe`, the Gini coefficient of the per-group values) and
+        ``inequity`` (:func:`biofair.inequity`, max / geometric mean). GARBE and Inequity are
+        scale-free, so they are computed on the values divided by their maximum (these costs
+        are not rates and can exceed 1). Lower is fairer in every column.
+
+    See Also
+    --------
+    calibration_by_group : The per-group values.
+    biofair.garbe : GARBE of error rates.
+
+    References
+    ----------
+    J. J. Howard, E. J. Laird, Y. B. Sirotin, R. E. Rubin, J. L. Tipton and A. R. Vemury,
+    "Evaluating proposed fairness models for face recognition algorithms", 2022 (GARBE);
+    the CEI paper (Inequity, GARBE as eq. 3).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"cllr": [0.2, 0.4], "min_cllr": [0.1, 0.1],
+    ...                       "calibration_loss": [0.1, 0.3], "actual_dcf": [0.3, 0.6],
+    ...                       "min_dcf": [0.2, 0.3]}, index=["a", "b"])
+    >>> bf.calibration_fairness(table).loc["cllr", ["max_gap", "ratio"]].round(3).tolist()
+    [0.2, 2.0]
+    """
+    measures = ["cllr", "min_cllr", "calibration_loss", "actual_dcf", "min_dcf"]
+    groups = by_group.drop(index="(all)", errors="ignore")
+    rows = {}
+    for measure in measures:
+        values = groups[measure].to_numpy(dtype=np.float64)
+        if (values <= 0).any():
+            raise ValueError(f"{measure} must be positive in every group for ratios, got {values}")
+        scaled = values / values.max()
+        rows[measure] = {
+            "max_gap": values.max() - values.min(),
+            "ratio": values.max() / values.min(),
+            "garbe": garbe(scaled),
+            "inequity": inequity(scaled, zero="raise"),
+        }
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("measure")
+
+
+__all__ = [
+    "LogisticCalibration",
+    "actual_dcf",
+    "bayes_error_rates",
+    "calibration_by_group",
+    "calibration_fairness",
+    "cllr",
+    "fit_logistic_calibration",
+    "min_cllr",
+    "pav_llrs",
+]

@@ -1,0 +1,504 @@
+"""Mitigation, measured honestly: parameters from a development split, rates from a disjoint one.
+
+Three post-hoc mitigations of a verifier's group differentials, each fitted on development
+scores and judged on evaluation scores of other subjects: group-specific thresholds (every
+group at the same FMR), group-aware calibration (one logistic calibration per group), and,
+in :mod:`biofair.normalisation`, cohort score normalisation. :func:`pareto_front` marks the
+methods and parameters that no other beats on both performance and fairness.
+
+Read more in the chapter "Mitigation and its price" (``notebooks/12``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from biofair._counts import counts_at
+from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
+from biofair._typing import By, Direction, Seed
+from biofair._validation import as_number, as_rates, as_rng
+from biofair.calibration import LogisticCalibration, fit_logistic_calibration
+from biofair.groups import group_labels, scores_by_group
+from biofair.schema import validate_scores
+
+_SUBJECT_COLUMNS = ("reference_subject", "probe_subject")
+
+
+class SubjectSplit(NamedTuple):
+    """A score table split by subject into development and evaluation comparisons.
+
+    Returned by :func:`subject_disjoint_split`.
+
+    Attributes
+    ----------
+    dev : pandas.DataFrame
+        Comparisons whose two subjects are both development subjects.
+    eval : pandas.DataFrame
+        Comparisons whose two subjects are both evaluation subjects.
+    cross : pandas.DataFrame
+        Non-mated comparisons of an evaluation subject with a development subject (a
+        cohort of known impostors for score normalisation; neither split holds them).
+    dev_subjects : frozenset
+        The development subjects.
+    eval_subjects : frozenset
+        The evaluation subjects.
+
+    See Also
+    --------
+    subject_disjoint_split : Makes it.
+    check_subject_disjoint : The check it passes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> empty = pd.DataFrame()
+    >>> bf.mitigation.SubjectSplit(empty, empty, empty, frozenset("a"), frozenset("b")).dev_subjects
+    frozenset({'a'})
+    """
+
+    dev: pd.DataFrame
+    eval: pd.DataFrame
+    cross: pd.DataFrame
+    dev_subjects: frozenset
+    eval_subjects: frozenset
+
+
+def _subjects(scores: pd.DataFrame) -> set:
+    missing = [c for c in _SUBJECT_COLUMNS if c not in scores.columns]
+    if missing:
+        raise ValueError(f"a split by subject needs the columns {', '.join(missing)}")
+    return set(scores["reference_subject"]) | set(scores["probe_subject"])
+
+
+def check_subject_disjoint(dev: pd.DataFrame, eval: pd.DataFrame) -> None:
+    """Raise if any subject of the evaluation comparisons appears in the development ones.
+
+    Read more in the chapter "Mitigation and its price".
+
+    Parameters
+    ----------
+    dev : pandas.DataFrame
+        Development comparisons, with ``reference_subject`` and ``probe_subject``.
+    eval : pandas.DataFrame
+        Evaluation comparisons, with the same columns.
+
+    Returns
+    -------
+    None
+        When no subject is on both sides.
+
+    Raises
+    ------
+    ValueError
+        Naming the number of shared subjects and a few of them.
+
+    See Also
+    --------
+    subject_disjoint_split : Splits a table so that this check passes.
+
+    References
+    ----------
+    ISO/IEC 19795-1:2021, biometric performance testing (test subjects kept apart from the
+    data a system is tuned on).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> dev = pd.DataFrame({"reference_subject": ["a"], "probe_subject": ["b"]})
+    >>> bf.mitigation.check_subject_disjoint(dev, dev.replace({"a": "c", "b": "d"}))
+    >>> bf.mitigation.check_subject_disjoint(dev, dev)
+    Traceback (most recent call last):
+    ...
+    ValueError: 2 evaluation subject(s) also in the development split, e.g. a, b
+    """
+    shared = sorted(_subjects(dev) & _subjects(eval), key=str)
+    if shared:
+        raise ValueError(
+            f"{len(shared)} evaluation subject(s) also in the development split, "
+            f"e.g. {', '.join(map(str, shared[:5]))}"
+        )
+
+
+def subject_disjoint_split(
+    scores: pd.DataFrame, *, dev_fraction: float = 0.5, stratify: str | None = None, rng: Seed = None
+) -> SubjectSplit:
+    """Split comparisons by subject, so that no identity is in both development and evaluation.
+
+    Read more in the chapter "Mitigation and its price".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table with ``reference_subject`` and ``probe_subject``.
+    dev_fraction : float, default 0.5
+        Share of the subjects drawn for development, in (0, 1).
+    stratify : str, optional
+        A subject attribute (the column ``reference_<stratify>``, else ``<stratify>``, read
+        on each subject's comparisons as reference): the draw is made
+        within each of its values, so that every group keeps about ``dev_fraction`` of its
+        subjects in development.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness (seed).
+
+    Returns
+    -------
+    SubjectSplit
+        ``dev`` (both subjects in development), ``eval`` (both in evaluation) and ``cross``
+        (the non-mated comparisons between the two sets), with the two subject sets.
+        Mated comparisons are never cross.
+
+    See Also
+    --------
+    check_subject_disjoint : What the split guarantees, as a check.
+    biofair.fairness_discrepancy_rate : Takes the development split as ``dev=``.
+
+    References
+    ----------
+    ISO/IEC 19795-1:2021, biometric performance testing (test subjects kept apart from the
+    data a system is tuned on).
+
+    Examples
+    --------
+    >>> import biofair as bf
+    >>> table = bf.read_scores(bf.datasets.example_scores_path())
+    >>> split = bf.mitigation.subject_disjoint_split(table, rng=0)
+    >>> split.dev_subjects.isdisjoint(split.eval_subjects), len(split.dev) + len(split.eval) + len(split.cross) == len(table)
+    (True, True)
+    """
+    fraction = as_number(dev_fraction, "dev_fraction", low=0.0, high=1.0, open_low=True, open_high=True)
+    generator = as_rng(rng)
+    subjects = pd.Series(sorted(_subjects(scores), key=str))
+    if stratify is None:
+        strata = pd.Series(0, index=subjects)
+    else:
+        column = next((c for c in (f"reference_{stratify}", stratify) if c in scores.columns), None)
+        if column is None:
+            raise ValueError(f"stratify={stratify!r} needs the column 'reference_{stratify}' or {stratify!r}")
+        strata = scores.groupby("reference_subject")[column].first().reindex(subjects.to_numpy())
+        strata = strata.astype(object).where(strata.notna(), "(unknown)")
+    dev_subjects = set()
+    for _, members in strata.groupby(strata, sort=True):
+        names = members.index.to_numpy()
+        n_dev = int(round(fraction * names.size))
+        dev_subjects.update(generator.choice(names, size=n_dev, replace=False).tolist())
+    in_dev = scores["reference_subject"].isin(dev_subjects).to_numpy()
+    probe_in_dev = scores["probe_subject"].isin(dev_subjects).to_numpy()
+    eval_subjects = frozenset(set(subjects) - dev_subjects)
+    return SubjectSplit(
+        scores[in_dev & probe_in_dev],
+        scores[~in_dev & ~probe_in_dev],
+        scores[in_dev != probe_in_dev],
+        frozenset(dev_subjects),
+        eval_subjects,
+    )
+
+
+def group_thresholds(dev: pd.DataFrame, *, fmr: float, by: By = "group") -> pd.Series:
+    """One threshold per group, each at the same target FMR on that group's own impostors.
+
+    Read more in the chapter "Mitigation and its price".
+
+    Parameters
+    ----------
+    dev : pandas.DataFrame
+        Development comparisons with the group column(s) of ``by``.
+    fmr : float
+        The target FMR every group is given.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    pandas.Series
+        ``t_g = threshold_at_fmr(homogeneous non-mated scores of g, fmr)`` per group (index
+        ``group``), so that on the development split ``FMR_g(t_g) <= fmr`` for every group.
+        A target a group cannot resolve (fewer than 3 false matches allowed) warns.
+
+    See Also
+    --------
+    rates_at_group_thresholds : Each group's rates at its own threshold.
+    biofair.threshold_at_fmr : The rule used in each group.
+
+    References
+    ----------
+    ISO/IEC 19795-1 (rule of three); the FDR paper (de Freitas Pereira and Marcel, 2022)
+    motivates one threshold for everyone, which this replaces.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9] + [i / 10 for i in range(10)] + [1.9] + [1 + i / 10 for i in range(10)],
+    ...                       "mated": ([True] + [False] * 10) * 2, "group": ["a"] * 11 + ["b"] * 11})
+    >>> bf.mitigation.group_thresholds(table, fmr=0.3).round(2).to_dict()
+    {'a': 0.7, 'b': 1.7}
+    """
+    groups = scores_by_group(dev, by=by)
+    target = as_rates(fmr, "fmr")
+    thresholds = {}
+    for name, g in groups.items():
+        warn_unresolved(np.ravel(target), g.nonmated.size, counted=f"non-mated comparisons of {name}")
+        thresholds[name] = float(threshold_at_fmr_sorted(g.nonmated, np.atleast_1d(target))[0])
+    return pd.Series(thresholds, name="threshold").rename_axis("group")
+
+
+def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping, *, by: By = "group") -> pd.DataFrame:
+    """Each group's FMR and FNMR at its own threshold, with the counts behind them.
+
+    Read more in the chapter "Mitigation and its price".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Evaluation comparisons with the group column(s) of ``by``.
+    thresholds : mapping
+        Group name to threshold (e.g. :func:`group_thresholds` of a development split).
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``group``: ``threshold``, ``fmr``, ``fnmr``, ``false_matches``, ``n_nonmated``
+        (homogeneous pairs), ``false_non_matches``, ``n_mated``. Match iff ``score >= t_g``.
+
+    Raises
+    ------
+    ValueError
+        When a group of the scores has no threshold.
+
+    See Also
+    --------
+    group_thresholds : Sets the thresholds.
+    biofair.rates_by_group : The same table with one threshold for everyone.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022 (per-group FMR and FNMR).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [0.9, 0.1, 0.2, 0.4, 0.6, 0.7],
+    ...                       "mated": [True, False, True, True, False, False],
+    ...                       "group": ["a"] * 3 + ["b"] * 3})
+    >>> bf.mitigation.rates_at_group_thresholds(table, {"a": 0.5, "b": 0.65})[["fmr", "fnmr"]]
+           fmr  fnmr
+    group
+    a      0.0   0.5
+    b      0.5   1.0
+    """
+    groups = scores_by_group(scores, by=by)
+    missing = [name for name in groups if name not in thresholds]
+    if missing:
+        raise ValueError(f"no threshold for the groups {missing}")
+    rows = {}
+    for name, g in groups.items():
+        threshold = float(thresholds[name])
+        false_matches, false_non_matches = counts_at(g.mated, g.nonmated, threshold)
+        rows[name] = {
+            "threshold": threshold,
+            "fmr": false_matches / g.nonmated.size,
+            "fnmr": false_non_matches / g.mated.size,
+            "false_matches": int(false_matches),
+            "n_nonmated": g.nonmated.size,
+            "false_non_matches": int(false_non_matches),
+            "n_mated": g.mated.size,
+        }
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("group")
+
+
+def fit_group_calibration(
+    dev: pd.DataFrame, *, by: By = "group", p_target: float = 0.5
+) -> dict[str, LogisticCalibration]:
+    """Group-aware calibration: one logistic calibration per group, fitted on development scores.
+
+    Read more in the chapter "Mitigation and its price".
+
+    Parameters
+    ----------
+    dev : pandas.DataFrame
+        Development comparisons with the group column(s) of ``by``.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s) (or cluster labels, for a FairCal-like variant).
+    p_target : float, default 0.5
+        Training prior of each fit.
+
+    Returns
+    -------
+    dict of str to LogisticCalibration
+        ``llr = a_g·s + b_g`` per group, each fitted on the group's mated and homogeneous
+        non-mated scores with :func:`biofair.fit_logistic_calibration`.
+
+    See Also
+    --------
+    apply_group_calibration : Applies the maps to evaluation scores.
+    biofair.fit_logistic_calibration : One map for everyone.
+
+    References
+    ----------
+    T. Salvador, S. Cairns, V. Voleti, N. Marshall and A. Oberman, "FairCal: Fairness
+    Calibration for Face Verification", ICLR 2022 (calibration per cluster of embeddings;
+    with known groups, this is their oracle baseline).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> rng = np.random.default_rng(0)
+    >>> table = pd.concat([bf.synthetic.gaussian_scores(n_mated=500, n_nonmated=500, mated_mean=d, rng=rng)
+    ...                    .assign(group=g) for g, d in (("a", 2.0), ("b", 4.0))])
+    >>> fits = bf.mitigation.fit_group_calibration(table)
+    >>> fits["a"].scale < fits["b"].scale
+    True
+    """
+    groups = scores_by_group(dev, by=by)
+    return {name: fit_logistic_calibration(g.mated, g.nonmated, p_target=p_target) for name, g in groups.items()}
+
+
+def apply_group_calibration(
+    scores: pd.DataFrame, calibrations: Mapping[str, LogisticCalibration], *, by: By = "group"
+) -> pd.DataFrame:
+    """Replace each comparison's score by the LLR of its group's calibration.
+
+    Read more in the chapter "Mitigation and its price".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Evaluation comparisons with the group column(s) of ``by``.
+    calibrations : mapping of str to LogisticCalibration
+        One map per group, e.g. from :func:`fit_group_calibration`.
+    by : str or sequence of str, default "group"
+        The grouping attribute(s).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``scores`` whose ``score`` is ``a_g·s + b_g`` for a comparison of group
+        ``g``. A comparison whose two sides are in different groups gets the mean of the two
+        groups' LLRs (as FairCal averages the two sides' calibrations).
+
+    Raises
+    ------
+    ValueError
+        When a group of the scores has no calibration.
+
+    See Also
+    --------
+    fit_group_calibration : Fits the maps.
+
+    References
+    ----------
+    T. Salvador et al., "FairCal: Fairness Calibration for Face Verification", ICLR 2022
+    (the mean of the two sides' calibrations).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> table = pd.DataFrame({"score": [1.0, 1.0], "mated": [True, False], "group": ["a", "b"]})
+    >>> maps = {"a": bf.LogisticCalibration(2.0, 0.0, 0.5), "b": bf.LogisticCalibration(1.0, -1.0, 0.5)}
+    >>> bf.mitigation.apply_group_calibration(table, maps)["score"].tolist()
+    [2.0, 0.0]
+    """
+    validate_scores(scores)
+    raw = scores["score"].to_numpy(dtype=np.float64)
+
+    def llr_of(labels: pd.Series) -> NDArray:
+        missing = sorted(set(labels.dropna()) - set(calibrations), key=str)
+        if missing or labels.isna().any():
+            raise ValueError(f"no calibration for the groups {missing or ['(missing)']}")
+        scale = labels.map({g: c.scale for g, c in calibrations.items()}).to_numpy(dtype=np.float64)
+        offset = labels.map({g: c.offset for g, c in calibrations.items()}).to_numpy(dtype=np.float64)
+        return scale * raw + offset
+
+    attributes = [by] if isinstance(by, str) else list(by)
+    if all(f"{side}_{a}" in scores.columns for a in attributes for side in ("reference", "probe")):
+        sides = [
+            scores[[f"{side}_{a}" for a in attributes]].astype(str).agg(", ".join, axis=1)
+            if len(attributes) > 1 else scores[f"{side}_{attributes[0]}"]
+            for side in ("reference", "probe")
+        ]
+        calibrated = (llr_of(sides[0]) + llr_of(sides[1])) / 2
+    else:
+        calibrated = llr_of(group_labels(scores, by=by))
+    return scores.assign(score=calibrated)
+
+
+
+
+def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> pd.Series:
+    """Mark the points that no other point beats on every objective (the non-dominated front).
+
+    Read more in the chapter "Mitigation and its price".
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        One row per method and parameter, with a column per objective.
+    objectives : mapping of str to {"min", "max"}
+        Each objective column and whether lower or higher is better, e.g.
+        ``{"min_dcf": "min", "fdr": "max"}``.
+
+    Returns
+    -------
+    pandas.Series of bool
+        ``True`` for a point that no other point dominates, where ``q`` dominates ``p`` iff
+        ``q`` is at least as good on every objective and strictly better on one.
+        Same index as ``points``.
+
+    See Also
+    --------
+    rates_at_group_thresholds : Rates a mitigation's fairness is computed from.
+
+    References
+    ----------
+    V. Pareto, Manuale di economia politica, 1906; K. Deb, Multi-Objective Optimization
+    Using Evolutionary Algorithms, Wiley, 2001 (dominance).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> points = pd.DataFrame({"cost": [1, 2, 2, 3], "fairness": [0.5, 0.9, 0.6, 0.9]})
+    >>> bf.mitigation.pareto_front(points, {"cost": "min", "fairness": "max"}).tolist()
+    [True, True, False, False]
+    """
+    bad = {k: v for k, v in objectives.items() if v not in ("min", "max")}
+    if bad:
+        raise ValueError(f"each objective must be 'min' or 'max', got {bad}")
+    if not objectives:
+        raise ValueError("pareto_front needs at least one objective")
+    # Turn every objective into "lower is better".
+    values = np.column_stack([
+        points[c].to_numpy(dtype=np.float64) * (1.0 if d == "min" else -1.0) for c, d in objectives.items()
+    ])
+    if np.isnan(values).any():
+        raise ValueError("objective columns must not hold NaN")
+    at_least = (values[:, None, :] <= values[None, :, :]).all(axis=2)  # [q, p]: q no worse than p
+    better = (values[:, None, :] < values[None, :, :]).any(axis=2)
+    dominated = (at_least & better).any(axis=0)
+    return pd.Series(~dominated, index=points.index, name="pareto")
+
+
+__all__ = [
+    "SubjectSplit",
+    "apply_group_calibration",
+    "check_subject_disjoint",
+    "fit_group_calibration",
+    "group_thresholds",
+    "pareto_front",
+    "rates_at_group_thresholds",
+    "subject_disjoint_split",
+]

@@ -1,0 +1,202 @@
+"""Score normalisation with a cohort of known impostors: Z-norm, T-norm and S-norm.
+
+A cohort is a set of scores of one side of a comparison (a subject, an utterance, or a whole
+group) against subjects known to be someone else. Its mean and standard deviation turn a raw
+score into "how many impostor standard deviations above the impostors": Z-norm uses the
+reference side's cohort statistics, T-norm the probe side's, and symmetric S-norm the mean of
+the two. With group labels as the key, the cohort is the group's own impostors (a group-aware
+normalisation).
+
+Read more in the chapter "Mitigation and its price" (``notebooks/12``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from biofair._typing import Norm
+from biofair._validation import as_scores, check_choice
+from biofair.schema import validate_scores
+
+
+
+def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFrame:
+    """The scores of every non-cohort subject against the cohort, from non-mated comparisons.
+
+    Read more in the chapter "Mitigation and its price".
+
+    Parameters
+    ----------
+    cross : pandas.DataFrame
+        Non-mated comparisons between cohort subjects and other subjects, with
+        ``reference_subject``, ``probe_subject`` and ``score`` (e.g. the ``cross`` table of
+        :func:`biofair.mitigation.subject_disjoint_split`, with the cohort as its
+        development side).
+    cohort_subjects : collection
+        The cohort's subjects.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``subject`` (the side that is not in the cohort) and ``score``, one row per
+        comparison that has exactly one side in the cohort; mated rows are refused.
+
+    See Also
+    --------
+    cohort_statistics : Their mean and standard deviation per subject.
+
+    References
+    ----------
+    R. Auckenthaler, M. Carey and H. Lloyd-Thomas, "Score normalization for text-independent
+    speaker verification systems", Digital Signal Processing, 2000 (cohorts of impostors).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> cross = pd.DataFrame({"score": [0.1, 0.3], "mated": [False, False],
+    ...                       "reference_subject": ["c1", "x"], "probe_subject": ["x", "c2"]})
+    >>> bf.normalisation.cohort_scores(cross, {"c1", "c2"})["subject"].tolist()
+    ['x', 'x']
+    """
+    if "mated" in cross.columns and cross["mated"].astype(bool).any():
+        raise ValueError("a cohort holds impostors only: cross has mated comparisons")
+    cohort = set(cohort_subjects)
+    reference_in = cross["reference_subject"].isin(cohort).to_numpy()
+    probe_in = cross["probe_subject"].isin(cohort).to_numpy()
+    one_side = reference_in != probe_in
+    subject = np.where(reference_in, cross["probe_subject"], cross["reference_subject"])[one_side]
+    return pd.DataFrame({"subject": subject, "score": as_scores(cross["score"].to_numpy()[one_side], "score")})
+
+
+def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: int = 10) -> pd.DataFrame:
+    """Mean and standard deviation of each key's cohort scores.
+
+    Read more in the chapter "Mitigation and its price".
+
+    Parameters
+    ----------
+    cohort : pandas.DataFrame
+        Cohort scores: a ``score`` column and the ``key`` column.
+    key : str, default "subject"
+        What the statistics are kept per: a subject (classic Z/T-norm) or a group label
+        (group-aware normalisation).
+    min_size : int, default 10
+        Fewest cohort scores a key needs; keys with fewer are left out.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``key``: ``mean``, ``std`` (population standard deviation) and ``n``.
+
+    See Also
+    --------
+    normalise_scores : Uses them.
+
+    References
+    ----------
+    R. Auckenthaler, M. Carey and H. Lloyd-Thomas, "Score normalization for text-independent
+    speaker verification systems", Digital Signal Processing, 2000 (cohorts of impostors).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> cohort = pd.DataFrame({"subject": ["x", "x", "y", "y"], "score": [0.0, 2.0, 1.0, 1.0]})
+    >>> bf.normalisation.cohort_statistics(cohort, min_size=2).loc["x"].tolist()
+    [1.0, 1.0, 2.0]
+    """
+    grouped = cohort.groupby(key, sort=True)["score"]
+    stats = pd.DataFrame({"mean": grouped.mean(), "std": grouped.std(ddof=0), "n": grouped.size()})
+    return stats[(stats["n"] >= min_size) & (stats["std"] > 0)]
+
+
+def _side_stats(scores: pd.DataFrame, statistics: pd.DataFrame, column: str) -> tuple[NDArray, NDArray]:
+    keys = scores[column]
+    missing = ~keys.isin(statistics.index)
+    if missing.any():
+        raise ValueError(
+            f"{int(missing.sum())} comparisons have no cohort statistics for their {column} "
+            f"(e.g. {keys[missing].iloc[0]!r}); drop them or enlarge the cohort"
+        )
+    return (
+        statistics["mean"].reindex(keys).to_numpy(dtype=np.float64),
+        statistics["std"].reindex(keys).to_numpy(dtype=np.float64),
+    )
+
+
+def normalise_scores(
+    scores: pd.DataFrame,
+    statistics: pd.DataFrame,
+    *,
+    method: Norm = "s",
+    reference_key: str = "reference_subject",
+    probe_key: str = "probe_subject",
+) -> pd.DataFrame:
+    """Z-, T- or S-normalise every score with the cohort statistics of its sides.
+
+    Read more in the chapter "Mitigation and its price".
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table with the columns ``reference_key`` and ``probe_key``.
+    statistics : pandas.DataFrame
+        :func:`cohort_statistics`, indexed by the values of those columns.
+    method : {"z", "t", "s"}, default "s"
+        ``"z"``: ``(s - μ_r) / σ_r`` with the reference side's cohort; ``"t"``:
+        ``(s - μ_p) / σ_p`` with the probe side's; ``"s"``: the mean of the two.
+    reference_key : str, default "reference_subject"
+        Column whose value names the reference side's cohort statistics.
+    probe_key : str, default "probe_subject"
+        Column whose value names the probe side's cohort statistics.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``scores`` with the normalised ``score``.
+
+    Raises
+    ------
+    ValueError
+        When a comparison's side has no cohort statistics.
+
+    See Also
+    --------
+    cohort_statistics : The statistics.
+    biofair.mitigation.group_thresholds : Another way to align the groups' impostors.
+
+    References
+    ----------
+    R. Auckenthaler, M. Carey and H. Lloyd-Thomas, "Score normalization for text-independent
+    speaker verification systems", Digital Signal Processing, 2000 (Z-norm, T-norm);
+    P. Kenny, "Bayesian speaker verification with heavy-tailed priors", Odyssey 2010 (S-norm).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> stats = pd.DataFrame({"mean": [0.0, 1.0], "std": [1.0, 2.0]}, index=["a", "b"])
+    >>> table = pd.DataFrame({"score": [3.0, 0.0], "mated": [False, True],
+    ...                       "reference_subject": ["a", "b"], "probe_subject": ["b", "b"]})
+    >>> [bf.normalisation.normalise_scores(table, stats, method=m)["score"].tolist() for m in "zts"]
+    [[3.0, -0.5], [1.0, -0.5], [2.0, -0.5]]
+    """
+    check_choice(method, "method", ("z", "t", "s"))
+    validate_scores(scores)
+    raw = scores["score"].to_numpy(dtype=np.float64)
+    parts = []
+    if method in ("z", "s"):
+        mean, std = _side_stats(scores, statistics, reference_key)
+        parts.append((raw - mean) / std)
+    if method in ("t", "s"):
+        mean, std = _side_stats(scores, statistics, probe_key)
+        parts.append((raw - mean) / std)
+    return scores.assign(score=np.mean(parts, axis=0))
+
+
+__all__ = ["cohort_scores", "cohort_statistics", "normalise_scores"]

@@ -1,0 +1,155 @@
+"""Calibration metrics against independent computations (quadrature, loops, scikit-learn)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy import integrate, stats
+from sklearn.isotonic import IsotonicRegression
+from sklearn.linear_model import LogisticRegression
+
+import biofair as bf
+from biofair.calibration import _pav_llrs
+
+scores = arrays(np.float64, st.integers(1, 40), elements=st.floats(-5, 5, allow_nan=False).map(lambda x: round(x, 1)))
+
+
+def _cllr_loop(mated, nonmated):
+    """Cllr by its definition, one comparison at a time."""
+    miss = sum(math.log2(1 + math.exp(-s)) for s in mated) / len(mated)
+    false_alarm = sum(math.log2(1 + math.exp(s)) for s in nonmated) / len(nonmated)
+    return (miss + false_alarm) / 2
+
+
+def test_cllr_of_calibrated_scores_matches_numerical_integration():
+    # mated ~ N(mu, 2mu), non-mated ~ N(-mu, 2mu): ln f_m(s)/f_n(s) = s exactly
+    mu, n = 2.0, 400_000
+    sd = math.sqrt(2 * mu)
+    rng = np.random.default_rng(0)
+    mated, nonmated = rng.normal(mu, sd, n), rng.normal(-mu, sd, n)
+    s = np.linspace(-5, 5, 11)
+    assert np.allclose(stats.norm.logpdf(s, mu, sd) - stats.norm.logpdf(s, -mu, sd), s)
+    miss = integrate.quad(lambda x: stats.norm.pdf(x, mu, sd) * np.logaddexp(0, -x), -np.inf, np.inf)[0]
+    fa = integrate.quad(lambda x: stats.norm.pdf(x, -mu, sd) * np.logaddexp(0, x), -np.inf, np.inf)[0]
+    expected = (miss + fa) / (2 * math.log(2))
+    # the sample mean's standard error sets the tolerance (4 standard errors)
+    se = math.sqrt(np.logaddexp(0, -mated).var() / n + np.logaddexp(0, nonmated).var() / n) / (2 * math.log(2))
+    assert abs(bf.cllr(mated, nonmated) - expected) < 4 * se
+    # calibrated: PAV can only remove sampling noise
+    assert bf.cllr(mated, nonmated) - bf.min_cllr(mated, nonmated) < 0.005
+
+
+@given(scores, scores)
+def test_cllr_equals_a_loop(mated, nonmated):
+    assert bf.cllr(mated, nonmated) == pytest.approx(_cllr_loop(mated, nonmated), rel=1e-12)
+
+
+@given(scores, scores)
+def test_min_cllr_never_exceeds_cllr(mated, nonmated):
+    assert 0 <= bf.min_cllr(mated, nonmated) <= bf.cllr(mated, nonmated) + 1e-12
+    assert bf.min_cllr(mated, nonmated) <= 1 + 1e-12
+
+
+@given(scores, scores, st.floats(0.1, 5), st.floats(-3, 3), st.sampled_from(["affine", "exp", "cube"]))
+def test_min_cllr_is_invariant_to_increasing_transforms(mated, nonmated, a, b, kind):
+    transform = {"affine": lambda x: a * x + b, "exp": lambda x: np.exp(x / 2) + b, "cube": lambda x: x**3 + a * x}[kind]
+    assert bf.min_cllr(transform(mated), transform(nonmated)) == pytest.approx(bf.min_cllr(mated, nonmated), abs=1e-12)
+
+
+@given(scores, scores)
+@settings(max_examples=200)
+def test_pav_equals_scikit_learn_isotonic_regression(mated, nonmated):
+    mated_llrs, nonmated_llrs = bf.pav_llrs(mated, nonmated)
+    x = np.concatenate([mated, nonmated])
+    y = np.concatenate([np.ones(mated.size), np.zeros(nonmated.size)])
+    posterior = IsotonicRegression().fit(x, y).predict(np.sort(x))  # ties pooled, as ours
+    with np.errstate(divide="ignore"):
+        expected = np.log(posterior) - np.log1p(-posterior) - np.log(mated.size / nonmated.size)
+    # ours come per class, ascending: merge them into the order of all scores
+    merged = np.concatenate([np.sort(nonmated), np.sort(mated)])
+    got = np.concatenate([nonmated_llrs, mated_llrs])[np.argsort(merged, kind="stable")]
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
+
+
+def test_pav_is_monotone_and_pools_ties():
+    mated_llrs, nonmated_llrs = _pav_llrs(np.array([0.2, 0.5, 0.5, 0.9]), np.array([0.1, 0.5, 0.7]))
+    assert mated_llrs[1] == mated_llrs[2] == nonmated_llrs[1]
+    assert np.all(np.diff(mated_llrs) >= 0) and np.all(np.diff(nonmated_llrs) >= 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_logistic_calibration_matches_unpenalised_scikit_learn(seed):
+    rng = np.random.default_rng(seed)
+    mated, nonmated = rng.normal(0.6, 0.2, 300), rng.normal(0.1, 0.15, 2_000)
+    ours = bf.fit_logistic_calibration(mated, nonmated)
+    x = np.concatenate([mated, nonmated])[:, None]
+    y = np.concatenate([np.ones(mated.size), np.zeros(nonmated.size)])
+    model = LogisticRegression(C=np.inf, class_weight="balanced", tol=1e-12, max_iter=10_000).fit(x, y)
+    assert ours.scale == pytest.approx(model.coef_[0, 0], rel=1e-5)
+    assert ours.offset == pytest.approx(model.intercept_[0], rel=1e-5, abs=1e-6)
+
+
+def test_logistic_calibration_minimises_cllr_at_even_prior():
+    rng = np.random.default_rng(1)
+    mated, nonmated = rng.normal(1, 1, 500), rng.normal(-0.5, 0.8, 800)
+    fit = bf.fit_logistic_calibration(mated, nonmated)
+    best = bf.cllr(fit.transform(mated), fit.transform(nonmated))
+    for da, db in [(0.01, 0), (-0.01, 0), (0, 0.01), (0, -0.01)]:
+        other = bf.LogisticCalibration(fit.scale + da, fit.offset + db, 0.5)
+        assert best < bf.cllr(other.transform(mated), other.transform(nonmated))
+
+
+@pytest.mark.parametrize("mated, nonmated", [([2.0, 3.0], [0.0, 1.0]), ([1.0, 3.0], [0.0, 1.0]), ([1.0], [1.0, 1.0])])
+def test_logistic_calibration_refuses_separable_classes(mated, nonmated):
+    with pytest.raises(ValueError, match="separates"):
+        bf.fit_logistic_calibration(mated, nonmated)
+
+
+@given(scores, scores, st.floats(0.01, 0.99), st.floats(0.5, 10), st.floats(0.5, 10))
+def test_actual_dcf_is_a_loop_and_never_below_min_dcf(mated, nonmated, p, c_miss, c_fa):
+    eta = math.log(c_fa * (1 - p) / (c_miss * p))
+    fnmr = sum(s < eta for s in mated) / len(mated)
+    fmr = sum(s >= eta for s in nonmated) / len(nonmated)
+    expected = (c_miss * p * fnmr + c_fa * (1 - p) * fmr) / min(c_miss * p, c_fa * (1 - p))
+    got = bf.actual_dcf(mated, nonmated, p_target=p, c_miss=c_miss, c_fa=c_fa)
+    assert got == pytest.approx(expected, rel=1e-12)
+    assert got >= bf.min_dcf(mated, nonmated, p_target=p, c_miss=c_miss, c_fa=c_fa) - 1e-12
+
+
+@given(scores, scores)
+def test_bayes_error_rates_rows_match_single_calls(mated, nonmated):
+    x = np.array([-3.0, -0.5, 0.0, 2.0])
+    table = bf.bayes_error_rates(mated, nonmated, prior_log_odds=x)
+    for row in table.itertuples():
+        assert row.actual_dcf == pytest.approx(bf.actual_dcf(mated, nonmated, p_target=row.p_target), rel=1e-9)
+        assert row.min_dcf == pytest.approx(bf.min_dcf(mated, nonmated, p_target=row.p_target), rel=1e-9)
+        # PAV's LLRs are optimal at every prior: their Bayes decision reaches minimum DCF
+        assert row.pav_dcf == pytest.approx(row.min_dcf, rel=1e-9, abs=1e-12)
+
+
+def test_calibration_by_group_matches_per_group_calls():
+    rng = np.random.default_rng(3)
+    import pandas as pd
+
+    table = pd.concat([
+        bf.synthetic.gaussian_scores(n_mated=200, n_nonmated=400, mated_mean=m, rng=rng).assign(group=g)
+        for g, m in (("a", 1.0), ("b", 3.0))
+    ])
+    result = bf.calibration_by_group(table, p_target=0.1)
+    for g in ("a", "b"):
+        part = table[table["group"] == g]
+        mated, nonmated = bf.split_scores(part)
+        assert result.loc[g, "cllr"] == pytest.approx(bf.cllr(mated, nonmated))
+        assert result.loc[g, "min_cllr"] == pytest.approx(bf.min_cllr(mated, nonmated))
+        assert result.loc[g, "actual_dcf"] == pytest.approx(bf.actual_dcf(mated, nonmated, p_target=0.1))
+        assert result.loc[g, "min_dcf"] == pytest.approx(bf.min_dcf(mated, nonmated, p_target=0.1))
+    fairness = bf.calibration_fairness(result)
+    values = result.loc[["a", "b"], "cllr"]
+    assert fairness.loc["cllr", "ratio"] == pytest.approx(values.max() / values.min())
+    # two groups: Inequity is sqrt(max / min) (scale-free)
+    assert fairness.loc["cllr", "inequity"] == pytest.approx(math.sqrt(values.max() / values.min()))
