@@ -66,7 +66,7 @@ def reproduction_ledger(
         a book value the paper does not list.
     values : pandas.DataFrame, optional
         The papers' values (default: ``biofair/data/paper_values.csv``, read with
-        :mod:`importlib.resources`); columns ``paper``, ``table``, ``quantity``,
+        ``importlib.resources``); columns ``paper``, ``table``, ``quantity``,
         ``paper_value``, ``tolerance``, ``expected``, ``reason`` and ``reference``.
     check : bool, default True
         Raise if any verdict differs from the ``expected`` one.
