@@ -78,6 +78,7 @@ from biofair.rates import (
     threshold_at_fmr,
     tmr_at_fmr,
 )
+from biofair.reproduction import reproduction_ledger
 from biofair.schema import CANONICAL_COLUMNS, split_scores, validate_scores
 from biofair.summaries import fairness_summary, operating_summary
 from biofair.subset_bias import (
@@ -168,6 +169,7 @@ __all__ = [
     "rates_by_group",
     "read_grouped_scores",
     "read_scores",
+    "reproduction_ledger",
     "roc_auc",
     "roc_curve",
     "scores_by_group",
