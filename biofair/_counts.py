@@ -2,8 +2,9 @@
 
 ``error_counts`` sorts each class once and walks both sorted arrays with vectorised
 operations to give, at every distinct score and at one threshold above all scores, the
-number of false matches and false non-matches. Every curve, area and operating point of
-the package is a cheap function of these counts.
+number of false matches and false non-matches: the curves are drawn from these counts.
+``roc_counts`` gives the same counts at the M + 1 thresholds where the ROC can turn (the
+mated scores); every area, the convex hull and the minimum cost are computed from them.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from biofair._validation import as_scores
 
 @dataclass(frozen=True, eq=False)
 class ErrorCounts:
-    """Error counts at every achievable threshold, thresholds ascending.
+    """Error counts at achievable thresholds, thresholds ascending.
 
-    ``thresholds`` holds the distinct scores of both classes and, last,
-    ``nextafter(max score, +inf)`` (reject everything). Decision rule: match iff
+    From :func:`error_counts`, ``thresholds`` holds the distinct scores of both classes and,
+    last, ``nextafter(max score, +inf)`` (reject everything); from :func:`roc_counts`, only
+    those where the ROC can turn. Decision rule: match iff
     ``score >= threshold``. The rates are computed once, on first use.
     """
 
@@ -134,3 +136,56 @@ def counts_at(mated_sorted: NDArray, nonmated_sorted: NDArray, thresholds: Array
 def tmr_sorted(mated_sorted: NDArray, thresholds: ArrayLike) -> NDArray[np.float64]:
     """TMR at thresholds from ascending mated scores, from the count of true matches."""
     return (mated_sorted.size - np.searchsorted(mated_sorted, thresholds, "left")) / mated_sorted.size
+
+
+def roc_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> ErrorCounts:
+    """Error counts at the thresholds where the ROC can turn, from two ascending arrays.
+
+    FNMR changes only at mated scores: between two consecutive distinct mated scores the
+    ROC runs straight along FMR. Its vertices are therefore the counts at each distinct
+    mated score ``v`` (``#{nonmated >= v}``), at the next score of either class above ``v``
+    (``#{nonmated > v}``), at the lowest score and above all scores; the thresholds of
+    :func:`error_counts_sorted` left out lie strictly inside a horizontal run. Every area,
+    the convex hull and the minimum detection cost are the same on both sets of vertices.
+    Cost: one ``searchsorted`` per side of the distinct mated scores into the non-mated
+    ones, O(M log N), and O(M) memory.
+    """
+    n_mated, n_nonmated = mated_sorted.size, nonmated_sorted.size
+    m_first = _first_of_runs(mated_sorted)
+    values = mated_sorted[m_first]
+    below = np.searchsorted(nonmated_sorted, values, side="left")
+    at_or_below = np.searchsorted(nonmated_sorted, values, side="right")
+    # The next threshold above each mated value: the next mated value or the next non-mated
+    # score, whichever is lower; it is a threshold of its own only when non-mated.
+    next_mated = np.append(values[1:].astype(np.float64), np.inf)
+    next_nonmated = np.full(values.size, np.inf)
+    inside = at_or_below < n_nonmated
+    next_nonmated[inside] = nonmated_sorted[at_or_below[inside]]
+    own = next_nonmated < next_mated
+
+    size = 2 * values.size
+    thresholds = np.empty(size, dtype=np.float64)
+    false_matches = np.empty(size, dtype=np.int64)
+    false_non_matches = np.empty(size, dtype=np.int64)
+    thresholds[0::2], thresholds[1::2] = values, next_nonmated
+    np.subtract(n_nonmated, below, out=false_matches[0::2])
+    np.subtract(n_nonmated, at_or_below, out=false_matches[1::2])
+    false_non_matches[0::2] = m_first
+    false_non_matches[1::2] = np.append(m_first[1:], n_mated)
+    keep = np.empty(size, dtype=bool)
+    keep[0::2], keep[1::2] = True, own
+
+    lowest = nonmated_sorted[0] < values[0]  # accept-all point, if a non-mated score is lowest
+    top = np.nextafter(max(float(mated_sorted[-1]), float(nonmated_sorted[-1])), np.inf)
+    return ErrorCounts(
+        np.concatenate([[nonmated_sorted[0]] if lowest else [], thresholds[keep], [top]]),
+        np.concatenate([[n_nonmated] if lowest else [], false_matches[keep], [0]]).astype(np.int64, copy=False),
+        np.concatenate([[0] if lowest else [], false_non_matches[keep], [n_mated]]).astype(np.int64, copy=False),
+        n_mated,
+        n_nonmated,
+    )
+
+
+def roc_counts(mated: ArrayLike, nonmated: ArrayLike) -> ErrorCounts:
+    """Validate, sort once per class and count errors where the ROC can turn."""
+    return roc_counts_sorted(*sorted_scores(mated, nonmated))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import ErrorCounts, error_counts
+from biofair._counts import ErrorCounts, roc_counts
 from biofair._validation import check_bound
 
 
@@ -130,7 +130,7 @@ def roc_auc(mated: ArrayLike, nonmated: ArrayLike) -> BoundedValue:
     >>> bf.roc_auc([0.5, 0.9], [0.1, 0.5])
     0.875
     """
-    return BoundedValue(_roc_auc_from_counts(error_counts(mated, nonmated)))
+    return BoundedValue(_roc_auc_from_counts(roc_counts(mated, nonmated)))
 
 
 def _area_up_to(fmr: NDArray, tmr: NDArray, bound: float) -> float:
@@ -202,7 +202,7 @@ def partial_auc(
     >>> bf.partial_auc([0.5, 0.9], [0.1, 0.5], max_fmr=0.5)
     0.75
     """
-    return BoundedValue(_partial_auc_from_counts(error_counts(mated, nonmated), max_fmr, standardized))
+    return BoundedValue(_partial_auc_from_counts(roc_counts(mated, nonmated), max_fmr, standardized))
 
 
 def _log_fmr_auc_from_counts(counts: ErrorCounts, min_fmr: float, max_fmr: float) -> float:
@@ -267,7 +267,7 @@ def log_fmr_auc(
     >>> round(bf.log_fmr_auc([0.5, 0.9], [0.1, 0.5], min_fmr=0.5), 6)
     1.0
     """
-    return _log_fmr_auc_from_counts(error_counts(mated, nonmated), min_fmr, max_fmr)
+    return _log_fmr_auc_from_counts(roc_counts(mated, nonmated), min_fmr, max_fmr)
 
 
 def _pr_auc_from_counts(counts: ErrorCounts) -> float:
@@ -316,4 +316,4 @@ def pr_auc(mated: ArrayLike, nonmated: ArrayLike) -> float:
     >>> bf.pr_auc([0.5, 0.9], [0.1, 0.5])
     0.8333333333333333
     """
-    return _pr_auc_from_counts(error_counts(mated, nonmated))
+    return _pr_auc_from_counts(roc_counts(mated, nonmated))

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import error_counts_sorted, sorted_scores
+from biofair._counts import roc_counts_sorted, sorted_scores
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
 from biofair._validation import as_rng, as_targets
@@ -33,7 +33,7 @@ from biofair.distribution_fairness import (
     comprehensive_equity_index,
     distribution_fairness_index,
 )
-from biofair.equal_error_rate import _eer_from_counts, eer
+from biofair.equal_error_rate import _eer_sorted, eer
 from biofair.groups import _pooled_at_or_above, scores_by_group
 from biofair.permutation import permutation_null
 from biofair.rates import tmr_at_fmr
@@ -126,7 +126,7 @@ def operating_summary(
     1       0.001   10      True    False
     """
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
-    counts = error_counts_sorted(mated_sorted, nonmated_sorted)
+    counts = roc_counts_sorted(mated_sorted, nonmated_sorted)
     n_mated, n_nonmated = counts.n_mated, counts.n_nonmated
     targets = as_targets(fmr_targets, "fmr_targets")
     bounds = as_targets(pauc_bounds, "pauc_bounds")
@@ -140,7 +140,7 @@ def operating_summary(
     rows += [("overstatement", b, full - value, nan, na) for b, value in zip(bounds, partial)]
     rows.append(("log_fmr_auc", min_fmr, _log_fmr_auc_from_counts(counts, min_fmr, 1.0), nan, na))
     rows.append(("min_dcf", nan, _min_dcf_from_counts(counts, p_target), nan, na))
-    equal = _eer_from_counts(counts, eer_method)
+    equal = _eer_sorted(mated_sorted, nonmated_sorted, eer_method, counts)
     rows.append(("eer", nan, equal.eer, equal.threshold, na))
     rows.append(("decidability", nan, decidability(mated_sorted, nonmated_sorted), nan, na))
     rows.append(("pr_auc", nan, _pr_auc_from_counts(counts), nan, na))
