@@ -154,36 +154,37 @@ def roc_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> ErrorC
     m_first = _first_of_runs(mated_sorted)
     values = mated_sorted[m_first]
     below = np.searchsorted(nonmated_sorted, values, side="left")
-    at_or_below = np.searchsorted(nonmated_sorted, values, side="right")
-    # The next threshold above each mated value: the next mated value or the next non-mated
-    # score, whichever is lower; it is a threshold of its own only when non-mated.
-    next_mated = np.append(values[1:].astype(np.float64), np.inf)
-    next_nonmated = np.full(values.size, np.inf)
-    inside = at_or_below < n_nonmated
-    next_nonmated[inside] = nonmated_sorted[at_or_below[inside]]
-    own = next_nonmated < next_mated
+    # Non-mated scores above each mated value: a second search only where they tie.
+    after = below.copy()
+    tied = below < n_nonmated
+    tied[tied] = nonmated_sorted[below[tied]] == values[tied]
+    after[tied] = np.searchsorted(nonmated_sorted, values[tied], side="right")
+    # The next threshold above each mated value is the next mated value or the next
+    # non-mated score, whichever is lower; it is a threshold of its own when non-mated.
+    own = after < n_nonmated
+    own[own] = nonmated_sorted[after[own]] < np.append(values[1:], np.inf)[own]
+    lowest = int(nonmated_sorted[0] < values[0])  # a non-mated score is the lowest: accept-all point
+    slot = np.cumsum(own) + lowest  # slot of each mated value, shifted by the own thresholds before it
+    slot -= own
+    slot += np.arange(values.size)
+    nexts = slot[own] + 1
 
-    size = 2 * values.size
+    size = values.size + nexts.size + lowest + 1
     thresholds = np.empty(size, dtype=np.float64)
     false_matches = np.empty(size, dtype=np.int64)
     false_non_matches = np.empty(size, dtype=np.int64)
-    thresholds[0::2], thresholds[1::2] = values, next_nonmated
-    np.subtract(n_nonmated, below, out=false_matches[0::2])
-    np.subtract(n_nonmated, at_or_below, out=false_matches[1::2])
-    false_non_matches[0::2] = m_first
-    false_non_matches[1::2] = np.append(m_first[1:], n_mated)
-    keep = np.empty(size, dtype=bool)
-    keep[0::2], keep[1::2] = True, own
-
-    lowest = nonmated_sorted[0] < values[0]  # accept-all point, if a non-mated score is lowest
-    top = np.nextafter(max(float(mated_sorted[-1]), float(nonmated_sorted[-1])), np.inf)
-    return ErrorCounts(
-        np.concatenate([[nonmated_sorted[0]] if lowest else [], thresholds[keep], [top]]),
-        np.concatenate([[n_nonmated] if lowest else [], false_matches[keep], [0]]).astype(np.int64, copy=False),
-        np.concatenate([[0] if lowest else [], false_non_matches[keep], [n_mated]]).astype(np.int64, copy=False),
-        n_mated,
-        n_nonmated,
-    )
+    thresholds[slot] = values
+    false_matches[slot] = n_nonmated - below
+    false_non_matches[slot] = m_first
+    following = after[own]
+    thresholds[nexts] = nonmated_sorted[following]
+    false_matches[nexts] = n_nonmated - following
+    false_non_matches[nexts] = np.append(m_first[1:], n_mated)[own]
+    if lowest:
+        thresholds[0], false_matches[0], false_non_matches[0] = nonmated_sorted[0], n_nonmated, 0
+    thresholds[-1] = np.nextafter(max(float(mated_sorted[-1]), float(nonmated_sorted[-1])), np.inf)
+    false_matches[-1], false_non_matches[-1] = 0, n_mated
+    return ErrorCounts(thresholds, false_matches, false_non_matches, n_mated, n_nonmated)
 
 
 def roc_counts(mated: ArrayLike, nonmated: ArrayLike) -> ErrorCounts:

@@ -9,6 +9,7 @@ computes the same metrics from the mated-score thresholds only; this test keeps 
 from __future__ import annotations
 
 import warnings
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -142,3 +143,21 @@ def test_operating_summary_equals_all_threshold_oracle(mated, nonmated, shift, e
             assert (row.threshold, row.k) == at_target[target]
         if row.metric == "eer":
             assert row.threshold == eer_threshold
+
+
+@given(mated=scores, nonmated=scores, shift=st.integers(-3, 3))
+@settings(max_examples=100, deadline=None)
+def test_narrowed_hull_crossing_equals_whole_hull(mated, nonmated, shift):
+    # Narrow down to two points, the least the crossing needs: every step of the narrowing runs.
+    from biofair import equal_error_rate
+    from biofair._counts import roc_counts
+
+    counts = roc_counts(mated + shift, nonmated)
+    corners = counts.corners[::-1]
+    fmr, fnmr = counts.fmr[corners], counts.fnmr[corners]
+    with mock.patch.object(equal_error_rate, "_FEW_POINTS", 1):
+        narrowed = equal_error_rate._hull_crossing_narrowed(fmr, fnmr)
+    # Where hull points are collinear (a chance ROC), the two may interpolate the crossing
+    # between different points of the same line: equal up to rounding, 1 ulp apart.
+    assert narrowed == pytest.approx(equal_error_rate._hull_crossing(fmr, fnmr)[0], rel=0, abs=4e-16)
+    assert narrowed == pytest.approx(rocch_eer(fmr, fnmr), abs=1e-12)
