@@ -17,6 +17,7 @@ from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unreso
 from biofair._typing import By, EerMethod, Seed, Unit
 from biofair._validation import as_rng, as_targets
 from biofair.areas import (
+    _counts_down_to_fmr,
     _log_fmr_auc_from_counts,
     _partial_auc_from_counts,
     _pr_auc_from_counts,
@@ -135,7 +136,8 @@ def operating_summary(
 
     full = _roc_auc_from_counts(counts)
     rows = [("roc_auc", nan, full, nan, na)]
-    partial = [_partial_auc_from_counts(counts, b, False) for b in bounds]
+    top = _counts_down_to_fmr(mated_sorted, nonmated_sorted, float(bounds.max()))  # every vertex below the bounds
+    partial = [_partial_auc_from_counts(top, b, False) for b in bounds]
     rows += [("partial_auc", b, value, nan, na) for b, value in zip(bounds, partial)]
     rows += [("overstatement", b, full - value, nan, na) for b, value in zip(bounds, partial)]
     rows.append(("log_fmr_auc", min_fmr, _log_fmr_auc_from_counts(counts, min_fmr, 1.0), nan, na))
