@@ -63,9 +63,28 @@ class ErrorCounts:
         return np.flatnonzero(np.concatenate([[True], ~straight, [True]]))
 
 
-def sorted_scores(mated: ArrayLike, nonmated: ArrayLike) -> tuple[NDArray, NDArray]:
-    """Validate both classes and return them sorted ascending (new arrays)."""
-    return np.sort(as_scores(mated, "mated")), np.sort(as_scores(nonmated, "nonmated"))
+def sorted_scores(mated: ArrayLike, nonmated: ArrayLike, *, keep_float32: bool = False) -> tuple[NDArray, NDArray]:
+    """Validate both classes and return them sorted ascending (new arrays).
+
+    With ``keep_float32``, float32 scores stay float32 (see :func:`in_dtype_of`).
+    """
+    return (np.sort(as_scores(mated, "mated", keep_float32=keep_float32)),
+            np.sort(as_scores(nonmated, "nonmated", keep_float32=keep_float32)))
+
+
+def in_dtype_of(sorted_values: NDArray, thresholds: ArrayLike) -> NDArray:
+    """Thresholds to count ``sorted_values`` against with ``searchsorted``, in their dtype.
+
+    float32 scores are searched with the smallest float32 at or above each (float64)
+    threshold: the same counts of scores at or above it and below it, without a float64
+    copy of the scores (which ``searchsorted`` makes when the dtypes differ).
+    """
+    values = np.asarray(thresholds, dtype=np.float64)
+    if sorted_values.dtype != np.float32:
+        return values
+    with np.errstate(over="ignore"):  # above the float32 range: +inf, above every score
+        rounded = values.astype(np.float32)
+    return np.where(rounded < values, np.nextafter(rounded, np.float32(np.inf)), rounded)
 
 
 def _first_of_runs(sorted_values: NDArray) -> NDArray[np.intp]:
@@ -114,7 +133,7 @@ def error_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> Erro
     false_matches[m_slots] = n_nonmated - np.append(n_first, n_nonmated)[pos[only_mated]]
     false_non_matches[m_slots] = m_first[only_mated]
 
-    top = max(mated_sorted[-1], nonmated_sorted[-1])
+    top = max(float(mated_sorted[-1]), float(nonmated_sorted[-1]))
     thresholds[-1] = np.nextafter(top, np.inf)
     false_matches[-1] = 0
     false_non_matches[-1] = n_mated
@@ -128,14 +147,16 @@ def error_counts(mated: ArrayLike, nonmated: ArrayLike) -> ErrorCounts:
 
 def counts_at(mated_sorted: NDArray, nonmated_sorted: NDArray, thresholds: ArrayLike):
     """False-match and false-non-match counts at thresholds, from ascending scores."""
-    false_matches = nonmated_sorted.size - np.searchsorted(nonmated_sorted, thresholds, "left")
-    false_non_matches = np.searchsorted(mated_sorted, thresholds, "left")
+    false_matches = nonmated_sorted.size - np.searchsorted(nonmated_sorted, in_dtype_of(nonmated_sorted, thresholds),
+                                                           "left")
+    false_non_matches = np.searchsorted(mated_sorted, in_dtype_of(mated_sorted, thresholds), "left")
     return false_matches, false_non_matches
 
 
 def tmr_sorted(mated_sorted: NDArray, thresholds: ArrayLike) -> NDArray[np.float64]:
     """TMR at thresholds from ascending mated scores, from the count of true matches."""
-    return (mated_sorted.size - np.searchsorted(mated_sorted, thresholds, "left")) / mated_sorted.size
+    below = np.searchsorted(mated_sorted, in_dtype_of(mated_sorted, thresholds), "left")
+    return (mated_sorted.size - below) / mated_sorted.size
 
 
 def roc_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> ErrorCounts:
@@ -189,4 +210,4 @@ def roc_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> ErrorC
 
 def roc_counts(mated: ArrayLike, nonmated: ArrayLike) -> ErrorCounts:
     """Validate, sort once per class and count errors where the ROC can turn."""
-    return roc_counts_sorted(*sorted_scores(mated, nonmated))
+    return roc_counts_sorted(*sorted_scores(mated, nonmated, keep_float32=True))

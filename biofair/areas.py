@@ -227,7 +227,7 @@ def partial_auc(
     0.75
     """
     bound = check_bound(max_fmr, "max_fmr")
-    counts = _counts_down_to_fmr(*sorted_scores(mated, nonmated), bound)
+    counts = _counts_down_to_fmr(*sorted_scores(mated, nonmated, keep_float32=True), bound)
     return BoundedValue(_partial_auc_from_counts(counts, bound, standardized))
 
 

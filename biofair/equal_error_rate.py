@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import ErrorCounts, _first_of_runs, roc_counts_sorted, sorted_scores
+from biofair._counts import ErrorCounts, _first_of_runs, in_dtype_of, roc_counts_sorted, sorted_scores
 from biofair._typing import EerMethod
 
 
@@ -171,8 +171,9 @@ def _near_crossing(counts: ErrorCounts, mated_sorted: NDArray, nonmated_sorted: 
     crossing is found among the distinct non-mated scores of one run.
     """
     s = int(np.argmax(counts.fnmr - counts.fmr >= 0))  # >= 1: the lowest threshold has FMR 1, FNMR 0
-    start = np.searchsorted(nonmated_sorted, counts.thresholds[s - 1], side="right")
-    stop = np.searchsorted(nonmated_sorted, counts.thresholds[s], side="left")
+    low, high = in_dtype_of(nonmated_sorted, counts.thresholds[s - 1 : s + 1])
+    start = int(np.searchsorted(nonmated_sorted, low, side="right"))
+    stop = int(np.searchsorted(nonmated_sorted, high, side="left"))
     run = nonmated_sorted[start:stop]
     firsts = start + (_first_of_runs(run) if run.size else np.empty(0, dtype=np.intp))
     thresholds = np.concatenate([counts.thresholds[s - 1 : s], nonmated_sorted[firsts], counts.thresholds[s : s + 1]])
@@ -251,4 +252,4 @@ def eer(mated: ArrayLike, nonmated: ArrayLike, *, method: EerMethod = "rocch") -
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
-    return _eer_sorted(*sorted_scores(mated, nonmated), method)
+    return _eer_sorted(*sorted_scores(mated, nonmated, keep_float32=True), method)

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import roc_counts_sorted, sorted_scores
+from biofair._counts import counts_at, roc_counts_sorted, sorted_scores
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
 from biofair._validation import as_rng, as_targets
@@ -126,7 +126,7 @@ def operating_summary(
     0       0.010  100      True     True
     1       0.001   10      True    False
     """
-    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
+    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated, keep_float32=True)
     counts = roc_counts_sorted(mated_sorted, nonmated_sorted)
     n_mated, n_nonmated = counts.n_mated, counts.n_nonmated
     targets = as_targets(fmr_targets, "fmr_targets")
@@ -148,8 +148,7 @@ def operating_summary(
     rows.append(("pr_auc", nan, _pr_auc_from_counts(counts), nan, na))
     rows.append(("mated_nonmated_ratio", nan, n_mated / n_nonmated, nan, na))
     thresholds = threshold_at_fmr_sorted(nonmated_sorted, targets)
-    false_non_matches = np.searchsorted(mated_sorted, thresholds, "left")
-    false_matches = n_nonmated - np.searchsorted(nonmated_sorted, thresholds, "left")
+    false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, thresholds)
     tmr, fnmr = (n_mated - false_non_matches) / n_mated, false_non_matches / n_mated
     rows += [("tmr_at_fmr", f, x, t, k) for f, x, t, k in zip(targets, tmr, thresholds, false_matches)]
     rows += [("fnmr_at_fmr", f, x, t, k) for f, x, t, k in zip(targets, fnmr, thresholds, false_matches)]

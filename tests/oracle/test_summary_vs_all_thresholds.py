@@ -12,6 +12,7 @@ import warnings
 from unittest import mock
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -161,3 +162,19 @@ def test_narrowed_hull_crossing_equals_whole_hull(mated, nonmated, shift):
     # between different points of the same line: equal up to rounding, 1 ulp apart.
     assert narrowed == pytest.approx(equal_error_rate._hull_crossing(fmr, fnmr)[0], rel=0, abs=4e-16)
     assert narrowed == pytest.approx(rocch_eer(fmr, fnmr), abs=1e-12)
+
+
+@given(mated=scores, nonmated=scores, eer_method=st.sampled_from(["rocch", "midpoint", "interval"]))
+@settings(max_examples=60, deadline=None)
+def test_float32_scores_give_the_float64_summary_of_the_same_values(mated, nonmated, eer_method):
+    mated32, nonmated32 = mated.astype(np.float32), nonmated.astype(np.float32)
+    if np.var(mated32.astype(float)) + np.var(nonmated32.astype(float)) == 0:
+        return  # d' is undefined
+    options = {"fmr_targets": TARGETS, "pauc_bounds": BOUNDS, "min_fmr": MIN_FMR, "eer_method": eer_method}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
+        single = bf.operating_summary(mated32, nonmated32, **options)
+        double = bf.operating_summary(mated32.astype(np.float64), nonmated32.astype(np.float64), **options)
+        assert bf.threshold_at_fmr(nonmated32, TARGETS).tolist() == bf.threshold_at_fmr(
+            nonmated32.astype(np.float64), TARGETS).tolist()
+    pd.testing.assert_frame_equal(single, double, check_exact=True)
