@@ -75,7 +75,7 @@ def _mean_and_variance(values: NDArray[np.float64], overwrite: bool) -> tuple[fl
 def _decidability(mated: ArrayLike, nonmated: ArrayLike, overwrite: bool = False) -> float:
     """d' of two score arrays (float32 ones are copied to float64); with ``overwrite``,
     float64 arrays given are used as scratch space and left holding squared deviations."""
-    mated, nonmated = power_of_two_scaled(*(as_scores(x, name) for x, name in ((mated, "mated"), (nonmated, "nonmated"))))
+    mated, nonmated = power_of_two_scaled(as_scores(mated, "mated"), as_scores(nonmated, "nonmated"))
     mean_mated, var_mated = _mean_and_variance(mated, overwrite)
     mean_nonmated, var_nonmated = _mean_and_variance(nonmated, overwrite)
     spread = (var_mated + var_nonmated) / 2

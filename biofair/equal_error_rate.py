@@ -156,9 +156,14 @@ def _eer_from_counts(
     FNMR (see :func:`_near_crossing`), where the midpoint and interval rules pick their
     threshold; by default ``counts`` holds them all.
     """
+    return _METHODS[_checked(method)](counts, counts if near is None else near)
+
+
+def _checked(method: str) -> str:
+    """``method`` if it names an EER rule, else a ValueError."""
     if method not in _METHODS:
         raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
-    return _METHODS[method](counts, counts if near is None else near)
+    return method
 
 
 def _near_crossing(counts: ErrorCounts, mated_sorted: NDArray, nonmated_sorted: NDArray) -> ErrorCounts:
@@ -250,6 +255,4 @@ def eer(mated: ArrayLike, nonmated: ArrayLike, *, method: EerMethod = "rocch") -
     >>> bf.eer([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], method="interval")
     EqualErrorRate(eer=0.25, threshold=0.65, low=0.25, high=0.25, method='interval')
     """
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
-    return _eer_sorted(*sorted_scores(mated, nonmated, keep_float32=True), method)
+    return _eer_sorted(*sorted_scores(mated, nonmated, keep_float32=True), _checked(method))
