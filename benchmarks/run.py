@@ -295,9 +295,10 @@ def main(argv=None) -> int:
         f"(1, 5, 15 min) {load_before} before the run and {load_after} after it. Absolute seconds "
         "vary with the load; the ratios to the floor measured in the same run are what the targets use.\n\n"
         f"{text}\n\n## Targets\n\n{targets(table)}\n"
-        f"- 1e9 scores in memory (issue #22): not run: {available_gib():.0f} GiB available when the run "
-        "ended, on a machine shared with five other agents; the float32 summary needs the raw scores "
-        "(4 GB), their sorted copies (4 GB) and float64 copies for d' (8 GB).\n\n"
+        f"- 1e9 scores in memory (issue #22): not run: the float32 summary would peak near 16 GB (the raw "
+        "scores, 4 GB, their sorted copies, 4 GB, and float64 copies for d', 8 GB) of the "
+        f"{available_gib():.0f} GiB available when the run ended, on a machine shared with five other "
+        "agents whose processes an out-of-memory kill could hit.\n\n"
         f"Agreement checks: {'all passed' if not problems else '; '.join(problems)}\n"
         + (f"\n{others}" if others else "")
     )
