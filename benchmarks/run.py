@@ -108,6 +108,13 @@ def run_size(n_nonmated: int, ties: bool, *, peers: bool, rng: np.random.Generat
     record("np.sort (floor)", seconds, peak, "floor")
     seconds, peak, report = measure(bf.operating_summary, mated, nonmated, repeat=2)
     record("operating_summary", seconds, peak, "biofair")
+    mated32, nonmated32 = mated.astype(np.float32), nonmated.astype(np.float32)
+    seconds, peak, single = measure(bf.operating_summary, mated32, nonmated32, repeat=2)
+    record("operating_summary, float32", seconds, peak, "biofair")
+    double = bf.operating_summary(mated32.astype(np.float64), nonmated32.astype(np.float64))
+    if not single.equals(double):
+        problems.append(f"N={n_nonmated} ties={ties}: the float32 summary differs from float64 on the same values")
+    del mated32, nonmated32
     seconds, peak, _ = measure(bf.eer, mated, nonmated, repeat=2)
     record("eer", seconds, peak, "biofair")
     seconds, peak, _ = measure(bf.threshold_at_fmr, nonmated, 1e-3, repeat=2)
@@ -164,12 +171,26 @@ def ratios(results: pd.DataFrame) -> pd.DataFrame:
 
 #: (description, test on one size's rows, why biofair misses it where it does)
 TARGETS = {
-    "operating_summary <= 3x the sort floor": (
-        lambda r: r["operating_summary"].x_floor <= 3,
-        "with few ties every score is a distinct threshold: error_counts merges the two sorted "
-        "classes into N + M thresholds and the areas, the hull and the DCF each pass over them "
-        "(about 9x a sort, which AVX-512 makes very fast); with ties the work shrinks with the "
-        "number of distinct values",
+    "operating_summary <= 1.5x the sort floor (issue #22)": (
+        lambda r: r["operating_summary"].x_floor <= 1.5,
+        "sorting each class already costs about 0.8-0.9x the floor, and the rest adds up past 0.5x: "
+        "the search of the distinct mated scores into the sorted non-mated ones (O(M log N), cache "
+        "misses on a 80 MB array), d' (two reductions and one in-place pass per class), and the "
+        "partial areas, which are summed over every vertex below the largest bound (about 2M of them "
+        "here) so that they stay equal to the bit to the all-thresholds values that the partitions' "
+        "bounds are checked against; with M = N/10 mated scores the 2M + 2 mated-score thresholds are "
+        "a fifth of the scores and log-FMR area, minDCF, AP and the hull still pass over them",
+    ),
+    "operating_summary peak memory <= 2x the raw scores (issue #22)": (
+        lambda r: r["operating_summary"].peak_memory_x_raw <= 2,
+        "the sorted copies (1x) plus the counts at the 2M + 2 mated-score thresholds (threshold, "
+        "false matches, false non-matches, about 0.5x of the raw scores at M = N/10) and their "
+        "temporaries (run starts, search positions, slots) while they are built",
+    ),
+    "float32 operating_summary no slower than float64 (equal results are an agreement check)": (
+        lambda r: r["operating_summary, float32"].seconds <= r["operating_summary"].seconds,
+        "the float32 sorts are faster, but d' is computed on float64 copies (to equal the float64 "
+        "result to the bit) and the thresholds are float64",
     ),
     "operating_summary faster than scikit-learn's three calls": (
         lambda r: r["operating_summary"].seconds < r["scikit-learn roc_curve+roc_auc+AP"].seconds,
@@ -179,29 +200,21 @@ TARGETS = {
         lambda r: r["pyeer get_eer_stats"].seconds >= 10 * r["eer"].seconds,
         "",
     ),
-    "8-group fairness report <= 5x the floor": (
-        lambda r: r["fairness report, 8 groups"].x_floor <= 5,
-        "the indices share one scores_by_group (one factorize of the group labels, a radix "
-        "sort of the group codes and one sort per group and class, about a sort and a half), "
-        "then FDR and GARBE sort the pooled non-mated scores again for their shared "
-        "thresholds and the four CEIs each take percentiles, means and deviations per group "
-        "and class: linear passes that add up to a few more sorts",
-    ),
-    "operating_summary peak memory <= 4x the raw scores": (
-        lambda r: r["operating_summary"].peak_memory_x_raw <= 4,
-        "error_counts alone peaks at about 9x the raw scores: the sorted copies, each class's "
-        "distinct values and run starts (int64), the bincount and cumsum temporaries of the "
-        "merge, then the thresholds and two count arrays; the cached FMR/FNMR/TMR add three "
-        "more arrays of that length. A leaner merge (one stable merge of the two sorted "
-        "classes, two searchsorted calls, int32 counts) would trade time for memory",
+    "8-group fairness report <= 3x the floor (issue #22)": (
+        lambda r: r["fairness report, 8 groups"].x_floor <= 3,
+        "not reworked yet (issue #22 left open for it): the indices share one scores_by_group (one "
+        "factorize of the group labels, a sort of the group codes and one sort per group and class), "
+        "then FDR and GARBE sort the pooled non-mated scores again for their shared thresholds and "
+        "the four CEIs each take percentiles, means and deviations per group and class",
     ),
     "eer + min_dcf faster than bt4vt's evaluate_scores": (
         lambda r: r["eer + min_dcf"].seconds < r["bt4vt evaluate_scores (EER + minCdet)"].seconds,
         "",
     ),
-    "bootstrap TMR@1e-3 (B=1000) <= 20x the floor": (
-        lambda r: r["bootstrap TMR@1e-3, B=1000"].x_floor <= 20,
-        "",
+    "bootstrap TMR@1e-3 (B=1000) <= 7x the floor (issue #22)": (
+        lambda r: r["bootstrap TMR@1e-3, B=1000"].x_floor <= 7,
+        "not reworked in this round (issue #22 left open for it); at 1e5 the fixed cost of "
+        "B = 1000 resamples dominates a 2 ms sort",
     ),
 }
 
@@ -225,6 +238,19 @@ def targets(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def load() -> str:
+    """The 1, 5 and 15 minute load averages: how busy the machine was."""
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def available_gib() -> float:
+    """Memory available to a new process (MemAvailable), in GiB."""
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) / 2**20
+    return float("nan")
+
+
 def machine() -> str:
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     return (f"{platform.platform()}, {os.cpu_count()} cores, {memory:.0f} GiB, Python "
@@ -243,12 +269,14 @@ def main(argv=None) -> int:
         import pyeer.eer_info  # noqa: F401
         import sklearn.metrics  # noqa: F401
     rows, problems = [], []
+    load_before = load()
     for size in (int(float(s)) for s in args.sizes.split(",")):
         for ties in (False, True):
             new_rows, new_problems = run_size(size, ties, peers=not args.no_peers, rng=rng)
             rows += new_rows
             problems += new_problems
             print(f"done N={size:.0e} ties={ties}", file=sys.stderr)
+    load_after = load()
     table = ratios(pd.DataFrame(rows))
     text = table.to_markdown(index=False, floatfmt=".3g") if _has_tabulate() else table.to_string(index=False)
     print(text)
@@ -261,8 +289,16 @@ def main(argv=None) -> int:
         f"{' --no-peers' if args.no_peers else ''}\n\nSeconds are the best of a few runs in one process; "
         "`x_floor` divides by one np.sort of all scores of the same set; `peer_over_biofair` divides a "
         "peer's time by biofair's for the same job (scikit-learn vs operating_summary, pyeer vs eer); "
-        "`peak_memory_x_raw` is the peak traced memory over the raw float64 score arrays.\n\n"
-        f"{text}\n\n## Targets\n\n{targets(table)}\n\n"
+        "`peak_memory_x_raw` is the peak traced memory over the raw float64 score arrays (also for the "
+        "float32 rows, whose raw arrays are half as large).\n\n"
+        f"Load: the machine is shared (other agents were running builds and tests); load average "
+        f"(1, 5, 15 min) {load_before} before the run and {load_after} after it. Absolute seconds "
+        "vary with the load; the ratios to the floor measured in the same run are what the targets use.\n\n"
+        f"{text}\n\n## Targets\n\n{targets(table)}\n"
+        f"- 1e9 scores in memory (issue #22): not run: the float32 summary would peak near 16 GB (the raw "
+        "scores, 4 GB, their sorted copies, 4 GB, and float64 copies for d', 8 GB) of the "
+        f"{available_gib():.0f} GiB available when the run ended, on a machine shared with five other "
+        "agents whose processes an out-of-memory kill could hit.\n\n"
         f"Agreement checks: {'all passed' if not problems else '; '.join(problems)}\n"
         + (f"\n{others}" if others else "")
     )

@@ -34,20 +34,44 @@ def allowed_false_matches(fmr: NDArray, n_nonmated: int) -> NDArray[np.int64]:
     return count
 
 
-def threshold_at_fmr_sorted(nonmated_sorted: NDArray, fmr: NDArray) -> NDArray[np.float64]:
-    """``threshold_at_fmr`` on ascending, validated scores and validated targets."""
-    n_nonmated = nonmated_sorted.size
+def threshold_at_fmr_sorted(
+    nonmated_sorted: NDArray, fmr: NDArray, n_nonmated: int | None = None
+) -> NDArray[np.float64]:
+    """``threshold_at_fmr`` on ascending, validated scores and validated targets.
+
+    ``nonmated_sorted`` may hold only the largest of ``n_nonmated`` scores (see
+    :func:`largest_sorted`), as long as they are more than the false matches any target
+    allows: the rule reads nothing below them.
+    """
+    n_nonmated = nonmated_sorted.size if n_nonmated is None else n_nonmated
+    offset = n_nonmated - nonmated_sorted.size  # scores left out, all below those given
     allowed = allowed_false_matches(fmr, n_nonmated)
     # Candidate: the score whose rank from the top is ``allowed``; if ties reach below
-    # it, the rule needs the next distinct score above the tied block.
+    # it, the rule needs the next distinct score above the tied block. A tied block that
+    # reaches below the scores given starts below them too (``first`` is then too high,
+    # but still below ``n_nonmated - allowed``: the same decision).
     index = np.minimum(n_nonmated - allowed, n_nonmated - 1)
-    candidate = nonmated_sorted[index]
-    first = np.searchsorted(nonmated_sorted, candidate, side="left")
-    after = np.searchsorted(nonmated_sorted, candidate, side="right")
-    top = np.nextafter(nonmated_sorted[-1], np.inf)
-    above = np.where(after < n_nonmated, nonmated_sorted[np.minimum(after, n_nonmated - 1)], top)
+    candidate = nonmated_sorted[index - offset]
+    first = np.searchsorted(nonmated_sorted, candidate, side="left") + offset
+    after = np.searchsorted(nonmated_sorted, candidate, side="right") + offset
+    top = np.nextafter(np.float64(nonmated_sorted[-1]), np.inf)
+    above = np.where(after < n_nonmated, nonmated_sorted[np.minimum(after, n_nonmated - 1) - offset], top)
     thresholds = np.where(first >= n_nonmated - allowed, candidate, above)
     return np.where(allowed == 0, top, thresholds)
+
+
+def largest_sorted(scores: NDArray, fmr: NDArray) -> NDArray:
+    """The scores :func:`threshold_at_fmr_sorted` reads for targets ``fmr``, ascending.
+
+    The ``c + 1`` largest, ``c`` the most false matches a target allows, found by
+    ``np.partition`` in linear time and then sorted: far less work than sorting all of
+    them when the targets are small.
+    """
+    count = min(int(np.max(allowed_false_matches(np.asarray(fmr, dtype=np.float64), scores.size), initial=0)) + 1,
+                scores.size)
+    if 2 * count > scores.size:
+        return np.sort(scores)
+    return np.sort(np.partition(scores, scores.size - count)[scores.size - count :])
 
 
 def resolution(targets: ArrayLike, n: int) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import ErrorCounts, error_counts
+from biofair._counts import ErrorCounts, error_counts_sorted, roc_counts, sorted_scores
+from biofair._thresholds import allowed_false_matches
 from biofair._validation import check_bound
 
 
@@ -130,7 +131,7 @@ def roc_auc(mated: ArrayLike, nonmated: ArrayLike) -> BoundedValue:
     >>> bf.roc_auc([0.5, 0.9], [0.1, 0.5])
     0.875
     """
-    return BoundedValue(_roc_auc_from_counts(error_counts(mated, nonmated)))
+    return BoundedValue(_roc_auc_from_counts(roc_counts(mated, nonmated)))
 
 
 def _area_up_to(fmr: NDArray, tmr: NDArray, bound: float) -> float:
@@ -142,6 +143,29 @@ def _area_up_to(fmr: NDArray, tmr: NDArray, bound: float) -> float:
         tmr_at_bound = tmr[last] + (tmr[last + 1] - tmr[last]) * width / (fmr[last + 1] - fmr[last])
         area += width * (tmr[last] + tmr_at_bound) / 2
     return area
+
+
+def _counts_down_to_fmr(mated_sorted: NDArray, nonmated_sorted: NDArray, bound: float) -> ErrorCounts:
+    """Counts at every achievable threshold from the top down past FMR ``bound``.
+
+    The ROC from FMR 0 to ``bound`` with all its vertices, as :func:`error_counts_sorted`
+    gives it, from the scores at or above the ``(c+1)``-th largest non-mated score (``c``
+    false matches allowed at ``bound``), whose FMR is above the bound. Summing the same
+    vertices in the same order, the area equals the one over all thresholds to the bit.
+    """
+    n_mated, n_nonmated = mated_sorted.size, nonmated_sorted.size
+    allowed = int(allowed_false_matches(np.array([bound]), n_nonmated)[0])
+    if allowed >= n_nonmated:
+        return error_counts_sorted(mated_sorted, nonmated_sorted)
+    cut = nonmated_sorted[n_nonmated - 1 - allowed]
+    below = int(np.searchsorted(mated_sorted, cut, side="left"))
+    top = error_counts_sorted(mated_sorted[below:] if below < n_mated else mated_sorted[-1:],
+                              nonmated_sorted[np.searchsorted(nonmated_sorted, cut, side="left") :])
+    if below == n_mated:  # no mated score at or above the cut: all of them are missed there
+        keep = top.thresholds > mated_sorted[-1]
+        return ErrorCounts(top.thresholds[keep], top.false_matches[keep], np.full(keep.sum(), n_mated),
+                           n_mated, n_nonmated)
+    return ErrorCounts(top.thresholds, top.false_matches, top.false_non_matches + below, n_mated, n_nonmated)
 
 
 def _partial_auc_from_counts(counts: ErrorCounts, max_fmr: float, standardized: bool) -> float:
@@ -202,7 +226,9 @@ def partial_auc(
     >>> bf.partial_auc([0.5, 0.9], [0.1, 0.5], max_fmr=0.5)
     0.75
     """
-    return BoundedValue(_partial_auc_from_counts(error_counts(mated, nonmated), max_fmr, standardized))
+    bound = check_bound(max_fmr, "max_fmr")
+    counts = _counts_down_to_fmr(*sorted_scores(mated, nonmated, keep_float32=True), bound)
+    return BoundedValue(_partial_auc_from_counts(counts, bound, standardized))
 
 
 def _log_fmr_auc_from_counts(counts: ErrorCounts, min_fmr: float, max_fmr: float) -> float:
@@ -267,7 +293,7 @@ def log_fmr_auc(
     >>> round(bf.log_fmr_auc([0.5, 0.9], [0.1, 0.5], min_fmr=0.5), 6)
     1.0
     """
-    return _log_fmr_auc_from_counts(error_counts(mated, nonmated), min_fmr, max_fmr)
+    return _log_fmr_auc_from_counts(roc_counts(mated, nonmated), min_fmr, max_fmr)
 
 
 def _pr_auc_from_counts(counts: ErrorCounts) -> float:
@@ -316,4 +342,4 @@ def pr_auc(mated: ArrayLike, nonmated: ArrayLike) -> float:
     >>> bf.pr_auc([0.5, 0.9], [0.1, 0.5])
     0.8333333333333333
     """
-    return _pr_auc_from_counts(error_counts(mated, nonmated))
+    return _pr_auc_from_counts(roc_counts(mated, nonmated))

@@ -6,7 +6,7 @@ Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from biofair._validation import as_scores, power_of_two_scaled
 
@@ -57,9 +57,28 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     >>> bf.decidability([1.0, 3.0], [-1.0, 1.0])
     2.0
     """
-    mated_scores, nonmated_scores = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
-    mated_scores, nonmated_scores = power_of_two_scaled(mated_scores, nonmated_scores)
-    spread = (np.var(mated_scores) + np.var(nonmated_scores)) / 2
+    return _decidability(mated, nonmated)
+
+
+def _mean_and_variance(values: NDArray[np.float64], overwrite: bool) -> tuple[float, float]:
+    """``np.mean`` and ``np.var`` of float64 values, by their operations in their order.
+
+    Equal to the bit. With ``overwrite``, the squared deviations are written over
+    ``values`` instead of a temporary array as large as them.
+    """
+    mean = np.add.reduce(values) / values.size
+    deviations = np.subtract(values, mean, out=values if overwrite else None)
+    np.multiply(deviations, deviations, out=deviations)
+    return mean, np.add.reduce(deviations) / values.size
+
+
+def _decidability(mated: ArrayLike, nonmated: ArrayLike, overwrite: bool = False) -> float:
+    """d' of two score arrays (float32 ones are copied to float64); with ``overwrite``,
+    float64 arrays given are used as scratch space and left holding squared deviations."""
+    mated, nonmated = power_of_two_scaled(as_scores(mated, "mated"), as_scores(nonmated, "nonmated"))
+    mean_mated, var_mated = _mean_and_variance(mated, overwrite)
+    mean_nonmated, var_nonmated = _mean_and_variance(nonmated, overwrite)
+    spread = (var_mated + var_nonmated) / 2
     if spread == 0.0:
         raise ValueError("decidability is undefined: mated and nonmated both have zero variance")
-    return float(abs(np.mean(mated_scores) - np.mean(nonmated_scores)) / np.sqrt(spread))
+    return float(abs(mean_mated - mean_nonmated) / np.sqrt(spread))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from biofair._counts import ErrorCounts, error_counts
+from biofair._counts import ErrorCounts, roc_counts
 
 
 def _min_dcf_from_counts(
@@ -72,4 +72,4 @@ def min_dcf(
     >>> bf.min_dcf([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], p_target=0.5)
     0.5
     """
-    return _min_dcf_from_counts(error_counts(mated, nonmated), p_target, c_miss, c_fa)
+    return _min_dcf_from_counts(roc_counts(mated, nonmated), p_target, c_miss, c_fa)

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import ErrorCounts, error_counts
+from biofair._counts import ErrorCounts, _first_of_runs, in_dtype_of, roc_counts_sorted, sorted_scores
 from biofair._typing import EerMethod
 
 
@@ -91,22 +91,50 @@ def _hull_crossing(fmr: NDArray, fnmr: NDArray) -> tuple[float, NDArray[np.intp]
     return float(fmr[left] + share * (fmr[right] - fmr[left])), hull[k - 1 : k + 1]
 
 
-def _rocch(counts: ErrorCounts) -> EqualErrorRate:
+#: Below this many points, the crossing is taken from the hull of all of them.
+_FEW_POINTS = 4096
+
+
+def _hull_crossing_narrowed(fmr: NDArray, fnmr: NDArray) -> float:
+    """The EER of :func:`_hull_crossing` on ROC points (FMR ascending), without their whole hull.
+
+    The first and last points (FMR 0 and 1) are hull vertices on either side of the
+    diagonal. Between two hull vertices, the point farthest below their chord is a hull
+    vertex too (quickhull); keeping the pair that straddles the diagonal narrows the range
+    geometrically. The hull between two of its vertices is the hull of the points between
+    them, so the crossing of the narrowed range is the crossing of the whole hull.
+    """
+    left, right = 0, fmr.size - 1
+    while right - left > _FEW_POINTS:
+        x, y = fmr[left + 1 : right], fnmr[left + 1 : right]
+        below = (fmr[right] - fmr[left]) * (y - fnmr[left]) - (fnmr[right] - fnmr[left]) * (x - fmr[left])
+        farthest = int(np.argmin(below))
+        if below[farthest] >= 0:  # nothing below the chord: it is the hull edge
+            break
+        farthest += left + 1
+        if fnmr[farthest] > fmr[farthest]:
+            left = farthest
+        else:
+            right = farthest
+    return _hull_crossing(fmr[left : right + 1], fnmr[left : right + 1])[0]
+
+
+def _rocch(counts: ErrorCounts, near: ErrorCounts) -> EqualErrorRate:
     corners = counts.corners[::-1]  # hull vertices are ROC corners; FMR ascending
-    eer_value, _ = _hull_crossing(counts.fmr[corners], counts.fnmr[corners])
-    threshold = _midpoint(counts).threshold
+    eer_value = _hull_crossing_narrowed(counts.fmr[corners], counts.fnmr[corners])
+    threshold = _midpoint(counts, near).threshold
     return EqualErrorRate(eer_value, threshold, eer_value, eer_value, "rocch")
 
 
-def _midpoint(counts: ErrorCounts) -> EqualErrorRate:
-    fmr, fnmr = counts.fmr, counts.fnmr
+def _midpoint(counts: ErrorCounts, near: ErrorCounts) -> EqualErrorRate:
+    fmr, fnmr = near.fmr, near.fnmr
     k = int(np.argmin(np.abs(fmr - fnmr)))  # the lowest such threshold on a tie
     low, high = sorted((float(fmr[k]), float(fnmr[k])))
-    return EqualErrorRate((low + high) / 2, float(counts.thresholds[k]), low, high, "midpoint")
+    return EqualErrorRate((low + high) / 2, float(near.thresholds[k]), low, high, "midpoint")
 
 
-def _interval(counts: ErrorCounts) -> EqualErrorRate:
-    fmr, fnmr, thresholds = counts.fmr, counts.fnmr, counts.thresholds
+def _interval(counts: ErrorCounts, near: ErrorCounts) -> EqualErrorRate:
+    fmr, fnmr, thresholds = near.fmr, near.fnmr, near.thresholds
     below = np.flatnonzero(fnmr <= fmr)[-1]  # t1: largest threshold with FNMR <= FMR
     above = np.flatnonzero(fnmr >= fmr)[0]  # t2: smallest threshold with FNMR >= FMR
     if fnmr[below] + fmr[below] <= fmr[above] + fnmr[above]:
@@ -119,11 +147,62 @@ def _interval(counts: ErrorCounts) -> EqualErrorRate:
 _METHODS = {"rocch": _rocch, "midpoint": _midpoint, "interval": _interval}
 
 
-def _eer_from_counts(counts: ErrorCounts, method: EerMethod = "rocch") -> EqualErrorRate:
-    """EER of precomputed error counts (see :func:`eer`)."""
+def _eer_from_counts(
+    counts: ErrorCounts, method: EerMethod = "rocch", near: ErrorCounts | None = None
+) -> EqualErrorRate:
+    """EER of precomputed error counts (see :func:`eer`).
+
+    ``near`` holds the counts at every achievable threshold around the crossing of FMR and
+    FNMR (see :func:`_near_crossing`), where the midpoint and interval rules pick their
+    threshold; by default ``counts`` holds them all.
+    """
+    return _METHODS[_checked(method)](counts, counts if near is None else near)
+
+
+def _checked(method: str) -> str:
+    """``method`` if it names an EER rule, else a ValueError."""
     if method not in _METHODS:
         raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
-    return _METHODS[method](counts)
+    return method
+
+
+def _near_crossing(counts: ErrorCounts, mated_sorted: NDArray, nonmated_sorted: NDArray) -> ErrorCounts:
+    """Counts at the two achievable thresholds around the crossing of FMR and FNMR.
+
+    ``counts`` come from :func:`biofair._counts.roc_counts_sorted`. Along ascending
+    thresholds ``FNMR - FMR`` never decreases (from -1 to 1); the crossing lies between the
+    first threshold where it is not negative and the one before. Between two thresholds of
+    ``counts`` only non-mated scores can be thresholds, all with the same FNMR, so the
+    crossing is found among the distinct non-mated scores of one run.
+    """
+    s = int(np.argmax(counts.fnmr - counts.fmr >= 0))  # >= 1: the lowest threshold has FMR 1, FNMR 0
+    low, high = in_dtype_of(nonmated_sorted, counts.thresholds[s - 1 : s + 1])
+    start = int(np.searchsorted(nonmated_sorted, low, side="right"))
+    stop = int(np.searchsorted(nonmated_sorted, high, side="left"))
+    run = nonmated_sorted[start:stop]
+    firsts = start + (_first_of_runs(run) if run.size else np.empty(0, dtype=np.intp))
+    thresholds = np.concatenate([counts.thresholds[s - 1 : s], nonmated_sorted[firsts], counts.thresholds[s : s + 1]])
+    false_matches = np.concatenate([counts.false_matches[s - 1 : s], counts.n_nonmated - firsts,
+                                    counts.false_matches[s : s + 1]])
+    false_non_matches = np.concatenate([counts.false_non_matches[s - 1 : s],
+                                        np.full(firsts.size, counts.false_non_matches[s]),
+                                        counts.false_non_matches[s : s + 1]])
+    run_counts = ErrorCounts(thresholds, false_matches, false_non_matches, counts.n_mated, counts.n_nonmated)
+    i = int(np.argmax(run_counts.fnmr - run_counts.fmr >= 0))  # >= 1, as above
+    return ErrorCounts(thresholds[i - 1 : i + 1], false_matches[i - 1 : i + 1], false_non_matches[i - 1 : i + 1],
+                       counts.n_mated, counts.n_nonmated)
+
+
+def _eer_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray, method: EerMethod = "rocch",
+                counts: ErrorCounts | None = None) -> EqualErrorRate:
+    """EER of two ascending, validated arrays, from the mated-score thresholds only.
+
+    ``counts``: those of :func:`biofair._counts.roc_counts_sorted` on the same arrays, if
+    already computed.
+    """
+    if counts is None:
+        counts = roc_counts_sorted(mated_sorted, nonmated_sorted)
+    return _eer_from_counts(counts, method, _near_crossing(counts, mated_sorted, nonmated_sorted))
 
 
 def eer(mated: ArrayLike, nonmated: ArrayLike, *, method: EerMethod = "rocch") -> EqualErrorRate:
@@ -176,4 +255,4 @@ def eer(mated: ArrayLike, nonmated: ArrayLike, *, method: EerMethod = "rocch") -
     >>> bf.eer([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], method="interval")
     EqualErrorRate(eer=0.25, threshold=0.65, low=0.25, high=0.25, method='interval')
     """
-    return _eer_from_counts(error_counts(mated, nonmated), method)
+    return _eer_sorted(*sorted_scores(mated, nonmated, keep_float32=True), _checked(method))

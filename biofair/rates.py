@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at, sorted_scores, tmr_sorted
 from biofair._fast_tmr import tmr_at_fmr_replicates
-from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
+from biofair._thresholds import largest_sorted, threshold_at_fmr_sorted, warn_unresolved
 from biofair._validation import as_rates, as_scores, scalar_or_array
 
 
@@ -203,10 +203,11 @@ def threshold_at_fmr(nonmated: ArrayLike, fmr: float | ArrayLike) -> float | NDA
     >>> float(bf.threshold_at_fmr(nonmated, 0.05))  # 0.95 ... 0.99 are 5 false matches
     0.95
     """
-    nonmated_sorted = np.sort(as_scores(nonmated, "nonmated"))
+    scores = as_scores(nonmated, "nonmated", keep_float32=True)
     targets = as_rates(fmr, "fmr")
-    warn_unresolved(np.ravel(targets), nonmated_sorted.size)
-    return scalar_or_array(threshold_at_fmr_sorted(nonmated_sorted, targets), fmr)
+    warn_unresolved(np.ravel(targets), scores.size)
+    largest = largest_sorted(scores, np.ravel(targets))
+    return scalar_or_array(threshold_at_fmr_sorted(largest, targets, scores.size), fmr)
 
 
 def tmr_at_fmr(mated: ArrayLike, nonmated: ArrayLike, fmr: float | ArrayLike) -> float | NDArray:

@@ -12,11 +12,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import error_counts_sorted, sorted_scores
+from biofair._counts import counts_at, roc_counts_sorted, sorted_scores
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
 from biofair._validation import as_rng, as_targets
 from biofair.areas import (
+    _counts_down_to_fmr,
     _log_fmr_auc_from_counts,
     _partial_auc_from_counts,
     _pr_auc_from_counts,
@@ -24,7 +25,7 @@ from biofair.areas import (
     roc_auc,
 )
 from biofair.bootstrap import bootstrap
-from biofair.decidability import decidability
+from biofair.decidability import _decidability
 from biofair.detection_cost import _min_dcf_from_counts
 from biofair.discrepancy import area_under_fdr, fairness_discrepancy_rate
 from biofair.dispersion import outcome_fairness
@@ -33,7 +34,7 @@ from biofair.distribution_fairness import (
     comprehensive_equity_index,
     distribution_fairness_index,
 )
-from biofair.equal_error_rate import _eer_from_counts, eer
+from biofair.equal_error_rate import _eer_sorted, eer
 from biofair.groups import _pooled_at_or_above, scores_by_group
 from biofair.permutation import permutation_null
 from biofair.rates import tmr_at_fmr
@@ -125,29 +126,34 @@ def operating_summary(
     0       0.010  100      True     True
     1       0.001   10      True    False
     """
-    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
-    counts = error_counts_sorted(mated_sorted, nonmated_sorted)
-    n_mated, n_nonmated = counts.n_mated, counts.n_nonmated
+    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated, keep_float32=True)
+    n_mated, n_nonmated = mated_sorted.size, nonmated_sorted.size
     targets = as_targets(fmr_targets, "fmr_targets")
     bounds = as_targets(pauc_bounds, "pauc_bounds")
     warn_unresolved(np.concatenate([targets, bounds, [min_fmr]]), n_nonmated)
     nan, na = float("nan"), pd.NA
 
+    # Everything that reads the sorted scores, then d', which overwrites them (no copy).
+    # The partial areas first: their counts are dropped before the others are made.
+    top = _counts_down_to_fmr(mated_sorted, nonmated_sorted, float(bounds.max()))  # all vertices below the bounds
+    partial = [_partial_auc_from_counts(top, b, False) for b in bounds]
+    del top
+    counts = roc_counts_sorted(mated_sorted, nonmated_sorted)
+    equal = _eer_sorted(mated_sorted, nonmated_sorted, eer_method, counts)
+    thresholds = threshold_at_fmr_sorted(nonmated_sorted, targets)
+    false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, thresholds)
+    d_prime = _decidability(mated_sorted, nonmated_sorted, overwrite=True)
+
     full = _roc_auc_from_counts(counts)
     rows = [("roc_auc", nan, full, nan, na)]
-    partial = [_partial_auc_from_counts(counts, b, False) for b in bounds]
     rows += [("partial_auc", b, value, nan, na) for b, value in zip(bounds, partial)]
     rows += [("overstatement", b, full - value, nan, na) for b, value in zip(bounds, partial)]
     rows.append(("log_fmr_auc", min_fmr, _log_fmr_auc_from_counts(counts, min_fmr, 1.0), nan, na))
     rows.append(("min_dcf", nan, _min_dcf_from_counts(counts, p_target), nan, na))
-    equal = _eer_from_counts(counts, eer_method)
     rows.append(("eer", nan, equal.eer, equal.threshold, na))
-    rows.append(("decidability", nan, decidability(mated_sorted, nonmated_sorted), nan, na))
+    rows.append(("decidability", nan, d_prime, nan, na))
     rows.append(("pr_auc", nan, _pr_auc_from_counts(counts), nan, na))
     rows.append(("mated_nonmated_ratio", nan, n_mated / n_nonmated, nan, na))
-    thresholds = threshold_at_fmr_sorted(nonmated_sorted, targets)
-    false_non_matches = np.searchsorted(mated_sorted, thresholds, "left")
-    false_matches = n_nonmated - np.searchsorted(nonmated_sorted, thresholds, "left")
     tmr, fnmr = (n_mated - false_non_matches) / n_mated, false_non_matches / n_mated
     rows += [("tmr_at_fmr", f, x, t, k) for f, x, t, k in zip(targets, tmr, thresholds, false_matches)]
     rows += [("fnmr_at_fmr", f, x, t, k) for f, x, t, k in zip(targets, fnmr, thresholds, false_matches)]

@@ -48,17 +48,24 @@ def test_report_rows_equal_individual_metrics(scores):
     assert list(report.columns) == ["metric", "fmr_target", "value", "threshold", "k", "resolved", "precise"]
 
 
-def test_report_on_millions_of_scores_takes_seconds():
+def test_report_on_millions_of_scores_takes_a_few_sorts():
     rng = np.random.default_rng(7)
     mated, nonmated = rng.normal(2, 1, 1_000_000), rng.normal(0, 1, 10_000_000)
-    start = time.perf_counter()
-    np.sort(np.concatenate([mated, nonmated]))
-    floor = time.perf_counter() - start
-    start = time.perf_counter()
-    report = bf.operating_summary(mated, nonmated)
-    elapsed = time.perf_counter() - start
-    # "a few seconds" on 2 cores; the ratio to one sort is the benchmark's business.
-    assert elapsed < 10.0, f"operating_summary took {elapsed:.1f} s (one sort: {floor:.2f} s)"
+
+    def seconds(task, repeats):  # best of a few: the least disturbed by other processes
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            result = task()
+            times.append(time.perf_counter() - start)
+        return min(times), result
+
+    # A reference measured in the same run, on the same machine under the same load: one
+    # sort of all the scores. The benchmark records the ratio; 8x catches a return to the
+    # all-thresholds computation (10x) without failing on a busy machine.
+    floor, _ = seconds(lambda: np.sort(np.concatenate([mated, nonmated])), 3)
+    elapsed, report = seconds(lambda: bf.operating_summary(mated, nonmated), 2)
+    assert elapsed < 8 * floor, f"operating_summary took {elapsed:.2f} s, {elapsed / floor:.1f}x one sort ({floor:.2f} s)"
     assert report["resolved"].all()
     # Normal classes 2 standard deviations apart: AUC = Phi(2 / sqrt(2)).
     expected = norm.cdf(2 / np.sqrt(2))
