@@ -65,6 +65,7 @@ from biofair.rates import (
     threshold_at_fmr,
     tmr_at_fmr,
 )
+from biofair.reproduction import reproduction_ledger
 from biofair.schema import CANONICAL_COLUMNS, split_scores, validate_scores
 from biofair.summaries import fairness_summary, operating_summary
 from biofair.subset_bias import (
@@ -139,6 +140,7 @@ __all__ = [
     "rates_by_group",
     "read_grouped_scores",
     "read_scores",
+    "reproduction_ledger",
     "roc_auc",
     "roc_curve",
     "scores_by_group",

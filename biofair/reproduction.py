@@ -1,0 +1,172 @@
+"""Reproduction ledgers: the papers' published values beside the book's, each with a verdict.
+
+The papers' values live in ``biofair/data/paper_values.csv``, one row per published number:
+``paper`` (cei, fdr, beyond_auc, nsigma), ``table``, ``quantity``, ``paper_value``,
+``tolerance``, ``expected`` (the verdict the book asserts), ``reason`` (one line for every
+deviation) and ``reference`` (the value that means "no effect", used for the direction of a
+deviation; empty when none applies). Read more on the book's page "Reproductions".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib.resources import files
+
+import numpy as np
+import pandas as pd
+
+#: The verdicts a ledger row can carry, from best to worst.
+_VERDICTS = ("reproduced", "same direction", "differs")
+_COLUMNS = ("paper", "table", "quantity", "paper_value", "tolerance", "expected", "reason", "reference")
+
+
+def _paper_values() -> pd.DataFrame:
+    """The papers' published values: ``biofair/data/paper_values.csv`` of the installed package."""
+    with files("biofair").joinpath("data/paper_values.csv").open("r", encoding="utf-8") as handle:
+        values = pd.read_csv(handle, dtype={"reason": str}, keep_default_na=False,
+                             na_values={"paper_value": [""], "tolerance": [""], "reference": [""]})
+    missing = [c for c in _COLUMNS if c not in values.columns]
+    if missing:
+        raise ValueError(f"paper_values.csv lacks the columns {missing}")
+    return values
+
+
+def _verdict(paper: float, book: float, tolerance: float, reference: float) -> str:
+    """The verdict of one row (see :func:`reproduction_ledger`)."""
+    if abs(book - paper) <= tolerance:
+        return "reproduced"
+    if not np.isnan(reference) and np.sign(paper - reference) == np.sign(book - reference) != 0:
+        return "same direction"
+    return "differs"
+
+
+def reproduction_ledger(
+    paper: str,
+    table: str,
+    book_values: Mapping[str, float] | pd.Series,
+    *,
+    values: pd.DataFrame | None = None,
+    check: bool = True,
+) -> pd.DataFrame:
+    """One table of a paper beside the book's values, with a verdict per published number.
+
+    Read more on the book's page "Reproductions". Each chapter that redoes a paper's table
+    builds its ledger with this function, so that a change which breaks a reproduction fails
+    the chapter.
+
+    Parameters
+    ----------
+    paper : {"cei", "fdr", "beyond_auc", "nsigma"}
+        The paper, as named in the ``paper`` column of the values.
+    table : str
+        The table or figure of that paper, as named in the ``table`` column (e.g. "Table 3").
+    book_values : mapping or pandas.Series
+        The book's value of every quantity of that table, by the names of the ``quantity``
+        column. A quantity the paper lists and the book does not give is an error, and so is
+        a book value the paper does not list.
+    values : pandas.DataFrame, optional
+        The papers' values (default: ``biofair/data/paper_values.csv``, read with
+        :mod:`importlib.resources`); columns ``paper``, ``table``, ``quantity``,
+        ``paper_value``, ``tolerance``, ``expected``, ``reason`` and ``reference``.
+    check : bool, default True
+        Raise if any verdict differs from the ``expected`` one.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per quantity, in the order of the values, with columns ``quantity``,
+        ``paper``, ``book``, ``tolerance``, ``reference``, ``verdict``, ``expected`` and
+        ``reason``.
+
+    Raises
+    ------
+    AssertionError
+        With ``check=True``, when a verdict is not the expected one; the message names every
+        row that flipped, with both values.
+    KeyError
+        When the paper's table is unknown, or the book's values and the paper's quantities
+        differ.
+    ValueError
+        When an expected verdict is unknown, or an expected deviation has no reason.
+
+    See Also
+    --------
+    biofair.comprehensive_equity_index : The index of the CEI paper's Tables 3-5.
+    biofair.fairness_discrepancy_rate : The index of the FDR paper's Tables I-III.
+
+    Notes
+    -----
+    With paper value ``p``, book value ``b``, tolerance ``tol`` and reference ``r`` (the
+    quantity's value when there is no effect: 1 for DFI and CEI, 0 for GARBE, 1 for
+    Inequity; empty when no such value applies):
+
+    - ``reproduced`` iff ``|b - p| <= tol``;
+    - otherwise ``same direction`` iff ``r`` is given and ``sign(p - r) == sign(b - r) != 0``:
+      book and paper depart from "no effect" on the same side;
+    - otherwise ``differs``.
+
+    References
+    ----------
+    The four papers of the book: CEI (Tables 3-4), FDR (Tables I-III), Beyond ROC-AUC and
+    N-Sigma; their values are in ``biofair/data/paper_values.csv``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from biofair.reproduction import reproduction_ledger
+    >>> values = pd.DataFrame({
+    ...     "paper": "cei", "table": "Table 3", "quantity": ["DFI_N, BG", "GARBE_FMR, BI"],
+    ...     "paper_value": [0.9983, 0.2950], "tolerance": [0.005, 0.05],
+    ...     "expected": ["reproduced", "same direction"], "reason": ["", "fewer errors per group"],
+    ...     "reference": [1.0, 0.0]})
+    >>> ledger = reproduction_ledger("cei", "Table 3", {"DFI_N, BG": 0.998, "GARBE_FMR, BI": 0.61},
+    ...                              values=values)
+    >>> ledger["verdict"].tolist()
+    ['reproduced', 'same direction']
+    >>> reproduction_ledger("cei", "Table 3", {"DFI_N, BG": 0.9, "GARBE_FMR, BI": 0.61},
+    ...                     values=values)
+    Traceback (most recent call last):
+    ...
+    AssertionError: cei Table 3: 1 verdict(s) differ from the expected: DFI_N, BG: paper 0.9983, book 0.9, tolerance 0.005: same direction, expected reproduced
+    """
+    values = _paper_values() if values is None else values
+    rows = values[(values["paper"] == paper) & (values["table"] == table)]
+    if rows.empty:
+        raise KeyError(f"no values of {paper!r} {table!r} in the papers' values")
+    book = pd.Series(book_values, dtype=float)
+    missing = sorted(set(rows["quantity"]) - set(book.index))
+    extra = sorted(set(book.index) - set(rows["quantity"]))
+    if missing or extra:
+        raise KeyError(f"{paper} {table}: book values missing for {missing}, not in the paper: {extra}")
+    for column in ("paper_value", "tolerance", "reference"):
+        rows = rows.assign(**{column: pd.to_numeric(rows[column], errors="raise").astype(float)})
+    unknown = sorted(set(rows["expected"]) - set(_VERDICTS))
+    if unknown:
+        raise ValueError(f"expected verdicts must be among {_VERDICTS}, got {unknown}")
+    unexplained = rows.loc[(rows["expected"] != "reproduced") & (rows["reason"].fillna("") == ""), "quantity"]
+    if not unexplained.empty:
+        raise ValueError(f"{paper} {table}: every expected deviation needs a reason: {unexplained.tolist()}")
+    ledger = pd.DataFrame({
+        "quantity": rows["quantity"].to_numpy(),
+        "paper": rows["paper_value"].to_numpy(),
+        "book": book.loc[rows["quantity"]].to_numpy(),
+        "tolerance": rows["tolerance"].to_numpy(),
+        "reference": rows["reference"].to_numpy(),
+    })
+    ledger["verdict"] = [
+        _verdict(*row) for row in ledger[["paper", "book", "tolerance", "reference"]].itertuples(index=False)
+    ]
+    ledger["expected"] = rows["expected"].to_numpy()
+    ledger["reason"] = rows["reason"].fillna("").to_numpy()
+    if check:
+        flipped = ledger[ledger["verdict"] != ledger["expected"]]
+        if not flipped.empty:
+            lines = [
+                f"{r.quantity}: paper {r.paper:g}, book {r.book:.4g}, tolerance {r.tolerance:g}: "
+                f"{r.verdict}, expected {r.expected}"
+                for r in flipped.itertuples(index=False)
+            ]
+            raise AssertionError(
+                f"{paper} {table}: {len(flipped)} verdict(s) differ from the expected: " + "; ".join(lines)
+            )
+    return ledger

@@ -1,0 +1,93 @@
+"""The reproduction ledger: the shipped papers' values are well formed, verdicts follow the
+documented rule, and a flipped verdict fails the check, naming the row."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import biofair as bf
+from biofair.reproduction import _paper_values
+
+
+def values(**columns):
+    base = {"paper": "cei", "table": "Table 3", "quantity": ["a", "b", "c"],
+            "paper_value": [0.99, 0.30, 1.50], "tolerance": [0.01, 0.05, 0.1],
+            "expected": ["reproduced", "same direction", "differs"],
+            "reason": ["", "fewer scores", "other data"], "reference": [1.0, 0.0, 1.0]}
+    return pd.DataFrame({**base, **columns})
+
+
+def test_shipped_values_are_well_formed():
+    shipped = _paper_values()
+    assert list(shipped.columns) == ["paper", "table", "quantity", "paper_value", "tolerance",
+                                     "expected", "reason", "reference"]
+    assert set(shipped["paper"]) <= {"cei", "fdr", "beyond_auc", "nsigma"}
+    assert not shipped.duplicated(["paper", "table", "quantity"]).any()
+    assert set(shipped["expected"]) <= {"reproduced", "same direction", "differs"}
+    assert shipped["paper_value"].notna().all() and (shipped["tolerance"] >= 0).all()
+    # a reason for every deviation, none for a reproduction
+    deviates = shipped["expected"] != "reproduced"
+    assert (shipped.loc[deviates, "reason"].str.len() > 0).all()
+    assert (shipped.loc[~deviates, "reason"] == "").all()
+    assert {"Table 3", "Table 4"} <= set(shipped.loc[shipped["paper"] == "cei", "table"])
+
+
+def test_verdicts_by_hand():
+    # a: |0.985 - 0.99| = 0.005 <= 0.01; b: 0.6 and 0.3 both above reference 0;
+    # c: 0.9 below reference 1, paper 1.5 above it
+    ledger = bf.reproduction_ledger("cei", "Table 3", {"a": 0.985, "b": 0.6, "c": 0.9}, values=values())
+    assert ledger["verdict"].tolist() == ["reproduced", "same direction", "differs"]
+    assert list(ledger.columns) == ["quantity", "paper", "book", "tolerance", "reference",
+                                    "verdict", "expected", "reason"]
+    assert ledger["book"].tolist() == [0.985, 0.6, 0.9]
+
+
+def test_perturbed_book_value_fails_the_check_and_names_the_row():
+    book = {"a": 0.985, "b": 0.6, "c": 0.9}
+    bf.reproduction_ledger("cei", "Table 3", book, values=values())  # all as expected
+    perturbed = {**book, "a": 0.985 - 0.02}  # beyond the tolerance of 0.01
+    with pytest.raises(AssertionError, match=r"1 verdict\(s\) differ.*a: paper 0.99, book 0.965.*"
+                                             r"same direction, expected reproduced"):
+        bf.reproduction_ledger("cei", "Table 3", perturbed, values=values())
+    ledger = bf.reproduction_ledger("cei", "Table 3", perturbed, values=values(), check=False)
+    assert ledger.loc[ledger["verdict"] != ledger["expected"], "quantity"].tolist() == ["a"]
+
+
+def test_no_reference_means_a_deviation_differs():
+    table = values(reference=[math.nan] * 3, expected=["reproduced", "differs", "differs"])
+    ledger = bf.reproduction_ledger("cei", "Table 3", {"a": 0.99, "b": 0.6, "c": 2.0}, values=table)
+    assert ledger["verdict"].tolist() == ["reproduced", "differs", "differs"]
+
+
+def test_bad_ledgers_are_named():
+    with pytest.raises(KeyError, match="no values of 'cei' 'Table 9'"):
+        bf.reproduction_ledger("cei", "Table 9", {}, values=values())
+    with pytest.raises(KeyError, match=r"missing for \['c'\], not in the paper: \['d'\]"):
+        bf.reproduction_ledger("cei", "Table 3", {"a": 1, "b": 1, "d": 1}, values=values())
+    with pytest.raises(ValueError, match=r"needs a reason: \['b'\]"):
+        bf.reproduction_ledger("cei", "Table 3", {"a": 1, "b": 1, "c": 1},
+                               values=values(reason=["", "", "x"]))
+    with pytest.raises(ValueError, match="expected verdicts must be among"):
+        bf.reproduction_ledger("cei", "Table 3", {"a": 1, "b": 1, "c": 1},
+                               values=values(expected=["reproduced", "close", "differs"]))
+
+
+finite = st.floats(-10, 10, allow_nan=False)
+
+
+@given(paper=finite, book=finite, tolerance=st.floats(0, 5), reference=finite)
+def test_verdict_rule(paper, book, tolerance, reference):
+    table = values(quantity=["q"], paper_value=[paper], tolerance=[tolerance], reference=[reference],
+                   expected=["differs"], reason=["any"])
+    verdict = bf.reproduction_ledger("cei", "Table 3", {"q": book}, values=table, check=False)["verdict"][0]
+    if abs(book - paper) <= tolerance:
+        assert verdict == "reproduced"
+    elif reference not in (paper, book) and (paper > reference) == (book > reference):
+        assert verdict == "same direction"
+    else:
+        assert verdict == "differs"
