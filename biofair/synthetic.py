@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 from scipy import optimize, stats
+from scipy.stats import beta as beta_distribution
 
 from biofair._validation import as_targets, check_alpha
 from biofair.discrepancy import _discrepancy, _max_gap
@@ -340,6 +341,19 @@ def fdr_cross_group_system(
 BETA_MATED, BETA_NONMATED = (14.0, 3.0), (3.0, 14.0)
 #: The look-alike components mixed into the biased group's tail under BG and BI.
 BETA_BG_TAIL, BETA_BI_TAIL = (6.0, 4.0), (4.0, 6.0)
+#: BC: at strength 1 the non-mated centre moves up by this much; the move tapers linearly
+#: to nothing between the non-mated median and BETA_BC_KEPT.
+BETA_BC_SHIFT = 0.2
+#: BC: the non-mated quantile from which the biased group's scores are left as they are.
+BETA_BC_KEPT = 0.995
+
+
+def _shift_centre(scores: NDArray, shift: float) -> NDArray:
+    """Move non-mated scores up by ``shift`` below the median of Beta(3, 14), by nothing above
+    its ``BETA_BC_KEPT`` quantile, and by a linearly tapering amount in between (monotone
+    while ``shift`` is smaller than the distance between the two quantiles)."""
+    start, stop = beta_distribution.ppf([0.5, BETA_BC_KEPT], *BETA_NONMATED)
+    return scores + shift * np.clip((stop - scores) / (stop - start), 0.0, 1.0)
 
 
 def beta_scenario(
@@ -347,8 +361,8 @@ def beta_scenario(
     *,
     strength: float = 1.0,
     n_groups: int = 4,
-    n_mated: int = 5_000,
-    n_nonmated: int = 50_000,
+    n_mated: int = 200_000,
+    n_nonmated: int = 200_000,
     rng: np.random.Generator | int | None = None,
 ) -> pd.DataFrame:
     """Draw the Beta-distributed scores of the CEI paper's controlled scenarios (its Fig. 1).
@@ -364,16 +378,22 @@ def beta_scenario(
         longer lower tail (more false non-matches);
         ``"BI"``: a share ``0.08·strength`` of its non-mated scores comes from Beta(4, 6), a
         longer upper tail (more false matches);
-        ``"BC"``: its mated scores move down and its non-mated scores up by
-        ``0.04·strength``: the centres shift, the shapes stay;
+        ``"BC"``: the centre of its non-mated scores moves up by ``0.2·strength`` while
+        their upper tail is kept: a score ``x`` becomes ``x + 0.2·strength·w(x)``, with
+        ``w = 1`` below the median of Beta(3, 14), ``w = 0`` above its 99.5th percentile
+        (so the false matches at any threshold above it are those of the other groups),
+        linear in between; its mated scores are unbiased (the paper's Table 3 shows BC on
+        the impostor side only);
         ``"balanced"``: no group is biased.
     strength : float, default 1
-        Bias strength, >= 0 (0 gives the balanced system).
+        Bias strength, >= 0 (0 gives the balanced system); for BC at most 1.4 (the move
+        must keep the order of the scores).
     n_groups : int, default 4
         Groups, labelled "A", "B", ... (2 to 26).
-    n_mated : int, default 5000
-        Mated comparisons per group.
-    n_nonmated : int, default 50000
+    n_mated : int, default 200000
+        Mated comparisons per group. CEIᴬ at N = 3 compares tails of about 1% of these
+        scores on 100 bins: the default keeps its finite-sample floor above 0.95.
+    n_nonmated : int, default 200000
         Non-mated comparisons per group.
     rng : numpy.random.Generator or int, optional
         Source of randomness or a seed.
@@ -404,6 +424,8 @@ def beta_scenario(
         raise ValueError(f"scenario must be 'balanced', 'BG', 'BI' or 'BC', got {scenario!r}")
     if strength < 0:
         raise ValueError(f"strength must be non-negative, got {strength!r}")
+    if scenario == "BC" and strength > 1.4:
+        raise ValueError(f"BC needs strength at most 1.4 to keep the order of the scores, got {strength!r}")
     if not 2 <= n_groups <= 26:
         raise ValueError(f"n_groups must lie in 2 ... 26, got {n_groups}")
     rng = np.random.default_rng(rng)
@@ -420,7 +442,7 @@ def beta_scenario(
                 swap = rng.random(n_nonmated) < share
                 nonmated[swap] = rng.beta(*BETA_BI_TAIL, int(swap.sum()))
             elif scenario == "BC":
-                mated, nonmated = mated - 0.04 * strength, nonmated + 0.04 * strength
+                nonmated = _shift_centre(nonmated, BETA_BC_SHIFT * strength)
         tables.append(_group_table(chr(ord("A") + index), mated, nonmated))
     return pd.concat(tables, ignore_index=True)
 

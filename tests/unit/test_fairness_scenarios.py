@@ -52,6 +52,40 @@ def test_centre_shift_shows_in_dfi(scenarios):
     assert bc["dfi"].extreme < base["dfi"].extreme - 0.03
 
 
+@pytest.fixture(scope="module")
+def default_scenarios():
+    return {name: beta_scenario(name, rng=7) for name in ("BG", "BI", "BC")}
+
+
+def test_centre_shift_moves_dfi_and_cei_not_the_outcomes_at_the_threshold(default_scenarios):
+    bc = indices(default_scenarios["BC"])
+    assert bc["dfi"].normal <= 0.9
+    assert bc["outcome"].garbe_fmr <= 0.1 and bc["outcome"].garbe_fnmr <= 0.1
+    assert bc["outcome"].inequity_fmr <= 1.2 and bc["outcome"].inequity_fnmr <= 1.2
+    # CEI says which side carries the shift: the impostors
+    assert bc["cei_nonmated"].extreme < bc["cei_mated"].extreme - 0.5
+
+
+def test_centre_shift_keeps_the_upper_tail():
+    table = beta_scenario("BC", n_groups=2, n_mated=10, n_nonmated=100_000, rng=3)
+    reference = beta_scenario("balanced", n_groups=2, n_mated=10, n_nonmated=100_000, rng=3)
+    moved, kept = (t.loc[(t["group"] == "B") & ~t["mated"], "score"].to_numpy() for t in (table, reference))
+    start, stop = np.quantile(kept, [0.5, 0.995])  # the map is monotone: same draws, same order
+    assert np.array_equal(np.argsort(moved, kind="stable"), np.argsort(kept, kind="stable"))
+    assert np.array_equal(moved[kept >= stop + 0.01], kept[kept >= stop + 0.01])
+    assert np.allclose(moved[kept <= start - 0.01] - kept[kept <= start - 0.01], 0.2)
+    with pytest.raises(ValueError, match="BC needs strength at most 1.4"):
+        beta_scenario("BC", strength=1.5)
+
+
+def test_unbiased_side_scores_near_one(default_scenarios):
+    for name, kind in (("BG", "nonmated"), ("BI", "mated"), ("BC", "mated")):
+        table = default_scenarios[name]
+        assert bf.comprehensive_equity_index(table, kind=kind).extreme >= 0.95
+        automatic = bf.automatic_comprehensive_equity_index(table, kind=kind)
+        assert automatic.normal >= 0.95 and automatic.extreme >= 0.95
+
+
 def test_unfair_canonical_system_has_lower_fdr_at_every_target():
     results = {}
     for fair in (True, False):

@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import biofair as bf
@@ -80,6 +80,7 @@ def test_bad_ledgers_are_named():
 finite = st.floats(-10, 10, allow_nan=False)
 
 
+@settings(max_examples=100, deadline=None)  # a ledger builds small DataFrames: ms, not µs
 @given(paper=finite, book=finite, tolerance=st.floats(0, 5), reference=finite)
 def test_verdict_rule(paper, book, tolerance, reference):
     table = values(quantity=["q"], paper_value=[paper], tolerance=[tolerance], reference=[reference],
