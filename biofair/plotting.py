@@ -560,7 +560,8 @@ def plot_cross_group_fmr(
         ax.text(j, i, text, ha="center", va="center", fontsize="small", color="black" if light else "white")
     ax.set_xticks(range(values.shape[1]), [str(c) for c in fmr.columns])
     ax.set_yticks(range(values.shape[0]), [str(r) for r in fmr.index])
-    for side, name, set_label in (("reference", fmr.index.name, ax.set_ylabel), ("probe", fmr.columns.name, ax.set_xlabel)):
+    sides = (("reference", fmr.index.name, ax.set_ylabel), ("probe", fmr.columns.name, ax.set_xlabel))
+    for side, name, set_label in sides:
         attribute = str(name or "").removeprefix(f"{side}_")  # "reference_gender" -> "gender"
         set_label(f"{side} group" if attribute in ("", "group") else f"{side} group ({attribute})")
     ax.grid(False)
