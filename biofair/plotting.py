@@ -14,9 +14,11 @@ from collections.abc import Hashable, Iterable, Mapping
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from cycler import cycler
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
+from matplotlib.colors import LogNorm
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import text_to_path
 from matplotlib.ticker import FuncFormatter, Locator, NullLocator
@@ -630,6 +632,115 @@ __all__ = [
     "plot_det",
     "plot_roc",
     "plot_reliability",
+    "plot_score_distributions",
+    "use_style",
+]
+
+
+
+def plot_cross_group_fmr(
+    fmr: pd.DataFrame,
+    *,
+    pairs: pd.DataFrame | None = None,
+    ax: Axes | None = None,
+) -> Axes:
+    """Draw a reference group x probe group FMR table as a heatmap on a log10 colour scale.
+
+    Read more in the chapter "Set one threshold for everyone".
+
+    Parameters
+    ----------
+    fmr : pandas.DataFrame
+        FMR per cell, rows the reference (enrolment) groups and columns the probe groups, as
+        :func:`biofair.cross_group_fmr` returns it; NaN where a cell has no pairs.
+    pairs : pandas.DataFrame, optional
+        Non-mated pairs per cell, with the same rows and columns (e.g. a ``pd.crosstab`` of
+        the non-mated pairs' two group columns). With it each cell also shows the count of
+        false matches behind its rate, ``k / n``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure's if omitted.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on, with a colour bar.
+
+    Raises
+    ------
+    ValueError
+        When ``pairs`` has other rows or columns than ``fmr``, or a rate lies outside [0, 1].
+
+    See Also
+    --------
+    biofair.cross_group_fmr : The table it draws.
+    biofair.synthetic.fdr_cross_group_system : Synthetic scores with cross-group pairs.
+
+    Notes
+    -----
+    Colours follow log10(FMR), as in NIST's FRTE demographic reports, so that rates a
+    decade apart are equally far apart in colour. A zero rate cannot sit on a log scale: it
+    takes the colour of the smallest rate shown (``1/n`` of the largest cell when ``pairs``
+    is given) and its label reads 0. Cells without pairs stay blank.
+
+    References
+    ----------
+    P. Grother, M. Ngan and K. Hanaoka, "Face Recognition Vendor Test (FRVT) Part 3:
+    Demographic Effects", NIST IR 8280, 2019 (cross-demographic FMR heatmaps on a log scale).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> fmr = pd.DataFrame([[1e-3, 1e-5], [0.0, 2e-3]], index=["a", "b"], columns=["a", "b"])
+    >>> pairs = pd.DataFrame(100_000, index=["a", "b"], columns=["a", "b"])
+    >>> ax = plot_cross_group_fmr(fmr, pairs=pairs)
+    >>> [text.get_text() for text in ax.texts]
+    ['1.0e-03\\n100 / 100,000', '1.0e-05\\n1 / 100,000', '0\\n0 / 100,000', '2.0e-03\\n200 / 100,000']
+    """
+    values = fmr.to_numpy(dtype=float)
+    finite = values[np.isfinite(values)]
+    if np.any((finite < 0) | (finite > 1)):
+        raise ValueError("fmr must hold rates in [0, 1]")
+    if pairs is not None and not (pairs.index.equals(fmr.index) and pairs.columns.equals(fmr.columns)):
+        raise ValueError("pairs must have the same rows and columns as fmr, in the same order")
+    ax = _axes(ax)
+    positive = finite[finite > 0]
+    floor = positive.min() if positive.size else 1e-6
+    if pairs is not None:
+        floor = min(floor, 1.0 / max(int(pairs.to_numpy().max()), 1))
+    ceiling = max(positive.max() if positive.size else 1.0, floor * 10)
+    shown = np.where(np.isnan(values) | (values > 0), values, floor)  # zeros at the floor, NaN stays NaN
+    norm = LogNorm(vmin=floor, vmax=ceiling)
+    cmap = plt.get_cmap("viridis")
+    image = ax.imshow(np.ma.masked_invalid(shown), norm=norm, cmap=cmap, aspect="auto")
+    for (i, j), value in np.ndenumerate(values):
+        if np.isnan(value):
+            continue
+        text = "0" if value == 0 else f"{value:.1e}"
+        if pairs is not None:
+            n = int(pairs.iat[i, j])
+            text += f"\n{round(value * n):,} / {n:,}"
+        red, green, blue, _ = cmap(norm(shown[i, j]))
+        light = 0.299 * red + 0.587 * green + 0.114 * blue > 0.5
+        ax.text(j, i, text, ha="center", va="center", fontsize="small", color="black" if light else "white")
+    ax.set_xticks(range(values.shape[1]), [str(c) for c in fmr.columns])
+    ax.set_yticks(range(values.shape[0]), [str(r) for r in fmr.index])
+    sides = (("reference", fmr.index.name, ax.set_ylabel), ("probe", fmr.columns.name, ax.set_xlabel))
+    for side, name, set_label in sides:
+        attribute = str(name or "").removeprefix(f"{side}_")  # "reference_gender" -> "gender"
+        set_label(f"{side} group" if attribute in ("", "group") else f"{side} group ({attribute})")
+    ax.grid(False)
+    ax.figure.colorbar(image, ax=ax, label="false match rate (log10 scale)")
+    return ax
+
+
+__all__ = [
+    "COLORS",
+    "LINESTYLES",
+    "MAX_LEGEND_ENTRIES",
+    "group_styles",
+    "plot_cross_group_fmr",
+    "plot_det",
+    "plot_roc",
     "plot_score_distributions",
     "use_style",
 ]

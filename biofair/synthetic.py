@@ -5,15 +5,18 @@ Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy import stats
+from scipy import optimize, stats
 
 from biofair._resampling import interval
+from biofair._validation import as_targets, check_alpha
 from biofair.differentials import _binomial_intervals, _clustered_replicates
+from biofair.discrepancy import _discrepancy, _max_gap
 
 
 def gaussian_scores(
@@ -121,11 +124,13 @@ def fdr_canonical_system(
     Parameters
     ----------
     fair : bool, default True
-        Fair: every group has mated scores N(4.78, 0.61²) and non-mated N(0, 1), which
-        reproduces the paper's Table I (FNMR about 0.003 at FMR 1e-3 and 0.48 at 1e-6).
-        Unfair: group "0" has mated N(5.2, 0.61²) and non-mated N(0.5, 1), group "1"
-        N(4.7, 0.61²) and N(0, 1), group "2" N(4.3, 0.61²) and N(-0.5, 1): one group
-        collects the false matches, another the false non-matches (Table II in spirit).
+        Fair: every group has mated scores N(4.78, 0.61²) and non-mated N(0, 1), chosen to
+        resemble the paper's Table I. Unfair: group "0" has mated N(5.2, 0.61²) and
+        non-mated N(0.5, 1), group "1" N(4.7, 0.61²) and N(0, 1), group "2" N(4.3, 0.61²)
+        and N(-0.5, 1): one group collects the false matches, another the false
+        non-matches, as in the paper's Table II (the paper does not give its parameters).
+        The model's exact rates are :func:`fdr_canonical_rates`; the chapter sets them
+        beside the paper's tables.
     n_mated : int, default 20000
         Mated comparisons per group.
     n_nonmated : int, default 400000
@@ -142,6 +147,8 @@ def fdr_canonical_system(
     See Also
     --------
     biofair.fairness_discrepancy_rate : The index the paper built the system for.
+    biofair.synthetic.fdr_canonical_rates : The exact rates of the same model.
+    biofair.synthetic.fdr_cross_group_system : The same groups with cross-group impostors.
 
     References
     ----------
@@ -167,6 +174,168 @@ def fdr_canonical_system(
         ],
         ignore_index=True,
     )
+
+
+def _pooled_normal_threshold(means: NDArray, target: float) -> float:
+    """t with mean_g P(N(mu_g, 1) >= t) = target: the pooled threshold of equal-size groups."""
+    per_group = means + stats.norm.isf(target)
+    low, high = per_group.min(), per_group.max()
+    if low == high:
+        return float(low)
+    # mean_g sf(t - mu_g) decreases in t, is >= target at min_g t_g and <= target at max_g t_g
+    gap = lambda t: np.log(np.mean(np.exp(stats.norm.logsf(t - means)))) - np.log(target)  # noqa: E731
+    return float(optimize.brentq(gap, low, high, xtol=1e-13, rtol=1e-15))
+
+
+def fdr_canonical_rates(
+    *,
+    fair: bool = True,
+    fmr_targets: Sequence[float] = (1e-3, 1e-4, 1e-5, 1e-6),
+    alpha: float = 0.5,
+) -> pd.DataFrame:
+    """The exact rates and FDR of the canonical systems, from their normal distributions.
+
+    Read more in the chapter "Set one threshold for everyone".
+
+    Parameters
+    ----------
+    fair : bool, default True
+        The fair or the unfair system of :func:`fdr_canonical_system`.
+    fmr_targets : sequence of float, default (1e-3, 1e-4, 1e-5, 1e-6)
+        Targets of the pooled FMR, in (0, 1); each gives one threshold.
+    alpha : float, default 0.5
+        Weight of the FMR differential in FDR.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per target and group: ``fmr_target``, ``threshold`` (the model's threshold
+        for that target), ``group``, ``fmr``, ``fnmr`` and ``fdr`` (the system's FDR at that
+        threshold, the same on every row of the target).
+
+    See Also
+    --------
+    biofair.synthetic.fdr_canonical_system : Samples of the same model.
+    biofair.fairness_discrepancy_rate : The same table from samples.
+
+    Notes
+    -----
+    With group g's non-mated scores N(mu_g, 1) and mated scores N(m_g, s_g²), and groups of
+    equal size, the threshold t for a target x solves ``mean_g P(N(mu_g, 1) >= t) = x``
+    (the pooled FMR; Brent's method between the groups' own thresholds ``mu_g + Φ⁻¹(1 - x)``).
+    Then ``FMR_g = 1 - Φ(t - mu_g)``, ``FNMR_g = Φ((t - m_g) / s_g)`` and
+    ``FDR = 1 - (alpha·A + (1 - alpha)·B)`` with A and B the largest gaps between groups.
+    No sample is drawn: these rates are what an infinitely large test would measure.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, Tables I-II.
+
+    Examples
+    --------
+    >>> from biofair.synthetic import fdr_canonical_rates
+    >>> rates = fdr_canonical_rates(fair=True, fmr_targets=[1e-3])
+    >>> rates[["group", "fmr", "fdr"]].round(4)
+      group    fmr  fdr
+    0     0  0.001  1.0
+    1     1  0.001  1.0
+    2     2  0.001  1.0
+    >>> round(float(rates["fnmr"].iloc[0]), 4)
+    0.0028
+    """
+    check_alpha(alpha)
+    targets = as_targets(fmr_targets, "fmr_targets")
+    if np.any((targets <= 0) | (targets >= 1)):
+        raise ValueError(f"fmr_targets must lie strictly between 0 and 1, got {fmr_targets!r}")
+    params = FDR_CANONICAL[fair]
+    names = list(params)
+    mated_mean, mated_std, nonmated_mean = (np.array(column, dtype=float) for column in zip(*params.values()))
+    thresholds = np.array([_pooled_normal_threshold(nonmated_mean, float(x)) for x in targets])
+    fmr = stats.norm.sf(thresholds[None, :] - nonmated_mean[:, None])  # groups x targets
+    fnmr = stats.norm.cdf((thresholds[None, :] - mated_mean[:, None]) / mated_std[:, None])
+    fdr = _discrepancy(_max_gap(fmr), _max_gap(fnmr), alpha)
+    return pd.DataFrame({
+        "fmr_target": np.repeat(targets, len(names)),
+        "threshold": np.repeat(thresholds, len(names)),
+        "group": np.tile(names, targets.size),
+        "fmr": fmr.T.ravel(),
+        "fnmr": fnmr.T.ravel(),
+        "fdr": np.repeat(fdr, len(names)),
+    })
+
+
+def fdr_cross_group_system(
+    *,
+    fair: bool = False,
+    n_mated: int = 20_000,
+    n_nonmated: int = 100_000,
+    cross_shift: float = 1.0,
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
+    """The canonical three-group system with non-mated pairs across groups too.
+
+    Read more in the chapter "Set one threshold for everyone".
+
+    Parameters
+    ----------
+    fair : bool, default False
+        The fair or the unfair system of :func:`fdr_canonical_system`.
+    n_mated : int, default 20000
+        Mated comparisons per group (always within one group: one person).
+    n_nonmated : int, default 100000
+        Non-mated comparisons per (reference group, probe group) cell: 9 cells.
+    cross_shift : float, default 1
+        How much lower, on average, an impostor scores against a reference of another
+        group than the two groups' homogeneous impostors do (>= 0; 0: no effect).
+    rng : numpy.random.Generator or int, optional
+        Source of randomness or a seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``score``, ``mated``, ``reference_group`` and ``probe_group`` ("0", "1",
+        "2"); the pairs within one group follow :func:`fdr_canonical_system`.
+
+    See Also
+    --------
+    biofair.cross_group_fmr : The reference group x probe group FMR table.
+    biofair.plotting.plot_cross_group_fmr : That table as a heatmap.
+
+    Notes
+    -----
+    Non-mated scores of reference group r and probe group p: N(mu_r, 1) when r = p, else
+    N((mu_r + mu_p) / 2 - cross_shift, 1), with mu_g the group's non-mated mean in
+    :data:`FDR_CANONICAL`. Comparisons of people who differ in a demographic attribute look
+    less alike, which is what NIST's FRVT and the FDR paper's Tables IV, VI and VII report.
+
+    References
+    ----------
+    T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
+    Biometric Verification Systems", IEEE T-BIOM, 2022, Tables IV, VI and VII (e-p tables).
+
+    Examples
+    --------
+    >>> from biofair.synthetic import fdr_cross_group_system
+    >>> table = fdr_cross_group_system(n_mated=2, n_nonmated=3, rng=0)
+    >>> table.groupby(["reference_group", "probe_group"]).size().tolist()
+    [5, 3, 3, 3, 5, 3, 3, 3, 5]
+    """
+    if n_mated < 1 or n_nonmated < 1:
+        raise ValueError(f"n_mated and n_nonmated must be at least 1, got {n_mated} and {n_nonmated}")
+    if not cross_shift >= 0:
+        raise ValueError(f"cross_shift must be non-negative, got {cross_shift!r}")
+    rng = np.random.default_rng(rng)
+    params = FDR_CANONICAL[fair]
+    parts = []
+    for reference, (mated_mean, mated_std, reference_mean) in params.items():
+        parts.append(pd.DataFrame({"score": rng.normal(mated_mean, mated_std, n_mated), "mated": True,
+                                   "reference_group": reference, "probe_group": reference}))
+        for probe, (_, _, probe_mean) in params.items():
+            mean = reference_mean if probe == reference else (reference_mean + probe_mean) / 2 - cross_shift
+            parts.append(pd.DataFrame({"score": rng.normal(mean, 1.0, n_nonmated), "mated": False,
+                                       "reference_group": reference, "probe_group": probe}))
+    return pd.concat(parts, ignore_index=True)
 
 
 #: Beta parameters (a, b) of the balanced system of beta_scenario.

@@ -244,3 +244,63 @@ def test_cross_group_fmr_and_probe_groups_of_several_attributes():
                          "probe_gender": ["f", "f", "m", "m"], "age": ["o", "o", "y", "y"]})
     outcomes = bf.probe_outcomes(long, by=["gender", "age"])
     assert outcomes["group"].tolist() == ["f / o", "m / y"]
+
+
+@pytest.mark.parametrize("fair", [True, False])
+def test_canonical_rates_are_the_model_of_the_sampled_system(fair):
+    """The exact rates against direct integration and against two million samples per group."""
+    from scipy import integrate, stats
+
+    from biofair.synthetic import FDR_CANONICAL, fdr_canonical_rates
+
+    rates = fdr_canonical_rates(fair=fair, fmr_targets=[1e-2, 1e-3], alpha=0.3)
+    params = FDR_CANONICAL[fair]
+    for target, block in rates.groupby("fmr_target"):
+        t = block["threshold"].iloc[0]
+        # pooled FMR of equal-size groups meets the target, by numerical integration of the densities
+        pooled = np.mean([integrate.quad(stats.norm(mu, 1).pdf, t, np.inf)[0] for _, _, mu in params.values()])
+        assert pooled == pytest.approx(target, rel=1e-8)
+        for row in block.itertuples():
+            mated_mean, mated_std, nonmated_mean = params[row.group]
+            assert row.fnmr == pytest.approx(integrate.quad(stats.norm(mated_mean, mated_std).pdf, -np.inf, t)[0])
+            assert row.fmr == pytest.approx(integrate.quad(stats.norm(nonmated_mean, 1).pdf, t, np.inf)[0])
+        a, b = np.ptp(block["fmr"]), np.ptp(block["fnmr"])
+        assert block["fdr"].eq(block["fdr"].iloc[0]).all()
+        assert block["fdr"].iloc[0] == pytest.approx(1 - (0.3 * a + 0.7 * b))
+    if fair:  # one distribution for everyone: the threshold is the normal quantile
+        assert rates["threshold"].unique() == pytest.approx(stats.norm.isf([1e-2, 1e-3]))
+    sampled = fdr_canonical_system(fair=fair, n_mated=200_000, n_nonmated=2_000_000, rng=11)
+    measured = bf.fairness_discrepancy_rate(sampled, fmr_targets=[1e-2, 1e-3], alpha=0.3)
+    # 60,000 and 6,000 false matches allowed: sampled FDR within a few binomial sd of the model
+    assert measured["fdr"].to_numpy() == pytest.approx(rates.groupby("fmr_target", sort=False)["fdr"].first(), abs=0.01)
+
+
+def test_canonical_rates_check_their_options():
+    from biofair.synthetic import fdr_canonical_rates
+
+    with pytest.raises(ValueError, match="alpha must lie in"):
+        fdr_canonical_rates(alpha=2.0)
+    with pytest.raises(ValueError, match="fmr_targets"):
+        fdr_canonical_rates(fmr_targets=[0.0])
+
+
+def test_cross_group_system_lowers_the_fmr_across_groups():
+    from biofair.synthetic import fdr_cross_group_system
+
+    table = fdr_cross_group_system(fair=False, n_mated=1_000, n_nonmated=200_000, cross_shift=1.0, rng=3)
+    cells = table[~table["mated"]].groupby(["reference_group", "probe_group"])["score"]
+    assert cells.size().eq(200_000).all()
+    means = cells.mean().unstack()
+    assert np.diag(means) == pytest.approx([0.5, 0.0, -0.5], abs=0.01)
+    assert means.loc["0", "2"] == pytest.approx(-1.0, abs=0.01) and means.loc["1", "0"] == pytest.approx(-0.75, abs=0.01)
+    fmr = bf.cross_group_fmr(table, 2.5)
+    off_diagonal = fmr.to_numpy()[~np.eye(3, dtype=bool)]
+    assert off_diagonal.max() < np.diag(fmr).min()
+    # the diagonal is the per-group FMR of homogeneous pairs
+    assert np.diag(fmr) == pytest.approx(bf.rates_by_group(table, 2.5)["fmr"].to_numpy())
+    no_shift = fdr_cross_group_system(fair=True, n_mated=10, n_nonmated=200_000, cross_shift=0.0, rng=4)
+    assert bf.cross_group_fmr(no_shift, 1.0).to_numpy() == pytest.approx(0.1587, abs=0.003)  # all cells N(0, 1)
+    with pytest.raises(ValueError, match="cross_shift"):
+        fdr_cross_group_system(cross_shift=-1.0)
+    with pytest.raises(ValueError, match="at least 1"):
+        fdr_cross_group_system(n_nonmated=0)

@@ -162,3 +162,40 @@ def test_det_marks_the_operating_points_of_given_thresholds():
     np.testing.assert_allclose(norm.cdf(points.get_ydata()), expected.fnmr, rtol=1e-12)
     assert points.get_color() == curve.get_color() == plotting.COLORS[2]
     assert [text.get_text() for text in ax.get_legend().get_texts()] == ["A"]
+
+
+def test_cross_group_heatmap_is_log10_coloured_and_annotated_with_counts():
+    import pandas as pd
+    from matplotlib.colors import LogNorm
+
+    fmr = pd.DataFrame([[1e-2, 1e-4, np.nan], [0.0, 1e-3, 5e-5]], index=["a", "b"], columns=["a", "b", "c"])
+    pairs = pd.DataFrame([[20_000, 20_000, 0], [20_000, 10_000, 20_000]], index=fmr.index, columns=fmr.columns)
+    ax = plotting.plot_cross_group_fmr(fmr, pairs=pairs)
+    image = ax.images[0]
+    assert isinstance(image.norm, LogNorm)
+    assert image.norm.vmin == pytest.approx(1 / 20_000) and image.norm.vmax == pytest.approx(1e-2)
+    data = image.get_array()
+    assert data.mask[0, 2] and not data.mask[1, 0]  # no pairs: blank; zero: at the floor
+    assert data[1, 0] == pytest.approx(1 / 20_000)
+    # colours a decade apart are equally far apart on the colour scale
+    assert image.norm(1e-3) - image.norm(1e-4) == pytest.approx(image.norm(1e-2) - image.norm(1e-3))
+    texts = [text.get_text() for text in ax.texts]
+    assert texts == ["1.0e-02\n200 / 20,000", "1.0e-04\n2 / 20,000", "0\n0 / 20,000", "1.0e-03\n10 / 10,000",
+                     "5.0e-05\n1 / 20,000"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b", "c"]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("probe group", "reference group")
+    fmr.index.name, fmr.columns.name = "reference_gender", "probe_gender"
+    named = plotting.plot_cross_group_fmr(fmr)
+    assert (named.get_xlabel(), named.get_ylabel()) == ("probe group (gender)", "reference group (gender)")
+    without = plotting.plot_cross_group_fmr(fmr)
+    assert [text.get_text() for text in without.texts][0] == "1.0e-02"
+
+
+def test_cross_group_heatmap_checks_its_input():
+    import pandas as pd
+
+    fmr = pd.DataFrame([[0.1, 0.2]], index=["a"], columns=["a", "b"])
+    with pytest.raises(ValueError, match="same rows and columns"):
+        plotting.plot_cross_group_fmr(fmr, pairs=fmr[["b", "a"]])
+    with pytest.raises(ValueError, match=r"rates in \[0, 1\]"):
+        plotting.plot_cross_group_fmr(fmr * 10)
