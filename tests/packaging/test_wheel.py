@@ -57,12 +57,17 @@ def test_the_wheel_holds_every_module_and_the_data(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     sources = {str(p.relative_to(ROOT)) for p in (ROOT / "biofair").rglob("*.py")}
     assert sources <= names, f"modules missing from the wheel: {sorted(sources - names)}"
-    for data in ("biofair/py.typed", "biofair/data/example_scores.csv", "biofair/report_template.md"):
+    shipped = sorted(p for p in (ROOT / "biofair" / "data").iterdir() if p.is_file())
+    assert {"example_scores.csv", "paper_values.csv", "differential_report.schema.json"} <= {p.name for p in shipped}
+    for data in ("biofair/py.typed", "biofair/report_template.md"):
         assert data in names, data
     with zipfile.ZipFile(wheel) as archive:
         # the template is a symlink in the source tree; the wheel holds the chapter itself
         assert archive.read("biofair/report_template.md") == CHAPTER.read_bytes()
-        assert archive.read("biofair/data/example_scores.csv") == (ROOT / "biofair" / "data" / "example_scores.csv").read_bytes()
+        for path in shipped:  # every data file, byte for byte
+            name = str(path.relative_to(ROOT))
+            assert name in names, f"{name} is missing from the wheel"
+            assert archive.read(name) == path.read_bytes(), name
 
 
 def test_every_module_imports_from_the_installed_wheel(venv, tmp_path):
