@@ -60,8 +60,8 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
         In IPython/Jupyter, render inline figures as retina PNGs. Outside IPython this does
         nothing.
     tables : bool, default True
-        Set pandas' ``display.float_format`` to the format above (undo it with
-        ``pd.reset_option("display.float_format")``).
+        Set pandas' ``display.float_format`` option to the format above (pandas'
+        ``reset_option`` undoes it).
 
     Returns
     -------
