@@ -85,6 +85,11 @@ def test_visible_cells_run_on_their_own(source, tmp_path):
         "every small size must replace a parameter the chapter has")
     result = run(notebook, tmp_path, small)
     assert result.returncode == 0, f"{source.stem}, visible cells only:\n{result.stderr[-3000:]}"
+    if small:  # the small sizes were in force: papermill ran them right after the parameters cell
+        executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
+        position = next(i for i, cell in enumerate(executed.cells) if "injected-parameters" in cell.metadata.get("tags", []))
+        assert "parameters" in executed.cells[position - 1].metadata.get("tags", [])
+        assert all(f"{name} = {value!r}" in executed.cells[position].source for name, value in small.items())
 
 
 def test_a_name_defined_only_in_a_hidden_cell_fails_the_check(tmp_path):
