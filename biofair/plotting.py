@@ -1,8 +1,9 @@
 """Figures: score distributions, DET on probit axes, ROC on a log FMR axis, and one style.
 
 Each plot function draws on ``ax`` (a new one if omitted) and returns it; nothing is written
-to disk. :func:`use_style` is the one call that gives every figure of the book its look, and
-:func:`group_styles` gives each demographic group one colour and line style for all figures.
+to disk. :func:`use_style` is the one call that gives every figure and table of the book its
+look, and :func:`group_styles` gives each demographic group one colour and line style for
+all figures.
 Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 """
 
@@ -41,24 +42,33 @@ _DET_TICKS = (1e-2, 1e-4, 1e-6, 0.5, 1e-3, 1e-5, 0.1, 0.9, 0.99, 0.2, 0.05, 0.8,
 _labelled_curves: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def use_style(*, retina: bool = True) -> None:
-    """Give every following figure the book's look.
+def use_style(*, retina: bool = True, tables: bool = True) -> None:
+    """Give every following figure and table the book's look.
 
-    seaborn's "whitegrid" look (matplotlib's copy of it, so seaborn need not be installed),
-    the :data:`COLORS` cycle with :data:`LINESTYLES`, a layout that keeps labels inside the
-    figure, no legend frame, and, in a Jupyter notebook, figures rendered at twice their
-    pixel density (sharp on high-resolution screens, shown at their normal size).
+    Figures: seaborn's "whitegrid" look (matplotlib's copy of it, so seaborn need not be
+    installed), the :data:`COLORS` cycle with :data:`LINESTYLES`, a layout that keeps labels
+    inside the figure, no legend frame, and, in a Jupyter notebook, figures rendered at twice
+    their pixel density (sharp on high-resolution screens, shown at their normal size).
+
+    Tables: pandas prints every float that is a whole number without decimals (a count stored
+    as a float reads 275488, not 275488.000000) and every other float to four significant
+    digits (0.9594, 1.234e-05: a small rate never shows as 0.0000). Only the display
+    changes, never a value.
 
     Parameters
     ----------
     retina : bool, default True
         In IPython/Jupyter, render inline figures as retina PNGs. Outside IPython this does
         nothing.
+    tables : bool, default True
+        Set pandas' ``display.float_format`` option to the format above (pandas'
+        ``reset_option`` undoes it).
 
     Returns
     -------
     None
-        The settings are matplotlib's ``rcParams`` (and IPython's figure formats).
+        The settings are matplotlib's ``rcParams``, IPython's figure formats and pandas'
+        display options.
 
     See Also
     --------
@@ -76,6 +86,12 @@ def use_style(*, retina: bool = True) -> None:
     >>> import matplotlib.pyplot as plt
     >>> plt.rcParams["axes.prop_cycle"].by_key()["color"][0] == bf.plotting.COLORS[0]
     True
+    >>> import pandas as pd
+    >>> pd.DataFrame({"comparisons": [275488.0, 2400.0], "fmr": [1.2345e-05, 0.95937]})
+       comparisons       fmr
+    0       275488 1.234e-05
+    1         2400    0.9594
+    >>> pd.reset_option("display.float_format")
     """
     plt.style.use("seaborn-v0_8-whitegrid")
     n = len(COLORS) * len(LINESTYLES)
@@ -92,6 +108,15 @@ def use_style(*, retina: bool = True) -> None:
     })
     if retina:
         _retina_inline_figures()
+    if tables:
+        pd.set_option("display.float_format", _table_number)
+
+
+def _table_number(value: float) -> str:
+    """A float as a table cell: whole numbers without decimals, others to 4 significant digits."""
+    if abs(value) < 1e15 and value == round(value):
+        return f"{value:.0f}"
+    return f"{value:.4g}"
 
 
 def _retina_inline_figures() -> None:

@@ -20,3 +20,24 @@ def random_scores(rng: np.random.Generator, *, ties: bool, n_mated: int = 150, n
 def scores(request):
     seed, ties = request.param
     return random_scores(np.random.default_rng(seed), ties=ties)
+
+
+# Tests whose parameters are independent and slow (one chapter each) form a work unit each,
+# so that pytest-xdist's --dist loadfile spreads them over the workers; every other file (a
+# chapter's nbval cells above all, which share one kernel) stays one unit.
+SPREAD_PER_TEST = ("tests/notebooks/test_visible_cells.py::test_visible_cells_run_on_their_own[",)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class LoadFileSpreadingSlowTests(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(SPREAD_PER_TEST):
+                return nodeid
+            return super()._split_scope(nodeid)
+
+    return LoadFileSpreadingSlowTests(config, log)

@@ -89,13 +89,30 @@ def test_the_bibliography_page_lists_each_entry_labelled_by_author_and_year():
         assert year in body.removeprefix(label)
 
 
+def chapter_numbers(names: list[str]) -> dict[str, int]:
+    """The number each chapter must carry: its file prefix once the files are numbered 01, 02, ...
+    without a gap; until then (while reserved numbers have no file yet) its place in notebooks/."""
+    prefixes = [int(name.split("_", 1)[0]) for name in names]
+    if prefixes == list(range(1, len(names) + 1)):
+        return dict(zip(names, prefixes))
+    return {name: position for position, name in enumerate(names, start=1)}
+
+
+def test_chapter_numbers_follow_the_file_prefix_once_no_number_is_missing():
+    assert chapter_numbers(["01_a", "02_b", "03_c"]) == {"01_a": 1, "02_b": 2, "03_c": 3}
+    assert chapter_numbers(["01_a", "02_b", "13_c"]) == {"01_a": 1, "02_b": 2, "13_c": 3}
+    assert all(int(name[:2]) == number for name, number in chapter_numbers(NOTEBOOKS).items()) == (
+        [int(name[:2]) for name in NOTEBOOKS] == list(range(1, len(NOTEBOOKS) + 1)))
+
+
 def test_chapters_are_numbered_in_file_order_everywhere():
-    """The number of each chapter, in its title and in the sidebar, is its place in notebooks/."""
+    """The number of each chapter, in its title and in the sidebar, follows its file (see
+    chapter_numbers)."""
     toc_chapters = [page.removeprefix("book/chapters/") for page in PAGES if page.startswith("book/chapters/")]
     assert toc_chapters == NOTEBOOKS, "the table of contents lists the chapters out of file order"
     sidebar = {a["href"].split("/")[-1].removesuffix(".html"): a.get_text(" ", strip=True)
                for a in soup("book/intro").select("nav.bd-links a[href]")}
-    for position, name in enumerate(NOTEBOOKS, start=1):
+    for name, position in chapter_numbers(NOTEBOOKS).items():
         title = soup(f"book/chapters/{name}").select_one("article h1 .section-number")
         assert title is not None and title.get_text(strip=True) == f"{position}.", name
         assert sidebar[name].startswith(f"{position}. "), sidebar[name]
@@ -107,7 +124,7 @@ def test_the_teaching_page_numbers_chapters_as_the_table_of_contents():
     assert mentioned, "the teaching page names no chapter by number"
     rows = [row.get_text(" ", strip=True) for row in soup("book/teaching").select("article table tbody tr")]
     numbered = [row for row in rows if re.match(r"\d+ \. ", row)]
-    for position, name in enumerate(NOTEBOOKS, start=1):
+    for name, position in chapter_numbers(NOTEBOOKS).items():
         title = soup(f"book/chapters/{name}").select_one("article h1").get_text(" ", strip=True)
         title = title.removesuffix("#").strip().split(" ", 1)[1]
         assert any(row.startswith(f"{position} . {title}") for row in numbered), (position, title)

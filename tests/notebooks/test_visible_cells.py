@@ -5,10 +5,19 @@ may only format, glue or assert. This test drops them from each chapter, keeps e
 reader sees (the parameters cell and the exercise solutions included), and executes the rest
 with papermill, as the Makefile does; any error (a NameError for a name that only a hidden
 cell defines, say) fails it.
+
+What is checked is that the code runs, not the chapter's numbers (nbval and the hidden asserts
+of the executed chapters check those), so each chapter runs on small sizes injected after its
+parameters cell, as a reader would set them to try the code quickly. The sizes keep every
+visible assert meaningful (they are met at the small sizes too). Each chapter is its own test
+(tests/conftest.py tells pytest-xdist to spread them, while the tests of any other file stay
+together), so two workers share the chapters.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +29,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "notebooks").glob("*.md"))
 HIDDEN = {"remove-cell", "remove-input"}
+# Small sizes per chapter (file prefix), injected by papermill after the parameters cell; a
+# chapter not listed runs with its own parameters.
+SMALL = {
+    "01": {"n_mated": 1_000, "n_nonmated": 50_000},
+    "02": {"n_subjects": 100, "n_resamples": 100},
+    "03": {"n_mated": 2_000, "n_nonmated": 100_000},
+    "04": {"n_mated": 5_000, "n_nonmated": 50_000, "strengths": [0.0, 1.0, 2.0]},
+    "05": {"n_mated": 2_000, "n_nonmated": 10_000, "n_permutations": 20},
+    # 06: its exercise on the reference group needs the chapter's own subset sizes (and runs fast).
+    "07": {"n_enrolled": 200, "n_nonenrolled": 200, "n_resamples": 20, "n_permutations": 19},
+    "08": {"n_resamples": 5, "n_permutations": 5},
+    "09": {"n_resamples": 5},
+    "13": {"n_resamples": 20, "n_permutations": 20},
+    "14": {"n_rows": 200_000, "n_resamples": 5},
+}
 
 
 def hidden(cell) -> bool:
@@ -32,13 +56,13 @@ def visible_notebook(source: Path) -> nbformat.NotebookNode:
     return notebook
 
 
-def run(notebook: nbformat.NotebookNode, folder: Path) -> subprocess.CompletedProcess:
+def run(notebook: nbformat.NotebookNode, folder: Path, parameters: dict | None = None) -> subprocess.CompletedProcess:
     path = folder / "visible.ipynb"
     nbformat.write(notebook, path)
     papermill = Path(sys.executable).parent / "papermill"
     return subprocess.run(
         [papermill, path, folder / "executed.ipynb", "--cwd", ROOT / "notebooks", "--kernel", "python3",
-         "--no-progress-bar"],
+         "--no-progress-bar", "--parameters_yaml", json.dumps(parameters or {})],
         capture_output=True, text=True,
     )
 
@@ -55,9 +79,17 @@ def test_chapters_use_only_tags_whose_visibility_is_known():
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_visible_cells_run_on_their_own(source, tmp_path):
     notebook = visible_notebook(source)
-    assert any("parameters" in cell.metadata.get("tags", []) for cell in notebook.cells)
-    result = run(notebook, tmp_path)
+    parameters = next(cell for cell in notebook.cells if "parameters" in cell.metadata.get("tags", []))
+    small = SMALL.get(source.stem[:2], {})
+    assert all(re.search(rf"^{name} = ", parameters.source, re.MULTILINE) for name in small), (
+        "every small size must replace a parameter the chapter has")
+    result = run(notebook, tmp_path, small)
     assert result.returncode == 0, f"{source.stem}, visible cells only:\n{result.stderr[-3000:]}"
+    if small:  # the small sizes were in force: papermill ran them right after the parameters cell
+        executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
+        position = next(i for i, cell in enumerate(executed.cells) if "injected-parameters" in cell.metadata.get("tags", []))
+        assert "parameters" in executed.cells[position - 1].metadata.get("tags", [])
+        assert all(f"{name} = {value!r}" in executed.cells[position].source for name, value in small.items())
 
 
 def test_a_name_defined_only_in_a_hidden_cell_fails_the_check(tmp_path):

@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import norm
 
@@ -21,6 +22,13 @@ from biofair import plotting
 def close_figures():
     yield
     plt.close("all")
+
+
+@pytest.fixture(autouse=True)
+def pandas_display_restored():
+    """use_style sets pandas' float format: later tests (doctests printing tables) must not see it."""
+    yield
+    pd.reset_option("display.float_format")
 
 
 def scores(rng, n_mated=2_000, n_nonmated=200_000):
@@ -136,6 +144,20 @@ def test_use_style_sets_the_palette_line_styles_and_resolution():
     assert len(set(zip(cycle["color"], cycle["linestyle"]))) == len(plotting.COLORS) * len(plotting.LINESTYLES)
     assert plt.rcParams["savefig.dpi"] >= 200
     assert plt.rcParams["figure.constrained_layout.use"]
+
+
+def test_use_style_prints_whole_floats_as_integers_and_others_to_four_significant_digits():
+    table = pd.DataFrame({"n_nonmated": [275488.0, 0.0, np.nan], "fmr": [1.2345e-05, 0.0, 0.987654]},
+                         index=pd.Index(["A", "B", "C"], name="group"))
+    before = table.copy()
+    plotting.use_style(retina=False)
+    cells = [line.split() for line in table.to_string().splitlines()[2:]]
+    assert cells == [["A", "275488", "1.234e-05"], ["B", "0", "0"], ["C", "NaN", "0.9877"]]
+    pd.testing.assert_frame_equal(table, before)  # the display changes, never a value
+    assert f"{table.loc['A', 'fmr']:.4g}" in table.to_html()
+    pd.reset_option("display.float_format")
+    plotting.use_style(retina=False, tables=False)
+    assert "275488.0" in table.to_string()
 
 
 def test_use_style_asks_ipython_for_retina_figures(monkeypatch):
