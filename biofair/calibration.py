@@ -275,9 +275,12 @@ def bayes_error_rates(
         One row per ``prior_log_odds``: ``p_target`` = sigmoid(x), ``actual_dcf`` (Bayes
         decision, match iff ``llr >= ln((1-p)/p)`` = -x) and ``min_dcf`` (best threshold), both with unit
         costs and normalised by ``min(p, 1-p)``, and ``pav_dcf``, the actual DCF of the PAV
-        LLRs, which equals ``min_dcf``: PAV is optimal at every prior at once. The area between
-        the actual and minimum curves is the calibration loss; the area under the actual
-        curve is proportional to Cllr (Brümmer and du Preez, 2006).
+        LLRs, which equals ``min_dcf``: PAV is optimal at every prior at once. Multiplied back
+        by ``min(p, 1-p)``, the actual curve is the Bayes error rate
+        ``P_e(x) = p·FNMR(-x) + (1-p)·FMR(-x)``, whose integral over all ``x`` is
+        ``2 ln 2 · Cllr`` (and that of the PAV curve ``2 ln 2 · minCllr``, so the area between
+        them is the calibration loss); the areas under the normalised curves are not
+        proportional to Cllr (Brümmer and du Preez, 2006).
 
     See Also
     --------
@@ -301,6 +304,11 @@ def bayes_error_rates(
     x = np.linspace(-6.0, 6.0, 61) if prior_log_odds is None else as_scores(prior_log_odds, "prior_log_odds")
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
     p = expit(x)
+    if ((p <= 0.0) | (p >= 1.0)).any():
+        raise ValueError(
+            f"prior_log_odds {x[(p <= 0.0) | (p >= 1.0)][0]:g} gives a prior of 0 or 1 in floating point; "
+            "keep every value within ±36"
+        )
     norm = np.minimum(p, 1.0 - p)
 
     threshold = np.log(1.0 * (1.0 - p)) - np.log(1.0 * p)  # -x, rounded as in actual_dcf

@@ -132,6 +132,30 @@ def test_bayes_error_rates_rows_match_single_calls(mated, nonmated):
         assert row.pav_dcf == pytest.approx(row.min_dcf, rel=1e-9, abs=1e-12)
 
 
+def test_bayes_error_areas_are_cllr_and_min_cllr():
+    # Unnormalised Bayes error rate P_e(x) = min(p, 1-p) * normalised DCF: its integral over
+    # the prior log-odds is 2 ln 2 Cllr (actual) and 2 ln 2 minCllr (PAV = minimum)
+    rng = np.random.default_rng(5)
+    mated, nonmated = rng.normal(1.5, 1.2, 300), rng.normal(-1.0, 1.5, 500)
+    x = np.linspace(-30, 30, 120_001)
+    table = bf.bayes_error_rates(mated, nonmated, prior_log_odds=x)
+    weight = np.minimum(table["p_target"], 1 - table["p_target"])
+    actual = integrate.trapezoid(table["actual_dcf"] * weight, x) / (2 * np.log(2))
+    minimum = integrate.trapezoid(table["min_dcf"] * weight, x) / (2 * np.log(2))
+    assert actual == pytest.approx(_cllr_loop(mated, nonmated), rel=1e-3)
+    assert minimum == pytest.approx(bf.min_cllr(mated, nonmated), rel=1e-3)
+    # the area under the normalised curve (over the plotted range) is not proportional to Cllr
+    plotted = np.linspace(-6, 6, 12_001)
+    ratios = [integrate.trapezoid(bf.bayes_error_rates(k * mated, k * nonmated, prior_log_odds=plotted)["actual_dcf"],
+                                  plotted) / bf.cllr(k * mated, k * nonmated) for k in (1, 4)]
+    assert ratios[1] > 2 * ratios[0]
+
+
+def test_bayes_error_rates_refuse_a_prior_of_one():
+    with pytest.raises(ValueError, match="prior_log_odds"):
+        bf.bayes_error_rates([1.0, 2.0], [0.0, -1.0], prior_log_odds=[0.0, 40.0])
+
+
 def test_calibration_by_group_matches_per_group_calls():
     rng = np.random.default_rng(3)
     import pandas as pd
