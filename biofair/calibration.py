@@ -22,7 +22,7 @@ from scipy.special import expit, logit
 
 from biofair._counts import counts_at, error_counts_sorted, sorted_scores
 from biofair._typing import By
-from biofair._validation import as_count, as_number, as_scores, power_of_two_scaled
+from biofair._validation import as_count, as_number, as_scores, power_of_two_exponent
 from biofair.detection_cost import _min_dcf_from_counts
 from biofair.dispersion import garbe, inequity
 from biofair.exceptions import SchemaError
@@ -481,7 +481,8 @@ def fit_logistic_calibration(
             "the logistic fit has no finite solution"
         )
     # centred and scaled at a power of two that keeps sums and squares of 1e308 or 1e-310 finite
-    (scaled,) = power_of_two_scaled(both)
+    exponent = power_of_two_exponent(both)
+    scaled = np.ldexp(both, -exponent)
     centre, spread = scaled.mean(), scaled.std()
     z = (scaled - centre) / spread
     label = np.concatenate([np.ones(m.size), np.zeros(n.size)])
@@ -509,14 +510,12 @@ def fit_logistic_calibration(
     else:
         raise ValueError(f"the logistic calibration did not converge in {max_iter} Newton steps")
     scale = theta[0] / spread
-    largest = int(np.argmax(np.abs(both)))
-    exponent = int(np.frexp(scaled[largest])[1] - np.frexp(both[largest])[1])  # scaled = both · 2^exponent
     with np.errstate(over="ignore"):
-        slope = float(np.ldexp(scale, exponent))
+        slope = float(np.ldexp(scale, -exponent))  # the map of scaled = both · 2^-exponent
     if not np.isfinite(slope):
         raise ValueError(
-            f"the calibration's slope {scale:.3g}·2^{exponent} exceeds the largest float64: scores of "
-            f"magnitude {abs(both[largest]):.3g} are too small to map to LLRs; rescale them"
+            f"the calibration's slope {scale:.3g}·2^{-exponent} exceeds the largest float64: scores of "
+            f"magnitude {np.abs(both).max():.3g} are too small to map to LLRs; rescale them"
         )
     return LogisticCalibration(slope, float(theta[1] - scale * centre), p)
 
