@@ -317,7 +317,7 @@ def bayes_error_rates(
     extreme = (p <= 0.0) | (p >= 1.0)
     if extreme.any():
         raise ValueError(
-            f"prior_log_odds must give a prior strictly between 0 and 1 in float64 (|x| below about 36), "
+            f"prior_log_odds must give a prior strictly between 0 and 1 in float64 (x from about -745 to 36), "
             f"got {float(x[extreme][0])!r}"
         )
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)

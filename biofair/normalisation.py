@@ -199,15 +199,10 @@ def normalise_scores(
     validate_scores(scores)
     _check_statistics(statistics)
     raw = scores["score"].to_numpy(dtype=np.float64)
-    parts = []
-    if method in ("z", "s"):
-        mean, std = _side_stats(scores, statistics, reference_key)
-        parts.append((raw - mean) / std)
-    if method in ("t", "s"):
-        mean, std = _side_stats(scores, statistics, probe_key)
-        parts.append((raw - mean) / std)
+    sides = [key for key, used in ((reference_key, method in ("z", "s")), (probe_key, method in ("t", "s"))) if used]
+    side_stats = [_side_stats(scores, statistics, key) for key in sides]
     with np.errstate(over="ignore", invalid="ignore"):
-        normalised = np.mean(parts, axis=0)
+        normalised = np.mean([(raw - mean) / std for mean, std in side_stats], axis=0)
     if not np.isfinite(normalised).all():
         raise OverflowError(
             f"{int((~np.isfinite(normalised)).sum())} normalised scores overflow float64: "
