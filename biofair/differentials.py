@@ -271,8 +271,10 @@ def differential_report(
         Bootstrap resamples.
     cluster : str or None, default "reference_subject"
         Subject column: the bootstrap resamples subjects within each group and keeps all
-        their comparisons (a subject's comparisons are not independent). None, or a table
-        without that column, resamples comparisons.
+        their comparisons (a subject's comparisons are not independent). None resamples
+        comparisons; so does a table without the default column (a note says so). Any other
+        column that is absent is an error. A group whose comparisons of one class come from a
+        single subject has no clustered interval and is left out of the differentials.
     extrapolate : bool, default True
         For a group whose non-mated comparisons cannot resolve the target FMR, add a
         generalised Pareto estimate of its FMR (:func:`biofair.extrapolated_fmr`), marked
@@ -328,7 +330,9 @@ def differential_report(
     Decision rule: a ratio's verdict is ``"within tolerance"`` when its interval lies in
     ``[1/tolerance, tolerance]``, ``"exceeds tolerance"`` when it lies wholly outside, else
     ``"inconclusive"`` (the data can tell neither); ``"not assessable"`` when fewer than two
-    groups are resolved or a rate is 0. ``max_min = max_g r_g / min_g r_g`` and
+    groups are resolved or a rate is 0. A resample in which the denominator's group has no
+    errors gives an infinite ratio: it is kept, so an interval can reach ``+inf`` (unbounded,
+    never within tolerance; null in JSON, and listed in the notes). ``max_min = max_g r_g / min_g r_g`` and
     ``max_geomean = max_g r_g / (prod_g r_g)^(1/K)`` over the K resolved groups; each ratio's
     interval is the percentile interval of its bootstrap replicates, all groups resampled
     together (independently within each group), so the intervals reflect every group's
@@ -360,6 +364,8 @@ def differential_report(
     1  fnmr  2.793103  exceeds tolerance
     """
     validate_scores(table)
+    if not isinstance(extrapolate, (bool, np.bool_)):
+        raise TypeError(f"extrapolate must be True or False, got {extrapolate!r}")
     attributes = _attributes_of(by)
     tolerance = as_number(tolerance, "tolerance", low=1.0, open_low=True)
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
@@ -399,8 +405,6 @@ def differential_report(
     if unbounded:
         notes.append("unbounded intervals (upper end +inf, null in JSON: in enough resamples the denominator "
                      "group has no errors): " + ", ".join(unbounded))
-    if not isinstance(extrapolate, (bool, np.bool_)):
-        raise TypeError(f"extrapolate must be True or False, got {extrapolate!r}")
     if extrapolate:
         _extrapolate(groups, values[~mated], codes[~mated], names, thr, confidence, notes)
 
