@@ -255,3 +255,31 @@ def test_subsample_coverage_names_a_fraction_too_small():
     """It said 'nonmated is empty: at least one comparison score is needed'."""
     with pytest.raises(ValueError, match=r"^fraction=1e-06 draws 0 of 2000 scores; a tail of min_tail=50 needs at least 51"):
         bf.subsample_coverage(TAIL, 2.5, fraction=1e-6, n_repeats=2, rng=0)
+
+
+# -- reproduction ledger ------------------------------------------------------------------------
+
+def paper_rows(paper: str = "cei", table: str = "Table 4") -> pd.DataFrame:
+    from biofair.reproduction import _paper_values
+
+    values = _paper_values()
+    return values[(values["paper"] == paper) & (values["table"] == table)]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf], ids=["nan", "inf", "-inf"])
+def test_a_book_value_the_book_could_not_compute_is_no_deviation(bad):
+    """A NaN book value passed wherever the paper's row expects 'differs' (cei Table 4)."""
+    rows = paper_rows()
+    assert (rows["expected"] == "differs").any()
+    book = dict(zip(rows["quantity"], rows["paper_value"].astype(float)))
+    quantity = rows.loc[rows["expected"] == "differs", "quantity"].iloc[0]
+    book[quantity] = bad
+    with pytest.raises(ValueError, match=rf"^cei Table 4: book values not finite for 1 quantities, e.g. \{{'{quantity}': {bad!r}\}}"):
+        bf.reproduction_ledger("cei", "Table 4", book)
+
+
+def test_a_book_value_given_twice_is_refused():
+    rows = paper_rows()
+    book = pd.Series(rows["paper_value"].astype(float).to_numpy(), index=rows["quantity"].to_numpy())
+    with pytest.raises(ValueError, match=r"book values given twice for \["):
+        bf.reproduction_ledger("cei", "Table 4", pd.concat([book, book.iloc[:1]]))
