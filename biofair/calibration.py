@@ -44,13 +44,16 @@ def _bayes_threshold(p_target: float, c_miss: float, c_fa: float) -> float:
 def _cllr_sorted(mated: NDArray, nonmated: NDArray) -> float:
     """Cllr in bits of LLRs (±inf allowed: a right answer with infinite evidence costs 0).
 
-    The costs are averaged at 2^-64 of their size, so that LLRs near ±1.8e308 do not
-    overflow the sum; a Cllr beyond the largest float is an error, never inf.
+    Costs near 1.8e308 are averaged at 2^-64 of their size, so that their sum does not
+    overflow; a Cllr beyond the largest float is an error, never inf.
     """
+
+    def half_mean(costs: NDArray) -> float:
+        shift = 64 if costs.size and costs.max() > 2.0**960 else 0  # exact: powers of two
+        return float(np.ldexp(np.ldexp(costs, -shift).mean(), shift - 1))
+
     with np.errstate(over="ignore"):
-        miss = np.ldexp(np.ldexp(np.logaddexp(0.0, -mated), -64).mean(), 63)
-        false_alarm = np.ldexp(np.ldexp(np.logaddexp(0.0, nonmated), -64).mean(), 63)
-        value = (miss + false_alarm) / _LN2
+        value = (half_mean(np.logaddexp(0.0, -mated)) + half_mean(np.logaddexp(0.0, nonmated))) / _LN2
     if not np.isfinite(value):
         raise OverflowError(
             "Cllr exceeds the largest float64: LLRs of magnitude up to "

@@ -26,7 +26,9 @@ TWO_GROUPS = pd.DataFrame({"score": [2.0, -1.0, 0.5, 1.0, -3.0, 0.0],
     ([-1e300, 1.0], [1e300, -1.0], (1e300 / 2 + math.log1p(math.exp(-1.0)) / 2) / math.log(2)),
     # the sum of the two costs 1.7e308 + 1.7e308 overflows; their mean does not
     ([-1.7e308, -1.7e308], [-5.0], (1.7e308 + math.log1p(math.exp(-5.0))) / (2 * math.log(2))),
-], ids=["1e300", "two 1.7e308"])
+    # confident, right LLRs: costs of 1e-300 keep their digits (no scaling where none is needed)
+    ([690.0], [-690.0], math.log1p(math.exp(-690.0)) / math.log(2)),
+], ids=["1e300", "two 1.7e308", "costs of 1e-300"])
 def test_cllr_of_huge_llrs_is_finite_and_right(mated, nonmated, expected):
     assert bf.cllr(mated, nonmated) == pytest.approx(expected, rel=1e-15)
 
