@@ -33,8 +33,10 @@ def _e(value: object) -> str:
 
 
 def _number(value: float, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
+    if isinstance(value, float) and math.isinf(value):  # an unbounded interval's end
+        return "∞" if value > 0 else "−∞"
     return f"{value:.{digits}g}"
 
 

@@ -132,6 +132,14 @@ def as_rng(rng: np.random.Generator | int | None, name: str = "rng") -> np.rando
     )
 
 
+def power_of_two_exponent(*arrays: NDArray[np.float64]) -> int:
+    """The exponent ``e`` that :func:`power_of_two_scaled` divides by (``2^e``); 0 for none."""
+    largest = max(max(float(a.max()), -float(a.min())) for a in arrays)
+    if largest == 0.0 or 2.0**-500 <= largest <= 2.0**500:
+        return 0
+    return int(np.frexp(largest)[1])
+
+
 def power_of_two_scaled(*arrays: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
     """The arrays times one power of two that brings their largest magnitude into [0.5, 1),
     when it lies outside [2^-500, 2^500]; otherwise the arrays themselves.
@@ -140,10 +148,9 @@ def power_of_two_scaled(*arrays: NDArray[np.float64]) -> tuple[NDArray[np.float6
     standardised tails) come out the same, and squares of scores near ±1.8e308 do not
     overflow nor those of subnormal scores (1e-310) vanish.
     """
-    largest = max(max(float(a.max()), -float(a.min())) for a in arrays)
-    if largest == 0.0 or 2.0**-500 <= largest <= 2.0**500:
+    exponent = power_of_two_exponent(*arrays)
+    if exponent == 0:
         return arrays
-    exponent = int(np.frexp(largest)[1])
     return tuple(np.ldexp(a, -exponent) for a in arrays)
 
 

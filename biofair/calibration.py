@@ -22,28 +22,45 @@ from scipy.special import expit, logit
 
 from biofair._counts import counts_at, error_counts_sorted, sorted_scores
 from biofair._typing import By
-from biofair._validation import as_number, as_scores
+from biofair._validation import as_count, as_number, as_scores, power_of_two_exponent
 from biofair.detection_cost import _min_dcf_from_counts
 from biofair.dispersion import garbe, inequity
+from biofair.exceptions import SchemaError
 from biofair.groups import ScoresByGroup, scores_by_group
 
 _LN2 = np.log(2.0)
+_POOLED = "(all)"  # the row of all groups pooled
+_FAIRNESS_MEASURES = ["cllr", "min_cllr", "calibration_loss", "actual_dcf", "min_dcf"]
 
 
 def _bayes_threshold(p_target: float, c_miss: float, c_fa: float) -> float:
     """``ln(c_fa (1 - p) / (c_miss p))``: accept iff the LLR reaches it (Bayes decision)."""
-    if not 0.0 < p_target < 1.0:
-        raise ValueError(f"p_target must lie in (0, 1), got {p_target!r}")
-    if not (c_miss > 0 and c_fa > 0):
-        raise ValueError(f"c_miss and c_fa must be positive, got {c_miss!r} and {c_fa!r}")
+    as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
+    as_number(c_miss, "c_miss", low=0.0, open_low=True)
+    as_number(c_fa, "c_fa", low=0.0, open_low=True)
     return float(np.log(c_fa * (1.0 - p_target)) - np.log(c_miss * p_target))
 
 
 def _cllr_sorted(mated: NDArray, nonmated: NDArray) -> float:
-    """Cllr in bits of LLRs (±inf allowed: a right answer with infinite evidence costs 0)."""
-    miss = np.logaddexp(0.0, -mated).mean()
-    false_alarm = np.logaddexp(0.0, nonmated).mean()
-    return float((miss + false_alarm) / (2.0 * _LN2))
+    """Cllr in bits of LLRs (±inf allowed: a right answer with infinite evidence costs 0).
+
+    Costs near 1.8e308 are averaged at 2^-64 of their size, so that their sum does not
+    overflow; a Cllr beyond the largest float is an error, never inf.
+    """
+
+    def half_mean(costs: NDArray) -> float:
+        shift = 64 if costs.size and costs.max() > 2.0**960 else 0  # exact: powers of two
+        return float(np.ldexp(np.ldexp(costs, -shift).mean(), shift - 1))
+
+    with np.errstate(over="ignore"):
+        value = (half_mean(np.logaddexp(0.0, -mated)) + half_mean(np.logaddexp(0.0, nonmated))) / _LN2
+    if not np.isfinite(value):
+        raise OverflowError(
+            "Cllr exceeds the largest float64: LLRs of magnitude up to "
+            f"{max(np.abs(mated[np.isfinite(mated)]).max(initial=0), np.abs(nonmated[np.isfinite(nonmated)]).max(initial=0)):.3g} "
+            "point the wrong way; scores this large are not log-likelihood ratios"
+        )
+    return float(value)
 
 
 def cllr(mated: ArrayLike, nonmated: ArrayLike) -> float:
@@ -302,13 +319,14 @@ def bayes_error_rates(
     [{'p_target': 0.5, 'actual_dcf': 0.8333, 'min_dcf': 0.5}]
     """
     x = np.linspace(-6.0, 6.0, 61) if prior_log_odds is None else as_scores(prior_log_odds, "prior_log_odds")
-    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
     p = expit(x)
-    if ((p <= 0.0) | (p >= 1.0)).any():
+    extreme = (p <= 0.0) | (p >= 1.0)
+    if extreme.any():
         raise ValueError(
-            f"prior_log_odds {x[(p <= 0.0) | (p >= 1.0)][0]:g} gives a prior of 0 or 1 in floating point; "
-            "keep every value within ±36"
+            f"prior_log_odds must give a prior strictly between 0 and 1 in float64 (x from about -745 to 36), "
+            f"got {float(x[extreme][0])!r}"
         )
+    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
     norm = np.minimum(p, 1.0 - p)
 
     threshold = np.log(1.0 * (1.0 - p)) - np.log(1.0 * p)  # -x, rounded as in actual_dcf
@@ -381,7 +399,15 @@ class LogisticCalibration(NamedTuple):
         >>> bf.LogisticCalibration(1.0, 0.5, 0.5).transform([1.0]).tolist()
         [1.5]
         """
-        return self.scale * as_scores(scores, "scores") + self.offset
+        with np.errstate(over="ignore", invalid="ignore"):
+            llrs = self.scale * as_scores(scores, "scores") + self.offset
+        if not np.isfinite(llrs).all():
+            raise OverflowError(
+                f"scale·s + offset overflows float64 for {int((~np.isfinite(llrs)).sum())} scores "
+                f"(scale {self.scale:.3g}, offset {self.offset:.3g}): these scores are not on the scale "
+                "the map was fitted on"
+            )
+        return llrs
 
 
 def fit_logistic_calibration(
@@ -450,15 +476,21 @@ def fit_logistic_calibration(
     (7.6, True)
     """
     p = as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
+    max_iter = as_count(max_iter, "max_iter")
     m, n = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
+    both = np.concatenate([m, n])
+    if both.min() == both.max():
+        raise ValueError(f"all {both.size} scores equal {float(both[0])!r}: they hold no evidence to calibrate")
     if n.max() <= m.min() or m.max() <= n.min():
         raise ValueError(
             "one threshold separates mated and non-mated scores (ties at the boundary aside): "
             "the logistic fit has no finite solution"
         )
-    both = np.concatenate([m, n])
-    centre, spread = both.mean(), both.std()
-    z = (both - centre) / spread
+    # centred and scaled at a power of two that keeps sums and squares of 1e308 or 1e-310 finite
+    exponent = power_of_two_exponent(both)
+    scaled = np.ldexp(both, -exponent)
+    centre, spread = scaled.mean(), scaled.std()
+    z = (scaled - centre) / spread
     label = np.concatenate([np.ones(m.size), np.zeros(n.size)])
     weight = np.concatenate([np.full(m.size, p / m.size), np.full(n.size, (1 - p) / n.size)])
     sign = 2.0 * label - 1.0  # +1 mated, -1 non-mated
@@ -484,7 +516,14 @@ def fit_logistic_calibration(
     else:
         raise ValueError(f"the logistic calibration did not converge in {max_iter} Newton steps")
     scale = theta[0] / spread
-    return LogisticCalibration(float(scale), float(theta[1] - scale * centre), p)
+    with np.errstate(over="ignore"):
+        slope = float(np.ldexp(scale, -exponent))  # the map of scaled = both · 2^-exponent
+    if not np.isfinite(slope):
+        raise ValueError(
+            f"the calibration's slope {scale:.3g}·2^{-exponent} exceeds the largest float64: scores of "
+            f"magnitude {np.abs(both).max():.3g} are too small to map to LLRs; rescale them"
+        )
+    return LogisticCalibration(slope, float(theta[1] - scale * centre), p)
 
 
 def _calibration_row(mated: NDArray, nonmated: NDArray, p_target: float, c_miss: float, c_fa: float) -> dict:
@@ -564,7 +603,9 @@ def calibration_by_group(
     groups = scores_by_group(scores, by=by)
     rows = {name: _calibration_row(g.mated, g.nonmated, p_target, c_miss, c_fa) for name, g in groups.items()}
     pooled_mated = np.sort(np.concatenate([g.mated for g in groups.values()]))
-    rows["(all)"] = _calibration_row(pooled_mated, groups.pooled_nonmated, p_target, c_miss, c_fa)
+    if _POOLED in rows:
+        raise SchemaError(f"a group is labelled {_POOLED!r}, the name of the row of all groups pooled; relabel it")
+    rows[_POOLED] = _calibration_row(pooled_mated, groups.pooled_nonmated, p_target, c_miss, c_fa)
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("group")
 
 
@@ -609,13 +650,19 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
     >>> bf.calibration_fairness(table).loc["cllr", ["max_gap", "ratio"]].round(3).tolist()
     [0.2, 2.0]
     """
-    measures = ["cllr", "min_cllr", "calibration_loss", "actual_dcf", "min_dcf"]
-    groups = by_group.drop(index="(all)", errors="ignore")
+    missing = [m for m in _FAIRNESS_MEASURES if m not in by_group.columns]
+    if missing:
+        raise ValueError(f"by_group lacks the column(s) {missing}: give the table of calibration_by_group")
+    groups = by_group.drop(index=_POOLED, errors="ignore")
+    if len(groups) < 2:
+        raise ValueError(f"calibration fairness compares groups: by_group has {len(groups)} besides {_POOLED!r}")
     rows = {}
-    for measure in measures:
+    for measure in _FAIRNESS_MEASURES:
         values = groups[measure].to_numpy(dtype=np.float64)
-        if (values <= 0).any():
-            raise ValueError(f"{measure} must be positive in every group for ratios, got {values}")
+        bad = ~(np.isfinite(values) & (values > 0))
+        if bad.any():
+            listed = ", ".join(f"{name!r}: {float(value)!r}" for name, value in zip(groups.index[bad], values[bad]))
+            raise ValueError(f"{measure} must be positive and finite in every group for ratios; it is not in {listed}")
         scaled = values / values.max()
         rows[measure] = {
             "max_gap": values.max() - values.min(),

@@ -66,8 +66,9 @@ def _clustered_replicates(errors: NDArray, totals: NDArray, n_resamples: int,
 
 
 def _verdict(low: float, high: float, tolerance: float) -> str:
-    """Where a ratio's interval lies against the tolerance band [1/tolerance, tolerance]."""
-    if not (np.isfinite(low) and np.isfinite(high)):
+    """Where a ratio's interval lies against the tolerance band [1/tolerance, tolerance]
+    (an upper end of +inf, an unbounded interval, is never within it)."""
+    if np.isnan(low) or np.isnan(high):
         return _NOT_ASSESSABLE
     if low > tolerance or high < 1 / tolerance:
         return _EXCEEDS
@@ -77,12 +78,16 @@ def _verdict(low: float, high: float, tolerance: float) -> str:
 
 
 def _ratio_interval(replicates: NDArray, estimate: float, confidence: float) -> tuple[float, float]:
-    """Percentile interval of the finite replicates of a ratio (a resample whose denominator
-    is 0 has no ratio); NaN when fewer than half of them are finite."""
-    finite = replicates[np.isfinite(replicates)]
-    if finite.size < replicates.size / 2 or not np.isfinite(estimate):
+    """Percentile interval of the defined replicates of a ratio: a resample whose two rates
+    are 0 has no ratio (NaN) and is left out; one whose denominator alone is 0 has an
+    infinite ratio and is kept, so that the upper end is +inf (unbounded) when such
+    resamples reach the upper percentile. NaN when fewer than half are defined."""
+    defined = replicates[~np.isnan(replicates)]
+    if defined.size < replicates.size / 2 or not np.isfinite(estimate):
         return np.nan, np.nan
-    return interval(finite, estimate, lambda: [], method="percentile", confidence=confidence)
+    with np.errstate(invalid="ignore"):  # inf - inf between two infinite order statistics
+        low, high = interval(defined, estimate, lambda: [], method="percentile", confidence=confidence)
+    return (np.inf if np.isnan(low) else low), (np.inf if np.isnan(high) else high)
 
 
 class DifferentialReport(NamedTuple):
@@ -266,8 +271,10 @@ def differential_report(
         Bootstrap resamples.
     cluster : str or None, default "reference_subject"
         Subject column: the bootstrap resamples subjects within each group and keeps all
-        their comparisons (a subject's comparisons are not independent). None, or a table
-        without that column, resamples comparisons.
+        their comparisons (a subject's comparisons are not independent). None resamples
+        comparisons; so does a table without the default column (a note says so). Any other
+        column that is absent is an error. A group whose comparisons of one class come from a
+        single subject has no clustered interval and is left out of the differentials.
     extrapolate : bool, default True
         For a group whose non-mated comparisons cannot resolve the target FMR, add a
         generalised Pareto estimate of its FMR (:func:`biofair.extrapolated_fmr`), marked
@@ -323,7 +330,9 @@ def differential_report(
     Decision rule: a ratio's verdict is ``"within tolerance"`` when its interval lies in
     ``[1/tolerance, tolerance]``, ``"exceeds tolerance"`` when it lies wholly outside, else
     ``"inconclusive"`` (the data can tell neither); ``"not assessable"`` when fewer than two
-    groups are resolved or a rate is 0. ``max_min = max_g r_g / min_g r_g`` and
+    groups are resolved or a rate is 0. A resample in which the denominator's group has no
+    errors gives an infinite ratio: it is kept, so an interval can reach ``+inf`` (unbounded,
+    never within tolerance; null in JSON, and listed in the notes). ``max_min = max_g r_g / min_g r_g`` and
     ``max_geomean = max_g r_g / (prod_g r_g)^(1/K)`` over the K resolved groups; each ratio's
     interval is the percentile interval of its bootstrap replicates, all groups resampled
     together (independently within each group), so the intervals reflect every group's
@@ -355,6 +364,8 @@ def differential_report(
     1  fnmr  2.793103  exceeds tolerance
     """
     validate_scores(table)
+    if not isinstance(extrapolate, (bool, np.bool_)):
+        raise TypeError(f"extrapolate must be True or False, got {extrapolate!r}")
     attributes = _attributes_of(by)
     tolerance = as_number(tolerance, "tolerance", low=1.0, open_low=True)
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
@@ -376,18 +387,24 @@ def differential_report(
     overall["fmr"] = overall["false_matches"] / overall["n_nonmated"]
     overall.update(target_resolution)
     targets = {"fmr": target_fmr if target_fmr is not None else overall["fmr"], "fnmr": overall["fnmr"]}
-    subjects = cluster if cluster is not None and cluster in table.columns else None
+    notes: list[str] = []
+    subjects = _cluster_column(table, cluster, notes)
 
     groups, replicates = _counts_and_replicates(table, codes, names, errors, subjects, n_resamples, rng)
     groups = _sufficiency(groups, targets, confidence)
     boot = _bootstrap_columns(groups, replicates, confidence)
-    notes: list[str] = []
     references, differential_rows = {}, []
     groups["ratio"] = groups["ratio_low"] = groups["ratio_high"] = np.nan
     groups["ratio_verdict"] = _NOT_ASSESSABLE
     for rate in _RATES:
         references[rate], row = _ratios(groups, rate, boot, reference, tolerance, confidence, notes)
         differential_rows.append(row)
+    unbounded = sorted({f"{r['rate'].upper()} {r['group']}" for _, r in groups.iterrows() if r["ratio_high"] == np.inf}
+                       | {f"{r['rate'].upper()} {name}" for r in differential_rows for name in ("max_min", "max_geomean")
+                          if r[f"{name}_high"] == np.inf})
+    if unbounded:
+        notes.append("unbounded intervals (upper end +inf, null in JSON: in enough resamples the denominator "
+                     "group has no errors): " + ", ".join(unbounded))
     if extrapolate:
         _extrapolate(groups, values[~mated], codes[~mated], names, thr, confidence, notes)
 
@@ -400,6 +417,22 @@ def differential_report(
     groups.index = range(len(groups))
     return DifferentialReport(groups, pd.DataFrame(differential_rows), cross, thr, source, target_fmr, overall,
                               attributes, references, tolerance, confidence, n_resamples, subjects, notes)
+
+
+def _cluster_column(table: pd.DataFrame, cluster: str | None, notes: list[str]) -> str | None:
+    """The subject column the bootstrap resamples, or None. A missing column is an error,
+    unless it is the default one: then comparisons are resampled and a note says so."""
+    if cluster is None:
+        return None
+    if not isinstance(cluster, str):
+        raise TypeError(f"cluster must be a column name or None, got {cluster!r}")
+    if cluster in table.columns:
+        return cluster
+    if cluster != "reference_subject":
+        raise SchemaError(f"cluster={cluster!r} names no column; the table has {list(table.columns)}")
+    notes.append("no column 'reference_subject': the bootstrap resamples comparisons as if they were "
+                 "independent (intervals too narrow when a subject has several comparisons)")
+    return None
 
 
 _COLUMNS = ["group", "rate", "status", "estimate", "errors", "comparisons", "reference_subjects", "probe_subjects",
@@ -429,12 +462,15 @@ def _counts_and_replicates(table: pd.DataFrame, codes: NDArray, names: list[str]
             e = np.stack([np.bincount(clusters[c], weights=errors[in_group][c], minlength=size) for c in of_rate], 1)
             t = np.stack([np.bincount(clusters[c], minlength=size) for c in of_rate], 1).astype(np.float64)
             replicates[name] = _clustered_replicates(e, t, n_resamples, rng)
+            n_clusters = (t > 0).sum(0)
+            replicates[name][:, n_clusters == 1] = np.nan  # one subject: resampling it shows no variation
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
                 replicates[name] = rng.binomial(n, np.where(n > 0, k / np.maximum(n, 1), 0), (n_resamples, 2)) / n
         for column, rate in enumerate(_RATES):
             row = {"group": name, "rate": rate, "errors": int(k[column]), "comparisons": int(n[column]),
-                   "reference_subjects": np.nan, "probe_subjects": np.nan}
+                   "reference_subjects": np.nan, "probe_subjects": np.nan,
+                   "clusters": int(n_clusters[column]) if subjects else np.nan}
             if side_subjects:
                 row["reference_subjects"] = table["reference_subject"][chosen[rate]].nunique()
                 row["probe_subjects"] = table["probe_subject"][chosen[rate]].nunique()
@@ -471,6 +507,8 @@ def _bootstrap_columns(groups: pd.DataFrame, replicates: dict, confidence: float
         if row["status"] != _RESOLVED:
             continue
         p, finite = row["estimate"], boot[i][np.isfinite(boot[i])]
+        if finite.size == 0:  # a single subject: no clustered interval
+            continue
         groups.loc[i, ["bootstrap_low", "bootstrap_high"]] = interval(
             finite, p, lambda: [], method="percentile", confidence=confidence)
         if 0 < p < 1:
@@ -482,15 +520,20 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
             confidence: float, notes: list[str]) -> tuple[str | None, dict]:
     """Fill the ratio columns of one rate's rows; return its reference and differentials row."""
     part = groups[groups["rate"] == rate]
-    usable = part[(part["status"] == _RESOLVED) & (part["estimate"] > 0)]
+    single = part[(part["status"] == _RESOLVED) & (part["clusters"] == 1)]
+    usable = part[(part["status"] == _RESOLVED) & (part["estimate"] > 0) & (part["clusters"] != 1)]
     excluded = [g for g in part["group"] if g not in set(usable["group"])]
+    if len(single):
+        notes.append(f"{rate.upper()}: the comparisons of {', '.join(map(repr, single['group']))} come from one "
+                     f"subject: a subject-clustered interval needs at least two; left out of the "
+                     "differentials")
     if excluded:
-        notes.append(f"{rate.upper()}: left out of the differentials (unresolved, no comparisons or a rate of 0): "
+        notes.append(f"{rate.upper()}: left out of the differentials (unresolved, no comparisons, a rate of 0 or one subject): "
                      + ", ".join(excluded))
     if reference is None and len(usable):
         reference = usable.loc[usable["estimate"].idxmin(), "group"]
     if reference is not None and reference not in set(usable["group"]):
-        notes.append(f"{rate.upper()}: the reference group {reference!r} is not resolved; no ratios to it")
+        notes.append(f"{rate.upper()}: the reference group {reference!r} is not among the compared groups (see above); no ratios to it")
     elif reference is not None:
         base = usable.index[usable["group"] == reference][0]
         for i in usable.index:

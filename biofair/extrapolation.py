@@ -25,7 +25,7 @@ from scipy import stats
 
 from biofair._thresholds import resolution
 from biofair._typing import Seed
-from biofair._validation import as_count, as_number, as_rng, as_scores, as_threshold
+from biofair._validation import as_count, as_number, as_rng, as_scores, as_threshold, power_of_two_exponent
 
 #: Shape values over which the profile likelihood is maximised.
 _SHAPES = np.linspace(-0.95, 1.5, 123)
@@ -103,10 +103,14 @@ class _Tail(NamedTuple):
     loglik: float
 
 
-def _fit(nonmated: ArrayLike, tail_fraction: float, min_tail: int) -> tuple[_Tail, int]:
+def _fit(nonmated: ArrayLike, tail_fraction: float, min_tail: int) -> tuple[_Tail, int, int]:
     """The generalised Pareto fit to the top ``tail_fraction`` of the scores (at least
-    ``min_tail`` of them); excesses over the next score down."""
+    ``min_tail`` of them); excesses over the next score down. The scores are first divided
+    by ``2^e`` (returned), exactly, so that sums of scores near 1e308 do not overflow and
+    ratios of subnormal ones do not either; every score-valued result is in those units."""
     scores = np.sort(as_scores(nonmated, "nonmated"))
+    exponent = power_of_two_exponent(scores)
+    scores = np.ldexp(scores, -exponent)
     as_number(tail_fraction, "tail_fraction", low=0.0, high=1.0, open_low=True, open_high=True)
     minimum = as_count(min_tail, "min_tail", minimum=_MIN_TAIL)
     n = scores.size
@@ -124,7 +128,7 @@ def _fit(nonmated: ArrayLike, tail_fraction: float, min_tail: int) -> tuple[_Tai
     shape, _, scale = stats.genpareto.fit(excess / unit, floc=0)
     scale *= unit
     loglik = float(stats.genpareto.logpdf(excess, shape, 0, scale).sum())
-    return _Tail(excess, float(start), excess.size / n, float(shape), float(scale), loglik), n
+    return _Tail(excess, float(start), excess.size / n, float(shape), float(scale), loglik), n, exponent
 
 
 def _constrained_loglik(excess: NDArray, distance: NDArray, survival: NDArray) -> NDArray[np.float64]:
@@ -241,13 +245,13 @@ def extrapolated_fmr(
     """
     threshold = as_threshold(threshold)
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
-    tail, n = _fit(nonmated, tail_fraction, min_tail)
-    fit = (tail.start, tail.excess.size, n, tail.shape, tail.scale)
-    if threshold <= tail.start:
+    tail, n, exponent = _fit(nonmated, tail_fraction, min_tail)
+    fit = (float(np.ldexp(tail.start, exponent)), tail.excess.size, n, tail.shape, float(np.ldexp(tail.scale, exponent)))
+    if threshold <= fit[0]:
         k = int(np.sum(as_scores(nonmated, "nonmated") >= threshold))
         interval = stats.binomtest(k, n).proportion_ci(confidence, method="exact")
         return TailEstimate(k / n, interval.low, interval.high, confidence, threshold, k / n, *fit, False)
-    distance = threshold - tail.start
+    distance = np.ldexp(threshold, -exponent) - tail.start
     survival = float(stats.genpareto.sf(distance, tail.shape, 0, tail.scale))
     # the profile over log S on a grid of 0.25 decades (below 1e-14: 0), interpolated linearly
     grid = np.linspace(-14, 0, 57)[:-1]
@@ -328,7 +332,7 @@ def extrapolated_threshold(
     """
     target = as_number(fmr, "fmr", low=0.0, high=1.0, open_low=True, open_high=True)
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
-    tail, n = _fit(nonmated, tail_fraction, min_tail)
+    tail, n, exponent = _fit(nonmated, tail_fraction, min_tail)
     if target >= tail.share:
         raise ValueError(
             f"fmr={target:g} is not below the tail share n_u/N = {tail.share:.3g}: the data "
@@ -341,8 +345,10 @@ def extrapolated_threshold(
     profile = _constrained_loglik(tail.excess, grid, np.full(grid.size, survival))
     low, high = _accepted_range(grid, profile, max(tail.loglik, profile.max()), confidence)
     high = np.inf if high >= grid[-1] else high
-    return TailEstimate(tail.start + distance, tail.start + low, tail.start + high, confidence,
-                        tail.start + distance, target, tail.start, tail.excess.size, n, tail.shape, tail.scale, True)
+    with np.errstate(over="ignore"):
+        estimate, low, high, start, scale = (float(np.ldexp(v, exponent)) for v in
+                                             (tail.start + distance, tail.start + low, tail.start + high, tail.start, tail.scale))
+    return TailEstimate(estimate, low, high, confidence, estimate, target, start, tail.excess.size, n, tail.shape, scale, True)
 
 
 def subsample_coverage(
@@ -414,6 +420,11 @@ def subsample_coverage(
     repeats = as_count(n_repeats, "n_repeats")
     rng = as_rng(rng)
     size = int(round(fraction * scores.size))
+    if size <= as_count(min_tail, "min_tail", minimum=_MIN_TAIL):
+        raise ValueError(
+            f"fraction={fraction!r} draws {size} of {scores.size} scores; a tail of min_tail={min_tail} "
+            f"needs at least {min_tail + 1}"
+        )
     full = float(np.mean(scores >= threshold))
     rows = []
     for _ in range(repeats):  # one fit per repetition; each is vectorised over its scores

@@ -172,6 +172,19 @@ def _label_names(labels: pd.Index, columns: list[str]) -> list[str]:
     return names
 
 
+def _factorized(labels: pd.Series, columns: list[str]) -> tuple[NDArray[np.intp], list[str]]:
+    """Codes and names of the labels, in sorted order; labels of mixed types (1 and "x"),
+    which cannot be sorted together, are ordered by their text."""
+    try:
+        codes, uniques = pd.factorize(labels, sort=True)
+    except TypeError:  # numpy cannot order int and str together
+        codes, uniques = pd.factorize(labels, sort=False)
+        names = _label_names(uniques, columns)
+        order = np.argsort(names, kind="stable")
+        return np.argsort(order)[codes], [names[i] for i in order]
+    return codes, _label_names(uniques, columns)
+
+
 def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[np.intp], list[str]]:
     """Integer group codes of one attribute (-1: heterogeneous pair) and their names.
 
@@ -181,10 +194,8 @@ def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[
     """
     _check_no_missing(scores, columns)
     if len(columns) == 1:
-        codes, labels = pd.factorize(scores[columns[0]], sort=True)
-        return codes, _label_names(labels, columns)
-    both, labels = pd.factorize(pd.concat([scores[c] for c in columns], ignore_index=True), sort=True)
-    names = _label_names(labels, columns)
+        return _factorized(scores[columns[0]], columns)
+    both, names = _factorized(pd.concat([scores[c] for c in columns], ignore_index=True), columns)
     reference, probe = both[: len(scores)], both[len(scores) :]
     differ = reference != probe
     if "mated" in scores.columns:

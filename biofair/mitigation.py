@@ -21,9 +21,9 @@ from numpy.typing import NDArray
 from biofair._counts import counts_at
 from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Direction, Seed
-from biofair._validation import as_number, as_rates, as_rng
+from biofair._validation import as_number, as_rates, as_rng, as_threshold
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
-from biofair.groups import group_labels, scores_by_group
+from biofair.groups import _attributes_of, group_labels, scores_by_group
 from biofair.schema import validate_scores
 
 _SUBJECT_COLUMNS = ("reference_subject", "probe_subject")
@@ -73,6 +73,13 @@ def _subjects(scores: pd.DataFrame) -> set:
     missing = [c for c in _SUBJECT_COLUMNS if c not in scores.columns]
     if missing:
         raise ValueError(f"a split by subject needs the columns {', '.join(missing)}")
+    for column in _SUBJECT_COLUMNS:
+        missing = scores[column].isna().to_numpy()
+        if missing.any():
+            raise ValueError(
+                f"column {column!r} has {int(missing.sum())} missing subjects (first in row "
+                f"{scores.index[missing.argmax()]!r}): a comparison without its subjects fits neither split"
+            )
     return set(scores["reference_subject"]) | set(scores["probe_subject"])
 
 
@@ -241,6 +248,8 @@ def group_thresholds(dev: pd.DataFrame, *, fmr: float, by: By = "group") -> pd.S
     {'a': 0.7, 'b': 1.7}
     """
     groups = scores_by_group(dev, by=by)
+    if np.ndim(fmr) != 0:
+        raise TypeError(f"fmr must be one target FMR, got {fmr!r}")
     target = as_rates(fmr, "fmr")
     thresholds = {}
     for name, g in groups.items():
@@ -303,7 +312,7 @@ def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping, *, by: 
         raise ValueError(f"no threshold for the groups {missing}")
     rows = {}
     for name, g in groups.items():
-        threshold = float(thresholds[name])
+        threshold = as_threshold(thresholds[name], f"the threshold of group {name!r}")
         false_matches, false_non_matches = counts_at(g.mated, g.nonmated, threshold)
         rows[name] = {
             "threshold": threshold,
@@ -423,16 +432,22 @@ def apply_group_calibration(
         offset = labels.map({g: c.offset for g, c in calibrations.items()}).to_numpy(dtype=np.float64)
         return scale * raw + offset
 
-    attributes = [by] if isinstance(by, str) else list(by)
-    if all(f"{side}_{a}" in scores.columns for a in attributes for side in ("reference", "probe")):
-        sides = [
-            scores[[f"{side}_{a}" for a in attributes]].astype(str).agg(", ".join, axis=1)
-            if len(attributes) > 1 else scores[f"{side}_{attributes[0]}"]
-            for side in ("reference", "probe")
-        ]
-        calibrated = (llr_of(sides[0]) + llr_of(sides[1])) / 2
-    else:
-        calibrated = llr_of(group_labels(scores, by=by))
+    attributes = _attributes_of(by)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if all(f"{side}_{a}" in scores.columns for a in attributes for side in ("reference", "probe")):
+            # each side's group, named as fit_group_calibration names them (both sides stacked,
+            # so that composite names are formed one way)
+            stacked = pd.concat([scores[[f"{side}_{a}" for a in attributes]].set_axis(attributes, axis=1)
+                                 for side in ("reference", "probe")], ignore_index=True)
+            labels = group_labels(stacked, by=attributes)
+            calibrated = (llr_of(labels.iloc[: len(scores)]) + llr_of(labels.iloc[len(scores):])) / 2
+        else:
+            calibrated = llr_of(group_labels(scores, by=by))
+    if not np.isfinite(calibrated).all():
+        raise OverflowError(
+            f"a_g·s + b_g overflows float64 for {int((~np.isfinite(calibrated)).sum())} comparisons: "
+            "these scores are not on the scale the calibrations were fitted on"
+        )
     return scores.assign(score=calibrated)
 
 
@@ -475,6 +490,9 @@ def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> p
     >>> bf.mitigation.pareto_front(points, {"cost": "min", "fairness": "max"}).tolist()
     [True, True, False, False]
     """
+    absent = [c for c in objectives if c not in points.columns]
+    if absent:
+        raise ValueError(f"no objective column {absent} among {list(points.columns)}")
     bad = {k: v for k, v in objectives.items() if v not in ("min", "max")}
     if bad:
         raise ValueError(f"each objective must be 'min' or 'max', got {bad}")

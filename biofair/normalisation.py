@@ -19,7 +19,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._typing import Norm
-from biofair._validation import as_scores, check_choice
+from biofair._validation import as_count, as_scores, check_choice
 from biofair.schema import validate_scores
 
 
@@ -110,12 +110,21 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
     >>> bf.normalisation.cohort_statistics(cohort, min_size=2).loc["x"].tolist()
     [1.0, 1.0, 2.0]
     """
+    minimum = as_count(min_size, "min_size", minimum=2)
+    if key not in cohort.columns or "score" not in cohort.columns:
+        raise ValueError(f"the cohort needs the columns 'score' and {key!r}; it has {list(cohort.columns)}")
+    missing = cohort[key].isna().to_numpy()
+    if missing.any():
+        raise ValueError(f"column {key!r} has {int(missing.sum())} missing values: those cohort scores belong to no one")
+    cohort = cohort.assign(score=as_scores(cohort["score"].to_numpy(), "score"))
     grouped = cohort.groupby(key, sort=True)["score"]
     stats = pd.DataFrame({"mean": grouped.mean(), "std": grouped.std(ddof=0), "n": grouped.size()})
-    return stats[(stats["n"] >= min_size) & (stats["std"] > 0)]
+    return stats[(stats["n"] >= minimum) & (stats["std"] > 0)]
 
 
 def _side_stats(scores: pd.DataFrame, statistics: pd.DataFrame, column: str) -> tuple[NDArray, NDArray]:
+    if column not in scores.columns:
+        raise ValueError(f"no column {column!r} names the cohort of each comparison")
     keys = scores[column]
     missing = ~keys.isin(statistics.index)
     if missing.any():
@@ -188,15 +197,34 @@ def normalise_scores(
     """
     check_choice(method, "method", ("z", "t", "s"))
     validate_scores(scores)
+    _check_statistics(statistics)
     raw = scores["score"].to_numpy(dtype=np.float64)
-    parts = []
-    if method in ("z", "s"):
-        mean, std = _side_stats(scores, statistics, reference_key)
-        parts.append((raw - mean) / std)
-    if method in ("t", "s"):
-        mean, std = _side_stats(scores, statistics, probe_key)
-        parts.append((raw - mean) / std)
-    return scores.assign(score=np.mean(parts, axis=0))
+    sides = [key for key, used in ((reference_key, method in ("z", "s")), (probe_key, method in ("t", "s"))) if used]
+    side_stats = [_side_stats(scores, statistics, key) for key in sides]
+    with np.errstate(over="ignore", invalid="ignore"):
+        normalised = np.mean([(raw - mean) / std for mean, std in side_stats], axis=0)
+    if not np.isfinite(normalised).all():
+        raise OverflowError(
+            f"{int((~np.isfinite(normalised)).sum())} normalised scores overflow float64: "
+            "the cohort statistics are not on the scale of the scores"
+        )
+    return scores.assign(score=normalised)
+
+
+def _check_statistics(statistics: pd.DataFrame) -> None:
+    """Raise unless ``statistics`` has one row per key with a finite mean and a positive, finite std."""
+    missing = [c for c in ("mean", "std") if c not in statistics.columns]
+    if missing:
+        raise ValueError(f"statistics lacks the column(s) {missing}: give the table of cohort_statistics")
+    if statistics.index.has_duplicates:
+        raise ValueError(f"statistics has several rows for {statistics.index[statistics.index.duplicated()][0]!r}")
+    mean, std = statistics["mean"].to_numpy(dtype=np.float64), statistics["std"].to_numpy(dtype=np.float64)
+    bad = ~(np.isfinite(mean) & np.isfinite(std) & (std > 0))
+    if bad.any():
+        raise ValueError(
+            f"statistics of {statistics.index[bad][0]!r} (mean {float(mean[bad][0])!r}, std {float(std[bad][0])!r}): every mean "
+            "must be finite and every std positive and finite"
+        )
 
 
 __all__ = ["cohort_scores", "cohort_statistics", "normalise_scores"]

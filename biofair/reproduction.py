@@ -138,6 +138,11 @@ def reproduction_ledger(
     extra = sorted(set(book.index) - set(rows["quantity"]))
     if missing or extra:
         raise KeyError(f"{paper} {table}: book values missing for {missing}, not in the paper: {extra}")
+    unusable = book[~np.isfinite(book.to_numpy())]
+    if len(unusable) or book.index.has_duplicates:
+        problem = (f"not finite for {len(unusable)} quantities, e.g. {dict(list(unusable.items())[:3])}" if len(unusable)
+                   else f"given twice for {sorted(set(book.index[book.index.duplicated()]))}")
+        raise ValueError(f"{paper} {table}: book values {problem}; a value the book could not compute is no deviation")
     for column in ("paper_value", "tolerance", "reference"):
         rows = rows.assign(**{column: pd.to_numeric(rows[column], errors="raise").astype(float)})
     unknown = sorted(set(rows["expected"]) - set(_VERDICTS))

@@ -104,9 +104,13 @@ def test_logistic_calibration_minimises_cllr_at_even_prior():
         assert best < bf.cllr(other.transform(mated), other.transform(nonmated))
 
 
-@pytest.mark.parametrize("mated, nonmated", [([2.0, 3.0], [0.0, 1.0]), ([1.0, 3.0], [0.0, 1.0]), ([1.0], [1.0, 1.0])])
-def test_logistic_calibration_refuses_separable_classes(mated, nonmated):
-    with pytest.raises(ValueError, match="separates"):
+@pytest.mark.parametrize("mated, nonmated, message", [
+    ([2.0, 3.0], [0.0, 1.0], "separates"),
+    ([1.0, 3.0], [0.0, 1.0], "separates"),
+    ([1.0], [1.0, 1.0], "all 3 scores equal 1.0"),  # no evidence at all, rather than separated
+])
+def test_logistic_calibration_refuses_separable_classes(mated, nonmated, message):
+    with pytest.raises(ValueError, match=message):
         bf.fit_logistic_calibration(mated, nonmated)
 
 

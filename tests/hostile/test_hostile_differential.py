@@ -1,0 +1,143 @@
+"""Hostile inputs to the demographic differential report (API and ``--layout differential``):
+no interval narrower than the data allow, no group lost, every option's error named."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib.resources import files
+
+import jsonschema
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+from hostile import FAST
+
+SCHEMA = json.loads((files("biofair") / "data" / "differential_report.schema.json").read_text())
+
+
+def groups_table(sizes: dict, *, subjects: int = 20, mated_share: float = 0.2, seed: int = 1) -> pd.DataFrame:
+    """Pair-level groups: ``sizes`` comparisons each, spread over ``subjects`` subjects."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for name, n in sizes.items():
+        mated = rng.random(n) < mated_share
+        parts.append(pd.DataFrame({"score": np.where(mated, rng.normal(2, 1, n), rng.normal(0, 1, n)), "mated": mated,
+                                   "group": name, "reference_subject": [f"{name}-{i % subjects}" for i in range(n)]}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def report(table: pd.DataFrame, **options) -> bf.DifferentialReport:
+    defaults = {"fmr": None if "threshold" in options else 1e-2, "n_resamples": 400, "rng": 0}
+    result = bf.differential_report(table, **(defaults | options))
+    jsonschema.validate(json.loads(result.to_json()), SCHEMA)
+    return result
+
+
+def test_an_unbounded_ratio_is_never_within_tolerance():
+    """Group b has 1 false match in 300: in about e^-1 of the binomial resamples it has none and
+    the ratio to it is infinite. Those resamples were dropped, giving a finite upper end."""
+    rng = np.random.default_rng(3)
+    nonmated = {"a": np.r_[np.full(6, 5.0), rng.normal(-3, 1, 294)], "b": np.r_[5.0, rng.normal(-3, 1, 299)]}
+    table = pd.concat([pd.DataFrame({"score": np.r_[s, rng.normal(3, 1, 100)], "mated": np.r_[np.zeros(300, bool), np.ones(100, bool)],
+                                     "group": g}) for g, s in nonmated.items()], ignore_index=True)
+    result = report(table, threshold=4.0)
+    fmr = result.differentials.set_index("rate").loc["fmr"]
+    assert fmr["max_min"] == 6.0  # 6/300 over 1/300
+    zero_share = np.mean(np.random.default_rng(0).binomial(300, 1 / 300, 100_000) == 0)
+    assert zero_share > 0.3  # so the 97.5th percentile of the ratio is infinite
+    assert fmr["max_min_high"] == np.inf and fmr["verdict"] != "within tolerance"
+    assert any(note.startswith("unbounded intervals") and "FMR max_min" in note for note in result.notes)
+    assert json.loads(result.to_json())["differentials"][0]["max_min_high"] is None
+
+
+def test_a_group_of_one_subject_gives_no_clustered_interval():
+    """Resampling one subject always returns it: the interval was a point, and ratios to the
+    group were 'within tolerance' with certainty."""
+    table = groups_table({"a": 400, "b": 400})
+    single = groups_table({"c": 300}, seed=2).assign(reference_subject="only")
+    result = report(pd.concat([table, single], ignore_index=True))
+    c = result.groups.set_index(["group", "rate"]).loc[("c", "fnmr")]
+    assert c["status"] == "resolved" and np.isnan(c["bootstrap_low"]) and c["ratio_verdict"] == "not assessable"
+    assert "c" not in result.differentials.set_index("rate").loc["fnmr", "highest_group":"lowest_group"].tolist()
+    assert any("'c' come from one subject" in note for note in result.notes)
+
+
+@pytest.mark.parametrize("cluster, error, message", [
+    ("speaker", bf.SchemaError, r"^cluster='speaker' names no column; the table has \["),
+    (3, TypeError, r"^cluster must be a column name or None, got 3"),
+], ids=["typo", "int"])
+def test_a_cluster_column_that_is_not_there_is_an_error(cluster, error, message):
+    """A misspelt cluster column silently resampled comparisons (narrower intervals: the FMR
+    verdict went from 'inconclusive' to 'exceeds tolerance')."""
+    with pytest.raises(error, match=message):
+        report(groups_table({"a": 400, "b": 400}), cluster=cluster)
+
+
+def test_without_the_default_subject_column_the_report_says_so():
+    result = report(groups_table({"a": 400, "b": 400}).drop(columns="reference_subject"))
+    assert result.cluster is None
+    assert any(note.startswith("no column 'reference_subject': the bootstrap resamples comparisons") for note in result.notes)
+
+
+@pytest.mark.parametrize("value", ["no", 0, None])
+def test_extrapolate_is_true_or_false(value):
+    with pytest.raises(TypeError, match=rf"^extrapolate must be True or False, got {value!r}"):
+        report(groups_table({"a": 400, "b": 400}), extrapolate=value)
+
+
+@pytest.mark.parametrize("labels, names", [
+    ([1, "x"], ["1", "x"]),  # crashed in numpy's sort (DTypePromotionError)
+    ([1.5, "x"], ["1.5", "x"]),
+    ([True, "x"], ["True", "x"]),
+], ids=["int and str", "float and str", "bool and str"])
+def test_mixed_type_labels_keep_every_row(labels, names):
+    table = groups_table({"a": 400, "b": 400})
+    table["group"] = pd.Series(np.where(table["group"] == "a", 0, 1), dtype=object).map(dict(enumerate(labels)))
+    result = report(table)
+    assert sorted(result.groups["group"].unique()) == names
+    assert result.groups["comparisons"].sum() == len(table)
+
+
+def test_labels_that_read_the_same_are_refused():
+    table = groups_table({"a": 400, "b": 400})
+    table["group"] = pd.Series(np.where(table["group"] == "a", 0, 1), dtype=object).map({0: 1, 1: "1"})
+    with pytest.raises(bf.SchemaError, match=r"distinct labels that read the same: 1 \(int\), '1' \(str\)"):
+        report(table)
+
+
+# -- the command line, on a file it did not write -------------------------------------------------
+
+def messy_file(folder) -> tuple:
+    """A CSV whose group labels are hostile: look-alike numbers, padded text, markup, TeX."""
+    table = groups_table({"1": 400, "01": 400, " x": 400, "<b>y</b> & $\\alpha$": 400})
+    table["reference_subject"] = table["reference_subject"].str.replace("<", "&lt;")
+    path = folder / "messy.csv"
+    table.to_csv(path, index=False)
+    return path, table
+
+
+def test_the_differential_layout_keeps_every_label_as_written(tmp_path, run_main):
+    path, table = messy_file(tmp_path)
+    status, err = run_main(path, "-o", tmp_path / "out", "--layout", "differential", *FAST)
+    assert status == 0, err
+    written = json.loads((tmp_path / "out" / "differential.json").read_text())
+    jsonschema.validate(written, SCHEMA)
+    assert sorted({g["group"] for g in written["groups"]}) == sorted(table["group"].unique())
+    assert sum(g["comparisons"] for g in written["groups"]) == len(table)
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "<b>y</b>" not in html and "&lt;b&gt;y&lt;/b&gt; &amp; $\\alpha$" in html
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--reference", "z"], r"reference='z' names no group; the groups are \[' x', '01', '1', '<b>y</b> & \$\\\\alpha\$'\]"),
+    (["--reference", "x"], r"reference='x' names no group"),  # ' x' is another label
+], ids=["absent", "unpadded"])
+def test_a_reference_group_that_does_not_exist(options, message, tmp_path, run_main):
+    path, _ = messy_file(tmp_path)
+    status, err = run_main(path, "-o", tmp_path / "out", "--layout", "differential", *FAST, *options)
+    assert status == 2 and not (tmp_path / "out").exists()  # found when the file is read, before any work
+    assert len(err) == 1 and re.search(message, err[0]), err
+
