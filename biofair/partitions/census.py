@@ -194,16 +194,6 @@ def _side_labels(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> li
     return [label(reference)] if reference == probe else [label(reference), label(probe)]
 
 
-def _same_group(sides: list[pd.Series]) -> NDArray[np.bool_]:
-    """True where both sides of a pair belong to the same group (always, for one column)."""
-    if len(sides) == 1:
-        return np.ones(len(sides[0]), dtype=bool)
-    try:
-        return (sides[0] == sides[1]).to_numpy(dtype=bool)
-    except TypeError:  # categoricals with different categories
-        return (sides[0].astype(str) == sides[1].astype(str)).to_numpy(dtype=bool)
-
-
 def _group_keys(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.intp], NDArray[np.bool_]]:
     """Scores (float32 kept, anything else as float64), group codes (-1: cross-group pair or
     no group) and labels of one partition."""

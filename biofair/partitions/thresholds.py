@@ -12,7 +12,15 @@ from biofair._thresholds import allowed_false_matches, warn_unresolved
 from biofair._typing import By
 from biofair._validation import as_rates, scalar_or_array
 from biofair.partitions._order_statistics import Windows, by_class, locating_edges, order_statistics
-from biofair.partitions.census import Census, _as_frame, _cached, _class_census, _group_keys, _on_partitions, partitioned
+from biofair.partitions.census import (
+    Census,
+    _as_frame,
+    _cached,
+    _class_census,
+    _group_keys,
+    _on_partitions,
+    partitioned,
+)
 
 
 def _homogeneous_nonmated(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.intp]]:
@@ -65,7 +73,8 @@ def _pooled_thresholds_and_counts(scores: Any, targets: NDArray, by: By) -> tupl
                                    lambda sizes: [_ranks(targets, int(sizes[0]))])
         return _thresholds_from(windows, 0, targets)
 
-    thresholds, at_or_above = _cached(frame, ("thresholds", repr(census_.columns), np.asarray(targets).tobytes()), find)
+    key = ("thresholds", repr(census_.columns), np.asarray(targets).tobytes())
+    thresholds, at_or_above = _cached(frame, key, find)
     return thresholds.copy(), at_or_above.copy(), n_nonmated
 
 
