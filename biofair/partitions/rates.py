@@ -15,12 +15,12 @@ from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_g
 from biofair.dispersion import OutcomeFairness, _outcome_from_rates
 from biofair.groups import GroupRates, _rates_table
 from biofair.partitions.census import Census, _group_keys, _needed, _on_partitions, partitioned
-from biofair.partitions.thresholds import _pooled_thresholds_and_counts, at_or_above_each
+from biofair.partitions.thresholds import _pooled_thresholds_and_counts, _at_or_above_each
 
 def _counts_at_part(part: pd.DataFrame, index: int, census: Census, thresholds: NDArray) -> NDArray:
     values, group, mated = _group_keys(part, census)
     key = (group + 1) * 2 + mated  # 0, 1: cross-group; 2k + 2, 2k + 3: group k
-    return at_or_above_each(values, key, 2 * (len(census.names) + 1), thresholds)
+    return _at_or_above_each(values, key, 2 * (len(census.names) + 1), thresholds)
 
 
 def group_rates_at(

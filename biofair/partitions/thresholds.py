@@ -138,11 +138,11 @@ def pooled_thresholds(scores: Any, fmr_targets: ArrayLike, *, by: By = "group") 
 
 def _mated_at_or_above_part(part: pd.DataFrame, index: int, thresholds: NDArray) -> NDArray[np.int64]:
     values, stream = by_class(part)
-    return at_or_above_each(values[stream == 1], np.zeros(int((stream == 1).sum()), dtype=np.intp), 1,
+    return _at_or_above_each(values[stream == 1], np.zeros(int((stream == 1).sum()), dtype=np.intp), 1,
                             thresholds)[0]
 
 
-def at_or_above_each(values: NDArray, key: NDArray[np.intp], n_keys: int, thresholds: NDArray) -> NDArray[np.int64]:
+def _at_or_above_each(values: NDArray, key: NDArray[np.intp], n_keys: int, thresholds: NDArray) -> NDArray[np.int64]:
     """Scores of each key (0 ... n_keys - 1) at or above each threshold (n_keys x thresholds),
     by one search of the scores among the sorted thresholds and one bincount."""
     order = np.argsort(thresholds, kind="stable")

@@ -190,7 +190,7 @@ def test_a_scheduler_address_runs_every_pass_on_that_cluster(tmp_path, cluster):
     table = generate(200_000, seed=6)
     for i, part in enumerate(np.array_split(np.arange(len(table)), 3)):
         table.iloc[part].to_parquet(tmp_path / f"part-{i}.parquet", index=False)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as other:
         data = bp.partitioned(str(tmp_path / "part-*.parquet"), scheduler=other.scheduler_address)
         targets = [1e-1, 1e-2, 1e-3]
