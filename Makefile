@@ -17,7 +17,7 @@ CHAPTERS := $(patsubst notebooks/%.md,book/chapters/%.ipynb,$(NOTEBOOKS))
 PACKAGE := $(shell find biofair -type f \( -name '*.py' -o -path 'biofair/data/*' -o -name '*.md' \) \
                 -not -path '*/__pycache__/*')
 
-.PHONY: env lab notebooks book test chromium clean
+.PHONY: env lab notebooks book test chromium clean benchmarks
 
 ## env: create .venv with the pinned packages and biofair itself (editable)
 env: $(STAMP)
@@ -33,6 +33,13 @@ $(STAMP): requirements.txt requirements-nodeps.txt pyproject.toml
 lab: $(STAMP)
 	$(PY) -m pip install --quiet -c requirements.txt -r requirements-lab.txt
 	$(BIN)/jupyter lab notebooks
+
+## benchmarks: time biofair against its peers in memory and out of core (rewrites benchmarks/results.md);
+## DuckDB, the out-of-core peer, is a benchmark-only dependency installed here, not by `make env`
+benchmarks: $(STAMP)
+	$(PY) -m pip install --quiet -c requirements.txt -r benchmarks/requirements.txt
+	$(PY) benchmarks/run.py
+	$(PY) benchmarks/partitions.py
 
 ## notebooks: execute every chapter with papermill into book/chapters/
 notebooks: $(CHAPTERS)

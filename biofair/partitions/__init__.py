@@ -18,6 +18,13 @@ The passes over the data:
    bounded;
 4. the Poisson bootstrap for intervals.
 
+A :class:`biofair.partitions.Partitioned` (from :func:`biofair.partitions.partitioned`)
+carries what these passes find: the functions called with it reuse its census, its locating
+histograms (the pass that makes one also makes the histogram of both classes that the EER,
+TMR at FMR and the partial AUC locate on) and its thresholds at target FMRs, read only the
+columns they need, and run on the Dask scheduler given to ``partitioned(...,
+scheduler="tcp://host:8786")`` (a distributed cluster) or else on Dask's current one.
+
 What is exact equals the in-memory function's result bit for bit; what can only be bounded
 (the ROC areas) comes as the same :class:`biofair.BoundedValue` as in memory, with its
 ``low`` and ``high``. Every function has the in-memory function's name, option names,

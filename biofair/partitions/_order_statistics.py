@@ -22,7 +22,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair.distribution_fairness import _range_edges
-from biofair.partitions.census import _on_partitions
+from biofair.partitions.census import Census, _context, _needed, _on_partitions, _scores
 
 #: Bins of the locating histogram.
 LOCATING_BINS = 1 << 16
@@ -50,13 +50,21 @@ def locating_edges(low: float, high: float) -> NDArray[np.float64]:
     return _range_edges(low, high, LOCATING_BINS)
 
 
-def _histogram_part(part: pd.DataFrame, index: int, select: Select, args: tuple, n_streams: int,
-                    edges: NDArray) -> NDArray[np.int64]:
-    values, stream = select(part, *args)
-    keep = stream >= 0
-    n_bins = edges.size - 1
-    key = stream[keep] * n_bins + bins_of(values[keep], edges)
-    return np.bincount(key, minlength=n_streams * n_bins).reshape(n_streams, n_bins)
+def by_class(part: pd.DataFrame) -> tuple[NDArray, NDArray[np.intp]]:
+    """Every comparison, groups ignored: stream 0 non-mated, stream 1 mated."""
+    return _scores(part), part["mated"].to_numpy(dtype=np.intp)
+
+
+def _histogram_part(part: pd.DataFrame, index: int, wanted: list[tuple]) -> tuple[NDArray[np.int64], ...]:
+    """One partition's locating histogram of every wanted (select, args, n_streams, edges)."""
+    found = []
+    for select, args, n_streams, edges in wanted:
+        values, stream = select(part, *args)
+        keep = stream >= 0
+        n_bins = edges.size - 1
+        key = stream[keep] * n_bins + bins_of(values[keep], edges)
+        found.append(np.bincount(key, minlength=n_streams * n_bins).reshape(n_streams, n_bins))
+    return tuple(found)
 
 
 def at_or_above(histogram: NDArray) -> NDArray[np.int64]:
@@ -67,8 +75,31 @@ def at_or_above(histogram: NDArray) -> NDArray[np.int64]:
 
 
 def locate(frame, select: Select, args: tuple, n_streams: int, edges: NDArray) -> NDArray[np.int64]:
-    """Pass 1: counts per stream (rows) and locating bin (columns), summed over partitions."""
-    return np.sum(_on_partitions(frame, _histogram_part, select, args, n_streams, edges), axis=0)
+    """Pass 1: counts per stream (rows) and locating bin (columns), summed over partitions.
+
+    No pass when the same histogram of the same frame was made before. The pass that makes
+    one also makes, once the census has counted the classes, the histogram of both classes
+    that the metrics over all pairs locate on (EER, TMR at FMR, partial AUC), so that they
+    need no pass of their own for it.
+    """
+    cache = _context(frame).cache
+    key = _histogram_key(select, args, edges)
+    if key not in cache:
+        wanted = [(select, args, n_streams, edges)]
+        if ("classes",) in cache:
+            classes = cache[("classes",)]
+            ahead = (by_class, (), 2, locating_edges(classes.low, classes.high))
+            if _histogram_key(*ahead[:2], ahead[3]) not in cache and ahead[0] is not select:
+                wanted.append(ahead)
+        found = _on_partitions(frame, _histogram_part, wanted, columns=_needed(*args), total=True)
+        for (select_, args_, _, edges_), histogram in zip(wanted, found):
+            cache[_histogram_key(select_, args_, edges_)] = histogram
+    return cache[key]
+
+
+def _histogram_key(select: Select, args: tuple, edges: NDArray) -> tuple:
+    return ("locate", select.__qualname__, *(repr(a.columns) if isinstance(a, Census) else a for a in args),
+            edges.tobytes())
 
 
 def _distinct_part(part: pd.DataFrame, index: int, select: Select, args: tuple, edges: NDArray,
@@ -163,7 +194,7 @@ def wanted_bins(histogram: NDArray, ranks: Sequence[NDArray]) -> NDArray[np.bool
 def refine(frame, select: Select, args: tuple, histogram: NDArray, edges: NDArray,
            wanted: NDArray[np.bool_]) -> Windows:
     """Pass 2: the distinct values of the wanted bins of every stream, with exact ranks."""
-    parts = _on_partitions(frame, _distinct_part, select, args, edges, wanted)
+    parts = _on_partitions(frame, _distinct_part, select, args, edges, wanted, columns=_needed(*args))
     distinct = pd.concat(parts).groupby(level=[0, 1]).sum()
     return Windows(histogram, edges, distinct)
 

@@ -12,14 +12,20 @@ from biofair._thresholds import allowed_false_matches
 from biofair._validation import check_bins, check_bound
 from biofair.areas import BoundedValue, _partial_from_area
 from biofair.distribution_fairness import _range_edges
-from biofair.partitions._order_statistics import LOCATING_BINS, at_or_above, bins_of, locating_edges, order_statistics
+from biofair.partitions._order_statistics import (
+    LOCATING_BINS,
+    at_or_above,
+    bins_of,
+    by_class,
+    locating_edges,
+    order_statistics,
+)
 from biofair.partitions.census import _as_frame, _class_census, _on_partitions
-from biofair.partitions.thresholds import _by_class
 
 
 def _class_histogram_part(part: pd.DataFrame, index: int, edges: NDArray) -> NDArray:
     """Counts per (class, bin) of the comparisons at or above ``edges[0]`` of a partition."""
-    values, mated = _by_class(part)
+    values, mated = by_class(part)
     keep = values >= edges[0]
     n_bins = edges.size - 1
     key = mated[keep] * n_bins + bins_of(values[keep], edges)
@@ -35,7 +41,7 @@ def _area_bounds(frame, edges: NDArray, n_mated: int, n_nonmated: int, bound: fl
     between the span times ``T_{j+1}`` and the span times ``T_j``. ``edges[0]`` must have
     ``F_0 >= bound``.
     """
-    counts = at_or_above(np.sum(_on_partitions(frame, _class_histogram_part, edges), axis=0))
+    counts = at_or_above(_on_partitions(frame, _class_histogram_part, edges, columns=["score", "mated"], total=True))
     fmr, tmr = counts[0] / n_nonmated, counts[1] / n_mated
     span = np.clip(np.minimum(fmr[:-1], bound) - fmr[1:], 0.0, None)
     return float(span @ tmr[1:]), float(span @ tmr[:-1])
@@ -158,7 +164,7 @@ def partial_auc(scores: Any, *, max_fmr: float, standardized: bool = False,
     start = counts.low
     if allowed < counts.n_nonmated:
         rank = counts.n_nonmated - 1 - allowed
-        windows = order_statistics(frame, _by_class, (), 2, locating_edges(counts.low, counts.high),
+        windows = order_statistics(frame, by_class, (), 2, locating_edges(counts.low, counts.high),
                                    lambda sizes: [np.array([rank]), []])
         start = windows.kth(0, rank)
     low, high = _area_bounds(frame, _range_edges(start, counts.high, bins), counts.n_mated,

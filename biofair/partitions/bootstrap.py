@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from biofair._typing import By, Seed
 from biofair._validation import check_alpha
 from biofair.discrepancy import _discrepancy, _max_gap
-from biofair.partitions.census import Census, _group_keys, _on_partitions, partitioned
+from biofair.partitions.census import Census, _group_keys, _needed, _on_partitions, partitioned
 from biofair.partitions.rates import group_rates_at
 
 
@@ -109,7 +109,8 @@ def poisson_bootstrap(
     frame, census_ = data
     values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
     generators = np.random.default_rng(rng).spawn(frame.npartitions)
-    parts = _on_partitions(frame, _poisson_counts_part, census_, values, n_resamples, generators)
+    parts = _on_partitions(frame, _poisson_counts_part, census_, values, n_resamples, generators,
+                           columns=_needed(census_))
     totals = np.sum([t for t, _ in parts], axis=0)[:, :, None]  # (B, 2K, 1)
     above = np.sum([a for _, a in parts], axis=0)  # (B, 2K, T)
     fmr = above[:, 0::2] / totals[:, 0::2]

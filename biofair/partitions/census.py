@@ -7,6 +7,7 @@ class, the score range and every problem of the data, each naming its partition.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -99,12 +100,73 @@ def _group_columns(columns: Sequence[str], by: By) -> tuple[list[str], list[str]
     return reference, probe
 
 
-def _on_partitions(frame, function: Callable, *args) -> list:
-    """``function(partition, index, *args)`` on every partition, computed by Dask."""
+class _Context:
+    """What biofair keeps about one frame object while it lives: where its passes run and
+    what they found (census, locating histograms, thresholds), so that later calls on the
+    same :class:`Partitioned` reuse it instead of reading the data again."""
+
+    def __init__(self):
+        self.scheduler: Any = None
+        self.cache: dict = {}
+
+
+_CONTEXTS: dict[int, _Context] = {}
+#: Passes over the data made so far in this process (the benchmark reports it per metric).
+_PASSES = [0]
+
+
+def _context(frame) -> _Context:
+    """The context of ``frame``, made on first use and dropped with the frame."""
+    key = id(frame)
+    if key not in _CONTEXTS:
+        _CONTEXTS[key] = _Context()
+        weakref.finalize(frame, _CONTEXTS.pop, key, None)
+    return _CONTEXTS[key]
+
+
+def _cached(frame, key: tuple, compute: Callable[[], Any]) -> Any:
+    """``compute()`` once per frame object and key."""
+    cache = _context(frame).cache
+    if key not in cache:
+        cache[key] = compute()
+    return cache[key]
+
+
+def _add(*parts):
+    """The sum of arrays, or of tuples of arrays element by element."""
+    if isinstance(parts[0], tuple):
+        return tuple(_add(*same) for same in zip(*parts))
+    return functools.reduce(np.add, parts)
+
+
+def _needed(*args) -> list[str]:
+    """The columns a pass reads: score, mated and the group columns of any census in ``args``."""
+    columns = ["score", "mated"]
+    for arg in args:
+        if isinstance(arg, Census):
+            columns += [*arg.columns[0], *arg.columns[1]]
+    return columns
+
+
+def _on_partitions(frame, function: Callable, *args, columns: Sequence[str] | None = None,
+                   total: bool = False) -> Any:
+    """``function(partition, index, *args)`` on every partition, computed by Dask: one pass.
+
+    ``columns``: read only these (those the frame has; the others are reported missing by
+    the census). ``total``: add the results up on the workers, eight at a time, and return
+    the sum (arrays of counts stay off the client until they are one).
+    """
     import dask
 
+    scheduler = _context(frame).scheduler
+    if columns is not None:
+        frame = frame[[c for c in dict.fromkeys(columns) if c in frame.columns]]
     tasks = [dask.delayed(function)(part, i, *args) for i, part in enumerate(frame.to_delayed())]
-    return list(dask.compute(*tasks))
+    while total and len(tasks) > 1:
+        tasks = [dask.delayed(_add)(*tasks[i : i + 8]) for i in range(0, len(tasks), 8)]
+    _PASSES[0] += 1
+    found = dask.compute(*tasks, scheduler=scheduler)
+    return found[0] if total else list(found)
 
 
 def _labels(column: pd.Series) -> pd.Series:
@@ -132,21 +194,22 @@ def _side_labels(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> li
     return [label(reference)] if reference == probe else [label(reference), label(probe)]
 
 
-def _same_group(sides: list[pd.Series]) -> NDArray[np.bool_]:
-    """True where both sides of a pair belong to the same group (always, for one column)."""
-    if len(sides) == 1:
-        return np.ones(len(sides[0]), dtype=bool)
-    try:
-        return (sides[0] == sides[1]).to_numpy(dtype=bool)
-    except TypeError:  # categoricals with different categories
-        return (sides[0].astype(str) == sides[1].astype(str)).to_numpy(dtype=bool)
-
-
 def _group_keys(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.intp], NDArray[np.bool_]]:
-    """Scores, group codes (-1: cross-group pair) and labels of one partition."""
-    codes = [pd.Categorical(side, categories=census.names).codes for side in _side_labels(part, census.columns)]
-    group = np.where(codes[0] == codes[-1], codes[0], -1).astype(np.intp)
-    return part["score"].to_numpy(dtype=np.float64), group, part["mated"].to_numpy(dtype=bool)
+    """Scores (float32 kept, anything else as float64), group codes (-1: cross-group pair or
+    no group) and labels of one partition."""
+    names = pd.Index(census.names)
+    codes = []
+    for side in _side_labels(part, census.columns):
+        side_codes, labels = _codes(side)
+        codes.append(np.append(names.get_indexer(labels), -1)[side_codes])  # code -1 (missing) stays -1
+    group = np.where(codes[0] == codes[-1], codes[0], -1)
+    return _scores(part), group, part["mated"].to_numpy(dtype=bool)
+
+
+def _scores(part: pd.DataFrame) -> NDArray:
+    """The scores of a partition: float32 as they are (half the memory, exact), else float64."""
+    values = part["score"].to_numpy()
+    return values if values.dtype == np.float32 else values.astype(np.float64, copy=False)
 
 
 # -- pass 1: census -------------------------------------------------------------------------
@@ -175,29 +238,41 @@ def _raise_problems(found: list[list[str]]) -> None:
         raise SchemaError("invalid score partitions:\n- " + "\n- ".join(problems))
 
 
+def _codes(side: pd.Series) -> tuple[NDArray[np.intp], NDArray]:
+    """Integer code of every label, and the labels (as strings) the codes stand for."""
+    if isinstance(side.dtype, pd.CategoricalDtype):
+        return side.cat.codes.to_numpy(dtype=np.intp), side.cat.categories.astype(str).to_numpy(dtype=object)
+    codes, uniques = pd.factorize(side)
+    return codes.astype(np.intp), np.asarray(uniques, dtype=object)
+
+
 def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[str]]) -> dict:
-    """Problems of one partition, or its counts per (group, class), cross pairs and range."""
+    """Problems of one partition, or its counts per (group, class), cross pairs and range,
+    and the counts and range of each class over all pairs (for the metrics that ignore groups)."""
     if problems := _problems_of(part, index, list(dict.fromkeys(columns[0] + columns[1]))):
         return {"problems": problems}
-    values = part["score"].to_numpy(dtype=np.float64)
-    sides = _side_labels(part, columns)
-    homogeneous = _same_group(sides)
+    values = _scores(part)
     mated = part["mated"].to_numpy(dtype=bool)
-    grouping = sides[0][homogeneous].reset_index(drop=True)
-    counts = pd.Series(mated[homogeneous]).groupby(grouping, observed=True).agg(["sum", "size"])
-    counts.index = counts.index.astype(str)
+    coded = [_codes(side) for side in _side_labels(part, columns)]
+    labels = np.unique(np.concatenate([names for _, names in coded]))
+    codes = [np.searchsorted(labels, names)[side] for side, names in coded]  # one code per label
+    homogeneous = codes[0] == codes[-1]
+    key = codes[0][homogeneous] * 2 + mated[homogeneous]
+    counts = np.bincount(key, minlength=2 * labels.size).reshape(-1, 2)
     if len(columns[0]) == 1:  # one attribute: every label of either side is a group
-        names = sorted({str(name) for side in sides for name in side.unique()})
+        seen = np.zeros(labels.size, dtype=bool)
+        for side in codes:
+            seen[side] = True
     else:  # several: every combination seen on both sides of a pair (as biofair.group_labels)
-        names = sorted(counts.index)
-    counts = pd.DataFrame({True: counts["sum"], False: counts["size"] - counts["sum"]}).reindex(names, fill_value=0)
+        seen = counts.sum(axis=1) > 0
     kept = values[homogeneous]
     return {
         "problems": [],
-        "counts": counts,
+        "counts": pd.DataFrame({True: counts[seen, 1], False: counts[seen, 0]}, index=list(labels[seen])),
         "cross": int((~homogeneous & ~mated).sum()),
         "low": float(kept.min()) if kept.size else np.inf,
         "high": float(kept.max()) if kept.size else -np.inf,
+        "classes": _class_counts(values, mated),
     }
 
 
@@ -251,8 +326,9 @@ def census(scores: Any, *, by: By = "group") -> Census:
     """
     frame = _as_frame(scores)
     columns = _group_columns(list(frame.columns), by)
-    found = _on_partitions(frame, _census_part, columns)
+    found = _on_partitions(frame, _census_part, columns, columns=["score", "mated", *columns[0], *columns[1]])
     _raise_problems([part["problems"] for part in found])
+    _context(frame).cache.setdefault(("classes",), _classes_from([part["classes"] for part in found]))
     counts = pd.concat([part["counts"] for part in found]).groupby(level=0).sum()
     names = [str(name) for name in counts.index]
     result = Census(
@@ -306,7 +382,7 @@ class Partitioned(NamedTuple):
     census: Census
 
 
-def partitioned(scores: Any, *, by: By = "group") -> Partitioned:
+def partitioned(scores: Any, *, by: By = "group", scheduler: Any = None) -> Partitioned:
     """The frame of ``scores`` and its census (returned as is when already made).
 
     Read more in the chapter "When the evaluation outgrows one machine".
@@ -317,11 +393,19 @@ def partitioned(scores: Any, *, by: By = "group") -> Partitioned:
         Partitioned score table, or a Parquet path or glob.
     by : str or sequence of str, default "group"
         The grouping attribute(s).
+    scheduler : str or distributed.Client, optional
+        Where every pass over these data runs: the address of a Dask distributed scheduler
+        (``"tcp://host:8786"``; a client is connected to it, not made the default one) or a
+        ``Client``. Without it, Dask's current scheduler (the default client if there is one).
+        The workers must reach the data (a shared file system or object store).
 
     Returns
     -------
     Partitioned
-        The frame and its :func:`biofair.partitions.census`.
+        The frame and its :func:`biofair.partitions.census`. Pass it to every function of
+        :mod:`biofair.partitions`: they run on its scheduler and reuse what earlier calls
+        learnt about the data (the census, the locating histograms, the thresholds at
+        target FMRs) instead of reading them again.
 
     Raises
     ------
@@ -353,9 +437,22 @@ def partitioned(scores: Any, *, by: By = "group") -> Partitioned:
     if isinstance(scores, Partitioned):
         if scores.census.columns != _group_columns(list(scores.frame.columns), by):
             raise ValueError(f"this census was made for other group columns than by={by!r}")
+        if scheduler is not None:
+            _context(scores.frame).scheduler = _client(scheduler)
         return scores
     frame = _as_frame(scores)
+    if scheduler is not None:
+        _context(frame).scheduler = _client(scheduler)
     return Partitioned(frame, census(frame, by=by))
+
+
+def _client(scheduler: Any):
+    """A distributed ``Client`` for a scheduler address, or the client given."""
+    if not isinstance(scheduler, str):
+        return scheduler
+    from distributed import Client
+
+    return Client(scheduler, set_as_default=False)
 
 
 class _ClassCensus(NamedTuple):
@@ -367,29 +464,42 @@ class _ClassCensus(NamedTuple):
     high: float  # largest score
 
 
-def _class_census_part(part: pd.DataFrame, index: int) -> dict:
-    if problems := _problems_of(part, index, []):
-        return {"problems": problems}
-    values, mated = part["score"].to_numpy(dtype=np.float64), part["mated"].to_numpy(dtype=bool)
-    return {"problems": [], "n_mated": int(mated.sum()), "n": values.size,
+def _class_counts(values: NDArray, mated: NDArray[np.bool_]) -> dict:
+    return {"n_mated": int(mated.sum()), "n": values.size,
             "low": float(values.min()) if values.size else np.inf,
             "high": float(values.max()) if values.size else -np.inf}
 
 
+def _class_census_part(part: pd.DataFrame, index: int) -> dict:
+    if problems := _problems_of(part, index, []):
+        return {"problems": problems}
+    return {"problems": [], **_class_counts(_scores(part), part["mated"].to_numpy(dtype=bool))}
+
+
+def _classes_from(found: list[dict]) -> _ClassCensus:
+    n_mated = sum(part["n_mated"] for part in found)
+    n_nonmated = sum(part["n"] for part in found) - n_mated
+    return _ClassCensus(n_mated, n_nonmated, min(part["low"] for part in found),
+                        max(part["high"] for part in found))
+
+
 def _class_census(frame) -> _ClassCensus:
-    """Check every partition (``score`` and ``mated`` only) and count each class.
+    """Check every partition (``score`` and ``mated`` only) and count each class; no pass
+    when the census of this frame has counted them already.
 
     Raises
     ------
     SchemaError
         Naming each partition's problems, or a class without comparisons.
     """
-    found = _on_partitions(frame, _class_census_part)
-    _raise_problems([part["problems"] for part in found])
-    n_mated = sum(part["n_mated"] for part in found)
-    n_nonmated = sum(part["n"] for part in found) - n_mated
-    if n_mated == 0 or n_nonmated == 0:
-        raise SchemaError(f"the scores hold {n_mated} mated and {n_nonmated} non-mated comparisons; "
-                          "both classes are needed")
-    return _ClassCensus(n_mated, n_nonmated, min(part["low"] for part in found),
-                        max(part["high"] for part in found))
+
+    def count() -> _ClassCensus:
+        found = _on_partitions(frame, _class_census_part, columns=["score", "mated"])
+        _raise_problems([part["problems"] for part in found])
+        return _classes_from(found)
+
+    counts = _cached(frame, ("classes",), count)
+    if counts.n_mated == 0 or counts.n_nonmated == 0:
+        raise SchemaError(f"the scores hold {counts.n_mated} mated and {counts.n_nonmated} non-mated "
+                          "comparisons; both classes are needed")
+    return counts

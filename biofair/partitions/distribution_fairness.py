@@ -30,7 +30,7 @@ from biofair.distribution_fairness import (
     _range_edges,
 )
 from biofair.partitions._order_statistics import Windows, bins_of, locating_edges, order_statistics
-from biofair.partitions.census import Census, Partitioned, _group_keys, _on_partitions, partitioned
+from biofair.partitions.census import Census, Partitioned, _group_keys, _needed, _on_partitions, partitioned
 
 
 def _group_histograms_part(part: pd.DataFrame, index: int, census: Census, edges: NDArray) -> NDArray:
@@ -94,7 +94,7 @@ def distribution_fairness_index(scores: Any, *, by: By = "group", bins: int = 10
     bins = check_bins(bins)
     frame, census_ = partitioned(scores, by=by)
     edges = _range_edges(census_.low, census_.high, bins)
-    counts = np.sum(_on_partitions(frame, _group_histograms_part, census_, edges), axis=0)
+    counts = _on_partitions(frame, _group_histograms_part, census_, edges, columns=_needed(census_), total=True)
     return _dfi_from_counts(census_.names, counts[:, 1], counts[:, 0], combine=combine)
 
 
@@ -188,8 +188,8 @@ def _cei_divergences(data: Partitioned, kind: str, percentiles: NDArray, tail_we
                                lambda sizes: _percentile_ranks(sizes, kind, percentiles))
     split = _split_points(windows, census_.names, kind, percentiles)
     tail_edges, centre_edges = _part_edges(split.tail_ranges, split.centre_ranges, bins, mean_tail)
-    counts = np.sum(_on_partitions(frame, _tail_centre_part, census_, kind, split.splits, tail_edges,
-                                  centre_edges), axis=0)
+    counts = _on_partitions(frame, _tail_centre_part, census_, kind, split.splits, tail_edges, centre_edges,
+                            columns=_needed(census_), total=True)
     return _cei_from_counts(counts[:, 1], counts[:, 0], kind=kind, percentile=float(np.mean(percentiles)),
                            tail_weight=tail_weight, mean_tail=mean_tail, smoothing=smoothing)
 
@@ -366,8 +366,9 @@ def automatic_comprehensive_equity_index(
     bins = check_bins(bins)
     data = partitioned(scores, by=by)
     frame, census_ = data
-    mean, std = _merged_moments(_on_partitions(frame, _moments_part, census_, kind))
-    counts = np.sum(_on_partitions(frame, _beyond_part, census_, kind, mean, std, n_std), axis=0)
+    mean, std = _merged_moments(_on_partitions(frame, _moments_part, census_, kind, columns=_needed(census_)))
+    counts = _on_partitions(frame, _beyond_part, census_, kind, mean, std, n_std, columns=_needed(census_),
+                            total=True)
     sizes = census_.n_mated if kind == "mated" else census_.n_nonmated
     percentiles, parameters = _automatic_parameters(census_.names, counts / sizes, kind=kind,
                                                    n_std=n_std, bins=bins)

@@ -10,9 +10,8 @@ from numpy.typing import NDArray
 from biofair._counts import ErrorCounts
 from biofair._typing import EerMethod
 from biofair.equal_error_rate import EqualErrorRate, _eer_from_counts, _hull_crossing
-from biofair.partitions._order_statistics import at_or_above, locate, locating_edges, refine
+from biofair.partitions._order_statistics import at_or_above, by_class, locate, locating_edges, refine
 from biofair.partitions.census import _as_frame, _class_census, _ClassCensus
-from biofair.partitions.thresholds import _by_class
 
 
 def _rates_at_bin_starts(histogram: NDArray) -> tuple[NDArray, NDArray]:
@@ -44,7 +43,7 @@ def _exact_points(frame, histogram: NDArray, edges: NDArray, counts: _ClassCensu
                   bins: NDArray[np.bool_]) -> ErrorCounts:
     """One refinement pass: exact error counts at every distinct score of the given bins
     (contiguous or not), and above every score when they include the last non-empty bin."""
-    windows = refine(frame, _by_class, (), histogram, edges, np.tile(bins, (2, 1)))
+    windows = refine(frame, by_class, (), histogram, edges, np.tile(bins, (2, 1)))
     thresholds = np.union1d(windows.values(0), windows.values(1))
     false_matches = counts.n_nonmated - windows.counts_below(0, thresholds)
     false_non_matches = windows.counts_below(1, thresholds)
@@ -117,7 +116,7 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
     frame = _as_frame(scores)
     counts = _class_census(frame)
     edges = locating_edges(counts.low, counts.high)
-    histogram = locate(frame, _by_class, (), 2, edges)
+    histogram = locate(frame, by_class, (), 2, edges)
     refined = _window(histogram)
     near = _exact_points(frame, histogram, edges, counts, refined)
     if method != "rocch":

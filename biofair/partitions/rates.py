@@ -14,14 +14,13 @@ from biofair._validation import as_rates, check_alpha
 from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_gap
 from biofair.dispersion import OutcomeFairness, _outcome_from_rates
 from biofair.groups import GroupRates, _rates_table
-from biofair.partitions.census import Census, _group_keys, _on_partitions, partitioned
-from biofair.partitions.thresholds import _pooled_thresholds_and_counts
+from biofair.partitions.census import Census, _group_keys, _needed, _on_partitions, partitioned
+from biofair.partitions.thresholds import _pooled_thresholds_and_counts, _at_or_above_each
 
 def _counts_at_part(part: pd.DataFrame, index: int, census: Census, thresholds: NDArray) -> NDArray:
     values, group, mated = _group_keys(part, census)
     key = (group + 1) * 2 + mated  # 0, 1: cross-group; 2k + 2, 2k + 3: group k
-    size = 2 * (len(census.names) + 1)
-    return np.stack([np.bincount(key[values >= t], minlength=size) for t in thresholds], axis=1)
+    return _at_or_above_each(values, key, 2 * (len(census.names) + 1), thresholds)
 
 
 def group_rates_at(
@@ -72,7 +71,7 @@ def group_rates_at(
     """
     frame, census_ = partitioned(scores, by=by)
     values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
-    at_or_above = np.sum(_on_partitions(frame, _counts_at_part, census_, values), axis=0)
+    at_or_above = _on_partitions(frame, _counts_at_part, census_, values, columns=_needed(census_), total=True)
     false_matches, true_matches = at_or_above[2::2], at_or_above[3::2]
     n_mated, n_nonmated = census_.n_mated[:, None], census_.n_nonmated[:, None]
     false_non_matches = n_mated - true_matches

@@ -11,8 +11,16 @@ from numpy.typing import ArrayLike, NDArray
 from biofair._thresholds import allowed_false_matches, warn_unresolved
 from biofair._typing import By
 from biofair._validation import as_rates, scalar_or_array
-from biofair.partitions._order_statistics import Windows, locating_edges, order_statistics
-from biofair.partitions.census import Census, _as_frame, _class_census, _group_keys, _on_partitions, partitioned
+from biofair.partitions._order_statistics import Windows, by_class, locating_edges, order_statistics
+from biofair.partitions.census import (
+    Census,
+    _as_frame,
+    _cached,
+    _class_census,
+    _group_keys,
+    _on_partitions,
+    partitioned,
+)
 
 
 def _homogeneous_nonmated(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.intp]]:
@@ -20,10 +28,6 @@ def _homogeneous_nonmated(part: pd.DataFrame, census: Census) -> tuple[NDArray, 
     values, group, mated = _group_keys(part, census)
     return values, np.where((group >= 0) & ~mated, 0, -1)
 
-
-def _by_class(part: pd.DataFrame) -> tuple[NDArray, NDArray[np.intp]]:
-    """Every comparison, groups ignored: stream 0 non-mated, stream 1 mated."""
-    return part["score"].to_numpy(dtype=np.float64), part["mated"].to_numpy(dtype=np.intp)
 
 
 def _ranks(targets: NDArray, n: int) -> NDArray[np.int64]:
@@ -57,15 +61,21 @@ def _thresholds_from(windows: Windows, stream: int, targets: NDArray) -> tuple[N
 
 
 def _pooled_thresholds_and_counts(scores: Any, targets: NDArray, by: By) -> tuple[NDArray, NDArray, int]:
-    """Thresholds on the pooled homogeneous non-mated scores, the scores at or above each, and N."""
+    """Thresholds on the pooled homogeneous non-mated scores, the scores at or above each, and N
+    (found once per frame, grouping and targets: FDR after pooled_thresholds reads nothing)."""
     frame, census_ = partitioned(scores, by=by)
     n_nonmated = int(census_.n_nonmated.sum())
     warn_unresolved(targets, n_nonmated, stacklevel=4)
-    windows = order_statistics(frame, _homogeneous_nonmated, (census_,), 1,
-                               locating_edges(census_.low, census_.high),
-                               lambda sizes: [_ranks(targets, int(sizes[0]))])
-    thresholds, at_or_above = _thresholds_from(windows, 0, targets)
-    return thresholds, at_or_above, n_nonmated
+
+    def find() -> tuple[NDArray, NDArray]:
+        windows = order_statistics(frame, _homogeneous_nonmated, (census_,), 1,
+                                   locating_edges(census_.low, census_.high),
+                                   lambda sizes: [_ranks(targets, int(sizes[0]))])
+        return _thresholds_from(windows, 0, targets)
+
+    key = ("thresholds", repr(census_.columns), np.asarray(targets).tobytes())
+    thresholds, at_or_above = _cached(frame, key, find)
+    return thresholds.copy(), at_or_above.copy(), n_nonmated
 
 
 def pooled_thresholds(scores: Any, fmr_targets: ArrayLike, *, by: By = "group") -> NDArray[np.float64]:
@@ -127,9 +137,21 @@ def pooled_thresholds(scores: Any, fmr_targets: ArrayLike, *, by: By = "group") 
 
 
 def _mated_at_or_above_part(part: pd.DataFrame, index: int, thresholds: NDArray) -> NDArray[np.int64]:
-    values, stream = _by_class(part)
-    mated = values[stream == 1]
-    return np.array([(mated >= t).sum() for t in thresholds], dtype=np.int64)
+    values, stream = by_class(part)
+    return _at_or_above_each(values[stream == 1], np.zeros(int((stream == 1).sum()), dtype=np.intp), 1,
+                            thresholds)[0]
+
+
+def _at_or_above_each(values: NDArray, key: NDArray[np.intp], n_keys: int, thresholds: NDArray) -> NDArray[np.int64]:
+    """Scores of each key (0 ... n_keys - 1) at or above each threshold (n_keys x thresholds),
+    by one search of the scores among the sorted thresholds and one bincount."""
+    order = np.argsort(thresholds, kind="stable")
+    passed = np.searchsorted(thresholds[order], values, side="right")  # thresholds <= each score
+    counts = np.bincount(key * (thresholds.size + 1) + passed, minlength=n_keys * (thresholds.size + 1))
+    from_top = np.cumsum(counts.reshape(n_keys, -1)[:, ::-1], axis=1)[:, ::-1]  # scores passing >= j thresholds
+    found = np.empty((n_keys, thresholds.size), dtype=np.int64)
+    found[:, order] = from_top[:, 1:]
+    return found
 
 
 def tmr_at_fmr(scores: Any, fmr: float | ArrayLike) -> float | NDArray:
@@ -186,8 +208,8 @@ def tmr_at_fmr(scores: Any, fmr: float | ArrayLike) -> float | NDArray:
     targets = np.atleast_1d(as_rates(fmr, "fmr"))
     counts = _class_census(frame)
     warn_unresolved(targets, counts.n_nonmated)
-    windows = order_statistics(frame, _by_class, (), 2, locating_edges(counts.low, counts.high),
+    windows = order_statistics(frame, by_class, (), 2, locating_edges(counts.low, counts.high),
                                lambda sizes: [_ranks(targets, int(sizes[0])), []])
     thresholds, _ = _thresholds_from(windows, 0, targets)
-    matches = np.sum(_on_partitions(frame, _mated_at_or_above_part, thresholds), axis=0)
+    matches = _on_partitions(frame, _mated_at_or_above_part, thresholds, columns=["score", "mated"], total=True)
     return scalar_or_array((matches / counts.n_mated).reshape(np.shape(fmr)), fmr)

@@ -20,9 +20,8 @@ dd = pytest.importorskip("dask.dataframe")
 from biofair import partitions as bp  # noqa: E402
 from biofair.distribution_fairness import _range_edges  # noqa: E402
 from biofair.groups import _pooled_threshold  # noqa: E402
-from biofair.partitions._order_statistics import bins_of, locating_edges, order_statistics  # noqa: E402
+from biofair.partitions._order_statistics import bins_of, by_class, locating_edges, order_statistics  # noqa: E402
 from biofair.partitions.distribution_fairness import _percentile_between, _percentile_rank  # noqa: E402
-from biofair.partitions.thresholds import _by_class  # noqa: E402
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -74,7 +73,7 @@ def test_order_statistics_and_neighbours_are_exact(seed, parts, decimals):
     nonmated = np.sort(scores.loc[~scores["mated"], "score"].to_numpy())
     ranks = np.unique(np.random.default_rng(seed).integers(0, nonmated.size, 5))
     edges = locating_edges(scores["score"].min(), scores["score"].max())
-    windows = order_statistics(frame(scores, parts), _by_class, (), 2, edges, lambda sizes: [ranks, []])
+    windows = order_statistics(frame(scores, parts), by_class, (), 2, edges, lambda sizes: [ranks, []])
     distinct = np.unique(nonmated)
     for rank in ranks:
         value = windows.kth(0, int(rank))

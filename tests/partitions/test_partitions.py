@@ -180,3 +180,29 @@ def test_bad_partitions_are_named(tmp_path, cluster):
                   .assign(reference_group="a", probe_group="a"))
     with pytest.raises(TypeError, match="dask DataFrame or a Parquet path"):
         bp.census(good)
+
+
+def test_a_scheduler_address_runs_every_pass_on_that_cluster(tmp_path, cluster):
+    """``partitioned(..., scheduler=address)``: every later call runs on that cluster (not on
+    the default client of this module), reuses what earlier calls found, and stays exact."""
+    from biofair.partitions.census import _PASSES
+
+    table = generate(200_000, seed=6)
+    for i, part in enumerate(np.array_split(np.arange(len(table)), 3)):
+        table.iloc[part].to_parquet(tmp_path / f"part-{i}.parquet", index=False)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as other:
+        data = bp.partitioned(str(tmp_path / "part-*.parquet"), scheduler=other.scheduler_address)
+        targets = [1e-1, 1e-2, 1e-3]
+        before = _PASSES[0]
+        np.testing.assert_array_equal(bp.pooled_thresholds(data, targets),
+                                      _pooled_threshold(bf.scores_by_group(table), targets))
+        assert _PASSES[0] - before == 2  # locate (with the classes' histogram) and refine
+        fdr = bp.fairness_discrepancy_rate(data, fmr_targets=targets)
+        assert _PASSES[0] - before == 3  # the thresholds are reused: one counting pass
+        pd.testing.assert_frame_equal(fdr, bf.fairness_discrepancy_rate(table, fmr_targets=targets))
+        mated, nonmated = bf.split_scores(table)
+        assert bp.eer(data) == bf.eer(mated, nonmated)
+        assert _PASSES[0] - before <= 5  # no census and no locating pass of its own
+        ran_there = {prefix.lstrip("_") for prefix in other.scheduler.task_prefixes}  # dask drops the "_"
+    assert {"census_part", "histogram_part", "distinct_part", "counts_at_part"} <= ran_there
