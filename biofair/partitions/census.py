@@ -6,7 +6,6 @@ class, the score range and every problem of the data, each naming its partition.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -16,6 +15,7 @@ from numpy.typing import NDArray
 
 from biofair._typing import By
 from biofair.exceptions import SchemaError
+from biofair.groups import _composite_names, _label_names
 
 
 class Census(NamedTuple):
@@ -26,7 +26,7 @@ class Census(NamedTuple):
     Attributes
     ----------
     names : list of str
-        The groups, sorted.
+        The groups, in the order of :func:`biofair.scores_by_group`.
     columns : tuple of (list of str, list of str)
         The group columns read for the reference side and for the probe side, one per
         attribute of ``by`` (a pair-level column stands on both sides).
@@ -107,45 +107,65 @@ def _on_partitions(frame, function: Callable, *args) -> list:
     return list(dask.compute(*tasks))
 
 
-def _labels(column: pd.Series) -> pd.Series:
-    """Group labels as strings; string and string-categorical columns are kept as they are."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        if pd.api.types.is_string_dtype(column.cat.categories):
-            return column.reset_index(drop=True)
-    elif pd.api.types.is_string_dtype(column):
-        return column.reset_index(drop=True)
-    return column.astype(str).reset_index(drop=True)
+def _as_text(column: pd.Series) -> NDArray[np.object_]:
+    """Every label as text, ``str`` of each distinct value (as :func:`biofair.group_labels`)."""
+    codes, values = pd.factorize(column)
+    return np.array([str(value) for value in values], dtype=object)[codes]
 
 
-def _side_labels(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> list[pd.Series]:
-    """The group label of each side (one series when every attribute is pair-level).
-
-    Several attributes combine into one label per side, their values joined by " / ".
-    """
-
-    def label(names: list[str]) -> pd.Series:
-        if len(names) == 1:
-            return _labels(part[names[0]])
-        return functools.reduce(lambda a, b: a + " / " + b, [_labels(part[n]).astype(str) for n in names])
-
+def _side_labels(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> list[list[NDArray]]:
+    """The labels (as text) of every attribute on each side (one side when all are pair-level)."""
     reference, probe = columns
-    return [label(reference)] if reference == probe else [label(reference), label(probe)]
+    sides = [reference] if reference == probe else [reference, probe]
+    return [[_as_text(part[name]) for name in names] for names in sides]
 
 
-def _same_group(sides: list[pd.Series]) -> NDArray[np.bool_]:
+def _same_group(sides: list[list[NDArray]]) -> NDArray[np.bool_]:
     """True where both sides of a pair belong to the same group (always, for one column)."""
-    if len(sides) == 1:
-        return np.ones(len(sides[0]), dtype=bool)
-    try:
-        return (sides[0] == sides[1]).to_numpy(dtype=bool)
-    except TypeError:  # categoricals with different categories
-        return (sides[0].astype(str) == sides[1].astype(str)).to_numpy(dtype=bool)
+    same = np.ones(len(sides[0][0]), dtype=bool)
+    for reference, probe in zip(sides[0], sides[-1]):
+        same &= reference == probe
+    return same
+
+
+def _composite_quoted(names: list[str], n_attributes: int) -> bool:
+    """Whether the census's composite names quote their labels (see ``_composite_names``).
+
+    Unquoted names hold exactly ``n_attributes - 1`` separators and no other "/"; labels
+    are quoted when one of them contains "/", so that some name holds more.
+    """
+    return any(name.count("/") >= n_attributes for name in names)
+
+
+def _combinations(side: list[NDArray]) -> tuple[NDArray[np.intp], list[tuple[str, ...]]]:
+    """The code of every row's combination of labels (one array per attribute), and the
+    combinations."""
+    key = np.zeros(len(side[0]), dtype=np.int64)
+    labels_of = []
+    for labels in side:
+        codes, uniques = pd.factorize(labels)
+        key = key * len(uniques) + codes
+        labels_of.append(list(uniques))
+    kept, codes = np.unique(key, return_inverse=True)
+    combinations = []
+    for code in kept.tolist():  # decode the mixed-radix code
+        labels = []
+        for uniques in reversed(labels_of):
+            code, digit = divmod(code, len(uniques))
+            labels.append(uniques[digit])
+        combinations.append(tuple(reversed(labels)))
+    return codes.astype(np.intp), combinations
 
 
 def _group_keys(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.intp], NDArray[np.bool_]]:
     """Scores, group codes (-1: cross-group pair) and labels of one partition."""
-    codes = [pd.Categorical(side, categories=census.names).codes for side in _side_labels(part, census.columns)]
-    group = np.where(codes[0] == codes[-1], codes[0], -1).astype(np.intp)
+    sides = _side_labels(part, census.columns)
+    quote = _composite_quoted(census.names, len(census.columns[0]))
+    codes, combinations = _combinations(sides[0])
+    names = [labels[0] for labels in combinations] if len(sides[0]) == 1 else _composite_names(
+        combinations, quote=quote)
+    group = pd.Index(census.names).get_indexer(names)[codes] if names else codes
+    group = np.where(_same_group(sides), group, -1).astype(np.intp)
     return part["score"].to_numpy(dtype=np.float64), group, part["mated"].to_numpy(dtype=bool)
 
 
@@ -176,29 +196,61 @@ def _raise_problems(found: list[list[str]]) -> None:
 
 
 def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[str]]) -> dict:
-    """Problems of one partition, or its counts per (group, class), cross pairs and range."""
+    """Problems of one partition, or its distinct labels of every attribute, its counts per
+    (combination of labels, class), cross pairs and range."""
     if problems := _problems_of(part, index, list(dict.fromkeys(columns[0] + columns[1]))):
         return {"problems": problems}
     values = part["score"].to_numpy(dtype=np.float64)
     sides = _side_labels(part, columns)
     homogeneous = _same_group(sides)
     mated = part["mated"].to_numpy(dtype=bool)
-    grouping = sides[0][homogeneous].reset_index(drop=True)
-    counts = pd.Series(mated[homogeneous]).groupby(grouping, observed=True).agg(["sum", "size"])
-    counts.index = counts.index.astype(str)
+    codes, combinations = _combinations([labels[homogeneous] for labels in sides[0]])
+    n_mated = np.bincount(codes, weights=mated[homogeneous], minlength=len(combinations))
+    n_all = np.bincount(codes, minlength=len(combinations))
+    counts = {c: (int(m), int(n - m)) for c, m, n in zip(combinations, n_mated, n_all)}
     if len(columns[0]) == 1:  # one attribute: every label of either side is a group
-        names = sorted({str(name) for side in sides for name in side.unique()})
-    else:  # several: every combination seen on both sides of a pair (as biofair.group_labels)
-        names = sorted(counts.index)
-    counts = pd.DataFrame({True: counts["sum"], False: counts["size"] - counts["sum"]}).reindex(names, fill_value=0)
+        counts |= {(label,): (0, 0) for side in sides for label in np.unique(side[0])
+                   if (label,) not in counts}
     kept = values[homogeneous]
     return {
         "problems": [],
+        "labels": [pd.concat([part[c] for c in dict.fromkeys(pair)], ignore_index=True).drop_duplicates()
+                   for pair in zip(*columns)],
         "counts": counts,
         "cross": int((~homogeneous & ~mated).sum()),
         "low": float(kept.min()) if kept.size else np.inf,
         "high": float(kept.max()) if kept.size else -np.inf,
     }
+
+
+def _group_names(found: list[dict], columns: tuple[list[str], list[str]]) -> tuple[list[str], NDArray, NDArray]:
+    """The groups of all partitions, named and ordered as :func:`biofair.group_labels` does,
+    with their mated and homogeneous non-mated counts.
+
+    Raises
+    ------
+    SchemaError
+        When a group column holds two distinct labels that read the same (``1`` and ``"1"``),
+        in one partition or in two.
+    """
+    order = []  # per attribute, the rank of each label in the in-memory order
+    for k, pair in enumerate(zip(*columns)):
+        pair = list(dict.fromkeys(pair))
+        _, labels = pd.factorize(pd.concat([part["labels"][k] for part in found], ignore_index=True), sort=True)
+        order.append({name: rank for rank, name in enumerate(_label_names(labels, pair))})
+    counts: dict[tuple[str, ...], NDArray] = {}
+    for part in found:
+        for combination, pair in part["counts"].items():
+            counts[combination] = counts.get(combination, np.zeros(2, dtype=np.int64)) + pair
+    for combination in counts:
+        for label, ranks, pair in zip(combination, order, zip(*columns)):
+            if label not in ranks:
+                raise SchemaError(f"column(s) {list(dict.fromkeys(pair))} hold equal labels written "
+                                  f"differently (one reads {label!r}); store the labels as text")
+    combinations = sorted(counts, key=lambda c: [ranks[label] for label, ranks in zip(c, order)])
+    names = [c[0] for c in combinations] if len(columns[0]) == 1 else _composite_names(combinations)
+    sizes = np.array([counts[c] for c in combinations], dtype=np.int64).reshape(-1, 2)
+    return names, sizes[:, 0], sizes[:, 1]
 
 
 def census(scores: Any, *, by: By = "group") -> Census:
@@ -214,7 +266,8 @@ def census(scores: Any, *, by: By = "group") -> Census:
         ``probe_<attr>``).
     by : str or sequence of str, default "group"
         The grouping attribute(s); several combine into one group per observed
-        combination, named by joining the values with " / " (as :func:`biofair.group_labels`).
+        combination. Groups are named and ordered as :func:`biofair.group_labels` names them:
+        labels as text, several joined by " / " (every label quoted when one contains "/").
 
     Returns
     -------
@@ -225,7 +278,8 @@ def census(scores: Any, *, by: By = "group") -> Census:
     ------
     SchemaError
         Listing every problem with its partition (missing columns, NaN or infinite scores,
-        non-boolean labels, missing group labels), then fewer than two groups or a group
+        non-boolean labels, missing group labels), then two distinct labels of a group column
+        that read the same (``1`` and ``"1"``), then fewer than two groups or a group
         without mated or homogeneous non-mated comparisons (named, with its counts).
 
     See Also
@@ -253,10 +307,9 @@ def census(scores: Any, *, by: By = "group") -> Census:
     columns = _group_columns(list(frame.columns), by)
     found = _on_partitions(frame, _census_part, columns)
     _raise_problems([part["problems"] for part in found])
-    counts = pd.concat([part["counts"] for part in found]).groupby(level=0).sum()
-    names = [str(name) for name in counts.index]
+    names, n_mated, n_nonmated = _group_names(found, columns)
     result = Census(
-        names, columns, counts[True].to_numpy(dtype=np.int64), counts[False].to_numpy(dtype=np.int64),
+        names, columns, n_mated, n_nonmated,
         sum(part["cross"] for part in found), min(part["low"] for part in found),
         max(part["high"] for part in found), len(found),
     )
