@@ -200,11 +200,6 @@ def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[
     return np.where(differ, -1, reference), names
 
 
-def _quotes(parts: list[tuple[str, ...]]) -> bool:
-    """Whether composite names quote their labels: when any label contains "/"."""
-    return any("/" in label for labels in parts for label in labels)
-
-
 def _composite_names(parts: list[tuple[str, ...]], *, quote: bool | None = None) -> list[str]:
     """Names of groups formed by several attributes: the labels joined by " / ".
 
@@ -212,7 +207,7 @@ def _composite_names(parts: list[tuple[str, ...]], *, quote: bool | None = None)
     label is quoted (``'a / b' / 'c'``), so that two distinct combinations never read the same.
     """
     if quote is None:
-        quote = _quotes(parts)
+        quote = any("/" in label for labels in parts for label in labels)
     return [" / ".join(repr(label) if quote else label for label in labels) for labels in parts]
 
 

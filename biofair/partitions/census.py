@@ -263,7 +263,9 @@ def census(scores: Any, *, by: By = "group") -> Census:
     scores : dask.dataframe.DataFrame or str
         Partitioned score table (or a Parquet path or glob) with ``score``, ``mated`` and
         the group column(s) of ``by`` (pair-level, or ``reference_<attr>`` and
-        ``probe_<attr>``).
+        ``probe_<attr>``). Note that ``dask.dataframe.from_pandas`` turns object columns
+        into strings by default (``dataframe.convert-string``), so ``1`` and ``"1"`` merge
+        before the census sees them: store group labels as text.
     by : str or sequence of str, default "group"
         The grouping attribute(s); several combine into one group per observed
         combination. Groups are named and ordered as :func:`biofair.group_labels` names them:

@@ -154,3 +154,10 @@ def test_census_refuses_mixed_types_across_the_two_sides():
     with pytest.raises(bf.SchemaError, match=re.escape("column(s) ['reference_group', 'probe_group'] hold "
                                                        "distinct labels")):
         bp.census(partitioned_frame(table))
+
+
+def test_census_refuses_equal_labels_written_differently_in_two_partitions():
+    """1 and 1.0 are one label in memory; written "1" and "1.0" they would be two groups."""
+    table = score_table({"group": 1}, {"group": 1.0})
+    with pytest.raises(bf.SchemaError, match=re.escape("column(s) ['group'] hold equal labels written differently")):
+        bp.census(partitioned_frame(table, 2))
