@@ -107,25 +107,55 @@ def _on_partitions(frame, function: Callable, *args) -> list:
     return list(dask.compute(*tasks))
 
 
-def _as_text(column: pd.Series) -> NDArray[np.object_]:
-    """Every label as text, ``str`` of each distinct value (as :func:`biofair.group_labels`)."""
-    codes, values = pd.factorize(column)
-    return np.array([str(value) for value in values], dtype=object)[codes]
+class _Labels(NamedTuple):
+    """The group labels of one partition, per attribute of ``by``."""
+
+    reference: list[NDArray[np.intp]]  # codes of the reference side's labels
+    probe: list[NDArray[np.intp]]  # codes of the probe side's labels (the same for pair-level)
+    texts: list[list[str]]  # the labels the codes stand for, as text
+    values: list[pd.Series]  # the distinct labels as stored (to find 1 and "1")
 
 
-def _side_labels(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> list[list[NDArray]]:
-    """The labels (as text) of every attribute on each side (one side when all are pair-level)."""
-    reference, probe = columns
-    sides = [reference] if reference == probe else [reference, probe]
-    return [[_as_text(part[name]) for name in names] for names in sides]
+def _labels_of(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> _Labels:
+    """Every label of every attribute as a code into its text, ``str`` of the stored value
+    (as :func:`biofair.group_labels`); both sides of an attribute share the codes."""
+    labels = _Labels([], [], [], [])
+    for pair in zip(*columns):
+        names = list(dict.fromkeys(pair))
+        codes, values = pd.factorize(pd.concat([part[name] for name in names], ignore_index=True))
+        merged, texts = pd.factorize(np.array([str(value) for value in values], dtype=object))
+        codes = merged[codes]
+        labels.reference.append(codes[: len(part)])
+        labels.probe.append(codes[len(part) :] if len(names) == 2 else labels.reference[-1])
+        labels.texts.append(list(texts))
+        labels.values.append(pd.Series(values))
+    return labels
 
 
-def _same_group(sides: list[list[NDArray]]) -> NDArray[np.bool_]:
-    """True where both sides of a pair belong to the same group (always, for one column)."""
-    same = np.ones(len(sides[0][0]), dtype=bool)
-    for reference, probe in zip(sides[0], sides[-1]):
-        same &= reference == probe
+def _same_group(labels: _Labels) -> NDArray[np.bool_]:
+    """True where both sides of a pair belong to the same group (always, for pair-level columns)."""
+    same = np.ones(len(labels.reference[0]), dtype=bool)
+    for reference, probe in zip(labels.reference, labels.probe):
+        if reference is not probe:
+            same &= reference == probe
     return same
+
+
+def _combinations(labels: _Labels, rows: NDArray[np.bool_]) -> tuple[NDArray[np.intp], list[tuple[str, ...]]]:
+    """The code of every selected row's combination of reference-side labels, and the
+    combinations (one label per attribute, as text)."""
+    key = np.zeros(int(rows.sum()), dtype=np.int64)
+    for codes, texts in zip(labels.reference, labels.texts):
+        key = key * len(texts) + codes[rows]
+    codes, kept = pd.factorize(key)
+    combinations = []
+    for code in kept.tolist():  # decode the mixed-radix code
+        combination = []
+        for texts in reversed(labels.texts):
+            code, digit = divmod(code, len(texts))
+            combination.append(texts[digit])
+        combinations.append(tuple(reversed(combination)))
+    return codes, combinations
 
 
 def _composite_quoted(names: list[str], n_attributes: int) -> bool:
@@ -137,35 +167,17 @@ def _composite_quoted(names: list[str], n_attributes: int) -> bool:
     return any(name.count("/") >= n_attributes for name in names)
 
 
-def _combinations(side: list[NDArray]) -> tuple[NDArray[np.intp], list[tuple[str, ...]]]:
-    """The code of every row's combination of labels (one array per attribute), and the
-    combinations."""
-    key = np.zeros(len(side[0]), dtype=np.int64)
-    labels_of = []
-    for labels in side:
-        codes, uniques = pd.factorize(labels)
-        key = key * len(uniques) + codes
-        labels_of.append(list(uniques))
-    kept, codes = np.unique(key, return_inverse=True)
-    combinations = []
-    for code in kept.tolist():  # decode the mixed-radix code
-        labels = []
-        for uniques in reversed(labels_of):
-            code, digit = divmod(code, len(uniques))
-            labels.append(uniques[digit])
-        combinations.append(tuple(reversed(labels)))
-    return codes.astype(np.intp), combinations
-
-
 def _group_keys(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.intp], NDArray[np.bool_]]:
     """Scores, group codes (-1: cross-group pair) and labels of one partition."""
-    sides = _side_labels(part, census.columns)
-    quote = _composite_quoted(census.names, len(census.columns[0]))
-    codes, combinations = _combinations(sides[0])
-    names = [labels[0] for labels in combinations] if len(sides[0]) == 1 else _composite_names(
-        combinations, quote=quote)
-    group = pd.Index(census.names).get_indexer(names)[codes] if names else codes
-    group = np.where(_same_group(sides), group, -1).astype(np.intp)
+    labels = _labels_of(part, census.columns)
+    same = _same_group(labels)
+    codes, combinations = _combinations(labels, same)
+    if len(census.columns[0]) == 1:
+        names = [combination[0] for combination in combinations]
+    else:
+        names = _composite_names(combinations, quote=_composite_quoted(census.names, len(census.columns[0])))
+    group = np.full(len(part), -1, dtype=np.intp)
+    group[same] = pd.Index(census.names).get_indexer(names)[codes] if names else codes
     return part["score"].to_numpy(dtype=np.float64), group, part["mated"].to_numpy(dtype=bool)
 
 
@@ -201,21 +213,19 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
     if problems := _problems_of(part, index, list(dict.fromkeys(columns[0] + columns[1]))):
         return {"problems": problems}
     values = part["score"].to_numpy(dtype=np.float64)
-    sides = _side_labels(part, columns)
-    homogeneous = _same_group(sides)
+    labels = _labels_of(part, columns)
+    homogeneous = _same_group(labels)
     mated = part["mated"].to_numpy(dtype=bool)
-    codes, combinations = _combinations([labels[homogeneous] for labels in sides[0]])
+    codes, combinations = _combinations(labels, homogeneous)
     n_mated = np.bincount(codes, weights=mated[homogeneous], minlength=len(combinations))
     n_all = np.bincount(codes, minlength=len(combinations))
     counts = {c: (int(m), int(n - m)) for c, m, n in zip(combinations, n_mated, n_all)}
     if len(columns[0]) == 1:  # one attribute: every label of either side is a group
-        counts |= {(label,): (0, 0) for side in sides for label in np.unique(side[0])
-                   if (label,) not in counts}
+        counts |= {(text,): (0, 0) for text in labels.texts[0] if (text,) not in counts}
     kept = values[homogeneous]
     return {
         "problems": [],
-        "labels": [pd.concat([part[c] for c in dict.fromkeys(pair)], ignore_index=True).drop_duplicates()
-                   for pair in zip(*columns)],
+        "values": labels.values,
         "counts": counts,
         "cross": int((~homogeneous & ~mated).sum()),
         "low": float(kept.min()) if kept.size else np.inf,
@@ -236,7 +246,7 @@ def _group_names(found: list[dict], columns: tuple[list[str], list[str]]) -> tup
     order = []  # per attribute, the rank of each label in the in-memory order
     for k, pair in enumerate(zip(*columns)):
         pair = list(dict.fromkeys(pair))
-        _, labels = pd.factorize(pd.concat([part["labels"][k] for part in found], ignore_index=True), sort=True)
+        _, labels = pd.factorize(pd.concat([part["values"][k] for part in found], ignore_index=True), sort=True)
         order.append({name: rank for rank, name in enumerate(_label_names(labels, pair))})
     counts: dict[tuple[str, ...], NDArray] = {}
     for part in found:
