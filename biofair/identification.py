@@ -88,7 +88,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     SchemaError
         Listing every problem: missing columns, non-finite scores, non-boolean labels,
         repeated (probe, entry) pairs, probes with several mates or several groups, and
-        probes not compared with the whole gallery.
+        probes not compared with the whole gallery; or a group column holding two labels
+        that differ only in type.
 
     See Also
     --------
@@ -236,7 +237,8 @@ def probe_outcomes_from_matrix(
     ------
     SchemaError
         Listing every problem: a repeated gallery identity, group labels of the wrong length
-        or missing, a matrix or block of the wrong shape, non-finite scores.
+        or missing, a matrix or block of the wrong shape, non-finite scores; or group labels
+        that differ only in type.
 
     See Also
     --------
