@@ -211,14 +211,33 @@ def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[
     return np.where(differ, -1, reference), names
 
 
-def _composite_names(parts: list[tuple[str, ...]]) -> list[str]:
+def _composite_names(parts: list[tuple[str, ...]], *, quote: bool | None = None) -> list[str]:
     """Names of groups formed by several attributes: the labels joined by " / ".
 
-    When a label contains "/", every label is quoted (``'a / b' / 'c'``), so that two
-    distinct combinations never read the same.
+    When a label of any group contains "/" (``quote=None``: decided from ``parts``), every
+    label is quoted (``'a / b' / 'c'``), so that two distinct combinations never read the same.
     """
-    quote = any("/" in label for labels in parts for label in labels)
+    if quote is None:
+        quote = any("/" in label for labels in parts for label in labels)
     return [" / ".join(repr(label) if quote else label for label in labels) for labels in parts]
+
+
+def _combine(coded: list[tuple[NDArray[np.intp], list[str]]]) -> tuple[NDArray[np.intp], list[str]]:
+    """One group per observed combination of several attributes' codes (-1 stays -1).
+
+    ``coded`` holds each attribute's codes and label names (:func:`_attribute_codes`); the
+    combinations are named by :func:`_composite_names`, in the order of the attributes' codes.
+    """
+    codes, names = coded[0]
+    if len(coded) == 1:
+        return codes, names
+    parts = [(name,) for name in names]
+    for more_codes, more_names in coded[1:]:
+        combined = np.where((codes < 0) | (more_codes < 0), -1, codes * len(more_names) + more_codes)
+        kept = np.unique(combined[combined >= 0])
+        parts = [parts[c // len(more_names)] + (more_names[c % len(more_names)],) for c in kept]
+        codes = np.where(combined >= 0, np.searchsorted(kept, combined), -1)
+    return codes, _composite_names(parts)
 
 
 def _group_codes(scores: pd.DataFrame, by: By = "group") -> tuple[NDArray[np.intp], list[str]]:
@@ -227,19 +246,20 @@ def _group_codes(scores: pd.DataFrame, by: By = "group") -> tuple[NDArray[np.int
     Several attributes combine into one group per observed combination, named by joining
     the values with " / " (quoted when a value contains "/"; see :func:`group_labels`).
     """
-    columns = _group_columns(scores, by)
-    attributes = list(columns)
-    codes, names = _attribute_codes(scores, columns[attributes[0]])
-    if len(attributes) == 1:
-        return codes, names
-    parts = [(name,) for name in names]
-    for attribute in attributes[1:]:
-        more_codes, more_names = _attribute_codes(scores, columns[attribute])
-        combined = np.where((codes < 0) | (more_codes < 0), -1, codes * len(more_names) + more_codes)
-        kept = np.unique(combined[combined >= 0])
-        parts = [parts[c // len(more_names)] + (more_names[c % len(more_names)],) for c in kept]
-        codes = np.where(combined >= 0, np.searchsorted(kept, combined), -1)
-    return codes, _composite_names(parts)
+    return _combine([_attribute_codes(scores, columns) for columns in _group_columns(scores, by).values()])
+
+
+def _text_labels(table: pd.DataFrame, columns: list[str]) -> NDArray[np.object_]:
+    """The group name of every row from pair-level columns, one per attribute, named as
+    :func:`group_labels` names them (two distinct labels or combinations never merge).
+
+    Raises
+    ------
+    SchemaError
+        When a column has missing values or two labels that differ only in type.
+    """
+    codes, names = _combine([_attribute_codes(table, [column]) for column in columns])
+    return np.array(names, dtype=object)[codes]
 
 
 def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:

@@ -26,6 +26,7 @@ from biofair._typing import By, Ties
 from biofair._validation import as_rates, check_alpha, check_choice, scalar_or_array
 from biofair.discrepancy import _discrepancy_table, _max_gap
 from biofair.exceptions import SchemaError
+from biofair.groups import _text_labels
 from biofair.schema import _score_problems
 
 _OUTCOME_COLUMNS = ("probe_id", "group", "mated", "score", "rank", "top_nonmated")
@@ -37,7 +38,8 @@ def _check_ties(ties: str) -> None:
 
 
 def _probe_groups(scores: pd.DataFrame, by: By) -> pd.Series:
-    """The probe's group of every row: ``probe_<attr>`` or ``<attr>`` per attribute, joined by " / "."""
+    """The probe's group of every row: ``probe_<attr>`` or ``<attr>`` per attribute, named as
+    :func:`biofair.group_labels` names them (two distinct groups never share a name)."""
     attributes = [by] if isinstance(by, str) else list(by)
     columns = []
     for attribute in attributes:
@@ -49,9 +51,7 @@ def _probe_groups(scores: pd.DataFrame, by: By) -> pd.Series:
     if missing:
         raise SchemaError("invalid identification table:\n- " + "\n- ".join(
             f"column {c!r} has {n} missing values" for c, n in missing.items()))
-    if len(columns) == 1:
-        return scores[columns[0]]
-    return scores[columns].astype(str).agg(" / ".join, axis=1)
+    return pd.Series(_text_labels(scores, columns), index=scores.index)
 
 
 def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pessimistic") -> pd.DataFrame:
@@ -69,7 +69,9 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
         Probes without a mated entry are open-set (non-enrolled) probes.
     by : str or sequence of str, default "group"
         The attribute(s) whose groups are compared; several combine into one group per
-        probe, named by joining the values with " / ".
+        probe, named by joining the values with " / " as :func:`biofair.group_labels` does
+        (every value quoted when one contains "/"). Labels are read as text; two labels that
+        differ only in type (``1`` and ``"1"``) are an error.
     ties : {"pessimistic", "optimistic"}, default "pessimistic"
         How a non-mated entry scoring exactly as the mate counts for the rank (see the
         module notes).
@@ -86,7 +88,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     SchemaError
         Listing every problem: missing columns, non-finite scores, non-boolean labels,
         repeated (probe, entry) pairs, probes with several mates or several groups, and
-        probes not compared with the whole gallery.
+        probes not compared with the whole gallery; or a group column holding two labels
+        that differ only in type.
 
     See Also
     --------
@@ -164,7 +167,7 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
 def _outcome_table(probe_ids, group, enrolled, mate_score, rank, top_nonmated) -> pd.DataFrame:
     return pd.DataFrame({
         "probe_id": np.asarray(probe_ids),
-        "group": np.asarray(group).astype(str),
+        "group": np.asarray(group, dtype=object),
         "mated": enrolled,
         "score": np.where(enrolled, mate_score, top_nonmated),
         "rank": np.where(enrolled, rank, 0),
@@ -216,7 +219,8 @@ def probe_outcomes_from_matrix(
     gallery_subjects : array_like of shape (G,)
         Identity of each gallery entry, each at most once.
     probe_groups : array_like of shape (P,)
-        Group of each probe.
+        Group of each probe, read as text; two labels that differ only in type (``1`` and
+        ``"1"``) are an error.
     probe_ids : array_like of shape (P,), optional
         Names of the probes (default 0 ... P-1).
     block_size : int, default 256
@@ -233,7 +237,8 @@ def probe_outcomes_from_matrix(
     ------
     SchemaError
         Listing every problem: a repeated gallery identity, group labels of the wrong length
-        or missing, a matrix or block of the wrong shape, non-finite scores.
+        or missing, a matrix or block of the wrong shape, non-finite scores; or group labels
+        that differ only in type.
 
     See Also
     --------
@@ -260,7 +265,7 @@ def probe_outcomes_from_matrix(
     _check_ties(ties)
     subjects = np.asarray(probe_subjects)
     gallery = pd.Index(np.asarray(gallery_subjects))
-    groups = np.asarray(probe_groups)
+    groups = np.asarray(probe_groups, dtype=object)  # not str: 1 and "1" are two groups
     n_probes = subjects.size
     problems = []
     if not gallery.is_unique:
@@ -273,6 +278,7 @@ def probe_outcomes_from_matrix(
         problems.append(f"block_size must be at least 1, got {block_size}")
     if problems:
         raise SchemaError("invalid identification data:\n- " + "\n- ".join(problems))
+    groups = _text_labels(pd.DataFrame({"probe_groups": groups.ravel()}), ["probe_groups"])
     mate_columns = gallery.get_indexer(subjects)
     if callable(scores):
         read = scores

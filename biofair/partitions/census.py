@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from biofair._typing import By
 from biofair.exceptions import SchemaError
+from biofair.groups import _composite_names, _label_names
 
 
 class Census(NamedTuple):
@@ -27,7 +28,7 @@ class Census(NamedTuple):
     Attributes
     ----------
     names : list of str
-        The groups, sorted.
+        The groups, in the order of :func:`biofair.scores_by_group`.
     columns : tuple of (list of str, list of str)
         The group columns read for the reference side and for the probe side, one per
         attribute of ``by`` (a pair-level column stands on both sides).
@@ -169,40 +170,78 @@ def _on_partitions(frame, function: Callable, *args, columns: Sequence[str] | No
     return found[0] if total else list(found)
 
 
-def _labels(column: pd.Series) -> pd.Series:
-    """Group labels as strings; string and string-categorical columns are kept as they are."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        if pd.api.types.is_string_dtype(column.cat.categories):
-            return column.reset_index(drop=True)
-    elif pd.api.types.is_string_dtype(column):
-        return column.reset_index(drop=True)
-    return column.astype(str).reset_index(drop=True)
+class _Labels(NamedTuple):
+    """The group labels of one partition, per attribute of ``by``."""
+
+    reference: list[NDArray[np.intp]]  # codes of the reference side's labels
+    probe: list[NDArray[np.intp]]  # codes of the probe side's labels (the same for pair-level)
+    texts: list[list[str]]  # the labels the codes stand for, as text
+    values: list[pd.Series]  # the distinct labels as stored (to find 1 and "1")
 
 
-def _side_labels(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> list[pd.Series]:
-    """The group label of each side (one series when every attribute is pair-level).
+def _labels_of(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> _Labels:
+    """Every label of every attribute as a code into its text, ``str`` of the stored value
+    (as :func:`biofair.group_labels`); both sides of an attribute share the codes."""
+    labels = _Labels([], [], [], [])
+    for pair in zip(*columns):
+        names = list(dict.fromkeys(pair))
+        codes, values = pd.factorize(pd.concat([part[name] for name in names], ignore_index=True))
+        merged, texts = pd.factorize(np.array([str(value) for value in values], dtype=object))
+        codes = merged[codes]
+        labels.reference.append(codes[: len(part)])
+        labels.probe.append(codes[len(part) :] if len(names) == 2 else labels.reference[-1])
+        labels.texts.append(list(texts))
+        labels.values.append(pd.Series(values))
+    return labels
 
-    Several attributes combine into one label per side, their values joined by " / ".
+
+def _same_group(labels: _Labels) -> NDArray[np.bool_]:
+    """True where both sides of a pair belong to the same group (always, for pair-level columns)."""
+    same = np.ones(len(labels.reference[0]), dtype=bool)
+    for reference, probe in zip(labels.reference, labels.probe):
+        if reference is not probe:
+            same &= reference == probe
+    return same
+
+
+def _combinations(labels: _Labels, rows: NDArray[np.bool_]) -> tuple[NDArray[np.intp], list[tuple[str, ...]]]:
+    """The code of every selected row's combination of reference-side labels, and the
+    combinations (one label per attribute, as text)."""
+    key = np.zeros(int(rows.sum()), dtype=np.int64)
+    for codes, texts in zip(labels.reference, labels.texts):
+        key = key * len(texts) + codes[rows]
+    codes, kept = pd.factorize(key)
+    combinations = []
+    for code in kept.tolist():  # decode the mixed-radix code
+        combination = []
+        for texts in reversed(labels.texts):
+            code, digit = divmod(code, len(texts))
+            combination.append(texts[digit])
+        combinations.append(tuple(reversed(combination)))
+    return codes, combinations
+
+
+def _composite_quoted(names: list[str], n_attributes: int) -> bool:
+    """Whether the census's composite names quote their labels (see ``_composite_names``).
+
+    Unquoted names hold exactly ``n_attributes - 1`` separators and no other "/"; labels
+    are quoted when one of them contains "/", so that some name holds more.
     """
-
-    def label(names: list[str]) -> pd.Series:
-        if len(names) == 1:
-            return _labels(part[names[0]])
-        return functools.reduce(lambda a, b: a + " / " + b, [_labels(part[n]).astype(str) for n in names])
-
-    reference, probe = columns
-    return [label(reference)] if reference == probe else [label(reference), label(probe)]
+    return any(name.count("/") >= n_attributes for name in names)
 
 
 def _group_keys(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.intp], NDArray[np.bool_]]:
-    """Scores (float32 kept, anything else as float64), group codes (-1: cross-group pair or
-    no group) and labels of one partition."""
-    names = pd.Index(census.names)
-    codes = []
-    for side in _side_labels(part, census.columns):
-        side_codes, labels = _codes(side)
-        codes.append(np.append(names.get_indexer(labels), -1)[side_codes])  # code -1 (missing) stays -1
-    group = np.where(codes[0] == codes[-1], codes[0], -1)
+    """Scores (float32 kept, anything else as float64), group codes (-1: cross-group pair)
+    and labels of one partition."""
+    labels = _labels_of(part, census.columns)
+    same = _same_group(labels)
+    codes, combinations = _combinations(labels, same)
+    if len(census.columns[0]) == 1:
+        names = [combination[0] for combination in combinations]
+    else:
+        names = _composite_names(combinations, quote=_composite_quoted(census.names, len(census.columns[0])))
+    group = np.full(len(part), -1, dtype=np.intp)
+    group[same] = pd.Index(census.names).get_indexer(names)[codes] if names else codes
     return _scores(part), group, part["mated"].to_numpy(dtype=bool)
 
 
@@ -238,42 +277,62 @@ def _raise_problems(found: list[list[str]]) -> None:
         raise SchemaError("invalid score partitions:\n- " + "\n- ".join(problems))
 
 
-def _codes(side: pd.Series) -> tuple[NDArray[np.intp], NDArray]:
-    """Integer code of every label, and the labels (as strings) the codes stand for."""
-    if isinstance(side.dtype, pd.CategoricalDtype):
-        return side.cat.codes.to_numpy(dtype=np.intp), side.cat.categories.astype(str).to_numpy(dtype=object)
-    codes, uniques = pd.factorize(side)
-    return codes.astype(np.intp), np.asarray(uniques, dtype=object)
-
-
 def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[str]]) -> dict:
-    """Problems of one partition, or its counts per (group, class), cross pairs and range,
-    and the counts and range of each class over all pairs (for the metrics that ignore groups)."""
+    """Problems of one partition, or its distinct labels of every attribute, its counts per
+    (combination of labels, class), cross pairs and range, and the counts and range of each
+    class over all pairs (for the metrics that ignore groups)."""
     if problems := _problems_of(part, index, list(dict.fromkeys(columns[0] + columns[1]))):
         return {"problems": problems}
     values = _scores(part)
+    labels = _labels_of(part, columns)
+    homogeneous = _same_group(labels)
     mated = part["mated"].to_numpy(dtype=bool)
-    coded = [_codes(side) for side in _side_labels(part, columns)]
-    labels = np.unique(np.concatenate([names for _, names in coded]))
-    codes = [np.searchsorted(labels, names)[side] for side, names in coded]  # one code per label
-    homogeneous = codes[0] == codes[-1]
-    key = codes[0][homogeneous] * 2 + mated[homogeneous]
-    counts = np.bincount(key, minlength=2 * labels.size).reshape(-1, 2)
+    codes, combinations = _combinations(labels, homogeneous)
+    n_mated = np.bincount(codes, weights=mated[homogeneous], minlength=len(combinations))
+    n_all = np.bincount(codes, minlength=len(combinations))
+    counts = {c: (int(m), int(n - m)) for c, m, n in zip(combinations, n_mated, n_all)}
     if len(columns[0]) == 1:  # one attribute: every label of either side is a group
-        seen = np.zeros(labels.size, dtype=bool)
-        for side in codes:
-            seen[side] = True
-    else:  # several: every combination seen on both sides of a pair (as biofair.group_labels)
-        seen = counts.sum(axis=1) > 0
+        counts |= {(text,): (0, 0) for text in labels.texts[0] if (text,) not in counts}
     kept = values[homogeneous]
     return {
         "problems": [],
-        "counts": pd.DataFrame({True: counts[seen, 1], False: counts[seen, 0]}, index=list(labels[seen])),
+        "values": labels.values,
+        "counts": counts,
         "cross": int((~homogeneous & ~mated).sum()),
         "low": float(kept.min()) if kept.size else np.inf,
         "high": float(kept.max()) if kept.size else -np.inf,
         "classes": _class_counts(values, mated),
     }
+
+
+def _group_names(found: list[dict], columns: tuple[list[str], list[str]]) -> tuple[list[str], NDArray, NDArray]:
+    """The groups of all partitions, named and ordered as :func:`biofair.group_labels` does,
+    with their mated and homogeneous non-mated counts.
+
+    Raises
+    ------
+    SchemaError
+        When a group column holds two distinct labels that read the same (``1`` and ``"1"``),
+        in one partition or in two.
+    """
+    order = []  # per attribute, the rank of each label in the in-memory order
+    for k, pair in enumerate(zip(*columns)):
+        pair = list(dict.fromkeys(pair))
+        _, labels = pd.factorize(pd.concat([part["values"][k] for part in found], ignore_index=True), sort=True)
+        order.append({name: rank for rank, name in enumerate(_label_names(labels, pair))})
+    counts: dict[tuple[str, ...], NDArray] = {}
+    for part in found:
+        for combination, pair in part["counts"].items():
+            counts[combination] = counts.get(combination, np.zeros(2, dtype=np.int64)) + pair
+    for combination in counts:
+        for label, ranks, pair in zip(combination, order, zip(*columns)):
+            if label not in ranks:
+                raise SchemaError(f"column(s) {list(dict.fromkeys(pair))} hold equal labels written "
+                                  f"differently (one reads {label!r}); store the labels as text")
+    combinations = sorted(counts, key=lambda c: [ranks[label] for label, ranks in zip(c, order)])
+    names = [c[0] for c in combinations] if len(columns[0]) == 1 else _composite_names(combinations)
+    sizes = np.array([counts[c] for c in combinations], dtype=np.int64).reshape(-1, 2)
+    return names, sizes[:, 0], sizes[:, 1]
 
 
 def census(scores: Any, *, by: By = "group") -> Census:
@@ -286,10 +345,13 @@ def census(scores: Any, *, by: By = "group") -> Census:
     scores : dask.dataframe.DataFrame or str
         Partitioned score table (or a Parquet path or glob) with ``score``, ``mated`` and
         the group column(s) of ``by`` (pair-level, or ``reference_<attr>`` and
-        ``probe_<attr>``).
+        ``probe_<attr>``). Note that ``dask.dataframe.from_pandas`` turns object columns
+        into strings by default (``dataframe.convert-string``), so ``1`` and ``"1"`` merge
+        before the census sees them: store group labels as text.
     by : str or sequence of str, default "group"
         The grouping attribute(s); several combine into one group per observed
-        combination, named by joining the values with " / " (as :func:`biofair.group_labels`).
+        combination. Groups are named and ordered as :func:`biofair.group_labels` names them:
+        labels as text, several joined by " / " (every label quoted when one contains "/").
 
     Returns
     -------
@@ -300,7 +362,8 @@ def census(scores: Any, *, by: By = "group") -> Census:
     ------
     SchemaError
         Listing every problem with its partition (missing columns, NaN or infinite scores,
-        non-boolean labels, missing group labels), then fewer than two groups or a group
+        non-boolean labels, missing group labels), then two distinct labels of a group column
+        that read the same (``1`` and ``"1"``), then fewer than two groups or a group
         without mated or homogeneous non-mated comparisons (named, with its counts).
 
     See Also
@@ -329,10 +392,9 @@ def census(scores: Any, *, by: By = "group") -> Census:
     found = _on_partitions(frame, _census_part, columns, columns=["score", "mated", *columns[0], *columns[1]])
     _raise_problems([part["problems"] for part in found])
     _context(frame).cache.setdefault(("classes",), _classes_from([part["classes"] for part in found]))
-    counts = pd.concat([part["counts"] for part in found]).groupby(level=0).sum()
-    names = [str(name) for name in counts.index]
+    names, n_mated, n_nonmated = _group_names(found, columns)
     result = Census(
-        names, columns, counts[True].to_numpy(dtype=np.int64), counts[False].to_numpy(dtype=np.int64),
+        names, columns, n_mated, n_nonmated,
         sum(part["cross"] for part in found), min(part["low"] for part in found),
         max(part["high"] for part in found), len(found),
     )
