@@ -219,12 +219,16 @@ def test_a_failing_final_move_writes_nothing(tmp_path, run_main, monkeypatch):
 
 
 def test_a_disk_that_fills_at_the_final_write_leaves_no_outdir(tmp_path):
-    """A 320 kB file system: the notebook (about 95 kB) fits, the HTML page (about 330 kB) does not."""
+    """A file system sized from a complete run: every output but half the HTML page fits."""
+    report = [str(Path(sys.executable).with_name("biofair")), "report", str(ROOT / "biofair" / "data" / "example_scores.csv"), *FAST]
+    complete = subprocess.run([*report, "-o", str(tmp_path / "complete")], capture_output=True, text=True, timeout=600)
+    assert complete.returncode == 0, complete.stderr
+    sizes = {path.name: path.stat().st_size for path in (tmp_path / "complete").iterdir()}
+    fits = sum(sizes.values()) - sizes["report.html"] // 2
     disk = tmp_path / "disk"
     disk.mkdir()
-    command = " ".join([str(Path(sys.executable).with_name("biofair")), "report", str(ROOT / "biofair" / "data" / "example_scores.csv"),
-                        "-o", f"{disk}/out", *FAST])
-    run = in_namespace(f"mount -t tmpfs -o size=320k tmpfs {disk} && cd {ROOT} && {command}; "
+    command = " ".join([*report, "-o", f"{disk}/out"])
+    run = in_namespace(f"mount -t tmpfs -o size={fits // 1024}k tmpfs {disk} && cd {ROOT} && {command}; "
                        f"echo status=$?; ls -A {disk}", timeout=600)
     assert run.stdout.splitlines() == ["status=1"], run.stdout + run.stderr  # ls -A: no OUTDIR, no work folder
     assert re.fullmatch(r"biofair report: the analysis failed, nothing was written: the report could not be "
