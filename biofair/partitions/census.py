@@ -500,21 +500,24 @@ def partitioned(scores: Any, *, by: By = "group", scheduler: Any = None) -> Part
         if scores.census.columns != _group_columns(list(scores.frame.columns), by):
             raise ValueError(f"this census was made for other group columns than by={by!r}")
         if scheduler is not None:
-            _context(scores.frame).scheduler = _client(scheduler)
+            _context(scores.frame).scheduler = _client(scheduler, scores.frame)
         return scores
     frame = _as_frame(scores)
     if scheduler is not None:
-        _context(frame).scheduler = _client(scheduler)
+        _context(frame).scheduler = _client(scheduler, frame)
     return Partitioned(frame, census(frame, by=by))
 
 
-def _client(scheduler: Any):
-    """A distributed ``Client`` for a scheduler address, or the client given."""
+def _client(scheduler: Any, frame) -> Any:
+    """The client given, or a distributed ``Client`` for a scheduler address that is closed
+    when ``frame`` is dropped (a client left open keeps trying to reach its scheduler)."""
     if not isinstance(scheduler, str):
         return scheduler
     from distributed import Client
 
-    return Client(scheduler, set_as_default=False)
+    client = Client(scheduler, set_as_default=False)
+    weakref.finalize(frame, client.close)
+    return client
 
 
 class _ClassCensus(NamedTuple):

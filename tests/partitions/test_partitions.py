@@ -185,7 +185,7 @@ def test_bad_partitions_are_named(tmp_path, cluster):
 def test_a_scheduler_address_runs_every_pass_on_that_cluster(tmp_path, cluster):
     """``partitioned(..., scheduler=address)``: every later call runs on that cluster (not on
     the default client of this module), reuses what earlier calls found, and stays exact."""
-    from biofair.partitions.census import _PASSES
+    from biofair.partitions.census import _PASSES, _context
 
     table = generate(200_000, seed=6)
     for i, part in enumerate(np.array_split(np.arange(len(table)), 3)):
@@ -205,4 +205,7 @@ def test_a_scheduler_address_runs_every_pass_on_that_cluster(tmp_path, cluster):
         assert bp.eer(data) == bf.eer(mated, nonmated)
         assert _PASSES[0] - before <= 5  # no census and no locating pass of its own
         ran_there = {prefix.lstrip("_") for prefix in other.scheduler.task_prefixes}  # dask drops the "_"
+        client = _context(data.frame).scheduler
+        del data  # the client biofair made for the address closes with the data
+        assert client.status == "closed"
     assert {"census_part", "histogram_part", "distinct_part", "counts_at_part"} <= ran_there
