@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from importlib.resources import as_file, files
 from pathlib import Path
 
@@ -63,24 +64,23 @@ class _Stopped(KeyboardInterrupt):
 # -- options: each is checked when it is parsed (argparse exits 2 naming it) ------------------
 
 
-def _positive_integer(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+def _integer(minimum: int) -> Callable[[str], int]:
+    """An option type: an integer of at least ``minimum`` (1: positive, 0: non-negative)."""
+    kind = "positive" if minimum == 1 else "non-negative"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected a {kind} integer, got {text!r}")
+        return value
+
+    return parse
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
+_positive_integer, _seed = _integer(1), _integer(0)
 
 
 def _number(text: str, low: float, high: float, open_low: bool) -> float:
