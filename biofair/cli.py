@@ -435,6 +435,8 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
 
+    from biofair._report_markdown import plain_markdown
+
     folder.files.mkdir()
     template = folder.scratch / "template.ipynb"
     with as_file(_TEMPLATE) as source:
@@ -477,9 +479,9 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
                 process.kill()
             process.wait(timeout=60)
     notebook = nbformat.read(notebook_path, as_version=4)
-    exporter = HTMLExporter(exclude_input=True)
+    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags={"remove-cell"}), enabled=True)
-    html, _ = exporter.from_notebook_node(notebook)
+    html, _ = exporter.from_notebook_node(plain_markdown(notebook))
     try:
         (folder.files / "report.html").write_text(html)
         json.loads((folder.files / "summary.json").read_text())  # complete and parseable

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -46,6 +47,10 @@ def test_example_report_matches_direct_calls(example_report):
     assert sorted(p.name for p in example_report.iterdir()) == ["report.html", "report.ipynb", "summary.json"]
     html = (example_report / "report.html").read_text()
     assert "data:image/png;base64" in html and "How fair is it?" in html
+    # the chapter's MyST roles are rendered as the book renders them, never shown raw
+    assert not re.search(r"\{(glue|func|term|numref|admonition)[a-z:]*\}|^:::", html, flags=re.M)
+    assert "<strong>Figure 1.</strong>" in html
+    assert f"The file holds {len(pd.read_csv(EXAMPLE)):,} comparisons" in html
     # the template is a book chapter; its exercises stay in the book
     assert "Exercises" not in html and "solution-start" not in (example_report / "report.ipynb").read_text()
     summary = summary_values(example_report)

@@ -1,0 +1,56 @@
+"""The report's MyST prose becomes plain Markdown before nbconvert writes report.html."""
+
+import nbformat
+import pytest
+from myst_nb.core.variables import format_plain_text
+
+from biofair._report_markdown import plain_markdown
+
+
+def glue_output(name: str, text: str) -> dict:
+    return nbformat.v4.new_output(
+        "display_data", data={"application/papermill.record/text/plain": text},
+        metadata={"scrapbook": {"name": name, "mime_prefix": "application/papermill.record/"}},
+    )
+
+
+def notebook(*markdown: str) -> nbformat.NotebookNode:
+    code = nbformat.v4.new_code_cell("glue(...)", outputs=[glue_output("n", "1260000"), glue_output("p", "0.019607")])
+    figure = nbformat.v4.new_code_cell("plot()", metadata={"mystnb": {"figure": {"name": "fig-13-det", "caption": "DET of each group."}}})
+    return nbformat.v4.new_notebook(cells=[code, figure, *map(nbformat.v4.new_markdown_cell, markdown)])
+
+
+def markdown_of(converted: nbformat.NotebookNode) -> list[str]:
+    return [cell.source for cell in converted.cells if cell.cell_type == "markdown"]
+
+
+def test_roles_become_what_the_book_shows():
+    source = ("{glue:text}`n:,` rows, p >= {glue:text}`p:.3f`; {func}`~biofair.fairness_summary`, "
+              "{func}`bf.eer\n<biofair.eer>`, {term}`CEIᴬ <automatic CEI>`, {term}`FDR`; {numref}`fig-13-det`.")
+    caption, prose = markdown_of(plain_markdown(notebook(source)))
+    assert caption == "**Figure 1.** DET of each group."
+    assert prose == "1,260,000 rows, p >= 0.020; `fairness_summary`, `bf.eer`, CEIᴬ, FDR; Figure 1."
+    # the same formatting as myst-nb's glue role in the book
+    assert format_plain_text("1260000", ",") == "1,260,000"
+
+
+def test_admonition_becomes_a_block_quote_and_glue_outputs_are_dropped():
+    converted = plain_markdown(notebook("Before\n\n:::{admonition} Takeaway\n:class: tip\n\n- one\n:::\nAfter"))
+    assert markdown_of(converted)[1] == "Before\n\n> **Takeaway**\n>\n>\n> - one\nAfter"
+    assert converted.cells[0].outputs == []
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ("{glue:text}`missing:.2f`", "never glued"),
+    ("{numref}`fig-13-none`", "not one of its figures"),
+    ("{doc}`chapter`", "cannot render"),
+])
+def test_unknown_keys_figures_and_roles_raise(source, message):
+    with pytest.raises(ValueError, match=message):
+        plain_markdown(notebook(source))
+
+
+def test_the_input_notebook_is_left_unchanged():
+    original = notebook("{glue:text}`n`")
+    plain_markdown(original)
+    assert original.cells[2].source == "{glue:text}`n`" and len(original.cells[0].outputs) == 2
