@@ -209,7 +209,9 @@ def min_cllr(mated: ArrayLike, nonmated: ArrayLike) -> float:
     >>> bf.min_cllr([0.6, 0.9], [0.1, 0.7])
     0.5
     """
-    return _cllr_sorted(*_pav_llrs(*sorted_scores(mated, nonmated)))
+    # the constant LLR 0 is one of the monotone maps PAV optimises over, and costs exactly 1 bit:
+    # a value above 1 can only be rounding (all scores tied give 1 + 2e-16 without the min)
+    return min(_cllr_sorted(*_pav_llrs(*sorted_scores(mated, nonmated))), 1.0)
 
 
 def actual_dcf(
