@@ -281,7 +281,8 @@ def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping, *, by: 
     Raises
     ------
     ValueError
-        When a group of the scores has no threshold.
+        When a group of the scores has no threshold, or a threshold names no group of the
+        scores (a group missing from the evaluation split, or a misspelt name).
 
     See Also
     --------
@@ -310,6 +311,9 @@ def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping, *, by: 
     missing = [name for name in groups if name not in thresholds]
     if missing:
         raise ValueError(f"no threshold for the groups {missing}")
+    unused = [name for name in thresholds.keys() if name not in groups]  # a Series iterates its values
+    if unused:
+        raise ValueError(f"thresholds for groups that the scores do not have: {unused} (groups: {list(groups)})")
     rows = {}
     for name, g in groups.items():
         threshold = as_threshold(thresholds[name], f"the threshold of group {name!r}")

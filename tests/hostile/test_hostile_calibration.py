@@ -145,7 +145,9 @@ DEMOGRAPHIC = bf.synthetic.demographic_scores(rng=0)
     ({"a": np.nan, "b": 0.0, "c": 0.0}, ValueError, r"^the threshold of group 'a' is NaN"),  # was FMR 0, FNMR 1
     ({"a": "x", "b": 0.0, "c": 0.0}, TypeError, r"^the threshold of group 'a' must be a number, got 'x'"),
     ({"a": 0.0, "b": 0.0}, ValueError, r"^no threshold for the groups \['c'\]"),
-], ids=["nan", "str", "missing"])
+    ({"a": 0.0, "b": 0.0, "c": 0.0, "C": 0.0}, ValueError,
+     r"^thresholds for groups that the scores do not have: \['C'\] \(groups: \['a', 'b', 'c'\]\)"),
+], ids=["nan", "str", "missing", "unused"])
 def test_group_thresholds_are_checked(thresholds, error, message):
     with pytest.raises(error, match=message):
         bf.mitigation.rates_at_group_thresholds(DEMOGRAPHIC, thresholds)
