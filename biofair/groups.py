@@ -10,6 +10,7 @@ Read more in the chapter "Set one threshold for everyone" (``notebooks/03``).
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -169,7 +170,24 @@ def _label_names(labels: pd.Index, columns: list[str]) -> list[str]:
             f"{', '.join(f'{v!r} ({type(v).__name__})' for v in clash)}; store the labels as "
             "text (biofair.read_scores reads them as written) or relabel them"
         )
+    _warn_if_spaces_split(names, columns)
     return names
+
+
+def _warn_if_spaces_split(names: list[str], columns: list[str]) -> None:
+    """Warn when two labels differ only by surrounding spaces ("a" and "a "): they stay two
+    groups, as written, but are more often one group typed twice."""
+    stripped: dict[str, list[str]] = {}
+    for name in names:
+        stripped.setdefault(name.strip(), []).append(name)
+    split = [variants for variants in stripped.values() if len(variants) > 1]
+    if split:
+        warnings.warn(
+            f"column(s) {columns} hold labels that differ only by surrounding spaces: "
+            f"{'; '.join(', '.join(map(repr, variants)) for variants in split)}; they are kept as "
+            "separate groups. Strip the labels (table[column].str.strip()) if they are one group",
+            UserWarning, stacklevel=2,
+        )
 
 
 def _factorized(labels: pd.Series, columns: list[str]) -> tuple[NDArray[np.intp], list[str]]:

@@ -427,6 +427,13 @@ def test_in_memory_labels_that_differ_only_in_type():
         bf.scores_by_group(table)
 
 
+def test_labels_that_differ_only_by_surrounding_spaces_stay_apart_with_a_warning():
+    table = example().assign(group=example()["group"].map({"A": "A", "B": "A ", "C": "C"}))
+    with pytest.warns(UserWarning, match=r"column\(s\) \['group'\] hold labels that differ only by surrounding spaces: 'A', 'A '; they are kept as separate groups"):
+        sizes = bf.group_sizes(table)
+    assert sizes.index.tolist() == ["A", "A ", "C"]
+
+
 def test_a_group_named_like_the_cross_group_row():
     table = example().drop(columns="group").assign(
         reference_group=example()["group"].map({"A": "(cross-group)", "B": "B", "C": "C"}),

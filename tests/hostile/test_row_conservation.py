@@ -98,6 +98,13 @@ def faults(labels: dict, attributes: list[str], per_side: bool, mated: np.ndarra
     return found
 
 
+def spaces_split(labels: dict, attribute: str, per_side: bool) -> bool:
+    """Whether two distinct labels of the attribute differ only by surrounding spaces."""
+    names = [f"reference_{attribute}", f"probe_{attribute}"] if per_side else [attribute]
+    text = {str(v) for name in names for v in labels[name] if v is not MISSING}
+    return len({t.strip() for t in text}) < len(text)
+
+
 def grouping(labels: dict, attributes: list[str], per_side: bool, n: int) -> list[tuple | None]:
     """Each row's group as the tuple of its labels (None: a cross-group pair)."""
     keys = []
@@ -125,7 +132,8 @@ def test_rows_per_class_are_conserved_or_the_call_fails_naming_a_fault(drawn):
         if missing_groups == "group":  # the reader's option: missing labels form their own group
             labels = {c: ["(missing)" if v is MISSING else v for v in values] for c, values in labels.items()}
         expected = faults(labels, attributes, per_side, mated, storage)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             warnings.simplefilter("ignore", bf.ScoreDirectionWarning)  # random scores: any AUC
             try:
                 if storage == "memory":
@@ -141,6 +149,11 @@ def test_rows_per_class_are_conserved_or_the_call_fails_naming_a_fault(drawn):
                 assert any(re.search(pattern, str(error)) for pattern in allowed), (str(error), expected)
                 return
     assert not expected, f"grouped although {expected}"
+    # labels that differ only by surrounding spaces (" " and "") stay apart, with a warning
+    spaced = [a for a in attributes if spaces_split(labels, a, per_side)]
+    said = [str(w.message) for w in caught if "differ only by surrounding spaces" in str(w.message)]
+    assert bool(said) == bool(spaced), (said, spaced)
+    assert not [w for w in caught if "differ only by surrounding spaces" not in str(w.message)]
     event(f"grouped ({storage}, {'per side' if per_side else 'pair level'}, {len(attributes)} attributes)")
     groups = sizes.drop(index="(cross-group)", errors="ignore")
     groups = groups[groups["n_mated"] + groups["n_nonmated"] > 0]  # a label seen only in cross pairs
