@@ -159,10 +159,17 @@ def _fast_replicates(statistic: Callable, sample: Sample, args: tuple, n_resampl
     fast = getattr(statistic, "bootstrap_replicates", None)
     if fast is None or sample.data != "arrays":
         return None
-    mated, nonmated = sample.values[sample.mated], sample.values[~sample.mated]
-    clusters = None if sample.clusters is None else (sample.clusters[sample.mated], sample.clusters[~sample.mated])
-    return np.asarray(fast(mated, nonmated, *args, n_resamples=n_resamples, rng=rng, clusters=clusters),
+    return np.asarray(fast(*sample.classes(), *args, n_resamples=n_resamples, rng=rng, clusters=sample.class_clusters()),
                       dtype=np.float64)
+
+
+def _fast_jackknife(statistic: Callable, sample: Sample, args: tuple) -> list[tuple[NDArray, NDArray]] | None:
+    """The leave-one-out values of a statistic that declares ``jackknife_replicates``, else None."""
+    fast = getattr(statistic, "jackknife_replicates", None)
+    if fast is None or sample.data != "arrays":
+        return None
+    return [(np.asarray(values, dtype=np.float64), np.asarray(counts))
+            for values, counts in fast(*sample.classes(), *args, clusters=sample.class_clusters())]
 
 
 def bootstrap(
@@ -272,8 +279,11 @@ def bootstrap(
         plan = resample_rows(sample, unit, n_resamples, rng)
         replicates = sample.replicates(statistic, args, plan, total=n_resamples, desc="bootstrap", show=progress_bar)
 
-    def jackknife() -> list[NDArray]:
-        return [sample.replicates(statistic, args, plan, total=None, desc="jackknife", show=progress_bar)
+    def jackknife() -> list[tuple[NDArray, NDArray | None]]:
+        fast = _fast_jackknife(statistic, sample, args)
+        if fast is not None:
+            return fast
+        return [(sample.replicates(statistic, args, plan, total=None, desc="jackknife", show=progress_bar), None)
                 for plan in jackknife_rows(sample, unit)]
 
     low, high = interval(replicates, estimate, jackknife, method=method, confidence=confidence)
@@ -371,7 +381,8 @@ def paired_bootstrap(
 
     replicates = differences(resample_rows(a, unit, n_resamples, rng), n_resamples, "paired bootstrap")
     low, high = interval(
-        replicates, difference, lambda: [differences(plan, None, "jackknife") for plan in jackknife_rows(a, unit)],
+        replicates, difference,
+        lambda: [(differences(plan, None, "jackknife"), None) for plan in jackknife_rows(a, unit)],
         method=method, confidence=confidence,
     )
     p_greater = float(np.mean(replicates > 0))

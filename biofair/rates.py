@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at, sorted_scores, tmr_sorted
-from biofair._fast_tmr import tmr_at_fmr_replicates
+from biofair._fast_tmr import tmr_at_fmr_jackknife, tmr_at_fmr_replicates
 from biofair._thresholds import largest_sorted, threshold_at_fmr_sorted, warn_unresolved
 from biofair._validation import as_rates, as_scores, scalar_or_array
 
@@ -270,6 +270,7 @@ def tmr_at_fmr(mated: ArrayLike, nonmated: ArrayLike, fmr: float | ArrayLike) ->
 
 # The fast path this statistic declares to biofair.bootstrap (see its "Fast path" notes).
 tmr_at_fmr.bootstrap_replicates = tmr_at_fmr_replicates
+tmr_at_fmr.jackknife_replicates = tmr_at_fmr_jackknife
 
 
 def operating_point(
