@@ -261,10 +261,11 @@ def tmr_at_fmr(mated: ArrayLike, nonmated: ArrayLike, fmr: float | ArrayLike) ->
     >>> float(bf.tmr_at_fmr(mated, nonmated, 0.05))  # threshold 0.95
     0.5
     """
-    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
+    mated_sorted, scores = np.sort(as_scores(mated, "mated")), as_scores(nonmated, "nonmated")
     targets = as_rates(fmr, "fmr")
-    warn_unresolved(np.ravel(targets), nonmated_sorted.size)
-    tmr = tmr_sorted(mated_sorted, threshold_at_fmr_sorted(nonmated_sorted, targets))
+    warn_unresolved(np.ravel(targets), scores.size)
+    largest = largest_sorted(scores, np.ravel(targets))  # the only non-mated scores the rule reads
+    tmr = tmr_sorted(mated_sorted, threshold_at_fmr_sorted(largest, targets, scores.size))
     return scalar_or_array(tmr, fmr)
 
 
