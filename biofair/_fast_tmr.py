@@ -1,8 +1,10 @@
-"""Bootstrap replicates of TMR at a target FMR without re-sorting: the fast path that
-``biofair.tmr_at_fmr`` declares to ``biofair.bootstrap`` (its ``bootstrap_replicates``).
+"""Bootstrap replicates of TMR at a target FMR without re-sorting, and its leave-one-out
+values: the fast path that ``biofair.tmr_at_fmr`` declares to ``biofair.bootstrap`` (its
+``bootstrap_replicates`` and ``jackknife_replicates``).
 
 Both laws are exact: the replicates have the distribution the resampling plan of
-``biofair.bootstrap`` gives for the same unit; only the random stream differs.
+``biofair.bootstrap`` gives for the same unit; only the random stream differs. The
+leave-one-out values are those of the plain jackknife, grouped by value.
 """
 
 from __future__ import annotations

@@ -245,7 +245,9 @@ def tmr_at_fmr(mated: ArrayLike, nonmated: ArrayLike, fmr: float | ArrayLike) ->
     -----
     ``tmr_at_fmr.bootstrap_replicates`` is its fast path for :func:`biofair.bootstrap`
     (``args=(fmr,)``, ``data="arrays"``): the replicates of both resampling units are drawn
-    from their exact laws without re-sorting the scores.
+    from their exact laws without re-sorting the scores, and
+    ``tmr_at_fmr.jackknife_replicates`` gives the leave-one-out values that
+    ``method="bca"`` needs without evaluating the statistic once per comparison.
 
     References
     ----------
