@@ -27,22 +27,24 @@ Scores = pd.DataFrame | tuple[ArrayLike, ArrayLike]
 
 
 class Sample:
-    """Validated data of one system: its table (if any), scores, labels and clusters."""
+    """Validated data of one system: its table (if any), scores, labels and clusters.
+
+    Scores given as ``(mated, nonmated)`` are concatenated into ``values`` (mated first)
+    only when a resampling plan needs rows; a fast path reads the two arrays as given.
+    """
 
     def __init__(self, scores: Scores, *, data: StatisticData, cluster: str | None = None):
         check_choice(data, "data", ("arrays", "table"))
         self.data = data
-        self._classes = None
         if isinstance(scores, pd.DataFrame):
             self.table = validate_scores(scores)
-            self.values = scores["score"].to_numpy(dtype=np.float64)
-            self.mated = scores["mated"].to_numpy(dtype=bool)
+            self._values = scores["score"].to_numpy(dtype=np.float64)
+            self._mated = scores["mated"].to_numpy(dtype=bool)
+            self._classes = None
         elif isinstance(scores, tuple) and len(scores) == 2:
-            mated, nonmated = as_scores(scores[0], "mated"), as_scores(scores[1], "nonmated")
             self.table = None
-            self._classes = (mated, nonmated)
-            self.values = np.concatenate([mated, nonmated])
-            self.mated = np.repeat([True, False], [mated.size, nonmated.size])
+            self._classes = (as_scores(scores[0], "mated"), as_scores(scores[1], "nonmated"))
+            self._values = self._mated = None
         else:
             raise TypeError("scores must be a score table or a (mated, nonmated) pair of arrays")
         if data == "table" and self.table is None:
@@ -54,7 +56,21 @@ class Sample:
             self.clusters = pd.factorize(self.table[cluster])[0]
 
     def __len__(self) -> int:
-        return self.values.size
+        return len(self.table) if self.table is not None else sum(scores.size for scores in self._classes)
+
+    @property
+    def values(self) -> NDArray[np.float64]:
+        """Every score, in table order (mated, then non-mated, for arrays)."""
+        if self._values is None:
+            self._values = np.concatenate(self._classes)
+        return self._values
+
+    @property
+    def mated(self) -> NDArray[np.bool_]:
+        """Whether each score of ``values`` is mated."""
+        if self._mated is None:
+            self._mated = np.repeat([True, False], [scores.size for scores in self._classes])
+        return self._mated
 
     def classes(self) -> tuple[NDArray, NDArray]:
         """The mated and the non-mated scores, in table order."""
