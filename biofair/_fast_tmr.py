@@ -34,9 +34,7 @@ def tmr_at_fmr_replicates(
     ``clusters`` is None for ``unit="pair"`` and ``(mated_clusters, nonmated_clusters)``,
     the cluster code of every comparison, for ``unit="subject"``.
     """
-    if np.ndim(fmr) != 0:
-        raise ValueError("the bootstrap takes one FMR target at a time: give fmr as a number")
-    target = float(as_rates(fmr, "fmr"))
+    target = _one_target(fmr)
     if clusters is None:
         return _pair_replicates(mated, nonmated, target, n_resamples, rng)
     n_clusters = int(max(clusters[0].max(initial=-1), clusters[1].max(initial=-1))) + 1
@@ -59,9 +57,7 @@ def tmr_at_fmr_jackknife(
     non-mated comparisons, in closed form (:func:`pair_jackknife`); ``unit="subject"``: the
     clusters, each left out by weighting it 0 (:func:`subject_replicates`).
     """
-    if np.ndim(fmr) != 0:
-        raise ValueError("the bootstrap takes one FMR target at a time: give fmr as a number")
-    target = float(as_rates(fmr, "fmr"))
+    target = _one_target(fmr)
     if clusters is None:
         return pair_jackknife(mated, nonmated, target)
     n_clusters = int(max(clusters[0].max(initial=-1), clusters[1].max(initial=-1))) + 1
@@ -73,6 +69,13 @@ def tmr_at_fmr_jackknife(
         weights[np.arange(left_out.size), left_out] = 0
         values.append(subject_replicates(mated, nonmated, target, clusters, weights))
     return [(np.concatenate(values), np.ones(n_clusters, dtype=np.int64))]
+
+
+def _one_target(fmr: float) -> float:
+    """The target FMR as a float, or raise: the bootstrap takes one target at a time."""
+    if np.ndim(fmr) != 0:
+        raise ValueError("the bootstrap takes one FMR target at a time: give fmr as a number")
+    return float(as_rates(fmr, "fmr"))
 
 
 # -- unit="pair" ---------------------------------------------------------------------------------
@@ -112,8 +115,9 @@ def pair_thresholds(nonmated: NDArray, fmr: float, n_resamples: int, rng: np.ran
     if c < n:
         v = rng.beta(c + 1, n - c, n_resamples)
         x_position = np.minimum(np.floor(v * n).astype(np.int64), n - 1)
-        top = top_sorted(nonmated, int(x_position.max(initial=0)) + 1)[::-1]  # descending
-        first = top.size - np.searchsorted(top[::-1], top[x_position], side="right")  # scores above X
+        ascending = top_sorted(nonmated, int(x_position.max(initial=0)) + 1)  # every position drawn
+        top = ascending[::-1]
+        first = ascending.size - np.searchsorted(ascending, top[x_position], side="right")  # scores above X
     else:  # FMR = 1: X lies below every score
         v, x_position, first = np.ones(n_resamples), np.zeros(n_resamples, np.int64), np.full(n_resamples, n)
         top = np.sort(nonmated)[::-1]
@@ -151,16 +155,18 @@ def pair_jackknife(mated: NDArray, nonmated: NDArray, fmr: float) -> list[tuple[
     mated_counts = np.array([true_matches, n_mated - true_matches])
 
     c = int(allowed_false_matches(np.array([fmr]), n - 1)[0])
-    block = top_sorted(nonmated, c + 2)[::-1]  # descending
+    block = top_sorted(nonmated, c + 2)[::-1]  # descending: all that the rule reads
     starts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]])
     values, copies = block[starts], np.diff(np.r_[starts, block.size])
-    at_or_above = np.cumsum(copies)  # G_k (exact up to the last value, which may be cut)
+    at_or_above = np.cumsum(copies)  # G_k; a last value cut by the block has G_k > c + 1 anyway
     k0, k1 = np.sum(at_or_above <= c) - 1, np.sum(at_or_above <= c + 1) - 1
-    left_out = np.arange(k1 + 1)  # the values at or above u_K1, then all the others together
-    chosen = np.r_[np.where((left_out == k1) & (copies[: k1 + 1] == 1), k1 - 1, k1), k0]
-    largest_left = np.where((np.r_[left_out, -1] == 0) & (copies[0] == 1), values[min(1, values.size - 1)], values[0])
+    # What is left out: a copy of u_0, ..., u_K1 (one group each), or any lower score (one group).
+    left_out = np.arange(k1 + 2)
+    only_copy = np.r_[copies[: k1 + 1] == 1, False]
+    chosen = np.where(left_out <= k1, np.where((left_out == k1) & only_copy, k1 - 1, k1), k0)
+    largest_left = np.where((left_out == 0) & only_copy, values[min(1, values.size - 1)], values[0])
     thresholds = np.where(chosen >= 0, values[np.maximum(chosen, 0)], np.nextafter(largest_left, np.inf))
-    counts = np.r_[copies[: k1 + 1], n - at_or_above[k1] if k1 >= 0 else n]
+    counts = np.r_[copies[: k1 + 1], n - (at_or_above[k1] if k1 >= 0 else 0)]
     kept = counts > 0
     return [(mated_values[mated_counts > 0], mated_counts[mated_counts > 0]),
             (tmr_sorted(mated_sorted, thresholds[kept]), counts[kept])]
