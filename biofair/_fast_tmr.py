@@ -142,31 +142,32 @@ def pair_jackknife(mated: NDArray, nonmated: NDArray, fmr: float) -> list[tuple[
     (``<= c + 1``). Leaving out a copy of ``u_j`` gives the threshold ``u_K1`` if ``j < K1``
     or ``j = K1`` with another copy, ``u_(K1-1)`` if it was the only copy of ``u_K1``, and
     ``u_K0`` if ``j > K1``; where that index is -1, ``nextafter`` of the largest score left.
-    Only the top ``c + 2`` non-mated scores are sorted.
+    Only the top ``c_N + 2`` non-mated scores are sorted (``c_N >= c`` allowed among all N).
     """
     n_mated, n = mated.size, nonmated.size
     if n_mated < 2 or n < 2:
         raise ValueError("method='bca' needs at least two comparisons of each class to leave one out")
     mated_sorted = np.sort(mated)
-    c_all = allowed_false_matches(np.array([fmr]), n)
-    threshold = threshold_at_fmr_sorted(top_sorted(nonmated, int(c_all[0]) + 1), np.array([fmr]), n)
+    targets = np.array([fmr])
+    largest = top_sorted(nonmated, int(allowed_false_matches(targets, n)[0]) + 2)  # all both rules read
+    threshold = threshold_at_fmr_sorted(largest, targets, n)
     true_matches = n_mated - int(np.searchsorted(mated_sorted, threshold[0], side="left"))
     mated_values = np.array([(true_matches - 1) / (n_mated - 1), true_matches / (n_mated - 1)])
     mated_counts = np.array([true_matches, n_mated - true_matches])
 
-    c = int(allowed_false_matches(np.array([fmr]), n - 1)[0])
-    block = top_sorted(nonmated, c + 2)[::-1]  # descending: all that the rule reads
-    starts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]])
-    values, copies = block[starts], np.diff(np.r_[starts, block.size])
+    c = int(allowed_false_matches(targets, n - 1)[0])
+    block = largest[::-1][: c + 2]  # descending: all that the rule reads
+    starts = np.flatnonzero(np.append(True, block[1:] != block[:-1]))
+    values, copies = block[starts], np.diff(np.append(starts, block.size))
     at_or_above = np.cumsum(copies)  # G_k; a last value cut by the block has G_k > c + 1 anyway
     k0, k1 = np.sum(at_or_above <= c) - 1, np.sum(at_or_above <= c + 1) - 1
     # What is left out: a copy of u_0, ..., u_K1 (one group each), or any lower score (one group).
     left_out = np.arange(k1 + 2)
-    only_copy = np.r_[copies[: k1 + 1] == 1, False]
+    only_copy = np.append(copies[: k1 + 1] == 1, False)
     chosen = np.where(left_out <= k1, np.where((left_out == k1) & only_copy, k1 - 1, k1), k0)
     largest_left = np.where((left_out == 0) & only_copy, values[min(1, values.size - 1)], values[0])
     thresholds = np.where(chosen >= 0, values[np.maximum(chosen, 0)], np.nextafter(largest_left, np.inf))
-    counts = np.r_[copies[: k1 + 1], n - (at_or_above[k1] if k1 >= 0 else 0)]
+    counts = np.append(copies[: k1 + 1], n - (at_or_above[k1] if k1 >= 0 else 0))
     kept = counts > 0
     return [(mated_values[mated_counts > 0], mated_counts[mated_counts > 0]),
             (tmr_sorted(mated_sorted, thresholds[kept]), counts[kept])]
