@@ -174,7 +174,7 @@ def interval(
         numerator, denominator = 0.0, 0.0
         for values, counts in jackknife():
             counts = np.ones(values.size) if counts is None else counts
-            n = np.sum(counts)
+            n = float(np.sum(counts))  # a float: n**3 of 1e7 units overflows int64
             u = (n - 1) * (np.sum(counts * values) / n - values)
             numerator += np.sum(counts * u**3) / n**3
             denominator += np.sum(counts * u**2) / n**2

@@ -202,3 +202,16 @@ def test_float32_scores_give_the_float64_replicates_of_the_same_values():
                           method="bca", n_resamples=200, rng=1)
     np.testing.assert_array_equal(single.replicates, double.replicates)
     assert (single.low, single.high) == (double.low, double.high)
+
+
+def test_grouped_leave_one_out_values_give_the_acceleration_of_the_repeated_ones():
+    """Three million units: n**3 would overflow int64 if the counts were summed as integers."""
+    from biofair._resampling import interval
+
+    rng = np.random.default_rng(9)
+    replicates, estimate = rng.normal(0.5, 0.01, 1000) ** 2, 0.25
+    values, counts = np.array([0.2499, 0.25, 0.2502]), np.array([1_000_000, 1_500_000, 500_000])
+    grouped_ends = interval(replicates, estimate, lambda: [(values, counts)], method="bca", confidence=0.9)
+    repeated_ends = interval(replicates, estimate, lambda: [(np.repeat(values, counts), None)], method="bca",
+                             confidence=0.9)
+    assert grouped_ends == pytest.approx(repeated_ends, rel=1e-9)
