@@ -1,8 +1,10 @@
-"""Bootstrap replicates of TMR at a target FMR without re-sorting: the fast path that
-``biofair.tmr_at_fmr`` declares to ``biofair.bootstrap`` (its ``bootstrap_replicates``).
+"""Bootstrap replicates of TMR at a target FMR without re-sorting, and its leave-one-out
+values: the fast path that ``biofair.tmr_at_fmr`` declares to ``biofair.bootstrap`` (its
+``bootstrap_replicates`` and ``jackknife_replicates``).
 
 Both laws are exact: the replicates have the distribution the resampling plan of
-``biofair.bootstrap`` gives for the same unit; only the random stream differs.
+``biofair.bootstrap`` gives for the same unit; only the random stream differs. The
+leave-one-out values are those of the plain jackknife, grouped by value.
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from biofair._counts import sorted_scores, tmr_sorted
-from biofair._thresholds import allowed_false_matches, threshold_at_fmr_sorted
+from biofair._counts import tmr_sorted
+from biofair._thresholds import allowed_false_matches, threshold_at_fmr_sorted, top_sorted
 from biofair._validation import as_rates
 
 #: Entries of the largest matrix one batch of resamples may hold.
@@ -32,9 +34,7 @@ def tmr_at_fmr_replicates(
     ``clusters`` is None for ``unit="pair"`` and ``(mated_clusters, nonmated_clusters)``,
     the cluster code of every comparison, for ``unit="subject"``.
     """
-    if np.ndim(fmr) != 0:
-        raise ValueError("the bootstrap takes one FMR target at a time: give fmr as a number")
-    target = float(as_rates(fmr, "fmr"))
+    target = _one_target(fmr)
     if clusters is None:
         return _pair_replicates(mated, nonmated, target, n_resamples, rng)
     n_clusters = int(max(clusters[0].max(initial=-1), clusters[1].max(initial=-1))) + 1
@@ -43,61 +43,134 @@ def tmr_at_fmr_replicates(
     return subject_replicates(mated, nonmated, target, clusters, weights)
 
 
+def tmr_at_fmr_jackknife(
+    mated: NDArray,
+    nonmated: NDArray,
+    fmr: float,
+    *,
+    clusters: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
+) -> list[tuple[NDArray[np.float64], NDArray[np.int64]]]:
+    """Leave-one-out values of ``tmr_at_fmr(mated, nonmated, fmr)`` for the BCa acceleration.
+
+    Per independently resampled sample, ``(values, counts)``: ``counts[i]`` of its units,
+    left out, give ``values[i]``. ``unit="pair"`` (``clusters=None``): the mated and the
+    non-mated comparisons, in closed form (:func:`pair_jackknife`); ``unit="subject"``: the
+    clusters, each left out by weighting it 0 (:func:`subject_replicates`).
+    """
+    target = _one_target(fmr)
+    if clusters is None:
+        return pair_jackknife(mated, nonmated, target)
+    n_clusters = int(max(clusters[0].max(initial=-1), clusters[1].max(initial=-1))) + 1
+    batch = max(1, _BATCH_ENTRIES // n_clusters)  # subject_replicates holds clusters x batch counts
+    values = []
+    for start in range(0, n_clusters, batch):
+        left_out = np.arange(start, min(start + batch, n_clusters))
+        weights = np.ones((left_out.size, n_clusters), dtype=np.int64)
+        weights[np.arange(left_out.size), left_out] = 0
+        values.append(subject_replicates(mated, nonmated, target, clusters, weights))
+    return [(np.concatenate(values), np.ones(n_clusters, dtype=np.int64))]
+
+
+def _one_target(fmr: float) -> float:
+    """The target FMR as a float, or raise: the bootstrap takes one target at a time."""
+    if np.ndim(fmr) != 0:
+        raise ValueError("the bootstrap takes one FMR target at a time: give fmr as a number")
+    return float(as_rates(fmr, "fmr"))
+
+
 # -- unit="pair" ---------------------------------------------------------------------------------
 
 
 def _pair_replicates(
     mated: NDArray, nonmated: NDArray, fmr: float, n_resamples: int, rng: np.random.Generator
 ) -> NDArray[np.float64]:
-    """Pair-bootstrap replicates of TMR at a target FMR without re-sorting.
+    """Pair-bootstrap replicates of TMR at a target FMR: the resampled TMR at each resampled
+    threshold ``t`` (:func:`pair_thresholds`) is ``Binomial(M, TMR(t)) / M``."""
+    thresholds = pair_thresholds(nonmated, fmr, n_resamples, rng)
+    mated_sorted = np.sort(mated)
+    return rng.binomial(mated_sorted.size, tmr_sorted(mated_sorted, thresholds)) / mated_sorted.size
 
-    A resample of the N non-mated scores changes the threshold only through the draws that
-    land among the top ``m`` scores (``m`` a little above ``fmr·N``): their number is
-    Binomial(N, m/N) and, given it, they spread over the top scores multinomially. The
-    resampled TMR at a threshold ``t`` is Binomial(M, TMR(t))/M. Both are exact laws of the
-    pair bootstrap; a resample whose top-``m`` draws do not reach the threshold (vanishingly
-    rare by the choice of ``m``) is redrawn in full.
+
+def pair_thresholds(nonmated: NDArray, fmr: float, n_resamples: int, rng: np.random.Generator) -> NDArray[np.float64]:
+    """The threshold at a target FMR of each of ``n_resamples`` pair resamples, from two draws each.
+
+    Write the N non-mated scores in descending order ``d[0] >= d[1] >= ...``. A resample
+    draws N positions, each ``floor(V·N)`` for a uniform ``V``. With ``c`` the false matches
+    the target allows, the rule of :func:`biofair.threshold_at_fmr` on the resample is
+
+        t = the smallest resampled score above X, the (c+1)-th largest resampled score,
+            or nextafter(max of the resample, +inf) if no resampled score is above X,
+
+    and only two order statistics of the ``V`` decide it. The (c+1)-th smallest ``V`` is
+    ``v ~ Beta(c+1, N-c)``, so ``X = d[floor(v·N)]``; given ``v``, the other ``c`` smaller
+    ones are uniform on ``[0, v)``. With ``f`` the first position of X's value (ties), the
+    largest of those below ``f/N`` is ``y = f/N - v·(1 - W^(1/c))`` for a uniform ``W`` (none
+    if ``y < 0``): ``t = d[floor(y·N)]``, or ``nextafter(X)`` when none (then X is the
+    largest). For ``c = N`` (FMR = 1), X lies below every score (``v = 1``, ``f = N``) and
+    ``t`` is the smallest resampled score. The law is exact (up to the rounding of float64
+    uniforms); only the top ``max floor(v·N) + 1`` scores are sorted.
     """
-    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
-    n_nonmated, n_mated = nonmated_sorted.size, mated_sorted.size
-    allowed = int(allowed_false_matches(np.array([fmr]), n_nonmated)[0])
-    top = min(n_nonmated, allowed + int(10 * np.sqrt(allowed + 1)) + 50)
-    values, sizes = np.unique(nonmated_sorted[n_nonmated - top :], return_counts=True)
-    batch = max(1, _BATCH_ENTRIES // values.size)  # resamples per batch: bounded memory
-    thresholds = np.concatenate(
-        [
-            _resampled_thresholds(values, sizes, top, n_nonmated, allowed, min(batch, n_resamples - start), rng)
-            for start in range(0, n_resamples, batch)
-        ]
-        or [np.empty(0)]
-    )
-    for b in np.flatnonzero(np.isnan(thresholds)):  # the threshold fell below the top block
-        resample = np.sort(rng.choice(nonmated_sorted, n_nonmated))
-        thresholds[b] = threshold_at_fmr_sorted(resample, np.array([fmr]))[0]
-    return rng.binomial(n_mated, tmr_sorted(mated_sorted, thresholds)) / n_mated
+    n = nonmated.size
+    c = int(allowed_false_matches(np.array([fmr]), n)[0])
+    if c < n:
+        v = rng.beta(c + 1, n - c, n_resamples)
+        x_position = np.minimum(np.floor(v * n).astype(np.int64), n - 1)
+        ascending = top_sorted(nonmated, int(x_position.max(initial=0)) + 1)  # every position drawn
+        top = ascending[::-1]
+        first = ascending.size - np.searchsorted(ascending, top[x_position], side="right")  # scores above X
+    else:  # FMR = 1: X lies below every score
+        v, x_position, first = np.ones(n_resamples), np.zeros(n_resamples, np.int64), np.full(n_resamples, n)
+        top = np.sort(nonmated)[::-1]
+    w = rng.random(n_resamples)
+    with np.errstate(divide="ignore"):  # log(0) = -inf: no draw above X
+        y = first / n + v * np.expm1(np.log(w) / c) if c > 0 else np.full(n_resamples, -1.0)
+    found = (y >= 0) & (first > 0)
+    above = np.clip(np.floor(np.where(found, y, 0.0) * n).astype(np.int64), 0, np.maximum(first - 1, 0))
+    return np.where(found, top[above], np.nextafter(top[x_position], np.inf))
 
 
-def _resampled_thresholds(
-    values: NDArray, sizes: NDArray, top: int, n_nonmated: int, allowed: int, n: int, rng: np.random.Generator
-) -> NDArray[np.float64]:
-    """Thresholds of ``n`` resamples from the draws among the top scores (NaN: redo in full)."""
-    in_top = rng.binomial(n_nonmated, top / n_nonmated, n)
-    counts = rng.multinomial(in_top, sizes / top)  # (n, J) draws per distinct top value
-    j = values.size
-    at_or_above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]  # draws >= each value
-    first_ok = np.argmax(at_or_above <= allowed, axis=1)
-    first_ok[at_or_above[:, -1] > allowed] = j  # only the reject-all threshold qualifies
-    # The threshold is the first value present in the resample at or after first_ok ...
-    present = np.where(counts > 0, np.arange(j), j)
-    next_present = np.minimum.accumulate(present[:, ::-1], axis=1)[:, ::-1]
-    next_present = np.concatenate([next_present, np.full((n, 1), j)], axis=1)
-    chosen = next_present[np.arange(n), first_ok]
-    # ... or, if none, just above the largest value present (reject everything).
-    largest = np.where(counts.any(axis=1), j - 1 - np.argmax(counts[:, ::-1] > 0, axis=1), 0)
-    thresholds = np.where(
-        chosen < j, values[np.minimum(chosen, j - 1)], np.nextafter(values[largest], np.inf)
-    )
-    return np.where(in_top > allowed, thresholds, np.nan)
+def pair_jackknife(mated: NDArray, nonmated: NDArray, fmr: float) -> list[tuple[NDArray, NDArray]]:
+    """TMR at a target FMR with each comparison left out, as (values, how many give each).
+
+    One entry per class (the mated scores, then the non-mated ones), as the BCa acceleration
+    of :func:`biofair.bootstrap` reads them. Leaving out a mated score keeps the threshold
+    ``t`` and removes one true match if the score is at or above it: ``(A - 1)/(M - 1)`` for
+    the ``A`` scores at or above ``t``, ``A/(M - 1)`` for the others. Leaving out a non-mated
+    score keeps the mated scores and sets the threshold with ``N - 1`` scores, allowing ``c``
+    false matches: with the distinct scores ``u_0 > u_1 > ...`` occurring ``n_k`` times and
+    ``G_k = n_0 + ... + n_k``, let ``K0`` (``K1``) be the last ``k`` with ``G_k <= c``
+    (``<= c + 1``). Leaving out a copy of ``u_j`` gives the threshold ``u_K1`` if ``j < K1``
+    or ``j = K1`` with another copy, ``u_(K1-1)`` if it was the only copy of ``u_K1``, and
+    ``u_K0`` if ``j > K1``; where that index is -1, ``nextafter`` of the largest score left.
+    Only the top ``c_N + 2`` non-mated scores are sorted (``c_N >= c`` allowed among all N).
+    """
+    n_mated, n = mated.size, nonmated.size
+    if n_mated < 2 or n < 2:
+        raise ValueError("method='bca' needs at least two comparisons of each class to leave one out")
+    mated_sorted = np.sort(mated)
+    targets = np.array([fmr])
+    largest = top_sorted(nonmated, int(allowed_false_matches(targets, n)[0]) + 2)  # all both rules read
+    threshold = threshold_at_fmr_sorted(largest, targets, n)
+    true_matches = n_mated - int(np.searchsorted(mated_sorted, threshold[0], side="left"))
+    mated_values = np.array([(true_matches - 1) / (n_mated - 1), true_matches / (n_mated - 1)])
+    mated_counts = np.array([true_matches, n_mated - true_matches])
+
+    c = int(allowed_false_matches(targets, n - 1)[0])
+    block = largest[::-1][: c + 2]  # descending: all that the rule reads
+    starts = np.flatnonzero(np.append(True, block[1:] != block[:-1]))
+    values, copies = block[starts], np.diff(np.append(starts, block.size))
+    at_or_above = np.cumsum(copies)  # G_k; a last value cut by the block has G_k > c + 1 anyway
+    k0, k1 = np.sum(at_or_above <= c) - 1, np.sum(at_or_above <= c + 1) - 1
+    # What is left out: a copy of u_0, ..., u_K1 (one group each), or any lower score (one group).
+    left_out = np.arange(k1 + 2)
+    only_copy = np.append(copies[: k1 + 1] == 1, False)
+    chosen = np.where(left_out <= k1, np.where((left_out == k1) & only_copy, k1 - 1, k1), k0)
+    largest_left = np.where((left_out == 0) & only_copy, values[min(1, values.size - 1)], values[0])
+    thresholds = np.where(chosen >= 0, values[np.maximum(chosen, 0)], np.nextafter(largest_left, np.inf))
+    counts = np.append(copies[: k1 + 1], n - (at_or_above[k1] if k1 >= 0 else 0))
+    kept = counts > 0
+    return [(mated_values[mated_counts > 0], mated_counts[mated_counts > 0]),
+            (tmr_sorted(mated_sorted, thresholds[kept]), counts[kept])]
 
 
 # -- unit="subject" ------------------------------------------------------------------------------

@@ -27,20 +27,24 @@ Scores = pd.DataFrame | tuple[ArrayLike, ArrayLike]
 
 
 class Sample:
-    """Validated data of one system: its table (if any), scores, labels and clusters."""
+    """Validated data of one system: its table (if any), scores, labels and clusters.
+
+    Scores given as ``(mated, nonmated)`` are concatenated into ``values`` (mated first)
+    only when a resampling plan needs rows; a fast path reads the two arrays as given.
+    """
 
     def __init__(self, scores: Scores, *, data: StatisticData, cluster: str | None = None):
         check_choice(data, "data", ("arrays", "table"))
         self.data = data
         if isinstance(scores, pd.DataFrame):
             self.table = validate_scores(scores)
-            self.values = scores["score"].to_numpy(dtype=np.float64)
-            self.mated = scores["mated"].to_numpy(dtype=bool)
+            self._values = scores["score"].to_numpy(dtype=np.float64)
+            self._mated = scores["mated"].to_numpy(dtype=bool)
+            self._classes = None
         elif isinstance(scores, tuple) and len(scores) == 2:
-            mated, nonmated = as_scores(scores[0], "mated"), as_scores(scores[1], "nonmated")
             self.table = None
-            self.values = np.concatenate([mated, nonmated])
-            self.mated = np.repeat([True, False], [mated.size, nonmated.size])
+            self._classes = (as_scores(scores[0], "mated"), as_scores(scores[1], "nonmated"))
+            self._values = self._mated = None
         else:
             raise TypeError("scores must be a score table or a (mated, nonmated) pair of arrays")
         if data == "table" and self.table is None:
@@ -52,12 +56,38 @@ class Sample:
             self.clusters = pd.factorize(self.table[cluster])[0]
 
     def __len__(self) -> int:
-        return self.values.size
+        return len(self.table) if self.table is not None else sum(scores.size for scores in self._classes)
 
-    def evaluate(self, statistic: Callable, args: tuple, rows: NDArray[np.intp] | slice = slice(None)) -> float:
+    @property
+    def values(self) -> NDArray[np.float64]:
+        """Every score, in table order (mated, then non-mated, for arrays)."""
+        if self._values is None:
+            self._values = np.concatenate(self._classes)
+        return self._values
+
+    @property
+    def mated(self) -> NDArray[np.bool_]:
+        """Whether each score of ``values`` is mated."""
+        if self._mated is None:
+            self._mated = np.repeat([True, False], [scores.size for scores in self._classes])
+        return self._mated
+
+    def classes(self) -> tuple[NDArray, NDArray]:
+        """The mated and the non-mated scores, in table order."""
+        if self._classes is None:
+            self._classes = (self.values[self.mated], self.values[~self.mated])
+        return self._classes
+
+    def class_clusters(self) -> tuple[NDArray[np.intp], NDArray[np.intp]] | None:
+        """The cluster codes of the mated and of the non-mated scores (None without clusters)."""
+        return None if self.clusters is None else (self.clusters[self.mated], self.clusters[~self.mated])
+
+    def evaluate(self, statistic: Callable, args: tuple, rows: NDArray[np.intp] | None = None) -> float:
         """The statistic on the rows ``rows`` (all by default)."""
         if self.data == "table":
-            return float(statistic(self.table.iloc[rows], *args))
+            return float(statistic(self.table.iloc[slice(None) if rows is None else rows], *args))
+        if rows is None:
+            return float(statistic(*self.classes(), *args))
         values, mated = self.values[rows], self.mated[rows]
         return float(statistic(values[mated], values[~mated], *args))
 
@@ -121,7 +151,7 @@ def jackknife_rows(sample: Sample, unit: Unit) -> list[Iterator[NDArray[np.intp]
 def interval(
     replicates: NDArray,
     estimate: float,
-    jackknife: Callable[[], list[NDArray]],
+    jackknife: Callable[[], list[tuple[NDArray, NDArray | None]]],
     *,
     method: IntervalMethod,
     confidence: float,
@@ -129,8 +159,11 @@ def interval(
     """The interval of a bootstrap distribution, by the percentile or the BCa method.
 
     ``jackknife()`` returns, per independently resampled sample, the statistic with each of
-    its units left out; it is only called for ``"bca"``. BCa follows Efron and Tibshirani's
-    eq. 14.10 and 14.15 with the multi-sample acceleration of ``scipy.stats.bootstrap``.
+    its units left out as ``(values, counts)``: ``counts[i]`` units give ``values[i]``
+    (``counts=None``: one unit each); it is only called for ``"bca"``. BCa follows Efron and
+    Tibshirani's eq. 14.10 and 14.15 with the multi-sample acceleration of
+    ``scipy.stats.bootstrap``: per sample of ``n`` units with leave-one-out values ``θ_i``
+    and ``u_i = (n - 1)(mean θ - θ_i)``, ``a = Σ Σu_i³/n³ / (6 (Σ Σu_i²/n²)^1.5)``.
     """
     alpha = (1 - confidence) / 2
     if method == "percentile":
@@ -139,11 +172,12 @@ def interval(
         share_below = (np.sum(replicates < estimate) + np.sum(replicates <= estimate)) / (2 * replicates.size)
         z0 = ndtri(share_below)
         numerator, denominator = 0.0, 0.0
-        for values in jackknife():
-            n = values.size
-            u = (n - 1) * (values.mean() - values)
-            numerator += np.sum(u**3) / n**3
-            denominator += np.sum(u**2) / n**2
+        for values, counts in jackknife():
+            counts = np.ones(values.size) if counts is None else counts
+            n = float(np.sum(counts))  # a float: n**3 of 1e7 units overflows int64
+            u = (n - 1) * (np.sum(counts * values) / n - values)
+            numerator += np.sum(counts * u**3) / n**3
+            denominator += np.sum(counts * u**2) / n**2
         if not np.isfinite(z0) or denominator == 0.0:
             raise ValueError(
                 "method='bca' is undefined here: "

@@ -67,8 +67,13 @@ def largest_sorted(scores: NDArray, fmr: NDArray) -> NDArray:
     ``np.partition`` in linear time and then sorted: far less work than sorting all of
     them when the targets are small.
     """
-    count = min(int(np.max(allowed_false_matches(np.asarray(fmr, dtype=np.float64), scores.size), initial=0)) + 1,
-                scores.size)
+    count = int(np.max(allowed_false_matches(np.asarray(fmr, dtype=np.float64), scores.size), initial=0)) + 1
+    return top_sorted(scores, count)
+
+
+def top_sorted(scores: NDArray, count: int) -> NDArray:
+    """The ``count`` largest scores (all if fewer), ascending: ``np.partition``, then a sort."""
+    count = min(count, scores.size)
     if 2 * count > scores.size:
         return np.sort(scores)
     return np.sort(np.partition(scores, scores.size - count)[scores.size - count :])

@@ -19,7 +19,7 @@ def test_benchmark_runs_and_agrees_with_peers(tmp_path):
     text = output.read_text()
     assert "Agreement checks: all passed" in text
     for name in ("np.sort (floor)", "operating_summary", "fairness report, 8 groups",
-                 "bootstrap TMR@1e-3, B=1000", "scikit-learn", "pyeer"):
+                 "bootstrap TMR@1e-3, B=1000", "bootstrap TMR@1e-3, B=1000, BCa", "scikit-learn", "pyeer"):
         assert name in text
 
 
