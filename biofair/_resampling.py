@@ -18,9 +18,10 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 from tqdm import tqdm
 
-from biofair._typing import IntervalMethod, StatisticData, Unit
+from biofair._typing import By, IntervalMethod, StatisticData, Unit
 from biofair._validation import as_scores, check_choice
 from biofair.exceptions import InsufficientComparisonsWarning
+from biofair.groups import _group_codes
 from biofair.schema import validate_scores
 
 Scores = pd.DataFrame | tuple[ArrayLike, ArrayLike]
@@ -33,7 +34,7 @@ class Sample:
     only when a resampling plan needs rows; a fast path reads the two arrays as given.
     """
 
-    def __init__(self, scores: Scores, *, data: StatisticData, cluster: str | None = None):
+    def __init__(self, scores: Scores, *, data: StatisticData, cluster: str | None = None, strata: By | None = None):
         check_choice(data, "data", ("arrays", "table"))
         self.data = data
         if isinstance(scores, pd.DataFrame):
@@ -49,11 +50,19 @@ class Sample:
             raise TypeError("scores must be a score table or a (mated, nonmated) pair of arrays")
         if data == "table" and self.table is None:
             raise TypeError("data='table' needs scores given as a table, not as (mated, nonmated) arrays")
+        self.strata = None  # stratum of every row: its group and class (0: cross-group pairs), or None
+        if strata is not None:
+            if self.table is None:
+                raise TypeError("strata need scores given as a table, not as (mated, nonmated) arrays")
+            self.strata = 2 * (_group_codes(self.table, strata)[0] + 1) + self.mated
         self.clusters = None
         if cluster is not None:
             if self.table is None or cluster not in self.table.columns:
                 raise ValueError(f"unit='subject' needs a score table with a {cluster!r} column")
-            self.clusters = pd.factorize(self.table[cluster])[0]
+            labels = self.table[cluster] if self.strata is None else [self.strata, self.table[cluster]]
+            # a subject's comparisons in two strata are two clusters, each drawn among its stratum's
+            self.clusters = pd.factorize(pd.MultiIndex.from_arrays(labels) if self.strata is not None
+                                         else labels, sort=self.strata is not None)[0]
 
     def __len__(self) -> int:
         return len(self.table) if self.table is not None else sum(scores.size for scores in self._classes)
@@ -115,36 +124,57 @@ def cluster_weights(n_clusters: int, n_resamples: int, rng: np.random.Generator)
         yield np.bincount(rng.integers(0, n_clusters, n_clusters), minlength=n_clusters)
 
 
+def _cells(sample: Sample) -> list[NDArray[np.intp]]:
+    """The rows of each class, within each stratum (a group's class) when the sample has strata."""
+    classes = (sample.mated, ~sample.mated)
+    if sample.strata is None:
+        return [np.flatnonzero(in_class) for in_class in classes]
+    return [rows for stratum in np.unique(sample.strata) for in_class in classes
+            if (rows := np.flatnonzero(in_class & (sample.strata == stratum))).size]
+
+
 def resample_rows(
     sample: Sample, unit: Unit, n_resamples: int, rng: np.random.Generator
 ) -> Iterator[NDArray[np.intp]]:
     """Row indices of each bootstrap resample.
 
     ``"pair"``: mated and non-mated rows drawn with replacement within their class (class
-    sizes kept). ``"subject"``: clusters drawn with replacement, every row of a drawn
-    cluster kept, as often as the cluster was drawn.
+    sizes kept), and within their group when the sample has strata. ``"subject"``:
+    clusters drawn with replacement, every row of a drawn cluster kept, as often as the
+    cluster was drawn; with strata, a cluster is a subject's comparisons of one class in one
+    group, drawn among that group's and class's.
     """
     if check_unit(unit) == "pair":
-        mated_rows, nonmated_rows = np.flatnonzero(sample.mated), np.flatnonzero(~sample.mated)
+        cells = _cells(sample)
         for _ in range(n_resamples):
-            yield np.concatenate([
-                rng.choice(mated_rows, mated_rows.size), rng.choice(nonmated_rows, nonmated_rows.size)
-            ])
-    else:
-        rows = np.arange(len(sample))
-        for drawn in cluster_weights(int(sample.clusters.max()) + 1, n_resamples, rng):
+            yield np.concatenate([rng.choice(rows, rows.size) for rows in cells])
+        return
+    rows = np.arange(len(sample))
+    n_clusters = int(sample.clusters.max()) + 1
+    if sample.strata is None:
+        for drawn in cluster_weights(n_clusters, n_resamples, rng):
             yield np.repeat(rows, drawn[sample.clusters])
+        return
+    # clusters are numbered stratum by stratum: draw each stratum's among its own
+    stratum_of = np.zeros(n_clusters, dtype=np.intp)
+    stratum_of[sample.clusters] = sample.strata
+    first = np.flatnonzero(np.diff(stratum_of, prepend=-1))
+    sizes = np.diff(np.append(first, n_clusters))
+    for _ in range(n_resamples):
+        drawn = np.repeat(first, sizes) + (rng.random(n_clusters) * np.repeat(sizes, sizes)).astype(np.intp)
+        yield np.repeat(rows, np.bincount(drawn, minlength=n_clusters)[sample.clusters])
 
 
 def jackknife_rows(sample: Sample, unit: Unit) -> list[Iterator[NDArray[np.intp]]]:
     """Leave-one-out plans, one per independently resampled sample (as scipy's BCa).
 
-    ``"pair"``: the mated rows and the non-mated rows are two samples, each left out one
-    comparison at a time; ``"subject"``: one sample of clusters, left out one at a time.
+    ``"pair"``: the mated rows and the non-mated rows (of each stratum, with strata) are
+    independent samples, each left out one comparison at a time; ``"subject"``: one sample
+    of clusters, left out one at a time.
     """
     rows = np.arange(len(sample))
     if unit == "pair":
-        return [(np.delete(rows, i) for i in np.flatnonzero(in_class)) for in_class in (sample.mated, ~sample.mated)]
+        return [(np.delete(rows, i) for i in cell) for cell in _cells(sample)]
     return [(rows[sample.clusters != c] for c in range(int(sample.clusters.max()) + 1))]
 
 

@@ -42,7 +42,7 @@ from biofair._resampling import (
     resample_rows,
     resolution_warned_once,
 )
-from biofair._typing import IntervalMethod, Seed, StatisticData, Unit
+from biofair._typing import By, IntervalMethod, Seed, StatisticData, Unit
 from biofair._validation import as_count, as_number, as_rng, check_choice
 
 
@@ -189,6 +189,7 @@ def bootstrap(
     n_resamples: int = 1000,
     unit: Unit = "pair",
     cluster: str = "reference_subject",
+    strata: By | None = None,
     confidence: float = 0.95,
     rng: Seed = None,
     progress_bar: bool | None = None,
@@ -226,6 +227,15 @@ def bootstrap(
     cluster : str, default "reference_subject"
         Column whose values define the clusters for ``unit="subject"``: every comparison,
         mated or not, belongs to the cluster of its reference subject.
+    strata : str or sequence of str, optional
+        Attribute(s) whose groups are resampled separately (groups as
+        :func:`biofair.group_labels` forms them; cross-group non-mated pairs are a stratum of
+        their own), and within each group its mated and its non-mated comparisons: each
+        keeps its number of comparisons (``unit="pair"``) or of clusters (``"subject"``,
+        where a cluster is then a subject's comparisons of one class in one group, so the
+        tie between a subject's mated and non-mated scores is not kept). For statistics
+        that compare groups: no resample loses a group, or a class of a small group. Needs
+        a table.
     confidence : float, default 0.95
         Coverage of the interval.
     rng : numpy.random.Generator or int, optional
@@ -255,7 +265,7 @@ def bootstrap(
     -----
     The options are explicit, as those of ``scipy.stats.bootstrap``: nothing is guessed.
     Fast path: a statistic that carries ``bootstrap_replicates`` (see the module notes for
-    the protocol) gives the replicates itself when ``data="arrays"``, from laws that equal
+    the protocol) gives the replicates itself when ``data="arrays"`` and no ``strata`` are given, from laws that equal
     the resampling plan's; nothing is inferred from its signature or type.
     ``bf.tmr_at_fmr`` draws them without re-sorting, for both units::
 
@@ -285,15 +295,15 @@ def bootstrap(
     """
     _check(n_resamples, confidence, method, unit)
     rng = as_rng(rng)
-    sample = Sample(scores, data=data, cluster=cluster if unit == "subject" else None)
+    sample = Sample(scores, data=data, cluster=cluster if unit == "subject" else None, strata=strata)
     estimate = sample.evaluate(statistic, args)  # validates the data and the targets, and warns
-    replicates = _fast_replicates(statistic, sample, args, n_resamples, rng)
+    replicates = None if strata is not None else _fast_replicates(statistic, sample, args, n_resamples, rng)
     if replicates is None:
         plan = resample_rows(sample, unit, n_resamples, rng)
         replicates = sample.replicates(statistic, args, plan, total=n_resamples, desc="bootstrap", show=progress_bar)
 
     def jackknife() -> list[tuple[NDArray, NDArray | None]]:
-        fast = _fast_jackknife(statistic, sample, args)
+        fast = None if strata is not None else _fast_jackknife(statistic, sample, args)
         if fast is not None:
             return fast
         return [(sample.replicates(statistic, args, plan, total=None, desc="jackknife", show=progress_bar), None)

@@ -221,7 +221,9 @@ def fairness_summary(
     unit : {"pair", "subject"}, optional
         What the bootstrap resamples; by default ``"subject"`` when the table has the
         ``cluster`` column (subjects recur in many comparisons), else ``"pair"``. With
-        ``"subject"`` the permutation nulls also move whole subjects.
+        ``"subject"`` the permutation nulls also move whole subjects. The interval of the
+        FDR area resamples each group among its own comparisons or subjects
+        (``bootstrap(..., strata=by)``), so that no resample loses a small group.
     cluster : str, default "reference_subject"
         The subject column that defines the clusters.
     confidence : float, default 0.95
@@ -325,7 +327,7 @@ def fairness_summary(
         return lambda table: comprehensive_equity_index(table, by=by, kind=kind).extreme
 
     if np.unique(targets).size >= 2:  # an area needs two targets
-        result = bootstrap(fdr_area, scores, data="table", **resampling)
+        result = bootstrap(fdr_area, scores, data="table", strata=by, **resampling)  # every group in every resample
         add("area_under_fdr_log10", attribute, nan, result.estimate, result)
     # CEI gets no bootstrap interval: resampling repeats scores, which makes the groups'
     # histograms differ more, so the replicates sit below the estimate and a percentile
