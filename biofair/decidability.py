@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._validation import as_scores, power_of_two_scaled
+from biofair._validation import as_scores, power_of_two_exponent
 
 
 def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
@@ -60,24 +60,66 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     return _decidability(mated, nonmated)
 
 
-def _mean_and_variance(values: NDArray[np.float64], overwrite: bool) -> tuple[float, float]:
-    """``np.mean`` and ``np.var`` of float64 values, by their operations in their order.
+#: Scores summed at a time: small enough to stay in the cache as float64.
+_LEAF = 2**16
 
-    Equal to the bit. With ``overwrite``, the squared deviations are written over
-    ``values`` instead of a temporary array as large as them.
+
+def _pairwise_sum(values: NDArray[np.floating], leaf_sum) -> float:
+    """``np.add.reduce`` of ``leaf_sum`` applied to ``values``, part by part, to the bit.
+
+    NumPy sums a float64 array pairwise: it splits ``n`` values at ``n // 2`` rounded down to
+    a multiple of 8 and adds the sums of the halves. Splitting the same way down to parts of
+    at most ``_LEAF`` values, and reducing each part with NumPy, repeats those operations in
+    their order; ``leaf_sum`` maps a part to a float64 array of the same size first (a
+    float32 part is cast, one part at a time, never the whole array).
     """
-    mean = np.add.reduce(values) / values.size
-    deviations = np.subtract(values, mean, out=values if overwrite else None)
-    np.multiply(deviations, deviations, out=deviations)
-    return mean, np.add.reduce(deviations) / values.size
+    if values.size <= _LEAF:
+        return np.add.reduce(leaf_sum(values))
+    half = values.size // 2
+    half -= half % 8
+    return _pairwise_sum(values[:half], leaf_sum) + _pairwise_sum(values[half:], leaf_sum)
 
 
-def _decidability(mated: ArrayLike, nonmated: ArrayLike, overwrite: bool = False) -> float:
-    """d' of two score arrays (float32 ones are copied to float64); with ``overwrite``,
-    float64 arrays given are used as scratch space and left holding squared deviations."""
-    mated, nonmated = power_of_two_scaled(as_scores(mated, "mated"), as_scores(nonmated, "nonmated"))
-    mean_mated, var_mated = _mean_and_variance(mated, overwrite)
-    mean_nonmated, var_nonmated = _mean_and_variance(nonmated, overwrite)
+def _mean_and_variance(values: NDArray[np.floating]) -> tuple[float, float]:
+    """``np.mean`` and ``np.var`` of the scores as float64, by their operations in their order.
+
+    Equal to the bit to NumPy's on a float64 copy, whatever the dtype of ``values``, without
+    making one: the deviations are squared and summed part by part in one small buffer.
+    """
+    buffer = np.empty(min(values.size, _LEAF), dtype=np.float64)
+
+    def as_float64(part: NDArray) -> NDArray[np.float64]:
+        out = buffer[: part.size]
+        out[...] = part
+        return out
+
+    mean = _pairwise_sum(values, as_float64) / values.size
+
+    def squared_deviations(part: NDArray) -> NDArray[np.float64]:
+        out = np.subtract(as_float64(part), mean, out=buffer[: part.size])
+        return np.multiply(out, out, out=out)
+
+    return mean, _pairwise_sum(values, squared_deviations) / values.size
+
+
+def _decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
+    """d' of two score arrays, float64 or float32 (read as float64 part by part)."""
+    mated, nonmated = as_scores(mated, "mated", keep_float32=True), as_scores(nonmated, "nonmated", keep_float32=True)
+    return _decidability_scaled(mated, nonmated, power_of_two_exponent(mated, nonmated))
+
+
+def _decidability_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> float:
+    """d' of two ascending, validated arrays (their largest magnitudes are at their ends)."""
+    exponent = power_of_two_exponent(mated_sorted[[0, -1]], nonmated_sorted[[0, -1]])
+    return _decidability_scaled(mated_sorted, nonmated_sorted, exponent)
+
+
+def _decidability_scaled(mated: NDArray, nonmated: NDArray, exponent: int) -> float:
+    """d' of the scores divided by ``2**exponent`` (exact; see :func:`power_of_two_exponent`)."""
+    if exponent:
+        mated, nonmated = np.ldexp(mated, -exponent), np.ldexp(nonmated, -exponent)
+    mean_mated, var_mated = _mean_and_variance(mated)
+    mean_nonmated, var_nonmated = _mean_and_variance(nonmated)
     spread = (var_mated + var_nonmated) / 2
     if spread == 0.0:
         raise ValueError("decidability is undefined: mated and nonmated both have zero variance")

@@ -12,20 +12,19 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import counts_at, roc_counts_sorted, sorted_scores
+from biofair._counts import counts_at, mated_counts_sorted, sorted_scores
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
 from biofair._validation import as_rng, as_targets
 from biofair.areas import (
-    _counts_down_to_fmr,
     _log_fmr_auc_from_counts,
-    _partial_auc_from_counts,
+    _partial_aucs_from_counts,
     _pr_auc_from_counts,
     _roc_auc_from_counts,
     roc_auc,
 )
 from biofair.bootstrap import bootstrap
-from biofair.decidability import _decidability
+from biofair.decidability import _decidability_sorted
 from biofair.detection_cost import _min_dcf_from_counts
 from biofair.discrepancy import area_under_fdr, fairness_discrepancy_rate
 from biofair.dispersion import outcome_fairness
@@ -34,7 +33,7 @@ from biofair.distribution_fairness import (
     comprehensive_equity_index,
     distribution_fairness_index,
 )
-from biofair.equal_error_rate import _eer_sorted, eer
+from biofair.equal_error_rate import _eer_from_mated_counts, eer
 from biofair.groups import _pooled_at_or_above, scores_by_group
 from biofair.permutation import permutation_null
 from biofair.rates import tmr_at_fmr
@@ -133,16 +132,14 @@ def operating_summary(
     warn_unresolved(np.concatenate([targets, bounds, [min_fmr]]), n_nonmated)
     nan, na = float("nan"), pd.NA
 
-    # Everything that reads the sorted scores, then d', which overwrites them (no copy).
-    # The partial areas first: their counts are dropped before the others are made.
-    top = _counts_down_to_fmr(mated_sorted, nonmated_sorted, float(bounds.max()))  # all vertices below the bounds
-    partial = [_partial_auc_from_counts(top, b, False) for b in bounds]
-    del top
-    counts = roc_counts_sorted(mated_sorted, nonmated_sorted)
-    equal = _eer_sorted(mated_sorted, nonmated_sorted, eer_method, counts)
+    # One search of the distinct mated scores into the non-mated ones: every ROC metric
+    # reads these counts; the thresholds at targets and d' read the sorted scores.
+    counts = mated_counts_sorted(mated_sorted, nonmated_sorted)
+    partial = _partial_aucs_from_counts(counts, bounds, False)
+    equal = _eer_from_mated_counts(counts, nonmated_sorted, eer_method)
     thresholds = threshold_at_fmr_sorted(nonmated_sorted, targets)
     false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, thresholds)
-    d_prime = _decidability(mated_sorted, nonmated_sorted, overwrite=True)
+    d_prime = _decidability_sorted(mated_sorted, nonmated_sorted)
 
     full = _roc_auc_from_counts(counts)
     rows = [("roc_auc", nan, full, nan, na)]
