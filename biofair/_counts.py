@@ -247,44 +247,57 @@ class MatedCounts(_Rates):
     diagonal when non-mated scores tie ``values[i]``), from ``B_i`` to ``A_{i+1}`` it runs
     straight along FMR past the non-mated scores between the two mated ones.
 
-    ``false_matches`` and ``false_non_matches`` (and the rates) hold the counts at
-    ``(N, 0)``, at each ``A_i`` and at ``(0, M)``, thresholds ascending: a cost increasing in
-    both errors is smallest at one of them, and the ROC convex hull's vertices are among
-    them (each ``B_i`` lies above the chord from ``A_{i+1}`` to ``A_i``).
+    ``false_matches`` and ``false_non_matches`` (made on each use) and the rates (kept)
+    are those at ``(N, 0)``, at each ``A_i`` and at ``(0, M)``, thresholds ascending: a cost
+    increasing in both errors is smallest at one of them, and the ROC convex hull's vertices
+    are among them (each ``B_i`` lies above the chord from ``A_{i+1}`` to ``A_i``). The sorted
+    scores are held, not copied.
     """
 
-    values: NDArray[np.floating]
+    mated_sorted: NDArray[np.floating]
+    nonmated_sorted: NDArray[np.floating]
     first: NDArray[np.intp]
     below: NDArray[np.intp]
     after: NDArray[np.intp]
-    n_mated: int
-    n_nonmated: int
 
-    @cached_property
+    @property
+    def n_mated(self) -> int:
+        return self.mated_sorted.size
+
+    @property
+    def n_nonmated(self) -> int:
+        return self.nonmated_sorted.size
+
+    @property
+    def values(self) -> NDArray[np.floating]:
+        """The distinct mated scores, ascending (a new array)."""
+        return self.mated_sorted[self.first]
+
+    @property
     def false_matches(self) -> NDArray[np.intp]:
         """False matches at the accept-all threshold, at each distinct mated score, and
         at the reject-all threshold."""
-        counts = np.empty(self.values.size + 2, dtype=np.intp)
+        counts = np.empty(self.first.size + 2, dtype=np.intp)
         counts[0], counts[-1] = self.n_nonmated, 0
         np.subtract(self.n_nonmated, self.below, out=counts[1:-1])
         return counts
 
-    @cached_property
+    @property
     def false_non_matches(self) -> NDArray[np.intp]:
         """False non-matches at the thresholds of :attr:`false_matches`."""
-        counts = np.empty(self.values.size + 2, dtype=np.intp)
+        counts = np.empty(self.first.size + 2, dtype=np.intp)
         counts[0], counts[1:-1], counts[-1] = 0, self.first, self.n_mated
         return counts
 
-    @cached_property
     def roc_vertices(self) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
         """The ROC's vertices as (false matches, true matches), FMR ascending.
 
         ``(0, 0)``, then ``B_i`` and ``A_i`` for i = D - 1 down to 0, then ``(N, M)``: 2D + 2
         points, some repeated (``B_i = A_{i+1}`` when no non-mated score lies between the
-        two mated ones); every segment between two consecutive ones is straight.
+        two mated ones); every segment between two consecutive ones is straight. Made anew
+        on each call (as large as four arrays of D counts): keep it only while it is used.
         """
-        n, m, size = self.n_nonmated, self.n_mated, 2 * self.values.size + 2
+        n, m, size = self.n_nonmated, self.n_mated, 2 * self.first.size + 2
         false_matches, true_matches = np.empty(size, dtype=np.intp), np.empty(size, dtype=np.intp)
         false_matches[0], true_matches[0], false_matches[-1], true_matches[-1] = 0, 0, n, m
         np.subtract(n, self.after[::-1], out=false_matches[1:-1:2])
@@ -303,17 +316,15 @@ def mated_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> Mate
     first = _first_of_runs(mated_sorted)
     values = mated_sorted[first]
     below = np.searchsorted(nonmated_sorted, values, side="left")
-    inside = np.flatnonzero(below < nonmated_sorted.size)
-    tied = inside[nonmated_sorted[below[inside]] == values[inside]]
+    # the first non-mated score at or above each value (the last one, below it, where none is)
+    tied = np.flatnonzero(np.take(nonmated_sorted, below, mode="clip") == values)
     after = below
     if tied.size:
         after = below.copy()
         after[tied] = np.searchsorted(nonmated_sorted, values[tied], side="right")
-    return MatedCounts(values, first, below, after, mated_sorted.size, nonmated_sorted.size)
+    return MatedCounts(mated_sorted, nonmated_sorted, first, below, after)
 
 
-def mated_counts(mated: ArrayLike, nonmated: ArrayLike) -> tuple[MatedCounts, NDArray]:
-    """Validate, sort once per class and count errors at the distinct mated scores; also
-    return the sorted non-mated scores."""
-    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated, keep_float32=True)
-    return mated_counts_sorted(mated_sorted, nonmated_sorted), nonmated_sorted
+def mated_counts(mated: ArrayLike, nonmated: ArrayLike) -> MatedCounts:
+    """Validate, sort once per class and count errors at the distinct mated scores."""
+    return mated_counts_sorted(*sorted_scores(mated, nonmated, keep_float32=True))

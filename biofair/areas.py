@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import MatedCounts, mated_counts
+from biofair._summation import PART, pairwise_sum
 from biofair._thresholds import allowed_false_matches
 from biofair._validation import check_bound
 
@@ -136,11 +137,25 @@ def roc_auc(mated: ArrayLike, nonmated: ArrayLike) -> BoundedValue:
     >>> bf.roc_auc([0.5, 0.9], [0.1, 0.5])
     0.875
     """
-    return BoundedValue(_roc_auc_from_counts(mated_counts(mated, nonmated)[0]))
+    return BoundedValue(_roc_auc_from_counts(mated_counts(mated, nonmated)))
 
 
-def _partial_aucs_from_counts(counts: MatedCounts, bounds: NDArray, standardized: bool) -> list[float]:
-    """Partial ROC areas up to each FMR bound from precomputed counts (see :func:`partial_auc`).
+def _twice_area(false_matches: NDArray, true_matches: NDArray, start: int, stop: int, exact: bool) -> int | float:
+    """Twice the area under the ROC polyline from vertex ``start`` to vertex ``stop``, in
+    counts: trapezoids summed part by part (small temporaries), in exact integers if ``exact``."""
+    total = 0 if exact else 0.0
+    for begin in range(start, stop, PART):
+        end = min(begin + PART, stop)
+        widths = np.diff(false_matches[begin : end + 1])
+        heights = np.add(true_matches[begin + 1 : end + 1], true_matches[begin:end])
+        total += int(np.dot(widths, heights)) if exact else float(np.dot(widths * 1.0, heights * 1.0))
+    return total
+
+
+def _partial_aucs_from_counts(counts: MatedCounts, bounds: NDArray, standardized: bool,
+                              vertices: tuple[NDArray, NDArray] | None = None) -> list[float]:
+    """Partial ROC areas up to each FMR bound from precomputed counts (see :func:`partial_auc`);
+    ``vertices``: ``counts.roc_vertices()`` if already made.
 
     Twice the area in counts up to the last ROC vertex at or below a bound (at most ``c``
     false matches, ``c`` the count the bound allows) is an exact integer sum of trapezoids;
@@ -148,19 +163,18 @@ def _partial_aucs_from_counts(counts: MatedCounts, bounds: NDArray, standardized
     """
     bounds = [check_bound(bound, "max_fmr") for bound in bounds]
     m, n = counts.n_mated, counts.n_nonmated
-    false_matches, true_matches = counts.roc_vertices
+    exact = _twice_area_exact(m, n)
+    false_matches, true_matches = counts.roc_vertices() if vertices is None else vertices
     allowed = allowed_false_matches(np.array(bounds), n)
     lasts = np.searchsorted(false_matches, allowed, side="right") - 1  # vertices at or below each bound
-    stop = int(lasts.max())
-    twice = np.diff(false_matches[: stop + 1])  # twice each trapezoid, in counts
-    if not _twice_area_exact(m, n):
-        twice = twice * 1.0
-    twice *= np.add(true_matches[1 : stop + 1], true_matches[:stop])
-    np.cumsum(twice, out=twice)  # twice the area from FMR 0 to each vertex after the first
+    twice_to, done, total = {}, 0, 0
+    for last in sorted({int(last) for last in lasts}):  # each area extends the one before
+        total += _twice_area(false_matches, true_matches, done, last, exact)
+        twice_to[last], done = total, last
     areas = []
     for bound, last in zip(bounds, lasts):
         last = int(last)
-        area = float(twice[last - 1] / (2 * m * n)) if last else 0.0
+        area = float(twice_to[last] / (2 * m * n))
         fmr, tmr = false_matches[last] / n, true_matches[last] / m
         if bound > fmr:  # a part of the next segment
             width = bound - fmr
@@ -224,11 +238,13 @@ def partial_auc(
     0.75
     """
     bound = check_bound(max_fmr, "max_fmr")
-    return BoundedValue(_partial_aucs_from_counts(mated_counts(mated, nonmated)[0], [bound], standardized)[0])
+    return BoundedValue(_partial_aucs_from_counts(mated_counts(mated, nonmated), [bound], standardized)[0])
 
 
-def _log_fmr_auc_from_counts(counts: MatedCounts, min_fmr: float, max_fmr: float) -> float:
-    """Log-FMR area from precomputed counts (see :func:`log_fmr_auc`).
+def _log_fmr_auc_from_counts(counts: MatedCounts, min_fmr: float, max_fmr: float,
+                             vertices: tuple[NDArray, NDArray] | None = None) -> float:
+    """Log-FMR area from precomputed counts (see :func:`log_fmr_auc`); ``vertices``:
+    ``counts.roc_vertices()`` if already made.
 
     Summed over the ROC segments along which FMR moves, FMR ascending: those from ``B_i``
     to ``A_{i+1}`` (flat) and from ``A_i`` to ``B_i`` where non-mated scores tie a mated one.
@@ -236,22 +252,27 @@ def _log_fmr_auc_from_counts(counts: MatedCounts, min_fmr: float, max_fmr: float
     low, high = check_bound(min_fmr, "min_fmr"), check_bound(max_fmr, "max_fmr")
     if low >= high:
         raise ValueError(f"min_fmr ({low!r}) must be below max_fmr ({high!r})")
-    false_matches, true_matches = counts.roc_vertices
-    # Segments ending at or below ``low`` add nothing: start at the last vertex at or below it.
-    begin = int(np.searchsorted(false_matches, allowed_false_matches(np.array([low]), counts.n_nonmated)[0],
-                                side="right")) - 1
-    moving = begin + np.flatnonzero(np.diff(false_matches[begin:]))  # segments whose FMR moves
-    u0, u1 = false_matches[moving] / counts.n_nonmated, false_matches[moving + 1] / counts.n_nonmated
-    t0, t1 = true_matches[moving] / counts.n_mated, true_matches[moving + 1] / counts.n_mated
-    start, stop = np.maximum(u0, low), np.minimum(u1, high)
-    keep = stop > start
-    u0, u1, t0, t1 = u0[keep], u1[keep], t0[keep], t1[keep]
-    start, stop = start[keep], stop[keep]
-    slope = (t1 - t0) / (u1 - u0)
-    intercept = t0 - slope * u0  # T(u) = intercept + slope * u on the segment
-    # ∫ (c + k u) d ln u = c ln(stop / start) + k (stop - start)
-    integral = intercept * np.log(stop / start) + slope * (stop - start)
-    return float(np.sum(integral) / np.log(high / low))
+    n, m = counts.n_nonmated, counts.n_mated
+    false_matches, true_matches = counts.roc_vertices() if vertices is None else vertices
+    # The segments where FMR moves and whose FMR range meets (low, high): a segment ends
+    # above ``low`` when it ends above the count ``low`` allows, and starts below ``high``
+    # when it starts below the smallest count at or above ``high``.
+    begin = int(np.searchsorted(false_matches, allowed_false_matches(np.array([low]), n)[0], side="right")) - 1
+    at_high = int(allowed_false_matches(np.array([high]), n)[0])
+    at_high += at_high / n < high
+    end = int(np.searchsorted(false_matches, at_high, side="left"))
+    moving = begin + np.flatnonzero(false_matches[begin + 1 : end + 1] != false_matches[begin:end])
+
+    def integrals(segments: NDArray[np.intp]) -> NDArray[np.float64]:
+        u0, u1 = false_matches[segments] / n, false_matches[segments + 1] / n
+        t0, t1 = true_matches[segments] / m, true_matches[segments + 1] / m
+        start, stop = np.maximum(u0, low), np.minimum(u1, high)
+        slope = (t1 - t0) / (u1 - u0)
+        intercept = t0 - slope * u0  # T(u) = intercept + slope * u on the segment
+        # ∫ (c + k u) d ln u = c ln(stop / start) + k (stop - start)
+        return intercept * np.log(stop / start) + slope * (stop - start)
+
+    return float(pairwise_sum(moving, integrals) / np.log(high / low))
 
 
 def log_fmr_auc(
@@ -298,21 +319,24 @@ def log_fmr_auc(
     >>> round(bf.log_fmr_auc([0.5, 0.9], [0.1, 0.5], min_fmr=0.5), 6)
     1.0
     """
-    return _log_fmr_auc_from_counts(mated_counts(mated, nonmated)[0], min_fmr, max_fmr)
+    return _log_fmr_auc_from_counts(mated_counts(mated, nonmated), min_fmr, max_fmr)
 
 
 def _pr_auc_from_counts(counts: MatedCounts) -> float:
     """Average precision from precomputed counts (see :func:`pr_auc`).
 
-    Recall moves only at the mated scores: the sum runs over the thresholds of
-    ``counts.false_matches`` (all but the last, reject all, which accepts nothing).
+    Recall moves only at the distinct mated scores: at ``values[i]`` it drops by the mated
+    scores equal to it, at precision ``TM / (TM + FM)`` with ``TM = M - first[i]`` and
+    ``FM = N - below[i]`` (every such threshold accepts at least one comparison).
     """
-    true_matches = counts.n_mated - counts.false_non_matches
-    accepted = true_matches + counts.false_matches
-    # Every threshold but the last (reject all) accepts at least one comparison.
-    precision = true_matches[:-1] / accepted[:-1]
-    recall_step = (true_matches[:-1] - true_matches[1:]) / counts.n_mated
-    return float(np.sum(recall_step * precision))
+    m, n = counts.n_mated, counts.n_nonmated
+    true_matches = np.subtract(m, counts.first)
+    accepted = np.subtract(n, counts.below)
+    accepted += true_matches
+    precision = np.divide(true_matches, accepted)
+    del true_matches, accepted
+    recall_step = np.diff(counts.first, append=m) / m
+    return float(np.sum(np.multiply(recall_step, precision, out=precision)))
 
 
 def pr_auc(mated: ArrayLike, nonmated: ArrayLike) -> float:
@@ -351,4 +375,4 @@ def pr_auc(mated: ArrayLike, nonmated: ArrayLike) -> float:
     >>> bf.pr_auc([0.5, 0.9], [0.1, 0.5])
     0.8333333333333333
     """
-    return _pr_auc_from_counts(mated_counts(mated, nonmated)[0])
+    return _pr_auc_from_counts(mated_counts(mated, nonmated))

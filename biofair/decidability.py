@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from biofair._summation import PART, pairwise_sum
 from biofair._validation import as_scores, power_of_two_exponent
 
 
@@ -60,47 +61,26 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     return _decidability(mated, nonmated)
 
 
-#: Scores summed at a time: small enough to stay in the cache as float64. At least 128,
-#: the most NumPy sums without splitting.
-_LEAF = 2**16
-
-
-def _pairwise_sum(values: NDArray[np.floating], leaf_sum) -> float:
-    """``np.add.reduce`` of ``leaf_sum`` applied to ``values``, part by part, to the bit.
-
-    NumPy sums a float64 array pairwise: it splits ``n`` values at ``n // 2`` rounded down to
-    a multiple of 8 and adds the sums of the halves. Splitting the same way down to parts of
-    at most ``_LEAF`` values, and reducing each part with NumPy, repeats those operations in
-    their order; ``leaf_sum`` maps a part to a float64 array of the same size first (a
-    float32 part is cast, one part at a time, never the whole array).
-    """
-    if values.size <= _LEAF:
-        return np.add.reduce(leaf_sum(values))
-    half = values.size // 2
-    half -= half % 8
-    return _pairwise_sum(values[:half], leaf_sum) + _pairwise_sum(values[half:], leaf_sum)
-
-
 def _mean_and_variance(values: NDArray[np.floating]) -> tuple[float, float]:
     """``np.mean`` and ``np.var`` of the scores as float64, by their operations in their order.
 
     Equal to the bit to NumPy's on a float64 copy, whatever the dtype of ``values``, without
     making one: the deviations are squared and summed part by part in one small buffer.
     """
-    buffer = np.empty(min(values.size, _LEAF), dtype=np.float64)
+    buffer = np.empty(min(values.size, PART), dtype=np.float64)
 
     def as_float64(part: NDArray) -> NDArray[np.float64]:
         out = buffer[: part.size]
         out[...] = part
         return out
 
-    mean = _pairwise_sum(values, as_float64) / values.size
+    mean = pairwise_sum(values, as_float64) / values.size
 
     def squared_deviations(part: NDArray) -> NDArray[np.float64]:
         out = np.subtract(as_float64(part), mean, out=buffer[: part.size])
         return np.multiply(out, out, out=out)
 
-    return mean, _pairwise_sum(values, squared_deviations) / values.size
+    return mean, pairwise_sum(values, squared_deviations) / values.size
 
 
 def _decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:

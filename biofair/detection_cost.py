@@ -76,4 +76,4 @@ def min_dcf(
     >>> bf.min_dcf([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], p_target=0.5)
     0.5
     """
-    return _min_dcf_from_counts(mated_counts(mated, nonmated)[0], p_target, c_miss, c_fa)
+    return _min_dcf_from_counts(mated_counts(mated, nonmated), p_target, c_miss, c_fa)

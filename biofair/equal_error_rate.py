@@ -169,7 +169,7 @@ def _checked(method: str) -> str:
     return method
 
 
-def _crossing_pair(counts: MatedCounts, nonmated_sorted: NDArray) -> ErrorCounts:
+def _crossing_pair(counts: MatedCounts) -> ErrorCounts:
     """The two consecutive ROC vertices, thresholds ascending, where ``FNMR - FMR`` turns
     from negative to non-negative, with their thresholds.
 
@@ -180,23 +180,27 @@ def _crossing_pair(counts: MatedCounts, nonmated_sorted: NDArray) -> ErrorCounts
     ``B_{i-1}`` and ``A_i``. ``B_{D-1}`` (FNMR 1) is never negative; ``B_{-1}`` is the
     accept-all point.
     """
-    m, n, size = counts.n_mated, counts.n_nonmated, counts.values.size
-    values, first, below, after = counts.values, counts.first, counts.below, counts.after
+    m, n, size = counts.n_mated, counts.n_nonmated, counts.first.size
+    mated_sorted, nonmated_sorted = counts.mated_sorted, counts.nonmated_sorted
+    first, below, after = counts.first, counts.below, counts.after
     i = int(np.argmax(np.append(counts.fnmr[1:-1] - counts.fmr[1:-1] >= 0, True)))
+
+    def value(j: int) -> float:  # the j-th distinct mated score
+        return float(mated_sorted[first[j]])
 
     def b_vertex(j: int) -> tuple[float, int, int]:  # B_j: threshold, false matches, false non-matches
         if j < 0:
-            return min(float(nonmated_sorted[0]), float(values[0])), n, 0
+            return min(float(nonmated_sorted[0]), value(0)), n, 0
         above = [float(nonmated_sorted[after[j]])] if after[j] < n else []
-        above += [float(values[j + 1])] if j + 1 < size else []
-        top = np.nextafter(max(float(values[-1]), float(nonmated_sorted[-1])), np.inf)
+        above += [value(j + 1)] if j + 1 < size else []
+        top = np.nextafter(max(float(mated_sorted[-1]), float(nonmated_sorted[-1])), np.inf)
         return min(above, default=float(top)), n - int(after[j]), int(first[j + 1]) if j + 1 < size else m
 
     b = b_vertex(i - 1)
     if i == size or b[2] / m - b[1] / n >= 0:
-        pair = [(float(values[i - 1]), n - int(below[i - 1]), int(first[i - 1])), b]
+        pair = [(value(i - 1), n - int(below[i - 1]), int(first[i - 1])), b]
     else:
-        pair = [b, (float(values[i]), n - int(below[i]), int(first[i]))]
+        pair = [b, (value(i), n - int(below[i]), int(first[i]))]
     thresholds, false_matches, false_non_matches = (np.array(column) for column in zip(*pair))
     return ErrorCounts(thresholds, false_matches, false_non_matches, m, n)
 
@@ -223,13 +227,13 @@ def _near_crossing(pair: ErrorCounts, nonmated_sorted: NDArray) -> ErrorCounts:
                        pair.n_mated, pair.n_nonmated)
 
 
-def _eer_from_mated_counts(counts: MatedCounts, nonmated_sorted: NDArray, method: EerMethod = "rocch") -> EqualErrorRate:
-    """EER from the counts at the mated scores and the sorted non-mated scores they came from.
+def _eer_from_mated_counts(counts: MatedCounts, method: EerMethod = "rocch") -> EqualErrorRate:
+    """EER from the counts at the distinct mated scores.
 
     The hull's vertices are among the points ``counts`` holds; the midpoint and interval
     rules read the non-mated scores between the two ROC vertices around the crossing.
     """
-    near = _near_crossing(_crossing_pair(counts, nonmated_sorted), nonmated_sorted)
+    near = _near_crossing(_crossing_pair(counts), counts.nonmated_sorted)
     if _checked(method) == "rocch":
         return _rocch(counts.fmr[::-1], counts.fnmr[::-1], near)
     return _RULES[method](near)
@@ -286,4 +290,4 @@ def eer(mated: ArrayLike, nonmated: ArrayLike, *, method: EerMethod = "rocch") -
     EqualErrorRate(eer=0.25, threshold=0.65, low=0.25, high=0.25, method='interval')
     """
     _checked(method)
-    return _eer_from_mated_counts(*mated_counts(mated, nonmated), method)
+    return _eer_from_mated_counts(mated_counts(mated, nonmated), method)

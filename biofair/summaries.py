@@ -135,21 +135,26 @@ def operating_summary(
     # One search of the distinct mated scores into the non-mated ones: every ROC metric
     # reads these counts; the thresholds at targets and d' read the sorted scores.
     counts = mated_counts_sorted(mated_sorted, nonmated_sorted)
-    partial = _partial_aucs_from_counts(counts, bounds, False)
-    equal = _eer_from_mated_counts(counts, nonmated_sorted, eer_method)
+    vertices = counts.roc_vertices()  # for the areas, then dropped
+    partial = _partial_aucs_from_counts(counts, bounds, False, vertices)
+    log_area = _log_fmr_auc_from_counts(counts, min_fmr, 1.0, vertices)
+    del vertices
+    full, average_precision = _roc_auc_from_counts(counts), _pr_auc_from_counts(counts)
+    equal = _eer_from_mated_counts(counts, eer_method)
+    min_cost = _min_dcf_from_counts(counts, p_target)
+    del counts
     thresholds = threshold_at_fmr_sorted(nonmated_sorted, targets)
     false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, thresholds)
     d_prime = _decidability_sorted(mated_sorted, nonmated_sorted)
 
-    full = _roc_auc_from_counts(counts)
     rows = [("roc_auc", nan, full, nan, na)]
     rows += [("partial_auc", b, value, nan, na) for b, value in zip(bounds, partial)]
     rows += [("overstatement", b, full - value, nan, na) for b, value in zip(bounds, partial)]
-    rows.append(("log_fmr_auc", min_fmr, _log_fmr_auc_from_counts(counts, min_fmr, 1.0), nan, na))
-    rows.append(("min_dcf", nan, _min_dcf_from_counts(counts, p_target), nan, na))
+    rows.append(("log_fmr_auc", min_fmr, log_area, nan, na))
+    rows.append(("min_dcf", nan, min_cost, nan, na))
     rows.append(("eer", nan, equal.eer, equal.threshold, na))
     rows.append(("decidability", nan, d_prime, nan, na))
-    rows.append(("pr_auc", nan, _pr_auc_from_counts(counts), nan, na))
+    rows.append(("pr_auc", nan, average_precision, nan, na))
     rows.append(("mated_nonmated_ratio", nan, n_mated / n_nonmated, nan, na))
     tmr, fnmr = (n_mated - false_non_matches) / n_mated, false_non_matches / n_mated
     rows += [("tmr_at_fmr", f, x, t, k) for f, x, t, k in zip(targets, tmr, thresholds, false_matches)]

@@ -15,6 +15,8 @@ import biofair as bf
 from biofair._counts import error_counts, mated_counts
 from biofair.equal_error_rate import _eer_from_counts
 
+from biofair import _summation
+
 decidability_module = importlib.import_module("biofair.decidability")
 
 scores = st.one_of(
@@ -29,13 +31,14 @@ scores = st.one_of(
 @settings(max_examples=150, deadline=None)
 def test_counts_at_mated_scores_equal_direct_comparisons(mated, nonmated, shift):
     mated = mated + shift
-    counts, nonmated_sorted = mated_counts(mated, nonmated)
+    counts = mated_counts(mated, nonmated)
     m, n = mated.size, nonmated.size
     assert counts.values.tolist() == np.unique(mated).tolist()
     assert counts.first.tolist() == [int(np.sum(mated < v)) for v in counts.values]
     assert counts.below.tolist() == [int(np.sum(nonmated < v)) for v in counts.values]
     assert counts.after.tolist() == [int(np.sum(nonmated <= v)) for v in counts.values]
-    assert nonmated_sorted.tolist() == sorted(nonmated.tolist())
+    assert counts.nonmated_sorted.tolist() == sorted(nonmated.tolist())
+    assert counts.mated_sorted.tolist() == sorted(mated.tolist())
     # accept all, each distinct mated score, reject all
     assert counts.false_matches.tolist() == [n, *(int(np.sum(nonmated >= v)) for v in counts.values), 0]
     assert counts.false_non_matches.tolist() == [0, *counts.first.tolist(), m]
@@ -45,8 +48,8 @@ def test_counts_at_mated_scores_equal_direct_comparisons(mated, nonmated, shift)
 @settings(max_examples=150, deadline=None)
 def test_roc_vertices_trace_the_all_thresholds_roc(mated, nonmated, shift):
     mated = mated + shift
-    counts, _ = mated_counts(mated, nonmated)
-    false_matches, true_matches = counts.roc_vertices
+    counts = mated_counts(mated, nonmated)
+    false_matches, true_matches = counts.roc_vertices()
     every = error_counts(mated, nonmated)  # every distinct score of either class is a threshold
     points = set(zip(every.false_matches.tolist(), (mated.size - every.false_non_matches).tolist()))
     points.add((nonmated.size, mated.size))  # accept all
@@ -86,7 +89,7 @@ def test_min_dcf_equals_the_minimum_over_every_threshold(mated, nonmated, p_targ
        leaf=st.sampled_from([128, 129, 136, 1000]))
 @settings(max_examples=100, deadline=None)
 def test_pairwise_sum_by_parts_is_numpys_sum_to_the_bit(values, leaf):
-    with mock.patch.object(decidability_module, "_LEAF", leaf):
+    with mock.patch.object(_summation, "PART", leaf):
         mean, variance = decidability_module._mean_and_variance(values)
         single = decidability_module._mean_and_variance(values.astype(np.float32))
     assert (mean, variance) == (np.mean(values), np.var(values))
