@@ -5,6 +5,7 @@ Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 
 from __future__ import annotations
 
+import bisect
 from typing import NamedTuple
 
 import numpy as np
@@ -183,7 +184,8 @@ def _crossing_pair(counts: MatedCounts) -> ErrorCounts:
     m, n, size = counts.n_mated, counts.n_nonmated, counts.first.size
     mated_sorted, nonmated_sorted = counts.mated_sorted, counts.nonmated_sorted
     first, below, after = counts.first, counts.below, counts.after
-    i = int(np.argmax(np.append(counts.fnmr[1:-1] - counts.fmr[1:-1] >= 0, True)))
+    fmr, fnmr = counts.fmr[1:-1], counts.fnmr[1:-1]  # at A_0 ... A_{D-1}
+    i = bisect.bisect_left(range(size), True, key=lambda j: fnmr[j] - fmr[j] >= 0)  # D if none
 
     def value(j: int) -> float:  # the j-th distinct mated score
         return float(mated_sorted[first[j]])
