@@ -3,8 +3,11 @@
 ``error_counts`` sorts each class once and walks both sorted arrays with vectorised
 operations to give, at every distinct score and at one threshold above all scores, the
 number of false matches and false non-matches: the curves are drawn from these counts.
-``roc_counts`` gives the same counts at the M + 1 thresholds where the ROC can turn (the
-mated scores); every area, the convex hull and the minimum cost are computed from them.
+``mated_counts`` gives what the ROC metrics need, the counts at the distinct mated scores
+(where FNMR changes), from one ``searchsorted`` of them into the sorted non-mated scores:
+every area, the convex hull and its EER, the minimum cost and the average precision are
+computed from them, and ``operating_summary`` computes them once for all its metrics.
+``roc_counts`` lays the same vertices out with their thresholds, as ``ErrorCounts``.
 """
 
 from __future__ import annotations

@@ -43,7 +43,10 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
 
     Notes
     -----
-    Scores of extreme magnitude are first scaled by the power of two that brings the
+    Means and variances are summed in float64 as ``np.mean`` and ``np.var`` of float64 scores
+    sum them (pairwise, to the bit), also for float32 scores, which are read part by part
+    without a float64 copy: the same d' for float32 scores as for float64 ones of the same
+    values. Scores of extreme magnitude are first scaled by the power of two that brings the
     largest into [0.5, 1): exact, and d' does not depend on scale, so scores near ±1.8e308
     do not overflow and subnormal scores (1e-310) keep their non-zero variance.
 

@@ -164,17 +164,20 @@ def operating_summary(
         ("n_nonmated", nan, n_nonmated, nan, na),
         ("fmr_resolution", nan, 1.0 / n_nonmated, nan, na),
     ]
-    table = pd.DataFrame(rows, columns=_OPERATING_COLUMNS[:5])
-    return _typed(_with_resolution(table, n_nonmated))
+    return _operating_table(rows, n_nonmated)
 
 
-def _with_resolution(table: pd.DataFrame, n_nonmated: int) -> pd.DataFrame:
-    """``resolved`` and ``precise`` of each row's FMR target (missing where it has none)."""
-    targets = table["fmr_target"].to_numpy(dtype=np.float64)
-    has_target = ~np.isnan(targets)
-    resolved, precise = resolution(np.where(has_target, targets, 1.0), n_nonmated)
-    return table.assign(resolved=pd.Series(resolved, dtype="boolean").where(has_target),
-                        precise=pd.Series(precise, dtype="boolean").where(has_target))
+def _operating_table(rows: list[tuple], n_nonmated: int) -> pd.DataFrame:
+    """The rows ``(metric, fmr_target, value, threshold, k)`` as a typed table, with ``resolved``
+    and ``precise`` of each row's FMR target (missing where it has none)."""
+    metric, fmr_target, value, threshold, k = zip(*rows)
+    targets = np.array(fmr_target, dtype=np.float64)
+    missing = np.isnan(targets)
+    resolved, precise = resolution(np.where(missing, 1.0, targets), n_nonmated)
+    columns = [list(metric), targets, np.array(value, dtype=np.float64), np.array(threshold, dtype=np.float64),
+               pd.array(k, dtype="Int64"), pd.arrays.BooleanArray(resolved, missing.copy()),
+               pd.arrays.BooleanArray(precise, missing.copy())]
+    return pd.DataFrame(dict(zip(_OPERATING_COLUMNS, columns)))
 
 
 def _eer_value(mated: NDArray, nonmated: NDArray) -> float:
