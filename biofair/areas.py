@@ -95,8 +95,8 @@ def _roc_auc_from_counts(counts: MatedCounts) -> float:
     per_value = np.diff(counts.first, append=m)  # mated scores at each distinct value
     beaten = counts.below + counts.after
     if not _twice_area_exact(m, n):
-        per_value, beaten = per_value * 1.0, beaten * 1.0
-    return float(np.dot(per_value, beaten) / (2 * m * n))
+        return float(np.dot(per_value * 1.0, beaten * 1.0) / (2 * m * n))
+    return int(np.dot(per_value, beaten)) / (2 * m * n)  # Python's int division: correctly rounded
 
 
 def roc_auc(mated: ArrayLike, nonmated: ArrayLike) -> BoundedValue:
@@ -174,7 +174,7 @@ def _partial_aucs_from_counts(counts: MatedCounts, bounds: NDArray, standardized
     areas = []
     for bound, last in zip(bounds, lasts):
         last = int(last)
-        area = float(twice_to[last] / (2 * m * n))
+        area = twice_to[last] / (2 * m * n)  # an int (correctly rounded) or a float
         fmr, tmr = false_matches[last] / n, true_matches[last] / m
         if bound > fmr:  # a part of the next segment
             width = bound - fmr
