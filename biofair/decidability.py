@@ -72,15 +72,17 @@ def _mean_and_variance(values: NDArray[np.floating]) -> tuple[float, float]:
     """
     buffer = np.empty(min(values.size, PART), dtype=np.float64)
 
-    def as_float64(part: NDArray) -> NDArray[np.float64]:
+    def as_float64(part: NDArray) -> NDArray[np.float64]:  # a float32 part is cast into the buffer
+        if part.dtype == np.float64:
+            return part
         out = buffer[: part.size]
         out[...] = part
         return out
 
     mean = pairwise_sum(values, as_float64) / values.size
 
-    def squared_deviations(part: NDArray) -> NDArray[np.float64]:
-        out = np.subtract(as_float64(part), mean, out=buffer[: part.size])
+    def squared_deviations(part: NDArray) -> NDArray[np.float64]:  # computed in float64 (mean is)
+        out = np.subtract(part, mean, out=buffer[: part.size])
         return np.multiply(out, out, out=out)
 
     return mean, pairwise_sum(values, squared_deviations) / values.size
