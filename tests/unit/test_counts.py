@@ -116,3 +116,14 @@ def test_non_finite_scores_are_found_after_sorting(bad, message, dtype):
             call([0.5, 0.6], values)
         with pytest.raises(ValueError, match=f"mated contains {message} values"):
             call(values, [0.5, 0.6])
+
+
+@given(mated=scores, nonmated=scores, bound=st.sampled_from([1.0, 0.3, 0.05]))
+@settings(max_examples=60, deadline=None)
+def test_areas_in_floating_point_where_integers_could_overflow(mated, nonmated, bound):
+    # Beyond 2·M·N >= 2^62 the trapezoids are summed in float64; the same areas up to rounding.
+    areas = importlib.import_module("biofair.areas")
+    exact = (bf.roc_auc(mated, nonmated), bf.partial_auc(mated, nonmated, max_fmr=bound))
+    with mock.patch.object(areas, "_twice_area_exact", lambda m, n: False):
+        rounded = (bf.roc_auc(mated, nonmated), bf.partial_auc(mated, nonmated, max_fmr=bound))
+    assert rounded == pytest.approx(exact, rel=1e-12, abs=1e-15)
