@@ -3,8 +3,11 @@
 ``error_counts`` sorts each class once and walks both sorted arrays with vectorised
 operations to give, at every distinct score and at one threshold above all scores, the
 number of false matches and false non-matches: the curves are drawn from these counts.
-``roc_counts`` gives the same counts at the M + 1 thresholds where the ROC can turn (the
-mated scores); every area, the convex hull and the minimum cost are computed from them.
+``mated_counts`` gives what the ROC metrics need, the counts at the distinct mated scores
+(where FNMR changes), from one ``searchsorted`` of them into the sorted non-mated scores:
+every area, the convex hull and its EER, the minimum cost and the average precision are
+computed from them, and ``operating_summary`` computes them once for all its metrics.
+``roc_counts`` lays the same vertices out with their thresholds, as ``ErrorCounts``.
 """
 
 from __future__ import annotations
@@ -15,22 +18,15 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._validation import as_scores
+from biofair._validation import as_scores, check_finite
 
 
-@dataclass(frozen=True, eq=False)
-class ErrorCounts:
-    """Error counts at achievable thresholds, thresholds ascending.
+class _Rates:
+    """FMR, FNMR and TMR of ``false_matches`` and ``false_non_matches`` out of ``n_nonmated``
+    and ``n_mated``, each computed once, on first use."""
 
-    From :func:`error_counts`, ``thresholds`` holds the distinct scores of both classes and,
-    last, ``nextafter(max score, +inf)`` (reject everything); from :func:`roc_counts`, only
-    those where the ROC can turn. Decision rule: match iff
-    ``score >= threshold``. The rates are computed once, on first use.
-    """
-
-    thresholds: NDArray[np.float64]
-    false_matches: NDArray[np.int64]  # number of non-mated scores >= threshold
-    false_non_matches: NDArray[np.int64]  # number of mated scores < threshold
+    false_matches: NDArray[np.integer]
+    false_non_matches: NDArray[np.integer]
     n_mated: int
     n_nonmated: int
 
@@ -48,6 +44,23 @@ class ErrorCounts:
     def tmr(self) -> NDArray[np.float64]:
         """TMR = 1 - FNMR at each threshold, from the count of true matches."""
         return (self.n_mated - self.false_non_matches) / self.n_mated
+
+
+@dataclass(frozen=True, eq=False)
+class ErrorCounts(_Rates):
+    """Error counts at achievable thresholds, thresholds ascending.
+
+    From :func:`error_counts`, ``thresholds`` holds the distinct scores of both classes and,
+    last, ``nextafter(max score, +inf)`` (reject everything); from :func:`roc_counts`, only
+    those where the ROC can turn. Decision rule: match iff
+    ``score >= threshold``. The rates are computed once, on first use.
+    """
+
+    thresholds: NDArray[np.float64]
+    false_matches: NDArray[np.int64]  # number of non-mated scores >= threshold
+    false_non_matches: NDArray[np.int64]  # number of mated scores < threshold
+    n_mated: int
+    n_nonmated: int
 
     @cached_property
     def corners(self) -> NDArray[np.intp]:
@@ -68,8 +81,16 @@ def sorted_scores(mated: ArrayLike, nonmated: ArrayLike, *, keep_float32: bool =
 
     With ``keep_float32``, float32 scores stay float32 (see :func:`in_dtype_of`).
     """
-    return (np.sort(as_scores(mated, "mated", keep_float32=keep_float32)),
-            np.sort(as_scores(nonmated, "nonmated", keep_float32=keep_float32)))
+    return _sorted(mated, "mated", keep_float32), _sorted(nonmated, "nonmated", keep_float32)
+
+
+def _sorted(values: ArrayLike, name: str, keep_float32: bool) -> NDArray:
+    """One class validated and sorted; its finiteness is read at both ends of the sorted
+    array (``np.sort`` puts -inf first, +inf and NaN last), not by a pass over all of it."""
+    ordered = np.sort(as_scores(values, name, keep_float32=keep_float32, finite=False))
+    if not (np.isfinite(ordered[0]) and np.isfinite(ordered[-1])):
+        check_finite(ordered, name)
+    return ordered
 
 
 def in_dtype_of(sorted_values: NDArray, thresholds: ArrayLike) -> NDArray:
@@ -211,3 +232,102 @@ def roc_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> ErrorC
 def roc_counts(mated: ArrayLike, nonmated: ArrayLike) -> ErrorCounts:
     """Validate, sort once per class and count errors where the ROC can turn."""
     return roc_counts_sorted(*sorted_scores(mated, nonmated, keep_float32=True))
+
+
+@dataclass(frozen=True, eq=False)
+class MatedCounts(_Rates):
+    """The counts every ROC metric is computed from: those at the distinct mated scores.
+
+    FNMR changes only at mated scores. ``values`` holds the D distinct mated scores,
+    ascending; at ``values[i]``, ``first[i]`` mated scores lie below it (its false
+    non-matches), ``below[i]`` non-mated scores lie below it (``N - below[i]`` false
+    matches) and ``after[i]`` at or below it (``after[i] - below[i]`` of them tie it;
+    ``after`` is ``below`` itself when none does). With thresholds ascending, the ROC in
+    counts (false matches, false non-matches) runs from the accept-all point ``(N, 0)``
+    through ``A_i = (N - below[i], first[i])`` at ``values[i]`` and
+    ``B_i = (N - after[i], first[i+1])`` at the next score above it (``first[D] = M``) to the
+    reject-all point ``(0, M)``: from ``A_i`` to ``B_i`` it steps to the next FNMR (along a
+    diagonal when non-mated scores tie ``values[i]``), from ``B_i`` to ``A_{i+1}`` it runs
+    straight along FMR past the non-mated scores between the two mated ones.
+
+    ``false_matches`` and ``false_non_matches`` (made on each use) and the rates (kept)
+    are those at ``(N, 0)``, at each ``A_i`` and at ``(0, M)``, thresholds ascending: a cost
+    increasing in both errors is smallest at one of them, and the ROC convex hull's vertices
+    are among them (each ``B_i`` lies above the chord from ``A_{i+1}`` to ``A_i``). The sorted
+    scores are held, not copied.
+    """
+
+    mated_sorted: NDArray[np.floating]
+    nonmated_sorted: NDArray[np.floating]
+    first: NDArray[np.intp]
+    below: NDArray[np.intp]
+    after: NDArray[np.intp]
+
+    @property
+    def n_mated(self) -> int:
+        return self.mated_sorted.size
+
+    @property
+    def n_nonmated(self) -> int:
+        return self.nonmated_sorted.size
+
+    @property
+    def values(self) -> NDArray[np.floating]:
+        """The distinct mated scores, ascending (a new array)."""
+        return self.mated_sorted[self.first]
+
+    @property
+    def false_matches(self) -> NDArray[np.intp]:
+        """False matches at the accept-all threshold, at each distinct mated score, and
+        at the reject-all threshold."""
+        counts = np.empty(self.first.size + 2, dtype=np.intp)
+        counts[0], counts[-1] = self.n_nonmated, 0
+        np.subtract(self.n_nonmated, self.below, out=counts[1:-1])
+        return counts
+
+    @property
+    def false_non_matches(self) -> NDArray[np.intp]:
+        """False non-matches at the thresholds of :attr:`false_matches`."""
+        counts = np.empty(self.first.size + 2, dtype=np.intp)
+        counts[0], counts[1:-1], counts[-1] = 0, self.first, self.n_mated
+        return counts
+
+    def roc_vertices(self) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """The ROC's vertices as (false matches, true matches), FMR ascending.
+
+        ``(0, 0)``, then ``B_i`` and ``A_i`` for i = D - 1 down to 0, then ``(N, M)``: 2D + 2
+        points, some repeated (``B_i = A_{i+1}`` when no non-mated score lies between the
+        two mated ones); every segment between two consecutive ones is straight. Made anew
+        on each call (as large as four arrays of D counts): keep it only while it is used.
+        """
+        n, m, size = self.n_nonmated, self.n_mated, 2 * self.first.size + 2
+        false_matches, true_matches = np.empty(size, dtype=np.intp), np.empty(size, dtype=np.intp)
+        false_matches[0], true_matches[0], false_matches[-1], true_matches[-1] = 0, 0, n, m
+        np.subtract(n, self.after[::-1], out=false_matches[1:-1:2])
+        np.subtract(n, self.below[::-1], out=false_matches[2:-1:2])
+        np.subtract(m, self.first[::-1], out=true_matches[2:-1:2])  # at A_i
+        true_matches[1], true_matches[3:-1:2] = 0, true_matches[2:-3:2]  # B_i: as at A_{i+1}
+        return false_matches, true_matches
+
+
+def mated_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> MatedCounts:
+    """The counts at the distinct mated scores, from two ascending, validated arrays.
+
+    One ``searchsorted`` of the distinct mated scores into the non-mated ones, and a second
+    one only for those a non-mated score ties: O(D log N) for D distinct mated scores.
+    """
+    first = _first_of_runs(mated_sorted)
+    values = mated_sorted[first]
+    below = np.searchsorted(nonmated_sorted, values, side="left")
+    # the first non-mated score at or above each value (the last one, below it, where none is)
+    tied = np.flatnonzero(np.take(nonmated_sorted, below, mode="clip") == values)
+    after = below
+    if tied.size:
+        after = below.copy()
+        after[tied] = np.searchsorted(nonmated_sorted, values[tied], side="right")
+    return MatedCounts(mated_sorted, nonmated_sorted, first, below, after)
+
+
+def mated_counts(mated: ArrayLike, nonmated: ArrayLike) -> MatedCounts:
+    """Validate, sort once per class and count errors at the distinct mated scores."""
+    return mated_counts_sorted(*sorted_scores(mated, nonmated, keep_float32=True))

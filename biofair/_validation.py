@@ -26,11 +26,15 @@ def inexact_integers(values: NDArray) -> NDArray[np.bool_]:
     return (values > EXACT_INTEGER_LIMIT) | (values < -EXACT_INTEGER_LIMIT)
 
 
-def as_scores(values: ArrayLike, name: str, *, keep_float32: bool = False) -> NDArray[np.floating]:
+def as_scores(
+    values: ArrayLike, name: str, *, keep_float32: bool = False, finite: bool = True
+) -> NDArray[np.floating]:
     """Return ``values`` as a 1-D float64 array of finite scores, or raise naming ``name``.
 
     With ``keep_float32``, float32 scores stay float32 (for metrics that only compare
-    scores: half the memory, and the same results as on the same values in float64).
+    scores: half the memory, and the same results as on the same values in float64). With
+    ``finite=False`` the scores may still hold NaN or infinities: the caller checks them
+    with :func:`check_finite` (after sorting, a look at both ends suffices).
     """
     array = np.asarray(values)
     if array.dtype == bool or not np.issubdtype(array.dtype, np.number):
@@ -46,6 +50,11 @@ def as_scores(values: ArrayLike, name: str, *, keep_float32: bool = False) -> ND
             "that float64 cannot hold exactly: distinct scores would become ties"
         )
     array = array.astype(np.float32 if keep_float32 and array.dtype == np.float32 else np.float64, copy=False)
+    return check_finite(array, name) if finite else array
+
+
+def check_finite(array: NDArray[np.floating], name: str) -> NDArray[np.floating]:
+    """``array`` if every score is finite, else a ValueError counting NaN and infinities."""
     finite = np.isfinite(array)
     if not finite.all():
         n_nan = int(np.isnan(array).sum())

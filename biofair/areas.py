@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import ErrorCounts, error_counts_sorted, roc_counts, sorted_scores
+from biofair._counts import MatedCounts, mated_counts
+from biofair._summation import PART, pairwise_sum
 from biofair._thresholds import allowed_false_matches
 from biofair._validation import check_bound
 
@@ -78,19 +79,24 @@ class BoundedValue(float):
         return (BoundedValue, (float(self), self.low, self.high))
 
 
-def _roc_vertices(counts: ErrorCounts) -> tuple[NDArray, NDArray]:
-    """ROC vertices as (FMR, TMR), FMR ascending."""
-    return counts.fmr[::-1], counts.tmr[::-1]
+def _twice_area_exact(n_mated: int, n_nonmated: int) -> bool:
+    """True when twice the ROC area in counts (at most 2·M·N) fits int64 arithmetic."""
+    return 2 * n_mated * n_nonmated < 2**62
 
 
-def _roc_auc_from_counts(counts: ErrorCounts) -> float:
-    """Full ROC area from precomputed counts, in exact integer arithmetic when it fits."""
-    false_matches = counts.false_matches[::-1]
-    true_matches = counts.n_mated - counts.false_non_matches[::-1]
-    if 2 * counts.n_mated * counts.n_nonmated >= 2**62:  # keep the products in int64
-        false_matches, true_matches = false_matches * 1.0, true_matches * 1.0
-    twice_area = np.sum(np.diff(false_matches) * (true_matches[1:] + true_matches[:-1]))
-    return float(twice_area / (2 * counts.n_mated * counts.n_nonmated))
+def _roc_auc_from_counts(counts: MatedCounts) -> float:
+    """Full ROC area from the counts at the mated scores: the Mann-Whitney count.
+
+    Each mated score at ``values[i]`` is above ``below[i]`` non-mated scores and ties
+    ``after[i] - below[i]``: twice the area in counts is ``Σ (below + after)`` over the
+    mated scores, in exact integer arithmetic when it fits.
+    """
+    m, n = counts.n_mated, counts.n_nonmated
+    per_value = np.diff(counts.first, append=m)  # mated scores at each distinct value
+    beaten = counts.below + counts.after
+    if not _twice_area_exact(m, n):
+        return float(np.dot(per_value * 1.0, beaten * 1.0) / (2 * m * n))
+    return int(np.dot(per_value, beaten)) / (2 * m * n)  # Python's int division: correctly rounded
 
 
 def roc_auc(mated: ArrayLike, nonmated: ArrayLike) -> BoundedValue:
@@ -131,47 +137,52 @@ def roc_auc(mated: ArrayLike, nonmated: ArrayLike) -> BoundedValue:
     >>> bf.roc_auc([0.5, 0.9], [0.1, 0.5])
     0.875
     """
-    return BoundedValue(_roc_auc_from_counts(roc_counts(mated, nonmated)))
+    return BoundedValue(_roc_auc_from_counts(mated_counts(mated, nonmated)))
 
 
-def _area_up_to(fmr: NDArray, tmr: NDArray, bound: float) -> float:
-    """Area under the piecewise-linear ROC from FMR 0 to ``bound``."""
-    last = int(np.searchsorted(fmr, bound, side="right")) - 1
-    area = float(np.sum(np.diff(fmr[: last + 1]) * (tmr[1 : last + 1] + tmr[:last]))) / 2
-    if bound > fmr[last]:  # a part of the next segment
-        width = bound - fmr[last]
-        tmr_at_bound = tmr[last] + (tmr[last + 1] - tmr[last]) * width / (fmr[last + 1] - fmr[last])
-        area += width * (tmr[last] + tmr_at_bound) / 2
-    return area
+def _twice_area(false_matches: NDArray, true_matches: NDArray, start: int, stop: int, exact: bool) -> int | float:
+    """Twice the area under the ROC polyline from vertex ``start`` to vertex ``stop``, in
+    counts: trapezoids summed part by part (small temporaries), in exact integers if ``exact``."""
+    total = 0 if exact else 0.0
+    for begin in range(start, stop, PART):
+        end = min(begin + PART, stop)
+        widths = np.diff(false_matches[begin : end + 1])
+        heights = np.add(true_matches[begin + 1 : end + 1], true_matches[begin:end])
+        total += int(np.dot(widths, heights)) if exact else float(np.dot(widths * 1.0, heights * 1.0))
+    return total
 
 
-def _counts_down_to_fmr(mated_sorted: NDArray, nonmated_sorted: NDArray, bound: float) -> ErrorCounts:
-    """Counts at every achievable threshold from the top down past FMR ``bound``.
+def _partial_aucs_from_counts(counts: MatedCounts, bounds: NDArray, standardized: bool,
+                              vertices: tuple[NDArray, NDArray] | None = None) -> list[float]:
+    """Partial ROC areas up to each FMR bound from precomputed counts (see :func:`partial_auc`);
+    ``vertices``: ``counts.roc_vertices()`` if already made.
 
-    The ROC from FMR 0 to ``bound`` with all its vertices, as :func:`error_counts_sorted`
-    gives it, from the scores at or above the ``(c+1)``-th largest non-mated score (``c``
-    false matches allowed at ``bound``), whose FMR is above the bound. Summing the same
-    vertices in the same order, the area equals the one over all thresholds to the bit.
+    Twice the area in counts up to the last ROC vertex at or below a bound (at most ``c``
+    false matches, ``c`` the count the bound allows) is an exact integer sum of trapezoids;
+    the part of the next segment up to the bound is interpolated in floating point.
     """
-    n_mated, n_nonmated = mated_sorted.size, nonmated_sorted.size
-    allowed = int(allowed_false_matches(np.array([bound]), n_nonmated)[0])
-    if allowed >= n_nonmated:
-        return error_counts_sorted(mated_sorted, nonmated_sorted)
-    cut = nonmated_sorted[n_nonmated - 1 - allowed]
-    below = int(np.searchsorted(mated_sorted, cut, side="left"))
-    top = error_counts_sorted(mated_sorted[below:] if below < n_mated else mated_sorted[-1:],
-                              nonmated_sorted[np.searchsorted(nonmated_sorted, cut, side="left") :])
-    if below == n_mated:  # no mated score at or above the cut: all of them are missed there
-        keep = top.thresholds > mated_sorted[-1]
-        return ErrorCounts(top.thresholds[keep], top.false_matches[keep], np.full(keep.sum(), n_mated),
-                           n_mated, n_nonmated)
-    return ErrorCounts(top.thresholds, top.false_matches, top.false_non_matches + below, n_mated, n_nonmated)
-
-
-def _partial_auc_from_counts(counts: ErrorCounts, max_fmr: float, standardized: bool) -> float:
-    """Partial ROC area from precomputed counts (see :func:`partial_auc`)."""
-    bound = check_bound(max_fmr, "max_fmr")
-    return _partial_from_area(_area_up_to(*_roc_vertices(counts), bound), bound, standardized)
+    bounds = [check_bound(bound, "max_fmr") for bound in bounds]
+    m, n = counts.n_mated, counts.n_nonmated
+    exact = _twice_area_exact(m, n)
+    false_matches, true_matches = counts.roc_vertices() if vertices is None else vertices
+    allowed = allowed_false_matches(np.array(bounds), n)
+    lasts = np.searchsorted(false_matches, allowed, side="right") - 1  # vertices at or below each bound
+    twice_to, done, total = {}, 0, 0
+    for last in sorted({int(last) for last in lasts}):  # each area extends the one before
+        total += _twice_area(false_matches, true_matches, done, last, exact)
+        twice_to[last], done = total, last
+    areas = []
+    for bound, last in zip(bounds, lasts):
+        last = int(last)
+        area = twice_to[last] / (2 * m * n)  # an int (correctly rounded) or a float
+        fmr, tmr = false_matches[last] / n, true_matches[last] / m
+        if bound > fmr:  # a part of the next segment
+            width = bound - fmr
+            next_fmr, next_tmr = false_matches[last + 1] / n, true_matches[last + 1] / m
+            tmr_at_bound = tmr + (next_tmr - tmr) * width / (next_fmr - fmr)
+            area += width * (tmr + tmr_at_bound) / 2
+        areas.append(_partial_from_area(area, bound, standardized))
+    return areas
 
 
 def _partial_from_area(area: float, bound: float, standardized: bool) -> float:
@@ -227,26 +238,41 @@ def partial_auc(
     0.75
     """
     bound = check_bound(max_fmr, "max_fmr")
-    counts = _counts_down_to_fmr(*sorted_scores(mated, nonmated, keep_float32=True), bound)
-    return BoundedValue(_partial_auc_from_counts(counts, bound, standardized))
+    return BoundedValue(_partial_aucs_from_counts(mated_counts(mated, nonmated), [bound], standardized)[0])
 
 
-def _log_fmr_auc_from_counts(counts: ErrorCounts, min_fmr: float, max_fmr: float) -> float:
-    """Log-FMR area from precomputed counts (see :func:`log_fmr_auc`)."""
+def _log_fmr_auc_from_counts(counts: MatedCounts, min_fmr: float, max_fmr: float,
+                             vertices: tuple[NDArray, NDArray] | None = None) -> float:
+    """Log-FMR area from precomputed counts (see :func:`log_fmr_auc`); ``vertices``:
+    ``counts.roc_vertices()`` if already made.
+
+    Summed over the ROC segments along which FMR moves, FMR ascending: those from ``B_i``
+    to ``A_{i+1}`` (flat) and from ``A_i`` to ``B_i`` where non-mated scores tie a mated one.
+    """
     low, high = check_bound(min_fmr, "min_fmr"), check_bound(max_fmr, "max_fmr")
     if low >= high:
         raise ValueError(f"min_fmr ({low!r}) must be below max_fmr ({high!r})")
-    corners = counts.corners[::-1]  # the same curve with fewer vertices
-    fmr, tmr = counts.fmr[corners], counts.tmr[corners]
-    start, stop = np.maximum(fmr[:-1], low), np.minimum(fmr[1:], high)
-    keep = stop > start
-    u0, u1, t0, t1 = fmr[:-1][keep], fmr[1:][keep], tmr[:-1][keep], tmr[1:][keep]
-    start, stop = start[keep], stop[keep]
-    slope = (t1 - t0) / (u1 - u0)
-    intercept = t0 - slope * u0  # T(u) = intercept + slope * u on the segment
-    # ∫ (c + k u) d ln u = c ln(stop / start) + k (stop - start)
-    integral = intercept * np.log(stop / start) + slope * (stop - start)
-    return float(np.sum(integral) / np.log(high / low))
+    n, m = counts.n_nonmated, counts.n_mated
+    false_matches, true_matches = counts.roc_vertices() if vertices is None else vertices
+    # The segments where FMR moves and whose FMR range meets (low, high): a segment ends
+    # above ``low`` when it ends above the count ``low`` allows, and starts below ``high``
+    # when it starts below the smallest count at or above ``high``.
+    begin = int(np.searchsorted(false_matches, allowed_false_matches(np.array([low]), n)[0], side="right")) - 1
+    at_high = int(allowed_false_matches(np.array([high]), n)[0])
+    at_high += at_high / n < high
+    end = int(np.searchsorted(false_matches, at_high, side="left"))
+    moving = begin + np.flatnonzero(false_matches[begin + 1 : end + 1] != false_matches[begin:end])
+
+    def integrals(segments: NDArray[np.intp]) -> NDArray[np.float64]:
+        u0, u1 = false_matches[segments] / n, false_matches[segments + 1] / n
+        t0, t1 = true_matches[segments] / m, true_matches[segments + 1] / m
+        start, stop = np.maximum(u0, low), np.minimum(u1, high)
+        slope = (t1 - t0) / (u1 - u0)
+        intercept = t0 - slope * u0  # T(u) = intercept + slope * u on the segment
+        # ∫ (c + k u) d ln u = c ln(stop / start) + k (stop - start)
+        return intercept * np.log(stop / start) + slope * (stop - start)
+
+    return float(pairwise_sum(moving, integrals) / np.log(high / low))
 
 
 def log_fmr_auc(
@@ -293,17 +319,24 @@ def log_fmr_auc(
     >>> round(bf.log_fmr_auc([0.5, 0.9], [0.1, 0.5], min_fmr=0.5), 6)
     1.0
     """
-    return _log_fmr_auc_from_counts(roc_counts(mated, nonmated), min_fmr, max_fmr)
+    return _log_fmr_auc_from_counts(mated_counts(mated, nonmated), min_fmr, max_fmr)
 
 
-def _pr_auc_from_counts(counts: ErrorCounts) -> float:
-    """Average precision from precomputed counts (see :func:`pr_auc`)."""
-    true_matches = counts.n_mated - counts.false_non_matches
-    accepted = true_matches + counts.false_matches
-    # Every threshold but the last (reject all) accepts at least one comparison.
-    precision = true_matches[:-1] / accepted[:-1]
-    recall_step = (true_matches[:-1] - true_matches[1:]) / counts.n_mated
-    return float(np.sum(recall_step * precision))
+def _pr_auc_from_counts(counts: MatedCounts) -> float:
+    """Average precision from precomputed counts (see :func:`pr_auc`).
+
+    Recall moves only at the distinct mated scores: at ``values[i]`` it drops by the mated
+    scores equal to it, at precision ``TM / (TM + FM)`` with ``TM = M - first[i]`` and
+    ``FM = N - below[i]`` (every such threshold accepts at least one comparison).
+    """
+    m, n = counts.n_mated, counts.n_nonmated
+    true_matches = np.subtract(m, counts.first)
+    accepted = np.subtract(n, counts.below)
+    accepted += true_matches
+    precision = np.divide(true_matches, accepted)
+    del true_matches, accepted
+    recall_step = np.diff(counts.first, append=m) / m
+    return float(np.sum(np.multiply(recall_step, precision, out=precision)))
 
 
 def pr_auc(mated: ArrayLike, nonmated: ArrayLike) -> float:
@@ -342,4 +375,4 @@ def pr_auc(mated: ArrayLike, nonmated: ArrayLike) -> float:
     >>> bf.pr_auc([0.5, 0.9], [0.1, 0.5])
     0.8333333333333333
     """
-    return _pr_auc_from_counts(roc_counts(mated, nonmated))
+    return _pr_auc_from_counts(mated_counts(mated, nonmated))

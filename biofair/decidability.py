@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._validation import as_scores, power_of_two_scaled
+from biofair._summation import PART, pairwise_sum
+from biofair._validation import as_scores, power_of_two_exponent
 
 
 def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
@@ -42,7 +43,10 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
 
     Notes
     -----
-    Scores of extreme magnitude are first scaled by the power of two that brings the
+    Means and variances are summed in float64 as ``np.mean`` and ``np.var`` of float64 scores
+    sum them (pairwise, to the bit), also for float32 scores, which are read part by part
+    without a float64 copy: the same d' for float32 scores as for float64 ones of the same
+    values. Scores of extreme magnitude are first scaled by the power of two that brings the
     largest into [0.5, 1): exact, and d' does not depend on scale, so scores near ±1.8e308
     do not overflow and subnormal scores (1e-310) keep their non-zero variance.
 
@@ -60,24 +64,48 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     return _decidability(mated, nonmated)
 
 
-def _mean_and_variance(values: NDArray[np.float64], overwrite: bool) -> tuple[float, float]:
-    """``np.mean`` and ``np.var`` of float64 values, by their operations in their order.
+def _mean_and_variance(values: NDArray[np.floating]) -> tuple[float, float]:
+    """``np.mean`` and ``np.var`` of the scores as float64, by their operations in their order.
 
-    Equal to the bit. With ``overwrite``, the squared deviations are written over
-    ``values`` instead of a temporary array as large as them.
+    Equal to the bit to NumPy's on a float64 copy, whatever the dtype of ``values``, without
+    making one: the deviations are squared and summed part by part in one small buffer.
     """
-    mean = np.add.reduce(values) / values.size
-    deviations = np.subtract(values, mean, out=values if overwrite else None)
-    np.multiply(deviations, deviations, out=deviations)
-    return mean, np.add.reduce(deviations) / values.size
+    buffer = np.empty(min(values.size, PART), dtype=np.float64)
+
+    def as_float64(part: NDArray) -> NDArray[np.float64]:  # a float32 part is cast into the buffer
+        if part.dtype == np.float64:
+            return part
+        out = buffer[: part.size]
+        out[...] = part
+        return out
+
+    mean = pairwise_sum(values, as_float64) / values.size
+
+    def squared_deviations(part: NDArray) -> NDArray[np.float64]:  # computed in float64 (mean is)
+        out = np.subtract(part, mean, out=buffer[: part.size])
+        return np.multiply(out, out, out=out)
+
+    return mean, pairwise_sum(values, squared_deviations) / values.size
 
 
-def _decidability(mated: ArrayLike, nonmated: ArrayLike, overwrite: bool = False) -> float:
-    """d' of two score arrays (float32 ones are copied to float64); with ``overwrite``,
-    float64 arrays given are used as scratch space and left holding squared deviations."""
-    mated, nonmated = power_of_two_scaled(as_scores(mated, "mated"), as_scores(nonmated, "nonmated"))
-    mean_mated, var_mated = _mean_and_variance(mated, overwrite)
-    mean_nonmated, var_nonmated = _mean_and_variance(nonmated, overwrite)
+def _decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
+    """d' of two score arrays, float64 or float32 (read as float64 part by part)."""
+    mated, nonmated = as_scores(mated, "mated", keep_float32=True), as_scores(nonmated, "nonmated", keep_float32=True)
+    return _decidability_scaled(mated, nonmated, power_of_two_exponent(mated, nonmated))
+
+
+def _decidability_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> float:
+    """d' of two ascending, validated arrays (their largest magnitudes are at their ends)."""
+    exponent = power_of_two_exponent(mated_sorted[[0, -1]], nonmated_sorted[[0, -1]])
+    return _decidability_scaled(mated_sorted, nonmated_sorted, exponent)
+
+
+def _decidability_scaled(mated: NDArray, nonmated: NDArray, exponent: int) -> float:
+    """d' of the scores divided by ``2**exponent`` (exact; see :func:`power_of_two_exponent`)."""
+    if exponent:
+        mated, nonmated = np.ldexp(mated, -exponent), np.ldexp(nonmated, -exponent)
+    mean_mated, var_mated = _mean_and_variance(mated)
+    mean_nonmated, var_nonmated = _mean_and_variance(nonmated)
     spread = (var_mated + var_nonmated) / 2
     if spread == 0.0:
         raise ValueError("decidability is undefined: mated and nonmated both have zero variance")

@@ -8,13 +8,17 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from biofair._counts import ErrorCounts, roc_counts
+from biofair._counts import ErrorCounts, MatedCounts, mated_counts
 
 
 def _min_dcf_from_counts(
-    counts: ErrorCounts, p_target: float = 0.01, c_miss: float = 1.0, c_fa: float = 1.0
+    counts: ErrorCounts | MatedCounts, p_target: float = 0.01, c_miss: float = 1.0, c_fa: float = 1.0
 ) -> float:
-    """minDCF of precomputed error counts (see :func:`min_dcf`)."""
+    """minDCF of precomputed error counts (see :func:`min_dcf`).
+
+    The cost grows with both errors, so over all achievable thresholds it is smallest at
+    one of the points :class:`~biofair._counts.MatedCounts` holds.
+    """
     if not 0.0 < p_target < 1.0:
         raise ValueError(f"p_target must lie in (0, 1), got {p_target!r}")
     if not (c_miss > 0 and c_fa > 0):
@@ -72,4 +76,4 @@ def min_dcf(
     >>> bf.min_dcf([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], p_target=0.5)
     0.5
     """
-    return _min_dcf_from_counts(roc_counts(mated, nonmated), p_target, c_miss, c_fa)
+    return _min_dcf_from_counts(mated_counts(mated, nonmated), p_target, c_miss, c_fa)

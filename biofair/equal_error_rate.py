@@ -5,12 +5,13 @@ Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 
 from __future__ import annotations
 
+import bisect
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import ErrorCounts, _first_of_runs, in_dtype_of, roc_counts_sorted, sorted_scores
+from biofair._counts import ErrorCounts, MatedCounts, _first_of_runs, in_dtype_of, mated_counts
 from biofair._typing import EerMethod
 
 
@@ -119,21 +120,20 @@ def _hull_crossing_narrowed(fmr: NDArray, fnmr: NDArray) -> float:
     return _hull_crossing(fmr[left : right + 1], fnmr[left : right + 1])[0]
 
 
-def _rocch(counts: ErrorCounts, near: ErrorCounts) -> EqualErrorRate:
-    corners = counts.corners[::-1]  # hull vertices are ROC corners; FMR ascending
-    eer_value = _hull_crossing_narrowed(counts.fmr[corners], counts.fnmr[corners])
-    threshold = _midpoint(counts, near).threshold
-    return EqualErrorRate(eer_value, threshold, eer_value, eer_value, "rocch")
+def _rocch(fmr: NDArray, fnmr: NDArray, near: ErrorCounts) -> EqualErrorRate:
+    """The ROCCH EER of ROC points (FMR ascending) that include the hull's vertices."""
+    eer_value = _hull_crossing_narrowed(fmr, fnmr)
+    return EqualErrorRate(eer_value, _midpoint(near).threshold, eer_value, eer_value, "rocch")
 
 
-def _midpoint(counts: ErrorCounts, near: ErrorCounts) -> EqualErrorRate:
+def _midpoint(near: ErrorCounts) -> EqualErrorRate:
     fmr, fnmr = near.fmr, near.fnmr
     k = int(np.argmin(np.abs(fmr - fnmr)))  # the lowest such threshold on a tie
     low, high = sorted((float(fmr[k]), float(fnmr[k])))
     return EqualErrorRate((low + high) / 2, float(near.thresholds[k]), low, high, "midpoint")
 
 
-def _interval(counts: ErrorCounts, near: ErrorCounts) -> EqualErrorRate:
+def _interval(near: ErrorCounts) -> EqualErrorRate:
     fmr, fnmr, thresholds = near.fmr, near.fnmr, near.thresholds
     below = np.flatnonzero(fnmr <= fmr)[-1]  # t1: largest threshold with FNMR <= FMR
     above = np.flatnonzero(fnmr >= fmr)[0]  # t2: smallest threshold with FNMR >= FMR
@@ -144,7 +144,7 @@ def _interval(counts: ErrorCounts, near: ErrorCounts) -> EqualErrorRate:
     return EqualErrorRate((low + high) / 2, float(thresholds[k]), low, high, "interval")
 
 
-_METHODS = {"rocch": _rocch, "midpoint": _midpoint, "interval": _interval}
+_RULES = {"midpoint": _midpoint, "interval": _interval}
 
 
 def _eer_from_counts(
@@ -153,56 +153,92 @@ def _eer_from_counts(
     """EER of precomputed error counts (see :func:`eer`).
 
     ``near`` holds the counts at every achievable threshold around the crossing of FMR and
-    FNMR (see :func:`_near_crossing`), where the midpoint and interval rules pick their
-    threshold; by default ``counts`` holds them all.
+    FNMR, where the midpoint and interval rules pick their threshold; by default ``counts``
+    holds them all.
     """
-    return _METHODS[_checked(method)](counts, counts if near is None else near)
+    near = counts if near is None else near
+    if _checked(method) == "rocch":
+        corners = counts.corners[::-1]  # hull vertices are ROC corners; FMR ascending
+        return _rocch(counts.fmr[corners], counts.fnmr[corners], near)
+    return _RULES[method](near)
 
 
 def _checked(method: str) -> str:
     """``method`` if it names an EER rule, else a ValueError."""
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
+    if method not in ("rocch", *_RULES):
+        raise ValueError(f"method must be one of {sorted(['rocch', *_RULES])}, got {method!r}")
     return method
 
 
-def _near_crossing(counts: ErrorCounts, mated_sorted: NDArray, nonmated_sorted: NDArray) -> ErrorCounts:
+def _crossing_pair(counts: MatedCounts) -> ErrorCounts:
+    """The two consecutive ROC vertices, thresholds ascending, where ``FNMR - FMR`` turns
+    from negative to non-negative, with their thresholds.
+
+    Along ascending thresholds ``FNMR - FMR`` never decreases, from -1 to 1. With ``i`` the
+    first distinct mated score whose vertex ``A_i`` is not negative (see
+    :class:`~biofair._counts.MatedCounts`), the turn lies between ``A_{i-1}`` and ``B_{i-1}``
+    (the next score above ``values[i-1]``) if ``B_{i-1}`` is not negative, else between
+    ``B_{i-1}`` and ``A_i``. ``B_{D-1}`` (FNMR 1) is never negative; ``B_{-1}`` is the
+    accept-all point.
+    """
+    m, n, size = counts.n_mated, counts.n_nonmated, counts.first.size
+    mated_sorted, nonmated_sorted = counts.mated_sorted, counts.nonmated_sorted
+    first, below, after = counts.first, counts.below, counts.after
+    fmr, fnmr = counts.fmr[1:-1], counts.fnmr[1:-1]  # at A_0 ... A_{D-1}
+    i = bisect.bisect_left(range(size), True, key=lambda j: fnmr[j] - fmr[j] >= 0)  # D if none
+
+    def value(j: int) -> float:  # the j-th distinct mated score
+        return float(mated_sorted[first[j]])
+
+    def b_vertex(j: int) -> tuple[float, int, int]:  # B_j: threshold, false matches, false non-matches
+        if j < 0:
+            return min(float(nonmated_sorted[0]), value(0)), n, 0
+        above = [float(nonmated_sorted[after[j]])] if after[j] < n else []
+        above += [value(j + 1)] if j + 1 < size else []
+        top = np.nextafter(max(float(mated_sorted[-1]), float(nonmated_sorted[-1])), np.inf)
+        return min(above, default=float(top)), n - int(after[j]), int(first[j + 1]) if j + 1 < size else m
+
+    b = b_vertex(i - 1)
+    if i == size or b[2] / m - b[1] / n >= 0:
+        pair = [(value(i - 1), n - int(below[i - 1]), int(first[i - 1])), b]
+    else:
+        pair = [b, (value(i), n - int(below[i]), int(first[i]))]
+    thresholds, false_matches, false_non_matches = (np.array(column) for column in zip(*pair))
+    return ErrorCounts(thresholds, false_matches, false_non_matches, m, n)
+
+
+def _near_crossing(pair: ErrorCounts, nonmated_sorted: NDArray) -> ErrorCounts:
     """Counts at the two achievable thresholds around the crossing of FMR and FNMR.
 
-    ``counts`` come from :func:`biofair._counts.roc_counts_sorted`. Along ascending
-    thresholds ``FNMR - FMR`` never decreases (from -1 to 1); the crossing lies between the
-    first threshold where it is not negative and the one before. Between two thresholds of
-    ``counts`` only non-mated scores can be thresholds, all with the same FNMR, so the
-    crossing is found among the distinct non-mated scores of one run.
+    ``pair``: the two consecutive ROC vertices of :func:`_crossing_pair`. Between them only
+    non-mated scores can be thresholds, all with the FNMR of the second, so the crossing is
+    found among the distinct non-mated scores of one run.
     """
-    s = int(np.argmax(counts.fnmr - counts.fmr >= 0))  # >= 1: the lowest threshold has FMR 1, FNMR 0
-    low, high = in_dtype_of(nonmated_sorted, counts.thresholds[s - 1 : s + 1])
+    low, high = in_dtype_of(nonmated_sorted, pair.thresholds)
     start = int(np.searchsorted(nonmated_sorted, low, side="right"))
     stop = int(np.searchsorted(nonmated_sorted, high, side="left"))
     run = nonmated_sorted[start:stop]
     firsts = start + (_first_of_runs(run) if run.size else np.empty(0, dtype=np.intp))
-    thresholds = np.concatenate([counts.thresholds[s - 1 : s], nonmated_sorted[firsts], counts.thresholds[s : s + 1]])
-    false_matches = np.concatenate([counts.false_matches[s - 1 : s], counts.n_nonmated - firsts,
-                                    counts.false_matches[s : s + 1]])
-    false_non_matches = np.concatenate([counts.false_non_matches[s - 1 : s],
-                                        np.full(firsts.size, counts.false_non_matches[s]),
-                                        counts.false_non_matches[s : s + 1]])
-    run_counts = ErrorCounts(thresholds, false_matches, false_non_matches, counts.n_mated, counts.n_nonmated)
-    i = int(np.argmax(run_counts.fnmr - run_counts.fmr >= 0))  # >= 1, as above
+    thresholds = np.concatenate([pair.thresholds[:1], nonmated_sorted[firsts], pair.thresholds[1:]])
+    false_matches = np.concatenate([pair.false_matches[:1], pair.n_nonmated - firsts, pair.false_matches[1:]])
+    false_non_matches = np.concatenate([pair.false_non_matches[:1], np.full(firsts.size, pair.false_non_matches[1]),
+                                        pair.false_non_matches[1:]])
+    run_counts = ErrorCounts(thresholds, false_matches, false_non_matches, pair.n_mated, pair.n_nonmated)
+    i = int(np.argmax(run_counts.fnmr - run_counts.fmr >= 0))  # >= 1: the first is negative
     return ErrorCounts(thresholds[i - 1 : i + 1], false_matches[i - 1 : i + 1], false_non_matches[i - 1 : i + 1],
-                       counts.n_mated, counts.n_nonmated)
+                       pair.n_mated, pair.n_nonmated)
 
 
-def _eer_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray, method: EerMethod = "rocch",
-                counts: ErrorCounts | None = None) -> EqualErrorRate:
-    """EER of two ascending, validated arrays, from the mated-score thresholds only.
+def _eer_from_mated_counts(counts: MatedCounts, method: EerMethod = "rocch") -> EqualErrorRate:
+    """EER from the counts at the distinct mated scores.
 
-    ``counts``: those of :func:`biofair._counts.roc_counts_sorted` on the same arrays, if
-    already computed.
+    The hull's vertices are among the points ``counts`` holds; the midpoint and interval
+    rules read the non-mated scores between the two ROC vertices around the crossing.
     """
-    if counts is None:
-        counts = roc_counts_sorted(mated_sorted, nonmated_sorted)
-    return _eer_from_counts(counts, method, _near_crossing(counts, mated_sorted, nonmated_sorted))
+    near = _near_crossing(_crossing_pair(counts), counts.nonmated_sorted)
+    if _checked(method) == "rocch":
+        return _rocch(counts.fmr[::-1], counts.fnmr[::-1], near)
+    return _RULES[method](near)
 
 
 def eer(mated: ArrayLike, nonmated: ArrayLike, *, method: EerMethod = "rocch") -> EqualErrorRate:
@@ -255,4 +291,5 @@ def eer(mated: ArrayLike, nonmated: ArrayLike, *, method: EerMethod = "rocch") -
     >>> bf.eer([0.5, 0.65, 0.8, 0.9], [0.1, 0.4, 0.6, 0.7], method="interval")
     EqualErrorRate(eer=0.25, threshold=0.65, low=0.25, high=0.25, method='interval')
     """
-    return _eer_sorted(*sorted_scores(mated, nonmated, keep_float32=True), _checked(method))
+    _checked(method)
+    return _eer_from_mated_counts(mated_counts(mated, nonmated), method)

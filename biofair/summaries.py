@@ -12,20 +12,19 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import counts_at, roc_counts_sorted, sorted_scores
+from biofair._counts import counts_at, mated_counts_sorted, sorted_scores
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
 from biofair._validation import as_rng, as_targets
 from biofair.areas import (
-    _counts_down_to_fmr,
     _log_fmr_auc_from_counts,
-    _partial_auc_from_counts,
+    _partial_aucs_from_counts,
     _pr_auc_from_counts,
     _roc_auc_from_counts,
     roc_auc,
 )
 from biofair.bootstrap import bootstrap
-from biofair.decidability import _decidability
+from biofair.decidability import _decidability_sorted
 from biofair.detection_cost import _min_dcf_from_counts
 from biofair.discrepancy import area_under_fdr, fairness_discrepancy_rate
 from biofair.dispersion import outcome_fairness
@@ -34,7 +33,7 @@ from biofair.distribution_fairness import (
     comprehensive_equity_index,
     distribution_fairness_index,
 )
-from biofair.equal_error_rate import _eer_sorted, eer
+from biofair.equal_error_rate import _eer_from_mated_counts, eer
 from biofair.groups import _pooled_at_or_above, scores_by_group
 from biofair.permutation import permutation_null
 from biofair.rates import tmr_at_fmr
@@ -133,26 +132,29 @@ def operating_summary(
     warn_unresolved(np.concatenate([targets, bounds, [min_fmr]]), n_nonmated)
     nan, na = float("nan"), pd.NA
 
-    # Everything that reads the sorted scores, then d', which overwrites them (no copy).
-    # The partial areas first: their counts are dropped before the others are made.
-    top = _counts_down_to_fmr(mated_sorted, nonmated_sorted, float(bounds.max()))  # all vertices below the bounds
-    partial = [_partial_auc_from_counts(top, b, False) for b in bounds]
-    del top
-    counts = roc_counts_sorted(mated_sorted, nonmated_sorted)
-    equal = _eer_sorted(mated_sorted, nonmated_sorted, eer_method, counts)
+    # One search of the distinct mated scores into the non-mated ones: every ROC metric
+    # reads these counts; the thresholds at targets and d' read the sorted scores.
+    counts = mated_counts_sorted(mated_sorted, nonmated_sorted)
+    vertices = counts.roc_vertices()  # for the areas, then dropped
+    partial = _partial_aucs_from_counts(counts, bounds, False, vertices)
+    log_area = _log_fmr_auc_from_counts(counts, min_fmr, 1.0, vertices)
+    del vertices
+    full, average_precision = _roc_auc_from_counts(counts), _pr_auc_from_counts(counts)
+    equal = _eer_from_mated_counts(counts, eer_method)
+    min_cost = _min_dcf_from_counts(counts, p_target)
+    del counts
     thresholds = threshold_at_fmr_sorted(nonmated_sorted, targets)
     false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, thresholds)
-    d_prime = _decidability(mated_sorted, nonmated_sorted, overwrite=True)
+    d_prime = _decidability_sorted(mated_sorted, nonmated_sorted)
 
-    full = _roc_auc_from_counts(counts)
     rows = [("roc_auc", nan, full, nan, na)]
     rows += [("partial_auc", b, value, nan, na) for b, value in zip(bounds, partial)]
     rows += [("overstatement", b, full - value, nan, na) for b, value in zip(bounds, partial)]
-    rows.append(("log_fmr_auc", min_fmr, _log_fmr_auc_from_counts(counts, min_fmr, 1.0), nan, na))
-    rows.append(("min_dcf", nan, _min_dcf_from_counts(counts, p_target), nan, na))
+    rows.append(("log_fmr_auc", min_fmr, log_area, nan, na))
+    rows.append(("min_dcf", nan, min_cost, nan, na))
     rows.append(("eer", nan, equal.eer, equal.threshold, na))
     rows.append(("decidability", nan, d_prime, nan, na))
-    rows.append(("pr_auc", nan, _pr_auc_from_counts(counts), nan, na))
+    rows.append(("pr_auc", nan, average_precision, nan, na))
     rows.append(("mated_nonmated_ratio", nan, n_mated / n_nonmated, nan, na))
     tmr, fnmr = (n_mated - false_non_matches) / n_mated, false_non_matches / n_mated
     rows += [("tmr_at_fmr", f, x, t, k) for f, x, t, k in zip(targets, tmr, thresholds, false_matches)]
@@ -162,17 +164,20 @@ def operating_summary(
         ("n_nonmated", nan, n_nonmated, nan, na),
         ("fmr_resolution", nan, 1.0 / n_nonmated, nan, na),
     ]
-    table = pd.DataFrame(rows, columns=_OPERATING_COLUMNS[:5])
-    return _typed(_with_resolution(table, n_nonmated))
+    return _operating_table(rows, n_nonmated)
 
 
-def _with_resolution(table: pd.DataFrame, n_nonmated: int) -> pd.DataFrame:
-    """``resolved`` and ``precise`` of each row's FMR target (missing where it has none)."""
-    targets = table["fmr_target"].to_numpy(dtype=np.float64)
-    has_target = ~np.isnan(targets)
-    resolved, precise = resolution(np.where(has_target, targets, 1.0), n_nonmated)
-    return table.assign(resolved=pd.Series(resolved, dtype="boolean").where(has_target),
-                        precise=pd.Series(precise, dtype="boolean").where(has_target))
+def _operating_table(rows: list[tuple], n_nonmated: int) -> pd.DataFrame:
+    """The rows ``(metric, fmr_target, value, threshold, k)`` as a typed table, with ``resolved``
+    and ``precise`` of each row's FMR target (missing where it has none)."""
+    metric, fmr_target, value, threshold, k = zip(*rows)
+    targets = np.array(fmr_target, dtype=np.float64)
+    missing = np.isnan(targets)
+    resolved, precise = resolution(np.where(missing, 1.0, targets), n_nonmated)
+    columns = [list(metric), targets, np.array(value, dtype=np.float64), np.array(threshold, dtype=np.float64),
+               pd.array(k, dtype="Int64"), pd.arrays.BooleanArray(resolved, missing.copy()),
+               pd.arrays.BooleanArray(precise, missing.copy())]
+    return pd.DataFrame(dict(zip(_OPERATING_COLUMNS, columns)))
 
 
 def _eer_value(mated: NDArray, nonmated: NDArray) -> float:

@@ -1,0 +1,30 @@
+"""NumPy's pairwise sum of values computed part by part, to the bit, in bounded memory.
+
+``np.add.reduce`` sums a float64 array pairwise: it splits ``n`` values at ``n // 2``
+rounded down to a multiple of 8 and adds the sums of the halves, down to blocks of at most
+128 values. Splitting the same way down to parts of at most :data:`PART` values and reducing
+each part with NumPy repeats those operations in their order, so a sum over values that
+are computed (or cast) one part at a time equals the sum over the whole array of them,
+without that array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import NDArray
+
+#: Values summed at a time: small enough for the cache as float64; at least 128, the most
+#: NumPy sums without splitting.
+PART = 2**16
+
+
+def pairwise_sum(items: NDArray, part_values: Callable[[NDArray], NDArray[np.float64]]) -> float:
+    """``np.add.reduce(values)`` to the bit, where ``values`` maps ``items`` one to one and
+    ``part_values`` gives the float64 values of a contiguous part of ``items``."""
+    if items.size <= PART:
+        return np.add.reduce(part_values(items))
+    half = items.size // 2
+    half -= half % 8
+    return pairwise_sum(items[:half], part_values) + pairwise_sum(items[half:], part_values)
