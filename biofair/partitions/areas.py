@@ -17,7 +17,6 @@ from biofair.partitions._order_statistics import (
     at_or_above,
     bins_of,
     by_class,
-    locating_edges,
     order_statistics,
 )
 from biofair.partitions.census import _as_frame, _class_census, _on_partitions
@@ -137,7 +136,7 @@ def partial_auc(scores: Any, *, max_fmr: float, standardized: bool = False,
 
     Notes
     -----
-    Four passes: class census, locate, refine, histogram.
+    Three passes: class census (with the locating histogram), refine, histogram.
 
     References
     ----------
@@ -164,8 +163,7 @@ def partial_auc(scores: Any, *, max_fmr: float, standardized: bool = False,
     start = counts.low
     if allowed < counts.n_nonmated:
         rank = counts.n_nonmated - 1 - allowed
-        windows = order_statistics(frame, by_class, (), 2, locating_edges(counts.low, counts.high),
-                                   lambda sizes: [np.array([rank]), []])
+        windows = order_statistics(frame, by_class, (), 2, lambda sizes: [np.array([rank]), []])
         start = windows.kth(0, rank)
     low, high = _area_bounds(frame, _range_edges(start, counts.high, bins), counts.n_mated,
                              counts.n_nonmated, bound)

@@ -134,9 +134,11 @@ def _cached(frame, key: tuple, compute: Callable[[], Any]) -> Any:
 
 
 def _add(*parts):
-    """The sum of arrays, or of tuples of arrays element by element."""
+    """The sum of arrays, or of tuples of arrays element by element; lists are concatenated."""
     if isinstance(parts[0], tuple):
         return tuple(_add(*same) for same in zip(*parts))
+    if isinstance(parts[0], list):
+        return [item for part in parts for item in part]
     return functools.reduce(np.add, parts)
 
 
@@ -185,7 +187,8 @@ def _labels_of(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> _Lab
     labels = _Labels([], [], [], [])
     for pair in zip(*columns):
         names = list(dict.fromkeys(pair))
-        codes, values = pd.factorize(pd.concat([part[name] for name in names], ignore_index=True))
+        both = part[names[0]] if len(names) == 1 else pd.concat([part[name] for name in names], ignore_index=True)
+        codes, values = pd.factorize(both)
         merged, texts = pd.factorize(np.array([str(value) for value in values], dtype=object))
         codes = merged[codes]
         labels.reference.append(codes[: len(part)])
@@ -206,7 +209,9 @@ def _same_group(labels: _Labels) -> NDArray[np.bool_]:
 
 def _combinations(labels: _Labels, rows: NDArray[np.bool_]) -> tuple[NDArray[np.intp], list[tuple[str, ...]]]:
     """The code of every selected row's combination of reference-side labels, and the
-    combinations (one label per attribute, as text)."""
+    combinations (one label per attribute, as text; with one attribute, every label)."""
+    if len(labels.texts) == 1:
+        return labels.reference[0][rows], [(text,) for text in labels.texts[0]]
     key = np.zeros(int(rows.sum()), dtype=np.int64)
     for codes, texts in zip(labels.reference, labels.texts):
         key = key * len(texts) + codes[rows]
@@ -240,8 +245,12 @@ def _group_keys(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np
         names = [combination[0] for combination in combinations]
     else:
         names = _composite_names(combinations, quote=_composite_quoted(census.names, len(census.columns[0])))
-    group = np.full(len(part), -1, dtype=np.intp)
-    group[same] = pd.Index(census.names).get_indexer(names)[codes] if names else codes
+    lookup = pd.Index(census.names).get_indexer(names)
+    if same.all():
+        group = lookup[codes]
+    else:
+        group = np.full(len(part), -1, dtype=np.intp)
+        group[same] = lookup[codes]
     return _scores(part), group, part["mated"].to_numpy(dtype=bool)
 
 
@@ -249,6 +258,34 @@ def _scores(part: pd.DataFrame) -> NDArray:
     """The scores of a partition: float32 as they are (half the memory, exact), else float64."""
     values = part["score"].to_numpy()
     return values if values.dtype == np.float32 else values.astype(np.float64, copy=False)
+
+
+#: Bits of the locating bin: 2**18 bins, 512 per binade of float32 (a factor of 2 in score).
+LOCATING_BITS = 18
+
+
+def locating_bins(values: NDArray) -> NDArray[np.intp]:
+    """The locating bin of each score: the top ``LOCATING_BITS`` bits of an order-preserving
+    code of the score rounded to float32.
+
+    Rounding to float32 is monotone, and the code (the float's bits as a signed integer,
+    those of a negative float with the magnitude bits inverted; -0 read as +0) orders as
+    the floats do, so ``a <= b`` implies ``bin(a) <= bin(b)``: every bin holds one range of
+    scores. No range is needed, so the first pass bins before it knows the scores' range;
+    float32 scores are binned by integer operations on their bits, without a conversion.
+    """
+    with np.errstate(over="ignore"):  # beyond float32's range: infinite, still in order
+        single = values.astype(np.float32, copy=False) + np.float32(0)  # a new array; -0.0 + 0.0 = +0.0
+    code = single.view(np.int32)
+    code ^= (code >> 31) & np.int32(0x7FFFFFFF)  # negative floats: larger magnitude, smaller code
+    code >>= 32 - LOCATING_BITS
+    return (code + np.int32(1 << (LOCATING_BITS - 1))).astype(np.intp)
+
+
+def _histogram_key(name: str, *args) -> tuple:
+    """Cache key of the locating histogram of the streams ``name`` (a select function's name)
+    with ``args`` (a census stands for its group columns)."""
+    return ("locate", name, *(repr(a.columns) if isinstance(a, Census) else a for a in args))
 
 
 # -- pass 1: census -------------------------------------------------------------------------
@@ -282,7 +319,7 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
     (combination of labels, class), cross pairs and range, and the counts and range of each
     class over all pairs (for the metrics that ignore groups)."""
     if problems := _problems_of(part, index, list(dict.fromkeys(columns[0] + columns[1]))):
-        return {"problems": problems}
+        return [{"problems": problems}], *_census_histograms(None, None, None)
     values = _scores(part)
     labels = _labels_of(part, columns)
     homogeneous = _same_group(labels)
@@ -294,7 +331,7 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
     if len(columns[0]) == 1:  # one attribute: every label of either side is a group
         counts |= {(text,): (0, 0) for text in labels.texts[0] if (text,) not in counts}
     kept = values[homogeneous]
-    return {
+    return [{
         "problems": [],
         "values": labels.values,
         "counts": counts,
@@ -302,7 +339,21 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
         "low": float(kept.min()) if kept.size else np.inf,
         "high": float(kept.max()) if kept.size else -np.inf,
         "classes": _class_counts(values, mated),
-    }
+    }], *_census_histograms(values, mated, homogeneous)
+
+
+def _census_histograms(values: NDArray | None, mated: NDArray[np.bool_] | None,
+                       homogeneous: NDArray[np.bool_] | None) -> tuple[NDArray, NDArray]:
+    """Locating histograms of a partition on speculation: both classes (streams 0 non-mated,
+    1 mated) and the homogeneous non-mated scores (the pooled thresholds'); zeros without data."""
+    n_bins = 1 << LOCATING_BITS
+    if values is None:
+        return np.zeros((2, n_bins), dtype=np.int64), np.zeros((1, n_bins), dtype=np.int64)
+    bins = locating_bins(values)
+    classes = np.bincount(mated * n_bins + bins, minlength=2 * n_bins).reshape(2, n_bins)
+    if homogeneous is None or homogeneous.all():
+        return classes, classes[:1].copy()
+    return classes, np.bincount(bins[homogeneous & ~mated], minlength=n_bins)[None]
 
 
 def _group_names(found: list[dict], columns: tuple[list[str], list[str]]) -> tuple[list[str], NDArray, NDArray]:
@@ -389,9 +440,13 @@ def census(scores: Any, *, by: By = "group") -> Census:
     """
     frame = _as_frame(scores)
     columns = _group_columns(list(frame.columns), by)
-    found = _on_partitions(frame, _census_part, columns, columns=["score", "mated", *columns[0], *columns[1]])
+    found, classes, homogeneous = _on_partitions(frame, _census_part, columns,
+                                                 columns=["score", "mated", *columns[0], *columns[1]], total=True)
     _raise_problems([part["problems"] for part in found])
-    _context(frame).cache.setdefault(("classes",), _classes_from([part["classes"] for part in found]))
+    cache = _context(frame).cache
+    cache.setdefault(("classes",), _classes_from([part["classes"] for part in found]))
+    cache.setdefault(_histogram_key("by_class"), classes)  # what later passes locate on
+    cache.setdefault(_histogram_key("homogeneous_nonmated", repr(columns)), homogeneous)
     names, n_mated, n_nonmated = _group_names(found, columns)
     result = Census(
         names, columns, n_mated, n_nonmated,
@@ -535,10 +590,12 @@ def _class_counts(values: NDArray, mated: NDArray[np.bool_]) -> dict:
             "high": float(values.max()) if values.size else -np.inf}
 
 
-def _class_census_part(part: pd.DataFrame, index: int) -> dict:
+def _class_census_part(part: pd.DataFrame, index: int) -> tuple[list[dict], NDArray]:
+    """Problems or class counts of one partition, and both classes' locating histogram."""
     if problems := _problems_of(part, index, []):
-        return {"problems": problems}
-    return {"problems": [], **_class_counts(_scores(part), part["mated"].to_numpy(dtype=bool))}
+        return [{"problems": problems}], _census_histograms(None, None, None)[0]
+    values, mated = _scores(part), part["mated"].to_numpy(dtype=bool)
+    return [{"problems": [], **_class_counts(values, mated)}], _census_histograms(values, mated, None)[0]
 
 
 def _classes_from(found: list[dict]) -> _ClassCensus:
@@ -559,8 +616,9 @@ def _class_census(frame) -> _ClassCensus:
     """
 
     def count() -> _ClassCensus:
-        found = _on_partitions(frame, _class_census_part, columns=["score", "mated"])
+        found, classes = _on_partitions(frame, _class_census_part, columns=["score", "mated"], total=True)
         _raise_problems([part["problems"] for part in found])
+        _context(frame).cache.setdefault(_histogram_key("by_class"), classes)  # what later passes locate on
         return _classes_from(found)
 
     counts = _cached(frame, ("classes",), count)

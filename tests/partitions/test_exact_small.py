@@ -20,7 +20,8 @@ dd = pytest.importorskip("dask.dataframe")
 from biofair import partitions as bp  # noqa: E402
 from biofair.distribution_fairness import _range_edges  # noqa: E402
 from biofair.groups import _pooled_threshold  # noqa: E402
-from biofair.partitions._order_statistics import bins_of, by_class, locating_edges, order_statistics  # noqa: E402
+from biofair.partitions._order_statistics import bins_of, by_class, order_statistics  # noqa: E402
+from biofair.partitions.census import locating_bins  # noqa: E402
 from biofair.partitions.distribution_fairness import _percentile_between, _percentile_rank  # noqa: E402
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -56,6 +57,22 @@ def test_bins_match_numpy_histogram(values, n_bins):
     np.testing.assert_array_equal(counts, np.histogram(probes, edges)[0])
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=False), min_size=1, max_size=200), st.booleans())
+def test_locating_bins_keep_the_order_of_the_scores(values, single):
+    """a <= b gives bin(a) <= bin(b), float64 or float32, with -0.0, ties and infinities;
+    equal scores share a bin, and a float32 score binned as float64 lands in the same bin."""
+    with np.errstate(over="ignore"):  # beyond float32: infinite
+        values = np.array(values + [0.0, -0.0], dtype=np.float32 if single else np.float64)
+    order = np.argsort(values, kind="stable")
+    bins = locating_bins(values)[order]
+    assert np.all(np.diff(bins) >= 0)
+    ranked = values[order]
+    assert np.all((ranked[1:] != ranked[:-1]) | (bins[1:] == bins[:-1]))
+    if single:
+        np.testing.assert_array_equal(locating_bins(values.astype(np.float64)), locating_bins(values))
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.one_of(st.integers(-3, 3), st.floats(-1e3, 1e3)), min_size=1, max_size=60),
        st.floats(0, 100))
@@ -72,8 +89,7 @@ def test_order_statistics_and_neighbours_are_exact(seed, parts, decimals):
     scores = table(seed, 400, decimals=decimals)
     nonmated = np.sort(scores.loc[~scores["mated"], "score"].to_numpy())
     ranks = np.unique(np.random.default_rng(seed).integers(0, nonmated.size, 5))
-    edges = locating_edges(scores["score"].min(), scores["score"].max())
-    windows = order_statistics(frame(scores, parts), by_class, (), 2, edges, lambda sizes: [ranks, []])
+    windows = order_statistics(frame(scores, parts), by_class, (), 2, lambda sizes: [ranks, []])
     distinct = np.unique(nonmated)
     for rank in ranks:
         value = windows.kth(0, int(rank))
