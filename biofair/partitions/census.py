@@ -7,6 +7,7 @@ class, the score range and every problem of the data, each naming its partition.
 from __future__ import annotations
 
 import functools
+import uuid
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -157,19 +158,53 @@ def _on_partitions(frame, function: Callable, *args, columns: Sequence[str] | No
 
     ``columns``: read only these (those the frame has; the others are reported missing by
     the census). ``total``: add the results up on the workers, eight at a time, and return
-    the sum (arrays of counts stay off the client until they are one).
+    the sum (arrays of counts stay off the client until they are one). A frame that reads
+    whole local Parquet files, one per partition, is read and computed in one task per file.
     """
     import dask
 
-    scheduler = _context(frame).scheduler
+    context = _context(frame)
     if columns is not None:
-        frame = frame[[c for c in dict.fromkeys(columns) if c in frame.columns]]
-    tasks = [dask.delayed(function)(part, i, *args) for i, part in enumerate(frame.to_delayed())]
+        columns = [c for c in dict.fromkeys(columns) if c in frame.columns]
+    if "files" not in context.cache:
+        context.cache["files"] = _whole_files(frame)
+    if context.cache["files"] is not None:
+        files = context.cache["files"]
+        name = f"{function.__name__.lstrip('_')}-{uuid.uuid4().hex}"  # the task's name on a dashboard
+        tasks = [dask.delayed(_read_and_apply)(file, columns, function, i, *args, dask_key_name=(name, i))
+                 for i, file in enumerate(files)]
+    else:
+        parts = (frame if columns is None else frame[columns]).to_delayed()
+        tasks = [dask.delayed(function)(part, i, *args) for i, part in enumerate(parts)]
     while total and len(tasks) > 1:
         tasks = [dask.delayed(_add)(*tasks[i : i + 8]) for i in range(0, len(tasks), 8)]
     _PASSES[0] += 1
-    found = dask.compute(*tasks, scheduler=scheduler)
+    found = dask.compute(*tasks, scheduler=context.scheduler)
     return found[0] if total else list(found)
+
+
+def _read_and_apply(file: str, columns: list[str] | None, function: Callable, index: int, *args) -> Any:
+    """``function`` on the columns of one Parquet file, read where it runs (one task, no transfer)."""
+    return function(pd.read_parquet(file, columns=columns), index, *args)
+
+
+def _whole_files(frame) -> list[str] | None:
+    """The file of each partition when ``frame`` is ``dask.dataframe.read_parquet`` of whole
+    local files, one per partition, without filters or an index; otherwise None (the frame's
+    own tasks read it). Reads Dask's plan of the files, checked against every way it could
+    differ."""
+    expr = getattr(frame, "expr", None)
+    try:
+        info, parts = expr._dataset_info, expr._plan["parts"]
+    except (AttributeError, KeyError, TypeError):
+        return None
+    if (not type(expr).__name__.startswith("ReadParquet") or type(info.get("fs")).__name__ != "LocalFileSystem"
+            or info.get("filters") or info.get("index") or len(parts) != frame.npartitions):
+        return None
+    pieces = [part.get("piece") if isinstance(part, dict) else None for part in parts]
+    if not all(isinstance(piece, tuple) and piece[1:] == (None, None) for piece in pieces):
+        return None
+    return [piece[0] for piece in pieces]
 
 
 class _Labels(NamedTuple):
@@ -188,7 +223,7 @@ def _labels_of(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> _Lab
     for pair in zip(*columns):
         names = list(dict.fromkeys(pair))
         both = part[names[0]] if len(names) == 1 else pd.concat([part[name] for name in names], ignore_index=True)
-        codes, values = pd.factorize(both)
+        codes, values = _factorize_categories(both) if isinstance(both.dtype, pd.CategoricalDtype) else pd.factorize(both)
         merged, texts = pd.factorize(np.array([str(value) for value in values], dtype=object))
         codes = merged[codes]
         labels.reference.append(codes[: len(part)])
@@ -196,6 +231,17 @@ def _labels_of(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> _Lab
         labels.texts.append(list(texts))
         labels.values.append(pd.Series(values))
     return labels
+
+
+def _factorize_categories(column: pd.Series) -> tuple[NDArray[np.intp], pd.Categorical]:
+    """``pd.factorize`` of a categorical column from its integer codes, without hashing: the
+    code of each row among the observed categories (-1 where missing), and those categories
+    (in the categories' order rather than that of first appearance)."""
+    codes = column.cat.codes.to_numpy().astype(np.intp) + 1  # 0: missing
+    observed = np.bincount(codes, minlength=len(column.cat.categories) + 1)[1:] > 0
+    remap = np.full(observed.size + 1, -1, dtype=np.intp)
+    remap[1:][observed] = np.arange(int(observed.sum()))
+    return remap[codes], pd.Categorical.from_codes(np.flatnonzero(observed), dtype=column.dtype)
 
 
 def _same_group(labels: _Labels) -> NDArray[np.bool_]:
@@ -297,7 +343,11 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
     if missing:
         return [f"partition {index}: missing column(s) {', '.join(missing)}"]
     problems = []
-    values = part["score"].to_numpy(dtype=np.float64, na_value=np.nan)
+    column = part["score"]
+    if column.dtype in (np.float32, np.float64):  # NumPy floats: checked as they are
+        values = column.to_numpy()
+    else:
+        values = column.to_numpy(dtype=np.float64, na_value=np.nan)
     if bad := int((~np.isfinite(values)).sum()):
         problems.append(f"partition {index}: {bad} NaN or infinite scores")
     if not pd.api.types.is_bool_dtype(part["mated"]):
@@ -324,13 +374,13 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
     labels = _labels_of(part, columns)
     homogeneous = _same_group(labels)
     mated = part["mated"].to_numpy(dtype=bool)
+    everyone = homogeneous.all()
     codes, combinations = _combinations(labels, homogeneous)
-    n_mated = np.bincount(codes, weights=mated[homogeneous], minlength=len(combinations))
-    n_all = np.bincount(codes, minlength=len(combinations))
-    counts = {c: (int(m), int(n - m)) for c, m, n in zip(combinations, n_mated, n_all)}
+    pairs = np.bincount(codes * 2 + (mated if everyone else mated[homogeneous]), minlength=2 * len(combinations))
+    counts = {c: (int(m), int(n)) for c, (n, m) in zip(combinations, pairs.reshape(-1, 2))}
     if len(columns[0]) == 1:  # one attribute: every label of either side is a group
         counts |= {(text,): (0, 0) for text in labels.texts[0] if (text,) not in counts}
-    kept = values[homogeneous]
+    kept = values if everyone else values[homogeneous]
     return [{
         "problems": [],
         "values": labels.values,

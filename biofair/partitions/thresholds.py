@@ -20,7 +20,15 @@ from biofair.partitions._order_statistics import (
     refine,
     wanted_bins,
 )
-from biofair.partitions.census import _as_frame, _cached, _class_census, _on_partitions, partitioned
+from biofair.partitions.census import (
+    LOCATING_BITS,
+    _as_frame,
+    _cached,
+    _class_census,
+    _on_partitions,
+    locating_bins,
+    partitioned,
+)
 from biofair.partitions.equal_error_rate import speculative_bins
 
 
@@ -151,12 +159,27 @@ def _at_or_above_each(values: NDArray, key: NDArray[np.intp], n_keys: int, thres
     """Scores of each key (0 ... n_keys - 1) at or above each threshold (n_keys x thresholds),
     by one search of the scores among the sorted thresholds and one bincount."""
     order = np.argsort(thresholds, kind="stable")
-    passed = np.searchsorted(thresholds[order], values, side="right")  # thresholds <= each score
+    passed = _at_or_below(thresholds[order], values)
     counts = np.bincount(key * (thresholds.size + 1) + passed, minlength=n_keys * (thresholds.size + 1))
     from_top = np.cumsum(counts.reshape(n_keys, -1)[:, ::-1], axis=1)[:, ::-1]  # scores passing >= j thresholds
     found = np.empty((n_keys, thresholds.size), dtype=np.int64)
     found[:, order] = from_top[:, 1:]
     return found
+
+
+def _at_or_below(ascending: NDArray, values: NDArray) -> NDArray[np.intp]:
+    """Thresholds (ascending) at or below each score, ``np.searchsorted(ascending, values,
+    side="right")``: from the scores' locating bins (monotone, so every threshold in a lower
+    bin is below the score and none in a higher one is), searching only the scores that share
+    a bin with a threshold (a NaN threshold, outside any bin's order, searches them all)."""
+    if np.isnan(ascending).any():
+        return np.searchsorted(ascending, values, side="right")
+    bins = locating_bins(values)
+    per_bin = np.bincount(locating_bins(ascending), minlength=1 << LOCATING_BITS)
+    passed = (np.cumsum(per_bin) - per_bin)[bins]  # thresholds in lower bins
+    shared = np.flatnonzero(per_bin[bins])
+    passed[shared] = np.searchsorted(ascending, values[shared], side="right")
+    return passed
 
 
 def tmr_at_fmr(scores: Any, fmr: float | ArrayLike) -> float | NDArray:

@@ -21,7 +21,8 @@ from biofair import partitions as bp  # noqa: E402
 from biofair.distribution_fairness import _range_edges  # noqa: E402
 from biofair.groups import _pooled_threshold  # noqa: E402
 from biofair.partitions._order_statistics import bins_of, by_class, order_statistics  # noqa: E402
-from biofair.partitions.census import locating_bins  # noqa: E402
+from biofair.partitions.census import _factorize_categories, locating_bins  # noqa: E402
+from biofair.partitions.thresholds import _at_or_below  # noqa: E402
 from biofair.partitions.distribution_fairness import _percentile_between, _percentile_rank  # noqa: E402
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -71,6 +72,32 @@ def test_locating_bins_keep_the_order_of_the_scores(values, single):
     assert np.all((ranked[1:] != ranked[:-1]) | (bins[1:] == bins[:-1]))
     if single:
         np.testing.assert_array_equal(locating_bins(values.astype(np.float64)), locating_bins(values))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(-4, 4, width=32), min_size=1, max_size=300),
+       st.lists(st.one_of(st.floats(-5, 5), st.sampled_from([0.0, -0.0, 1.5, np.inf, -np.inf, np.nan])), max_size=8),
+       st.booleans())
+def test_thresholds_at_or_below_each_score_equal_searchsorted(values, thresholds, single):
+    """Counting from locating bins equals a search among the thresholds: ties, scores equal to
+    a threshold, infinite and NaN thresholds, float32 and float64 scores."""
+    values = np.array(values + thresholds[:2], dtype=np.float32 if single else np.float64)
+    values = values[np.isfinite(values)]
+    ascending = np.sort(np.array(thresholds, dtype=np.float64))
+    np.testing.assert_array_equal(_at_or_below(ascending, values), np.searchsorted(ascending, values, side="right"))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "1", None]), min_size=1, max_size=50), st.booleans())
+def test_categories_factorize_as_pandas(labels, unused):
+    """The codes of a categorical column name the same labels as pd.factorize's."""
+    column = pd.Series(pd.Categorical(labels, categories=["b", "a", "1", *(["unused"] if unused else [])]))
+    codes, values = _factorize_categories(column)
+    expected_codes, expected_values = pd.factorize(column)
+    found = [values[code] if code >= 0 else None for code in codes]
+    expected = [expected_values[code] if code >= 0 else None for code in expected_codes]
+    assert found == expected
+    assert sorted(map(str, values)) == sorted(map(str, expected_values)) and values.dtype == expected_values.dtype
 
 
 @settings(max_examples=400, deadline=None)
