@@ -20,15 +20,7 @@ from biofair.partitions._order_statistics import (
     refine,
     wanted_bins,
 )
-from biofair.partitions.census import (
-    LOCATING_BITS,
-    _as_frame,
-    _cached,
-    _class_census,
-    _on_partitions,
-    locating_bins,
-    partitioned,
-)
+from biofair.partitions.census import _as_frame, _cached, _class_census, _on_partitions, partitioned
 from biofair.partitions.equal_error_rate import speculative_bins
 
 
@@ -167,18 +159,20 @@ def _at_or_above_each(values: NDArray, key: NDArray[np.intp], n_keys: int, thres
     return found
 
 
-def _at_or_below(ascending: NDArray, values: NDArray) -> NDArray[np.intp]:
+def _at_or_below(ascending: NDArray, values: NDArray) -> NDArray:
     """Thresholds (ascending) at or below each score, ``np.searchsorted(ascending, values,
-    side="right")``: from the scores' locating bins (monotone, so every threshold in a lower
-    bin is below the score and none in a higher one is), searching only the scores that share
-    a bin with a threshold (a NaN threshold, outside any bin's order, searches them all)."""
-    if np.isnan(ascending).any():
+    side="right")``; for up to 32 thresholds by one vectorised comparison each, in the scores'
+    dtype: a float32 score is at or above a threshold iff it is at or above the smallest
+    float32 at or above the threshold (a NaN threshold is below no score either way)."""
+    if ascending.size > 32:
         return np.searchsorted(ascending, values, side="right")
-    bins = locating_bins(values)
-    per_bin = np.bincount(locating_bins(ascending), minlength=1 << LOCATING_BITS)
-    passed = (np.cumsum(per_bin) - per_bin)[bins]  # thresholds in lower bins
-    shared = np.flatnonzero(per_bin[bins])
-    passed[shared] = np.searchsorted(ascending, values[shared], side="right")
+    if values.dtype == np.float32:
+        with np.errstate(over="ignore"):  # beyond float32: infinite, as the smallest float32 above
+            rounded = ascending.astype(np.float32)
+        ascending = np.where(rounded < ascending, np.nextafter(rounded, np.float32(np.inf)), rounded)
+    passed = np.zeros(values.size, dtype=np.uint8)
+    for threshold in ascending:
+        passed += values >= threshold
     return passed
 
 

@@ -76,12 +76,15 @@ def test_locating_bins_keep_the_order_of_the_scores(values, single):
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.floats(-4, 4, width=32), min_size=1, max_size=300),
-       st.lists(st.one_of(st.floats(-5, 5), st.sampled_from([0.0, -0.0, 1.5, np.inf, -np.inf, np.nan])), max_size=8),
+       st.lists(st.one_of(st.floats(-5, 5), st.floats(-4, 4, width=32), st.sampled_from(
+           [0.0, -0.0, 1.5, 1e39, -1e39, np.inf, -np.inf, np.nan])), max_size=40),
        st.booleans())
 def test_thresholds_at_or_below_each_score_equal_searchsorted(values, thresholds, single):
-    """Counting from locating bins equals a search among the thresholds: ties, scores equal to
-    a threshold, infinite and NaN thresholds, float32 and float64 scores."""
-    values = np.array(values + thresholds[:2], dtype=np.float32 if single else np.float64)
+    """Counting by comparisons equals a search among the thresholds: ties, scores equal to a
+    threshold, thresholds between two float32 or beyond their range, infinite and NaN
+    thresholds, float32 and float64 scores, few thresholds and many."""
+    with np.errstate(over="ignore"):
+        values = np.array(values + thresholds[:2], dtype=np.float32 if single else np.float64)
     values = values[np.isfinite(values)]
     ascending = np.sort(np.array(thresholds, dtype=np.float64))
     np.testing.assert_array_equal(_at_or_below(ascending, values), np.searchsorted(ascending, values, side="right"))
