@@ -38,7 +38,7 @@ from biofair.partitions.census import (
     locating_bins,
 )
 
-#: Default bins of the bounded ROC areas' equal-width histograms.
+#: Default bins of the bounded ROC areas' equal-width histograms (not the locating bins).
 LOCATING_BINS = 1 << 16
 
 Select = Callable[..., tuple[NDArray[np.float64], NDArray[np.intp]]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -38,12 +39,14 @@ def _area_bounds(frame, edges: NDArray, n_mated: int, n_nonmated: int, bound: fl
     (scores at or above it), the piecewise-linear ROC runs inside bin ``j`` from
     ``(F_{j+1}, T_{j+1})`` to ``(F_j, T_j)``, rising, so its area over that FMR span lies
     between the span times ``T_{j+1}`` and the span times ``T_j``. ``edges[0]`` must have
-    ``F_0 >= bound``.
+    ``F_0 >= bound``. Both sums are correctly rounded (``math.fsum``): a dot product's
+    summation order can depend on memory alignment, and could put ``low`` an ulp above
+    ``high`` where they are equal.
     """
     counts = at_or_above(_on_partitions(frame, _class_histogram_part, edges, columns=["score", "mated"], total=True))
     fmr, tmr = counts[0] / n_nonmated, counts[1] / n_mated
     span = np.clip(np.minimum(fmr[:-1], bound) - fmr[1:], 0.0, None)
-    return float(span @ tmr[1:]), float(span @ tmr[:-1])
+    return math.fsum(span * tmr[1:]), math.fsum(span * tmr[:-1])
 
 
 def roc_auc(scores: Any, *, bins: int = LOCATING_BINS) -> BoundedValue:

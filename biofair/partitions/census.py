@@ -472,6 +472,13 @@ def census(scores: Any, *, by: By = "group") -> Census:
     biofair.partitions.partitioned : The census with its frame, to pass to several functions.
     biofair.group_sizes : The same counts of an in-memory table.
 
+    Notes
+    -----
+    The same pass counts, on speculation, the scores of each class and the pooled
+    homogeneous non-mated scores on 2**18 locating bins (the top bits of each score's
+    float32 code, which need no score range): kept with the frame, they locate the order
+    statistics of the thresholds, the EER, TMR at FMR and the partial AUC without a pass.
+
     References
     ----------
     ISO/IEC 19795-10:2024 (the size of every demographic group, reported before any index).

@@ -241,3 +241,52 @@ def test_composite_groups_equal_the_in_memory_functions(seed, parts):
     pd.testing.assert_frame_equal(bp.fairness_discrepancy_rate(data, by=by, fmr_targets=[0.1, 0.01]),
                                   bf.fairness_discrepancy_rate(scores, by=by, fmr_targets=[0.1, 0.01]))
     assert bp.distribution_fairness_index(data, by=by).extreme == bf.distribution_fairness_index(scores, by=by).extreme
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.integers(1, 4), st.integers(0, 2), st.booleans())
+def test_the_audit_sequence_reuses_and_speculates_exactly(seed, parts, decimals, cross):
+    """On one Partitioned: the census locates, the thresholds take one pass (that also refines
+    the EER's bins), the rates one (that also counts at the pooled thresholds), FDR and the
+    EER's midpoint and interval none; every result equals the in-memory one, with and without
+    cross-group pairs (then the thresholds and the EER refine different streams in one pass)."""
+    from biofair.partitions.census import _PASSES
+
+    scores = table(seed, 900, decimals=decimals)
+    if cross:
+        scores = scores.rename(columns={"group": "reference_group"}).assign(probe_group=scores["group"])
+        flip = (~scores["mated"]) & (np.arange(len(scores)) % 7 == 0)
+        scores.loc[flip, "probe_group"] = scores.loc[flip, "reference_group"].map({"a": "b", "b": "c", "c": "a"})
+    passes = [_PASSES[0]]
+    data = bp.partitioned(frame(scores, parts))
+    passes.append(_PASSES[0])
+    targets, fixed = [0.3, 0.1, 0.01], [-0.5, 0.5, 1.5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
+        thresholds = [bp.pooled_thresholds(data, targets), passes.append(_PASSES[0])][0]
+        rates = [bp.rates_by_group(data, fixed), passes.append(_PASSES[0])][0]
+        fdr = [bp.fairness_discrepancy_rate(data, fmr_targets=targets), passes.append(_PASSES[0])][0]
+        expected_fdr = bf.fairness_discrepancy_rate(scores, fmr_targets=targets)
+    mated, nonmated = bf.split_scores(scores)
+    for method in ("midpoint", "interval"):
+        assert bp.eer(data, method=method) == bf.eer(mated, nonmated, method=method)
+    passes.append(_PASSES[0])
+    assert np.diff(passes).tolist() == [1, 1, 1, 0, 0]
+    assert bp.eer(data) == bf.eer(mated, nonmated)
+    np.testing.assert_array_equal(thresholds, expected_fdr["threshold"])
+    pd.testing.assert_frame_equal(rates, bf.rates_by_group(scores, fixed))
+    pd.testing.assert_frame_equal(fdr, expected_fdr)
+
+
+def test_whole_files_are_read_in_one_task_each_unless_dask_must_read_them(tmp_path):
+    from biofair.partitions.census import _whole_files
+
+    scores = table(3, 400, decimals=2)
+    for i, part in enumerate(np.array_split(np.arange(len(scores)), 3)):
+        scores.iloc[part].to_parquet(tmp_path / f"part-{i}.parquet", index=False)
+    whole = dd.read_parquet(str(tmp_path / "*.parquet"))
+    assert _whole_files(whole) == [str(tmp_path / f"part-{i}.parquet") for i in range(3)]
+    for other in (whole[["score", "mated"]], whole[whole["score"] > 0], frame(scores, 3),
+                  dd.read_parquet(str(tmp_path / "*.parquet"), filters=[("score", ">", 0.0)])):
+        assert _whole_files(other) is None
+    assert bp.eer(whole) == bp.eer(frame(scores, 3)) == bf.eer(*bf.split_scores(scores))
