@@ -3,8 +3,8 @@
 Thresholds at a target FMR, CEI's percentiles and the EER all need a few order statistics
 of a score set that is never in one place. Two passes find them exactly:
 
-1. locating histogram: every partition counts its scores on the ``2**LOCATING_BITS``
-   locating bins (:func:`biofair.partitions.census.locating_bins`: ranges of scores that
+1. locating histogram: every partition counts its scores on the ``2**_LOCATING_BITS``
+   locating bins (``biofair.partitions.census._locating_bins``: ranges of scores that
    need no score range, so the census makes the histograms of both classes and of the
    pooled homogeneous non-mated scores on speculation); the summed counts tell which bin
    holds the ``r``-th smallest score;
@@ -26,7 +26,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair.partitions.census import (
-    LOCATING_BITS,
+    _LOCATING_BITS,
     Census,
     _cached,
     _context,
@@ -35,7 +35,7 @@ from biofair.partitions.census import (
     _needed,
     _on_partitions,
     _scores,
-    locating_bins,
+    _locating_bins,
 )
 
 #: Default bins of the bounded ROC areas' equal-width histograms (not the locating bins).
@@ -74,8 +74,8 @@ def _histogram_part(part: pd.DataFrame, index: int, select: Select, args: tuple,
     """One partition's locating histogram of the streams of ``select`` (streams x bins)."""
     values, stream = select(part, *args)
     keep = stream >= 0
-    n_bins = 1 << LOCATING_BITS
-    key = stream[keep] * n_bins + locating_bins(values[keep])
+    n_bins = 1 << _LOCATING_BITS
+    key = stream[keep] * n_bins + _locating_bins(values[keep])
     return np.bincount(key, minlength=n_streams * n_bins).reshape(n_streams, n_bins)
 
 
@@ -104,7 +104,7 @@ def _distinct_part(part: pd.DataFrame, index: int, requests: list[tuple]) -> lis
         values, stream = select(part, *args)
         keep = stream >= 0
         values, stream = values[keep], stream[keep]
-        inside = wanted[stream, locating_bins(values)]
+        inside = wanted[stream, _locating_bins(values)]
         found.append(pd.DataFrame({"stream": stream[inside], "value": values[inside]}).value_counts())
     return found
 
@@ -126,7 +126,7 @@ class Windows:
             counts = part.to_numpy(dtype=np.int64)
             order = np.argsort(values)
             values, counts = values[order], counts[order]
-            bins = locating_bins(values)
+            bins = _locating_bins(values)
             earlier = np.cumsum(counts) - counts  # window scores below each value
             first_in_bin = np.searchsorted(bins, bins, side="left")
             self._values.append(values)
@@ -156,7 +156,7 @@ class Windows:
 
     def counts_below(self, stream: int, thresholds: NDArray) -> NDArray[np.int64]:
         """Scores of ``stream`` strictly below each threshold (each in a refined bin)."""
-        bins = locating_bins(thresholds)
+        bins = _locating_bins(thresholds)
         cumulative = np.concatenate([[0], np.cumsum(self._counts[stream])])
         in_lower_bins = np.searchsorted(self._bins[stream], bins, side="left")
         below_threshold = np.searchsorted(self._values[stream], thresholds, side="left")

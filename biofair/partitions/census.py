@@ -307,11 +307,11 @@ def _scores(part: pd.DataFrame) -> NDArray:
 
 
 #: Bits of the locating bin: 2**18 bins, 512 per binade of float32 (a factor of 2 in score).
-LOCATING_BITS = 18
+_LOCATING_BITS = 18
 
 
-def locating_bins(values: NDArray) -> NDArray[np.intp]:
-    """The locating bin of each score: the top ``LOCATING_BITS`` bits of an order-preserving
+def _locating_bins(values: NDArray) -> NDArray[np.intp]:
+    """The locating bin of each score: the top ``_LOCATING_BITS`` bits of an order-preserving
     code of the score rounded to float32.
 
     Rounding to float32 is monotone, and the code (the float's bits as a signed integer,
@@ -324,8 +324,8 @@ def locating_bins(values: NDArray) -> NDArray[np.intp]:
         single = values.astype(np.float32, copy=False) + np.float32(0)  # a new array; -0.0 + 0.0 = +0.0
     code = single.view(np.int32)
     code ^= (code >> 31) & np.int32(0x7FFFFFFF)  # negative floats: larger magnitude, smaller code
-    code >>= 32 - LOCATING_BITS
-    return (code + np.int32(1 << (LOCATING_BITS - 1))).astype(np.intp)
+    code >>= 32 - _LOCATING_BITS
+    return (code + np.int32(1 << (_LOCATING_BITS - 1))).astype(np.intp)
 
 
 def _histogram_key(name: str, *args) -> tuple:
@@ -396,10 +396,10 @@ def _census_histograms(values: NDArray | None, mated: NDArray[np.bool_] | None,
                        homogeneous: NDArray[np.bool_] | None) -> tuple[NDArray, NDArray]:
     """Locating histograms of a partition on speculation: both classes (streams 0 non-mated,
     1 mated) and the homogeneous non-mated scores (the pooled thresholds'); zeros without data."""
-    n_bins = 1 << LOCATING_BITS
+    n_bins = 1 << _LOCATING_BITS
     if values is None:
         return np.zeros((2, n_bins), dtype=np.int64), np.zeros((1, n_bins), dtype=np.int64)
-    bins = locating_bins(values)
+    bins = _locating_bins(values)
     classes = np.bincount(mated * n_bins + bins, minlength=2 * n_bins).reshape(2, n_bins)
     if homogeneous is None or homogeneous.all():
         return classes, classes[:1].copy()

@@ -11,7 +11,7 @@ from biofair._counts import ErrorCounts
 from biofair._typing import EerMethod
 from biofair.equal_error_rate import EqualErrorRate, _eer_from_counts, _hull_crossing
 from biofair.partitions._order_statistics import at_or_above, by_class, locate, refine, refined_windows
-from biofair.partitions.census import _as_frame, _class_census, _ClassCensus, locating_bins
+from biofair.partitions.census import _as_frame, _class_census, _ClassCensus, _locating_bins
 
 
 def _rates_at_bin_starts(histogram: NDArray) -> tuple[NDArray, NDArray]:
@@ -39,7 +39,7 @@ def _window(histogram: NDArray) -> NDArray[np.bool_]:
     return wanted
 
 
-def speculative_bins(histogram: NDArray) -> NDArray[np.bool_]:
+def _speculative_bins(histogram: NDArray) -> NDArray[np.bool_]:
     """Bins of both classes (2 x bins) that :func:`eer` would refine, known from the locating
     histogram alone: the window around the crossing and every other bin whose corner lies
     below the line of a crossing edge of the hull through the bins' first scores. A pass
@@ -62,7 +62,7 @@ def _exact_points(frame, histogram: NDArray, counts: _ClassCensus, bins: NDArray
     if windows is None:
         windows = refine(frame, [(by_class, (), histogram, wanted)])[0]
     thresholds = np.union1d(windows.values(0), windows.values(1))
-    thresholds = thresholds[bins[locating_bins(thresholds)]]
+    thresholds = thresholds[bins[_locating_bins(thresholds)]]
     false_matches = counts.n_nonmated - windows.counts_below(0, thresholds)
     false_non_matches = windows.counts_below(1, thresholds)
     if bins[np.flatnonzero(histogram.sum(axis=0))[-1]]:

@@ -21,7 +21,7 @@ from biofair.partitions._order_statistics import (
     wanted_bins,
 )
 from biofair.partitions.census import _as_frame, _cached, _class_census, _on_partitions, partitioned
-from biofair.partitions.equal_error_rate import speculative_bins
+from biofair.partitions.equal_error_rate import _speculative_bins
 
 
 def _ranks(targets: NDArray, n: int) -> NDArray[np.int64]:
@@ -71,9 +71,9 @@ def _pooled_thresholds_and_counts(scores: Any, targets: NDArray, by: By) -> tupl
         requests = [(select, args, histogram, wanted)]
         classes = locate(frame, by_class, (), 2)  # made by the census: no pass
         if pooled:
-            wanted |= speculative_bins(classes)
+            wanted |= _speculative_bins(classes)
         else:
-            requests.append((by_class, (), classes, speculative_bins(classes)))
+            requests.append((by_class, (), classes, _speculative_bins(classes)))
         return _thresholds_from(refine(frame, requests)[0], 0, targets)
 
     key = ("thresholds", repr(census_.columns), np.asarray(targets).tobytes())

@@ -21,7 +21,7 @@ from biofair import partitions as bp  # noqa: E402
 from biofair.distribution_fairness import _range_edges  # noqa: E402
 from biofair.groups import _pooled_threshold  # noqa: E402
 from biofair.partitions._order_statistics import bins_of, by_class, order_statistics  # noqa: E402
-from biofair.partitions.census import _factorize_categories, locating_bins  # noqa: E402
+from biofair.partitions.census import _factorize_categories, _locating_bins  # noqa: E402
 from biofair.partitions.thresholds import _at_or_below  # noqa: E402
 from biofair.partitions.distribution_fairness import _percentile_between, _percentile_rank  # noqa: E402
 
@@ -66,12 +66,12 @@ def test_locating_bins_keep_the_order_of_the_scores(values, single):
     with np.errstate(over="ignore"):  # beyond float32: infinite
         values = np.array(values + [0.0, -0.0], dtype=np.float32 if single else np.float64)
     order = np.argsort(values, kind="stable")
-    bins = locating_bins(values)[order]
+    bins = _locating_bins(values)[order]
     assert np.all(np.diff(bins) >= 0)
     ranked = values[order]
     assert np.all((ranked[1:] != ranked[:-1]) | (bins[1:] == bins[:-1]))
     if single:
-        np.testing.assert_array_equal(locating_bins(values.astype(np.float64)), locating_bins(values))
+        np.testing.assert_array_equal(_locating_bins(values.astype(np.float64)), _locating_bins(values))
 
 
 @settings(max_examples=300, deadline=None)
