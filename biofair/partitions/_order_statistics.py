@@ -32,10 +32,10 @@ from biofair.partitions.census import (
     _context,
     _group_keys,
     _histogram_key,
+    _locating_bins,
     _needed,
     _on_partitions,
     _scores,
-    _locating_bins,
 )
 
 #: Default bins of the bounded ROC areas' equal-width histograms (not the locating bins).

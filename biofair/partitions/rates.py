@@ -61,8 +61,9 @@ def group_rates_at(
     (GroupRates, ndarray or None)
         Rates and counts of every group (rows) at every threshold (columns), one pass over
         the data (none for thresholds counted before on the same data, such as those of
-        :func:`biofair.partitions.pooled_thresholds`, counted on speculation); and the FMR of the non-mated pairs whose sides differ in group at each
-        threshold, ``None`` when there are no such pairs.
+        :func:`biofair.partitions.pooled_thresholds`, counted on speculation); and the FMR
+        of the non-mated pairs whose sides differ in group at each threshold, ``None`` when
+        there are no such pairs.
 
     See Also
     --------
