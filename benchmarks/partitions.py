@@ -10,7 +10,8 @@ non-mated), never holding more than one partition in memory, then on a ``LocalCl
 (2 workers, 1 thread each) times, on one :func:`biofair.partitions.partitioned` so that the
 calls reuse what earlier ones found, the audit sequence: the census; the exact thresholds at
 FMR 1e-1 ... 1e-6; FMR/FNMR of every group at six fixed thresholds; FDR at the six targets;
-the EER; then CEI, CEIᴬ, TMR at FMR and the partial AUC. For each step it prints the passes
+the EER; then CEI, CEIᴬ, TMR at FMR and the partial AUC (the best of ``--repeat`` runs of the
+whole sequence, each on a new ``partitioned``). For each step it prints the passes
 over the data it made. DuckDB (2 threads, the same files) answers the audit sequence with
 exact SQL (numpy only finishes on the small aggregates it returns); its answers are asserted
 equal to biofair's and the ratio of the times is printed per query. Peak memory: the
@@ -166,6 +167,7 @@ def main(argv=None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
     parser.add_argument("--reuse", action="store_true", help="use the files already in --folder")
     parser.add_argument("--audit-only", action="store_true", help="time only the audit sequence (census ... EER)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of every step (and DuckDB query); the best counts")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", InsufficientComparisonsWarning)  # FMR 1e-6 at small sizes
     from distributed import Client, LocalCluster
@@ -207,26 +209,31 @@ def main(argv=None) -> int:
         ]
         if args.audit_only:
             steps = steps[:5]
-        results, rows = {}, []
-        begin = time.perf_counter()  # the floor of a pass: Dask reads the three columns, computes nothing
-        census_module._on_partitions(dd.read_parquet(path), read_only, columns=["score", "mated", "group"])
-        read_seconds = time.perf_counter() - begin
-        rows.append({"step": "a pass that only reads (score, mated, group)", "passes": 1, "seconds": read_seconds})
-        for key, name, step in steps:
-            passes = census_module._PASSES[0]
-            begin = time.perf_counter()
-            results[key] = step()
-            seconds = time.perf_counter() - begin
-            if key == "census":
-                data = results[key]
-            row = {"step": name, "passes": census_module._PASSES[0] - passes, "seconds": seconds}
-            if key in peers:
+        results, rows = {}, {}
+        read_seconds = np.inf
+        for repeat in range(args.repeat):  # each time from scratch: a new partitioned(path) reuses nothing
+            begin = time.perf_counter()  # the floor of a pass: Dask reads the three columns, computes nothing
+            census_module._on_partitions(dd.read_parquet(path), read_only, columns=["score", "mated", "group"])
+            read_seconds = min(read_seconds, time.perf_counter() - begin)
+            rows["read"] = {"step": "a pass that only reads (score, mated, group)", "passes": 1,
+                            "seconds": read_seconds}
+            for key, name, step in steps:
+                passes = census_module._PASSES[0]
                 begin = time.perf_counter()
-                results["duckdb " + key] = peers[key]()
-                row["duckdb_seconds"] = time.perf_counter() - begin
-                row["x_duckdb"] = seconds / row["duckdb_seconds"]
-            rows.append(row)
-            print(row, flush=True)
+                results[key] = step()
+                seconds = time.perf_counter() - begin
+                if key == "census":
+                    data = results[key]
+                row = rows.setdefault(key, {"step": name, "passes": census_module._PASSES[0] - passes,
+                                            "seconds": np.inf})
+                row["seconds"] = min(row["seconds"], seconds)
+                if key in peers:
+                    begin = time.perf_counter()
+                    results["duckdb " + key] = peers[key]()
+                    row["duckdb_seconds"] = min(row.get("duckdb_seconds", np.inf), time.perf_counter() - begin)
+                    row["x_duckdb"] = row["seconds"] / row["duckdb_seconds"]
+                print(repeat, row, flush=True)
+        rows = list(rows.values())
         workers = memory.stop()
     client_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     census = data.census
@@ -258,26 +265,26 @@ def main(argv=None) -> int:
                                       "x_duckdb": total / duck_total}])])
     table["passes"] = table["passes"].map(lambda v: "" if pd.isna(v) else f"{int(v)}")
     slowest = audit.loc[audit["x_duckdb"].idxmax()]
+    # DuckDB's FDR query finds its thresholds again; reusing those of its threshold query, it
+    # would cost about one counting query (that of the rates at six thresholds)
+    duck_reusing = duck_total - audit.iloc[3]["duckdb_seconds"] + audit.iloc[2]["duckdb_seconds"]
     goals = [
         ("the audit sequence in at most 5 passes over the data", audit_passes <= 5,
-         f"{audit_passes} passes (census 1, thresholds 2: locate, with both classes' histogram for the EER, and "
-         "refine; rates 1; FDR 1, its thresholds reused; EER: the refinement around the FMR = FNMR crossing and "
-         "the hull's refinements; 11 before)",
-         "the EER reads the data for its own refinement (the distinct scores around the FMR = FNMR crossing, and "
-         "more where the hull's bounds have not met); the thresholds' refinement pass could collect them on "
-         "speculation (their bins are known once the locating histograms are summed), and one planned call "
-         "could count the fixed thresholds and FDR's in one pass, but each call knows nothing of the next: "
-         "not done"),
+         f"{audit_passes} passes (census 1, which also makes the locating histograms of both classes and of the "
+         "pooled non-mated scores; thresholds 1: the refinement, which also collects on speculation the distinct "
+         "scores that the EER refines; rates 1, which also counts at the pooled thresholds found before; FDR 0; "
+         "EER 0; 11 before #22's work, 7 at the last run)",
+         "a call whose speculation did not cover it reads the data again"),
         ("the audit sequence in no more wall time than DuckDB's exact queries", total <= duck_total,
-         f"{total:.1f} s against {duck_total:.1f} s ({total / duck_total:.1f}x; the slowest query, "
-         f"{slowest['step']}, {slowest['x_duckdb']:.1f}x)",
-         "each pass is a Dask graph of one task per partition whose Python and pandas work (group labels to codes, "
-         "NumPy binning of every row) costs more than DuckDB's vectorised scan, and DuckDB needs one scan per "
-         "query where a threshold needs two passes"),
+         f"{total:.2f} s against {duck_total:.2f} s ({total / duck_total:.2f}x; the slowest query, "
+         f"{slowest['step']}, {slowest['x_duckdb']:.1f}x; against DuckDB reusing its thresholds for FDR, "
+         f"about {duck_reusing:.2f} s, {total / duck_reusing:.2f}x)",
+         "each pass is a Dask graph of one task per partition whose Python and pandas work costs more than "
+         "DuckDB's vectorised scan; the census, whose pass also makes the locating histograms, is the slowest"),
         ("per-partition work within 2x of reading the partition", per_pass <= 2,
          f"an audit pass takes {per_pass:.1f}x a Dask pass that only reads the three columns ({read_seconds:.2f} s)",
-         "binning (65,536 bins, the exact edge correction) and the group codes of every row cost more than the "
-         "Parquet decoding of float32, bool and dictionary columns"),
+         "the census's label coding and histograms and the per-group counts cost more than the Parquet decoding "
+         "of float32, bool and dictionary columns"),
     ]
     targets = "\n".join(
         f"- {goal}: {'met' if met else 'MISSED'}: {measured}" + ("" if met else f". Why: {why}")
@@ -294,7 +301,8 @@ def main(argv=None) -> int:
         "LocalCluster of 2 workers with 1 thread each, all calls on one `bp.partitioned(path)` (what a call "
         "found, later calls reuse). DuckDB: the same files, 2 threads, exact SQL for the first five steps; its "
         "answers equal biofair's (asserted). `passes`: reads of the data the step made; `x_duckdb`: biofair's "
-        "seconds over DuckDB's. Every metric but the partial AUC is exact (the same numbers as the in-memory "
+        f"seconds over DuckDB's; each the best of {args.repeat} runs of the whole sequence from scratch (a new "
+        "`bp.partitioned(path)`). Every metric but the partial AUC is exact (the same numbers as the in-memory "
         "functions; `tests/partitions` checks it at 1e7); CEI^A up to the rounding of merged moments.\n\n"
         f"{table.to_markdown(index=False, floatfmt='.2f')}\n\n"
         f"Load average (1, 5, 15 min) {', '.join(f'{v:.1f}' for v in load_before)} before the run and "

@@ -10,9 +10,11 @@ The passes over the data:
 
 1. census (:func:`biofair.partitions.census`): the group names, comparisons per group
    and class, the score range, and every problem (missing column, NaN scores, missing
-   group labels, a group without a class);
-2. locating histogram and refinement: exact order statistics, hence thresholds at target
-   FMRs, CEI's percentiles, the EER;
+   group labels, a group without a class); on speculation, the locating histograms of both
+   classes and of the pooled homogeneous non-mated scores, on bins that need no range;
+2. refinement (after a locating histogram, which only CEI's per-group percentiles need a
+   pass for): exact order statistics, hence thresholds at target FMRs, CEI's percentiles,
+   the EER;
 3. counts at thresholds per group and class: exact rates, hence TMR at FMR, FDR, GARBE
    and Inequity; histograms on fixed edges: DFI and CEI exactly, ROC-AUC and partial AUC
    bounded;
@@ -20,9 +22,12 @@ The passes over the data:
 
 A :class:`biofair.partitions.Partitioned` (from :func:`biofair.partitions.partitioned`)
 carries what these passes find: the functions called with it reuse its census, its locating
-histograms (the pass that makes one also makes the histogram of both classes that the EER,
-TMR at FMR and the partial AUC locate on) and its thresholds at target FMRs, read only the
-columns they need, and run on the Dask scheduler given to ``partitioned(...,
+histograms, its refined bins, its thresholds at target FMRs and its counts at thresholds, and
+a pass collects on speculation what a later call would read again (the thresholds'
+refinement also refines the bins the EER needs; a counting pass also counts at the pooled
+thresholds found before, for FDR), so that the census, thresholds, per-group rates, FDR and
+EER of an audit take three passes. Each pass reads only the columns it needs (a task per
+Parquet file reads and computes) and runs on the Dask scheduler given to ``partitioned(...,
 scheduler="tcp://host:8786")`` (a distributed cluster) or else on Dask's current one.
 
 What is exact equals the in-memory function's result bit for bit; what can only be bounded
@@ -46,8 +51,9 @@ from biofair.partitions.equal_error_rate import eer
 from biofair.partitions.rates import fairness_discrepancy_rate, group_rates_at, outcome_fairness, rates_by_group
 from biofair.partitions.thresholds import pooled_thresholds, tmr_at_fmr
 
-#: Bins of the locating histogram that finds exact order statistics (thresholds, CEI's
-#: percentiles, the EER), and the default ``bins`` of the bounded ROC areas.
+#: The default ``bins`` of the bounded ROC areas (equal-width bins over the scores). The
+#: locating histogram that finds exact order statistics (thresholds, CEI's percentiles, the
+#: EER) has 2**18 bins that need no score range.
 LOCATING_BINS = _order_statistics.LOCATING_BINS
 
 __all__ = [

@@ -3,11 +3,15 @@
 Thresholds at a target FMR, CEI's percentiles and the EER all need a few order statistics
 of a score set that is never in one place. Two passes find them exactly:
 
-1. locating histogram: every partition counts its scores on ``LOCATING_BINS`` fixed,
-   equal-width bins; the summed counts tell which bin holds the ``r``-th smallest score;
+1. locating histogram: every partition counts its scores on the ``2**_LOCATING_BITS``
+   locating bins (``biofair.partitions.census._locating_bins``: ranges of scores that
+   need no score range, so the census makes the histograms of both classes and of the
+   pooled homogeneous non-mated scores on speculation); the summed counts tell which bin
+   holds the ``r``-th smallest score;
 2. refinement: every partition returns the distinct values (with counts) of those bins
    and of the nearest non-empty bin on each side; summed, they give the exact value of
-   each wanted order statistic and of its neighbours.
+   each wanted order statistic and of its neighbours. One pass refines the bins of several
+   requests (the thresholds' and, on speculation, the EER's).
 
 Scores are read as *streams*: a function ``select(partition, *args)`` returns the scores
 and a stream code per row (``-1``: not read), so one pass serves several groups or classes.
@@ -21,10 +25,20 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from biofair.distribution_fairness import _range_edges
-from biofair.partitions.census import Census, _context, _needed, _on_partitions, _scores
+from biofair.partitions.census import (
+    _LOCATING_BITS,
+    Census,
+    _cached,
+    _context,
+    _group_keys,
+    _histogram_key,
+    _locating_bins,
+    _needed,
+    _on_partitions,
+    _scores,
+)
 
-#: Bins of the locating histogram.
+#: Default bins of the bounded ROC areas' equal-width histograms (not the locating bins).
 LOCATING_BINS = 1 << 16
 
 Select = Callable[..., tuple[NDArray[np.float64], NDArray[np.intp]]]
@@ -45,26 +59,24 @@ def bins_of(values: NDArray, edges: NDArray) -> NDArray[np.intp]:
     return index
 
 
-def locating_edges(low: float, high: float) -> NDArray[np.float64]:
-    """The locating histogram's edges over ``[low, high]``."""
-    return _range_edges(low, high, LOCATING_BINS)
-
-
 def by_class(part: pd.DataFrame) -> tuple[NDArray, NDArray[np.intp]]:
     """Every comparison, groups ignored: stream 0 non-mated, stream 1 mated."""
     return _scores(part), part["mated"].to_numpy(dtype=np.intp)
 
 
-def _histogram_part(part: pd.DataFrame, index: int, wanted: list[tuple]) -> tuple[NDArray[np.int64], ...]:
-    """One partition's locating histogram of every wanted (select, args, n_streams, edges)."""
-    found = []
-    for select, args, n_streams, edges in wanted:
-        values, stream = select(part, *args)
-        keep = stream >= 0
-        n_bins = edges.size - 1
-        key = stream[keep] * n_bins + bins_of(values[keep], edges)
-        found.append(np.bincount(key, minlength=n_streams * n_bins).reshape(n_streams, n_bins))
-    return tuple(found)
+def homogeneous_nonmated(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.intp]]:
+    """Stream 0: the non-mated pairs whose two sides share a group."""
+    values, group, mated = _group_keys(part, census)
+    return values, np.where((group >= 0) & ~mated, 0, -1)
+
+
+def _histogram_part(part: pd.DataFrame, index: int, select: Select, args: tuple, n_streams: int) -> NDArray[np.int64]:
+    """One partition's locating histogram of the streams of ``select`` (streams x bins)."""
+    values, stream = select(part, *args)
+    keep = stream >= 0
+    n_bins = 1 << _LOCATING_BITS
+    key = stream[keep] * n_bins + _locating_bins(values[keep])
+    return np.bincount(key, minlength=n_streams * n_bins).reshape(n_streams, n_bins)
 
 
 def at_or_above(histogram: NDArray) -> NDArray[np.int64]:
@@ -74,41 +86,27 @@ def at_or_above(histogram: NDArray) -> NDArray[np.int64]:
     return np.concatenate([from_top, np.zeros((histogram.shape[0], 1), dtype=from_top.dtype)], axis=1)
 
 
-def locate(frame, select: Select, args: tuple, n_streams: int, edges: NDArray) -> NDArray[np.int64]:
+def locate(frame, select: Select, args: tuple, n_streams: int) -> NDArray[np.int64]:
     """Pass 1: counts per stream (rows) and locating bin (columns), summed over partitions.
 
-    No pass when the same histogram of the same frame was made before. The pass that makes
-    one also makes, once the census has counted the classes, the histogram of both classes
-    that the metrics over all pairs locate on (EER, TMR at FMR, partial AUC), so that they
-    need no pass of their own for it.
+    No pass when the same histogram of the same frame was made before (the census makes
+    those of ``by_class`` and ``homogeneous_nonmated``).
     """
-    cache = _context(frame).cache
-    key = _histogram_key(select, args, edges)
-    if key not in cache:
-        wanted = [(select, args, n_streams, edges)]
-        if ("classes",) in cache:
-            classes = cache[("classes",)]
-            ahead = (by_class, (), 2, locating_edges(classes.low, classes.high))
-            if _histogram_key(*ahead[:2], ahead[3]) not in cache and ahead[0] is not select:
-                wanted.append(ahead)
-        found = _on_partitions(frame, _histogram_part, wanted, columns=_needed(*args), total=True)
-        for (select_, args_, _, edges_), histogram in zip(wanted, found):
-            cache[_histogram_key(select_, args_, edges_)] = histogram
-    return cache[key]
+    return _cached(frame, _histogram_key(select.__name__, *args), lambda: _on_partitions(
+        frame, _histogram_part, select, args, n_streams, columns=_needed(*args), total=True))
 
 
-def _histogram_key(select: Select, args: tuple, edges: NDArray) -> tuple:
-    return ("locate", select.__qualname__, *(repr(a.columns) if isinstance(a, Census) else a for a in args),
-            edges.tobytes())
-
-
-def _distinct_part(part: pd.DataFrame, index: int, select: Select, args: tuple, edges: NDArray,
-                   wanted: NDArray[np.bool_]) -> pd.Series:
-    values, stream = select(part, *args)
-    keep = stream >= 0
-    values, stream = values[keep], stream[keep]
-    inside = wanted[stream, bins_of(values, edges)]
-    return pd.DataFrame({"stream": stream[inside], "value": values[inside]}).value_counts()
+def _distinct_part(part: pd.DataFrame, index: int, requests: list[tuple]) -> list[pd.Series]:
+    """Per request (select, args, wanted bins): the count of every (stream, value) of the
+    wanted bins of one partition."""
+    found = []
+    for select, args, wanted in requests:
+        values, stream = select(part, *args)
+        keep = stream >= 0
+        values, stream = values[keep], stream[keep]
+        inside = wanted[stream, _locating_bins(values)]
+        found.append(pd.DataFrame({"stream": stream[inside], "value": values[inside]}).value_counts())
+    return found
 
 
 class Windows:
@@ -118,9 +116,8 @@ class Windows:
     question about a value outside the refined bins is a programming error (it raises).
     """
 
-    def __init__(self, histogram: NDArray, edges: NDArray, distinct: pd.Series):
+    def __init__(self, histogram: NDArray, distinct: pd.Series):
         self.sizes = histogram.sum(axis=1)
-        self._edges = edges
         self._before_bin = np.cumsum(histogram, axis=1) - histogram  # scores in lower bins
         self._values, self._counts, self._bins, self._below = [], [], [], []
         for stream in range(histogram.shape[0]):
@@ -129,7 +126,7 @@ class Windows:
             counts = part.to_numpy(dtype=np.int64)
             order = np.argsort(values)
             values, counts = values[order], counts[order]
-            bins = bins_of(values, edges)
+            bins = _locating_bins(values)
             earlier = np.cumsum(counts) - counts  # window scores below each value
             first_in_bin = np.searchsorted(bins, bins, side="left")
             self._values.append(values)
@@ -159,7 +156,7 @@ class Windows:
 
     def counts_below(self, stream: int, thresholds: NDArray) -> NDArray[np.int64]:
         """Scores of ``stream`` strictly below each threshold (each in a refined bin)."""
-        bins = bins_of(thresholds, self._edges)
+        bins = _locating_bins(thresholds)
         cumulative = np.concatenate([[0], np.cumsum(self._counts[stream])])
         in_lower_bins = np.searchsorted(self._bins[stream], bins, side="left")
         below_threshold = np.searchsorted(self._values[stream], thresholds, side="left")
@@ -191,16 +188,31 @@ def wanted_bins(histogram: NDArray, ranks: Sequence[NDArray]) -> NDArray[np.bool
     return wanted
 
 
-def refine(frame, select: Select, args: tuple, histogram: NDArray, edges: NDArray,
-           wanted: NDArray[np.bool_]) -> Windows:
-    """Pass 2: the distinct values of the wanted bins of every stream, with exact ranks."""
-    parts = _on_partitions(frame, _distinct_part, select, args, edges, wanted, columns=_needed(*args))
-    distinct = pd.concat(parts).groupby(level=[0, 1]).sum()
-    return Windows(histogram, edges, distinct)
+def refine(frame, requests: list[tuple]) -> list[Windows]:
+    """Pass 2: per request (select, args, histogram, wanted bins), the distinct values of the
+    wanted bins of every stream, with exact ranks; all requests in one pass. What is refined
+    of ``by_class`` is kept with the frame for the EER (:func:`refined_windows`)."""
+    parts = _on_partitions(frame, _distinct_part, [(select, args, wanted) for select, args, _, wanted in requests],
+                           columns=_needed(*[a for _, args, _, _ in requests for a in args]))
+    found = []
+    for k, (select, args, histogram, wanted) in enumerate(requests):
+        distinct = pd.concat([part[k] for part in parts]).groupby(level=[0, 1]).sum()
+        found.append(Windows(histogram, distinct))
+        if select is by_class:
+            _context(frame).cache.setdefault(("refined", "by_class"), []).append((wanted, found[-1]))
+    return found
 
 
-def order_statistics(frame, select: Select, args: tuple, n_streams: int, edges: NDArray,
+def refined_windows(frame, wanted: NDArray[np.bool_]) -> Windows | None:
+    """Windows of ``by_class`` refined before that hold every wanted bin, if any."""
+    for bins, windows in _context(frame).cache.get(("refined", "by_class"), []):
+        if not (wanted & ~bins).any():
+            return windows
+    return None
+
+
+def order_statistics(frame, select: Select, args: tuple, n_streams: int,
                      ranks: Callable[[NDArray[np.int64]], Sequence[NDArray]]) -> Windows:
     """Both passes: ``ranks(sizes)`` gives each stream's wanted ranks from its size."""
-    histogram = locate(frame, select, args, n_streams, edges)
-    return refine(frame, select, args, histogram, edges, wanted_bins(histogram, ranks(histogram.sum(axis=1))))
+    histogram = locate(frame, select, args, n_streams)
+    return refine(frame, [(select, args, histogram, wanted_bins(histogram, ranks(histogram.sum(axis=1))))])[0]

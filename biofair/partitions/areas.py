@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,6 @@ from biofair.partitions._order_statistics import (
     at_or_above,
     bins_of,
     by_class,
-    locating_edges,
     order_statistics,
 )
 from biofair.partitions.census import _as_frame, _class_census, _on_partitions
@@ -39,12 +39,14 @@ def _area_bounds(frame, edges: NDArray, n_mated: int, n_nonmated: int, bound: fl
     (scores at or above it), the piecewise-linear ROC runs inside bin ``j`` from
     ``(F_{j+1}, T_{j+1})`` to ``(F_j, T_j)``, rising, so its area over that FMR span lies
     between the span times ``T_{j+1}`` and the span times ``T_j``. ``edges[0]`` must have
-    ``F_0 >= bound``.
+    ``F_0 >= bound``. Both sums are correctly rounded (``math.fsum``): a dot product's
+    summation order can depend on memory alignment, and could put ``low`` an ulp above
+    ``high`` where they are equal.
     """
     counts = at_or_above(_on_partitions(frame, _class_histogram_part, edges, columns=["score", "mated"], total=True))
     fmr, tmr = counts[0] / n_nonmated, counts[1] / n_mated
     span = np.clip(np.minimum(fmr[:-1], bound) - fmr[1:], 0.0, None)
-    return float(span @ tmr[1:]), float(span @ tmr[:-1])
+    return math.fsum(span * tmr[1:]), math.fsum(span * tmr[:-1])
 
 
 def roc_auc(scores: Any, *, bins: int = LOCATING_BINS) -> BoundedValue:
@@ -137,7 +139,7 @@ def partial_auc(scores: Any, *, max_fmr: float, standardized: bool = False,
 
     Notes
     -----
-    Four passes: class census, locate, refine, histogram.
+    Three passes: class census (with the locating histogram), refine, histogram.
 
     References
     ----------
@@ -164,8 +166,7 @@ def partial_auc(scores: Any, *, max_fmr: float, standardized: bool = False,
     start = counts.low
     if allowed < counts.n_nonmated:
         rank = counts.n_nonmated - 1 - allowed
-        windows = order_statistics(frame, by_class, (), 2, locating_edges(counts.low, counts.high),
-                                   lambda sizes: [np.array([rank]), []])
+        windows = order_statistics(frame, by_class, (), 2, lambda sizes: [np.array([rank]), []])
         start = windows.kth(0, rank)
     low, high = _area_bounds(frame, _range_edges(start, counts.high, bins), counts.n_mated,
                              counts.n_nonmated, bound)

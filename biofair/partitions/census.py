@@ -7,6 +7,7 @@ class, the score range and every problem of the data, each naming its partition.
 from __future__ import annotations
 
 import functools
+import uuid
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -134,9 +135,11 @@ def _cached(frame, key: tuple, compute: Callable[[], Any]) -> Any:
 
 
 def _add(*parts):
-    """The sum of arrays, or of tuples of arrays element by element."""
+    """The sum of arrays, or of tuples of arrays element by element; lists are concatenated."""
     if isinstance(parts[0], tuple):
         return tuple(_add(*same) for same in zip(*parts))
+    if isinstance(parts[0], list):
+        return [item for part in parts for item in part]
     return functools.reduce(np.add, parts)
 
 
@@ -155,19 +158,53 @@ def _on_partitions(frame, function: Callable, *args, columns: Sequence[str] | No
 
     ``columns``: read only these (those the frame has; the others are reported missing by
     the census). ``total``: add the results up on the workers, eight at a time, and return
-    the sum (arrays of counts stay off the client until they are one).
+    the sum (arrays of counts stay off the client until they are one). A frame that reads
+    whole local Parquet files, one per partition, is read and computed in one task per file.
     """
     import dask
 
-    scheduler = _context(frame).scheduler
+    context = _context(frame)
     if columns is not None:
-        frame = frame[[c for c in dict.fromkeys(columns) if c in frame.columns]]
-    tasks = [dask.delayed(function)(part, i, *args) for i, part in enumerate(frame.to_delayed())]
+        columns = [c for c in dict.fromkeys(columns) if c in frame.columns]
+    if "files" not in context.cache:
+        context.cache["files"] = _whole_files(frame)
+    if context.cache["files"] is not None:
+        files = context.cache["files"]
+        name = f"{function.__name__.lstrip('_')}-{uuid.uuid4().hex}"  # the task's name on a dashboard
+        tasks = [dask.delayed(_read_and_apply)(file, columns, function, i, *args, dask_key_name=(name, i))
+                 for i, file in enumerate(files)]
+    else:
+        parts = (frame if columns is None else frame[columns]).to_delayed()
+        tasks = [dask.delayed(function)(part, i, *args) for i, part in enumerate(parts)]
     while total and len(tasks) > 1:
         tasks = [dask.delayed(_add)(*tasks[i : i + 8]) for i in range(0, len(tasks), 8)]
     _PASSES[0] += 1
-    found = dask.compute(*tasks, scheduler=scheduler)
+    found = dask.compute(*tasks, scheduler=context.scheduler)
     return found[0] if total else list(found)
+
+
+def _read_and_apply(file: str, columns: list[str] | None, function: Callable, index: int, *args) -> Any:
+    """``function`` on the columns of one Parquet file, read where it runs (one task, no transfer)."""
+    return function(pd.read_parquet(file, columns=columns), index, *args)
+
+
+def _whole_files(frame) -> list[str] | None:
+    """The file of each partition when ``frame`` is ``dask.dataframe.read_parquet`` of whole
+    local files, one per partition, without filters or an index; otherwise None (the frame's
+    own tasks read it). Reads Dask's plan of the files, checked against every way it could
+    differ."""
+    expr = getattr(frame, "expr", None)
+    try:
+        info, parts = expr._dataset_info, expr._plan["parts"]
+    except (AttributeError, KeyError, TypeError):
+        return None
+    if (not type(expr).__name__.startswith("ReadParquet") or type(info.get("fs")).__name__ != "LocalFileSystem"
+            or info.get("filters") or info.get("index") or len(parts) != frame.npartitions):
+        return None
+    pieces = [part.get("piece") if isinstance(part, dict) else None for part in parts]
+    if not all(isinstance(piece, tuple) and piece[1:] == (None, None) for piece in pieces):
+        return None
+    return [piece[0] for piece in pieces]
 
 
 class _Labels(NamedTuple):
@@ -185,7 +222,8 @@ def _labels_of(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> _Lab
     labels = _Labels([], [], [], [])
     for pair in zip(*columns):
         names = list(dict.fromkeys(pair))
-        codes, values = pd.factorize(pd.concat([part[name] for name in names], ignore_index=True))
+        both = part[names[0]] if len(names) == 1 else pd.concat([part[name] for name in names], ignore_index=True)
+        codes, values = _factorize_categories(both) if isinstance(both.dtype, pd.CategoricalDtype) else pd.factorize(both)
         merged, texts = pd.factorize(np.array([str(value) for value in values], dtype=object))
         codes = merged[codes]
         labels.reference.append(codes[: len(part)])
@@ -193,6 +231,17 @@ def _labels_of(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> _Lab
         labels.texts.append(list(texts))
         labels.values.append(pd.Series(values))
     return labels
+
+
+def _factorize_categories(column: pd.Series) -> tuple[NDArray[np.intp], pd.Categorical]:
+    """``pd.factorize`` of a categorical column from its integer codes, without hashing: the
+    code of each row among the observed categories (-1 where missing), and those categories
+    (in the categories' order rather than that of first appearance)."""
+    codes = column.cat.codes.to_numpy().astype(np.intp) + 1  # 0: missing
+    observed = np.bincount(codes, minlength=len(column.cat.categories) + 1)[1:] > 0
+    remap = np.full(observed.size + 1, -1, dtype=np.intp)
+    remap[1:][observed] = np.arange(int(observed.sum()))
+    return remap[codes], pd.Categorical.from_codes(np.flatnonzero(observed), dtype=column.dtype)
 
 
 def _same_group(labels: _Labels) -> NDArray[np.bool_]:
@@ -206,7 +255,9 @@ def _same_group(labels: _Labels) -> NDArray[np.bool_]:
 
 def _combinations(labels: _Labels, rows: NDArray[np.bool_]) -> tuple[NDArray[np.intp], list[tuple[str, ...]]]:
     """The code of every selected row's combination of reference-side labels, and the
-    combinations (one label per attribute, as text)."""
+    combinations (one label per attribute, as text; with one attribute, every label)."""
+    if len(labels.texts) == 1:
+        return labels.reference[0][rows], [(text,) for text in labels.texts[0]]
     key = np.zeros(int(rows.sum()), dtype=np.int64)
     for codes, texts in zip(labels.reference, labels.texts):
         key = key * len(texts) + codes[rows]
@@ -240,8 +291,12 @@ def _group_keys(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np
         names = [combination[0] for combination in combinations]
     else:
         names = _composite_names(combinations, quote=_composite_quoted(census.names, len(census.columns[0])))
-    group = np.full(len(part), -1, dtype=np.intp)
-    group[same] = pd.Index(census.names).get_indexer(names)[codes] if names else codes
+    lookup = pd.Index(census.names).get_indexer(names)
+    if same.all():
+        group = lookup[codes]
+    else:
+        group = np.full(len(part), -1, dtype=np.intp)
+        group[same] = lookup[codes]
     return _scores(part), group, part["mated"].to_numpy(dtype=bool)
 
 
@@ -249,6 +304,34 @@ def _scores(part: pd.DataFrame) -> NDArray:
     """The scores of a partition: float32 as they are (half the memory, exact), else float64."""
     values = part["score"].to_numpy()
     return values if values.dtype == np.float32 else values.astype(np.float64, copy=False)
+
+
+#: Bits of the locating bin: 2**18 bins, 512 per binade of float32 (a factor of 2 in score).
+_LOCATING_BITS = 18
+
+
+def _locating_bins(values: NDArray) -> NDArray[np.intp]:
+    """The locating bin of each score: the top ``_LOCATING_BITS`` bits of an order-preserving
+    code of the score rounded to float32.
+
+    Rounding to float32 is monotone, and the code (the float's bits as a signed integer,
+    those of a negative float with the magnitude bits inverted; -0 read as +0) orders as
+    the floats do, so ``a <= b`` implies ``bin(a) <= bin(b)``: every bin holds one range of
+    scores. No range is needed, so the first pass bins before it knows the scores' range;
+    float32 scores are binned by integer operations on their bits, without a conversion.
+    """
+    with np.errstate(over="ignore"):  # beyond float32's range: infinite, still in order
+        single = values.astype(np.float32, copy=False) + np.float32(0)  # a new array; -0.0 + 0.0 = +0.0
+    code = single.view(np.int32)
+    code ^= (code >> 31) & np.int32(0x7FFFFFFF)  # negative floats: larger magnitude, smaller code
+    code >>= 32 - _LOCATING_BITS
+    return (code + np.int32(1 << (_LOCATING_BITS - 1))).astype(np.intp)
+
+
+def _histogram_key(name: str, *args) -> tuple:
+    """Cache key of the locating histogram of the streams ``name`` (a select function's name)
+    with ``args`` (a census stands for its group columns)."""
+    return ("locate", name, *(repr(a.columns) if isinstance(a, Census) else a for a in args))
 
 
 # -- pass 1: census -------------------------------------------------------------------------
@@ -260,7 +343,11 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
     if missing:
         return [f"partition {index}: missing column(s) {', '.join(missing)}"]
     problems = []
-    values = part["score"].to_numpy(dtype=np.float64, na_value=np.nan)
+    column = part["score"]
+    if column.dtype in (np.float32, np.float64):  # NumPy floats: checked as they are
+        values = column.to_numpy()
+    else:
+        values = column.to_numpy(dtype=np.float64, na_value=np.nan)
     if bad := int((~np.isfinite(values)).sum()):
         problems.append(f"partition {index}: {bad} NaN or infinite scores")
     if not pd.api.types.is_bool_dtype(part["mated"]):
@@ -282,19 +369,19 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
     (combination of labels, class), cross pairs and range, and the counts and range of each
     class over all pairs (for the metrics that ignore groups)."""
     if problems := _problems_of(part, index, list(dict.fromkeys(columns[0] + columns[1]))):
-        return {"problems": problems}
+        return [{"problems": problems}], *_census_histograms(None, None, None)
     values = _scores(part)
     labels = _labels_of(part, columns)
     homogeneous = _same_group(labels)
     mated = part["mated"].to_numpy(dtype=bool)
+    everyone = homogeneous.all()
     codes, combinations = _combinations(labels, homogeneous)
-    n_mated = np.bincount(codes, weights=mated[homogeneous], minlength=len(combinations))
-    n_all = np.bincount(codes, minlength=len(combinations))
-    counts = {c: (int(m), int(n - m)) for c, m, n in zip(combinations, n_mated, n_all)}
+    pairs = np.bincount(codes * 2 + (mated if everyone else mated[homogeneous]), minlength=2 * len(combinations))
+    counts = {c: (int(m), int(n)) for c, (n, m) in zip(combinations, pairs.reshape(-1, 2))}
     if len(columns[0]) == 1:  # one attribute: every label of either side is a group
         counts |= {(text,): (0, 0) for text in labels.texts[0] if (text,) not in counts}
-    kept = values[homogeneous]
-    return {
+    kept = values if everyone else values[homogeneous]
+    return [{
         "problems": [],
         "values": labels.values,
         "counts": counts,
@@ -302,7 +389,21 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
         "low": float(kept.min()) if kept.size else np.inf,
         "high": float(kept.max()) if kept.size else -np.inf,
         "classes": _class_counts(values, mated),
-    }
+    }], *_census_histograms(values, mated, homogeneous)
+
+
+def _census_histograms(values: NDArray | None, mated: NDArray[np.bool_] | None,
+                       homogeneous: NDArray[np.bool_] | None) -> tuple[NDArray, NDArray]:
+    """Locating histograms of a partition on speculation: both classes (streams 0 non-mated,
+    1 mated) and the homogeneous non-mated scores (the pooled thresholds'); zeros without data."""
+    n_bins = 1 << _LOCATING_BITS
+    if values is None:
+        return np.zeros((2, n_bins), dtype=np.int64), np.zeros((1, n_bins), dtype=np.int64)
+    bins = _locating_bins(values)
+    classes = np.bincount(mated * n_bins + bins, minlength=2 * n_bins).reshape(2, n_bins)
+    if homogeneous is None or homogeneous.all():
+        return classes, classes[:1].copy()
+    return classes, np.bincount(bins[homogeneous & ~mated], minlength=n_bins)[None]
 
 
 def _group_names(found: list[dict], columns: tuple[list[str], list[str]]) -> tuple[list[str], NDArray, NDArray]:
@@ -371,6 +472,13 @@ def census(scores: Any, *, by: By = "group") -> Census:
     biofair.partitions.partitioned : The census with its frame, to pass to several functions.
     biofair.group_sizes : The same counts of an in-memory table.
 
+    Notes
+    -----
+    The same pass counts, on speculation, the scores of each class and the pooled
+    homogeneous non-mated scores on 2**18 locating bins (the top bits of each score's
+    float32 code, which need no score range): kept with the frame, they locate the order
+    statistics of the thresholds, the EER, TMR at FMR and the partial AUC without a pass.
+
     References
     ----------
     ISO/IEC 19795-10:2024 (the size of every demographic group, reported before any index).
@@ -389,9 +497,13 @@ def census(scores: Any, *, by: By = "group") -> Census:
     """
     frame = _as_frame(scores)
     columns = _group_columns(list(frame.columns), by)
-    found = _on_partitions(frame, _census_part, columns, columns=["score", "mated", *columns[0], *columns[1]])
+    found, classes, homogeneous = _on_partitions(frame, _census_part, columns,
+                                                 columns=["score", "mated", *columns[0], *columns[1]], total=True)
     _raise_problems([part["problems"] for part in found])
-    _context(frame).cache.setdefault(("classes",), _classes_from([part["classes"] for part in found]))
+    cache = _context(frame).cache
+    cache.setdefault(("classes",), _classes_from([part["classes"] for part in found]))
+    cache.setdefault(_histogram_key("by_class"), classes)  # what later passes locate on
+    cache.setdefault(_histogram_key("homogeneous_nonmated", repr(columns)), homogeneous)
     names, n_mated, n_nonmated = _group_names(found, columns)
     result = Census(
         names, columns, n_mated, n_nonmated,
@@ -535,10 +647,12 @@ def _class_counts(values: NDArray, mated: NDArray[np.bool_]) -> dict:
             "high": float(values.max()) if values.size else -np.inf}
 
 
-def _class_census_part(part: pd.DataFrame, index: int) -> dict:
+def _class_census_part(part: pd.DataFrame, index: int) -> tuple[list[dict], NDArray]:
+    """Problems or class counts of one partition, and both classes' locating histogram."""
     if problems := _problems_of(part, index, []):
-        return {"problems": problems}
-    return {"problems": [], **_class_counts(_scores(part), part["mated"].to_numpy(dtype=bool))}
+        return [{"problems": problems}], _census_histograms(None, None, None)[0]
+    values, mated = _scores(part), part["mated"].to_numpy(dtype=bool)
+    return [{"problems": [], **_class_counts(values, mated)}], _census_histograms(values, mated, None)[0]
 
 
 def _classes_from(found: list[dict]) -> _ClassCensus:
@@ -559,8 +673,9 @@ def _class_census(frame) -> _ClassCensus:
     """
 
     def count() -> _ClassCensus:
-        found = _on_partitions(frame, _class_census_part, columns=["score", "mated"])
+        found, classes = _on_partitions(frame, _class_census_part, columns=["score", "mated"], total=True)
         _raise_problems([part["problems"] for part in found])
+        _context(frame).cache.setdefault(_histogram_key("by_class"), classes)  # what later passes locate on
         return _classes_from(found)
 
     counts = _cached(frame, ("classes",), count)

@@ -29,7 +29,7 @@ from biofair.distribution_fairness import (
     _part_edges,
     _range_edges,
 )
-from biofair.partitions._order_statistics import Windows, bins_of, locating_edges, order_statistics
+from biofair.partitions._order_statistics import Windows, bins_of, order_statistics
 from biofair.partitions.census import Census, Partitioned, _group_keys, _needed, _on_partitions, partitioned
 
 
@@ -184,7 +184,6 @@ def _cei_divergences(data: Partitioned, kind: str, percentiles: NDArray, tail_we
     """Three passes: locate and refine each group's split, then count tails and centres."""
     frame, census_ = data
     windows = order_statistics(frame, _one_class, (census_, kind), len(census_.names),
-                               locating_edges(census_.low, census_.high),
                                lambda sizes: _percentile_ranks(sizes, kind, percentiles))
     split = _split_points(windows, census_.names, kind, percentiles)
     tail_edges, centre_edges = _part_edges(split.tail_ranges, split.centre_ranges, bins, mean_tail)

@@ -10,8 +10,8 @@ from numpy.typing import NDArray
 from biofair._counts import ErrorCounts
 from biofair._typing import EerMethod
 from biofair.equal_error_rate import EqualErrorRate, _eer_from_counts, _hull_crossing
-from biofair.partitions._order_statistics import at_or_above, by_class, locate, locating_edges, refine
-from biofair.partitions.census import _as_frame, _class_census, _ClassCensus
+from biofair.partitions._order_statistics import at_or_above, by_class, locate, refine, refined_windows
+from biofair.partitions.census import _as_frame, _class_census, _ClassCensus, _locating_bins
 
 
 def _rates_at_bin_starts(histogram: NDArray) -> tuple[NDArray, NDArray]:
@@ -39,12 +39,30 @@ def _window(histogram: NDArray) -> NDArray[np.bool_]:
     return wanted
 
 
-def _exact_points(frame, histogram: NDArray, edges: NDArray, counts: _ClassCensus,
-                  bins: NDArray[np.bool_]) -> ErrorCounts:
-    """One refinement pass: exact error counts at every distinct score of the given bins
-    (contiguous or not), and above every score when they include the last non-empty bin."""
-    windows = refine(frame, by_class, (), histogram, edges, np.tile(bins, (2, 1)))
+def _speculative_bins(histogram: NDArray) -> NDArray[np.bool_]:
+    """Bins of both classes (2 x bins) that :func:`eer` would refine, known from the locating
+    histogram alone: the window around the crossing and every other bin whose corner lies
+    below the line of a crossing edge of the hull through the bins' first scores. A pass
+    that refines other bins collects these on speculation, so that the EER needs none."""
+    fmr_at, fnmr_at = _rates_at_bin_starts(histogram)
+    window = _window(histogram)
+    nonempty = histogram.sum(axis=0) > 0
+    _, edge_ends = _crossing(fmr_at[np.append(nonempty, True)], fnmr_at[np.append(nonempty, True)])
+    coarse = np.flatnonzero(nonempty & ~window)
+    window[coarse[_outside((fmr_at[coarse + 1], fnmr_at[coarse]), edge_ends)]] = True
+    return np.tile(window, (2, 1))
+
+
+def _exact_points(frame, histogram: NDArray, counts: _ClassCensus, bins: NDArray[np.bool_]) -> ErrorCounts:
+    """Exact error counts at every distinct score of the given bins (contiguous or not), and
+    above every score when they include the last non-empty bin: one refinement pass, or
+    none when an earlier pass refined these bins."""
+    wanted = np.tile(bins, (2, 1))
+    windows = refined_windows(frame, wanted)
+    if windows is None:
+        windows = refine(frame, [(by_class, (), histogram, wanted)])[0]
     thresholds = np.union1d(windows.values(0), windows.values(1))
+    thresholds = thresholds[bins[_locating_bins(thresholds)]]
     false_matches = counts.n_nonmated - windows.counts_below(0, thresholds)
     false_non_matches = windows.counts_below(1, thresholds)
     if bins[np.flatnonzero(histogram.sum(axis=0))[-1]]:
@@ -73,10 +91,13 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
     -------
     EqualErrorRate
         ``"midpoint"`` and ``"interval"``: equal to the in-memory result (value, threshold
-        and bracket), after three passes: class census, a 65,536-bin histogram of each
-        class, and the distinct scores of both classes in the bin where FNMR overtakes FMR
-        and the next non-empty one, which give the exact error counts at every threshold
-        there. ``"rocch"``: ``low`` and ``high`` bound the ROCCH EER and meet in practice
+        and bracket), after two passes: the class census with a locating histogram of
+        each class (2**18 bins), and the distinct scores of both classes in the bin where
+        FNMR overtakes FMR and the next non-empty one, which give the exact error counts at
+        every threshold there. After :func:`biofair.partitions.partitioned` and
+        :func:`biofair.partitions.pooled_thresholds` on the same data, none: their passes
+        made the histogram and collected those scores, and the ROCCH's first refinement, on
+        speculation. ``"rocch"``: ``low`` and ``high`` bound the ROCCH EER and meet in practice
         (then ``eer`` is exact); ``threshold`` is the exact one of ``"midpoint"``.
 
     See Also
@@ -115,10 +136,9 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
         raise ValueError(f"method must be one of ['interval', 'midpoint', 'rocch'], got {method!r}")
     frame = _as_frame(scores)
     counts = _class_census(frame)
-    edges = locating_edges(counts.low, counts.high)
-    histogram = locate(frame, by_class, (), 2, edges)
+    histogram = locate(frame, by_class, (), 2)
     refined = _window(histogram)
-    near = _exact_points(frame, histogram, edges, counts, refined)
+    near = _exact_points(frame, histogram, counts, refined)
     if method != "rocch":
         return _eer_from_counts(near, method)
     threshold = _eer_from_counts(near, "midpoint").threshold
@@ -139,7 +159,7 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
             break
         more = np.zeros_like(refined)
         more[coarse[outside]] = True
-        found = _exact_points(frame, histogram, edges, counts, more)
+        found = _exact_points(frame, histogram, counts, more)
         exact = (np.concatenate([exact[0], found.fmr]), np.concatenate([exact[1], found.fnmr]))
         refined |= more
     return EqualErrorRate((low + high) / 2, threshold, low, high, "rocch")

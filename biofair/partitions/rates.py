@@ -14,13 +14,30 @@ from biofair._validation import as_rates, check_alpha
 from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_gap
 from biofair.dispersion import OutcomeFairness, _outcome_from_rates
 from biofair.groups import GroupRates, _rates_table
-from biofair.partitions.census import Census, _group_keys, _needed, _on_partitions, partitioned
+from biofair.partitions.census import Census, _context, _group_keys, _needed, _on_partitions, partitioned
 from biofair.partitions.thresholds import _pooled_thresholds_and_counts, _at_or_above_each
 
 def _counts_at_part(part: pd.DataFrame, index: int, census: Census, thresholds: NDArray) -> NDArray:
     values, group, mated = _group_keys(part, census)
     key = (group + 1) * 2 + mated  # 0, 1: cross-group; 2k + 2, 2k + 3: group k
     return _at_or_above_each(values, key, 2 * (len(census.names) + 1), thresholds)
+
+
+def _counts_at(frame, census: Census, thresholds: NDArray) -> NDArray[np.int64]:
+    """Scores at or above each threshold per (group + 1, class) (row 0, 1: cross-group pairs):
+    counted once per frame and threshold. A counting pass also counts, on speculation, at
+    every pooled threshold found on this frame, so that FDR after these rates reads nothing."""
+    cache = _context(frame).cache
+    counted = cache.setdefault(("counts at", repr(census.columns)), {})
+    keys = thresholds.tolist()
+    missing = [t for t in dict.fromkeys(keys) if t not in counted]
+    if missing:
+        found = [key for key in cache if key[:2] == ("thresholds", repr(census.columns))]
+        todo = list(dict.fromkeys(missing + [t for key in found for t in cache[key][0].tolist() if t not in counted]))
+        counts = _on_partitions(frame, _counts_at_part, census, np.array(todo, dtype=np.float64),
+                                columns=_needed(census), total=True)
+        counted.update(zip(todo, counts.T))
+    return np.stack([counted[t] for t in keys], axis=1)
 
 
 def group_rates_at(
@@ -43,8 +60,10 @@ def group_rates_at(
     -------
     (GroupRates, ndarray or None)
         Rates and counts of every group (rows) at every threshold (columns), one pass over
-        the data; and the FMR of the non-mated pairs whose sides differ in group at each
-        threshold, ``None`` when there are no such pairs.
+        the data (none for thresholds counted before on the same data, such as those of
+        :func:`biofair.partitions.pooled_thresholds`, counted on speculation); and the FMR
+        of the non-mated pairs whose sides differ in group at each threshold, ``None`` when
+        there are no such pairs.
 
     See Also
     --------
@@ -71,7 +90,7 @@ def group_rates_at(
     """
     frame, census_ = partitioned(scores, by=by)
     values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
-    at_or_above = _on_partitions(frame, _counts_at_part, census_, values, columns=_needed(census_), total=True)
+    at_or_above = _counts_at(frame, census_, values)
     false_matches, true_matches = at_or_above[2::2], at_or_above[3::2]
     n_mated, n_nonmated = census_.n_mated[:, None], census_.n_nonmated[:, None]
     false_non_matches = n_mated - true_matches

@@ -11,23 +11,17 @@ from numpy.typing import ArrayLike, NDArray
 from biofair._thresholds import allowed_false_matches, warn_unresolved
 from biofair._typing import By
 from biofair._validation import as_rates, scalar_or_array
-from biofair.partitions._order_statistics import Windows, by_class, locating_edges, order_statistics
-from biofair.partitions.census import (
-    Census,
-    _as_frame,
-    _cached,
-    _class_census,
-    _group_keys,
-    _on_partitions,
-    partitioned,
+from biofair.partitions._order_statistics import (
+    Windows,
+    by_class,
+    homogeneous_nonmated,
+    locate,
+    order_statistics,
+    refine,
+    wanted_bins,
 )
-
-
-def _homogeneous_nonmated(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np.intp]]:
-    """Stream 0: the non-mated pairs whose two sides share a group."""
-    values, group, mated = _group_keys(part, census)
-    return values, np.where((group >= 0) & ~mated, 0, -1)
-
+from biofair.partitions.census import _as_frame, _cached, _class_census, _on_partitions, partitioned
+from biofair.partitions.equal_error_rate import _speculative_bins
 
 
 def _ranks(targets: NDArray, n: int) -> NDArray[np.int64]:
@@ -68,10 +62,19 @@ def _pooled_thresholds_and_counts(scores: Any, targets: NDArray, by: By) -> tupl
     warn_unresolved(targets, n_nonmated, stacklevel=4)
 
     def find() -> tuple[NDArray, NDArray]:
-        windows = order_statistics(frame, _homogeneous_nonmated, (census_,), 1,
-                                   locating_edges(census_.low, census_.high),
-                                   lambda sizes: [_ranks(targets, int(sizes[0]))])
-        return _thresholds_from(windows, 0, targets)
+        # without cross-group pairs, the homogeneous non-mated scores are the non-mated class:
+        # then one refinement of both classes also collects, on speculation, what the EER needs
+        pooled = census_.n_cross == 0
+        select, args, n_streams = (by_class, (), 2) if pooled else (homogeneous_nonmated, (census_,), 1)
+        histogram = locate(frame, select, args, n_streams)
+        wanted = wanted_bins(histogram, [_ranks(targets, int(histogram[0].sum())), *[[]] * (n_streams - 1)])
+        requests = [(select, args, histogram, wanted)]
+        classes = locate(frame, by_class, (), 2)  # made by the census: no pass
+        if pooled:
+            wanted |= _speculative_bins(classes)
+        else:
+            requests.append((by_class, (), classes, _speculative_bins(classes)))
+        return _thresholds_from(refine(frame, requests)[0], 0, targets)
 
     key = ("thresholds", repr(census_.columns), np.asarray(targets).tobytes())
     thresholds, at_or_above = _cached(frame, key, find)
@@ -112,8 +115,10 @@ def pooled_thresholds(scores: Any, fmr_targets: ArrayLike, *, by: By = "group") 
 
     Notes
     -----
-    Two passes after the census: a 65,536-bin histogram locates each order statistic's bin;
-    the distinct values of those bins and their non-empty neighbours give it exactly.
+    One pass after the census: the census's locating histogram (2**18 bins) locates each
+    order statistic's bin; the distinct values of those bins and their non-empty neighbours
+    give it exactly. The same pass collects, on speculation, the distinct scores that
+    :func:`biofair.partitions.eer` refines (when no pair crosses groups).
 
     References
     ----------
@@ -146,12 +151,29 @@ def _at_or_above_each(values: NDArray, key: NDArray[np.intp], n_keys: int, thres
     """Scores of each key (0 ... n_keys - 1) at or above each threshold (n_keys x thresholds),
     by one search of the scores among the sorted thresholds and one bincount."""
     order = np.argsort(thresholds, kind="stable")
-    passed = np.searchsorted(thresholds[order], values, side="right")  # thresholds <= each score
+    passed = _at_or_below(thresholds[order], values)
     counts = np.bincount(key * (thresholds.size + 1) + passed, minlength=n_keys * (thresholds.size + 1))
     from_top = np.cumsum(counts.reshape(n_keys, -1)[:, ::-1], axis=1)[:, ::-1]  # scores passing >= j thresholds
     found = np.empty((n_keys, thresholds.size), dtype=np.int64)
     found[:, order] = from_top[:, 1:]
     return found
+
+
+def _at_or_below(ascending: NDArray, values: NDArray) -> NDArray:
+    """Thresholds (ascending) at or below each score, ``np.searchsorted(ascending, values,
+    side="right")``; for up to 32 thresholds by one vectorised comparison each, in the scores'
+    dtype: a float32 score is at or above a threshold iff it is at or above the smallest
+    float32 at or above the threshold (a NaN threshold is below no score either way)."""
+    if ascending.size > 32:
+        return np.searchsorted(ascending, values, side="right")
+    if values.dtype == np.float32:
+        with np.errstate(over="ignore"):  # beyond float32: infinite, as the smallest float32 above
+            rounded = ascending.astype(np.float32)
+        ascending = np.where(rounded < ascending, np.nextafter(rounded, np.float32(np.inf)), rounded)
+    passed = np.zeros(values.size, dtype=np.uint8)
+    for threshold in ascending:
+        passed += values >= threshold
+    return passed
 
 
 def tmr_at_fmr(scores: Any, fmr: float | ArrayLike) -> float | NDArray:
@@ -185,7 +207,8 @@ def tmr_at_fmr(scores: Any, fmr: float | ArrayLike) -> float | NDArray:
 
     Notes
     -----
-    Four passes: class census, locating histogram, refinement, mated counts at the thresholds.
+    Three passes: class census (with the locating histogram), refinement, mated counts at
+    the thresholds.
 
     References
     ----------
@@ -208,8 +231,7 @@ def tmr_at_fmr(scores: Any, fmr: float | ArrayLike) -> float | NDArray:
     targets = np.atleast_1d(as_rates(fmr, "fmr"))
     counts = _class_census(frame)
     warn_unresolved(targets, counts.n_nonmated)
-    windows = order_statistics(frame, by_class, (), 2, locating_edges(counts.low, counts.high),
-                               lambda sizes: [_ranks(targets, int(sizes[0])), []])
+    windows = order_statistics(frame, by_class, (), 2, lambda sizes: [_ranks(targets, int(sizes[0])), []])
     thresholds, _ = _thresholds_from(windows, 0, targets)
     matches = _on_partitions(frame, _mated_at_or_above_part, thresholds, columns=["score", "mated"], total=True)
     return scalar_or_array((matches / counts.n_mated).reshape(np.shape(fmr)), fmr)

@@ -20,7 +20,9 @@ dd = pytest.importorskip("dask.dataframe")
 from biofair import partitions as bp  # noqa: E402
 from biofair.distribution_fairness import _range_edges  # noqa: E402
 from biofair.groups import _pooled_threshold  # noqa: E402
-from biofair.partitions._order_statistics import bins_of, by_class, locating_edges, order_statistics  # noqa: E402
+from biofair.partitions._order_statistics import bins_of, by_class, order_statistics  # noqa: E402
+from biofair.partitions.census import _factorize_categories, _locating_bins  # noqa: E402
+from biofair.partitions.thresholds import _at_or_below  # noqa: E402
 from biofair.partitions.distribution_fairness import _percentile_between, _percentile_rank  # noqa: E402
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -56,6 +58,51 @@ def test_bins_match_numpy_histogram(values, n_bins):
     np.testing.assert_array_equal(counts, np.histogram(probes, edges)[0])
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=False), min_size=1, max_size=200), st.booleans())
+def test_locating_bins_keep_the_order_of_the_scores(values, single):
+    """a <= b gives bin(a) <= bin(b), float64 or float32, with -0.0, ties and infinities;
+    equal scores share a bin, and a float32 score binned as float64 lands in the same bin."""
+    with np.errstate(over="ignore"):  # beyond float32: infinite
+        values = np.array(values + [0.0, -0.0], dtype=np.float32 if single else np.float64)
+    order = np.argsort(values, kind="stable")
+    bins = _locating_bins(values)[order]
+    assert np.all(np.diff(bins) >= 0)
+    ranked = values[order]
+    assert np.all((ranked[1:] != ranked[:-1]) | (bins[1:] == bins[:-1]))
+    if single:
+        np.testing.assert_array_equal(_locating_bins(values.astype(np.float64)), _locating_bins(values))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(-4, 4, width=32), min_size=1, max_size=300),
+       st.lists(st.one_of(st.floats(-5, 5), st.floats(-4, 4, width=32), st.sampled_from(
+           [0.0, -0.0, 1.5, 1e39, -1e39, np.inf, -np.inf, np.nan])), max_size=40),
+       st.booleans())
+def test_thresholds_at_or_below_each_score_equal_searchsorted(values, thresholds, single):
+    """Counting by comparisons equals a search among the thresholds: ties, scores equal to a
+    threshold, thresholds between two float32 or beyond their range, infinite and NaN
+    thresholds, float32 and float64 scores, few thresholds and many."""
+    with np.errstate(over="ignore"):
+        values = np.array(values + thresholds[:2], dtype=np.float32 if single else np.float64)
+    values = values[np.isfinite(values)]
+    ascending = np.sort(np.array(thresholds, dtype=np.float64))
+    np.testing.assert_array_equal(_at_or_below(ascending, values), np.searchsorted(ascending, values, side="right"))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "1", None]), min_size=1, max_size=50), st.booleans())
+def test_categories_factorize_as_pandas(labels, unused):
+    """The codes of a categorical column name the same labels as pd.factorize's."""
+    column = pd.Series(pd.Categorical(labels, categories=["b", "a", "1", *(["unused"] if unused else [])]))
+    codes, values = _factorize_categories(column)
+    expected_codes, expected_values = pd.factorize(column)
+    found = [values[code] if code >= 0 else None for code in codes]
+    expected = [expected_values[code] if code >= 0 else None for code in expected_codes]
+    assert found == expected
+    assert sorted(map(str, values)) == sorted(map(str, expected_values)) and values.dtype == expected_values.dtype
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.one_of(st.integers(-3, 3), st.floats(-1e3, 1e3)), min_size=1, max_size=60),
        st.floats(0, 100))
@@ -72,8 +119,7 @@ def test_order_statistics_and_neighbours_are_exact(seed, parts, decimals):
     scores = table(seed, 400, decimals=decimals)
     nonmated = np.sort(scores.loc[~scores["mated"], "score"].to_numpy())
     ranks = np.unique(np.random.default_rng(seed).integers(0, nonmated.size, 5))
-    edges = locating_edges(scores["score"].min(), scores["score"].max())
-    windows = order_statistics(frame(scores, parts), by_class, (), 2, edges, lambda sizes: [ranks, []])
+    windows = order_statistics(frame(scores, parts), by_class, (), 2, lambda sizes: [ranks, []])
     distinct = np.unique(nonmated)
     for rank in ranks:
         value = windows.kth(0, int(rank))
@@ -195,3 +241,52 @@ def test_composite_groups_equal_the_in_memory_functions(seed, parts):
     pd.testing.assert_frame_equal(bp.fairness_discrepancy_rate(data, by=by, fmr_targets=[0.1, 0.01]),
                                   bf.fairness_discrepancy_rate(scores, by=by, fmr_targets=[0.1, 0.01]))
     assert bp.distribution_fairness_index(data, by=by).extreme == bf.distribution_fairness_index(scores, by=by).extreme
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.integers(1, 4), st.integers(0, 2), st.booleans())
+def test_the_audit_sequence_reuses_and_speculates_exactly(seed, parts, decimals, cross):
+    """On one Partitioned: the census locates, the thresholds take one pass (that also refines
+    the EER's bins), the rates one (that also counts at the pooled thresholds), FDR and the
+    EER's midpoint and interval none; every result equals the in-memory one, with and without
+    cross-group pairs (then the thresholds and the EER refine different streams in one pass)."""
+    from biofair.partitions.census import _PASSES
+
+    scores = table(seed, 900, decimals=decimals)
+    if cross:
+        scores = scores.rename(columns={"group": "reference_group"}).assign(probe_group=scores["group"])
+        flip = (~scores["mated"]) & (np.arange(len(scores)) % 7 == 0)
+        scores.loc[flip, "probe_group"] = scores.loc[flip, "reference_group"].map({"a": "b", "b": "c", "c": "a"})
+    passes = [_PASSES[0]]
+    data = bp.partitioned(frame(scores, parts))
+    passes.append(_PASSES[0])
+    targets, fixed = [0.3, 0.1, 0.01], [-0.5, 0.5, 1.5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
+        thresholds = [bp.pooled_thresholds(data, targets), passes.append(_PASSES[0])][0]
+        rates = [bp.rates_by_group(data, fixed), passes.append(_PASSES[0])][0]
+        fdr = [bp.fairness_discrepancy_rate(data, fmr_targets=targets), passes.append(_PASSES[0])][0]
+        expected_fdr = bf.fairness_discrepancy_rate(scores, fmr_targets=targets)
+    mated, nonmated = bf.split_scores(scores)
+    for method in ("midpoint", "interval"):
+        assert bp.eer(data, method=method) == bf.eer(mated, nonmated, method=method)
+    passes.append(_PASSES[0])
+    assert np.diff(passes).tolist() == [1, 1, 1, 0, 0]
+    assert bp.eer(data) == bf.eer(mated, nonmated)
+    np.testing.assert_array_equal(thresholds, expected_fdr["threshold"])
+    pd.testing.assert_frame_equal(rates, bf.rates_by_group(scores, fixed))
+    pd.testing.assert_frame_equal(fdr, expected_fdr)
+
+
+def test_whole_files_are_read_in_one_task_each_unless_dask_must_read_them(tmp_path):
+    from biofair.partitions.census import _whole_files
+
+    scores = table(3, 400, decimals=2)
+    for i, part in enumerate(np.array_split(np.arange(len(scores)), 3)):
+        scores.iloc[part].to_parquet(tmp_path / f"part-{i}.parquet", index=False)
+    whole = dd.read_parquet(str(tmp_path / "*.parquet"))
+    assert _whole_files(whole) == [str(tmp_path / f"part-{i}.parquet") for i in range(3)]
+    for other in (whole[["score", "mated"]], whole[whole["score"] > 0], frame(scores, 3),
+                  dd.read_parquet(str(tmp_path / "*.parquet"), filters=[("score", ">", 0.0)])):
+        assert _whole_files(other) is None
+    assert bp.eer(whole) == bp.eer(frame(scores, 3)) == bf.eer(*bf.split_scores(scores))
