@@ -23,6 +23,8 @@ from biofair.partitions._order_statistics import (
 from biofair.partitions.census import _as_frame, _class_census, _on_partitions
 
 
+_ULPS = 4  # outward rounding of the partial-area bounds (units in the last place)
+
 def _class_histogram_part(part: pd.DataFrame, index: int, edges: NDArray) -> NDArray:
     """Counts per (class, bin) of the comparisons at or above ``edges[0]`` of a partition."""
     values, mated = by_class(part)
@@ -130,7 +132,10 @@ def partial_auc(scores: Any, *, max_fmr: float, standardized: bool = False,
         score of bin ``j``, the ROC inside bin ``j`` rises from ``(F_{j+1}, T_{j+1})`` to
         ``(F_j, T_j)``, so the area over its FMR span (clipped at ``max_fmr``) lies between
         the span times ``T_{j+1}`` and the span times ``T_j``. Both sums are mapped as the
-        in-memory value is (divided by ``max_fmr``, or McClish-standardised).
+        in-memory value is (divided by ``max_fmr``, or McClish-standardised), then rounded
+        outward by four units in the last place, so that they hold the in-memory value,
+        which rounds differently (the bounds are never equal, even where the bins resolve
+        every score).
 
     See Also
     --------
@@ -171,4 +176,9 @@ def partial_auc(scores: Any, *, max_fmr: float, standardized: bool = False,
     low, high = _area_bounds(frame, _range_edges(start, counts.high, bins), counts.n_mated,
                              counts.n_nonmated, bound)
     low, high = _partial_from_area(low, bound, standardized), _partial_from_area(high, bound, standardized)
+    # Both sums are of products of rounded rates, and the in-memory value interpolates the
+    # last segment in floating point: where the bins resolve every score the two can differ
+    # by an ulp (seen: 0.12061561973106089 in memory, 0.1206156197310609 for both bounds).
+    # Rounded outward, the bounds hold the in-memory value, not only the real area.
+    low, high = max(low - _ULPS * np.spacing(low), 0.0), min(high + _ULPS * np.spacing(high), 1.0)
     return BoundedValue((low + high) / 2, low=low, high=high)

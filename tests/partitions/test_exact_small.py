@@ -290,3 +290,14 @@ def test_whole_files_are_read_in_one_task_each_unless_dask_must_read_them(tmp_pa
                   dd.read_parquet(str(tmp_path / "*.parquet"), filters=[("score", ">", 0.0)])):
         assert _whole_files(other) is None
     assert bp.eer(whole) == bp.eer(frame(scores, 3)) == bf.eer(*bf.split_scores(scores))
+
+
+@pytest.mark.parametrize(("seed", "max_fmr", "bins"), [(3255, 0.004, 256), (2821, 0.004, 65536)])
+def test_partial_auc_bounds_hold_the_in_memory_value_where_they_round_differently(seed, max_fmr, bins):
+    """Inputs where both bounds rounded an ulp above the in-memory value before the bounds
+    were rounded outward (hypothesis found the first, a random search the second)."""
+    scores = table(seed, 800, decimals=2)
+    exact = bf.partial_auc(*bf.split_scores(scores), max_fmr=max_fmr)
+    bounded = bp.partial_auc(frame(scores, 3), max_fmr=max_fmr, bins=bins)
+    assert bounded.low <= exact <= bounded.high
+    assert bounded.high - bounded.low <= 8 * np.spacing(exact)  # and no wider than the rounding
