@@ -18,7 +18,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at
-from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
+from biofair._thresholds import threshold_at_fmr_runs, warn_unresolved
 from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, scalar_or_array
 from biofair.exceptions import SchemaError
@@ -620,17 +620,23 @@ def group_sizes(
     return table
 
 
+def _pooled_size(groups: ScoresByGroup) -> int:
+    """How many homogeneous non-mated scores all groups have together."""
+    return sum(g.nonmated.size for g in groups.values())
+
+
 def _pooled_threshold(groups: ScoresByGroup, fmr: ArrayLike) -> float | NDArray:
-    """Threshold at a target FMR on the pooled homogeneous non-mated scores of all groups."""
+    """Threshold at a target FMR on the pooled homogeneous non-mated scores of all groups,
+    selected from the groups' sorted scores (the pooled scores are never merged)."""
     targets = as_rates(fmr, "fmr")
-    warn_unresolved(np.ravel(targets), groups.pooled_nonmated.size, stacklevel=4)
-    return scalar_or_array(threshold_at_fmr_sorted(groups.pooled_nonmated, targets), fmr)
+    warn_unresolved(np.ravel(targets), _pooled_size(groups), stacklevel=4)
+    runs = [g.nonmated for g in groups.values()]
+    return scalar_or_array(threshold_at_fmr_runs(runs, targets.ravel()).reshape(targets.shape), fmr)
 
 
 def _pooled_at_or_above(groups: ScoresByGroup, thresholds: ArrayLike) -> NDArray[np.int64]:
     """Pooled homogeneous non-mated scores at or above each threshold (``k`` of its target)."""
-    pooled = groups.pooled_nonmated
-    return pooled.size - np.searchsorted(pooled, thresholds, side="left")
+    return sum(g.nonmated.size - np.searchsorted(g.nonmated, thresholds, side="left") for g in groups.values())
 
 
 def _group_rates(groups: dict[str, GroupScores], thresholds: ArrayLike) -> GroupRates:
