@@ -426,15 +426,20 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     codes, names = _group_codes(scores, by)
     values = scores["score"].to_numpy(dtype=np.float64)
     mated = scores["mated"].to_numpy(dtype=bool)
-    # key 0: heterogeneous non-mated pairs; 2k+1 / 2k+2: non-mated / mated of group k
-    keys = np.where(codes >= 0, 2 * codes + 1 + mated, 0)
-    small = np.uint16 if 2 * len(names) < np.iinfo(np.uint16).max else np.intp
-    order = np.argsort(keys.astype(small), kind="stable")  # a radix sort for 16-bit keys
-    bounds = np.cumsum(np.bincount(keys, minlength=2 * len(names) + 1))
+    # key 0: heterogeneous non-mated pairs (code -1); 2k+2 / 2k+3: non-mated / mated of group k,
+    # in the smallest integer type that holds them (argsort is a radix sort for 8 and 16 bits)
+    n_keys = 2 * len(names) + 2
+    small = next(t for t in (np.int8, np.int16, np.intp) if n_keys <= np.iinfo(t).max)
+    keys = codes.astype(small)
+    keys *= 2
+    keys += 2
+    keys += mated
+    order = np.argsort(keys, kind="stable")
+    bounds = np.cumsum(np.bincount(keys, minlength=n_keys))
     runs = np.split(values[order], bounds[:-1])
     groups, problems = {}, []
     for code, name in enumerate(names):
-        nonmated, mated_scores = runs[2 * code + 1], runs[2 * code + 2]
+        nonmated, mated_scores = runs[2 * code + 2], runs[2 * code + 3]
         nonmated.sort()
         mated_scores.sort()
         if mated_scores.size == 0 or nonmated.size == 0:

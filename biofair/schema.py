@@ -47,6 +47,8 @@ def _score_problems(score: pd.Series) -> list[str]:
             f"{raw[inexact][0]}) that float64 cannot hold exactly: distinct scores would become ties"
         ]
     values = score.to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isfinite(values).all():  # one pass for the common case; count only when needed
+        return []
     n_nan = int(np.isnan(values).sum())
     n_inf = int(np.isinf(values).sum())
     if n_nan or n_inf:
@@ -59,7 +61,7 @@ def _label_problems(scores: pd.DataFrame) -> list[str]:
     if not pd.api.types.is_bool_dtype(mated) or mated.isna().any():
         return [f"column 'mated' must be boolean with no missing values, got dtype {mated.dtype}"]
     problems = []
-    n_mated = int(mated.sum())
+    n_mated = int(np.count_nonzero(mated.to_numpy(dtype=bool)))
     if n_mated == 0:
         problems.append("no mated comparisons: column 'mated' is never True")
     if n_mated == len(mated):
