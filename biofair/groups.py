@@ -341,7 +341,8 @@ class ScoresByGroup(dict):
         The grouping it was made with; an index asked for another ``by`` refuses it.
     pooled_nonmated : ndarray
         All groups' homogeneous non-mated scores, ascending (the scores thresholds at a
-        target FMR are set on).
+        target FMR are set on; the fairness indices select those thresholds from the
+        groups' sorted scores and never merge them, so this is computed only when read).
 
     See Also
     --------
@@ -401,8 +402,10 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
 
     Notes
     -----
-    One stable counting sort of the (group, class) codes and one sort per group and class:
-    about the cost of one sort of all scores, whatever the number of groups.
+    One factorization of the labels, one stable radix sort of the (group, class) codes (8-bit
+    up to 62 groups) and one sort per group and class: the cost of one sort of all scores
+    plus the factorization, whatever the number of groups. Every index then reads the sorted arrays: counts
+    at thresholds and histograms by binary search, percentiles at their order statistics.
 
     References
     ----------
