@@ -138,7 +138,8 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         if "mated" in scores.columns:
             problems += _label_problems(scores)
         for column in _OPTIONAL_COLUMNS:
-            if column in scores.columns and (n_missing := int(scores[column].isna().sum())):
+            if column in scores.columns and scores[column].hasnans:
+                n_missing = int(scores[column].isna().sum())
                 problems.append(f"column {column!r} has {n_missing} missing values")
     if problems:
         raise SchemaError("invalid score table:\n- " + "\n- ".join(problems))
