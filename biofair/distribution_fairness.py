@@ -543,10 +543,14 @@ def _share_beyond(values: NDArray, kind: ScoreKind, n_std: float) -> float:
         (values,) = power_of_two_scaled(values)  # exact; no overflow near ±1.8e308
     sign = 1.0 if kind == "nonmated" else -1.0
     mean, limit = values.mean(), n_std * values.std()
+
+    def beyond(i: int) -> bool:
+        return bool(sign * (values[i] - mean) > limit)
+
     n = values.size
-    if kind == "nonmated":  # beyond: the top of the sorted scores
-        return (n - bisect.bisect_left(range(n), True, key=lambda i: sign * (values[i] - mean) > limit)) / n
-    return bisect.bisect_left(range(n), True, key=lambda i: not sign * (values[i] - mean) > limit) / n
+    if kind == "nonmated":  # the scores beyond are the last ones: count from the first
+        return (n - bisect.bisect_left(range(n), True, key=beyond)) / n
+    return bisect.bisect_left(range(n), True, key=lambda i: not beyond(i)) / n  # the first ones
 
 
 def _automatic_parameters(

@@ -404,8 +404,9 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     -----
     One factorization of the labels, one stable radix sort of the (group, class) codes (8-bit
     up to 62 groups) and one sort per group and class: the cost of one sort of all scores
-    plus the factorization, whatever the number of groups. Every index then reads the sorted arrays: counts
-    at thresholds and histograms by binary search, percentiles at their order statistics.
+    plus the factorization, whatever the number of groups. Every index then reads the
+    sorted arrays: counts at thresholds and histograms by binary search, percentiles at
+    their order statistics, pooled thresholds by selection across the groups.
 
     References
     ----------
