@@ -60,52 +60,37 @@ def threshold_at_fmr_sorted(
     return np.where(allowed == 0, top, thresholds)
 
 
-_NOT_SIGN = np.int64(0x7FFF_FFFF_FFFF_FFFF)
-
-
-def _float_order(values: NDArray) -> NDArray[np.int64]:
-    """float64 values as int64 keys in the same order (negative floats: all bits but the sign
-    flipped). The map is its own inverse, from keys back to the floats' bits."""
-    bits = np.asarray(values, dtype=np.float64).view(np.int64)
-    return np.where(bits < 0, bits ^ _NOT_SIGN, bits)
-
-
-def _ordered_float(keys: NDArray[np.int64]) -> NDArray[np.float64]:
-    """The floats of :func:`_float_order` keys."""
-    return np.where(keys < 0, keys ^ _NOT_SIGN, keys).view(np.float64)
-
-
 def threshold_at_fmr_runs(runs: list[NDArray], fmr: NDArray) -> NDArray[np.float64]:
-    """:func:`threshold_at_fmr_sorted` of the union of several ascending float64 arrays, without merging them.
+    """:func:`threshold_at_fmr_sorted` of the union of ascending arrays, without merging them.
 
     The rule, restated: with ``c`` allowed false matches, the threshold is the smallest
     score ``t`` with ``#{score >= t} <= c``, or ``nextafter(max, +inf)`` when no score
-    qualifies (always when ``c = 0``). ``#{score >= f}`` falls as ``f`` grows, so the
-    smallest float ``f`` with ``#{score >= f} <= c`` is found by bisection over the floats
-    in their order (at most 64 steps, one ``searchsorted`` per run and step, for every
-    target at once); the threshold is the smallest score at or above ``f``. Cost
-    O(64 · runs · log N) instead of merging N scores.
+    qualifies (always when ``c = 0``). Along each run ``#{score >= run[i]}`` falls as ``i``
+    grows, so a bisection over ``i`` finds the run's first qualifying score (every run and
+    target at once: log2 of the longest run steps, one ``searchsorted`` per run and step);
+    the threshold is the smallest of them. Cost O(runs² · log² N) instead of merging N scores.
+    ``fmr`` is one-dimensional.
     """
     runs = [r for r in runs if r.size]
-    n = sum(r.size for r in runs)
-    allowed = allowed_false_matches(fmr, n)
+    allowed = allowed_false_matches(fmr, sum(r.size for r in runs))
+    sizes = np.array([[r.size] for r in runs])
+
+    def at(index: NDArray) -> NDArray:  # runs x targets: each run's score at its index
+        return np.stack([r[np.minimum(i, r.size - 1)] for r, i in zip(runs, index)])
 
     def at_or_above(values: NDArray) -> NDArray[np.int64]:
         return sum(r.size - np.searchsorted(r, values, side="left") for r in runs)
 
-    top = np.nextafter(max(float(r[-1]) for r in runs), np.inf)
-    # Bisection invariant: ``high`` qualifies; ``low`` does not (or lies below every score).
-    low = np.full(allowed.shape, _float_order(min(float(r[0]) for r in runs)) - 1)
-    high = np.full(allowed.shape, _float_order(top))
-    while (open_ := low + 1 < high).any():
-        middle = (low >> 1) + (high >> 1) + (low & high & 1)  # floor of the mean, without overflow
-        qualifies = at_or_above(_ordered_float(middle)) <= allowed
+    # Each run's first qualifying index lies in [low, high]; high = the run's size: none qualifies.
+    low = np.zeros((len(runs), allowed.size), dtype=np.intp)
+    high = np.repeat(sizes, allowed.size, axis=1)
+    while (open_ := low < high).any():
+        middle = (low + high) // 2
+        qualifies = at_or_above(at(middle)) <= allowed
         high = np.where(open_ & qualifies, middle, high)
-        low = np.where(open_ & ~qualifies, middle, low)
-    smallest = _ordered_float(high)
-    at_or_after = [np.searchsorted(r, smallest, side="left") for r in runs]
-    scores = [np.where(i < r.size, r[np.minimum(i, r.size - 1)], np.inf) for r, i in zip(runs, at_or_after)]
-    threshold = np.minimum.reduce(scores)
+        low = np.where(open_ & ~qualifies, middle + 1, low)
+    threshold = np.where(low < sizes, at(low), np.inf).min(axis=0)
+    top = np.nextafter(max(float(r[-1]) for r in runs), np.inf)
     return np.where(threshold == np.inf, top, threshold)
 
 
