@@ -60,6 +60,40 @@ def threshold_at_fmr_sorted(
     return np.where(allowed == 0, top, thresholds)
 
 
+def threshold_at_fmr_runs(runs: list[NDArray], fmr: NDArray) -> NDArray[np.float64]:
+    """:func:`threshold_at_fmr_sorted` of the union of ascending arrays, without merging them.
+
+    The rule, restated: with ``c`` allowed false matches, the threshold is the smallest
+    score ``t`` with ``#{score >= t} <= c``, or ``nextafter(max, +inf)`` when no score
+    qualifies (always when ``c = 0``). Along each run ``#{score >= run[i]}`` falls as ``i``
+    grows, so a bisection over ``i`` finds the run's first qualifying score (every run and
+    target at once: log2 of the longest run steps, one ``searchsorted`` per run and step);
+    the threshold is the smallest of them. Cost O(runs² · log² N) instead of merging N scores.
+    ``fmr`` is one-dimensional.
+    """
+    runs = [r for r in runs if r.size]
+    allowed = allowed_false_matches(fmr, sum(r.size for r in runs))
+    sizes = np.array([[r.size] for r in runs])
+
+    def at(index: NDArray) -> NDArray:  # runs x targets: each run's score at its index
+        return np.stack([r[np.minimum(i, r.size - 1)] for r, i in zip(runs, index)])
+
+    def at_or_above(values: NDArray) -> NDArray[np.int64]:
+        return sum(r.size - np.searchsorted(r, values, side="left") for r in runs)
+
+    # Each run's first qualifying index lies in [low, high]; high = the run's size: none qualifies.
+    low = np.zeros((len(runs), allowed.size), dtype=np.intp)
+    high = np.repeat(sizes, allowed.size, axis=1)
+    while (open_ := low < high).any():
+        middle = (low + high) // 2
+        qualifies = at_or_above(at(middle)) <= allowed
+        high = np.where(open_ & qualifies, middle, high)
+        low = np.where(open_ & ~qualifies, middle + 1, low)
+    threshold = np.where(low < sizes, at(low), np.inf).min(axis=0)
+    top = np.nextafter(max(float(r[-1]) for r in runs), np.inf)
+    return np.where(threshold == np.inf, top, threshold)
+
+
 def largest_sorted(scores: NDArray, fmr: NDArray) -> NDArray:
     """The scores :func:`threshold_at_fmr_sorted` reads for targets ``fmr``, ascending.
 

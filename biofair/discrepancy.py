@@ -14,7 +14,8 @@ from numpy.typing import ArrayLike
 from biofair._thresholds import resolution_columns
 from biofair._typing import By, Scale
 from biofair._validation import as_rates, as_targets, check_alpha
-from biofair.groups import ScoresByGroup, _group_rates, _pooled_at_or_above, _pooled_threshold, scores_by_group
+from biofair.groups import (ScoresByGroup, _group_rates, _pooled_at_or_above, _pooled_size, _pooled_threshold,
+                            scores_by_group)
 
 _DEFAULT_FMR_TARGETS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 
@@ -140,7 +141,7 @@ def fairness_discrepancy_rate(
     rates = _group_rates(groups, thresholds)
     return _discrepancy_table(
         targets, thresholds, (_max_gap(rates.fmr), _max_gap(rates.fnmr)), alpha=alpha,
-        n_dev=dev_groups.pooled_nonmated.size, at_or_above=_pooled_at_or_above(dev_groups, thresholds),
+        n_dev=_pooled_size(dev_groups), at_or_above=_pooled_at_or_above(dev_groups, thresholds),
         optimistic=dev is None,
     )
 

@@ -9,6 +9,7 @@ needed. Read more in the chapters "Find bias in the tails" and "Choose CEI's par
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -18,7 +19,14 @@ from scipy.special import expit
 from scipy.stats import norm
 
 from biofair._typing import By, Combine, MeanTail, ScoreKind
-from biofair._validation import as_number, check_bins, check_choice, check_kind, power_of_two_scaled
+from biofair._validation import (
+    as_number,
+    check_bins,
+    check_choice,
+    check_kind,
+    power_of_two_exponent,
+    power_of_two_scaled,
+)
 from biofair.exceptions import SchemaError
 from biofair.groups import ScoresByGroup, scores_by_group
 
@@ -194,6 +202,29 @@ def _dfi_from_counts(
     return _index_from_divergences(divergences, names, {"bins": mated.shape[1], "combine": combine})
 
 
+def _percentile_rank(size: int, percentile: float) -> int:
+    """``k`` with np.percentile's (linear) value between the k-th and (k+1)-th smallest."""
+    return min(int(np.floor((size - 1) * np.true_divide(percentile, 100))), size - 1)
+
+
+def _percentile_between(lower: float, upper: float, size: int, percentile: float) -> float:
+    """``np.percentile(v, percentile)`` of an ascending ``v`` of ``size`` scores, from
+    ``lower = v[k]`` and ``upper = v[k+1]`` (k of :func:`_percentile_rank`): the same
+    fraction ``gamma = (size-1)·q - k`` and the same interpolation as NumPy."""
+    virtual = (size - 1) * np.true_divide(percentile, 100)
+    if virtual >= size - 1:
+        return float(upper)
+    gamma = virtual - np.floor(virtual)
+    return float(np.quantile(np.array([lower, upper]), gamma))
+
+
+def _sorted_percentile(values: NDArray, percentile: float) -> float:
+    """``np.percentile(values, percentile)`` of ascending ``values``, read at its two order
+    statistics instead of partitioning a copy."""
+    k = _percentile_rank(values.size, percentile)
+    return _percentile_between(values[k], values[min(k + 1, values.size - 1)], values.size, percentile)
+
+
 def _split_parts(
     samples: list[NDArray], names: list[str], kind: ScoreKind, percentiles: NDArray
 ) -> tuple[list[NDArray], list[NDArray]]:
@@ -201,10 +232,10 @@ def _split_parts(
     tails, centres = [], []
     for name, values, percentile in zip(names, samples, percentiles):  # values ascending
         if kind == "nonmated":  # right tail, scores >= the split: the impostors that get accepted
-            split = np.searchsorted(values, np.percentile(values, percentile), side="left")
+            split = np.searchsorted(values, _sorted_percentile(values, percentile), side="left")
             tail, centre = values[split:], values[:split]
         else:  # left tail, scores <= the split: the genuine users that get rejected
-            split = np.searchsorted(values, np.percentile(values, 100.0 - percentile), side="right")
+            split = np.searchsorted(values, _sorted_percentile(values, 100.0 - percentile), side="right")
             tail, centre = values[:split], values[split:]
         if centre.size == 0:
             raise _empty_centre(name, values.size, kind, percentile)
@@ -493,14 +524,33 @@ def automatic_comprehensive_equity_index(
     as_number(n_std, "n_std", low=0.0, open_low=True)
     bins = check_bins(bins)
     names, samples = _class_samples(scores, by, kind)
-    sign = 1.0 if kind == "nonmated" else -1.0
-    scaled = [power_of_two_scaled(v)[0] for v in samples]  # exact; no overflow near ±1.8e308
-    beyond = np.array([np.mean(sign * (v - v.mean()) > n_std * v.std()) for v in scaled])
+    beyond = np.array([_share_beyond(v, kind, n_std) for v in samples])
     percentiles, parameters = _automatic_parameters(names, beyond, kind=kind, n_std=n_std, bins=bins)
     divergences = _cei_divergences(
         names, samples, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0
     )
     return _index_from_divergences(divergences, names, parameters)
+
+
+def _share_beyond(values: NDArray, kind: ScoreKind, n_std: float) -> float:
+    """The share of ascending ``values`` beyond ``mu + N·sigma`` (non-mated) or ``mu - N·sigma``
+    (mated): ``mean(sign·(v - mu) > N·sigma)``, ``sign = +1`` or ``-1``.
+
+    ``sign·(v - mu)`` is monotone in ``v`` (rounding keeps the order), so on sorted scores the
+    comparison changes once and a bisection finds where, in O(log n) instead of O(n).
+    """
+    if power_of_two_exponent(values[[0, -1]]):  # the extremes set the scale
+        (values,) = power_of_two_scaled(values)  # exact; no overflow near ±1.8e308
+    sign = 1.0 if kind == "nonmated" else -1.0
+    mean, limit = values.mean(), n_std * values.std()
+
+    def beyond(i: int) -> bool:
+        return bool(sign * (values[i] - mean) > limit)
+
+    n = values.size
+    if kind == "nonmated":  # the scores beyond are the last ones: count from the first
+        return (n - bisect.bisect_left(range(n), True, key=beyond)) / n
+    return bisect.bisect_left(range(n), True, key=lambda i: not beyond(i)) / n  # the first ones
 
 
 def _automatic_parameters(

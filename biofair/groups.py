@@ -19,7 +19,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at
-from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
+from biofair._thresholds import threshold_at_fmr_runs, warn_unresolved
 from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, scalar_or_array
 from biofair.exceptions import SchemaError
@@ -359,7 +359,8 @@ class ScoresByGroup(dict):
         The grouping it was made with; an index asked for another ``by`` refuses it.
     pooled_nonmated : ndarray
         All groups' homogeneous non-mated scores, ascending (the scores thresholds at a
-        target FMR are set on).
+        target FMR are set on; the fairness indices select those thresholds from the
+        groups' sorted scores and never merge them, so this is computed only when read).
 
     See Also
     --------
@@ -419,8 +420,11 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
 
     Notes
     -----
-    One stable counting sort of the (group, class) codes and one sort per group and class:
-    about the cost of one sort of all scores, whatever the number of groups.
+    One factorization of the labels, one stable radix sort of the (group, class) codes (8-bit
+    up to 62 groups) and one sort per group and class: the cost of one sort of all scores
+    plus the factorization, whatever the number of groups. Every index then reads the
+    sorted arrays: counts at thresholds and histograms by binary search, percentiles at
+    their order statistics, pooled thresholds by selection across the groups.
 
     References
     ----------
@@ -444,15 +448,20 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     codes, names = _group_codes(scores, by)
     values = scores["score"].to_numpy(dtype=np.float64)
     mated = scores["mated"].to_numpy(dtype=bool)
-    # key 0: heterogeneous non-mated pairs; 2k+1 / 2k+2: non-mated / mated of group k
-    keys = np.where(codes >= 0, 2 * codes + 1 + mated, 0)
-    small = np.uint16 if 2 * len(names) < np.iinfo(np.uint16).max else np.intp
-    order = np.argsort(keys.astype(small), kind="stable")  # a radix sort for 16-bit keys
-    bounds = np.cumsum(np.bincount(keys, minlength=2 * len(names) + 1))
+    # key 0: heterogeneous non-mated pairs (code -1); 2k+2 / 2k+3: non-mated / mated of group k,
+    # in the smallest integer type that holds them (argsort is a radix sort for 8 and 16 bits)
+    n_keys = 2 * len(names) + 2
+    small = next(t for t in (np.int8, np.int16, np.intp) if n_keys <= np.iinfo(t).max)
+    keys = codes.astype(small)
+    keys *= 2
+    keys += 2
+    keys += mated
+    order = np.argsort(keys, kind="stable")
+    bounds = np.cumsum(np.bincount(keys, minlength=n_keys))
     runs = np.split(values[order], bounds[:-1])
     groups, problems = {}, []
     for code, name in enumerate(names):
-        nonmated, mated_scores = runs[2 * code + 1], runs[2 * code + 2]
+        nonmated, mated_scores = runs[2 * code + 2], runs[2 * code + 3]
         nonmated.sort()
         mated_scores.sort()
         if mated_scores.size == 0 or nonmated.size == 0:
@@ -638,17 +647,23 @@ def group_sizes(
     return table
 
 
+def _pooled_size(groups: ScoresByGroup) -> int:
+    """How many homogeneous non-mated scores all groups have together."""
+    return sum(g.nonmated.size for g in groups.values())
+
+
 def _pooled_threshold(groups: ScoresByGroup, fmr: ArrayLike) -> float | NDArray:
-    """Threshold at a target FMR on the pooled homogeneous non-mated scores of all groups."""
+    """Threshold at a target FMR on the pooled homogeneous non-mated scores of all groups,
+    selected from the groups' sorted scores (the pooled scores are never merged)."""
     targets = as_rates(fmr, "fmr")
-    warn_unresolved(np.ravel(targets), groups.pooled_nonmated.size, stacklevel=4)
-    return scalar_or_array(threshold_at_fmr_sorted(groups.pooled_nonmated, targets), fmr)
+    warn_unresolved(np.ravel(targets), _pooled_size(groups), stacklevel=4)
+    runs = [g.nonmated for g in groups.values()]
+    return scalar_or_array(threshold_at_fmr_runs(runs, targets.ravel()).reshape(targets.shape), fmr)
 
 
 def _pooled_at_or_above(groups: ScoresByGroup, thresholds: ArrayLike) -> NDArray[np.int64]:
     """Pooled homogeneous non-mated scores at or above each threshold (``k`` of its target)."""
-    pooled = groups.pooled_nonmated
-    return pooled.size - np.searchsorted(pooled, thresholds, side="left")
+    return sum(g.nonmated.size - np.searchsorted(g.nonmated, thresholds, side="left") for g in groups.values())
 
 
 def _group_rates(groups: dict[str, GroupScores], thresholds: ArrayLike) -> GroupRates:

@@ -47,6 +47,8 @@ def _score_problems(score: pd.Series) -> list[str]:
             f"{raw[inexact][0]}) that float64 cannot hold exactly: distinct scores would become ties"
         ]
     values = score.to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isfinite(values).all():  # one pass for the common case; count only when needed
+        return []
     n_nan = int(np.isnan(values).sum())
     n_inf = int(np.isinf(values).sum())
     if n_nan or n_inf:
@@ -59,7 +61,7 @@ def _label_problems(scores: pd.DataFrame) -> list[str]:
     if not pd.api.types.is_bool_dtype(mated) or mated.isna().any():
         return [f"column 'mated' must be boolean with no missing values, got dtype {mated.dtype}"]
     problems = []
-    n_mated = int(mated.sum())
+    n_mated = int(np.count_nonzero(mated.to_numpy(dtype=bool)))
     if n_mated == 0:
         problems.append("no mated comparisons: column 'mated' is never True")
     if n_mated == len(mated):
@@ -136,7 +138,8 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         if "mated" in scores.columns:
             problems += _label_problems(scores)
         for column in _OPTIONAL_COLUMNS:
-            if column in scores.columns and (n_missing := int(scores[column].isna().sum())):
+            if column in scores.columns and scores[column].hasnans:
+                n_missing = int(scores[column].isna().sum())
                 problems.append(f"column {column!r} has {n_missing} missing values")
     if problems:
         raise SchemaError("invalid score table:\n- " + "\n- ".join(problems))

@@ -34,7 +34,7 @@ from biofair.distribution_fairness import (
     distribution_fairness_index,
 )
 from biofair.equal_error_rate import _eer_from_mated_counts, eer
-from biofair.groups import _pooled_at_or_above, scores_by_group
+from biofair.groups import _pooled_at_or_above, _pooled_size, scores_by_group
 from biofair.permutation import permutation_null
 from biofair.rates import tmr_at_fmr
 from biofair.schema import split_scores
@@ -346,7 +346,7 @@ def fairness_summary(
         add(f"{name}_p_value", attribute, nan, null.p_value)
     outcome = outcome_fairness(groups, by=by, fmr=operating_fmr, alpha=alpha)
     k = int(_pooled_at_or_above(groups, [outcome.threshold])[0])
-    resolved, precise = resolution([operating_fmr], groups.pooled_nonmated.size)
+    resolved, precise = resolution([operating_fmr], _pooled_size(groups))
     for name in ("garbe_fmr", "garbe_fnmr", "inequity_fmr", "inequity_fnmr"):
         add(name, attribute, operating_fmr, getattr(outcome, name), None, outcome.threshold, k, resolved[0], precise[0])
     dfi = distribution_fairness_index(groups, by=by)

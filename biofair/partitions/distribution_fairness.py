@@ -27,6 +27,8 @@ from biofair.distribution_fairness import (
     _empty_centre,
     _index_from_divergences,
     _part_edges,
+    _percentile_between,
+    _percentile_rank,
     _range_edges,
 )
 from biofair.partitions._order_statistics import Windows, bins_of, order_statistics
@@ -105,22 +107,6 @@ def _one_class(part: pd.DataFrame, census: Census, kind: str) -> tuple[NDArray, 
     """Stream k: the homogeneous comparisons of group k in class ``kind``."""
     values, group, mated = _group_keys(part, census)
     return values, np.where((group >= 0) & (mated == (kind == "mated")), group, -1)
-
-
-def _percentile_rank(size: int, percentile: float) -> int:
-    """``k`` with np.percentile's (linear) value between the k-th and (k+1)-th smallest."""
-    return min(int(np.floor((size - 1) * np.true_divide(percentile, 100))), size - 1)
-
-
-def _percentile_between(lower: float, upper: float, size: int, percentile: float) -> float:
-    """``np.percentile(v, percentile)`` of an ascending ``v`` of ``size`` scores, from
-    ``lower = v[k]`` and ``upper = v[k+1]`` (k of :func:`_percentile_rank`): the same
-    fraction ``gamma = (size-1)·q - k`` and the same interpolation as NumPy."""
-    virtual = (size - 1) * np.true_divide(percentile, 100)
-    if virtual >= size - 1:
-        return float(upper)
-    gamma = virtual - np.floor(virtual)
-    return float(np.quantile(np.array([lower, upper]), gamma))
 
 
 class _Split(NamedTuple):

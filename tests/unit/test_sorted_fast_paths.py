@@ -1,0 +1,95 @@
+"""The fairness indices read every statistic from the groups' sorted scores; each shortcut
+equals the plain computation it replaces, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import biofair as bf
+from biofair._thresholds import threshold_at_fmr_runs, threshold_at_fmr_sorted
+from biofair._validation import power_of_two_scaled
+from biofair.distribution_fairness import _share_beyond, _sorted_percentile
+
+# Few distinct values (ties), float32 values, signed zeros, subnormals and the float range's ends.
+_SPECIAL = [0.0, -0.0, 5e-324, -5e-324, 1e-310, 1.7e308, -1.7e308, 0.5, 0.5, 1.0, -1.0]
+scores = st.one_of(
+    st.sampled_from(_SPECIAL),
+    st.floats(-3, 3, width=32),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.integers(-3, 3).map(float),
+)
+runs = st.lists(st.lists(scores, min_size=1, max_size=40), min_size=1, max_size=5)
+targets = st.lists(st.one_of(st.sampled_from([0.0, 1.0, 1e-1, 1e-3, 1e-6]), st.floats(0, 1)), min_size=1, max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(runs, targets)
+def test_threshold_selected_from_runs_equals_threshold_on_merged_scores(values, fmr):
+    sorted_runs = [np.sort(np.array(v, dtype=np.float64)) for v in values]
+    fmr = np.array(fmr)
+    merged = np.sort(np.concatenate(sorted_runs))
+    with np.errstate(over="ignore"):  # both warn that nextafter(largest float) is inf
+        np.testing.assert_array_equal(threshold_at_fmr_runs(sorted_runs, fmr), threshold_at_fmr_sorted(merged, fmr))
+
+
+def test_threshold_from_runs_with_one_score_each_and_all_ties():
+    one_each = [np.array([0.3]), np.array([0.1]), np.array([0.2])]
+    fmr = np.array([0.0, 0.3, 0.34, 0.67, 1.0])
+    np.testing.assert_array_equal(threshold_at_fmr_runs(one_each, fmr),
+                                  threshold_at_fmr_sorted(np.array([0.1, 0.2, 0.3]), fmr))
+    tied = [np.full(5, 0.7), np.full(3, 0.7)]
+    assert threshold_at_fmr_runs(tied, np.array([0.5, 1.0])).tolist() == [np.nextafter(0.7, 1), 0.7]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(scores, min_size=1, max_size=60), st.floats(0, 100, exclude_min=True, exclude_max=True))
+def test_percentile_of_sorted_scores_equals_numpy_percentile(values, percentile):
+    ascending = np.sort(np.array(values, dtype=np.float64))
+    for q in (percentile, 100.0 - percentile, 95.0, 5.0):
+        with np.errstate(invalid="ignore", over="ignore"):  # b - a overflows at the float range's ends
+            expected = np.percentile(ascending, q)
+        np.testing.assert_array_equal(_sorted_percentile(ascending, q), expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(scores, min_size=1, max_size=60), st.sampled_from(["mated", "nonmated"]),
+       st.sampled_from([0.5, 1.0, 2.0, 3.0]))
+def test_share_beyond_by_bisection_equals_the_share_counted_over_all_scores(values, kind, n_std):
+    ascending = np.sort(np.array(values, dtype=np.float64))
+    (scaled,) = power_of_two_scaled(ascending)
+    sign = 1.0 if kind == "nonmated" else -1.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        expected = np.mean(sign * (scaled - scaled.mean()) > n_std * scaled.std())
+        assert _share_beyond(ascending, kind, n_std) == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 140), st.integers(0, 2**32 - 1), st.booleans())
+def test_scores_by_group_equals_a_loop_over_groups(n_groups, seed, per_side):
+    """Past 62 groups the group-class keys need 16 bits; per-side labels add cross-group pairs."""
+    rng = np.random.default_rng(seed)
+    n = 6 * n_groups
+    mated = np.arange(n) % 3 == 0
+    mated[:2 * n_groups] = np.repeat([True, False], n_groups)  # every group has both classes
+    groups = np.concatenate([np.arange(n_groups), np.arange(n_groups), rng.integers(0, n_groups, n - 2 * n_groups)])
+    labels = np.array([f"g{i:03d}" for i in range(n_groups)], dtype=object)
+    values = np.round(rng.normal(size=n), 1).astype(np.float32).astype(np.float64)  # ties, float32 values
+    table = pd.DataFrame({"score": values, "mated": mated})
+    probe = groups.copy()
+    if per_side:
+        cross = ~mated & (rng.random(n) < 0.3)
+        cross[:2 * n_groups] = False
+        probe[cross] = (groups[cross] + 1) % n_groups
+        table["reference_group"], table["probe_group"] = labels[groups], labels[probe]
+    else:
+        table["group"] = labels[groups]
+    result = bf.scores_by_group(table)
+    assert list(result) == sorted(labels)
+    homogeneous = groups == probe
+    for code, name in enumerate(labels):
+        mine = groups == code
+        np.testing.assert_array_equal(result[name].mated, np.sort(values[mine & mated]))
+        np.testing.assert_array_equal(result[name].nonmated, np.sort(values[mine & ~mated & homogeneous]))
