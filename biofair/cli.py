@@ -415,16 +415,23 @@ def _write_differential(report, folder: _OutputFolder) -> None:
 def _kernel_manager(log, connection_file: Path, launched: list) -> type:
     """A kernel manager whose kernel writes its own messages to ``log``, not the terminal,
     and its connection file into the run's work folder, not the system temporary folder;
-    each kernel process it starts is appended to ``launched``."""
+    each manager is appended to ``launched`` before it starts its kernel, so that an
+    interruption while the kernel starts still finds the process (:func:`_kernel_processes`)."""
     from jupyter_client import AsyncKernelManager
 
     class LoggedKernelManager(AsyncKernelManager):
         async def start_kernel(self, **kwargs):
             self.connection_file = str(connection_file)
+            launched.append(self)
             await super().start_kernel(stdout=log, stderr=log, **kwargs)
-            launched.append(self.provisioner.process)
 
     return LoggedKernelManager
+
+
+def _kernel_processes(managers: list) -> list:
+    """The kernel processes the managers have started so far."""
+    provisioners = (getattr(manager, "provisioner", None) for manager in managers)
+    return [process for provisioner in provisioners if (process := getattr(provisioner, "process", None)) is not None]
 
 
 def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
@@ -474,7 +481,7 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
     except Exception as error:  # the kernel died, or could not start
         raise _AnalysisError(f"{type(error).__name__}: {error}{_log_tail(folder.scratch / 'kernel.log')}") from None
     finally:  # an interrupted run may leave its kernel up: end it before this process ends
-        for process in launched:
+        for process in _kernel_processes(launched):
             if process.poll() is None:
                 process.kill()
             process.wait(timeout=60)
