@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+# No per-example time limit: on a loaded 2-core machine a first example that imports a module
+# can take 0.8 s where the default allows 0.2 s, a failure that says nothing about the code.
+# Speed is measured by benchmarks/, against a sort and against peers, not by hypothesis.
+settings.register_profile("biofair", deadline=None)
+settings.load_profile("biofair")
 
 
 def random_scores(rng: np.random.Generator, *, ties: bool, n_mated: int = 150, n_nonmated: int = 600):
