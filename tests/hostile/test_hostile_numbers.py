@@ -34,3 +34,18 @@ def test_decidability_keeps_the_spread_of_a_class_far_smaller_than_the_other_cla
     """A single power of two cannot bring both classes to a scale where the squares of their
     deviations neither overflow nor underflow: d' is read from each class's own scale."""
     assert bf.decidability(mated, nonmated) == pytest.approx(exact_decidability(mated, nonmated), rel=1e-13)
+
+
+@pytest.mark.parametrize("order", [[-0.0, 0.0], [0.0, -0.0]])
+def test_thresholds_do_not_depend_on_the_order_of_signed_zeros(order):
+    """-0.0 and 0.0 are one score; which of them a sort puts first depends on the input order,
+    and a threshold must not (a table would print -0 for one order and 0 for the other)."""
+    nonmated = [*order, 1.0, 2.0, *order, *order]
+    mated = [*order, 3.0]
+    assert math.copysign(1.0, bf.threshold_at_fmr(nonmated, 1.0)) == 1.0
+    assert math.copysign(1.0, bf.operating_point(mated, nonmated, fmr=1.0).threshold) == 1.0
+    summary = bf.operating_summary([*order, 0.5, 3.0], nonmated, fmr_targets=[1.0], pauc_bounds=[1.0])
+    assert math.copysign(1.0, summary.set_index("metric").loc["tmr_at_fmr", "threshold"]) == 1.0
+    for method in ("rocch", "midpoint", "interval"):  # the EER lies at the threshold 0
+        result = bf.eer([*order, 2.0, -1.0, 2.0], [order[0], -3.0, -2.0, 1.0, -1.0, order[1]], method=method)
+        assert result.threshold == 0.0 and math.copysign(1.0, result.threshold) == 1.0, method
