@@ -48,7 +48,9 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     without a float64 copy: the same d' for float32 scores as for float64 ones of the same
     values. Scores of extreme magnitude are first scaled by the power of two that brings the
     largest into [0.5, 1): exact, and d' does not depend on scale, so scores near ±1.8e308
-    do not overflow and subnormal scores (1e-310) keep their non-zero variance.
+    do not overflow and subnormal scores (1e-310) keep their non-zero variance. A class whose
+    spread is far below that scale (0, 1, 2 against 1e308) has its deviations scaled by a power
+    of two of its own before they are squared, so its variance does not underflow.
 
     References
     ----------
