@@ -170,12 +170,22 @@ def jackknife_rows(sample: Sample, unit: Unit) -> list[Iterator[NDArray[np.intp]
 
     ``"pair"``: the mated rows and the non-mated rows (of each stratum, with strata) are
     independent samples, each left out one comparison at a time; ``"subject"``: one sample
-    of clusters, left out one at a time.
+    of clusters (one per stratum, with strata), left out one at a time.
     """
     rows = np.arange(len(sample))
     if unit == "pair":
         return [(np.delete(rows, i) for i in cell) for cell in _cells(sample)]
-    return [(rows[sample.clusters != c] for c in range(int(sample.clusters.max()) + 1))]
+    n_clusters = int(sample.clusters.max()) + 1
+    if sample.strata is None:
+        return [_without_each(rows, sample.clusters, np.arange(n_clusters))]
+    stratum_of = np.zeros(n_clusters, dtype=np.intp)
+    stratum_of[sample.clusters] = sample.strata
+    return [_without_each(rows, sample.clusters, np.flatnonzero(stratum_of == s)) for s in np.unique(stratum_of)]
+
+
+def _without_each(rows: NDArray[np.intp], clusters: NDArray[np.intp], left_out: NDArray[np.intp]):
+    """The rows without those of each cluster of ``left_out`` in turn."""
+    return (rows[clusters != c] for c in left_out)
 
 
 def interval(

@@ -57,7 +57,7 @@ def threshold_at_fmr_sorted(
     top = np.nextafter(np.float64(nonmated_sorted[-1]), np.inf)
     above = np.where(after < n_nonmated, nonmated_sorted[np.minimum(after, n_nonmated - 1) - offset], top)
     thresholds = np.where(first >= n_nonmated - allowed, candidate, above)
-    return np.where(allowed == 0, top, thresholds)
+    return np.where(allowed == 0, top, thresholds) + 0.0  # + 0.0: -0.0 and 0.0 give 0.0, whichever sorted first
 
 
 def threshold_at_fmr_runs(runs: list[NDArray], fmr: NDArray) -> NDArray[np.float64]:

@@ -48,7 +48,9 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     without a float64 copy: the same d' for float32 scores as for float64 ones of the same
     values. Scores of extreme magnitude are first scaled by the power of two that brings the
     largest into [0.5, 1): exact, and d' does not depend on scale, so scores near ±1.8e308
-    do not overflow and subnormal scores (1e-310) keep their non-zero variance.
+    do not overflow and subnormal scores (1e-310) keep their non-zero variance. A class whose
+    spread is far below that scale (0, 1, 2 against 1e308) has its deviations scaled by a power
+    of two of its own before they are squared, so its variance does not underflow.
 
     References
     ----------
@@ -64,11 +66,13 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     return _decidability(mated, nonmated)
 
 
-def _mean_and_variance(values: NDArray[np.floating]) -> tuple[float, float]:
+def _mean_and_variance(values: NDArray[np.floating], deviation_exponent: int = 0) -> tuple[float, float]:
     """``np.mean`` and ``np.var`` of the scores as float64, by their operations in their order.
 
     Equal to the bit to NumPy's on a float64 copy, whatever the dtype of ``values``, without
-    making one: the deviations are squared and summed part by part in one small buffer.
+    making one: the deviations are squared and summed part by part in one small buffer. With
+    ``deviation_exponent`` ``k``, the deviations are divided by ``2**k`` before they are squared
+    (exact): the variance returned is ``np.var / 4**k``.
     """
     buffer = np.empty(min(values.size, PART), dtype=np.float64)
 
@@ -83,6 +87,8 @@ def _mean_and_variance(values: NDArray[np.floating]) -> tuple[float, float]:
 
     def squared_deviations(part: NDArray) -> NDArray[np.float64]:  # computed in float64 (mean is)
         out = np.subtract(part, mean, out=buffer[: part.size])
+        if deviation_exponent:
+            np.ldexp(out, -deviation_exponent, out=out)
         return np.multiply(out, out, out=out)
 
     return mean, pairwise_sum(values, squared_deviations) / values.size
@@ -91,22 +97,37 @@ def _mean_and_variance(values: NDArray[np.floating]) -> tuple[float, float]:
 def _decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     """d' of two score arrays, float64 or float32 (read as float64 part by part)."""
     mated, nonmated = as_scores(mated, "mated", keep_float32=True), as_scores(nonmated, "nonmated", keep_float32=True)
-    return _decidability_scaled(mated, nonmated, power_of_two_exponent(mated, nonmated))
+    return _decidability_scaled(mated, nonmated, np.array([mated.min(), mated.max()]),
+                                np.array([nonmated.min(), nonmated.max()]))
 
 
 def _decidability_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> float:
-    """d' of two ascending, validated arrays (their largest magnitudes are at their ends)."""
-    exponent = power_of_two_exponent(mated_sorted[[0, -1]], nonmated_sorted[[0, -1]])
-    return _decidability_scaled(mated_sorted, nonmated_sorted, exponent)
+    """d' of two ascending, validated arrays (their extremes are at their ends)."""
+    return _decidability_scaled(mated_sorted, nonmated_sorted, mated_sorted[[0, -1]], nonmated_sorted[[0, -1]])
 
 
-def _decidability_scaled(mated: NDArray, nonmated: NDArray, exponent: int) -> float:
-    """d' of the scores divided by ``2**exponent`` (exact; see :func:`power_of_two_exponent`)."""
+def _deviation_exponent(ends: NDArray, exponent: int) -> int:
+    """The exponent ``k`` that brings a class's range (its ``ends``, min and max, divided by
+    ``2**exponent``) into [0.5, 1) when it lies below 2^-500, else 0: the squares of its
+    deviations divided by ``2**k`` do not underflow."""
+    low, high = np.ldexp(np.asarray(ends, dtype=np.float64), -exponent)
+    spread = float(high - low)
+    return int(np.frexp(spread)[1]) if 0.0 < spread < 2.0**-500 else 0
+
+
+def _decidability_scaled(mated: NDArray, nonmated: NDArray, mated_ends: NDArray, nonmated_ends: NDArray) -> float:
+    """d' of the scores divided by ``2**e`` (exact; see :func:`power_of_two_exponent`), each
+    class's deviations divided by a power of two of their own where their squares would
+    underflow (a class whose spread is far below the other class's scores)."""
+    exponent = power_of_two_exponent(mated_ends, nonmated_ends)
+    k_mated, k_nonmated = _deviation_exponent(mated_ends, exponent), _deviation_exponent(nonmated_ends, exponent)
     if exponent:
         mated, nonmated = np.ldexp(mated, -exponent), np.ldexp(nonmated, -exponent)
-    mean_mated, var_mated = _mean_and_variance(mated)
-    mean_nonmated, var_nonmated = _mean_and_variance(nonmated)
-    spread = (var_mated + var_nonmated) / 2
+    mean_mated, var_mated = _mean_and_variance(mated, k_mated)
+    mean_nonmated, var_nonmated = _mean_and_variance(nonmated, k_nonmated)
+    # spread = (var_m 4^k_m + var_n 4^k_n) / 2, in units of 4^top (a constant class adds nothing)
+    top = max((k for k, var in ((k_mated, var_mated), (k_nonmated, var_nonmated)) if var > 0), default=0)
+    spread = (np.ldexp(var_mated, 2 * (k_mated - top)) + np.ldexp(var_nonmated, 2 * (k_nonmated - top))) / 2
     if spread == 0.0:
         raise ValueError("decidability is undefined: mated and nonmated both have zero variance")
-    return float(abs(mean_mated - mean_nonmated) / np.sqrt(spread))
+    return float(np.ldexp(abs(mean_mated - mean_nonmated) / np.sqrt(spread), -top))

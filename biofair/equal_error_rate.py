@@ -130,7 +130,7 @@ def _midpoint(near: ErrorCounts) -> EqualErrorRate:
     fmr, fnmr = near.fmr, near.fnmr
     k = int(np.argmin(np.abs(fmr - fnmr)))  # the lowest such threshold on a tie
     low, high = sorted((float(fmr[k]), float(fnmr[k])))
-    return EqualErrorRate((low + high) / 2, float(near.thresholds[k]), low, high, "midpoint")
+    return EqualErrorRate((low + high) / 2, float(near.thresholds[k]) + 0.0, low, high, "midpoint")  # -0.0 as 0.0
 
 
 def _interval(near: ErrorCounts) -> EqualErrorRate:
@@ -141,7 +141,7 @@ def _interval(near: ErrorCounts) -> EqualErrorRate:
         low, high, k = float(fnmr[below]), float(fmr[below]), below
     else:
         low, high, k = float(fmr[above]), float(fnmr[above]), above
-    return EqualErrorRate((low + high) / 2, float(thresholds[k]), low, high, "interval")
+    return EqualErrorRate((low + high) / 2, float(thresholds[k]) + 0.0, low, high, "interval")  # -0.0 as 0.0
 
 
 _RULES = {"midpoint": _midpoint, "interval": _interval}

@@ -141,3 +141,34 @@ def test_fairness_summary_intervals_survive_a_group_of_two_subjects():
     lost = [not table.iloc[rows].query("group == 'c' and mated").size
             for rows in bf._resampling.resample_rows(subjects, "subject", 300, np.random.default_rng(0))]
     assert 0.25 < np.mean(lost) < 0.5  # (1 - 1/122)**122 = 0.37
+
+
+def left_out(plans, n_rows: int) -> list[list[tuple[int, ...]]]:
+    """What each leave-one-out plan leaves out, per independently resampled sample, sorted."""
+    return sorted(sorted(tuple(sorted(set(range(n_rows)) - set(rows.tolist()))) for rows in plan) for plan in plans)
+
+
+def test_subject_bca_with_strata_leaves_out_clusters_stratum_by_stratum():
+    """Each stratum's clusters are resampled among their own, so they are a sample of their own
+    for the BCa acceleration, as each cell's comparisons are for unit="pair". With one comparison
+    per subject the two units resample alike, and so must leave out alike."""
+    rng = np.random.default_rng(8)
+    sizes = {("a", True): 7, ("a", False): 9, ("b", True): 2, ("b", False): 3}
+    table = pd.DataFrame([(rng.gamma(1.0 + mated), mated, group) for (group, mated), n in sizes.items()
+                          for _ in range(n)], columns=["score", "mated", "group"])
+    table["reference_subject"] = [f"s{i:02d}" for i in range(len(table))]  # clusters in row order
+    pair = bf._resampling.Sample(table, data="table", strata="group")
+    subject = bf._resampling.Sample(table, data="table", cluster="reference_subject", strata="group")
+    expected = left_out(bf._resampling.jackknife_rows(pair, "pair"), len(table))
+    assert len(expected) == 4  # one sample per group and class
+    assert left_out(bf._resampling.jackknife_rows(subject, "subject"), len(table)) == expected
+
+    def statistic(t: pd.DataFrame) -> float:  # skewed: the acceleration matters
+        return t.loc[t["mated"] & (t["group"] == "b"), "score"].max() - t.loc[~t["mated"], "score"].mean()
+
+    result = bf.bootstrap(statistic, table, data="table", unit="subject", strata="group", method="bca",
+                          n_resamples=400, rng=3)
+    jackknife = [(np.array([pair.evaluate(statistic, (), rows) for rows in plan]), None)
+                 for plan in bf._resampling.jackknife_rows(pair, "pair")]
+    assert (result.low, result.high) == bf._resampling.interval(
+        result.replicates, result.estimate, lambda: jackknife, method="bca", confidence=0.95)

@@ -215,3 +215,42 @@ def test_grouped_leave_one_out_values_give_the_acceleration_of_the_repeated_ones
     repeated_ends = interval(replicates, estimate, lambda: [(np.repeat(values, counts), None)], method="bca",
                              confidence=0.9)
     assert grouped_ends == pytest.approx(repeated_ends, rel=1e-9)
+
+
+def plain_tmr(mated, nonmated, fmr):
+    """tmr_at_fmr without its fast path: the bootstrap resamples and recomputes."""
+    return bf.tmr_at_fmr(mated, nonmated, fmr)
+
+
+@pytest.mark.parametrize("fmr", [0.0, 0.125, 0.3, 0.875, 1.0])
+def test_fast_pair_replicates_have_the_law_of_resampling_and_recomputing(fmr):
+    """The whole fast path (two order statistics, then a Binomial TMR) against the plain path on
+    tied scores, including FMR 0 (above every drawn score) and 1 (the smallest drawn)."""
+    mated, nonmated = np.array([1.0, 1, 2, 2, 2, 3]), np.array([0.0, 1, 1, 1, 2, 2, 3, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)  # 8 non-mated scores
+        fast = bf.bootstrap(bf.tmr_at_fmr, (mated, nonmated), args=(fmr,), n_resamples=20_000, rng=1).replicates
+        plain = bf.bootstrap(plain_tmr, (mated, nonmated), args=(fmr,), n_resamples=20_000, rng=2).replicates
+    values = np.union1d(fast, plain)
+    assert set(values) <= {k / mated.size for k in range(mated.size + 1)}
+    table = np.array([[np.sum(fast == v) for v in values], [np.sum(plain == v) for v in values]])
+    assert stats.chi2_contingency(table).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("fmr", [0.0, 1e-3, 0.05, 0.5, 1.0])
+def test_fast_subject_replicates_equal_the_plain_path_resample_by_resample(fmr):
+    """Same seed, same cluster draws: each replicate of the fast path is the TMR of the resample
+    the plain path draws (ties, a few large clusters), also where the threshold lies below the
+    block of top scores the fast path reads first and it recomputes the resample in full (FMR 1)."""
+    rng = np.random.default_rng(7)
+    sizes = np.where(np.arange(40) % 7 == 0, 300, 20)
+    reference = np.repeat(np.arange(40), sizes + 2)
+    mated = np.concatenate([np.r_[True, True, np.zeros(s, bool)] for s in sizes])
+    table = pd.DataFrame({"score": np.round(rng.normal(0, 1, reference.size) + 1.5 * mated
+                                            + rng.normal(0, 0.5, 40)[reference], 1),
+                          "mated": mated, "reference_subject": reference})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)  # FMR 0 and 1e-3
+        fast = bf.bootstrap(bf.tmr_at_fmr, table, args=(fmr,), unit="subject", n_resamples=300, rng=5).replicates
+        plain = bf.bootstrap(plain_tmr, table, args=(fmr,), unit="subject", n_resamples=300, rng=5).replicates
+    np.testing.assert_array_equal(fast, plain)

@@ -1,0 +1,55 @@
+"""Hostile numbers given to the metrics rewritten for speed: each against an independent computation.
+
+Found by a review of the counts at the distinct mated scores, d' summed part by part and the
+stratified bootstrap; each test names the behaviour that was wrong before its fix.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from fractions import Fraction
+
+import pytest
+
+import biofair as bf
+
+
+def exact_decidability(mated, nonmated) -> float:
+    """d' of the float scores in exact rational arithmetic, rounded only by the final square root."""
+    mean_m, mean_n = sum(map(Fraction, mated)) / len(mated), sum(map(Fraction, nonmated)) / len(nonmated)
+    spread = (sum((Fraction(x) - mean_m) ** 2 for x in mated) / len(mated)
+              + sum((Fraction(x) - mean_n) ** 2 for x in nonmated) / len(nonmated)) / 2
+    squared = (mean_m - mean_n) ** 2 / spread
+    half = (squared.numerator.bit_length() - squared.denominator.bit_length()) // 2
+    return math.ldexp(math.sqrt(squared / Fraction(2) ** (2 * half)), half)
+
+
+@pytest.mark.parametrize(("mated", "nonmated"), [
+    ([0.0, 1.0, 2.0], [1e308, 1e308]),  # one class constant near the float64 limit
+    ([-3.0, 1.2196095785198782e16, 0.5], [-1e308]),  # found by hypothesis: raised "both have zero variance"
+    ([1e-160, 0.0, 3e-160], [1.0, 1.0, 2.0]),  # deviations whose squares are subnormal
+    ([0.0, 1e-160], [1.0, 1.0]),
+    ([-7.223673279221276e-158, 0.0, 0.0, -2.6688052782089457e-281], [0.0]),  # hypothesis: NumPy's d' is 2e-9 off
+])
+def test_decidability_keeps_the_spread_of_a_class_far_smaller_than_the_other_classs_scores(mated, nonmated):
+    """A single power of two cannot bring both classes to a scale where the squares of their
+    deviations neither overflow nor underflow: d' is read from each class's own scale."""
+    assert bf.decidability(mated, nonmated) == pytest.approx(exact_decidability(mated, nonmated), rel=1e-13)
+
+
+@pytest.mark.parametrize("order", [[-0.0, 0.0], [0.0, -0.0]])
+def test_thresholds_do_not_depend_on_the_order_of_signed_zeros(order):
+    """-0.0 and 0.0 are one score; which of them a sort puts first depends on the input order,
+    and a threshold must not (a table would print -0 for one order and 0 for the other)."""
+    nonmated = [*order, 1.0, 2.0, *order, *order]
+    mated = [*order, 3.0]
+    assert math.copysign(1.0, bf.threshold_at_fmr(nonmated, 1.0)) == 1.0
+    assert math.copysign(1.0, bf.operating_point(mated, nonmated, fmr=1.0).threshold) == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)  # min_fmr 1e-3 with N = 8
+        summary = bf.operating_summary([*order, 0.5, 3.0], nonmated, fmr_targets=[1.0], pauc_bounds=[1.0])
+    assert math.copysign(1.0, summary.set_index("metric").loc["tmr_at_fmr", "threshold"]) == 1.0
+    for method in ("rocch", "midpoint", "interval"):  # the EER lies at the threshold 0
+        result = bf.eer([*order, 2.0, -1.0, 2.0], [order[0], -3.0, -2.0, 1.0, -1.0, order[1]], method=method)
+        assert result.threshold == 0.0 and math.copysign(1.0, result.threshold) == 1.0, method
