@@ -306,7 +306,7 @@ def main(argv=None) -> int:
         "functions; `tests/partitions` checks it at 1e7); CEI^A up to the rounding of merged moments.\n\n"
         f"{table.to_markdown(index=False, floatfmt='.2f')}\n\n"
         f"Load average (1, 5, 15 min) {', '.join(f'{v:.1f}' for v in load_before)} before the run and "
-        f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} after it (a machine shared with other agents).\n\n"
+        f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} after it (2 cores: above 2, other work shared the machine).\n\n"
         f"Peak resident memory: client {client_peak:.2f} GiB; workers "
         f"{', '.join(f'{w:.2f}' for w in workers)} GiB.\n\n"
         f"Thresholds at FMR {', '.join(f'{t:g}' for t in TARGETS)}: "
