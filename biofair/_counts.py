@@ -21,6 +21,14 @@ from numpy.typing import ArrayLike, NDArray
 from biofair._validation import as_scores, check_finite
 
 
+def just_above(values: ArrayLike) -> NDArray[np.float64] | np.float64:
+    """The smallest float above each value (``nextafter(x, +inf)``): the threshold that
+    rejects every score up to ``x``; above the largest float it is +inf, without NumPy's
+    overflow warning."""
+    with np.errstate(over="ignore"):
+        return np.nextafter(values, np.inf)
+
+
 class _Rates:
     """FMR, FNMR and TMR of ``false_matches`` and ``false_non_matches`` out of ``n_nonmated``
     and ``n_mated``, each computed once, on first use."""
@@ -155,7 +163,7 @@ def error_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> Erro
     false_non_matches[m_slots] = m_first[only_mated]
 
     top = max(float(mated_sorted[-1]), float(nonmated_sorted[-1]))
-    thresholds[-1] = np.nextafter(top, np.inf)
+    thresholds[-1] = just_above(top)
     false_matches[-1] = 0
     false_non_matches[-1] = n_mated
     return ErrorCounts(thresholds, false_matches, false_non_matches, n_mated, n_nonmated)
@@ -224,7 +232,7 @@ def roc_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> ErrorC
     false_non_matches[nexts] = np.append(m_first[1:], n_mated)[own]
     if lowest:
         thresholds[0], false_matches[0], false_non_matches[0] = nonmated_sorted[0], n_nonmated, 0
-    thresholds[-1] = np.nextafter(max(float(mated_sorted[-1]), float(nonmated_sorted[-1])), np.inf)
+    thresholds[-1] = just_above(max(float(mated_sorted[-1]), float(nonmated_sorted[-1])))
     false_matches[-1], false_non_matches[-1] = 0, n_mated
     return ErrorCounts(thresholds, false_matches, false_non_matches, n_mated, n_nonmated)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from biofair._counts import tmr_sorted
+from biofair._counts import just_above, tmr_sorted
 from biofair._thresholds import allowed_false_matches, threshold_at_fmr_sorted, top_sorted
 from biofair._validation import as_rates
 
@@ -126,7 +126,7 @@ def pair_thresholds(nonmated: NDArray, fmr: float, n_resamples: int, rng: np.ran
         y = first / n + v * np.expm1(np.log(w) / c) if c > 0 else np.full(n_resamples, -1.0)
     found = (y >= 0) & (first > 0)
     above = np.clip(np.floor(np.where(found, y, 0.0) * n).astype(np.int64), 0, np.maximum(first - 1, 0))
-    return np.where(found, top[above], np.nextafter(top[x_position], np.inf))
+    return np.where(found, top[above], just_above(top[x_position]))
 
 
 def pair_jackknife(mated: NDArray, nonmated: NDArray, fmr: float) -> list[tuple[NDArray, NDArray]]:
@@ -166,7 +166,7 @@ def pair_jackknife(mated: NDArray, nonmated: NDArray, fmr: float) -> list[tuple[
     only_copy = np.append(copies[: k1 + 1] == 1, False)
     chosen = np.where(left_out <= k1, np.where((left_out == k1) & only_copy, k1 - 1, k1), k0)
     largest_left = np.where((left_out == 0) & only_copy, values[min(1, values.size - 1)], values[0])
-    thresholds = np.where(chosen >= 0, values[np.maximum(chosen, 0)], np.nextafter(largest_left, np.inf))
+    thresholds = np.where(chosen >= 0, values[np.maximum(chosen, 0)], just_above(largest_left))
     counts = np.append(copies[: k1 + 1], n - (at_or_above[k1] if k1 >= 0 else 0))
     kept = counts > 0
     return [(mated_values[mated_counts > 0], mated_counts[mated_counts > 0]),
@@ -242,7 +242,7 @@ def _subject_thresholds(
         chosen = np.where(fits > 0, last_present[np.arange(counted.shape[0]), np.maximum(fits - 1, 0)], -1)
         first_present = np.where(present.any(axis=1), np.argmax(present, axis=1), -1)
         found = np.where(chosen >= 0, values[np.maximum(chosen, 0)],
-                         np.nextafter(values[np.maximum(first_present, 0)], np.inf))
+                         just_above(values[np.maximum(first_present, 0)]))
         ok = within & ((chosen >= 0) | (first_present >= 0))
         thresholds[rows] = np.where(ok, found, np.nan)
     for b in np.flatnonzero(np.isnan(thresholds)):  # the threshold lies below the block

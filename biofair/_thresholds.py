@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from biofair._counts import just_above
 from biofair.exceptions import InsufficientComparisonsWarning
 
 #: Fewest false matches a resolved target allows (rule of three).
@@ -54,7 +55,7 @@ def threshold_at_fmr_sorted(
     candidate = nonmated_sorted[index - offset]
     first = np.searchsorted(nonmated_sorted, candidate, side="left") + offset
     after = np.searchsorted(nonmated_sorted, candidate, side="right") + offset
-    top = np.nextafter(np.float64(nonmated_sorted[-1]), np.inf)
+    top = just_above(np.float64(nonmated_sorted[-1]))
     above = np.where(after < n_nonmated, nonmated_sorted[np.minimum(after, n_nonmated - 1) - offset], top)
     thresholds = np.where(first >= n_nonmated - allowed, candidate, above)
     return np.where(allowed == 0, top, thresholds) + 0.0  # + 0.0: -0.0 and 0.0 give 0.0, whichever sorted first
@@ -90,7 +91,7 @@ def threshold_at_fmr_runs(runs: list[NDArray], fmr: NDArray) -> NDArray[np.float
         high = np.where(open_ & qualifies, middle, high)
         low = np.where(open_ & ~qualifies, middle + 1, low)
     threshold = np.where(low < sizes, at(low), np.inf).min(axis=0)
-    top = np.nextafter(max(float(r[-1]) for r in runs), np.inf)
+    top = just_above(max(float(r[-1]) for r in runs))
     return np.where(threshold == np.inf, top, threshold)
 
 

@@ -121,7 +121,8 @@ def roc_curve(mated: ArrayLike, nonmated: ArrayLike) -> RocCurve:
     ([0.0, 0.0, 0.5, 1.0], [0.0, 0.5, 1.0, 1.0])
     """
     counts = error_counts(mated, nonmated)
-    return RocCurve(fmr=counts.fmr[::-1], tmr=counts.tmr[::-1], thresholds=counts.thresholds[::-1])
+    # + 0.0: -0.0 and 0.0 give 0.0, whichever sorted first
+    return RocCurve(fmr=counts.fmr[::-1], tmr=counts.tmr[::-1], thresholds=counts.thresholds[::-1] + 0.0)
 
 
 def det_curve(mated: ArrayLike, nonmated: ArrayLike) -> DetCurve:
@@ -160,4 +161,4 @@ def det_curve(mated: ArrayLike, nonmated: ArrayLike) -> DetCurve:
     [0.0, 0.0, 0.5, 1.0]
     """
     counts = error_counts(mated, nonmated)
-    return DetCurve(fmr=counts.fmr, fnmr=counts.fnmr, thresholds=counts.thresholds)
+    return DetCurve(fmr=counts.fmr, fnmr=counts.fnmr, thresholds=counts.thresholds + 0.0)  # -0.0 as 0.0

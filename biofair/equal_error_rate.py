@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import ErrorCounts, MatedCounts, _first_of_runs, in_dtype_of, mated_counts
+from biofair._counts import ErrorCounts, MatedCounts, _first_of_runs, in_dtype_of, just_above, mated_counts
 from biofair._typing import EerMethod
 
 
@@ -195,7 +195,7 @@ def _crossing_pair(counts: MatedCounts) -> ErrorCounts:
             return min(float(nonmated_sorted[0]), value(0)), n, 0
         above = [float(nonmated_sorted[after[j]])] if after[j] < n else []
         above += [value(j + 1)] if j + 1 < size else []
-        top = np.nextafter(max(float(mated_sorted[-1]), float(nonmated_sorted[-1])), np.inf)
+        top = just_above(max(float(mated_sorted[-1]), float(nonmated_sorted[-1])))
         return min(above, default=float(top)), n - int(after[j]), int(first[j + 1]) if j + 1 < size else m
 
     b = b_vertex(i - 1)

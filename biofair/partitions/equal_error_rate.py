@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from biofair._counts import ErrorCounts
+from biofair._counts import ErrorCounts, just_above
 from biofair._typing import EerMethod
 from biofair.equal_error_rate import EqualErrorRate, _eer_from_counts, _hull_crossing
 from biofair.partitions._order_statistics import at_or_above, by_class, locate, refine, refined_windows
@@ -66,7 +66,7 @@ def _exact_points(frame, histogram: NDArray, counts: _ClassCensus, bins: NDArray
     false_matches = counts.n_nonmated - windows.counts_below(0, thresholds)
     false_non_matches = windows.counts_below(1, thresholds)
     if bins[np.flatnonzero(histogram.sum(axis=0))[-1]]:
-        thresholds = np.append(thresholds, np.nextafter(counts.high, np.inf))
+        thresholds = np.append(thresholds, just_above(counts.high))
         false_matches = np.append(false_matches, 0)
         false_non_matches = np.append(false_non_matches, counts.n_mated)
     return ErrorCounts(thresholds, false_matches, false_non_matches, counts.n_mated, counts.n_nonmated)

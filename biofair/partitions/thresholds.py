@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from biofair._counts import just_above
 from biofair._thresholds import allowed_false_matches, warn_unresolved
 from biofair._typing import By
 from biofair._validation import as_rates, scalar_or_array
@@ -38,7 +39,7 @@ def _thresholds_from(windows: Windows, stream: int, targets: NDArray) -> tuple[N
     largest; ``nextafter(max)`` if ``c = 0``; the smallest score if every score is allowed.
     """
     n = int(windows.sizes[stream])
-    top = np.nextafter(windows.kth(stream, n - 1), np.inf)  # rejects every score
+    top = just_above(windows.kth(stream, n - 1))  # rejects every score
     thresholds, at_or_above = [], []
     for c in allowed_false_matches(targets, n):
         if c == 0:

@@ -10,6 +10,7 @@ import math
 import warnings
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 import biofair as bf
@@ -53,3 +54,28 @@ def test_thresholds_do_not_depend_on_the_order_of_signed_zeros(order):
     for method in ("rocch", "midpoint", "interval"):  # the EER lies at the threshold 0
         result = bf.eer([*order, 2.0, -1.0, 2.0], [order[0], -3.0, -2.0, 1.0, -1.0, order[1]], method=method)
         assert result.threshold == 0.0 and math.copysign(1.0, result.threshold) == 1.0, method
+
+
+@pytest.mark.parametrize("order", [(-0.0, 0.0), (0.0, -0.0)])
+def test_curve_thresholds_do_not_depend_on_the_order_of_signed_zeros(order):
+    nonmated = [*order, 1.0, -2.0]
+    mated = [*order, 3.0]
+    for curve in (bf.roc_curve(mated, nonmated), bf.det_curve(mated, nonmated)):
+        zeros = curve.thresholds[curve.thresholds == 0]
+        assert zeros.size == 1 and math.copysign(1.0, zeros[0]) == 1.0
+
+
+def test_the_largest_float_as_a_score_raises_no_overflow_warning():
+    """Above the largest float the threshold that rejects everything is +inf: no warning
+    (under pytest's warnings-as-errors NumPy's overflow warning was an error)."""
+    big = np.finfo(np.float64).max
+    mated, nonmated = np.array([0.5, big]), np.array([-1.0, 0.0, 0.25, big])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
+        assert bf.threshold_at_fmr(nonmated, 0.0) == np.inf
+        assert bf.roc_curve(mated, nonmated).thresholds[0] == np.inf
+        assert bf.det_curve(mated, nonmated).thresholds[-1] == np.inf
+        assert bf.tmr_at_fmr(mated, nonmated, 0.0) == 0.0
+        bf.operating_summary(mated, nonmated, fmr_targets=[0.25], pauc_bounds=[0.25])
+        bf.bootstrap(bf.tmr_at_fmr, (mated, nonmated), args=(0.25,), n_resamples=50, rng=0)
