@@ -648,20 +648,6 @@ def plot_reliability(
     return ax
 
 
-__all__ = [
-    "COLORS",
-    "LINESTYLES",
-    "MAX_LEGEND_ENTRIES",
-    "group_styles",
-    "plot_bayes_error",
-    "plot_det",
-    "plot_roc",
-    "plot_reliability",
-    "plot_score_distributions",
-    "use_style",
-]
-
-
 
 def plot_cross_group_fmr(
     fmr: pd.DataFrame,
@@ -763,8 +749,10 @@ __all__ = [
     "LINESTYLES",
     "MAX_LEGEND_ENTRIES",
     "group_styles",
+    "plot_bayes_error",
     "plot_cross_group_fmr",
     "plot_det",
+    "plot_reliability",
     "plot_roc",
     "plot_score_distributions",
     "use_style",

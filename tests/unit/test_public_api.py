@@ -95,6 +95,16 @@ def test_every_public_module_defines_only_exported_names():
     assert not stray, f"public-looking names that nothing exports (prefix them with _): {stray}"
 
 
+@pytest.mark.parametrize("module_name", [name for name in NAMESPACES if hasattr(importlib.import_module(name), "__all__")])
+def test_a_namespace_all_lists_every_function_it_defines(module_name):
+    """A second ``__all__`` further down a module (a merge left one in plotting) replaced the
+    first and hid two functions from ``import *``."""
+    module = importlib.import_module(module_name)
+    defined = {name for name, value in vars(module).items() if not name.startswith("_")
+               and inspect.isfunction(value) and value.__module__ == module_name}
+    assert defined <= set(module.__all__), sorted(defined - set(module.__all__))
+
+
 def test_all_lists_name_existing_objects_once():
     for module in (biofair, partitions):
         assert len(set(module.__all__)) == len(module.__all__)
