@@ -1,16 +1,55 @@
-"""Shared fixtures: seeded score sets with and without heavy ties."""
+"""Shared fixtures: seeded score sets with and without heavy ties; nbval's kernels on Unix sockets."""
 
 from __future__ import annotations
 
+import os
+import tempfile
+import uuid
+
+import nbval.kernel
 import numpy as np
 import pytest
 from hypothesis import settings
+from jupyter_client.manager import KernelManager
 
 # No per-example time limit: on a loaded 2-core machine a first example that imports a module
 # can take 0.8 s where the default allows 0.2 s, a failure that says nothing about the code.
 # Speed is measured by benchmarks/, against a sort and against peers, not by hypothesis.
 settings.register_profile("biofair", deadline=None)
 settings.load_profile("biofair")
+
+
+def _start_kernel_on_sockets(startup_timeout: float = 60, kernel_name: str = "python", **kwargs):
+    """nbval's ``start_new_kernel`` with two changes: the kernel talks over Unix sockets named
+    after a fresh UUID, not TCP ports, and a kernel that dies while starting says why.
+
+    A TCP kernel takes five ports that its manager found free a moment before; with two test
+    workers (and their kernels, Dask workers and browser) opening connections, another process
+    can take one of them in between, and the kernel dies before it replies (CI saw
+    "Kernel died before replying to kernel_info" for every cell of one chapter, with the
+    kernel's own message lost, since nbval sends its stderr to /dev/null). Socket files under a
+    unique name cannot collide. The kernel's stderr now goes to a file whose end is quoted in
+    the error.
+    """
+    kwargs.pop("stderr").close()  # nbval's /dev/null, replaced by the file below
+    transport = {"transport": "ipc", "ip": os.path.join(tempfile.gettempdir(), f"nbval-{uuid.uuid4().hex}")}
+    with tempfile.TemporaryFile("w+") as stderr:
+        manager = KernelManager(kernel_name=kernel_name, kernel_spec_manager=nbval.kernel.NbvalKernelspecManager(),
+                                **(transport if os.name == "posix" else {}))
+        manager.start_kernel(stderr=stderr, **kwargs)
+        client = manager.client()
+        client.start_channels()
+        try:
+            client.wait_for_ready(timeout=startup_timeout)
+        except RuntimeError as error:
+            client.stop_channels()
+            manager.shutdown_kernel()
+            stderr.seek(0)
+            raise RuntimeError(f"{error}; the kernel wrote:\n{stderr.read()[-4000:]}") from None
+    return manager, client
+
+
+nbval.kernel.start_new_kernel = _start_kernel_on_sockets
 
 
 def random_scores(rng: np.random.Generator, *, ties: bool, n_mated: int = 150, n_nonmated: int = 600):
