@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import sys
 import time
 import tracemalloc
@@ -44,6 +43,8 @@ import pandas as pd
 import biofair as bf
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from sections import machine  # noqa: E402
 
 
 def measure(function, *args, repeat: int = 1, **kwargs):
@@ -305,12 +306,6 @@ def targets(table: pd.DataFrame) -> str:
 def load() -> str:
     """The 1, 5 and 15 minute load averages: how busy the machine was."""
     return ", ".join(f"{x:.1f}" for x in os.getloadavg())
-
-
-def machine() -> str:
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return (f"{platform.platform()}, {os.cpu_count()} cores, {memory:.0f} GiB, Python "
-            f"{platform.python_version()}, NumPy {np.__version__}, pandas {pd.__version__}")
 
 
 def main(argv=None) -> int:
