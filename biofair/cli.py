@@ -58,7 +58,7 @@ class _AnalysisError(Exception):
 
 
 class _Stopped(KeyboardInterrupt):
-    """The run received SIGTERM or SIGHUP; handled as Ctrl-C is."""
+    """The run received SIGINT (Ctrl-C), SIGTERM or SIGHUP."""
 
 
 # -- options: each is checked when it is parsed (argparse exits 2 naming it) ------------------
@@ -533,7 +533,14 @@ def _one_line(message: object) -> str:
     return " ".join(str(message).replace(":\n- ", ": ").replace("\n- ", "; ").split())
 
 
+#: Signals received during this run. Python may swallow the exception a handler raises (one
+#: raised while a ``__del__`` or a garbage-collection callback runs is printed and ignored), so
+#: the run also checks this list before it publishes anything.
+_received: list[int] = []
+
+
 def _stop(signum: int, frame) -> None:
+    _received.append(signum)
     raise _Stopped(signum)
 
 
@@ -580,7 +587,8 @@ def main(argv: list[str] | None = None) -> int:
     2
     """
     args = _parse(argv)  # exits 2 naming a bad option, before anything is read or written
-    for signum in (signal.SIGTERM, signal.SIGHUP):  # stopped like Ctrl-C: cleaned up, one line
+    _received.clear()
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # cleaned up, one line
         signal.signal(signum, _stop)
     folder = _OutputFolder(args.output)
     try:
@@ -600,6 +608,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             _execute(args, folder)
         _ignore_signals()  # the last step, one rename, runs to its end
+        if _received:  # a signal whose exception was swallowed still stops the run
+            raise _Stopped(_received[0])
         folder.publish()
     except _UsageError as error:
         print(f"biofair report: error: {_one_line(error)}", file=sys.stderr)

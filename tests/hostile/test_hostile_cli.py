@@ -442,3 +442,40 @@ def test_a_run_killed_at_a_random_moment_leaves_outdir_absent_or_complete(signum
     while any(Path(f"/proc/{pid}").exists() for pid in kernels) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not any(Path(f"/proc/{pid}").exists() for pid in kernels)
+
+
+
+class _SwallowsWhatItRaises:
+    """An object whose ``__del__`` receives a signal: the handler's exception is raised inside
+    ``__del__``, where Python reports it as unraisable and goes on, as when Ctrl-C lands while
+    garbage is collected."""
+
+    finished: list[bool] = []
+
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(10_000):  # the handler runs here, between two bytecodes of __del__
+            pass
+        self.finished.append(True)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the swallowed interrupt
+def test_an_interrupt_swallowed_by_python_still_stops_the_run(tmp_path, monkeypatch, capsys):
+    def analysis_that_finishes(args, folder):
+        folder.files.mkdir()
+        _SwallowsWhatItRaises()  # collected at once: its interrupt is raised in __del__ and ignored
+        for name in cli._OUTPUTS:
+            (folder.files / name).write_text("{}")
+
+    monkeypatch.setattr(cli, "_execute", analysis_that_finishes)
+    output = tmp_path / "out"
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        status = cli.main(["report", str(ROOT / "biofair" / "data" / "example_scores.csv"), "-o", str(output), *FAST])
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    assert _SwallowsWhatItRaises.finished == []  # the interrupt was raised inside __del__ and swallowed
+    assert status == 128 + signal.SIGINT
+    assert capsys.readouterr().err == "biofair report: interrupted by SIGINT; nothing was written\n"
+    assert list(tmp_path.iterdir()) == []
