@@ -444,7 +444,6 @@ def test_a_run_killed_at_a_random_moment_leaves_outdir_absent_or_complete(signum
     assert not any(Path(f"/proc/{pid}").exists() for pid in kernels)
 
 
-
 class _SwallowsWhatItRaises:
     """An object whose ``__del__`` receives a signal: the handler's exception is raised inside
     ``__del__``, where Python reports it as unraisable and goes on, as when Ctrl-C lands while
