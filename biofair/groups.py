@@ -192,7 +192,22 @@ def _warn_if_spaces_split(names: list[str], columns: list[str]) -> None:
 
 def _factorized(labels: pd.Series, columns: list[str]) -> tuple[NDArray[np.intp], list[str]]:
     """Codes and names of the labels, in sorted order; labels of mixed types (1 and "x"),
-    which cannot be sorted together, are ordered by their text."""
+    which cannot be sorted together, are ordered by their text.
+
+    Categorical labels without missing values are read from their codes, without a
+    factorization: the categories present, in the categories' order (what
+    ``pd.factorize(labels, sort=True)`` gives for them), numbered 0, 1, ...
+    """
+    if isinstance(labels.dtype, pd.CategoricalDtype):
+        codes = labels.cat.codes.to_numpy()
+        if codes.size == 0 or codes.min() >= 0:
+            categories = labels.cat.categories
+            present = np.flatnonzero(_chunk_counts(codes, len(categories)).sum(axis=0))
+            if present.size < len(categories):  # number the categories present 0, 1, ...
+                renumber = np.zeros(len(categories), dtype=np.intp)
+                renumber[present] = np.arange(present.size)
+                return renumber[codes], _label_names(categories[present], columns)
+            return codes.astype(np.intp), _label_names(categories, columns)
     try:
         codes, uniques = pd.factorize(labels, sort=True)
     except TypeError:  # numpy cannot order int and str together
@@ -388,6 +403,42 @@ class ScoresByGroup(dict):
         return np.sort(np.concatenate([g.nonmated for g in self.values()]), kind="stable")
 
 
+_CHUNK = 1 << 16  # rows read at a time by the grouping: a chunk of values and codes stays in cache
+
+
+def _chunk_counts(codes: NDArray[np.integer], n_codes: int, *, chunk: int = _CHUNK) -> NDArray[np.intp]:
+    """How often each code ``0 .. n_codes - 1`` occurs in each chunk of ``chunk`` rows, shape
+    ``(n_chunks, n_codes)``; a bincount of all rows at once would first widen every small
+    code to 64 bits in memory (2.5x slower for 8-bit codes)."""
+    counts = np.zeros((-(-codes.size // chunk), n_codes), dtype=np.intp)
+    for row, start in enumerate(range(0, codes.size, chunk)):
+        counts[row] = np.bincount(codes[start : start + chunk], minlength=n_codes)
+    return counts
+
+
+def _split_by_key(values: NDArray, keys: NDArray[np.integer], n_keys: int, *, chunk: int = _CHUNK) -> list[NDArray]:
+    """The values of each key ``0 .. n_keys - 1``, in row order.
+
+    Chunk by chunk, a stable radix sort of the keys, a gather of the values, and a copy of
+    each key's run to its place in that key's array. Gathering all rows at once would read
+    the whole array once per key (consecutive rows of one key are far apart), about the
+    cost of sorting the values; within a chunk of ``chunk`` rows the reads stay in cache
+    (2-3x faster at 1e7 rows and 18 keys).
+    """
+    counts = _chunk_counts(keys, n_keys, chunk=chunk)
+    split = [np.empty(total, dtype=values.dtype) for total in counts.sum(axis=0)]
+    filled = np.zeros(n_keys, dtype=np.intp)
+    bounds = np.zeros(n_keys + 1, dtype=np.intp)
+    for start, chunk_counts in zip(range(0, keys.size, chunk), counts):
+        rows = slice(start, start + chunk)
+        gathered = values[rows][np.argsort(keys[rows], kind="stable")]
+        np.cumsum(chunk_counts, out=bounds[1:])
+        for key in np.flatnonzero(chunk_counts):
+            split[key][filled[key] : filled[key] + chunk_counts[key]] = gathered[bounds[key] : bounds[key + 1]]
+        filled += chunk_counts
+    return split
+
+
 def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -> ScoresByGroup:
     """Sorted mated and homogeneous non-mated scores of every group.
 
@@ -420,9 +471,10 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
 
     Notes
     -----
-    One factorization of the labels, one stable radix sort of the (group, class) codes (8-bit
-    up to 62 groups) and one sort per group and class: the cost of one sort of all scores
-    plus the factorization, whatever the number of groups. Every index then reads the
+    One factorization of the labels (none for categorical labels: their codes are read), one
+    stable radix sort of the (group, class) codes (8-bit up to 62 groups), chunk by chunk,
+    and one sort per group and class: about the cost of one sort of all scores plus the
+    factorization, whatever the number of groups. Every index then reads the
     sorted arrays: counts at thresholds and histograms by binary search, percentiles at
     their order statistics, pooled thresholds by selection across the groups.
 
@@ -456,9 +508,7 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     keys *= 2
     keys += 2
     keys += mated
-    order = np.argsort(keys, kind="stable")
-    bounds = np.cumsum(np.bincount(keys, minlength=n_keys))
-    runs = np.split(values[order], bounds[:-1])
+    runs = _split_by_key(values, keys, n_keys)
     groups, problems = {}, []
     for code, name in enumerate(names):
         nonmated, mated_scores = runs[2 * code + 2], runs[2 * code + 3]

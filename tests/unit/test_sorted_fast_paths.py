@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +13,7 @@ import biofair as bf
 from biofair._thresholds import threshold_at_fmr_runs, threshold_at_fmr_sorted
 from biofair._validation import power_of_two_scaled
 from biofair.distribution_fairness import _share_beyond, _sorted_percentile
+from biofair.groups import _factorized, _split_by_key
 
 # Few distinct values (ties), float32 values, signed zeros, subnormals and the float range's ends.
 _SPECIAL = [0.0, -0.0, 5e-324, -5e-324, 1e-310, 1.7e308, -1.7e308, 0.5, 0.5, 1.0, -1.0]
@@ -67,15 +69,20 @@ def test_share_beyond_by_bisection_equals_the_share_counted_over_all_scores(valu
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(2, 140), st.integers(0, 2**32 - 1), st.booleans())
-def test_scores_by_group_equals_a_loop_over_groups(n_groups, seed, per_side):
-    """Past 62 groups the group-class keys need 16 bits; per-side labels add cross-group pairs."""
+@given(st.integers(2, 140), st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
+def test_scores_by_group_equals_a_loop_over_groups(n_groups, seed, per_side, categorical):
+    """Past 62 groups the group-class keys need 16 bits; per-side labels add cross-group pairs;
+    categorical labels are read from their codes (categories in shuffled order, one unused):
+    the groups come in the categories' order."""
     rng = np.random.default_rng(seed)
     n = 6 * n_groups
     mated = np.arange(n) % 3 == 0
     mated[:2 * n_groups] = np.repeat([True, False], n_groups)  # every group has both classes
     groups = np.concatenate([np.arange(n_groups), np.arange(n_groups), rng.integers(0, n_groups, n - 2 * n_groups)])
     labels = np.array([f"g{i:03d}" for i in range(n_groups)], dtype=object)
+    order = rng.permutation(labels) if categorical else sorted(labels)
+    as_labels = (lambda codes: pd.Categorical(labels[codes], categories=[*order, "unused"])) if categorical else (
+        lambda codes: labels[codes])
     values = np.round(rng.normal(size=n), 1).astype(np.float32).astype(np.float64)  # ties, float32 values
     table = pd.DataFrame({"score": values, "mated": mated})
     probe = groups.copy()
@@ -83,13 +90,38 @@ def test_scores_by_group_equals_a_loop_over_groups(n_groups, seed, per_side):
         cross = ~mated & (rng.random(n) < 0.3)
         cross[:2 * n_groups] = False
         probe[cross] = (groups[cross] + 1) % n_groups
-        table["reference_group"], table["probe_group"] = labels[groups], labels[probe]
+        table["reference_group"], table["probe_group"] = as_labels(groups), as_labels(probe)
     else:
-        table["group"] = labels[groups]
+        table["group"] = as_labels(groups)
     result = bf.scores_by_group(table)
-    assert list(result) == sorted(labels)
+    assert list(result) == list(order)
     homogeneous = groups == probe
     for code, name in enumerate(labels):
         mine = groups == code
         np.testing.assert_array_equal(result[name].mated, np.sort(values[mine & mated]))
         np.testing.assert_array_equal(result[name].nonmated, np.sort(values[mine & ~mated & homogeneous]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 20), max_size=300), st.integers(1, 70))
+def test_split_by_key_chunk_by_chunk_equals_one_stable_sort(keys, chunk):
+    """Splitting in chunks of any size gives each key's values in row order, as one stable
+    argsort of all keys does."""
+    keys = np.array(keys, dtype=np.int8)
+    values = np.arange(keys.size) * 0.5
+    n_keys = 21
+    expected = np.split(values[np.argsort(keys, kind="stable")], np.cumsum(np.bincount(keys, minlength=n_keys))[:-1])
+    result = _split_by_key(values, keys, n_keys, chunk=chunk)
+    assert len(result) == n_keys
+    for got, want in zip(result, expected):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("categories", [["x", "m", "f", "unused"], ["x", "m", "f"]])
+def test_categorical_labels_number_the_present_categories_as_pandas_factorize_does(categories):
+    labels = pd.Series(pd.Categorical(["m", "f", "m", "x"], categories=categories))
+    codes, names = _factorized(labels, ["gender"])
+    expected_codes, expected_names = pd.factorize(labels, sort=True)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert codes.dtype == np.intp  # codes take part in arithmetic (combined attributes, strata)
+    assert names == [str(name) for name in expected_names] == ["x", "m", "f"]
