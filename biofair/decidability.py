@@ -101,11 +101,6 @@ def _decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
                                 np.array([nonmated.min(), nonmated.max()]))
 
 
-def _decidability_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> float:
-    """d' of two ascending, validated arrays (their extremes are at their ends)."""
-    return _decidability_scaled(mated_sorted, nonmated_sorted, mated_sorted[[0, -1]], nonmated_sorted[[0, -1]])
-
-
 def _deviation_exponent(ends: NDArray, exponent: int) -> int:
     """The exponent ``k`` that brings a class's range (its ``ends``, min and max, divided by
     ``2**exponent``) into [0.5, 1) when it lies below 2^-500, else 0: the squares of its
