@@ -137,15 +137,13 @@ def operating_summary(
     # One search of the distinct mated scores into the non-mated ones: every ROC metric
     # reads these counts; the thresholds at targets read the sorted scores.
     counts = mated_counts_sorted(mated_sorted, nonmated_sorted)
-    with ThreadPoolExecutor(max_workers=1) as pool:  # the EER in a second thread, the areas in this one
-        equal_future = pool.submit(_eer_from_mated_counts, counts, eer_method) if n_nonmated >= _PARALLEL_FROM else None
-        vertices = counts.roc_vertices()  # for the areas, then dropped
-        partial = _partial_aucs_from_counts(counts, bounds, False, vertices)
-        log_area = _log_fmr_auc_from_counts(counts, min_fmr, 1.0, vertices)
-        del vertices
-        full, average_precision = _roc_auc_from_counts(counts), _pr_auc_from_counts(counts)
-        min_cost = _min_dcf_from_counts(counts, p_target)
-        equal = _eer_from_mated_counts(counts, eer_method) if equal_future is None else equal_future.result()
+    vertices = counts.roc_vertices()  # for the areas, then dropped
+    partial = _partial_aucs_from_counts(counts, bounds, False, vertices)
+    log_area = _log_fmr_auc_from_counts(counts, min_fmr, 1.0, vertices)
+    del vertices
+    full, average_precision = _roc_auc_from_counts(counts), _pr_auc_from_counts(counts)
+    equal = _eer_from_mated_counts(counts, eer_method)
+    min_cost = _min_dcf_from_counts(counts, p_target)
     del counts
     thresholds = threshold_at_fmr_sorted(nonmated_sorted, targets)
     false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, thresholds)

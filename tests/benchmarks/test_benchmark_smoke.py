@@ -18,7 +18,7 @@ def test_benchmark_runs_and_agrees_with_peers(tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     text = output.read_text()
     assert "Agreement checks: all passed" in text
-    for name in ("np.sort (floor)", "operating_summary", "fairness report, 8 groups",
+    for name in ("np.sort (floor)", "operating_summary", "fairness report, 8 groups", "categorical labels",
                  "bootstrap TMR@1e-3, B=1000", "bootstrap TMR@1e-3, B=1000, BCa", "scikit-learn", "pyeer"):
         assert name in text
 

@@ -49,8 +49,8 @@ def test_report_rows_equal_individual_metrics(scores):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_report_is_the_same_whether_a_second_thread_sorts_or_not(monkeypatch, dtype):
-    """From biofair.summaries._PARALLEL_FROM non-mated scores the summary sorts them and finds the
-    EER in a second thread: the same table, to the bit, as the one-thread computation."""
+    """From biofair.summaries._PARALLEL_FROM non-mated scores a second thread sorts them: the
+    same table, to the bit, as the one-thread computation."""
     rng = np.random.default_rng(3)
     mated = np.round(rng.normal(2, 1, 3_000), 2).astype(dtype)
     nonmated = np.round(rng.normal(0, 1, 30_000), 2).astype(dtype)
