@@ -19,6 +19,13 @@ def subjects_table(per_group: dict[str, int], *, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["score", "mated", "group", "reference_subject"])
 
 
+def group_a_mated_mean(table: pd.DataFrame) -> float:
+    """The mean mated score of group a (as ``table.query("group == 'a' and mated")``, 50x faster:
+    the bootstraps below call it thousands of times)."""
+    rows = (table["group"].to_numpy() == "a") & table["mated"].to_numpy()
+    return table["score"].to_numpy()[rows].mean()
+
+
 def cell_counts(table: pd.DataFrame) -> tuple:
     return tuple(table.groupby(["group", "mated"]).size().items())
 
@@ -56,8 +63,7 @@ def test_a_groups_mean_has_the_bootstrap_variance_of_its_own_sample(unit):
     of a group's mean mated score over the resamples is its plug-in variance / n."""
     table = subjects_table({"a": 40, "b": 200})
     a = table.query("group == 'a' and mated")["score"].to_numpy()
-    result = bf.bootstrap(lambda t: t.query("group == 'a' and mated")["score"].mean(), table, data="table",
-                          unit=unit, strata="group", n_resamples=4000, rng=1)
+    result = bf.bootstrap(group_a_mated_mean, table, data="table", unit=unit, strata="group", n_resamples=4000, rng=1)
     assert result.replicates.mean() == pytest.approx(a.mean(), abs=0.02)
     assert result.replicates.var() == pytest.approx(a.var() / a.size, rel=0.1)
 
@@ -115,10 +121,9 @@ def test_without_strata_the_seeded_stream_is_unchanged():
 def test_bca_with_strata_leaves_out_one_comparison_per_cell():
     """For a group's mean (nearly unbiased, little skew) BCa lies close to the percentile interval."""
     table = subjects_table({"a": 60, "b": 5})
-    statistic = lambda t: t.query("group == 'a' and mated")["score"].mean()  # noqa: E731
     kwargs = dict(data="table", strata="group", n_resamples=2000, rng=4)
-    bca = bf.bootstrap(statistic, table, method="bca", **kwargs)
-    percentile = bf.bootstrap(statistic, table, **kwargs)
+    bca = bf.bootstrap(group_a_mated_mean, table, method="bca", **kwargs)
+    percentile = bf.bootstrap(group_a_mated_mean, table, **kwargs)
     width = percentile.high - percentile.low
     assert bca.low < bca.estimate < bca.high
     assert abs(bca.low - percentile.low) < 0.1 * width and abs(bca.high - percentile.high) < 0.1 * width
