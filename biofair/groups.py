@@ -423,7 +423,7 @@ def _split_by_key(values: NDArray, keys: NDArray[np.integer], n_keys: int, *, ch
     each key's run to its place in that key's array. Gathering all rows at once would read
     the whole array once per key (consecutive rows of one key are far apart), about the
     cost of sorting the values; within a chunk of ``chunk`` rows the reads stay in cache
-    (2-3x faster at 1e7 rows and 18 keys).
+    (about 2x faster at 1e7 rows and 18 keys).
     """
     counts = _chunk_counts(keys, n_keys, chunk=chunk)
     split = [np.empty(total, dtype=values.dtype) for total in counts.sum(axis=0)]
