@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from biofair._typing import By
 from biofair.exceptions import SchemaError
-from biofair.groups import _composite_names, _label_names
+from biofair.groups import _chunk_counts, _composite_names, _label_names
 
 
 class Census(NamedTuple):
@@ -225,7 +225,8 @@ def _labels_of(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> _Lab
         both = part[names[0]] if len(names) == 1 else pd.concat([part[name] for name in names], ignore_index=True)
         codes, values = _factorize_categories(both) if isinstance(both.dtype, pd.CategoricalDtype) else pd.factorize(both)
         merged, texts = pd.factorize(np.array([str(value) for value in values], dtype=object))
-        codes = merged[codes]
+        if len(texts) < len(merged):  # distinct labels that read the same (1 and "1") share a code
+            codes = merged[codes]
         labels.reference.append(codes[: len(part)])
         labels.probe.append(codes[len(part) :] if len(names) == 2 else labels.reference[-1])
         labels.texts.append(list(texts))
@@ -236,12 +237,18 @@ def _labels_of(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> _Lab
 def _factorize_categories(column: pd.Series) -> tuple[NDArray[np.intp], pd.Categorical]:
     """``pd.factorize`` of a categorical column from its integer codes, without hashing: the
     code of each row among the observed categories (-1 where missing), and those categories
-    (in the categories' order rather than that of first appearance)."""
-    codes = column.cat.codes.to_numpy().astype(np.intp) + 1  # 0: missing
-    observed = np.bincount(codes, minlength=len(column.cat.categories) + 1)[1:] > 0
-    remap = np.full(observed.size + 1, -1, dtype=np.intp)
-    remap[1:][observed] = np.arange(int(observed.sum()))
-    return remap[codes], pd.Categorical.from_codes(np.flatnonzero(observed), dtype=column.dtype)
+    (in the categories' order rather than that of first appearance). Where every category
+    is observed and no label is missing (the usual partition), the codes are the column's own."""
+    codes = column.cat.codes.to_numpy()
+    missing = codes.size > 0 and codes.min() < 0
+    counts = _chunk_counts(codes[codes >= 0] if missing else codes, len(column.cat.categories))
+    observed = counts.sum(axis=0) > 0
+    categories = pd.Categorical.from_codes(np.flatnonzero(observed), dtype=column.dtype)
+    if observed.all() and not missing:
+        return codes.astype(np.intp), categories
+    remap = np.full(observed.size + 1, -1, dtype=np.intp)  # remap[-1]: missing stays -1
+    remap[:-1][observed] = np.arange(int(observed.sum()))
+    return remap[codes], categories
 
 
 def _same_group(labels: _Labels) -> NDArray[np.bool_]:
@@ -253,14 +260,16 @@ def _same_group(labels: _Labels) -> NDArray[np.bool_]:
     return same
 
 
-def _combinations(labels: _Labels, rows: NDArray[np.bool_]) -> tuple[NDArray[np.intp], list[tuple[str, ...]]]:
-    """The code of every selected row's combination of reference-side labels, and the
-    combinations (one label per attribute, as text; with one attribute, every label)."""
+def _combinations(labels: _Labels, rows: NDArray[np.bool_] | None) -> tuple[NDArray[np.intp], list[tuple[str, ...]]]:
+    """The code of every selected row's combination of reference-side labels (every row's
+    for ``rows=None``), and the combinations (one label per attribute, as text; with one
+    attribute, every label)."""
+    every = slice(None) if rows is None else rows
     if len(labels.texts) == 1:
-        return labels.reference[0][rows], [(text,) for text in labels.texts[0]]
-    key = np.zeros(int(rows.sum()), dtype=np.int64)
+        return labels.reference[0][every], [(text,) for text in labels.texts[0]]
+    key = np.zeros(len(labels.reference[0]) if rows is None else int(rows.sum()), dtype=np.int64)
     for codes, texts in zip(labels.reference, labels.texts):
-        key = key * len(texts) + codes[rows]
+        key = key * len(texts) + codes[every]
     codes, kept = pd.factorize(key)
     combinations = []
     for code in kept.tolist():  # decode the mixed-radix code
@@ -286,13 +295,14 @@ def _group_keys(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np
     and labels of one partition."""
     labels = _labels_of(part, census.columns)
     same = _same_group(labels)
-    codes, combinations = _combinations(labels, same)
+    everyone = same.all()
+    codes, combinations = _combinations(labels, None if everyone else same)
     if len(census.columns[0]) == 1:
         names = [combination[0] for combination in combinations]
     else:
         names = _composite_names(combinations, quote=_composite_quoted(census.names, len(census.columns[0])))
     lookup = pd.Index(census.names).get_indexer(names)
-    if same.all():
+    if everyone:
         group = lookup[codes]
     else:
         group = np.full(len(part), -1, dtype=np.intp)
@@ -310,9 +320,9 @@ def _scores(part: pd.DataFrame) -> NDArray:
 _LOCATING_BITS = 18
 
 
-def _locating_bins(values: NDArray) -> NDArray[np.intp]:
+def _locating_bins(values: NDArray) -> NDArray[np.int32]:
     """The locating bin of each score: the top ``_LOCATING_BITS`` bits of an order-preserving
-    code of the score rounded to float32.
+    code of the score rounded to float32 (as int32, computed in place in one new array).
 
     Rounding to float32 is monotone, and the code (the float's bits as a signed integer,
     those of a negative float with the magnitude bits inverted; -0 read as +0) orders as
@@ -323,9 +333,12 @@ def _locating_bins(values: NDArray) -> NDArray[np.intp]:
     with np.errstate(over="ignore"):  # beyond float32's range: infinite, still in order
         single = values.astype(np.float32, copy=False) + np.float32(0)  # a new array; -0.0 + 0.0 = +0.0
     code = single.view(np.int32)
-    code ^= (code >> 31) & np.int32(0x7FFFFFFF)  # negative floats: larger magnitude, smaller code
+    negative = code >> 31  # -1 (all bits) for a negative float, else 0
+    negative &= np.int32(0x7FFFFFFF)
+    code ^= negative  # negative floats: larger magnitude, smaller code
     code >>= 32 - _LOCATING_BITS
-    return (code + np.int32(1 << (_LOCATING_BITS - 1))).astype(np.intp)
+    code += np.int32(1 << (_LOCATING_BITS - 1))
+    return code
 
 
 def _histogram_key(name: str, *args) -> tuple:
@@ -375,21 +388,27 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
     homogeneous = _same_group(labels)
     mated = part["mated"].to_numpy(dtype=bool)
     everyone = homogeneous.all()
-    codes, combinations = _combinations(labels, homogeneous)
+    codes, combinations = _combinations(labels, None if everyone else homogeneous)
     pairs = np.bincount(codes * 2 + (mated if everyone else mated[homogeneous]), minlength=2 * len(combinations))
     counts = {c: (int(m), int(n)) for c, (n, m) in zip(combinations, pairs.reshape(-1, 2))}
     if len(columns[0]) == 1:  # one attribute: every label of either side is a group
         counts |= {(text,): (0, 0) for text in labels.texts[0] if (text,) not in counts}
-    kept = values if everyone else values[homogeneous]
+    classes = _class_counts(values, mated)
+    if everyone:  # every pair within one group: the groups' range is the classes'
+        low, high, cross = classes["low"], classes["high"], 0
+    else:
+        kept = values[homogeneous]
+        low, high = (float(kept.min()), float(kept.max())) if kept.size else (np.inf, -np.inf)
+        cross = int((~homogeneous & ~mated).sum())
     return [{
         "problems": [],
         "values": labels.values,
         "counts": counts,
-        "cross": int((~homogeneous & ~mated).sum()),
-        "low": float(kept.min()) if kept.size else np.inf,
-        "high": float(kept.max()) if kept.size else -np.inf,
-        "classes": _class_counts(values, mated),
-    }], *_census_histograms(values, mated, homogeneous)
+        "cross": cross,
+        "low": low,
+        "high": high,
+        "classes": classes,
+    }], *_census_histograms(values, mated, None if everyone else homogeneous)
 
 
 def _census_histograms(values: NDArray | None, mated: NDArray[np.bool_] | None,
@@ -400,7 +419,8 @@ def _census_histograms(values: NDArray | None, mated: NDArray[np.bool_] | None,
     if values is None:
         return np.zeros((2, n_bins), dtype=np.int64), np.zeros((1, n_bins), dtype=np.int64)
     bins = _locating_bins(values)
-    classes = np.bincount(mated * n_bins + bins, minlength=2 * n_bins).reshape(2, n_bins)
+    stream_and_bin = bins + (mated.astype(np.int32) << _LOCATING_BITS)  # the mated stream after the other
+    classes = np.bincount(stream_and_bin, minlength=2 * n_bins).reshape(2, n_bins)
     if homogeneous is None or homogeneous.all():
         return classes, classes[:1].copy()
     return classes, np.bincount(bins[homogeneous & ~mated], minlength=n_bins)[None]
