@@ -36,6 +36,7 @@ from biofair.partitions.census import (
     _needed,
     _on_partitions,
     _scores,
+    _SparseCounts,
 )
 
 #: Default bins of the bounded ROC areas' equal-width histograms (not the locating bins).
@@ -70,13 +71,13 @@ def homogeneous_nonmated(part: pd.DataFrame, census: Census) -> tuple[NDArray, N
     return values, np.where((group >= 0) & ~mated, 0, -1)
 
 
-def _histogram_part(part: pd.DataFrame, index: int, select: Select, args: tuple, n_streams: int) -> NDArray[np.int64]:
+def _histogram_part(part: pd.DataFrame, index: int, select: Select, args: tuple, n_streams: int) -> _SparseCounts:
     """One partition's locating histogram of the streams of ``select`` (streams x bins)."""
     values, stream = select(part, *args)
     keep = stream >= 0
     n_bins = 1 << _LOCATING_BITS
     key = stream[keep] * n_bins + _locating_bins(values[keep])
-    return np.bincount(key, minlength=n_streams * n_bins).reshape(n_streams, n_bins)
+    return _SparseCounts.of(np.bincount(key, minlength=n_streams * n_bins).reshape(n_streams, n_bins))
 
 
 def at_or_above(histogram: NDArray) -> NDArray[np.int64]:
@@ -93,7 +94,7 @@ def locate(frame, select: Select, args: tuple, n_streams: int) -> NDArray[np.int
     those of ``by_class`` and ``homogeneous_nonmated``).
     """
     return _cached(frame, _histogram_key(select.__name__, *args), lambda: _on_partitions(
-        frame, _histogram_part, select, args, n_streams, columns=_needed(*args), total=True))
+        frame, _histogram_part, select, args, n_streams, columns=_needed(*args), total=True).dense())
 
 
 def _distinct_part(part: pd.DataFrame, index: int, requests: list[tuple]) -> list[pd.Series]:

@@ -134,8 +134,31 @@ def _cached(frame, key: tuple, compute: Callable[[], Any]) -> Any:
     return cache[key]
 
 
+class _SparseCounts(NamedTuple):
+    """A histogram of counts held as its non-zero bins: what a partition's task returns for a
+    locating histogram, of which a partition fills a few thousand of 2**18 bins per stream
+    (about 100 kB to move between processes instead of several MB)."""
+
+    shape: tuple[int, ...]
+    index: NDArray[np.intp]  # flat indices of the non-zero bins
+    count: NDArray[np.int64]
+
+    @classmethod
+    def of(cls, dense: NDArray[np.int64]) -> _SparseCounts:
+        index = np.flatnonzero(dense)
+        return cls(dense.shape, index, dense.ravel()[index])
+
+    def dense(self) -> NDArray[np.int64]:
+        counts = np.zeros(self.shape, dtype=np.int64)
+        counts.ravel()[self.index] = self.count
+        return counts
+
+
 def _add(*parts):
-    """The sum of arrays, or of tuples of arrays element by element; lists are concatenated."""
+    """The sum of arrays or of sparse counts, or of tuples of them element by element; lists
+    are concatenated."""
+    if isinstance(parts[0], _SparseCounts):
+        return _SparseCounts.of(functools.reduce(np.add, (part.dense() for part in parts)))
     if isinstance(parts[0], tuple):
         return tuple(_add(*same) for same in zip(*parts))
     if isinstance(parts[0], list):
@@ -412,18 +435,20 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
 
 
 def _census_histograms(values: NDArray | None, mated: NDArray[np.bool_] | None,
-                       homogeneous: NDArray[np.bool_] | None) -> tuple[NDArray, NDArray]:
+                       homogeneous: NDArray[np.bool_] | None) -> tuple[_SparseCounts, _SparseCounts]:
     """Locating histograms of a partition on speculation: both classes (streams 0 non-mated,
     1 mated) and the homogeneous non-mated scores (the pooled thresholds'); zeros without data."""
     n_bins = 1 << _LOCATING_BITS
     if values is None:
-        return np.zeros((2, n_bins), dtype=np.int64), np.zeros((1, n_bins), dtype=np.int64)
+        return _SparseCounts((2, n_bins), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64)), \
+            _SparseCounts((1, n_bins), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64))
     bins = _locating_bins(values)
     stream_and_bin = bins + (mated.astype(np.int32) << _LOCATING_BITS)  # the mated stream after the other
     classes = np.bincount(stream_and_bin, minlength=2 * n_bins).reshape(2, n_bins)
     if homogeneous is None or homogeneous.all():
-        return classes, classes[:1].copy()
-    return classes, np.bincount(bins[homogeneous & ~mated], minlength=n_bins)[None]
+        return _SparseCounts.of(classes), _SparseCounts.of(classes[:1])
+    homogeneous_nonmated = np.bincount(bins[homogeneous & ~mated], minlength=n_bins)[None]
+    return _SparseCounts.of(classes), _SparseCounts.of(homogeneous_nonmated)
 
 
 def _group_names(found: list[dict], columns: tuple[list[str], list[str]]) -> tuple[list[str], NDArray, NDArray]:
@@ -522,8 +547,8 @@ def census(scores: Any, *, by: By = "group") -> Census:
     _raise_problems([part["problems"] for part in found])
     cache = _context(frame).cache
     cache.setdefault(("classes",), _classes_from([part["classes"] for part in found]))
-    cache.setdefault(_histogram_key("by_class"), classes)  # what later passes locate on
-    cache.setdefault(_histogram_key("homogeneous_nonmated", repr(columns)), homogeneous)
+    cache.setdefault(_histogram_key("by_class"), classes.dense())  # what later passes locate on
+    cache.setdefault(_histogram_key("homogeneous_nonmated", repr(columns)), homogeneous.dense())
     names, n_mated, n_nonmated = _group_names(found, columns)
     result = Census(
         names, columns, n_mated, n_nonmated,
@@ -695,7 +720,7 @@ def _class_census(frame) -> _ClassCensus:
     def count() -> _ClassCensus:
         found, classes = _on_partitions(frame, _class_census_part, columns=["score", "mated"], total=True)
         _raise_problems([part["problems"] for part in found])
-        _context(frame).cache.setdefault(_histogram_key("by_class"), classes)  # what later passes locate on
+        _context(frame).cache.setdefault(_histogram_key("by_class"), classes.dense())  # what later passes locate on
         return _classes_from(found)
 
     counts = _cached(frame, ("classes",), count)
