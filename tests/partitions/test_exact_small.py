@@ -21,7 +21,7 @@ from biofair import partitions as bp  # noqa: E402
 from biofair.distribution_fairness import _range_edges  # noqa: E402
 from biofair.groups import _pooled_threshold  # noqa: E402
 from biofair.partitions._order_statistics import bins_of, by_class, order_statistics  # noqa: E402
-from biofair.partitions.census import _factorize_categories, _locating_bins  # noqa: E402
+from biofair.partitions.census import _add, _factorize_categories, _locating_bins, _SparseCounts  # noqa: E402
 from biofair.partitions.thresholds import _at_or_below  # noqa: E402
 from biofair.partitions.distribution_fairness import _percentile_between, _percentile_rank  # noqa: E402
 
@@ -101,6 +101,21 @@ def test_categories_factorize_as_pandas(labels, unused):
     expected = [expected_values[code] if code >= 0 else None for code in expected_codes]
     assert found == expected
     assert sorted(map(str, values)) == sorted(map(str, expected_values)) and values.dtype == expected_values.dtype
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 3), min_size=12, max_size=12), min_size=1, max_size=9))
+def test_sparse_histograms_add_up_as_the_dense_ones(parts):
+    """A partition's locating histogram leaves its task as its non-zero bins: summed (as the
+    workers sum eight at a time, with the census's lists beside them) and made dense, it is
+    the sum of the dense histograms; an all-zero histogram has no bins and keeps its shape."""
+    dense = [np.array(part, dtype=np.int64).reshape(2, 6) for part in parts]
+    total = _add(*[([{"part": i}], _SparseCounts.of(d)) for i, d in enumerate(dense)])
+    assert total[0] == [{"part": i} for i in range(len(parts))]
+    np.testing.assert_array_equal(total[1].dense(), np.sum(dense, axis=0))
+    assert total[1].dense().dtype == np.int64 and total[1].dense().shape == (2, 6)
+    empty = _SparseCounts.of(np.zeros((1, 6), dtype=np.int64))
+    assert empty.index.size == 0 and empty.dense().shape == (1, 6)
 
 
 @settings(max_examples=400, deadline=None)
