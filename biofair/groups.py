@@ -194,20 +194,13 @@ def _factorized(labels: pd.Series, columns: list[str]) -> tuple[NDArray[np.intp]
     """Codes and names of the labels, in sorted order; labels of mixed types (1 and "x"),
     which cannot be sorted together, are ordered by their text.
 
-    Categorical labels without missing values are read from their codes, without a
-    factorization: the categories present, in the categories' order (what
-    ``pd.factorize(labels, sort=True)`` gives for them), numbered 0, 1, ...
+    Categorical labels are read from their codes, without a factorization (see
+    :func:`_factorize_categories`): the categories present, in the categories' order, which
+    is what ``pd.factorize(labels, sort=True)`` gives for them.
     """
     if isinstance(labels.dtype, pd.CategoricalDtype):
-        codes = labels.cat.codes.to_numpy()
-        if codes.size == 0 or codes.min() >= 0:
-            categories = labels.cat.categories
-            present = np.flatnonzero(_chunk_counts(codes, len(categories)).sum(axis=0))
-            if present.size < len(categories):  # number the categories present 0, 1, ...
-                renumber = np.zeros(len(categories), dtype=np.intp)
-                renumber[present] = np.arange(present.size)
-                return renumber[codes], _label_names(categories[present], columns)
-            return codes.astype(np.intp), _label_names(categories, columns)
+        codes, present = _factorize_categories(labels)
+        return codes, _label_names(present, columns)
     try:
         codes, uniques = pd.factorize(labels, sort=True)
     except TypeError:  # numpy cannot order int and str together
@@ -216,6 +209,23 @@ def _factorized(labels: pd.Series, columns: list[str]) -> tuple[NDArray[np.intp]
         order = np.argsort(names, kind="stable")
         return np.argsort(order)[codes], [names[i] for i in order]
     return codes, _label_names(uniques, columns)
+
+
+def _factorize_categories(column: pd.Series) -> tuple[NDArray[np.intp], pd.Categorical]:
+    """``pd.factorize`` of a categorical column from its integer codes, without hashing: the
+    code of each row among the observed categories (-1 where missing), and those categories
+    (in the categories' order rather than that of first appearance). Where every category
+    is observed and no label is missing (the usual case), the codes are the column's own."""
+    codes = column.cat.codes.to_numpy()
+    missing = codes.size > 0 and codes.min() < 0
+    counts = _chunk_counts(codes[codes >= 0] if missing else codes, len(column.cat.categories))
+    observed = counts.sum(axis=0) > 0
+    categories = pd.Categorical.from_codes(np.flatnonzero(observed), dtype=column.dtype)
+    if observed.all() and not missing:
+        return codes.astype(np.intp), categories
+    remap = np.full(observed.size + 1, -1, dtype=np.intp)  # remap[-1]: missing stays -1
+    remap[:-1][observed] = np.arange(int(observed.sum()))
+    return remap[codes], categories
 
 
 def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[np.intp], list[str]]:

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from biofair._typing import By
 from biofair.exceptions import SchemaError
-from biofair.groups import _chunk_counts, _composite_names, _label_names
+from biofair.groups import _composite_names, _factorize_categories, _label_names
 
 
 class Census(NamedTuple):
@@ -255,23 +255,6 @@ def _labels_of(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> _Lab
         labels.texts.append(list(texts))
         labels.values.append(pd.Series(values))
     return labels
-
-
-def _factorize_categories(column: pd.Series) -> tuple[NDArray[np.intp], pd.Categorical]:
-    """``pd.factorize`` of a categorical column from its integer codes, without hashing: the
-    code of each row among the observed categories (-1 where missing), and those categories
-    (in the categories' order rather than that of first appearance). Where every category
-    is observed and no label is missing (the usual partition), the codes are the column's own."""
-    codes = column.cat.codes.to_numpy()
-    missing = codes.size > 0 and codes.min() < 0
-    counts = _chunk_counts(codes[codes >= 0] if missing else codes, len(column.cat.categories))
-    observed = counts.sum(axis=0) > 0
-    categories = pd.Categorical.from_codes(np.flatnonzero(observed), dtype=column.dtype)
-    if observed.all() and not missing:
-        return codes.astype(np.intp), categories
-    remap = np.full(observed.size + 1, -1, dtype=np.intp)  # remap[-1]: missing stays -1
-    remap[:-1][observed] = np.arange(int(observed.sum()))
-    return remap[codes], categories
 
 
 def _same_group(labels: _Labels) -> NDArray[np.bool_]:

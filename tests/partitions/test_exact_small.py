@@ -21,7 +21,8 @@ from biofair import partitions as bp  # noqa: E402
 from biofair.distribution_fairness import _range_edges  # noqa: E402
 from biofair.groups import _pooled_threshold  # noqa: E402
 from biofair.partitions._order_statistics import bins_of, by_class, order_statistics  # noqa: E402
-from biofair.partitions.census import _add, _factorize_categories, _locating_bins, _SparseCounts  # noqa: E402
+from biofair.groups import _factorize_categories  # noqa: E402
+from biofair.partitions.census import _add, _locating_bins, _SparseCounts  # noqa: E402
 from biofair.partitions.thresholds import _at_or_below  # noqa: E402
 from biofair.partitions.distribution_fairness import _percentile_between, _percentile_rank  # noqa: E402
 
