@@ -107,11 +107,26 @@ def _range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
     """``bins`` equal-width bins from ``low`` to ``high``: np.histogram's edges for that range.
 
     A range wider than the largest float (scores spanning ±1.8e308) is binned at half
-    scale and doubled back, which is exact for powers of two.
+    scale and doubled back, which is exact for powers of two. One score (``low == high``)
+    NumPy centres in a range of width 1, which rounding loses from 1e16 on: then the bins are
+    one ulp of the score wide, the score the edge farthest from zero (every sample that
+    shares the range is that score, so any bin holding it gives the same pmfs). A wider
+    range holding fewer than ``bins + 1`` floats (scores a few ulps apart) cannot be cut
+    into ``bins`` equal widths: a SchemaError says so, where NumPy's would not name the scores.
     """
-    if np.isfinite(float(high) - float(low)):
-        return np.histogram_bin_edges(np.array([low, high]), bins=bins)
-    return 2.0 * np.histogram_bin_edges(np.array([low / 2.0, high / 2.0]), bins=bins)
+    try:
+        if np.isfinite(float(high) - float(low)):
+            return np.histogram_bin_edges(np.array([low, high]), bins=bins)
+        return 2.0 * np.histogram_bin_edges(np.array([low / 2.0, high / 2.0]), bins=bins)
+    except ValueError as error:  # NumPy: "Too many bins for data range"
+        if low == high:  # exact multiples of the score's ulp, toward zero: no overflow
+            value = float(low)
+            steps = np.arange(bins + 1) * abs(value - np.nextafter(value, 0.0))  # the ulp toward zero
+            return value - steps[::-1] if value > 0 else value + steps
+        raise SchemaError(
+            f"the scores span only [{float(low)!r}, {float(high)!r}]: floating point cannot cut "
+            f"that range into {bins} equal-width bins; use fewer bins"
+        ) from error
 
 
 def _index_from_divergences(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
@@ -210,12 +225,19 @@ def _percentile_rank(size: int, percentile: float) -> int:
 def _percentile_between(lower: float, upper: float, size: int, percentile: float) -> float:
     """``np.percentile(v, percentile)`` of an ascending ``v`` of ``size`` scores, from
     ``lower = v[k]`` and ``upper = v[k+1]`` (k of :func:`_percentile_rank`): the same
-    fraction ``gamma = (size-1)·q - k`` and the same interpolation as NumPy."""
+    fraction ``gamma = (size-1)·q - k`` and the same interpolation as NumPy.
+
+    Where ``upper - lower`` overflows (scores spanning ±1.8e308), NumPy's interpolation
+    gives ±inf, outside the scores; both are then halved, interpolated and doubled back
+    (exact at such magnitudes), which gives the finite value between them.
+    """
     virtual = (size - 1) * np.true_divide(percentile, 100)
     if virtual >= size - 1:
         return float(upper)
     gamma = virtual - np.floor(virtual)
-    return float(np.quantile(np.array([lower, upper]), gamma))
+    if np.isfinite(float(upper) - float(lower)):
+        return float(np.quantile(np.array([lower, upper]), gamma))
+    return 2.0 * float(np.quantile(np.array([lower, upper]) / 2.0, gamma))
 
 
 def _sorted_percentile(values: NDArray, percentile: float) -> float:

@@ -13,6 +13,7 @@ from biofair._thresholds import allowed_false_matches
 from biofair._validation import check_bins, check_bound
 from biofair.areas import BoundedValue, _partial_from_area
 from biofair.distribution_fairness import _range_edges
+from biofair.exceptions import SchemaError
 from biofair.partitions._order_statistics import (
     LOCATING_BINS,
     at_or_above,
@@ -24,6 +25,19 @@ from biofair.partitions.census import _as_frame, _class_census, _on_partitions
 
 
 _ULPS = 4  # outward rounding of the partial-area bounds (units in the last place)
+
+
+def _area_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
+    """Equal-width edges from ``low`` to ``high``: ``bins`` bins, or half as many, again and
+    again, where floating point cannot cut a narrow range (scores a few ulps apart) that
+    finely. Any edges bound the areas; coarser ones only widen the bounds."""
+    while True:
+        try:
+            return _range_edges(low, high, bins)
+        except SchemaError:
+            if bins == 1:
+                raise
+            bins //= 2
 
 def _class_histogram_part(part: pd.DataFrame, index: int, edges: NDArray) -> NDArray:
     """Counts per (class, bin) of the comparisons at or above ``edges[0]`` of a partition."""
@@ -61,7 +75,8 @@ def roc_auc(scores: Any, *, bins: int = LOCATING_BINS) -> BoundedValue:
     scores : dask.dataframe.DataFrame, str or Partitioned
         The partitioned score set; groups are ignored.
     bins : int, default 65536
-        Equal-width bins over the score range (only out of core: finer bins, tighter bounds).
+        Equal-width bins over the score range (only out of core: finer bins, tighter bounds);
+        halved until floating point can cut the range into that many.
 
     Returns
     -------
@@ -100,7 +115,7 @@ def roc_auc(scores: Any, *, bins: int = LOCATING_BINS) -> BoundedValue:
     bins = check_bins(bins)
     frame = _as_frame(scores)
     counts = _class_census(frame)
-    edges = _range_edges(counts.low, counts.high, bins)
+    edges = _area_edges(counts.low, counts.high, bins)
     low, high = _area_bounds(frame, edges, counts.n_mated, counts.n_nonmated, 1.0)
     return BoundedValue((low + high) / 2, low=low, high=high)
 
@@ -120,7 +135,8 @@ def partial_auc(scores: Any, *, max_fmr: float, standardized: bool = False,
     standardized : bool, default False
         McClish's standardised area, as :func:`biofair.partial_auc`.
     bins : int, default 65536
-        Equal-width bins over the scores that matter (only out of core).
+        Equal-width bins over the scores that matter (only out of core); halved until
+        floating point can cut their range into that many.
 
     Returns
     -------
@@ -173,7 +189,7 @@ def partial_auc(scores: Any, *, max_fmr: float, standardized: bool = False,
         rank = counts.n_nonmated - 1 - allowed
         windows = order_statistics(frame, by_class, (), 2, lambda sizes: [np.array([rank]), []])
         start = windows.kth(0, rank)
-    low, high = _area_bounds(frame, _range_edges(start, counts.high, bins), counts.n_mated,
+    low, high = _area_bounds(frame, _area_edges(start, counts.high, bins), counts.n_mated,
                              counts.n_nonmated, bound)
     low, high = _partial_from_area(low, bound, standardized), _partial_from_area(high, bound, standardized)
     # Both sums are of products of rounded rates, and the in-memory value interpolates the

@@ -79,3 +79,52 @@ def test_the_largest_float_as_a_score_raises_no_overflow_warning():
         assert bf.tmr_at_fmr(mated, nonmated, 0.0) == 0.0
         bf.operating_summary(mated, nonmated, fmr_targets=[0.25], pauc_bounds=[0.25])
         bf.bootstrap(bf.tmr_at_fmr, (mated, nonmated), args=(0.25,), n_resamples=50, rng=0)
+
+
+def _two_groups(values: np.ndarray) -> "pd.DataFrame":
+    """The same scores for both classes; groups a and b take turns."""
+    import pandas as pd
+
+    n = values.size
+    return pd.DataFrame({"score": np.concatenate([values, values]), "mated": np.repeat([True, False], n),
+                         "group": np.tile(np.where(np.arange(n) % 2 == 0, "a", "b"), 2)})
+
+
+@pytest.mark.parametrize("index", [bf.comprehensive_equity_index, bf.automatic_comprehensive_equity_index,
+                                   bf.distribution_fairness_index])
+def test_distribution_fairness_spanning_the_float_range_equals_it_at_half_scale(index):
+    """The CEI splits each group at a percentile between its two lowest mated scores, -1.7e308
+    and 1.5e308: NumPy's interpolation overflowed to +inf there (a RuntimeWarning, and every
+    score in the tail). Halving every score changes no bin and no split: the same index."""
+    rng = np.random.default_rng(0)
+    spread = np.sort(rng.uniform(1.5e308, 1.7e308, 38))
+    values = np.concatenate([[-1.7e308, -1.7e308], spread])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        whole, half = index(_two_groups(values), by="group"), index(_two_groups(values / 2), by="group")
+    assert (whole.normal, whole.extreme) == (half.normal, half.extreme)
+    assert 0.0 <= whole.normal <= 1.0
+
+
+@pytest.mark.parametrize("values", [[1.0, np.nextafter(1.0, 2.0)], [0.0, 5e-324], [1e300, np.nextafter(1e300, 2e300)]])
+def test_a_range_too_narrow_for_the_bins_is_named(values):
+    """Scores a few ulps apart cannot be cut into 100 equal-width bins: NumPy's "Too many bins
+    for data range" named neither the scores nor the way out."""
+    table = _two_groups(np.array(values * 20))
+    with pytest.raises(bf.SchemaError, match=r"span only .*100 equal-width bins; use fewer bins"):
+        bf.distribution_fairness_index(table, by="group")
+    assert 0.0 <= bf.distribution_fairness_index(table, by="group", bins=1).normal <= 1.0
+
+
+@pytest.mark.parametrize("value", [1e16, -3e17, 1.7e308, np.finfo(float).max, -np.finfo(float).max, 0.5])
+def test_one_score_has_bins_wherever_numpy_cannot_centre_it(value):
+    """NumPy's range of width 1 around a single score rounds away from 1e16 on ("Too many
+    bins"); the edges are then ulps of the score, finite and increasing, and hold it."""
+    from biofair.distribution_fairness import _range_edges, _sorted_counts
+
+    edges = _range_edges(value, value, 100)
+    assert edges.size == 101 and np.all(np.isfinite(edges)) and np.all(np.diff(edges) > 0)
+    counts = _sorted_counts(np.full(7, value), edges)
+    assert counts.sum() == 7 and np.count_nonzero(counts) == 1
+    if abs(value) < 1e15:  # where NumPy can, its edges
+        np.testing.assert_array_equal(edges, np.histogram_bin_edges([value], bins=100))

@@ -317,3 +317,18 @@ def test_partial_auc_bounds_hold_the_in_memory_value_where_they_round_differentl
     bounded = bp.partial_auc(frame(scores, 3), max_fmr=max_fmr, bins=bins)
     assert bounded.low <= exact <= bounded.high
     assert bounded.high - bounded.low <= 8 * np.spacing(exact)  # and no wider than the rounding
+
+
+@pytest.mark.parametrize("spread", [1e-16, 1e-13, 1e-9])
+def test_area_bounds_of_scores_a_few_ulps_apart_hold_the_in_memory_value(spread):
+    """Scores within ~1,000 ulps of 0.5 hold fewer floats than 65,536 bins: NumPy refused the
+    edges ("Too many bins for data range"); the bins are halved until they can be cut."""
+    rng = np.random.default_rng(7)
+    n = 2_000
+    scores = pd.DataFrame({"score": 0.5 + rng.integers(0, 1_000, n) * spread, "mated": np.arange(n) % 5 == 0,
+                           "group": np.where(np.arange(n) % 2, "a", "b")})
+    mated, nonmated = bf.split_scores(scores)
+    bounded = bp.roc_auc(frame(scores, 3))
+    assert bounded.low <= bf.roc_auc(mated, nonmated) <= bounded.high
+    bounded = bp.partial_auc(frame(scores, 3), max_fmr=0.1)
+    assert bounded.low <= bf.partial_auc(mated, nonmated, max_fmr=0.1) <= bounded.high
