@@ -178,14 +178,20 @@ def _sorted_classes_and_decidability(mated: ArrayLike, nonmated: ArrayLike) -> t
     """
     mated = as_scores(mated, "mated", keep_float32=True)
     nonmated = as_scores(nonmated, "nonmated", keep_float32=True, finite=False)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        sorting = pool.submit(np.sort, nonmated) if nonmated.size >= _PARALLEL_FROM else None
+
+    def mated_sorted_and_decidability() -> tuple[NDArray, float]:
         check_finite(nonmated, "nonmated")
         mated_sorted = np.sort(mated)
         ends = np.array([nonmated.min(), nonmated.max()])
-        d_prime = _decidability_scaled(mated, nonmated, mated_sorted[[0, -1]], ends)
-        nonmated_sorted = np.sort(nonmated) if sorting is None else sorting.result()
-    return mated_sorted, nonmated_sorted, d_prime
+        return mated_sorted, _decidability_scaled(mated, nonmated, mated_sorted[[0, -1]], ends)
+
+    if nonmated.size < _PARALLEL_FROM:
+        mated_sorted, d_prime = mated_sorted_and_decidability()
+        return mated_sorted, np.sort(nonmated), d_prime
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        sorting = pool.submit(np.sort, nonmated)
+        mated_sorted, d_prime = mated_sorted_and_decidability()
+        return mated_sorted, sorting.result(), d_prime
 
 
 def _operating_table(rows: list[tuple], n_nonmated: int) -> pd.DataFrame:
