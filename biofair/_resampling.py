@@ -25,6 +25,7 @@ from biofair.groups import _group_codes
 from biofair.schema import validate_scores
 
 Scores = pd.DataFrame | tuple[ArrayLike, ArrayLike]
+Rows = NDArray[np.intp] | tuple[NDArray[np.intp], NDArray[np.intp]]
 
 
 class Sample:
@@ -91,12 +92,16 @@ class Sample:
         """The cluster codes of the mated and of the non-mated scores (None without clusters)."""
         return None if self.clusters is None else (self.clusters[self.mated], self.clusters[~self.mated])
 
-    def evaluate(self, statistic: Callable, args: tuple, rows: NDArray[np.intp] | None = None) -> float:
-        """The statistic on the rows ``rows`` (all by default)."""
+    def evaluate(self, statistic: Callable, args: tuple, rows: Rows | None = None) -> float:
+        """The statistic on the rows ``rows`` (all by default): row indices, or (for array
+        data) a pair of positions within the mated and within the non-mated scores."""
         if self.data == "table":
             return float(statistic(self.table.iloc[slice(None) if rows is None else rows], *args))
         if rows is None:
             return float(statistic(*self.classes(), *args))
+        if isinstance(rows, tuple):
+            (mated, nonmated), (in_mated, in_nonmated) = self.classes(), rows
+            return float(statistic(mated[in_mated], nonmated[in_nonmated], *args))
         values, mated = self.values[rows], self.mated[rows]
         return float(statistic(values[mated], values[~mated], *args))
 
@@ -133,21 +138,24 @@ def _cells(sample: Sample) -> list[NDArray[np.intp]]:
             if (rows := np.flatnonzero(in_class & (sample.strata == stratum))).size]
 
 
-def resample_rows(
-    sample: Sample, unit: Unit, n_resamples: int, rng: np.random.Generator
-) -> Iterator[NDArray[np.intp]]:
+def resample_rows(sample: Sample, unit: Unit, n_resamples: int, rng: np.random.Generator) -> Iterator[Rows]:
     """Row indices of each bootstrap resample.
 
     ``"pair"``: mated and non-mated rows drawn with replacement within their class (class
-    sizes kept), and within their group when the sample has strata. ``"subject"``:
-    clusters drawn with replacement, every row of a drawn cluster kept, as often as the
-    cluster was drawn; with strata, a cluster is a subject's comparisons of one class in one
-    group, drawn among that group's and class's.
+    sizes kept), and within their group when the sample has strata: a cell's ``n`` rows
+    are ``rows[rng.integers(0, n, n)]``, cell after cell. Without strata and for a statistic
+    of arrays, the same draws are given as positions within the mated and the non-mated
+    scores (a pair of arrays), which the statistic reads without rows to gather and split.
+    ``"subject"``: clusters drawn with replacement, every row of a drawn cluster kept, as
+    often as the cluster was drawn; with strata, a cluster is a subject's comparisons of
+    one class in one group, drawn among that group's and class's.
     """
     if check_unit(unit) == "pair":
         cells = _cells(sample)
+        by_class = sample.data == "arrays" and sample.strata is None  # cells: the mated, the non-mated rows
         for _ in range(n_resamples):
-            yield np.concatenate([rng.choice(rows, rows.size) for rows in cells])
+            drawn = [rng.integers(0, rows.size, rows.size) for rows in cells]
+            yield tuple(drawn) if by_class else np.concatenate([rows[i] for rows, i in zip(cells, drawn)])
         return
     rows = np.arange(len(sample))
     n_clusters = int(sample.clusters.max()) + 1

@@ -97,6 +97,26 @@ def test_seeded_runs_are_bit_for_bit_reproducible():
     np.testing.assert_array_equal(*paired)
 
 
+def test_pair_resamples_read_by_class_are_the_rows_a_table_statistic_gets():
+    """A statistic of arrays reads each pair resample as positions within the two classes,
+    a statistic of tables as rows: the same draws, so the same replicates, for one system
+    and for two (paired), and for arrays given as a table or as (mated, nonmated)."""
+    table = clustered_table(np.random.default_rng(5), n_subjects=30).sample(frac=1.0, random_state=1)
+    arrays = bf.split_scores(table)
+
+    def auc_of_table(t):
+        return bf.roc_auc(*bf.split_scores(t))
+
+    rows = bf.bootstrap(auc_of_table, table, data="table", n_resamples=40, rng=3).replicates
+    for scores in (table, arrays):
+        np.testing.assert_array_equal(bf.bootstrap(bf.roc_auc, scores, n_resamples=40, rng=3).replicates, rows)
+    other = table.assign(score=table["score"] + np.random.default_rng(6).normal(0, 0.5, len(table)))
+    paired_rows = bf.paired_bootstrap(auc_of_table, table, other, data="table", n_resamples=30, rng=4).replicates
+    paired = bf.paired_bootstrap(bf.roc_auc, table, other, n_resamples=30, rng=4).replicates
+    np.testing.assert_array_equal(paired, paired_rows)
+    assert np.ptp(paired) > 0
+
+
 def test_table_metrics_and_confidence_levels():
     table = clustered_table(np.random.default_rng(6), n_subjects=15)
     metric = lambda t: bf.roc_auc(*bf.split_scores(t))  # noqa: E731 - a metric on a table
