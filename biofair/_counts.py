@@ -7,7 +7,6 @@ number of false matches and false non-matches: the curves are drawn from these c
 (where FNMR changes), from one ``searchsorted`` of them into the sorted non-mated scores:
 every area, the convex hull and its EER, the minimum cost and the average precision are
 computed from them, and ``operating_summary`` computes them once for all its metrics.
-``roc_counts`` lays the same vertices out with their thresholds, as ``ErrorCounts``.
 """
 
 from __future__ import annotations
@@ -59,8 +58,7 @@ class ErrorCounts(_Rates):
     """Error counts at achievable thresholds, thresholds ascending.
 
     From :func:`error_counts`, ``thresholds`` holds the distinct scores of both classes and,
-    last, ``nextafter(max score, +inf)`` (reject everything); from :func:`roc_counts`, only
-    those where the ROC can turn. Decision rule: match iff
+    last, ``nextafter(max score, +inf)`` (reject everything). Decision rule: match iff
     ``score >= threshold``. The rates are computed once, on first use.
     """
 
@@ -186,60 +184,6 @@ def tmr_sorted(mated_sorted: NDArray, thresholds: ArrayLike) -> NDArray[np.float
     """TMR at thresholds from ascending mated scores, from the count of true matches."""
     below = np.searchsorted(mated_sorted, in_dtype_of(mated_sorted, thresholds), "left")
     return (mated_sorted.size - below) / mated_sorted.size
-
-
-def roc_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> ErrorCounts:
-    """Error counts at the thresholds where the ROC can turn, from two ascending arrays.
-
-    FNMR changes only at mated scores: between two consecutive distinct mated scores the
-    ROC runs straight along FMR. Its vertices are therefore the counts at each distinct
-    mated score ``v`` (``#{nonmated >= v}``), at the next score of either class above ``v``
-    (``#{nonmated > v}``), at the lowest score and above all scores; the thresholds of
-    :func:`error_counts_sorted` left out lie strictly inside a horizontal run. Every area,
-    the convex hull and the minimum detection cost are the same on both sets of vertices.
-    Cost: one ``searchsorted`` per side of the distinct mated scores into the non-mated
-    ones, O(M log N), and O(M) memory.
-    """
-    n_mated, n_nonmated = mated_sorted.size, nonmated_sorted.size
-    m_first = _first_of_runs(mated_sorted)
-    values = mated_sorted[m_first]
-    below = np.searchsorted(nonmated_sorted, values, side="left")
-    # Non-mated scores above each mated value: a second search only where they tie.
-    after = below.copy()
-    tied = below < n_nonmated
-    tied[tied] = nonmated_sorted[below[tied]] == values[tied]
-    after[tied] = np.searchsorted(nonmated_sorted, values[tied], side="right")
-    # The next threshold above each mated value is the next mated value or the next
-    # non-mated score, whichever is lower; it is a threshold of its own when non-mated.
-    own = after < n_nonmated
-    own[own] = nonmated_sorted[after[own]] < np.append(values[1:], np.inf)[own]
-    lowest = int(nonmated_sorted[0] < values[0])  # a non-mated score is the lowest: accept-all point
-    slot = np.cumsum(own) + lowest  # slot of each mated value, shifted by the own thresholds before it
-    slot -= own
-    slot += np.arange(values.size)
-    nexts = slot[own] + 1
-
-    size = values.size + nexts.size + lowest + 1
-    thresholds = np.empty(size, dtype=np.float64)
-    false_matches = np.empty(size, dtype=np.int64)
-    false_non_matches = np.empty(size, dtype=np.int64)
-    thresholds[slot] = values
-    false_matches[slot] = n_nonmated - below
-    false_non_matches[slot] = m_first
-    following = after[own]
-    thresholds[nexts] = nonmated_sorted[following]
-    false_matches[nexts] = n_nonmated - following
-    false_non_matches[nexts] = np.append(m_first[1:], n_mated)[own]
-    if lowest:
-        thresholds[0], false_matches[0], false_non_matches[0] = nonmated_sorted[0], n_nonmated, 0
-    thresholds[-1] = just_above(max(float(mated_sorted[-1]), float(nonmated_sorted[-1])))
-    false_matches[-1], false_non_matches[-1] = 0, n_mated
-    return ErrorCounts(thresholds, false_matches, false_non_matches, n_mated, n_nonmated)
-
-
-def roc_counts(mated: ArrayLike, nonmated: ArrayLike) -> ErrorCounts:
-    """Validate, sort once per class and count errors where the ROC can turn."""
-    return roc_counts_sorted(*sorted_scores(mated, nonmated, keep_float32=True))
 
 
 @dataclass(frozen=True, eq=False)

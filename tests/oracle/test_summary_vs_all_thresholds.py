@@ -151,9 +151,9 @@ def test_operating_summary_equals_all_threshold_oracle(mated, nonmated, shift, e
 def test_narrowed_hull_crossing_equals_whole_hull(mated, nonmated, shift):
     # Narrow down to two points, the least the crossing needs: every step of the narrowing runs.
     from biofair import equal_error_rate
-    from biofair._counts import roc_counts
+    from biofair._counts import error_counts
 
-    counts = roc_counts(mated + shift, nonmated)
+    counts = error_counts(mated + shift, nonmated)
     corners = counts.corners[::-1]
     fmr, fnmr = counts.fmr[corners], counts.fnmr[corners]
     with mock.patch.object(equal_error_rate, "_FEW_POINTS", 1):
