@@ -308,8 +308,8 @@ def _group_keys(part: pd.DataFrame, census: Census) -> tuple[NDArray, NDArray[np
     else:
         names = _composite_names(combinations, quote=_composite_quoted(census.names, len(census.columns[0])))
     lookup = pd.Index(census.names).get_indexer(names)
-    if everyone:
-        group = lookup[codes]
+    if everyone:  # the partition's codes are often the census's own (every group present, in order)
+        group = codes if np.array_equal(lookup, np.arange(lookup.size)) else lookup[codes]
     else:
         group = np.full(len(part), -1, dtype=np.intp)
         group[same] = lookup[codes]

@@ -19,8 +19,13 @@ from biofair.partitions.thresholds import _pooled_thresholds_and_counts, _at_or_
 
 def _counts_at_part(part: pd.DataFrame, index: int, census: Census, thresholds: NDArray) -> NDArray:
     values, group, mated = _group_keys(part, census)
-    key = (group + 1) * 2 + mated  # 0, 1: cross-group; 2k + 2, 2k + 3: group k
-    return _at_or_above_each(values, key, 2 * (len(census.names) + 1), thresholds)
+    n_keys = 2 * (len(census.names) + 1)
+    # 0, 1: cross-group; 2k + 2, 2k + 3: group k; in 16 bits where the counting key fits
+    key = group.astype(np.int16 if n_keys * (thresholds.size + 1) < 2**15 else np.intp)
+    key += 1
+    key *= 2
+    key += mated
+    return _at_or_above_each(values, key, n_keys, thresholds)
 
 
 def _counts_at(frame, census: Census, thresholds: NDArray) -> NDArray[np.int64]:

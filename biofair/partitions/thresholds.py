@@ -148,12 +148,15 @@ def _mated_at_or_above_part(part: pd.DataFrame, index: int, thresholds: NDArray)
                             thresholds)[0]
 
 
-def _at_or_above_each(values: NDArray, key: NDArray[np.intp], n_keys: int, thresholds: NDArray) -> NDArray[np.int64]:
+def _at_or_above_each(values: NDArray, key: NDArray[np.integer], n_keys: int, thresholds: NDArray) -> NDArray[np.int64]:
     """Scores of each key (0 ... n_keys - 1) at or above each threshold (n_keys x thresholds),
-    by one search of the scores among the sorted thresholds and one bincount."""
+    by one search of the scores among the sorted thresholds and one bincount. The key's
+    integer dtype must hold ``n_keys * (thresholds.size + 1)`` (a small one moves fewer bytes)."""
     order = np.argsort(thresholds, kind="stable")
     passed = _at_or_below(thresholds[order], values)
-    counts = np.bincount(key * (thresholds.size + 1) + passed, minlength=n_keys * (thresholds.size + 1))
+    combined = key * (thresholds.size + 1)  # in the key's dtype, which must hold n_keys * (thresholds + 1)
+    combined += passed
+    counts = np.bincount(combined, minlength=n_keys * (thresholds.size + 1))
     from_top = np.cumsum(counts.reshape(n_keys, -1)[:, ::-1], axis=1)[:, ::-1]  # scores passing >= j thresholds
     found = np.empty((n_keys, thresholds.size), dtype=np.int64)
     found[:, order] = from_top[:, 1:]
