@@ -35,3 +35,19 @@ def test_garbe_of_subnormal_rates(rates, correction):
     """The mean of 5e-324 and 0 rounds to 0, which GARBE read as "all rates zero" (0, the
     fairest, where one group has every error: 1); subnormal rates lost digits (0.19999999999999804)."""
     assert bf.garbe(rates, correction=correction) == pytest.approx(exact_garbe(rates, correction), rel=1e-15, abs=0)
+
+
+def test_float32_scores_at_the_largest_float32_raise_no_overflow_warning():
+    """A float64 threshold just above float32's largest score (the threshold that rejects
+    everything) was searched as nextafter(float32 max): +inf, correctly, but with NumPy's
+    "overflow encountered in nextafter", an error under warnings-as-errors."""
+    top = np.finfo(np.float32).max
+    mated = np.array([top, top / 2, 1.0], dtype=np.float32)
+    nonmated = np.array([-top, 0.0, top], dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
+        summary = bf.operating_summary(mated, nonmated, fmr_targets=[0.5], pauc_bounds=[0.5]).set_index("metric")
+        wide = bf.operating_summary(mated.astype(float), nonmated.astype(float), fmr_targets=[0.5],
+                                    pauc_bounds=[0.5]).set_index("metric")
+    assert summary["value"].equals(wide["value"])
