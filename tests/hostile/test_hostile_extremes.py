@@ -51,3 +51,56 @@ def test_float32_scores_at_the_largest_float32_raise_no_overflow_warning():
         wide = bf.operating_summary(mated.astype(float), nonmated.astype(float), fmr_targets=[0.5],
                                     pauc_bounds=[0.5]).set_index("metric")
     assert summary["value"].equals(wide["value"])
+
+
+def _exact_moments(a, b):
+    """Exact gap of the means, sample variances (ddof=1) and sizes of two float sets."""
+    a, b = [Fraction(x) for x in a], [Fraction(x) for x in b]
+    mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)
+    var_a = sum((x - mean_a) ** 2 for x in a) / (len(a) - 1)
+    var_b = sum((x - mean_b) ** 2 for x in b) / (len(b) - 1)
+    return abs(mean_a - mean_b), var_a, var_b, len(a), len(b)
+
+
+def _sqrt(ratio: Fraction) -> float:
+    """The square root of a positive Fraction, rounded only at the end (inf beyond the float range)."""
+    half = (ratio.numerator.bit_length() - ratio.denominator.bit_length()) // 2
+    try:
+        return math.ldexp(math.sqrt(ratio / Fraction(2) ** (2 * half)), half)
+    except OverflowError:
+        return math.inf
+
+
+def exact_n_sigma(a, b) -> float:
+    gap, var_a, var_b, _, _ = _exact_moments(a, b)
+    return _sqrt(gap**2 / (var_a + var_b))
+
+
+def exact_welch(a, b) -> float:
+    gap, var_a, var_b, n_a, n_b = _exact_moments(a, b)
+    se = var_a / n_a + var_b / n_b
+    df = se**2 / ((var_a / n_a) ** 2 / (n_a - 1) + (var_b / n_b) ** 2 / (n_b - 1))
+    return float(2 * stats.t.sf(_sqrt(gap**2 / se), float(df)))
+
+
+BIG = 1e308
+SETS = [
+    ([BIG, BIG], [-BIG, BIG]),  # was NaN (the sum of the squares overflowed), with RuntimeWarnings
+    ([1e-320, 0.0], [0.0, 0.0]),  # the variance underflowed: inf and 0 where the sets are 1/sqrt(2) apart
+    ([0.5, 0.5, 0.5], [0.5, 0.5, ULP]),  # the mean of b rounded to 0.5: 0 and 1 where they are 0.577 apart
+    ([0.1] * 5 + [np.nextafter(0.1, 1.0)], [0.1, np.nextafter(0.1, 0.0), 0.1]),
+    ([1.0, 1.0, 1.0], [0.9, 1.0, 0.8]),  # one constant set: scipy's "catastrophic cancellation" warning
+    ([0.2, 0.25, 0.3, 0.2], [0.3, 0.35, 0.4, 0.25]),  # ordinary values
+    ([2.0**400, 2.0**400, 2.0**400], [0.0, 5e-324, 0.0]),  # t beyond the float range: p = 0
+]
+
+
+@pytest.mark.parametrize(("a", "b"), SETS)
+def test_n_sigma_and_welch_similarity_of_extreme_and_close_values(a, b):
+    """N-Sigma and the Welch T-test read the means and spreads of each set about a centre of
+    its own, at a scale where squares neither overflow nor underflow: the exact values, and
+    no RuntimeWarning (the Welch p-value of a constant set against a varied one warned)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        assert bf.n_sigma(a, b) == pytest.approx(exact_n_sigma(a, b), rel=1e-13, abs=0)
+        assert bf.welch_similarity(a, b) == pytest.approx(exact_welch(a, b), rel=1e-10, abs=0)
