@@ -104,3 +104,50 @@ def test_n_sigma_and_welch_similarity_of_extreme_and_close_values(a, b):
         warnings.simplefilter("error", RuntimeWarning)
         assert bf.n_sigma(a, b) == pytest.approx(exact_n_sigma(a, b), rel=1e-13, abs=0)
         assert bf.welch_similarity(a, b) == pytest.approx(exact_welch(a, b), rel=1e-10, abs=0)
+
+
+def exact_decidability(mated, nonmated) -> float:
+    """d' of the float scores in exact rational arithmetic, rounded only by the final square root."""
+    mated, nonmated = [Fraction(float(x)) for x in mated], [Fraction(float(x)) for x in nonmated]
+    mean_m, mean_n = sum(mated) / len(mated), sum(nonmated) / len(nonmated)
+    spread = (sum((x - mean_m) ** 2 for x in mated) / len(mated)
+              + sum((x - mean_n) ** 2 for x in nonmated) / len(nonmated)) / 2
+    return _sqrt((mean_m - mean_n) ** 2 / spread)
+
+
+@pytest.mark.parametrize(("mated", "nonmated"), [
+    ([0.5, 0.5, ULP], [0.5, 0.5, 0.5]),  # was 0: the mated mean rounded onto 0.5 (exact d' = 1)
+    ([1.0, 1.0, np.nextafter(1.0, 2.0)], [1.0, 1.0]),
+    ([0.1] * 5 + [np.nextafter(0.1, 1.0)], [0.1, 0.1]),  # was 1.1547 (exact 0.6325)
+    ([1e308, np.nextafter(1e308, 2e308), 1e308], [np.nextafter(1e308, 0.0), 1e308]),
+    ([0.5, 0.7, 0.9], [0.1, 0.3, 0.5, 0.6]),  # ordinary scores
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_decidability_of_scores_a_few_ulps_apart(mated, nonmated, dtype):
+    """d' of scores a few ulps apart: np.mean rounds a class's mean onto a score, and the gap
+    of the means (or a spread) vanished or doubled. Deviations are now taken about the
+    middle of each class's range; float32 scores give what float64 ones of the same values give."""
+    mated, nonmated = np.array(mated), np.array(nonmated)
+    if dtype is np.float32:
+        if np.abs(mated).max() > 1e38:
+            pytest.skip("beyond float32")
+        mated, nonmated = mated.astype(np.float32), nonmated.astype(np.float32)
+        mated[-1] = np.nextafter(mated[-1], np.float32(2))  # a few float32 ulps apart
+    assert bf.decidability(mated, nonmated) == pytest.approx(exact_decidability(mated, nonmated), rel=1e-13, abs=0)
+    assert bf.decidability(mated, nonmated) == bf.decidability(mated.astype(float), nonmated.astype(float))
+
+
+@pytest.mark.parametrize(("mated", "nonmated"), [([0.30000000000000004] * 3, [0.2] * 3), ([0.1], [1.0, 1.0, 1.0])])
+def test_decidability_of_constant_classes_is_undefined(mated, nonmated):
+    """The mean of three 0.30000000000000004 rounded below them: deviations of an ulp, a
+    spread of 1e-17 and d' = 5e15 where both classes are constant and d' is undefined."""
+    with pytest.raises(ValueError, match="both have zero variance"):
+        bf.decidability(mated, nonmated)
+
+
+def test_decidability_beyond_the_float_range_is_inf_without_a_warning():
+    """1.8e308 against 0 and 1: d' (about 5e308) is past the largest float; it was inf with
+    NumPy's "overflow encountered in ldexp"."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        assert bf.decidability([0.0, 1.0, 1.0, 1.0, 0.0], [np.finfo(float).max]) == math.inf
