@@ -109,9 +109,9 @@ def in_dtype_of(sorted_values: NDArray, thresholds: ArrayLike) -> NDArray:
     values = np.asarray(thresholds, dtype=np.float64)
     if sorted_values.dtype != np.float32:
         return values
-    with np.errstate(over="ignore"):  # above the float32 range: +inf, above every score
+    with np.errstate(over="ignore"):  # above the float32 range (or just above its largest): +inf, above every score
         rounded = values.astype(np.float32)
-    return np.where(rounded < values, np.nextafter(rounded, np.float32(np.inf)), rounded)
+        return np.where(rounded < values, np.nextafter(rounded, np.float32(np.inf)), rounded)
 
 
 def _first_of_runs(sorted_values: NDArray) -> NDArray[np.intp]:

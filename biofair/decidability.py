@@ -44,13 +44,17 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     Notes
     -----
     Means and variances are summed in float64 as ``np.mean`` and ``np.var`` of float64 scores
-    sum them (pairwise, to the bit), also for float32 scores, which are read part by part
+    sum them (pairwise), also for float32 scores, which are read part by part
     without a float64 copy: the same d' for float32 scores as for float64 ones of the same
     values. Scores of extreme magnitude are first scaled by the power of two that brings the
     largest into [0.5, 1): exact, and d' does not depend on scale, so scores near ±1.8e308
     do not overflow and subnormal scores (1e-310) keep their non-zero variance. A class whose
     spread is far below that scale (0, 1, 2 against 1e308) has its deviations scaled by a power
-    of two of its own before they are squared, so its variance does not underflow.
+    of two of its own before they are squared, so its variance does not underflow. Each class
+    is summed about the middle of its own range (its mean is that middle plus the mean of the
+    differences), so scores a few ulps apart keep the gap of their means and their spread,
+    which a mean rounded onto one of the scores loses (d' = 0 for 0.5, 0.5, 0.5 + 1 ulp
+    against 0.5, 0.5, 0.5, where it is 1).
 
     References
     ----------
@@ -66,27 +70,30 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     return _decidability(mated, nonmated)
 
 
-def _mean_and_variance(values: NDArray[np.floating], deviation_exponent: int = 0) -> tuple[float, float]:
+def _mean_and_variance(values: NDArray[np.floating], deviation_exponent: int = 0,
+                       centre: float = 0.0) -> tuple[float, float]:
     """``np.mean`` and ``np.var`` of the scores as float64, by their operations in their order.
 
     Equal to the bit to NumPy's on a float64 copy, whatever the dtype of ``values``, without
     making one: the deviations are squared and summed part by part in one small buffer. With
     ``deviation_exponent`` ``k``, the deviations are divided by ``2**k`` before they are squared
-    (exact): the variance returned is ``np.var / 4**k``.
+    (exact): the variance returned is ``np.var / 4**k``. With ``centre`` ``c``, those of
+    ``values - c`` (the mean returned is the mean less ``c``).
     """
     buffer = np.empty(min(values.size, PART), dtype=np.float64)
+    centre = np.float64(centre)
 
-    def as_float64(part: NDArray) -> NDArray[np.float64]:  # a float32 part is cast into the buffer
-        if part.dtype == np.float64:
+    def shifted(part: NDArray) -> NDArray[np.float64]:  # a float32 or shifted part goes into the buffer
+        if part.dtype == np.float64 and not centre:
             return part
         out = buffer[: part.size]
         out[...] = part
-        return out
+        return np.subtract(out, centre, out=out) if centre else out
 
-    mean = pairwise_sum(values, as_float64) / values.size
+    mean = pairwise_sum(values, shifted) / values.size
 
     def squared_deviations(part: NDArray) -> NDArray[np.float64]:  # computed in float64 (mean is)
-        out = np.subtract(part, mean, out=buffer[: part.size])
+        out = np.subtract(shifted(part), mean, out=buffer[: part.size])
         if deviation_exponent:
             np.ldexp(out, -deviation_exponent, out=out)
         return np.multiply(out, out, out=out)
@@ -110,6 +117,11 @@ def _deviation_exponent(ends: NDArray, exponent: int) -> int:
     return int(np.frexp(spread)[1]) if 0.0 < spread < 2.0**-500 else 0
 
 
+def _middle(ends: NDArray[np.float64]) -> np.float64:
+    """The middle of a class's range (its min and max): halves first, so it cannot overflow."""
+    return ends[0] / 2 + ends[1] / 2
+
+
 def _decidability_scaled(mated: NDArray, nonmated: NDArray, mated_ends: NDArray, nonmated_ends: NDArray) -> float:
     """d' of the scores divided by ``2**e`` (exact; see :func:`power_of_two_exponent`), each
     class's deviations divided by a power of two of their own where their squares would
@@ -118,11 +130,17 @@ def _decidability_scaled(mated: NDArray, nonmated: NDArray, mated_ends: NDArray,
     k_mated, k_nonmated = _deviation_exponent(mated_ends, exponent), _deviation_exponent(nonmated_ends, exponent)
     if exponent:
         mated, nonmated = np.ldexp(mated, -exponent), np.ldexp(nonmated, -exponent)
-    mean_mated, var_mated = _mean_and_variance(mated, k_mated)
-    mean_nonmated, var_nonmated = _mean_and_variance(nonmated, k_nonmated)
+    # each class's deviations about the middle of its range: exact for scores a few ulps apart
+    # (np.mean rounds their mean onto one of them, and the gap of the means or a spread is lost)
+    centre_mated, centre_nonmated = (_middle(np.ldexp(np.asarray(ends, dtype=np.float64), -exponent))
+                                     for ends in (mated_ends, nonmated_ends))
+    offset_mated, var_mated = _mean_and_variance(mated, k_mated, centre_mated)
+    offset_nonmated, var_nonmated = _mean_and_variance(nonmated, k_nonmated, centre_nonmated)
     # spread = (var_m 4^k_m + var_n 4^k_n) / 2, in units of 4^top (a constant class adds nothing)
     top = max((k for k, var in ((k_mated, var_mated), (k_nonmated, var_nonmated)) if var > 0), default=0)
     spread = (np.ldexp(var_mated, 2 * (k_mated - top)) + np.ldexp(var_nonmated, 2 * (k_nonmated - top))) / 2
     if spread == 0.0:
         raise ValueError("decidability is undefined: mated and nonmated both have zero variance")
-    return float(np.ldexp(abs(mean_mated - mean_nonmated) / np.sqrt(spread), -top))
+    gap = (centre_mated - centre_nonmated) + (offset_mated - offset_nonmated)
+    with np.errstate(over="ignore"):  # a d' beyond the largest float (1e308 against 0 and 1) is inf
+        return float(np.ldexp(abs(gap) / np.sqrt(spread), -top))

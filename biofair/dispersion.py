@@ -13,7 +13,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, ZeroRate
-from biofair._validation import as_rates, as_threshold, check_alpha
+from biofair._validation import as_rates, as_threshold, check_alpha, power_of_two_scaled
 from biofair.exceptions import UndefinedRateWarning
 from biofair.groups import GroupRates, ScoresByGroup, _group_rates, _pooled_threshold, scores_by_group
 
@@ -49,6 +49,12 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
     biofair.inequity : The worst group's rate over the geometric mean.
     biofair.outcome_fairness : GARBE of FMR and FNMR at one threshold.
 
+    Notes
+    -----
+    Rates below 2^-500 are first scaled by the power of two that brings the largest into
+    [0.5, 1): exact, and G does not depend on scale, so subnormal rates (5e-324 and 0) keep
+    a non-zero mean and all their digits.
+
     References
     ----------
     J. J. Howard, Y. B. Sirotin and A. R. Vemury, "The Effect of Broad and Specific
@@ -64,7 +70,7 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
     >>> bf.garbe([0.0, 0.0, 0.3])
     1.0
     """
-    values = _per_group(rates)
+    (values,) = power_of_two_scaled(_per_group(rates))  # exact; G does not depend on scale
     k = values.size
     mean = values.mean()
     if mean == 0.0:

@@ -7,6 +7,8 @@ reference group. Read more in the chapter "Measure bias over subsets" (``noteboo
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
@@ -15,7 +17,7 @@ from scipy import stats
 from biofair._counts import error_counts_sorted, tmr_sorted
 from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed, SubsetMetric
-from biofair._validation import as_count, as_rng, as_scores
+from biofair._validation import as_count, as_rng, as_scores, power_of_two_scaled
 from biofair.equal_error_rate import _eer_from_counts
 from biofair.groups import scores_by_group
 
@@ -25,6 +27,33 @@ def _pair(a: ArrayLike, b: ArrayLike, *, same_length: bool = False) -> tuple[NDA
     if same_length and a.size != b.size:
         raise ValueError(f"a and b must pair value by value; got {a.size} and {b.size} values")
     return a, b
+
+
+def _centred_moments(values: NDArray[np.float64]) -> tuple[float, float, float]:
+    """``(centre, offset, std)``: the mean is ``centre + offset``, ``std`` the sample standard
+    deviation (``ddof=1``). Deviations are taken about the middle of the values' range (exact
+    for values a few ulps apart, which ``np.mean`` rounds onto one of them) and scaled by a
+    power of two of their own before they are squared (they do not underflow)."""
+    centre = values.min() / 2 + values.max() / 2
+    shifted = values - centre
+    offset = shifted.mean()
+    deviations = shifted - offset
+    largest = float(np.abs(deviations).max())
+    if largest == 0.0:
+        return float(centre), float(offset), 0.0
+    exponent = int(np.frexp(largest)[1])
+    scaled = np.ldexp(deviations, -exponent)
+    return float(centre), float(offset), float(np.ldexp(np.sqrt(scaled @ scaled / (values.size - 1)), exponent))
+
+
+def _gap_and_spreads(a: NDArray, b: NDArray) -> tuple[float, float, float]:
+    """``mean_a - mean_b`` and the two sample standard deviations, of the values scaled by one
+    power of two where they lie outside [2^-500, 2^500] (N-Sigma and the T-test do not depend
+    on scale; squares of values near ±1.8e308 overflowed)."""
+    a, b = power_of_two_scaled(a, b)
+    centre_a, offset_a, std_a = _centred_moments(a)
+    centre_b, offset_b, std_b = _centred_moments(b)
+    return (centre_a - centre_b) + (offset_a - offset_b), std_a, std_b
 
 
 def n_sigma(a: ArrayLike, b: ArrayLike) -> float:
@@ -49,6 +78,12 @@ def n_sigma(a: ArrayLike, b: ArrayLike) -> float:
     biofair.welch_similarity : The Welch T-test p-value of the same sets.
     biofair.subset_bias : N-Sigma of every group against a reference.
 
+    Notes
+    -----
+    Each set's mean and spread are read about the middle of its own range, at one power of two
+    of scale (exact): values a few ulps apart, subnormal values and values near ±1.8e308 give
+    the value of the exact formula, not 0, ``inf`` or NaN.
+
     References
     ----------
     "Measuring Bias in AI Models: A Statistical Approach Introducing N-Sigma" (its N-Sigma
@@ -65,11 +100,11 @@ def n_sigma(a: ArrayLike, b: ArrayLike) -> float:
     a, b = _pair(a, b)
     if a.size < 2 or b.size < 2:
         raise ValueError("n_sigma needs at least two values per set (a sample standard deviation)")
-    gap = abs(a.mean() - b.mean())
-    spread = np.sqrt(a.var(ddof=1) + b.var(ddof=1))
+    gap, std_a, std_b = _gap_and_spreads(a, b)
+    spread = math.hypot(std_a, std_b)
     if spread == 0.0:
         return 0.0 if gap == 0.0 else float("inf")
-    return float(gap / spread)
+    return abs(gap) / spread
 
 
 def welch_similarity(a: ArrayLike, b: ArrayLike) -> float:
@@ -94,6 +129,13 @@ def welch_similarity(a: ArrayLike, b: ArrayLike) -> float:
     biofair.subset_bias : The similarity of every group to a reference (``scipy.stats.ttest_ind``
         with ``equal_var=False``).
 
+    Notes
+    -----
+    Each set's mean and spread are read about the middle of its own range, at one power of two
+    of scale (exact): values a few ulps apart, subnormal values and values near ±1.8e308 give
+    the p-value of the exact t and degrees of freedom (``scipy.stats.ttest_ind_from_stats``),
+    not 1, 0 or NaN, and no RuntimeWarning.
+
     References
     ----------
     "Measuring Bias in AI Models: A Statistical Approach Introducing N-Sigma" (the T-test
@@ -109,9 +151,13 @@ def welch_similarity(a: ArrayLike, b: ArrayLike) -> float:
     a, b = _pair(a, b)
     if a.size < 2 or b.size < 2:
         raise ValueError("welch_similarity needs at least two values per set")
-    if a.var() == 0.0 and b.var() == 0.0:
-        return 1.0 if a.mean() == b.mean() else 0.0
-    return float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    gap, std_a, std_b = _gap_and_spreads(a, b)
+    if std_a == 0.0 and std_b == 0.0:
+        return 1.0 if gap == 0.0 else 0.0
+    exponent = int(np.frexp(max(std_a, std_b))[1])  # the larger spread in [0.5, 1): no overflow
+    with np.errstate(over="ignore"):  # a gap beyond the float range over the spread: t = inf, p = 0
+        gap, std_a, std_b = (float(np.ldexp(x, -exponent)) for x in (gap, std_a, std_b))
+    return float(stats.ttest_ind_from_stats(gap, std_a, a.size, 0.0, std_b, b.size, equal_var=False).pvalue)
 
 
 def statistical_parity(a: ArrayLike, b: ArrayLike) -> float:
