@@ -43,7 +43,8 @@ def _centred_moments(values: NDArray[np.float64]) -> tuple[float, float, float]:
         return float(centre), float(offset), 0.0
     exponent = int(np.frexp(largest)[1])
     scaled = np.ldexp(deviations, -exponent)
-    return float(centre), float(offset), float(np.ldexp(np.sqrt(scaled @ scaled / (values.size - 1)), exponent))
+    # np.sum (pairwise, in a fixed order), not a dot product, whose order can follow memory alignment
+    return float(centre), float(offset), float(np.ldexp(np.sqrt(np.sum(scaled * scaled) / (values.size - 1)), exponent))
 
 
 def _gap_and_spreads(a: NDArray, b: NDArray) -> tuple[float, float, float]:
