@@ -509,11 +509,15 @@ def fit_logistic_calibration(
         gradient = design.T @ (weight * (posterior - label))
         hessian = (design * (weight * posterior * (1 - posterior))[:, None]).T @ design
         step = np.linalg.solve(hessian, gradient)
-        size = 1.0
-        while (new := loss(theta - size * step)) > current and size > 1e-10:
+        # Halve the step while it raises the loss by more than the rounding of its sum: near the
+        # optimum the loss moves with the square of the error, so a last step of 5e-9 changes it
+        # by less than its rounding, and was halved away or taken depending on the CPU's rounding
+        # (the fit then stopped 1e-8 off on one machine and exact on another).
+        size, slack = 1.0, 1e-13 * abs(current)
+        while (new := loss(theta - size * step)) > current + slack and size > 1e-10:
             size /= 2
         theta, previous, current = theta - size * step, current, new
-        if np.abs(size * step).max() < 1e-12 or previous - current < 1e-15 * max(1.0, current):
+        if np.abs(size * step).max() < 1e-10 or not current < previous:  # the error left: about its square
             break
     else:
         raise ValueError(f"the logistic calibration did not converge in {max_iter} Newton steps")
