@@ -51,7 +51,7 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
 
     Notes
     -----
-    Rates below 2^-500 are first scaled by the power of two that brings the largest into
+    Rates below ``2**-500`` (3e-151) are first scaled by the power of two that brings the largest into
     [0.5, 1): exact, and G does not depend on scale, so subnormal rates (5e-324 and 0) keep
     a non-zero mean and all their digits.
 

@@ -15,6 +15,7 @@ import pytest
 from scipy import stats
 
 import biofair as bf
+from exact import exact_decidability, exact_sqrt
 
 ULP = np.nextafter(0.5, 1.0)  # 0.5 and one ulp
 
@@ -62,25 +63,16 @@ def _exact_moments(a, b):
     return abs(mean_a - mean_b), var_a, var_b, len(a), len(b)
 
 
-def _sqrt(ratio: Fraction) -> float:
-    """The square root of a positive Fraction, rounded only at the end (inf beyond the float range)."""
-    half = (ratio.numerator.bit_length() - ratio.denominator.bit_length()) // 2
-    try:
-        return math.ldexp(math.sqrt(ratio / Fraction(2) ** (2 * half)), half)
-    except OverflowError:
-        return math.inf
-
-
 def exact_n_sigma(a, b) -> float:
     gap, var_a, var_b, _, _ = _exact_moments(a, b)
-    return _sqrt(gap**2 / (var_a + var_b))
+    return exact_sqrt(gap**2 / (var_a + var_b))
 
 
 def exact_welch(a, b) -> float:
     gap, var_a, var_b, n_a, n_b = _exact_moments(a, b)
     se = var_a / n_a + var_b / n_b
     df = se**2 / ((var_a / n_a) ** 2 / (n_a - 1) + (var_b / n_b) ** 2 / (n_b - 1))
-    return float(2 * stats.t.sf(_sqrt(gap**2 / se), float(df)))
+    return float(2 * stats.t.sf(exact_sqrt(gap**2 / se), float(df)))
 
 
 BIG = 1e308
@@ -104,15 +96,6 @@ def test_n_sigma_and_welch_similarity_of_extreme_and_close_values(a, b):
         warnings.simplefilter("error", RuntimeWarning)
         assert bf.n_sigma(a, b) == pytest.approx(exact_n_sigma(a, b), rel=1e-13, abs=0)
         assert bf.welch_similarity(a, b) == pytest.approx(exact_welch(a, b), rel=1e-10, abs=0)
-
-
-def exact_decidability(mated, nonmated) -> float:
-    """d' of the float scores in exact rational arithmetic, rounded only by the final square root."""
-    mated, nonmated = [Fraction(float(x)) for x in mated], [Fraction(float(x)) for x in nonmated]
-    mean_m, mean_n = sum(mated) / len(mated), sum(nonmated) / len(nonmated)
-    spread = (sum((x - mean_m) ** 2 for x in mated) / len(mated)
-              + sum((x - mean_n) ** 2 for x in nonmated) / len(nonmated)) / 2
-    return _sqrt((mean_m - mean_n) ** 2 / spread)
 
 
 _ULPS_APART = [

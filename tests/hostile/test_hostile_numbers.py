@@ -8,22 +8,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from fractions import Fraction
 
 import numpy as np
 import pytest
 
 import biofair as bf
-
-
-def exact_decidability(mated, nonmated) -> float:
-    """d' of the float scores in exact rational arithmetic, rounded only by the final square root."""
-    mean_m, mean_n = sum(map(Fraction, mated)) / len(mated), sum(map(Fraction, nonmated)) / len(nonmated)
-    spread = (sum((Fraction(x) - mean_m) ** 2 for x in mated) / len(mated)
-              + sum((Fraction(x) - mean_n) ** 2 for x in nonmated) / len(nonmated)) / 2
-    squared = (mean_m - mean_n) ** 2 / spread
-    half = (squared.numerator.bit_length() - squared.denominator.bit_length()) // 2
-    return math.ldexp(math.sqrt(squared / Fraction(2) ** (2 * half)), half)
+from exact import exact_decidability
 
 
 @pytest.mark.parametrize(("mated", "nonmated"), [
