@@ -27,6 +27,7 @@ from biofair._validation import (
     power_of_two_exponent,
     power_of_two_scaled,
 )
+from biofair.decidability import _mean_and_variance, _middle
 from biofair.exceptions import SchemaError
 from biofair.groups import ScoresByGroup, scores_by_group
 
@@ -558,16 +559,23 @@ def _share_beyond(values: NDArray, kind: ScoreKind, n_std: float) -> float:
     """The share of ascending ``values`` beyond ``mu + N·sigma`` (non-mated) or ``mu - N·sigma``
     (mated): ``mean(sign·(v - mu) > N·sigma)``, ``sign = +1`` or ``-1``.
 
-    ``sign·(v - mu)`` is monotone in ``v`` (rounding keeps the order), so on sorted scores the
-    comparison changes once and a bisection finds where, in O(log n) instead of O(n).
+    ``mu`` and ``sigma`` are summed about the middle ``c`` of the range, as d' sums them
+    (:func:`biofair.decidability`): ``v - mu = (v - c) - mean(v - c)``. Scores a few ulps apart
+    keep their spread, which a mean rounded onto one of them loses, and a constant group has
+    ``v - mu = 0`` exactly, so none of its scores lies beyond (with ``np.mean``, 11 copies of
+    0.6342052851328924 were all beyond at N = 0.5). ``sign·(v - mu)`` is monotone in ``v``
+    (rounding keeps the order), so on sorted scores the comparison changes once and a bisection
+    finds where, in O(log n) instead of O(n).
     """
     if power_of_two_exponent(values[[0, -1]]):  # the extremes set the scale
         (values,) = power_of_two_scaled(values)  # exact; no overflow near ±1.8e308
     sign = 1.0 if kind == "nonmated" else -1.0
-    mean, limit = values.mean(), n_std * values.std()
+    centre = _middle(values[[0, -1]].astype(np.float64))
+    offset, variance = _mean_and_variance(values, centre=centre)
+    limit = n_std * np.sqrt(variance)
 
     def beyond(i: int) -> bool:
-        return bool(sign * (values[i] - mean) > limit)
+        return bool(sign * ((values[i] - centre) - offset) > limit)
 
     n = values.size
     if kind == "nonmated":  # the scores beyond are the last ones: count from the first

@@ -256,39 +256,53 @@ def comprehensive_equity_index(
 
 
 def _moments_part(part: pd.DataFrame, index: int, census: Census, kind: str) -> NDArray[np.float64]:
-    """Per group: count, mean and sum of squared deviations from the mean (3 x groups)."""
+    """Per group: count, a reference score ``r``, the mean of ``v - r`` and the sum of squared
+    deviations from that mean (4 x groups).
+
+    ``r`` is one of the group's scores, so a constant group has deviations of exactly 0 (its
+    mean, summed directly, can round an ulp off its score, and the ulp became a spread).
+    """
     values, group = _one_class(part, census, kind)
     keep = group >= 0
     values, group = values[keep], group[keep]
     size = len(census.names)
+    reference = np.zeros(size)
+    reference[group] = values  # one of each group's scores (whichever is written last)
+    shifted = values - reference[group]
     n = np.bincount(group, minlength=size).astype(np.float64)
-    mean = np.bincount(group, values, minlength=size) / np.maximum(n, 1)
-    deviation = values - mean[group]
-    return np.stack([n, mean, np.bincount(group, deviation * deviation, minlength=size)])
+    offset = np.bincount(group, shifted, minlength=size) / np.maximum(n, 1)
+    deviation = shifted - offset[group]
+    return np.stack([n, reference, offset, np.bincount(group, deviation * deviation, minlength=size)])
 
 
-def _merged_moments(parts: list[NDArray]) -> tuple[NDArray, NDArray]:
-    """Mean and (population) standard deviation per group from per-partition moments."""
-    n, mean, squares = np.zeros_like(parts[0])
-    for n_b, mean_b, squares_b in parts:
+def _merged_moments(parts: list[NDArray]) -> tuple[NDArray, NDArray, NDArray]:
+    """Per group: a reference score ``r`` (the first partition's with any of the group), the
+    mean of ``v - r`` and the (population) standard deviation, from per-partition moments
+    (Chan et al.'s pairwise update). Scores a few ulps apart keep their spread and a constant
+    group has none, as in memory."""
+    n = np.zeros_like(parts[0][0])
+    reference, offset, squares = np.zeros_like(n), np.zeros_like(n), np.zeros_like(n)
+    for n_b, reference_b, offset_b, squares_b in parts:
+        reference = np.where(n > 0, reference, reference_b)
         total = n + n_b
-        delta = mean_b - mean
+        # b's mean less the running one (0 where b has none of the group: no inf · 0 below)
+        delta = np.where(n_b > 0, (reference_b - reference) + offset_b - offset, 0.0)
         share = np.divide(n_b, total, out=np.zeros_like(total), where=total > 0)
-        mean = mean + delta * share
+        offset = offset + delta * share
         squares = squares + squares_b + delta * delta * n * share
         n = total
-    return mean, np.sqrt(squares / n)
+    return reference, offset, np.sqrt(squares / n)
 
 
-def _beyond_part(part: pd.DataFrame, index: int, census: Census, kind: str, mean: NDArray,
-                 std: NDArray, n_std: float) -> NDArray[np.int64]:
-    """Per group: scores more than ``n_std`` standard deviations beyond the mean, towards the
-    class's error tail."""
+def _beyond_part(part: pd.DataFrame, index: int, census: Census, kind: str, reference: NDArray,
+                 offset: NDArray, std: NDArray, n_std: float) -> NDArray[np.int64]:
+    """Per group: scores more than ``n_std`` standard deviations beyond the mean
+    (``reference + offset``), towards the class's error tail."""
     values, group = _one_class(part, census, kind)
     keep = group >= 0
     values, group = values[keep], group[keep]
     sign = 1.0 if kind == "nonmated" else -1.0
-    beyond = sign * (values - mean[group]) > n_std * std[group]
+    beyond = sign * ((values - reference[group]) - offset[group]) > n_std * std[group]
     return np.bincount(group[beyond], minlength=len(census.names))
 
 
@@ -324,9 +338,10 @@ def automatic_comprehensive_equity_index(
     Notes
     -----
     Five passes: merged moments per group, the counts beyond ``mu ± N·sigma``, then CEI's
-    three. Each group's mean and standard deviation are merged from partitions, so they
-    can differ from NumPy's in the last bits: the result equals the in-memory one unless a
-    score lies within that rounding of ``mu ± N·sigma``.
+    three. Each group's mean and standard deviation are merged from partitions, about one of
+    its scores, so they can differ from the in-memory ones in the last bits of the group's
+    spread: the result equals the in-memory one unless a score lies within that rounding of
+    ``mu ± N·sigma``.
 
     References
     ----------
@@ -351,8 +366,8 @@ def automatic_comprehensive_equity_index(
     bins = check_bins(bins)
     data = partitioned(scores, by=by)
     frame, census_ = data
-    mean, std = _merged_moments(_on_partitions(frame, _moments_part, census_, kind, columns=_needed(census_)))
-    counts = _on_partitions(frame, _beyond_part, census_, kind, mean, std, n_std, columns=_needed(census_),
+    moments = _merged_moments(_on_partitions(frame, _moments_part, census_, kind, columns=_needed(census_)))
+    counts = _on_partitions(frame, _beyond_part, census_, kind, *moments, n_std, columns=_needed(census_),
                             total=True)
     sizes = census_.n_mated if kind == "mated" else census_.n_nonmated
     percentiles, parameters = _automatic_parameters(census_.names, counts / sizes, kind=kind,

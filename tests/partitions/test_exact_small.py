@@ -25,6 +25,7 @@ from biofair.groups import _factorize_categories  # noqa: E402
 from biofair.partitions.census import _add, _locating_bins, _SparseCounts  # noqa: E402
 from biofair.partitions.thresholds import _at_or_below  # noqa: E402
 from biofair.partitions.distribution_fairness import _percentile_between, _percentile_rank  # noqa: E402
+from exact import exact_beyond  # noqa: E402
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -184,6 +185,23 @@ def test_cei_and_automatic_cei_equal_the_in_memory_functions(seed, parts, decima
                        for module in (bp, bf))
     assert found.parameters == expected.parameters
     assert (found.normal, found.extreme) == (expected.normal, expected.extreme)
+
+
+@pytest.mark.parametrize("n_std", [0.5, 1.0])
+def test_automatic_cei_of_scores_a_few_ulps_apart_splits_where_exact_arithmetic_does(n_std):
+    """Group a's mated scores are 0.5 + k ulps, k in 0..3: merged from partitions about one of
+    its scores, mu - N·sigma splits them as exact arithmetic does, in memory and out of core
+    alike: 48.75 % beyond mu - 0.5 sigma and 21.5 % beyond mu - sigma. With means summed
+    directly, out of core put 0 % beyond both (in memory 21.5 % and 0 %)."""
+    rng = np.random.default_rng(1)
+    close = 0.5 + rng.integers(0, 4, 400) * np.spacing(0.5)
+    scores = pd.DataFrame({"score": np.r_[close, rng.random(1200)], "group": np.repeat(["a", "b", "a", "b"], 400),
+                           "mated": np.repeat([True, True, False, False], 400)}).sample(frac=1, random_state=0)
+    beyond, _ = exact_beyond(close, "mated", n_std)
+    for found in (bp.automatic_comprehensive_equity_index(frame(scores, 4), n_std=n_std, bins=20),
+                  bf.automatic_comprehensive_equity_index(scores, n_std=n_std, bins=20)):
+        assert found.parameters["percentiles"]["a"] == 100.0 * (1.0 - sum(beyond) / len(beyond))
+    assert 0 < sum(beyond) < len(beyond)
 
 
 @SETTINGS

@@ -9,14 +9,14 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import biofair as bf
 from biofair._thresholds import threshold_at_fmr_runs, threshold_at_fmr_sorted
-from biofair._validation import power_of_two_scaled
 from biofair.distribution_fairness import _share_beyond, _sorted_percentile
 from biofair.groups import _factorized, _split_by_key
+from exact import exact_beyond
 
 # Few distinct values (ties), float32 values, signed zeros, subnormals and the float range's ends.
 _SPECIAL = [0.0, -0.0, 5e-324, -5e-324, 1e-310, 1.7e308, -1.7e308, 0.5, 0.5, 1.0, -1.0]
@@ -75,13 +75,29 @@ def test_percentile_between_the_float_ranges_ends_lies_between_them():
 @settings(max_examples=300, deadline=None)
 @given(st.lists(scores, min_size=1, max_size=60), st.sampled_from(["mated", "nonmated"]),
        st.sampled_from([0.5, 1.0, 2.0, 3.0]))
-def test_share_beyond_by_bisection_equals_the_share_counted_over_all_scores(values, kind, n_std):
+def test_share_beyond_by_bisection_equals_the_exact_share(values, kind, n_std):
+    """The bisection against exact arithmetic, wherever no score lies within rounding
+    (1e-9 of the range) of the limit, where float arithmetic cannot decide."""
     ascending = np.sort(np.array(values, dtype=np.float64))
-    (scaled,) = power_of_two_scaled(ascending)
-    sign = 1.0 if kind == "nonmated" else -1.0
-    with np.errstate(invalid="ignore", over="ignore"):
-        expected = np.mean(sign * (scaled - scaled.mean()) > n_std * scaled.std())
-        assert _share_beyond(ascending, kind, n_std) == expected
+    beyond, margins = exact_beyond(list(ascending), kind, n_std)
+    span = Fraction(float(ascending[-1])) - Fraction(float(ascending[0]))
+    assume(all(abs(margin) > span / 10**9 for margin in margins))
+    assert _share_beyond(ascending, kind, n_std) == sum(beyond) / len(beyond)
+
+
+@pytest.mark.parametrize("kind", ["mated", "nonmated"])
+@pytest.mark.parametrize("n_std", [0.5, 1.0, 3.0])
+def test_share_beyond_of_scores_a_few_ulps_apart_equals_that_of_their_ulp_counts(kind, n_std):
+    """Scores 0.5 + k ulps, k in 0..3, and k itself have the same share beyond (mu ± N·sigma
+    shifts and scales with the scores, exactly here); with np.mean the mean rounded onto a
+    score and 0 of them lay beyond mu - sigma, not 25.8 %. A constant group has none beyond:
+    with np.mean 11 copies of 0.6342052851328924 were all beyond mu + 0.5 sigma."""
+    counts = np.sort(np.random.default_rng(0).integers(0, 4, 1000)).astype(np.float64)
+    close = 0.5 + counts * np.spacing(0.5)
+    assert _share_beyond(close, kind, n_std) == _share_beyond(counts, kind, n_std)
+    beyond, _ = exact_beyond(list(counts), kind, n_std)
+    assert _share_beyond(counts, kind, n_std) == sum(beyond) / len(beyond)
+    assert _share_beyond(np.full(11, 0.6342052851328924), kind, n_std) == 0.0
 
 
 @settings(max_examples=40, deadline=None)
