@@ -424,10 +424,17 @@ def test_a_run_killed_at_a_random_moment_leaves_outdir_absent_or_complete(signum
     run.send_signal(signum)
     out, err = run.communicate(timeout=120)
     if output.exists():  # finished first: complete
-        assert run.returncode == 0, err
         assert sorted(p.name for p in output.iterdir()) == sorted(cli._OUTPUTS)
         json.loads((output / "summary.json").read_text())
         assert (output / "report.html").read_text().rstrip().endswith("</html>")
+        if run.returncode == -signal.SIGKILL:
+            # SIGINT is ignored from the last rename on; SIGKILL cannot be, and can land between
+            # the rename and the exit (seen once in a fresh-clone run on a loaded machine): the
+            # work folder may be left beside the complete report
+            assert signum == signal.SIGKILL
+            shutil.rmtree(work_folder(output), ignore_errors=True)
+        else:
+            assert run.returncode == 0, err
     elif signum == signal.SIGKILL:
         assert run.returncode == -signal.SIGKILL
         folder = cli._OutputFolder(output)  # the next run removes what the killed one left
