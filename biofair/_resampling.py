@@ -60,6 +60,18 @@ class Sample:
         if cluster is not None:
             if self.table is None or cluster not in self.table.columns:
                 raise ValueError(f"unit='subject' needs a score table with a {cluster!r} column")
+            missing = int(self.table[cluster].isna().sum())
+            if missing:  # pd.factorize would code them -1: rows of the last cluster
+                raise ValueError(
+                    f"unit='subject' needs a subject in every row: column {cluster!r} has {missing} missing "
+                    "values; fill them (a subject each) or use unit='pair'"
+                )
+            subjects = pd.unique(self.table[cluster])
+            if subjects.size < 2:
+                raise ValueError(
+                    f"unit='subject' needs at least 2 subjects: column {cluster!r} holds only {subjects[0]!r}, "
+                    "so every resample would repeat the data (an interval of width 0); use unit='pair'"
+                )
             labels = self.table[cluster] if self.strata is None else [self.strata, self.table[cluster]]
             # a subject's comparisons in two strata are two clusters, each drawn among its stratum's
             self.clusters = pd.factorize(pd.MultiIndex.from_arrays(labels) if self.strata is not None
