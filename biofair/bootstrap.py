@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._resampling import (
@@ -313,6 +314,32 @@ def bootstrap(
     return BootstrapResult(estimate, low, high, confidence, n_resamples, unit, method, replicates)
 
 
+#: Columns that name a trial: two systems scored on one trial list agree on them, row by row.
+_TRIAL_COLUMNS = ("reference_subject", "probe_subject", "reference_id", "probe_id")
+
+
+def _check_same_trials(a: Sample, b: Sample, clusters: list[str]) -> None:
+    """Raise unless ``a`` and ``b`` hold the same trials in the same order: as many rows, the
+    same labels, and the same values in the cluster column and the trial columns both tables have."""
+    problem = None
+    if len(a) != len(b):
+        problem = f"got {len(a)} and {len(b)} rows"
+    elif not np.array_equal(a.mated, b.mated):
+        problem = f"{int(np.sum(a.mated != b.mated))} rows are mated in one and non-mated in the other"
+    elif a.table is not None and b.table is not None:
+        shared = [c for c in dict.fromkeys([*clusters, *_TRIAL_COLUMNS]) if c in a.table.columns and c in b.table.columns]
+        for column in shared:
+            left, right = a.table[column].to_numpy(dtype=object), b.table[column].to_numpy(dtype=object)
+            differ = (left != right) & ~(pd.isna(left) & pd.isna(right))
+            if differ.any():
+                row = int(differ.argmax())
+                problem = (f"column {column!r} differs in {int(differ.sum())} rows (first at position {row}: "
+                           f"{left[row]!r} vs {right[row]!r}); order both tables the same way")
+                break
+    if problem is not None:
+        raise ValueError(f"scores_a and scores_b must hold the same trials in the same order: {problem}")
+
+
 def paired_bootstrap(
     statistic: Callable[..., float],
     scores_a: Scores,
@@ -340,7 +367,9 @@ def paired_bootstrap(
     scores_a : pandas.DataFrame or (mated, nonmated)
         System A's scores.
     scores_b : pandas.DataFrame or (mated, nonmated)
-        System B's scores, row by row for the same trials (same length and labels).
+        System B's scores, row by row for the same trials: same length and labels, and, for
+        tables, the same values in every column of ``reference_subject``, ``probe_subject``,
+        ``reference_id``, ``probe_id`` (and ``cluster`` for ``unit="subject"``) that both have.
     args : tuple, default ()
         Further positional arguments of the statistic.
     data : {"arrays", "table"}, default "arrays"
@@ -390,11 +419,7 @@ def paired_bootstrap(
     rng = as_rng(rng)
     clusters = cluster if unit == "subject" else None
     a, b = Sample(scores_a, data=data, cluster=clusters), Sample(scores_b, data=data, cluster=clusters)
-    if len(a) != len(b) or not np.array_equal(a.mated, b.mated):
-        raise ValueError(
-            "scores_a and scores_b must hold the same trials in the same order "
-            f"(got {len(a)} and {len(b)} rows, labels {'equal' if np.array_equal(a.mated, b.mated) else 'different'})"
-        )
+    _check_same_trials(a, b, [cluster] if unit == "subject" else [])
     difference = a.evaluate(statistic, args) - b.evaluate(statistic, args)
 
     def differences(plan, total: int | None, desc: str) -> NDArray:
