@@ -451,9 +451,11 @@ def ranking_flips(
     comparisons : mapping of str to PairedResult
         Paired differences ``m(A) - m(B)`` by metric name.
     higher_is_better : mapping of str to bool, optional
-        Orientation of each metric (False for EER, minDCF, FNMR). By default every metric
+        Orientation of each metric (False for EER, minDCF, FNMR), keyed by names of
+        ``comparisons`` (another name is an error, not ignored). By default every metric
         is taken as higher-is-better, so a flip is two significant differences of opposite
-        sign (the specification's rule).
+        sign (the specification's rule). The sign of a significant difference is the side
+        of 0 its interval lies on.
 
     Returns
     -------
@@ -479,9 +481,18 @@ def ranking_flips(
     >>> bf.ranking_flips({"roc_auc": auc, "tmr_at_fmr": tmr})
     [('tmr_at_fmr', 'roc_auc')]
     """
-    orientation = higher_is_better or {}
-    prefers_a = {
-        name: (result.difference > 0) == orientation.get(name, True)
+    orientation = dict(higher_is_better or {})
+    unknown = [name for name in orientation if name not in comparisons]
+    if unknown:
+        raise ValueError(
+            f"higher_is_better names metrics that were not compared: {unknown}; "
+            f"the comparisons are {list(comparisons)}"
+        )
+    not_bool = {name: value for name, value in orientation.items() if not isinstance(value, (bool, np.bool_))}
+    if not_bool:
+        raise TypeError(f"higher_is_better must map each metric to True or False, got {not_bool}")
+    prefers_a = {  # the side of 0 the interval lies on (the estimate itself may lie outside it)
+        name: bool(result.low > 0) == bool(orientation.get(name, True))
         for name, result in comparisons.items()
         if result.significant
     }

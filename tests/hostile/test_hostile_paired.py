@@ -1,11 +1,12 @@
-"""Hostile inputs to the bootstrap's subject clusters and ``paired_bootstrap``: two systems that
-are not row by row the same trials, a single subject and subjects missing are refused
-instead of giving an interval."""
+"""Hostile inputs to the bootstrap's subject clusters, ``paired_bootstrap`` and ``ranking_flips``:
+two systems that are not row by row the same trials, a single subject, subjects missing,
+and orientations that name no compared metric are refused instead of giving an interval."""
 
 from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -75,3 +76,29 @@ def test_missing_subjects_are_refused(resampler):
                "fill them (a subject each) or use unit='pair'")
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         BOTH_RESAMPLERS[resampler](table, unit="subject", cluster="speaker")
+
+
+def paired(difference: float, low: float, high: float) -> bf.PairedResult:
+    return bf.PairedResult(difference, low, high, 0.5, 0.95, 10, "pair", "percentile", np.zeros(10))
+
+
+def test_a_flip_reads_the_side_of_its_interval():
+    """x's interval [0.01, 0.02] says A is better, y's [-0.02, -0.005] says B is: a flip. The
+    sign was read from the estimates, and x's estimate 0 (outside its percentile interval)
+    counted as 'B is better': no flip reported."""
+    comparisons = {"x": paired(0.0, 0.01, 0.02), "y": paired(-0.01, -0.02, -0.005)}
+    assert bf.ranking_flips(comparisons) == [("x", "y")]
+    assert bf.ranking_flips(comparisons, higher_is_better={"y": False}) == []
+
+
+@pytest.mark.parametrize("orientation, error, message", [
+    ({"EER": False}, ValueError, "higher_is_better names metrics that were not compared: ['EER']; "
+                                 "the comparisons are ['tmr', 'eer']"),
+    ({"eer": "False"}, TypeError, "higher_is_better must map each metric to True or False, got {'eer': 'False'}"),
+], ids=["unknown name", "text"])
+def test_an_orientation_that_cannot_apply_is_refused(orientation, error, message):
+    """Both were read as 'higher is better' for eer: its significant drop (A better, lower EER)
+    and tmr's rise were reported as the flip [('tmr', 'eer')]."""
+    comparisons = {"tmr": paired(0.05, 0.02, 0.08), "eer": paired(-0.01, -0.02, -0.005)}
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        bf.ranking_flips(comparisons, higher_is_better=orientation)
