@@ -21,7 +21,7 @@ from tqdm import tqdm
 from biofair._typing import By, IntervalMethod, StatisticData, Unit
 from biofair._validation import as_scores, check_choice
 from biofair.exceptions import InsufficientComparisonsWarning
-from biofair.groups import _group_codes
+from biofair.groups import SPACES_SPLIT_WARNING, _group_codes
 from biofair.schema import validate_scores
 
 Scores = pd.DataFrame | tuple[ArrayLike, ArrayLike]
@@ -256,10 +256,14 @@ def interval(
 
 @contextlib.contextmanager
 def resolution_warned_once():
-    """Silence InsufficientComparisonsWarning while replicates are computed: the estimate on
-    all data gave it once; each resample would repeat it (hundreds of times in a report)."""
+    """Silence InsufficientComparisonsWarning, and the warning of group labels that differ
+    only by surrounding spaces, while replicates are computed: the estimate on all data gave
+    them once; each resample would repeat them (hundreds of times in a report). Entering
+    ``catch_warnings`` resets Python's record of warnings already shown, so without this
+    filter a warning repeats once per resample even under the default filters."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+        warnings.filterwarnings("ignore", message=f".*{SPACES_SPLIT_WARNING}", category=UserWarning)
         yield
 
 
