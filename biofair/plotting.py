@@ -181,9 +181,13 @@ def _axes(ax: Axes | None) -> Axes:
 
 def _shown(label: str | None) -> str | None:
     """A legend label drawn as written: ``$`` does not start math text, and a leading ``_``
-    (which matplotlib reads as "leave out of the legend") is kept behind a zero-width space."""
+    (which matplotlib reads as "leave out of the legend") is kept behind a zero-width space.
+    An empty or blank label (a group named ``""`` or ``" "``), which matplotlib leaves out or
+    shows as nothing, is drawn quoted: ``''``."""
     if label is None:
         return None
+    if not str(label).strip():
+        return repr(str(label))
     text = str(label).replace("$", r"\$")
     return "\u200b" + text if text.startswith("_") else text
 

@@ -1,5 +1,6 @@
-"""Group labels that differ only by surrounding spaces are kept as two groups and warned about
-once per computation on the full data, not once more per resample."""
+"""Hostile group labels that are kept as groups: labels that differ only by surrounding spaces
+are warned about once per computation on the full data, not once more per resample; an empty
+or blank label keeps its legend entry."""
 
 from __future__ import annotations
 
@@ -45,3 +46,22 @@ def test_a_permutation_null_warns_about_spaced_labels_once_per_pass(n):
     """Once for the observed value, once for the shuffle plan; it was 2 + n."""
     table = spaced()
     assert spaces_warnings(lambda: bf.permutation_null(cei_mated, table, n_permutations=n, rng=0)) == 2
+
+
+def test_a_group_named_by_an_empty_or_blank_label_keeps_its_legend_entry():
+    """A group named '' was drawn without a legend entry (matplotlib leaves empty labels out),
+    and one named '   ' got an entry without text: the legend read ['A', '   '] for three curves."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from biofair.plotting import plot_det
+
+    _, ax = plt.subplots()
+    try:
+        for label in ["A", "", "   "]:
+            plot_det([2.0, 3.0, 4.0], [0.0, 1.0, 2.5], label=label, ax=ax)
+        assert [text.get_text() for text in ax.get_legend().get_texts()] == ["A", "''", "'   '"]
+    finally:
+        plt.close("all")
