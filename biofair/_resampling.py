@@ -108,14 +108,14 @@ class Sample:
         """The statistic on the rows ``rows`` (all by default): row indices, or (for array
         data) a pair of positions within the mated and within the non-mated scores."""
         if self.data == "table":
-            return float(statistic(self.table.iloc[slice(None) if rows is None else rows], *args))
+            return _number(statistic(self.table.iloc[slice(None) if rows is None else rows], *args))
         if rows is None:
-            return float(statistic(*self.classes(), *args))
+            return _number(statistic(*self.classes(), *args))
         if isinstance(rows, tuple):
             (mated, nonmated), (in_mated, in_nonmated) = self.classes(), rows
-            return float(statistic(mated[in_mated], nonmated[in_nonmated], *args))
+            return _number(statistic(mated[in_mated], nonmated[in_nonmated], *args))
         values, mated = self.values[rows], self.mated[rows]
-        return float(statistic(values[mated], values[~mated], *args))
+        return _number(statistic(values[mated], values[~mated], *args))
 
     def replicates(self, statistic: Callable, args: tuple, plan, *, total: int, desc: str, show: bool | None):
         """The statistic on every resample of a plan, warnings of unresolved targets silenced.
@@ -126,6 +126,17 @@ class Sample:
         """
         with resolution_warned_once():
             return np.array([self.evaluate(statistic, args, rows) for rows in progress(plan, total=total, desc=desc, show=show)])
+
+
+def _number(value) -> float:
+    """A statistic's value as a float, or a TypeError that says what the statistic returned."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"the statistic must return a number, got {type(value).__name__}: wrap it to pick one, "
+            "e.g. lambda mated, nonmated: bf.eer(mated, nonmated).eer"
+        ) from None
 
 
 def check_unit(unit: str) -> str:

@@ -161,6 +161,17 @@ def _check(n_resamples: int, confidence: float, method: str, unit: str) -> None:
     check_unit(unit)
 
 
+def _defined(replicates: NDArray[np.float64], hint: str = "") -> NDArray[np.float64]:
+    """The replicates, if the statistic is defined (not NaN) on every resample."""
+    undefined = int(np.isnan(replicates).sum())
+    if undefined:
+        raise ValueError(
+            f"the statistic is NaN on {undefined} of {replicates.size} resamples, so no interval can be read "
+            f"from them; make it defined on every resample{hint}"
+        )
+    return replicates
+
+
 def _fast_replicates(statistic: Callable, sample: Sample, args: tuple, n_resamples: int,
                      rng: np.random.Generator) -> NDArray[np.float64] | None:
     """The replicates of a statistic that declares the fast-path protocol, else None."""
@@ -256,6 +267,14 @@ def bootstrap(
         When the statistic on all the data warns for a target it cannot resolve; the
         resamples, which have as many comparisons or about as many, do not repeat it.
 
+    Raises
+    ------
+    ValueError
+        When the statistic is NaN on some resample (no interval can be read), or for
+        ``unit="subject"`` when the cluster column has missing values or a single subject.
+    TypeError
+        When the statistic does not return a number.
+
     See Also
     --------
     biofair.paired_bootstrap : The difference of a statistic between two systems.
@@ -310,6 +329,7 @@ def bootstrap(
         return [(sample.replicates(statistic, args, plan, total=None, desc="jackknife", show=progress_bar), None)
                 for plan in jackknife_rows(sample, unit)]
 
+    replicates = _defined(replicates, " (strata= keeps every group in each resample)")
     low, high = interval(replicates, estimate, jackknife, method=method, confidence=confidence)
     return BootstrapResult(estimate, low, high, confidence, n_resamples, unit, method, replicates)
 
@@ -396,6 +416,14 @@ def paired_bootstrap(
         resamples with ``m(A) > m(B)``), and the replicates of the difference. The
         difference is significant when the interval excludes 0.
 
+    Raises
+    ------
+    ValueError
+        When the two systems do not hold the same trials in the same order, when the
+        difference is NaN on some resample, or as :func:`biofair.bootstrap` for the clusters.
+    TypeError
+        When the statistic does not return a number.
+
     See Also
     --------
     biofair.bootstrap : The interval of one system's statistic.
@@ -427,7 +455,7 @@ def paired_bootstrap(
             return np.array([a.evaluate(statistic, args, rows) - b.evaluate(statistic, args, rows)
                              for rows in progress(plan, total=total, desc=desc, show=progress_bar)])
 
-    replicates = differences(resample_rows(a, unit, n_resamples, rng), n_resamples, "paired bootstrap")
+    replicates = _defined(differences(resample_rows(a, unit, n_resamples, rng), n_resamples, "paired bootstrap"))
     low, high = interval(
         replicates, difference,
         lambda: [(differences(plan, None, "jackknife"), None) for plan in jackknife_rows(a, unit)],

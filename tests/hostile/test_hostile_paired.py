@@ -102,3 +102,42 @@ def test_an_orientation_that_cannot_apply_is_refused(orientation, error, message
     comparisons = {"tmr": paired(0.05, 0.02, 0.08), "eer": paired(-0.01, -0.02, -0.005)}
     with pytest.raises(error, match=f"^{re.escape(message)}$"):
         bf.ranking_flips(comparisons, higher_is_better=orientation)
+
+
+def defined_without_repeats(mated, nonmated) -> float:
+    """ROC AUC, undefined (NaN) where a mated score repeats: on the 20 distinct mated scores
+    of the full data it is defined; a resample of 20 keeps them all distinct with
+    probability 20!/20^20 (2e-8), so it is NaN on every one."""
+    return float("nan") if np.unique(mated).size < np.size(mated) else bf.roc_auc(mated, nonmated)
+
+
+NAN_RESAMPLERS = {
+    "bootstrap": (lambda table: bf.bootstrap(defined_without_repeats, table, n_resamples=50, rng=0),
+                  " (strata= keeps every group in each resample)"),
+    "paired_bootstrap": (lambda table: bf.paired_bootstrap(defined_without_repeats, table, table.assign(score=table["score"] ** 3),
+                                                           n_resamples=50, rng=0), ""),
+}
+
+
+@pytest.mark.parametrize("resampler", NAN_RESAMPLERS)
+def test_a_statistic_undefined_on_resamples_gives_no_interval(resampler):
+    """The interval was [nan, nan] without a word, and paired_bootstrap reported p(A > B) = 0.0
+    and 'not significant' from 50 NaN differences."""
+    table = bf.synthetic.gaussian_scores(n_mated=20, n_nonmated=200, rng=0)
+    run, hint = NAN_RESAMPLERS[resampler]
+    message = ("the statistic is NaN on 50 of 50 resamples, so no interval can be read from them; "
+               f"make it defined on every resample{hint}")
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        run(table)
+
+
+@pytest.mark.parametrize("resampler", ["bootstrap", "paired_bootstrap"])
+def test_a_statistic_that_returns_no_number_is_named(resampler):
+    """It was Python's 'float() argument must be a string or a real number, not 'EqualErrorRate''."""
+    table = bf.synthetic.gaussian_scores(n_mated=20, n_nonmated=200, rng=0)
+    run = {"bootstrap": lambda: bf.bootstrap(bf.eer, table, n_resamples=5, rng=0),
+           "paired_bootstrap": lambda: bf.paired_bootstrap(bf.eer, table, table, n_resamples=5, rng=0)}[resampler]
+    message = ("the statistic must return a number, got EqualErrorRate: wrap it to pick one, "
+               "e.g. lambda mated, nonmated: bf.eer(mated, nonmated).eer")
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        run()
