@@ -261,12 +261,6 @@ def bootstrap(
         ``estimate`` (the statistic on all data), the interval ``[low, high]``,
         ``confidence``, ``n_resamples``, ``unit``, ``method`` and the ``replicates``.
 
-    Warns
-    -----
-    InsufficientComparisonsWarning
-        When the statistic on all the data warns for a target it cannot resolve; the
-        resamples, which have as many comparisons or about as many, do not repeat it.
-
     Raises
     ------
     ValueError
@@ -274,6 +268,12 @@ def bootstrap(
         ``unit="subject"`` when the cluster column has missing values or a single subject.
     TypeError
         When the statistic does not return a number.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        When the statistic on all the data warns for a target it cannot resolve; the
+        resamples, which have as many comparisons or about as many, do not repeat it.
 
     See Also
     --------
