@@ -347,7 +347,8 @@ def _check_same_trials(a: Sample, b: Sample, clusters: list[str]) -> None:
     elif not np.array_equal(a.mated, b.mated):
         problem = f"{int(np.sum(a.mated != b.mated))} rows are mated in one and non-mated in the other"
     elif a.table is not None and b.table is not None:
-        shared = [c for c in dict.fromkeys([*clusters, *_TRIAL_COLUMNS]) if c in a.table.columns and c in b.table.columns]
+        columns = dict.fromkeys([*clusters, *_TRIAL_COLUMNS])
+        shared = [c for c in columns if c in a.table.columns and c in b.table.columns]
         for column in shared:
             left, right = a.table[column].to_numpy(dtype=object), b.table[column].to_numpy(dtype=object)
             differ = (left != right) & ~(pd.isna(left) & pd.isna(right))

@@ -286,7 +286,8 @@ def plot_score_distributions(
         ax.hist(values, bins=edges, density=True, histtype="stepfilled", alpha=0.35, color=color)
         ax.hist(values, bins=edges, density=True, histtype="step", color=color, label=label)
     for i, (label, value) in enumerate(marks.items()):
-        ax.axvline(np.ldexp(value, -exponent), color="0.2", linestyle=LINESTYLES[i % len(LINESTYLES)], label=_shown(label))
+        ax.axvline(np.ldexp(value, -exponent), color="0.2", linestyle=LINESTYLES[i % len(LINESTYLES)],
+                   label=_shown(label))
     ax.set_xlabel("score" if exponent == 0 else f"score / 2^{exponent}")
     ax.set_ylabel("density")
     ax.legend(frameon=False)

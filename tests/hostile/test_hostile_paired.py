@@ -15,8 +15,8 @@ from hostile import example
 
 BOTH_RESAMPLERS = {
     "bootstrap": lambda table, **kw: bf.bootstrap(bf.roc_auc, table, n_resamples=20, rng=0, **kw),
-    "paired_bootstrap": lambda table, **kw: bf.paired_bootstrap(bf.roc_auc, table, table.assign(score=2 * table["score"]),
-                                                                n_resamples=20, rng=0, **kw),
+    "paired_bootstrap": lambda table, **kw: bf.paired_bootstrap(
+        bf.roc_auc, table, table.assign(score=2 * table["score"]), n_resamples=20, rng=0, **kw),
 }
 
 
@@ -114,8 +114,8 @@ def defined_without_repeats(mated, nonmated) -> float:
 NAN_RESAMPLERS = {
     "bootstrap": (lambda table: bf.bootstrap(defined_without_repeats, table, n_resamples=50, rng=0),
                   " (strata= keeps every group in each resample)"),
-    "paired_bootstrap": (lambda table: bf.paired_bootstrap(defined_without_repeats, table, table.assign(score=table["score"] ** 3),
-                                                           n_resamples=50, rng=0), ""),
+    "paired_bootstrap": (lambda table: bf.paired_bootstrap(
+        defined_without_repeats, table, table.assign(score=table["score"] ** 3), n_resamples=50, rng=0), ""),
 }
 
 

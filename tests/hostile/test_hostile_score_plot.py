@@ -30,7 +30,8 @@ def step_heights(ax) -> list[float]:
 def test_a_range_of_one_ulp_is_refused_by_name():
     """numpy said 'Too many bins for data range. Cannot create 60 finite-sized bins.'"""
     message = ("mated and nonmated span only [0.5, 0.5000000000000001]: too narrow for 60 equal-width bins at "
-               "float64 precision; pass fewer bins, or subtract a constant (e.g. 0.5) from the scores and the thresholds")
+               "float64 precision; pass fewer bins, or subtract a constant (e.g. 0.5) from the scores and the "
+               "thresholds")
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         plot_score_distributions([np.nextafter(0.5, 1.0)], [0.5])
 
