@@ -21,7 +21,7 @@ from tqdm import tqdm
 from biofair._typing import By, IntervalMethod, StatisticData, Unit
 from biofair._validation import as_scores, check_choice
 from biofair.exceptions import InsufficientComparisonsWarning
-from biofair.groups import _group_codes
+from biofair.groups import SPACES_SPLIT_WARNING, _group_codes
 from biofair.schema import validate_scores
 
 Scores = pd.DataFrame | tuple[ArrayLike, ArrayLike]
@@ -60,6 +60,18 @@ class Sample:
         if cluster is not None:
             if self.table is None or cluster not in self.table.columns:
                 raise ValueError(f"unit='subject' needs a score table with a {cluster!r} column")
+            missing = int(self.table[cluster].isna().sum())
+            if missing:  # pd.factorize would code them -1: rows of the last cluster
+                raise ValueError(
+                    f"unit='subject' needs a subject in every row: column {cluster!r} has {missing} missing "
+                    "values; fill them (a subject each) or use unit='pair'"
+                )
+            subjects = pd.unique(self.table[cluster])
+            if subjects.size < 2:
+                raise ValueError(
+                    f"unit='subject' needs at least 2 subjects: column {cluster!r} holds only {subjects[0]!r}, "
+                    "so every resample would repeat the data (an interval of width 0); use unit='pair'"
+                )
             labels = self.table[cluster] if self.strata is None else [self.strata, self.table[cluster]]
             # a subject's comparisons in two strata are two clusters, each drawn among its stratum's
             self.clusters = pd.factorize(pd.MultiIndex.from_arrays(labels) if self.strata is not None
@@ -96,14 +108,14 @@ class Sample:
         """The statistic on the rows ``rows`` (all by default): row indices, or (for array
         data) a pair of positions within the mated and within the non-mated scores."""
         if self.data == "table":
-            return float(statistic(self.table.iloc[slice(None) if rows is None else rows], *args))
+            return _number(statistic(self.table.iloc[slice(None) if rows is None else rows], *args))
         if rows is None:
-            return float(statistic(*self.classes(), *args))
+            return _number(statistic(*self.classes(), *args))
         if isinstance(rows, tuple):
             (mated, nonmated), (in_mated, in_nonmated) = self.classes(), rows
-            return float(statistic(mated[in_mated], nonmated[in_nonmated], *args))
+            return _number(statistic(mated[in_mated], nonmated[in_nonmated], *args))
         values, mated = self.values[rows], self.mated[rows]
-        return float(statistic(values[mated], values[~mated], *args))
+        return _number(statistic(values[mated], values[~mated], *args))
 
     def replicates(self, statistic: Callable, args: tuple, plan, *, total: int, desc: str, show: bool | None):
         """The statistic on every resample of a plan, warnings of unresolved targets silenced.
@@ -114,6 +126,17 @@ class Sample:
         """
         with resolution_warned_once():
             return np.array([self.evaluate(statistic, args, rows) for rows in progress(plan, total=total, desc=desc, show=show)])
+
+
+def _number(value) -> float:
+    """A statistic's value as a float, or a TypeError that says what the statistic returned."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"the statistic must return a number, got {type(value).__name__}: wrap it to pick one, "
+            "e.g. lambda mated, nonmated: bf.eer(mated, nonmated).eer"
+        ) from None
 
 
 def check_unit(unit: str) -> str:
@@ -244,10 +267,14 @@ def interval(
 
 @contextlib.contextmanager
 def resolution_warned_once():
-    """Silence InsufficientComparisonsWarning while replicates are computed: the estimate on
-    all data gave it once; each resample would repeat it (hundreds of times in a report)."""
+    """Silence InsufficientComparisonsWarning, and the warning of group labels that differ
+    only by surrounding spaces, while replicates are computed: the estimate on all data gave
+    them once; each resample would repeat them (hundreds of times in a report). Entering
+    ``catch_warnings`` resets Python's record of warnings already shown, so without this
+    filter a warning repeats once per resample even under the default filters."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+        warnings.filterwarnings("ignore", message=f".*{SPACES_SPLIT_WARNING}", category=UserWarning)
         yield
 
 

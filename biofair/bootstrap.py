@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._resampling import (
@@ -160,6 +161,17 @@ def _check(n_resamples: int, confidence: float, method: str, unit: str) -> None:
     check_unit(unit)
 
 
+def _defined(replicates: NDArray[np.float64], hint: str = "") -> NDArray[np.float64]:
+    """The replicates, if the statistic is defined (not NaN) on every resample."""
+    undefined = int(np.isnan(replicates).sum())
+    if undefined:
+        raise ValueError(
+            f"the statistic is NaN on {undefined} of {replicates.size} resamples, so no interval can be read "
+            f"from them; make it defined on every resample{hint}"
+        )
+    return replicates
+
+
 def _fast_replicates(statistic: Callable, sample: Sample, args: tuple, n_resamples: int,
                      rng: np.random.Generator) -> NDArray[np.float64] | None:
     """The replicates of a statistic that declares the fast-path protocol, else None."""
@@ -249,6 +261,14 @@ def bootstrap(
         ``estimate`` (the statistic on all data), the interval ``[low, high]``,
         ``confidence``, ``n_resamples``, ``unit``, ``method`` and the ``replicates``.
 
+    Raises
+    ------
+    ValueError
+        When the statistic is NaN on some resample (no interval can be read), or for
+        ``unit="subject"`` when the cluster column has missing values or a single subject.
+    TypeError
+        When the statistic does not return a number.
+
     Warns
     -----
     InsufficientComparisonsWarning
@@ -309,8 +329,36 @@ def bootstrap(
         return [(sample.replicates(statistic, args, plan, total=None, desc="jackknife", show=progress_bar), None)
                 for plan in jackknife_rows(sample, unit)]
 
+    replicates = _defined(replicates, " (strata= keeps every group in each resample)")
     low, high = interval(replicates, estimate, jackknife, method=method, confidence=confidence)
     return BootstrapResult(estimate, low, high, confidence, n_resamples, unit, method, replicates)
+
+
+#: Columns that name a trial: two systems scored on one trial list agree on them, row by row.
+_TRIAL_COLUMNS = ("reference_subject", "probe_subject", "reference_id", "probe_id")
+
+
+def _check_same_trials(a: Sample, b: Sample, clusters: list[str]) -> None:
+    """Raise unless ``a`` and ``b`` hold the same trials in the same order: as many rows, the
+    same labels, and the same values in the cluster column and the trial columns both tables have."""
+    problem = None
+    if len(a) != len(b):
+        problem = f"got {len(a)} and {len(b)} rows"
+    elif not np.array_equal(a.mated, b.mated):
+        problem = f"{int(np.sum(a.mated != b.mated))} rows are mated in one and non-mated in the other"
+    elif a.table is not None and b.table is not None:
+        columns = dict.fromkeys([*clusters, *_TRIAL_COLUMNS])
+        shared = [c for c in columns if c in a.table.columns and c in b.table.columns]
+        for column in shared:
+            left, right = a.table[column].to_numpy(dtype=object), b.table[column].to_numpy(dtype=object)
+            differ = (left != right) & ~(pd.isna(left) & pd.isna(right))
+            if differ.any():
+                row = int(differ.argmax())
+                problem = (f"column {column!r} differs in {int(differ.sum())} rows (first at position {row}: "
+                           f"{left[row]!r} vs {right[row]!r}); order both tables the same way")
+                break
+    if problem is not None:
+        raise ValueError(f"scores_a and scores_b must hold the same trials in the same order: {problem}")
 
 
 def paired_bootstrap(
@@ -340,7 +388,9 @@ def paired_bootstrap(
     scores_a : pandas.DataFrame or (mated, nonmated)
         System A's scores.
     scores_b : pandas.DataFrame or (mated, nonmated)
-        System B's scores, row by row for the same trials (same length and labels).
+        System B's scores, row by row for the same trials: same length and labels, and, for
+        tables, the same values in every column of ``reference_subject``, ``probe_subject``,
+        ``reference_id``, ``probe_id`` (and ``cluster`` for ``unit="subject"``) that both have.
     args : tuple, default ()
         Further positional arguments of the statistic.
     data : {"arrays", "table"}, default "arrays"
@@ -367,6 +417,14 @@ def paired_bootstrap(
         resamples with ``m(A) > m(B)``), and the replicates of the difference. The
         difference is significant when the interval excludes 0.
 
+    Raises
+    ------
+    ValueError
+        When the two systems do not hold the same trials in the same order, when the
+        difference is NaN on some resample, or as :func:`biofair.bootstrap` for the clusters.
+    TypeError
+        When the statistic does not return a number.
+
     See Also
     --------
     biofair.bootstrap : The interval of one system's statistic.
@@ -390,11 +448,7 @@ def paired_bootstrap(
     rng = as_rng(rng)
     clusters = cluster if unit == "subject" else None
     a, b = Sample(scores_a, data=data, cluster=clusters), Sample(scores_b, data=data, cluster=clusters)
-    if len(a) != len(b) or not np.array_equal(a.mated, b.mated):
-        raise ValueError(
-            "scores_a and scores_b must hold the same trials in the same order "
-            f"(got {len(a)} and {len(b)} rows, labels {'equal' if np.array_equal(a.mated, b.mated) else 'different'})"
-        )
+    _check_same_trials(a, b, [cluster] if unit == "subject" else [])
     difference = a.evaluate(statistic, args) - b.evaluate(statistic, args)
 
     def differences(plan, total: int | None, desc: str) -> NDArray:
@@ -402,7 +456,7 @@ def paired_bootstrap(
             return np.array([a.evaluate(statistic, args, rows) - b.evaluate(statistic, args, rows)
                              for rows in progress(plan, total=total, desc=desc, show=progress_bar)])
 
-    replicates = differences(resample_rows(a, unit, n_resamples, rng), n_resamples, "paired bootstrap")
+    replicates = _defined(differences(resample_rows(a, unit, n_resamples, rng), n_resamples, "paired bootstrap"))
     low, high = interval(
         replicates, difference,
         lambda: [(differences(plan, None, "jackknife"), None) for plan in jackknife_rows(a, unit)],
@@ -426,9 +480,11 @@ def ranking_flips(
     comparisons : mapping of str to PairedResult
         Paired differences ``m(A) - m(B)`` by metric name.
     higher_is_better : mapping of str to bool, optional
-        Orientation of each metric (False for EER, minDCF, FNMR). By default every metric
+        Orientation of each metric (False for EER, minDCF, FNMR), keyed by names of
+        ``comparisons`` (another name is an error, not ignored). By default every metric
         is taken as higher-is-better, so a flip is two significant differences of opposite
-        sign (the specification's rule).
+        sign (the specification's rule). The sign of a significant difference is the side
+        of 0 its interval lies on.
 
     Returns
     -------
@@ -454,9 +510,18 @@ def ranking_flips(
     >>> bf.ranking_flips({"roc_auc": auc, "tmr_at_fmr": tmr})
     [('tmr_at_fmr', 'roc_auc')]
     """
-    orientation = higher_is_better or {}
-    prefers_a = {
-        name: (result.difference > 0) == orientation.get(name, True)
+    orientation = dict(higher_is_better or {})
+    unknown = [name for name in orientation if name not in comparisons]
+    if unknown:
+        raise ValueError(
+            f"higher_is_better names metrics that were not compared: {unknown}; "
+            f"the comparisons are {list(comparisons)}"
+        )
+    not_bool = {name: value for name, value in orientation.items() if not isinstance(value, (bool, np.bool_))}
+    if not_bool:
+        raise TypeError(f"higher_is_better must map each metric to True or False, got {not_bool}")
+    prefers_a = {  # the side of 0 the interval lies on (the estimate itself may lie outside it)
+        name: bool(result.low > 0) == bool(orientation.get(name, True))
         for name, result in comparisons.items()
         if result.significant
     }

@@ -156,7 +156,8 @@ def area_under_fdr(fdr: ArrayLike, fmr_targets: ArrayLike, *, scale: Scale = "li
     fdr : array_like
         FDR values, one per target.
     fmr_targets : array_like
-        The FMR targets (at least two distinct).
+        The FMR targets (at least two distinct), in any order. A target given twice must
+        have the same FDR both times.
     scale : {"linear", "log10"}, default "linear"
         ``"linear"``: trapezoid over the targets min-max scaled to [0, 1], as the authors'
         reference code; the decade nearest FMR = 1 dominates. ``"log10"``: trapezoid over
@@ -186,10 +187,22 @@ def area_under_fdr(fdr: ArrayLike, fmr_targets: ArrayLike, *, scale: Scale = "li
     >>> round(bf.area_under_fdr(fdr, targets), 5), round(bf.area_under_fdr(fdr, targets, scale="log10"), 5)
     (0.63898, 0.53211)
     """
-    values = as_rates(fdr, "fdr").ravel()
-    targets = as_rates(fmr_targets, "fmr_targets").ravel()
+    values, targets = as_rates(fdr, "fdr"), as_rates(fmr_targets, "fmr_targets")
+    for name, array in (("fdr", values), ("fmr_targets", targets)):
+        if array.ndim > 1:
+            raise ValueError(f"{name} must be one-dimensional (one value per target), got shape {array.shape}")
+    values, targets = values.ravel(), targets.ravel()
     if values.size != targets.size:
         raise ValueError(f"fdr has {values.size} values but fmr_targets has {targets.size}")
+    order = np.argsort(targets, kind="stable")
+    values, targets = values[order], targets[order]
+    clash = (targets[1:] == targets[:-1]) & (values[1:] != values[:-1])
+    if clash.any():
+        raise ValueError(
+            f"fmr_targets repeats {int(clash.sum())} target(s) with different FDR values (e.g. "
+            f"{targets[1:][clash][0]:g}: {values[:-1][clash][0]:g} and {values[1:][clash][0]:g}); "
+            "the area would depend on their order: give each target once"
+        )
     if scale == "log10":
         if np.any(targets <= 0):
             raise ValueError("fmr_targets must be positive for scale='log10'")
@@ -200,7 +213,5 @@ def area_under_fdr(fdr: ArrayLike, fmr_targets: ArrayLike, *, scale: Scale = "li
         raise ValueError(f"scale must be 'linear' or 'log10', got {scale!r}")
     if np.unique(axis).size < 2:
         raise ValueError("area_under_fdr needs at least two distinct fmr_targets")
-    order = np.argsort(axis)
-    axis, values = axis[order], values[order]
     scaled = (axis - axis[0]) / (axis[-1] - axis[0])
     return float(np.sum(np.diff(scaled) * (values[1:] + values[:-1]) / 2))

@@ -95,19 +95,22 @@ class TailEstimate(NamedTuple):
 
 
 class _Tail(NamedTuple):
-    excess: NDArray[np.float64]
+    excess: NDArray[np.float64]  # in units of the mean excess, as are scale and loglik
     start: float
     share: float  # n_u / N
     shape: float
     scale: float
     loglik: float
+    unit: float  # the mean excess: a distance above the start is excess · unit
 
 
 def _fit(nonmated: ArrayLike, tail_fraction: float, min_tail: int) -> tuple[_Tail, int, int]:
     """The generalised Pareto fit to the top ``tail_fraction`` of the scores (at least
     ``min_tail`` of them); excesses over the next score down. The scores are first divided
     by ``2^e`` (returned), exactly, so that sums of scores near 1e308 do not overflow and
-    ratios of subnormal ones do not either; every score-valued result is in those units."""
+    ratios of subnormal ones do not either; the start is in those units. The excesses, the
+    scale and the log-likelihood are in units of the mean excess: scores times any power of
+    two give the same fit and the same profile likelihoods, bit for bit."""
     scores = np.sort(as_scores(nonmated, "nonmated"))
     exponent = power_of_two_exponent(scores)
     scores = np.ldexp(scores, -exponent)
@@ -122,13 +125,20 @@ def _fit(nonmated: ArrayLike, tail_fraction: float, min_tail: int) -> tuple[_Tai
         )
     start = scores[n - wanted - 1]
     excess = scores[scores > start] - start  # ties at u stay below it
-    if excess.size < minimum or np.unique(excess).size < 3:
-        raise ValueError(f"nonmated has only {excess.size} scores above the tail start {start:g}; too few to fit a tail")
-    unit = excess.mean()  # fitted in units of the mean excess: the same fit whatever the score scale
-    shape, _, scale = stats.genpareto.fit(excess / unit, floc=0)
-    scale *= unit
+    distinct = np.unique(excess).size
+    if excess.size < minimum or distinct < 3:
+        shown = float(np.ldexp(start, exponent))  # in the scores' own units
+        raise ValueError(
+            f"nonmated has only {excess.size} scores above the tail start {shown:g}; too few to fit a tail"
+            if excess.size < minimum else
+            f"the {excess.size} scores of nonmated above the tail start {shown:g} take only {distinct} distinct "
+            "values; a tail fit needs at least 3"
+        )
+    unit = float(excess.mean())  # fitted in units of the mean excess: the same fit whatever the score scale
+    excess = excess / unit
+    shape, _, scale = stats.genpareto.fit(excess, floc=0)
     loglik = float(stats.genpareto.logpdf(excess, shape, 0, scale).sum())
-    return _Tail(excess, float(start), excess.size / n, float(shape), float(scale), loglik), n, exponent
+    return _Tail(excess, float(start), excess.size / n, float(shape), float(scale), loglik, unit), n, exponent
 
 
 def _constrained_loglik(excess: NDArray, distance: NDArray, survival: NDArray) -> NDArray[np.float64]:
@@ -246,12 +256,13 @@ def extrapolated_fmr(
     threshold = as_threshold(threshold)
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     tail, n, exponent = _fit(nonmated, tail_fraction, min_tail)
-    fit = (float(np.ldexp(tail.start, exponent)), tail.excess.size, n, tail.shape, float(np.ldexp(tail.scale, exponent)))
+    fit = (float(np.ldexp(tail.start, exponent)), tail.excess.size, n, tail.shape,
+           float(np.ldexp(tail.scale * tail.unit, exponent)))
     if threshold <= fit[0]:
         k = int(np.sum(as_scores(nonmated, "nonmated") >= threshold))
         interval = stats.binomtest(k, n).proportion_ci(confidence, method="exact")
         return TailEstimate(k / n, interval.low, interval.high, confidence, threshold, k / n, *fit, False)
-    distance = np.ldexp(threshold, -exponent) - tail.start
+    distance = (np.ldexp(threshold, -exponent) - tail.start) / tail.unit
     survival = float(stats.genpareto.sf(distance, tail.shape, 0, tail.scale))
     # the profile over log S on a grid of 0.25 decades (below 1e-14: 0), interpolated linearly
     grid = np.linspace(-14, 0, 57)[:-1]
@@ -346,8 +357,9 @@ def extrapolated_threshold(
     low, high = _accepted_range(grid, profile, max(tail.loglik, profile.max()), confidence)
     high = np.inf if high >= grid[-1] else high
     with np.errstate(over="ignore"):
-        estimate, low, high, start, scale = (float(np.ldexp(v, exponent)) for v in
-                                             (tail.start + distance, tail.start + low, tail.start + high, tail.start, tail.scale))
+        estimate, low, high, start, scale = (float(np.ldexp(v, exponent)) for v in (
+            tail.start + distance * tail.unit, tail.start + low * tail.unit, tail.start + high * tail.unit,
+            tail.start, tail.scale * tail.unit))
     return TailEstimate(estimate, low, high, confidence, estimate, target, start, tail.excess.size, n, tail.shape, scale, True)
 
 

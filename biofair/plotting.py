@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 from scipy.special import ndtr, ndtri
 
 from biofair._counts import error_counts
-from biofair._validation import as_scores
+from biofair._validation import as_scores, as_threshold, check_bins, power_of_two_exponent
 from biofair.rates import fmr_fnmr
 
 #: Colour-blind-safe colours (Okabe-Ito), used in this order.
@@ -181,9 +181,13 @@ def _axes(ax: Axes | None) -> Axes:
 
 def _shown(label: str | None) -> str | None:
     """A legend label drawn as written: ``$`` does not start math text, and a leading ``_``
-    (which matplotlib reads as "leave out of the legend") is kept behind a zero-width space."""
+    (which matplotlib reads as "leave out of the legend") is kept behind a zero-width space.
+    An empty or blank label (a group named ``""`` or ``" "``), which matplotlib leaves out or
+    shows as nothing, is drawn quoted: ``''``."""
     if label is None:
         return None
+    if not str(label).strip():
+        return repr(str(label))
     text = str(label).replace("$", r"\$")
     return "\u200b" + text if text.startswith("_") else text
 
@@ -222,16 +226,27 @@ def plot_score_distributions(
     mated, nonmated : array_like
         Scores of mated (genuine) and non-mated (impostor) comparisons.
     thresholds : mapping of str to float, optional
-        Label (e.g. ``"FMR = 1e-3"``) to threshold; each is drawn as a vertical line.
+        Label (e.g. ``"FMR = 1e-3"``) to threshold; each is drawn as a vertical line
+        (``±inf`` allowed, NaN is an error).
     bins : int, default 60
-        Number of equal-width bins over the range of both classes.
+        Number of equal-width bins over the range of both classes (at most 1,000,000).
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure's if omitted.
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes drawn on, with a legend.
+        The axes drawn on, with a legend. Scores whose largest magnitude lies outside
+        [2^-500, 2^500] (about 3e-151 to 3e150), which matplotlib cannot scale, are drawn
+        divided by a power of two ``2^e`` that brings it into [0.5, 1), thresholds too; the
+        x label then reads ``score / 2^e``.
+
+    Raises
+    ------
+    ValueError
+        When the scores span a range too narrow for ``bins`` distinct float64 bin edges
+        (e.g. 0.5 and the next float64 above it): pass fewer bins, or subtract a constant
+        from the scores and thresholds.
 
     See Also
     --------
@@ -251,15 +266,29 @@ def plot_score_distributions(
     >>> ax.get_xlabel()
     'score'
     """
-    ax = _axes(ax)
+    bins = check_bins(bins)
     mated, nonmated = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
-    edges = np.histogram_bin_edges(np.concatenate([mated, nonmated]), bins=bins)
+    marks = {label: as_threshold(value, f"thresholds[{label!r}]") for label, value in (thresholds or {}).items()}
+    exponent = power_of_two_exponent(mated, nonmated)  # exact: the same histogram, in units matplotlib can draw
+    mated, nonmated = np.ldexp(mated, -exponent), np.ldexp(nonmated, -exponent)
+    scores = np.concatenate([mated, nonmated])
+    try:
+        edges = np.histogram_bin_edges(scores, bins=bins)
+    except ValueError:  # numpy: "Too many bins for data range"
+        low, high = (float(np.ldexp(v, exponent)) for v in (scores.min(), scores.max()))
+        raise ValueError(
+            f"mated and nonmated span only [{low!r}, {high!r}]: too narrow for {bins} equal-width bins "
+            f"at float64 precision; pass fewer bins, or subtract a constant (e.g. {low!r}) from the scores "
+            "and the thresholds"
+        ) from None
+    ax = _axes(ax)
     for values, label, color in ((nonmated, "non-mated", COLORS[1]), (mated, "mated", COLORS[0])):
         ax.hist(values, bins=edges, density=True, histtype="stepfilled", alpha=0.35, color=color)
         ax.hist(values, bins=edges, density=True, histtype="step", color=color, label=label)
-    for i, (label, value) in enumerate((thresholds or {}).items()):
-        ax.axvline(value, color="0.2", linestyle=LINESTYLES[i % len(LINESTYLES)], label=_shown(label))
-    ax.set_xlabel("score")
+    for i, (label, value) in enumerate(marks.items()):
+        ax.axvline(np.ldexp(value, -exponent), color="0.2", linestyle=LINESTYLES[i % len(LINESTYLES)],
+                   label=_shown(label))
+    ax.set_xlabel("score" if exponent == 0 else f"score / 2^{exponent}")
     ax.set_ylabel("density")
     ax.legend(frameon=False)
     return ax

@@ -1,0 +1,67 @@
+"""Hostile group labels that are kept as groups: labels that differ only by surrounding spaces
+are warned about once per computation on the full data, not once more per resample; an empty
+or blank label keeps its legend entry."""
+
+from __future__ import annotations
+
+import warnings
+
+import pandas as pd
+import pytest
+
+import biofair as bf
+from hostile import example
+
+
+def spaced() -> pd.DataFrame:
+    """The example with group C relabelled 'A ' (A and 'A ' stay two groups)."""
+    table = example()
+    return table.assign(group=table["group"].replace({"C": "A "}))
+
+
+def fdr_at_10_percent(table: pd.DataFrame) -> float:
+    return float(bf.fairness_discrepancy_rate(table, fmr_targets=[0.1])["fdr"].iloc[0])
+
+
+def cei_mated(table: pd.DataFrame) -> float:
+    return bf.comprehensive_equity_index(table, kind="mated").extreme
+
+
+def spaces_warnings(run) -> int:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run()
+    return sum("differ only by surrounding spaces: 'A', 'A '" in str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize("n", [5, 40])
+def test_a_bootstrap_warns_about_spaced_labels_once(n):
+    """It warned once per resample too, under the default filters as well (each resample's
+    catch_warnings reset Python's record of shown warnings): 41 copies for 40 resamples."""
+    assert spaces_warnings(lambda: bf.bootstrap(fdr_at_10_percent, spaced(), data="table", n_resamples=n, rng=0)) == 1
+
+
+@pytest.mark.parametrize("n", [5, 40])
+def test_a_permutation_null_warns_about_spaced_labels_once_per_pass(n):
+    """Once for the observed value, once for the shuffle plan; it was 2 + n."""
+    table = spaced()
+    assert spaces_warnings(lambda: bf.permutation_null(cei_mated, table, n_permutations=n, rng=0)) == 2
+
+
+def test_a_group_named_by_an_empty_or_blank_label_keeps_its_legend_entry():
+    """A group named '' was drawn without a legend entry (matplotlib leaves empty labels out),
+    and one named '   ' got an entry without text: the legend read ['A', '   '] for three curves."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from biofair.plotting import plot_det
+
+    _, ax = plt.subplots()
+    try:
+        for label in ["A", "", "   "]:
+            plot_det([2.0, 3.0, 4.0], [0.0, 1.0, 2.5], label=label, ax=ax)
+        assert [text.get_text() for text in ax.get_legend().get_texts()] == ["A", "''", "'   '"]
+    finally:
+        plt.close("all")
