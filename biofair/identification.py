@@ -15,6 +15,7 @@ holds one entry per enrolled identity.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -23,7 +24,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Ties
-from biofair._validation import as_rates, check_alpha, check_choice, scalar_or_array
+from biofair._validation import (
+    as_count,
+    as_rates,
+    as_targets,
+    check_alpha,
+    check_choice,
+    inexact_integers,
+    scalar_or_array,
+)
 from biofair.discrepancy import _discrepancy_table, _max_gap
 from biofair.exceptions import SchemaError
 from biofair.groups import _text_labels
@@ -86,8 +95,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     Raises
     ------
     SchemaError
-        Listing every problem: missing columns, non-finite scores, non-boolean labels,
-        repeated (probe, entry) pairs, probes with several mates or several groups, and
+        Listing every problem: no rows, missing columns, non-finite scores, missing probe or
+        entry ids, non-boolean or missing labels, repeated (probe, entry) pairs, probes with several mates or several groups, and
         probes not compared with the whole gallery; or a group column holding two labels
         that differ only in type.
 
@@ -123,11 +132,16 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     missing = [c for c in ("probe_id", "reference_id", "score", "mated") if c not in scores.columns]
     if missing:
         raise SchemaError(f"invalid identification table:\n- missing column(s): {', '.join(missing)}")
+    if scores.empty:
+        raise SchemaError("invalid identification table: it has no rows; every probe needs its scores "
+                          "against the whole gallery")
     probe_group = _probe_groups(scores, by)
     problems = _score_problems(scores["score"])
+    problems += [f"column {c!r} has {int(scores[c].isna().sum())} missing values"
+                 for c in ("probe_id", "reference_id") if scores[c].isna().any()]
     mated = scores["mated"]
-    if not pd.api.types.is_bool_dtype(mated):
-        problems.append(f"column 'mated' must be boolean, got dtype {mated.dtype}")
+    if not pd.api.types.is_bool_dtype(mated) or mated.isna().any():
+        problems.append(f"column 'mated' must be boolean with no missing values, got dtype {mated.dtype}")
     if problems:
         raise SchemaError("invalid identification table:\n- " + "\n- ".join(problems))
 
@@ -236,9 +250,11 @@ def probe_outcomes_from_matrix(
     Raises
     ------
     SchemaError
-        Listing every problem: a repeated gallery identity, group labels of the wrong length
-        or missing, a matrix or block of the wrong shape, non-finite scores; or group labels
-        that differ only in type.
+        Listing every problem: no probe, an empty gallery, a repeated gallery identity,
+        identities, group labels or probe ids of the wrong shape or missing, a block size that
+        is not a positive integer, a matrix or block of the wrong shape, non-numeric or
+        non-finite scores, integer scores beyond ±2^53 (float64 would tie them); or group
+        labels that differ only in type.
 
     See Also
     --------
@@ -264,18 +280,28 @@ def probe_outcomes_from_matrix(
     """
     _check_ties(ties)
     subjects = np.asarray(probe_subjects)
-    gallery = pd.Index(np.asarray(gallery_subjects))
+    gallery_ids = np.asarray(gallery_subjects)
     groups = np.asarray(probe_groups, dtype=object)  # not str: 1 and "1" are two groups
+    ids = np.arange(subjects.size) if probe_ids is None else np.asarray(probe_ids)
     n_probes = subjects.size
-    problems = []
+    problems = [f"{name} must be one-dimensional, got shape {value.shape}"
+                for name, value in (("probe_subjects", subjects), ("gallery_subjects", gallery_ids))
+                if value.ndim != 1]
+    if n_probes == 0:
+        problems.append("probe_subjects is empty: there is no probe to search")
+    if gallery_ids.size == 0:
+        problems.append("gallery_subjects is empty: a search needs at least one gallery entry")
+    gallery = pd.Index(gallery_ids.ravel())
     if not gallery.is_unique:
         problems.append("gallery_subjects repeats an identity; the gallery needs one entry per identity")
     if groups.size != n_probes:
         problems.append(f"probe_groups has {groups.size} values for {n_probes} probes")
     if pd.isna(groups).any():
         problems.append(f"probe_groups has {int(pd.isna(groups).sum())} missing values")
-    if block_size < 1:
-        problems.append(f"block_size must be at least 1, got {block_size}")
+    if ids.shape != (n_probes,):
+        problems.append(f"probe_ids has shape {ids.shape} for {n_probes} probes")
+    if isinstance(block_size, (bool, np.bool_)) or not isinstance(block_size, numbers.Integral) or block_size < 1:
+        problems.append(f"block_size must be an integer of at least 1, got {block_size!r}")
     if problems:
         raise SchemaError("invalid identification data:\n- " + "\n- ".join(problems))
     groups = _text_labels(pd.DataFrame({"probe_groups": groups.ravel()}), ["probe_groups"])
@@ -293,11 +319,18 @@ def probe_outcomes_from_matrix(
         block = np.asarray(read(start, stop))
         if block.shape != (stop - start, len(gallery)):
             raise SchemaError(f"block {start}:{stop} has shape {block.shape}, expected ({stop - start}, {len(gallery)})")
+        if block.dtype == bool or not np.issubdtype(block.dtype, np.number):
+            raise SchemaError(f"block {start}:{stop} must hold numeric scores, got dtype {block.dtype}")
+        inexact = inexact_integers(block)
+        if inexact.any():
+            raise SchemaError(
+                f"block {start}:{stop} has {int(inexact.sum())} integer scores beyond ±2^53 (e.g. "
+                f"{block[inexact][0]}) that float64 cannot hold exactly: distinct scores would become ties"
+            )
         if not np.isfinite(block).all():
             raise SchemaError(f"block {start}:{stop} has {int((~np.isfinite(block)).sum())} non-finite scores")
         parts.append(_block_outcomes(block, mate_columns[start:stop], ties=ties))
     mate_score, rank, top_nonmated = (np.concatenate(p) for p in zip(*parts))
-    ids = np.arange(n_probes) if probe_ids is None else np.asarray(probe_ids)
     return _outcome_table(ids, groups, mate_columns >= 0, mate_score, rank, top_nonmated)
 
 
