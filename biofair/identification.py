@@ -334,11 +334,29 @@ def probe_outcomes_from_matrix(
     return _outcome_table(ids, groups, mate_columns >= 0, mate_score, rank, top_nonmated)
 
 
-def _groups(outcomes: pd.DataFrame, *, need_open_set: bool) -> dict[str, pd.DataFrame]:
-    """The outcome rows of each group; every group needs enrolled (and open-set) probes."""
+def _check_outcomes(outcomes: pd.DataFrame, name: str = "outcomes") -> None:
+    """Raise unless ``outcomes`` is a probe outcome table: its columns, boolean ``mated``,
+    finite ``score`` and a ``group`` for every probe (a probe without one would drop out)."""
+    if not isinstance(outcomes, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame of probe outcomes (see probe_outcomes), "
+                        f"got {type(outcomes).__name__}")
     missing = [c for c in _OUTCOME_COLUMNS if c not in outcomes.columns]
     if missing:
-        raise SchemaError(f"not a probe outcome table (see probe_outcomes): missing {', '.join(missing)}")
+        raise SchemaError(f"{name} is not a probe outcome table (see probe_outcomes): missing {', '.join(missing)}")
+    problems = _score_problems(outcomes["score"])
+    mated = outcomes["mated"]
+    if not pd.api.types.is_bool_dtype(mated) or mated.isna().any():
+        problems.append(f"column 'mated' must be boolean with no missing values, got dtype {mated.dtype}")
+    if outcomes["group"].isna().any():
+        problems.append(f"column 'group' has {int(outcomes['group'].isna().sum())} missing values: "
+                        "every probe needs its group")
+    if problems:
+        raise SchemaError(f"{name} is not a valid probe outcome table:\n- " + "\n- ".join(problems))
+
+
+def _groups(outcomes: pd.DataFrame, *, need_open_set: bool) -> dict[str, pd.DataFrame]:
+    """The outcome rows of each group; every group needs enrolled (and open-set) probes."""
+    _check_outcomes(outcomes)
     groups = dict(tuple(outcomes.groupby("group", sort=True)))
     problems = []
     for name, rows in groups.items():
@@ -381,6 +399,15 @@ def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
         with rank <= n}| / |enrolled probes|`` (eq. 9 of de Freitas Pereira and Marcel, with
         the enrolled probes of the group as denominator).
 
+    Raises
+    ------
+    SchemaError
+        When ``outcomes`` is not a valid probe outcome table (a missing column, a non-boolean
+        ``mated``, a non-finite score, a missing group), has fewer than two groups, or a group
+        lacks the probes the measure needs (named, with its counts).
+    TypeError
+        When ``max_rank`` is not an integer (a ValueError when it is below 1).
+
     See Also
     --------
     biofair.rank_n_differential : The largest gap between two groups at one rank.
@@ -404,9 +431,7 @@ def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
     1     1.0  0.5
     2     1.0  1.0
     """
-    if max_rank < 1:
-        raise ValueError(f"max_rank must be at least 1, got {max_rank}")
-    return _rank_n_rates(outcomes, np.arange(1, max_rank + 1))
+    return _rank_n_rates(outcomes, np.arange(1, as_count(max_rank, "max_rank") + 1))
 
 
 def rank_n_differential(outcomes: pd.DataFrame, *, n: int = 1) -> float:
@@ -427,6 +452,15 @@ def rank_n_differential(outcomes: pd.DataFrame, *, n: int = 1) -> float:
         ``C = max_ij |rank-n_i - rank-n_j|`` (eq. 10 of de Freitas Pereira and Marcel), in
         [0, 1]; 0 when every group is identified equally often.
 
+    Raises
+    ------
+    SchemaError
+        When ``outcomes`` is not a valid probe outcome table (a missing column, a non-boolean
+        ``mated``, a non-finite score, a missing group), has fewer than two groups, or a group
+        lacks the probes the measure needs (named, with its counts).
+    TypeError
+        When ``n`` is not an integer (a ValueError when it is below 1).
+
     See Also
     --------
     biofair.cmc : The rank-n rates of every group.
@@ -446,9 +480,7 @@ def rank_n_differential(outcomes: pd.DataFrame, *, n: int = 1) -> float:
     >>> bf.rank_n_differential(outcomes, n=1)
     0.5
     """
-    if n < 1:
-        raise ValueError(f"n must be at least 1, got {n}")
-    rates = _rank_n_rates(outcomes, np.array([n])).to_numpy()
+    rates = _rank_n_rates(outcomes, np.array([as_count(n, "n")])).to_numpy()
     return float(_max_gap(rates.T)[0])
 
 
@@ -474,7 +506,8 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
     Raises
     ------
     SchemaError
-        When no probe is non-enrolled.
+        When no probe is non-enrolled, or ``outcomes`` is not a probe outcome table (a
+        missing column, a non-boolean ``mated``, a non-finite score, a missing group).
 
     Warns
     -----
@@ -500,7 +533,8 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
     >>> float(bf.threshold_at_fpir(outcomes, 0.15))  # 3 of 20 probes raise an alarm
     0.85
     """
-    open_set = np.sort(outcomes.loc[~outcomes["mated"], "score"].to_numpy())
+    _check_outcomes(outcomes)
+    open_set = np.sort(outcomes.loc[~outcomes["mated"], "score"].to_numpy(dtype=np.float64))
     if open_set.size == 0:
         raise SchemaError("the outcomes have no non-enrolled probe: FPIR needs open-set probes")
     targets = as_rates(fpir, "fpir")
@@ -511,8 +545,7 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
 
 def _dir_fpir(groups: dict[str, pd.DataFrame], thresholds: NDArray, rank: int) -> tuple[NDArray, NDArray]:
     """DIR and FPIR of every group (rows) at every threshold (columns)."""
-    if rank < 1:
-        raise ValueError(f"rank must be at least 1, got {rank}")
+    as_count(rank, "rank")
     dir_rates, fpir_rates = [], []
     for group in groups.values():
         enrolled = group[group["mated"]]
@@ -521,6 +554,19 @@ def _dir_fpir(groups: dict[str, pd.DataFrame], thresholds: NDArray, rank: int) -
         dir_rates.append((found.size - np.searchsorted(found, thresholds, side="left")) / len(enrolled))
         fpir_rates.append((alarms.size - np.searchsorted(alarms, thresholds, side="left")) / alarms.size)
     return np.array(dir_rates), np.array(fpir_rates)
+
+
+def _as_thresholds(thresholds: ArrayLike) -> NDArray[np.float64]:
+    """A flat, non-empty float64 array of decision thresholds (``±inf`` allowed, never NaN)."""
+    raw = np.asarray(thresholds)
+    if raw.dtype == bool or not np.issubdtype(raw.dtype, np.number):
+        raise TypeError(f"thresholds must be numbers, got {thresholds!r}")
+    if raw.ndim > 1 or raw.size == 0:
+        raise ValueError(f"thresholds must be one number or a non-empty, flat sequence, got shape {raw.shape}")
+    values = np.atleast_1d(raw.astype(np.float64))
+    if np.isnan(values).any():
+        raise ValueError(f"thresholds has {int(np.isnan(values).sum())} NaN values: no probe can be decided against them")
+    return values
 
 
 def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank: int = 1) -> pd.DataFrame:
@@ -533,7 +579,8 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
     outcomes : pandas.DataFrame
         Probe outcomes (:func:`probe_outcomes`).
     thresholds : array_like
-        Decision thresholds; a candidate is returned iff its score ``>= t``.
+        Decision thresholds, one or a flat, non-empty sequence (``±inf`` allowed, NaN is an
+        error); a candidate is returned iff its score ``>= t``.
     rank : int, default 1
         A mate is identified when its rank is at most ``rank``.
 
@@ -543,6 +590,15 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
         One row per group and threshold: ``group``, ``threshold``,
         ``dir = |{enrolled: rank <= R and mate score >= t}| / |enrolled|``,
         ``fpir = |{non-enrolled: best score >= t}| / |non-enrolled|`` and both counts.
+
+    Raises
+    ------
+    SchemaError
+        When ``outcomes`` is not a valid probe outcome table (a missing column, a non-boolean
+        ``mated``, a non-finite score, a missing group), has fewer than two groups, or a group
+        lacks the probes the measure needs (named, with its counts).
+    TypeError, ValueError
+        When a threshold is not a number or is NaN, or ``rank`` is not an integer of at least 1.
 
     See Also
     --------
@@ -566,7 +622,7 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
     0     x  1.0   1.0
     1     y  1.0   0.0
     """
-    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    values = _as_thresholds(thresholds)
     groups = _groups(outcomes, need_open_set=True)
     dir_rates, fpir_rates = _dir_fpir(groups, values, rank)
     n_enrolled = np.array([int(g["mated"].sum()) for g in groups.values()])
@@ -616,6 +672,16 @@ def identification_discrepancy_rate(
         false alarms among the N development non-enrolled probes, ``fpir·N >= 3``),
         ``precise`` (at least 30) and ``optimistic``.
 
+    Raises
+    ------
+    SchemaError
+        When ``outcomes`` or ``dev`` is not a valid probe outcome table (a missing column, a non-boolean
+        ``mated``, a non-finite score, a missing group), has fewer than two groups, or a group
+        lacks the probes the measure needs (named, with its counts).
+    TypeError, ValueError
+        When ``fpir_targets`` is not a non-empty sequence of rates in [0, 1], or ``rank`` is
+        not an integer of at least 1.
+
     Warns
     -----
     InsufficientComparisonsWarning
@@ -653,8 +719,11 @@ def identification_discrepancy_rate(
     1         0.01   6      True    False
     """
     check_alpha(alpha)
-    targets = as_rates(list(fpir_targets), "fpir_targets")
+    as_count(rank, "rank")
+    targets = as_targets(fpir_targets, "fpir_targets")
     groups = _groups(outcomes, need_open_set=True)
+    if dev is not None:
+        _check_outcomes(dev, "dev")
     reference = outcomes if dev is None else dev
     thresholds = np.atleast_1d(threshold_at_fpir(reference, targets))
     dir_rates, fpir_rates = _dir_fpir(groups, thresholds, rank)

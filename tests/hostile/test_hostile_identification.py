@@ -72,3 +72,91 @@ def test_long_table_without_rows():
     with pytest.raises(bf.SchemaError, match=r"^invalid identification table: it has no rows; every probe needs "
                                              r"its scores against the whole gallery$"):
         bf.probe_outcomes(LONG.iloc[:0])
+
+
+def outcomes() -> pd.DataFrame:
+    """Per group x and y: one enrolled probe found at rank 1 and one non-enrolled probe."""
+    return bf.probe_outcomes_from_matrix(MATRIX, **SEARCH)
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [
+    (lambda o: bf.cmc(o, max_rank=2.5), TypeError, "max_rank must be an integer, got 2.5"),
+    (lambda o: bf.cmc(o, max_rank=True), TypeError, "max_rank must be an integer, got True"),
+    (lambda o: bf.rank_n_differential(o, n=float("nan")), TypeError, "n must be an integer, got nan"),
+    (lambda o: bf.rank_n_differential(o, n=1.5), TypeError, "n must be an integer, got 1.5"),
+    (lambda o: bf.identification_rates(o, [0.6], rank=1.5), TypeError, "rank must be an integer, got 1.5"),
+    (lambda o: bf.identification_discrepancy_rate(o, fpir_targets=[0.5], rank=np.nan), TypeError,
+     "rank must be an integer, got nan"),
+])
+def test_ranks_must_be_integers(call, error, message):
+    """cmc(max_rank=2.5) had the ranks 1.0, 2.0, 3.0 (one more than asked); n=nan passed the
+    check ``n < 1`` and gave a differential of 0.0; rank=1.5 counted as rank 1."""
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        call(outcomes())
+
+
+@pytest.mark.parametrize(("thresholds", "error", "message"), [
+    ([np.nan, 0.6], ValueError, "thresholds has 1 NaN values: no probe can be decided against them"),
+    (np.nan, ValueError, "thresholds has 1 NaN values: no probe can be decided against them"),
+    ([], ValueError, "thresholds must be one number or a non-empty, flat sequence, got shape (0,)"),
+    ([[0.6, 0.7]], ValueError, "thresholds must be one number or a non-empty, flat sequence, got shape (1, 2)"),
+    (["0.6"], TypeError, "thresholds must be numbers, got ['0.6']"),
+])
+def test_identification_rates_at_thresholds_that_decide_nothing(thresholds, error, message):
+    """A NaN threshold gave DIR 0 and FPIR 0 in every group (no score is >= NaN), no
+    threshold an empty table, a 2-D list pandas' "Per-column arrays must each be 1-dimensional"."""
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        bf.identification_rates(outcomes(), thresholds)
+
+
+def test_identification_rates_at_infinite_thresholds():
+    rates = bf.identification_rates(outcomes(), [np.inf, -np.inf])
+    assert rates[["dir", "fpir"]].to_numpy().tolist() == [[0.0, 0.0], [1.0, 1.0]] * 2
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    (lambda o: pd.concat([o, o.assign(group=np.nan, probe_id=o["probe_id"] + 4)], ignore_index=True),
+     "column 'group' has 4 missing values: every probe needs its group"),
+    (lambda o: o.assign(mated=o["mated"].astype(int)),
+     "column 'mated' must be boolean with no missing values, got dtype int64"),
+    (lambda o: o.assign(score=[0.9, 0.8, np.nan, 0.7]), "column 'score' has 1 NaN and 0 infinite values"),
+])
+@pytest.mark.parametrize("measure", [
+    lambda o: bf.cmc(o, max_rank=1),
+    lambda o: bf.identification_rates(o, [0.6]),
+    lambda o: bf.threshold_at_fpir(o, 0.5),
+    lambda o: bf.identification_discrepancy_rate(o, fpir_targets=[0.5]),
+])
+def test_outcome_tables_that_hide_probes(change, problem, measure):
+    """Outcome tables are public (resampled, or written by hand): a probe without a group
+    was dropped with its group (cmc of 4 more probes in a third, unnamed group showed x and y
+    only), integer 'mated' was pandas' "KeyError: '[1] not in index'", and a NaN score made
+    threshold_at_fpir(0.5) NaN."""
+    with pytest.raises(bf.SchemaError, match="^" + re.escape("outcomes is not a valid probe outcome table:\n- "
+                                                             + problem) + "$"):
+        measure(change(outcomes()))
+
+
+def test_outcome_tables_without_their_columns():
+    """Were pandas' KeyError 'mated' and KeyError 'score'."""
+    table = outcomes()
+    with pytest.raises(bf.SchemaError, match=r"^outcomes is not a probe outcome table \(see probe_outcomes\): "
+                                             r"missing mated$"):
+        bf.threshold_at_fpir(table.drop(columns="mated"), 0.5)
+    with pytest.raises(bf.SchemaError, match=r"^dev is not a probe outcome table \(see probe_outcomes\): "
+                                             r"missing score$"):
+        bf.identification_discrepancy_rate(table, fpir_targets=[0.5], dev=table.drop(columns="score"))
+    with pytest.raises(TypeError, match=r"^outcomes must be a pandas DataFrame of probe outcomes "
+                                        r"\(see probe_outcomes\), got ndarray$"):
+        bf.threshold_at_fpir(table.to_numpy(), 0.5)
+
+
+@pytest.mark.parametrize(("targets", "error", "message"), [
+    (0.5, TypeError, "fpir_targets must be a sequence of rates, e.g. [0.01], got 0.5"),
+    ([], ValueError, "fpir_targets must be a non-empty, flat sequence of rates, got []"),
+])
+def test_fdr_prime_targets_as_fdr_takes_them(targets, error, message):
+    """A scalar was Python's "'float' object is not iterable", no target an empty table;
+    fairness_discrepancy_rate gives these messages for fmr_targets."""
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        bf.identification_discrepancy_rate(outcomes(), fpir_targets=targets)
