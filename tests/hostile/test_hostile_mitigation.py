@@ -78,3 +78,44 @@ def test_pareto_front_of_what_is_not_an_objective(points, objectives, message):
     """Were "'list' object has no attribute 'items'" and "could not convert string to float"."""
     with pytest.raises(TypeError, match="^" + re.escape(message) + "$"):
         mitigation.pareto_front(points, objectives)
+
+
+COHORT = pd.DataFrame({"subject": ["x"] * 4 + ["y"] * 4,
+                       "score": [0.1, 0.3, 0.2, 0.25, 0.0, 0.5, 0.25, 0.375]})
+TRIALS = pd.DataFrame({"score": [0.4, 0.05, 0.3], "mated": [True, False, False],
+                       "reference_subject": ["x", "x", "y"], "probe_subject": ["x", "y", "x"]})
+
+
+@pytest.mark.parametrize("k", [-1000, -600, -520, 520, 600, 1000, 1023])
+def test_cohort_normalisation_at_any_scale(k):
+    """(s - mu) / sigma does not depend on the unit of the scores. At 2^-600 every squared
+    deviation underflowed: std 0, every subject dropped from the statistics, and
+    normalise_scores found none; at 2^600 they overflowed: std inf."""
+    statistics = normalisation.cohort_statistics(COHORT, min_size=2)
+    scaled = normalisation.cohort_statistics(COHORT.assign(score=np.ldexp(COHORT["score"], k)), min_size=2)
+    assert scaled.index.tolist() == ["x", "y"]
+    assert (scaled["mean"] == np.ldexp(statistics["mean"], k)).all()
+    assert (scaled["std"] == np.ldexp(statistics["std"], k)).all()
+    assert (scaled["n"] == 4).all()
+    for method in "zts":
+        expected = normalisation.normalise_scores(TRIALS, statistics, method=method)
+        got = normalisation.normalise_scores(TRIALS.assign(score=np.ldexp(TRIALS["score"], k)), scaled, method=method)
+        assert got["score"].tolist() == expected["score"].tolist()
+
+
+def test_cohort_scores_that_are_not_there():
+    """A string cohort was read as its letters ({'c', '1'}) and no comparison touching the
+    cohort gave "score is empty: at least one comparison score is needed"; a missing
+    column was pandas' KeyError."""
+    cross = pd.DataFrame({"score": [0.1, 0.3], "mated": [False, False],
+                          "reference_subject": ["c1", "x"], "probe_subject": ["x", "c2"]})
+    with pytest.raises(TypeError, match=r"^cohort_subjects must be a collection of subjects, e\.g\. \{'c1', 'c2'\}, "
+                                        r"got 'c1'$"):
+        normalisation.cohort_scores(cross, "c1")
+    with pytest.raises(ValueError, match=r"^no comparison of cross has exactly one side among the 1 cohort subjects: "
+                                         r"there is no cohort score \(is cross the table of cross comparisons of the "
+                                         r"split\?\)$"):
+        normalisation.cohort_scores(cross, {"z"})
+    with pytest.raises(ValueError, match=r"^cross lacks the column\(s\) \['probe_subject'\]: give non-mated "
+                                         r"comparisons with both subjects$"):
+        normalisation.cohort_scores(cross.drop(columns="probe_subject"), {"c1"})
