@@ -369,6 +369,14 @@ def fit_group_calibration(
         ``llr = a_g·s + b_g`` per group, each fitted on the group's mated and homogeneous
         non-mated scores with :func:`biofair.fit_logistic_calibration`.
 
+    Raises
+    ------
+    SchemaError
+        When the table is invalid or a group lacks mated or homogeneous non-mated scores.
+    ValueError
+        Naming the group, when its scores cannot be calibrated (all equal, or separated by
+        one threshold), or ``p_target`` is not in (0, 1).
+
     See Also
     --------
     apply_group_calibration : Applies the maps to evaluation scores.
@@ -393,7 +401,14 @@ def fit_group_calibration(
     True
     """
     groups = scores_by_group(dev, by=by)
-    return {name: fit_logistic_calibration(g.mated, g.nonmated, p_target=p_target) for name, g in groups.items()}
+    as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
+    fits = {}
+    for name, g in groups.items():
+        try:
+            fits[name] = fit_logistic_calibration(g.mated, g.nonmated, p_target=p_target)
+        except ValueError as error:  # constant or separable scores: say whose
+            raise ValueError(f"group {name!r}: {error}") from error
+    return fits
 
 
 def apply_group_calibration(
@@ -458,7 +473,12 @@ def apply_group_calibration(
     def llr_of(labels: pd.Series) -> NDArray:
         missing = sorted(set(labels.dropna()) - set(calibrations), key=str)
         if missing or labels.isna().any():
-            raise ValueError(f"no calibration for the groups {missing or ['(missing)']}")
+            unused = [g for g in calibrations if g not in set(labels.dropna())]
+            raise ValueError(
+                f"no calibration for the groups {missing or ['(missing)']}"
+                + (f"; calibrations are given for {unused}, which the scores do not have (group names are "
+                   "text, as fit_group_calibration returns them)" if unused else "")
+            )
         scale = labels.map({g: c.scale for g, c in calibrations.items()}).to_numpy(dtype=np.float64)
         offset = labels.map({g: c.offset for g, c in calibrations.items()}).to_numpy(dtype=np.float64)
         return scale * raw + offset

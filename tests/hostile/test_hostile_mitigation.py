@@ -119,3 +119,24 @@ def test_cohort_scores_that_are_not_there():
     with pytest.raises(ValueError, match=r"^cross lacks the column\(s\) \['probe_subject'\]: give non-mated "
                                          r"comparisons with both subjects$"):
         normalisation.cohort_scores(cross.drop(columns="probe_subject"), {"c1"})
+
+
+def test_group_calibration_names_the_group_it_cannot_fit():
+    """The error of fit_logistic_calibration came without the group: "all 10 scores equal
+    1.0: they hold no evidence to calibrate", for one group of two."""
+    table = subjects_table().assign(score=lambda t: np.where(t["group"] == "b", 1.0, t["score"]))
+    table.loc[table["group"] == "a", "score"] = [0.5, 0.0, 0.2, 0.4, 0.3, 0.1, 0.4, 0.2, 0.3, 0.3]  # overlapping
+    with pytest.raises(ValueError, match=r"^group 'b': all 10 scores equal 1\.0: they hold no evidence to calibrate$"):
+        mitigation.fit_group_calibration(table)
+    with pytest.raises(ValueError, match=r"^group 'a': one threshold separates mated and non-mated scores"):
+        mitigation.fit_group_calibration(subjects_table())  # mated 1 ... 5 above non-mated 0 ... 0.4
+
+
+def test_calibrations_keyed_by_numbers_for_text_groups():
+    """As for thresholds: "no calibration for the groups ['1', '2']" and nothing more."""
+    table = subjects_table().assign(group=lambda t: t["group"].map({"a": 1, "b": 2}))
+    maps = {1: bf.LogisticCalibration(1.0, 0.0, 0.5), 2: bf.LogisticCalibration(1.0, 0.0, 0.5)}
+    with pytest.raises(ValueError, match="^" + re.escape(
+            "no calibration for the groups ['1', '2']; calibrations are given for [1, 2], which the scores do not "
+            "have (group names are text, as fit_group_calibration returns them)") + "$"):
+        mitigation.apply_group_calibration(table, maps)
