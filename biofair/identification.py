@@ -96,9 +96,9 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     ------
     SchemaError
         Listing every problem: no rows, missing columns, non-finite scores, missing probe or
-        entry ids, non-boolean or missing labels, repeated (probe, entry) pairs, probes with several mates or several groups, and
-        probes not compared with the whole gallery; or a group column holding two labels
-        that differ only in type.
+        entry ids, non-boolean or missing labels, repeated (probe, entry) pairs, probes with
+        several mates or several groups, and probes not compared with the whole gallery; or
+        a group column holding two labels that differ only in type.
 
     See Also
     --------
@@ -251,10 +251,10 @@ def probe_outcomes_from_matrix(
     ------
     SchemaError
         Listing every problem: no probe, an empty gallery, a repeated gallery identity,
-        identities, group labels or probe ids of the wrong shape or missing, a block size that
-        is not a positive integer, a matrix or block of the wrong shape, non-numeric or
-        non-finite scores, integer scores beyond ±2^53 (float64 would tie them); or group
-        labels that differ only in type.
+        identities, group labels or probe ids of the wrong shape, missing identities or
+        labels, a block size that is not a positive integer, a matrix or block of the wrong
+        shape, non-numeric or non-finite scores, integer scores beyond ±2^53 (float64 would
+        tie them); or group labels that differ only in type.
 
     See Also
     --------
@@ -287,6 +287,12 @@ def probe_outcomes_from_matrix(
     problems = [f"{name} must be one-dimensional, got shape {value.shape}"
                 for name, value in (("probe_subjects", subjects), ("gallery_subjects", gallery_ids))
                 if value.ndim != 1]
+    for name, value, why in (
+        ("probe_subjects", subjects, "a probe without one cannot be told enrolled or not"),
+        ("gallery_subjects", gallery_ids, "give every entry one (a distractor an identity of its own)"),
+    ):
+        if pd.isna(value).any():
+            problems.append(f"{name} has {int(pd.isna(value).sum())} missing identities: {why}")
     if n_probes == 0:
         problems.append("probe_subjects is empty: there is no probe to search")
     if gallery_ids.size == 0:
@@ -565,7 +571,9 @@ def _as_thresholds(thresholds: ArrayLike) -> NDArray[np.float64]:
         raise ValueError(f"thresholds must be one number or a non-empty, flat sequence, got shape {raw.shape}")
     values = np.atleast_1d(raw.astype(np.float64))
     if np.isnan(values).any():
-        raise ValueError(f"thresholds has {int(np.isnan(values).sum())} NaN values: no probe can be decided against them")
+        raise ValueError(
+            f"thresholds has {int(np.isnan(values).sum())} NaN values: no probe can be decided against them"
+        )
     return values
 
 

@@ -39,6 +39,11 @@ def test_matrix_integers_beyond_two_to_the_53_are_refused():
     (MATRIX, {"block_size": 2.5}, "block_size must be an integer of at least 1, got 2.5"),
     (MATRIX, {"block_size": "2"}, "block_size must be an integer of at least 1, got '2'"),
     (MATRIX, {"probe_subjects": [["a", "b"], ["y", "z"]]}, "probe_subjects must be one-dimensional, got shape (2, 2)"),
+    # a probe without identity was a non-enrolled probe (its mate's 0.8 a false alarm)
+    (MATRIX, {"probe_subjects": ["a", None, "y", "z"]},
+     "probe_subjects has 1 missing identities: a probe without one cannot be told enrolled or not"),
+    (MATRIX, {"gallery_subjects": pd.Series(["a", None])}, "gallery_subjects has 1 missing identities: give every entry one "
+                                                  "(a distractor an identity of its own)"),
 ])
 def test_matrix_search_that_cannot_run(matrix, options, problem):
     """Each was numpy's or pandas' error ("not enough values to unpack", "zero-size array to
