@@ -462,7 +462,9 @@ def apply_group_calibration(
     """
     validate_scores(scores)
     if not isinstance(calibrations, Mapping):
-        raise TypeError(f"calibrations must map each group to its LogisticCalibration, got {type(calibrations).__name__}")
+        raise TypeError(
+            f"calibrations must map each group to its LogisticCalibration, got {type(calibrations).__name__}"
+        )
     broken = {g: (float(c.scale), float(c.offset)) for g, c in calibrations.items()
               if not (np.isfinite(c.scale) and np.isfinite(c.offset))}
     if broken:

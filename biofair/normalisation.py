@@ -77,7 +77,9 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
     if "mated" in cross.columns and cross["mated"].astype(bool).any():
         raise ValueError("a cohort holds impostors only: cross has mated comparisons")
     if isinstance(cohort_subjects, (str, bytes)):
-        raise TypeError(f"cohort_subjects must be a collection of subjects, e.g. {{'c1', 'c2'}}, got {cohort_subjects!r}")
+        raise TypeError(
+            f"cohort_subjects must be a collection of subjects, e.g. {{'c1', 'c2'}}, got {cohort_subjects!r}"
+        )
     cohort = set(cohort_subjects)
     reference_in = cross["reference_subject"].isin(cohort).to_numpy()
     probe_in = cross["probe_subject"].isin(cohort).to_numpy()
