@@ -15,6 +15,7 @@ holds one entry per enrolled identity.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -23,7 +24,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Ties
-from biofair._validation import as_rates, check_alpha, check_choice, scalar_or_array
+from biofair._validation import (
+    as_count,
+    as_rates,
+    as_targets,
+    check_alpha,
+    check_choice,
+    inexact_integers,
+    scalar_or_array,
+)
 from biofair.discrepancy import _discrepancy_table, _max_gap
 from biofair.exceptions import SchemaError
 from biofair.groups import _text_labels
@@ -86,10 +95,10 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     Raises
     ------
     SchemaError
-        Listing every problem: missing columns, non-finite scores, non-boolean labels,
-        repeated (probe, entry) pairs, probes with several mates or several groups, and
-        probes not compared with the whole gallery; or a group column holding two labels
-        that differ only in type.
+        Listing every problem: no rows, missing columns, non-finite scores, missing probe or
+        entry ids, non-boolean or missing labels, repeated (probe, entry) pairs, probes with
+        several mates or several groups, and probes not compared with the whole gallery; or
+        a group column holding two labels that differ only in type.
 
     See Also
     --------
@@ -123,11 +132,16 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     missing = [c for c in ("probe_id", "reference_id", "score", "mated") if c not in scores.columns]
     if missing:
         raise SchemaError(f"invalid identification table:\n- missing column(s): {', '.join(missing)}")
+    if scores.empty:
+        raise SchemaError("invalid identification table: it has no rows; every probe needs its scores "
+                          "against the whole gallery")
     probe_group = _probe_groups(scores, by)
     problems = _score_problems(scores["score"])
+    problems += [f"column {c!r} has {int(scores[c].isna().sum())} missing values"
+                 for c in ("probe_id", "reference_id") if scores[c].isna().any()]
     mated = scores["mated"]
-    if not pd.api.types.is_bool_dtype(mated):
-        problems.append(f"column 'mated' must be boolean, got dtype {mated.dtype}")
+    if not pd.api.types.is_bool_dtype(mated) or mated.isna().any():
+        problems.append(f"column 'mated' must be boolean with no missing values, got dtype {mated.dtype}")
     if problems:
         raise SchemaError("invalid identification table:\n- " + "\n- ".join(problems))
 
@@ -236,9 +250,11 @@ def probe_outcomes_from_matrix(
     Raises
     ------
     SchemaError
-        Listing every problem: a repeated gallery identity, group labels of the wrong length
-        or missing, a matrix or block of the wrong shape, non-finite scores; or group labels
-        that differ only in type.
+        Listing every problem: no probe, an empty gallery, a repeated gallery identity,
+        identities, group labels or probe ids of the wrong shape, missing identities or
+        labels, a block size that is not a positive integer, a matrix or block of the wrong
+        shape, non-numeric or non-finite scores, integer scores beyond ±2^53 (float64 would
+        tie them); or group labels that differ only in type.
 
     See Also
     --------
@@ -264,18 +280,34 @@ def probe_outcomes_from_matrix(
     """
     _check_ties(ties)
     subjects = np.asarray(probe_subjects)
-    gallery = pd.Index(np.asarray(gallery_subjects))
+    gallery_ids = np.asarray(gallery_subjects)
     groups = np.asarray(probe_groups, dtype=object)  # not str: 1 and "1" are two groups
+    ids = np.arange(subjects.size) if probe_ids is None else np.asarray(probe_ids)
     n_probes = subjects.size
-    problems = []
+    problems = [f"{name} must be one-dimensional, got shape {value.shape}"
+                for name, value in (("probe_subjects", subjects), ("gallery_subjects", gallery_ids))
+                if value.ndim != 1]
+    for name, value, why in (
+        ("probe_subjects", subjects, "a probe without one cannot be told enrolled or not"),
+        ("gallery_subjects", gallery_ids, "give every entry one (a distractor an identity of its own)"),
+    ):
+        if pd.isna(value).any():
+            problems.append(f"{name} has {int(pd.isna(value).sum())} missing identities: {why}")
+    if n_probes == 0:
+        problems.append("probe_subjects is empty: there is no probe to search")
+    if gallery_ids.size == 0:
+        problems.append("gallery_subjects is empty: a search needs at least one gallery entry")
+    gallery = pd.Index(gallery_ids.ravel())
     if not gallery.is_unique:
         problems.append("gallery_subjects repeats an identity; the gallery needs one entry per identity")
     if groups.size != n_probes:
         problems.append(f"probe_groups has {groups.size} values for {n_probes} probes")
     if pd.isna(groups).any():
         problems.append(f"probe_groups has {int(pd.isna(groups).sum())} missing values")
-    if block_size < 1:
-        problems.append(f"block_size must be at least 1, got {block_size}")
+    if ids.shape != (n_probes,):
+        problems.append(f"probe_ids has shape {ids.shape} for {n_probes} probes")
+    if isinstance(block_size, (bool, np.bool_)) or not isinstance(block_size, numbers.Integral) or block_size < 1:
+        problems.append(f"block_size must be an integer of at least 1, got {block_size!r}")
     if problems:
         raise SchemaError("invalid identification data:\n- " + "\n- ".join(problems))
     groups = _text_labels(pd.DataFrame({"probe_groups": groups.ravel()}), ["probe_groups"])
@@ -293,19 +325,44 @@ def probe_outcomes_from_matrix(
         block = np.asarray(read(start, stop))
         if block.shape != (stop - start, len(gallery)):
             raise SchemaError(f"block {start}:{stop} has shape {block.shape}, expected ({stop - start}, {len(gallery)})")
+        if block.dtype == bool or not np.issubdtype(block.dtype, np.number):
+            raise SchemaError(f"block {start}:{stop} must hold numeric scores, got dtype {block.dtype}")
+        inexact = inexact_integers(block)
+        if inexact.any():
+            raise SchemaError(
+                f"block {start}:{stop} has {int(inexact.sum())} integer scores beyond ±2^53 (e.g. "
+                f"{block[inexact][0]}) that float64 cannot hold exactly: distinct scores would become ties"
+            )
         if not np.isfinite(block).all():
             raise SchemaError(f"block {start}:{stop} has {int((~np.isfinite(block)).sum())} non-finite scores")
         parts.append(_block_outcomes(block, mate_columns[start:stop], ties=ties))
     mate_score, rank, top_nonmated = (np.concatenate(p) for p in zip(*parts))
-    ids = np.arange(n_probes) if probe_ids is None else np.asarray(probe_ids)
     return _outcome_table(ids, groups, mate_columns >= 0, mate_score, rank, top_nonmated)
+
+
+def _check_outcomes(outcomes: pd.DataFrame, name: str = "outcomes") -> None:
+    """Raise unless ``outcomes`` is a probe outcome table: its columns, boolean ``mated``,
+    finite ``score`` and a ``group`` for every probe (a probe without one would drop out)."""
+    if not isinstance(outcomes, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame of probe outcomes (see probe_outcomes), "
+                        f"got {type(outcomes).__name__}")
+    missing = [c for c in _OUTCOME_COLUMNS if c not in outcomes.columns]
+    if missing:
+        raise SchemaError(f"{name} is not a probe outcome table (see probe_outcomes): missing {', '.join(missing)}")
+    problems = _score_problems(outcomes["score"])
+    mated = outcomes["mated"]
+    if not pd.api.types.is_bool_dtype(mated) or mated.isna().any():
+        problems.append(f"column 'mated' must be boolean with no missing values, got dtype {mated.dtype}")
+    if outcomes["group"].isna().any():
+        problems.append(f"column 'group' has {int(outcomes['group'].isna().sum())} missing values: "
+                        "every probe needs its group")
+    if problems:
+        raise SchemaError(f"{name} is not a valid probe outcome table:\n- " + "\n- ".join(problems))
 
 
 def _groups(outcomes: pd.DataFrame, *, need_open_set: bool) -> dict[str, pd.DataFrame]:
     """The outcome rows of each group; every group needs enrolled (and open-set) probes."""
-    missing = [c for c in _OUTCOME_COLUMNS if c not in outcomes.columns]
-    if missing:
-        raise SchemaError(f"not a probe outcome table (see probe_outcomes): missing {', '.join(missing)}")
+    _check_outcomes(outcomes)
     groups = dict(tuple(outcomes.groupby("group", sort=True)))
     problems = []
     for name, rows in groups.items():
@@ -348,6 +405,15 @@ def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
         with rank <= n}| / |enrolled probes|`` (eq. 9 of de Freitas Pereira and Marcel, with
         the enrolled probes of the group as denominator).
 
+    Raises
+    ------
+    SchemaError
+        When ``outcomes`` is not a valid probe outcome table (a missing column, a non-boolean
+        ``mated``, a non-finite score, a missing group), has fewer than two groups, or a group
+        lacks the probes the measure needs (named, with its counts).
+    TypeError
+        When ``max_rank`` is not an integer (a ValueError when it is below 1).
+
     See Also
     --------
     biofair.rank_n_differential : The largest gap between two groups at one rank.
@@ -371,9 +437,7 @@ def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
     1     1.0  0.5
     2     1.0  1.0
     """
-    if max_rank < 1:
-        raise ValueError(f"max_rank must be at least 1, got {max_rank}")
-    return _rank_n_rates(outcomes, np.arange(1, max_rank + 1))
+    return _rank_n_rates(outcomes, np.arange(1, as_count(max_rank, "max_rank") + 1))
 
 
 def rank_n_differential(outcomes: pd.DataFrame, *, n: int = 1) -> float:
@@ -394,6 +458,15 @@ def rank_n_differential(outcomes: pd.DataFrame, *, n: int = 1) -> float:
         ``C = max_ij |rank-n_i - rank-n_j|`` (eq. 10 of de Freitas Pereira and Marcel), in
         [0, 1]; 0 when every group is identified equally often.
 
+    Raises
+    ------
+    SchemaError
+        When ``outcomes`` is not a valid probe outcome table (a missing column, a non-boolean
+        ``mated``, a non-finite score, a missing group), has fewer than two groups, or a group
+        lacks the probes the measure needs (named, with its counts).
+    TypeError
+        When ``n`` is not an integer (a ValueError when it is below 1).
+
     See Also
     --------
     biofair.cmc : The rank-n rates of every group.
@@ -413,9 +486,7 @@ def rank_n_differential(outcomes: pd.DataFrame, *, n: int = 1) -> float:
     >>> bf.rank_n_differential(outcomes, n=1)
     0.5
     """
-    if n < 1:
-        raise ValueError(f"n must be at least 1, got {n}")
-    rates = _rank_n_rates(outcomes, np.array([n])).to_numpy()
+    rates = _rank_n_rates(outcomes, np.array([as_count(n, "n")])).to_numpy()
     return float(_max_gap(rates.T)[0])
 
 
@@ -441,7 +512,8 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
     Raises
     ------
     SchemaError
-        When no probe is non-enrolled.
+        When no probe is non-enrolled, or ``outcomes`` is not a probe outcome table (a
+        missing column, a non-boolean ``mated``, a non-finite score, a missing group).
 
     Warns
     -----
@@ -467,7 +539,8 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
     >>> float(bf.threshold_at_fpir(outcomes, 0.15))  # 3 of 20 probes raise an alarm
     0.85
     """
-    open_set = np.sort(outcomes.loc[~outcomes["mated"], "score"].to_numpy())
+    _check_outcomes(outcomes)
+    open_set = np.sort(outcomes.loc[~outcomes["mated"], "score"].to_numpy(dtype=np.float64))
     if open_set.size == 0:
         raise SchemaError("the outcomes have no non-enrolled probe: FPIR needs open-set probes")
     targets = as_rates(fpir, "fpir")
@@ -478,8 +551,7 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
 
 def _dir_fpir(groups: dict[str, pd.DataFrame], thresholds: NDArray, rank: int) -> tuple[NDArray, NDArray]:
     """DIR and FPIR of every group (rows) at every threshold (columns)."""
-    if rank < 1:
-        raise ValueError(f"rank must be at least 1, got {rank}")
+    as_count(rank, "rank")
     dir_rates, fpir_rates = [], []
     for group in groups.values():
         enrolled = group[group["mated"]]
@@ -488,6 +560,21 @@ def _dir_fpir(groups: dict[str, pd.DataFrame], thresholds: NDArray, rank: int) -
         dir_rates.append((found.size - np.searchsorted(found, thresholds, side="left")) / len(enrolled))
         fpir_rates.append((alarms.size - np.searchsorted(alarms, thresholds, side="left")) / alarms.size)
     return np.array(dir_rates), np.array(fpir_rates)
+
+
+def _as_thresholds(thresholds: ArrayLike) -> NDArray[np.float64]:
+    """A flat, non-empty float64 array of decision thresholds (``±inf`` allowed, never NaN)."""
+    raw = np.asarray(thresholds)
+    if raw.dtype == bool or not np.issubdtype(raw.dtype, np.number):
+        raise TypeError(f"thresholds must be numbers, got {thresholds!r}")
+    if raw.ndim > 1 or raw.size == 0:
+        raise ValueError(f"thresholds must be one number or a non-empty, flat sequence, got shape {raw.shape}")
+    values = np.atleast_1d(raw.astype(np.float64))
+    if np.isnan(values).any():
+        raise ValueError(
+            f"thresholds has {int(np.isnan(values).sum())} NaN values: no probe can be decided against them"
+        )
+    return values
 
 
 def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank: int = 1) -> pd.DataFrame:
@@ -500,7 +587,8 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
     outcomes : pandas.DataFrame
         Probe outcomes (:func:`probe_outcomes`).
     thresholds : array_like
-        Decision thresholds; a candidate is returned iff its score ``>= t``.
+        Decision thresholds, one or a flat, non-empty sequence (``±inf`` allowed, NaN is an
+        error); a candidate is returned iff its score ``>= t``.
     rank : int, default 1
         A mate is identified when its rank is at most ``rank``.
 
@@ -510,6 +598,15 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
         One row per group and threshold: ``group``, ``threshold``,
         ``dir = |{enrolled: rank <= R and mate score >= t}| / |enrolled|``,
         ``fpir = |{non-enrolled: best score >= t}| / |non-enrolled|`` and both counts.
+
+    Raises
+    ------
+    SchemaError
+        When ``outcomes`` is not a valid probe outcome table (a missing column, a non-boolean
+        ``mated``, a non-finite score, a missing group), has fewer than two groups, or a group
+        lacks the probes the measure needs (named, with its counts).
+    TypeError, ValueError
+        When a threshold is not a number or is NaN, or ``rank`` is not an integer of at least 1.
 
     See Also
     --------
@@ -533,7 +630,7 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
     0     x  1.0   1.0
     1     y  1.0   0.0
     """
-    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    values = _as_thresholds(thresholds)
     groups = _groups(outcomes, need_open_set=True)
     dir_rates, fpir_rates = _dir_fpir(groups, values, rank)
     n_enrolled = np.array([int(g["mated"].sum()) for g in groups.values()])
@@ -583,6 +680,16 @@ def identification_discrepancy_rate(
         false alarms among the N development non-enrolled probes, ``fpir·N >= 3``),
         ``precise`` (at least 30) and ``optimistic``.
 
+    Raises
+    ------
+    SchemaError
+        When ``outcomes`` or ``dev`` is not a valid probe outcome table (a missing column, a non-boolean
+        ``mated``, a non-finite score, a missing group), has fewer than two groups, or a group
+        lacks the probes the measure needs (named, with its counts).
+    TypeError, ValueError
+        When ``fpir_targets`` is not a non-empty sequence of rates in [0, 1], or ``rank`` is
+        not an integer of at least 1.
+
     Warns
     -----
     InsufficientComparisonsWarning
@@ -620,8 +727,11 @@ def identification_discrepancy_rate(
     1         0.01   6      True    False
     """
     check_alpha(alpha)
-    targets = as_rates(list(fpir_targets), "fpir_targets")
+    as_count(rank, "rank")
+    targets = as_targets(fpir_targets, "fpir_targets")
     groups = _groups(outcomes, need_open_set=True)
+    if dev is not None:
+        _check_outcomes(dev, "dev")
     reference = outcomes if dev is None else dev
     thresholds = np.atleast_1d(threshold_at_fpir(reference, targets))
     dir_rates, fpir_rates = _dir_fpir(groups, thresholds, rank)

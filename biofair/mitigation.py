@@ -145,12 +145,16 @@ def subject_disjoint_split(
     scores : pandas.DataFrame
         A score table with ``reference_subject`` and ``probe_subject``.
     dev_fraction : float, default 0.5
-        Share of the subjects drawn for development, in (0, 1).
+        Share of the subjects drawn for development, in (0, 1), rounded to a whole number of
+        subjects, and at least one subject is left on each side: 0.99 of 10 subjects puts 9,
+        not 10, in development.
     stratify : str, optional
         A subject attribute (the column ``reference_<stratify>``, else ``<stratify>``, read
         on each subject's comparisons as reference): the draw is made
         within each of its values, so that every group keeps about ``dev_fraction`` of its
-        subjects in development.
+        subjects in development, and every group of at least two subjects has at least one
+        on each side (0.1 of a group of 5 puts 1 in development, not 0). A group of one
+        subject is on one side only.
     rng : numpy.random.Generator or int, optional
         Source of randomness (seed).
 
@@ -160,6 +164,11 @@ def subject_disjoint_split(
         ``dev`` (both subjects in development), ``eval`` (both in evaluation) and ``cross``
         (the non-mated comparisons between the two sets), with the two subject sets.
         Mated comparisons are never cross.
+
+    Raises
+    ------
+    ValueError
+        When the scores have fewer than two subjects, or ``dev_fraction`` is not in (0, 1).
 
     See Also
     --------
@@ -190,10 +199,14 @@ def subject_disjoint_split(
             raise ValueError(f"stratify={stratify!r} needs the column 'reference_{stratify}' or {stratify!r}")
         strata = scores.groupby("reference_subject")[column].first().reindex(subjects.to_numpy())
         strata = strata.astype(object).where(strata.notna(), "(unknown)")
+    if subjects.size < 2:
+        raise ValueError(f"a split by subject needs at least two subjects; the scores have {subjects.size}")
     dev_subjects = set()
     for _, members in strata.groupby(strata, sort=True):
         names = members.index.to_numpy()
         n_dev = int(round(fraction * names.size))
+        if names.size >= 2:  # both sides keep the stratum, whatever the rounding
+            n_dev = min(max(n_dev, 1), names.size - 1)
         dev_subjects.update(generator.choice(names, size=n_dev, replace=False).tolist())
     in_dev = scores["reference_subject"].isin(dev_subjects).to_numpy()
     probe_in_dev = scores["probe_subject"].isin(dev_subjects).to_numpy()
@@ -309,9 +322,13 @@ def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping, *, by: 
     """
     groups = scores_by_group(scores, by=by)
     missing = [name for name in groups if name not in thresholds]
-    if missing:
-        raise ValueError(f"no threshold for the groups {missing}")
     unused = [name for name in thresholds.keys() if name not in groups]  # a Series iterates its values
+    if missing:
+        raise ValueError(
+            f"no threshold for the groups {missing}"
+            + (f"; thresholds are given for {unused}, which the scores do not have (group names are text, "
+               "as group_thresholds returns them)" if unused else "")
+        )
     if unused:
         raise ValueError(f"thresholds for groups that the scores do not have: {unused} (groups: {list(groups)})")
     rows = {}
@@ -352,6 +369,14 @@ def fit_group_calibration(
         ``llr = a_g·s + b_g`` per group, each fitted on the group's mated and homogeneous
         non-mated scores with :func:`biofair.fit_logistic_calibration`.
 
+    Raises
+    ------
+    SchemaError
+        When the table is invalid or a group lacks mated or homogeneous non-mated scores.
+    ValueError
+        Naming the group, when its scores cannot be calibrated (all equal, or separated by
+        one threshold), or ``p_target`` is not in (0, 1).
+
     See Also
     --------
     apply_group_calibration : Applies the maps to evaluation scores.
@@ -376,7 +401,14 @@ def fit_group_calibration(
     True
     """
     groups = scores_by_group(dev, by=by)
-    return {name: fit_logistic_calibration(g.mated, g.nonmated, p_target=p_target) for name, g in groups.items()}
+    as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
+    fits = {}
+    for name, g in groups.items():
+        try:
+            fits[name] = fit_logistic_calibration(g.mated, g.nonmated, p_target=p_target)
+        except ValueError as error:  # constant or separable scores: say whose
+            raise ValueError(f"group {name!r}: {error}") from error
+    return fits
 
 
 def apply_group_calibration(
@@ -405,7 +437,10 @@ def apply_group_calibration(
     Raises
     ------
     ValueError
-        When a group of the scores has no calibration.
+        When a group of the scores has no calibration, or a calibration's scale or offset is
+        not finite.
+    OverflowError
+        When ``a_g·s + b_g`` overflows float64 (scores on another scale than the fit's).
 
     See Also
     --------
@@ -426,12 +461,26 @@ def apply_group_calibration(
     [2.0, 0.0]
     """
     validate_scores(scores)
+    if not isinstance(calibrations, Mapping):
+        raise TypeError(
+            f"calibrations must map each group to its LogisticCalibration, got {type(calibrations).__name__}"
+        )
+    broken = {g: (float(c.scale), float(c.offset)) for g, c in calibrations.items()
+              if not (np.isfinite(c.scale) and np.isfinite(c.offset))}
+    if broken:
+        raise ValueError(f"calibrations with a non-finite scale or offset: {broken}; refit them "
+                         "(fit_group_calibration)")
     raw = scores["score"].to_numpy(dtype=np.float64)
 
     def llr_of(labels: pd.Series) -> NDArray:
         missing = sorted(set(labels.dropna()) - set(calibrations), key=str)
         if missing or labels.isna().any():
-            raise ValueError(f"no calibration for the groups {missing or ['(missing)']}")
+            unused = [g for g in calibrations if g not in set(labels.dropna())]
+            raise ValueError(
+                f"no calibration for the groups {missing or ['(missing)']}"
+                + (f"; calibrations are given for {unused}, which the scores do not have (group names are "
+                   "text, as fit_group_calibration returns them)" if unused else "")
+            )
         scale = labels.map({g: c.scale for g, c in calibrations.items()}).to_numpy(dtype=np.float64)
         offset = labels.map({g: c.offset for g, c in calibrations.items()}).to_numpy(dtype=np.float64)
         return scale * raw + offset
@@ -477,6 +526,14 @@ def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> p
         ``q`` is at least as good on every objective and strictly better on one.
         Same index as ``points``.
 
+    Raises
+    ------
+    TypeError
+        When ``objectives`` is not a mapping or an objective column is not numeric.
+    ValueError
+        When there is no objective, an objective column is absent or holds NaN, or a
+        direction is neither "min" nor "max".
+
     See Also
     --------
     rates_at_group_thresholds : Rates a mitigation's fairness is computed from.
@@ -494,6 +551,9 @@ def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> p
     >>> bf.mitigation.pareto_front(points, {"cost": "min", "fairness": "max"}).tolist()
     [True, True, False, False]
     """
+    if not isinstance(objectives, Mapping):
+        raise TypeError(f"objectives must map each column to 'min' or 'max', e.g. {{'min_dcf': 'min'}}, "
+                        f"got {objectives!r}")
     absent = [c for c in objectives if c not in points.columns]
     if absent:
         raise ValueError(f"no objective column {absent} among {list(points.columns)}")
@@ -502,6 +562,10 @@ def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> p
         raise ValueError(f"each objective must be 'min' or 'max', got {bad}")
     if not objectives:
         raise ValueError("pareto_front needs at least one objective")
+    not_numbers = [c for c in objectives if not pd.api.types.is_numeric_dtype(points[c])]
+    if not_numbers:
+        raise TypeError(f"objective columns must be numeric; {not_numbers} are not "
+                        f"(dtypes {[str(points[c].dtype) for c in not_numbers]})")
     # Turn every objective into "lower is better".
     values = np.column_stack([
         points[c].to_numpy(dtype=np.float64) * (1.0 if d == "min" else -1.0) for c, d in objectives.items()

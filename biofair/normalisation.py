@@ -45,6 +45,14 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
         Columns ``subject`` (the side that is not in the cohort) and ``score``, one row per
         comparison that has exactly one side in the cohort; mated rows are refused.
 
+    Raises
+    ------
+    ValueError
+        When ``cross`` lacks a column, holds mated comparisons or non-finite cohort scores, or
+        has no comparison with exactly one side in the cohort.
+    TypeError
+        When ``cohort_subjects`` is a string (a string is not a collection of subjects).
+
     See Also
     --------
     cohort_statistics : Their mean and standard deviation per subject.
@@ -63,12 +71,22 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
     >>> bf.normalisation.cohort_scores(cross, {"c1", "c2"})["subject"].tolist()
     ['x', 'x']
     """
+    missing = [c for c in ("reference_subject", "probe_subject", "score") if c not in cross.columns]
+    if missing:
+        raise ValueError(f"cross lacks the column(s) {missing}: give non-mated comparisons with both subjects")
     if "mated" in cross.columns and cross["mated"].astype(bool).any():
         raise ValueError("a cohort holds impostors only: cross has mated comparisons")
+    if isinstance(cohort_subjects, (str, bytes)):
+        raise TypeError(
+            f"cohort_subjects must be a collection of subjects, e.g. {{'c1', 'c2'}}, got {cohort_subjects!r}"
+        )
     cohort = set(cohort_subjects)
     reference_in = cross["reference_subject"].isin(cohort).to_numpy()
     probe_in = cross["probe_subject"].isin(cohort).to_numpy()
     one_side = reference_in != probe_in
+    if not one_side.any():
+        raise ValueError(f"no comparison of cross has exactly one side among the {len(cohort)} cohort subjects: "
+                         "there is no cohort score (is cross the table of cross comparisons of the split?)")
     subject = np.where(reference_in, cross["probe_subject"], cross["reference_subject"])[one_side]
     return pd.DataFrame({"subject": subject, "score": as_scores(cross["score"].to_numpy()[one_side], "score")})
 
@@ -91,7 +109,16 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
     Returns
     -------
     pandas.DataFrame
-        Index ``key``: ``mean``, ``std`` (population standard deviation) and ``n``.
+        Index ``key``: ``mean``, ``std`` (population standard deviation) and ``n``. Keys
+        with fewer than ``min_size`` cohort scores, or whose cohort scores are all equal (no
+        spread to divide by), are left out: :func:`normalise_scores` then names the
+        comparisons that have no statistics. Scores times a power of two give the same
+        statistics times that power (no spread is lost to underflow, none overflows).
+
+    Raises
+    ------
+    ValueError
+        When ``score`` or ``key`` is missing, a key is missing or a score is not finite.
 
     See Also
     --------
@@ -116,9 +143,19 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
     missing = cohort[key].isna().to_numpy()
     if missing.any():
         raise ValueError(f"column {key!r} has {int(missing.sum())} missing values: those cohort scores belong to no one")
-    cohort = cohort.assign(score=as_scores(cohort["score"].to_numpy(), "score"))
-    grouped = cohort.groupby(key, sort=True)["score"]
-    stats = pd.DataFrame({"mean": grouped.mean(), "std": grouped.std(ddof=0), "n": grouped.size()})
+    values = as_scores(cohort["score"].to_numpy(), "score")
+    # Each key's scores times the power of two that brings the largest into [0.5, 1): exact,
+    # so that the squared deviations neither underflow (a spread below about 1e-154 had a std
+    # of 0) nor overflow (above about 1e154: inf), nor the sum of scores near 1e308.
+    frame = pd.DataFrame({"key": cohort[key].to_numpy(), "largest": np.abs(values)})
+    exponent = np.frexp(frame.groupby("key", sort=True)["largest"].max())[1]  # 0 for all-zero scores
+    frame["score"] = np.ldexp(values, -np.frexp(frame.groupby("key")["largest"].transform("max").to_numpy())[1])
+    grouped = frame.groupby("key", sort=True)["score"]
+    stats = pd.DataFrame({
+        "mean": np.ldexp(grouped.mean().to_numpy(), exponent.to_numpy()),
+        "std": np.ldexp(grouped.std(ddof=0).to_numpy(), exponent.to_numpy()),
+        "n": grouped.size().to_numpy(),
+    }, index=exponent.index.rename(key))
     return stats[(stats["n"] >= minimum) & (stats["std"] > 0)]
 
 

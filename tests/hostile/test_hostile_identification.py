@@ -1,0 +1,167 @@
+"""Hostile inputs given to the identification API: a correct result or biofair's error.
+
+Correct results are checked against a brute-force loop over the probes or a hand-worked value.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+
+MATRIX = np.array([[0.9, 0.2], [0.3, 0.8], [0.4, 0.5], [0.7, 0.1]])
+SEARCH = {"probe_subjects": ["a", "b", "y", "z"], "gallery_subjects": ["a", "b"], "probe_groups": ["x", "y", "y", "x"]}
+LONG = pd.DataFrame({"probe_id": ["p", "p", "p", "q", "q", "q"], "reference_id": ["a", "b", "c"] * 2,
+                     "score": [0.9, 0.95, 0.1, 0.3, 0.2, 0.6], "mated": [True, False, False, False, False, False],
+                     "group": ["x", "x", "x", "y", "y", "y"]})
+
+
+def test_matrix_integers_beyond_two_to_the_53_are_refused():
+    """2^53 + 1 and 2^53 are one float64: the mate scoring 2^53 + 1 above a non-mated 2^53
+    was ranked 2 (a tie) where its rank is 1."""
+    matrix = np.array([[2**53 + 1, 2**53], [1, 2], [1, 2], [1, 2]], dtype=np.int64)
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            "block 0:4 has 1 integer scores beyond ±2^53 (e.g. 9007199254740993) that float64 cannot hold "
+            "exactly: distinct scores would become ties")):
+        bf.probe_outcomes_from_matrix(matrix, **SEARCH)
+    exact = np.array([[2**53, 2**53 - 1], [1, 2], [1, 2], [1, 2]], dtype=np.int64)  # representable: kept
+    assert bf.probe_outcomes_from_matrix(exact, **SEARCH)["rank"].tolist() == [1, 1, 0, 0]
+
+
+@pytest.mark.parametrize(("matrix", "options", "problem"), [
+    (np.zeros((0, 2)), {"probe_subjects": [], "probe_groups": []}, "probe_subjects is empty: there is no probe to search"),
+    (np.zeros((4, 0)), {"gallery_subjects": []}, "gallery_subjects is empty: a search needs at least one gallery entry"),
+    (MATRIX, {"probe_ids": ["p", "q"]}, "probe_ids has shape (2,) for 4 probes"),
+    (MATRIX, {"block_size": 2.5}, "block_size must be an integer of at least 1, got 2.5"),
+    (MATRIX, {"block_size": "2"}, "block_size must be an integer of at least 1, got '2'"),
+    (MATRIX, {"probe_subjects": [["a", "b"], ["y", "z"]]}, "probe_subjects must be one-dimensional, got shape (2, 2)"),
+    # a probe without identity was a non-enrolled probe (its mate's 0.8 a false alarm)
+    (MATRIX, {"probe_subjects": ["a", None, "y", "z"]},
+     "probe_subjects has 1 missing identities: a probe without one cannot be told enrolled or not"),
+    (MATRIX, {"gallery_subjects": pd.Series(["a", None])}, "gallery_subjects has 1 missing identities: give every entry one "
+                                                  "(a distractor an identity of its own)"),
+])
+def test_matrix_search_that_cannot_run(matrix, options, problem):
+    """Each was numpy's or pandas' error ("not enough values to unpack", "zero-size array to
+    reduction operation maximum", "All arrays must be of the same length", ...)."""
+    with pytest.raises(bf.SchemaError, match="^" + re.escape("invalid identification data:\n- " + problem) + "$"):
+        bf.probe_outcomes_from_matrix(matrix, **{**SEARCH, **options})
+
+
+@pytest.mark.parametrize("dtype", [object, str])
+def test_matrix_of_non_numbers(dtype):
+    with pytest.raises(bf.SchemaError, match=r"^block 0:4 must hold numeric scores, got dtype (object|<U32)$"):
+        bf.probe_outcomes_from_matrix(MATRIX.astype(dtype), **SEARCH)
+
+
+@pytest.mark.parametrize(("column", "values", "problem"), [
+    ("probe_id", ["p", "p", "p", None, None, None], "column 'probe_id' has 3 missing values"),
+    ("reference_id", ["a", "b", None] * 2, "column 'reference_id' has 2 missing values"),
+    ("mated", pd.array([True, False, None, False, False, False], dtype="boolean"),
+     "column 'mated' must be boolean with no missing values, got dtype boolean"),
+])
+def test_long_table_with_missing_ids_or_labels(column, values, problem):
+    """A missing probe id was numpy's "'list' argument must have no negative elements", a
+    missing entry id "1 repeated (probe_id, reference_id) pairs", a missing label pandas'
+    "cannot convert to 'bool'-dtype NumPy array with missing values"."""
+    with pytest.raises(bf.SchemaError, match="^" + re.escape("invalid identification table:\n- " + problem) + "$"):
+        bf.probe_outcomes(LONG.assign(**{column: values}))
+
+
+def test_long_table_without_rows():
+    """Was an empty outcome table, later "fairness needs at least two groups; the outcomes have 0"."""
+    with pytest.raises(bf.SchemaError, match=r"^invalid identification table: it has no rows; every probe needs "
+                                             r"its scores against the whole gallery$"):
+        bf.probe_outcomes(LONG.iloc[:0])
+
+
+def outcomes() -> pd.DataFrame:
+    """Per group x and y: one enrolled probe found at rank 1 and one non-enrolled probe."""
+    return bf.probe_outcomes_from_matrix(MATRIX, **SEARCH)
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [
+    (lambda o: bf.cmc(o, max_rank=2.5), TypeError, "max_rank must be an integer, got 2.5"),
+    (lambda o: bf.cmc(o, max_rank=True), TypeError, "max_rank must be an integer, got True"),
+    (lambda o: bf.rank_n_differential(o, n=float("nan")), TypeError, "n must be an integer, got nan"),
+    (lambda o: bf.rank_n_differential(o, n=1.5), TypeError, "n must be an integer, got 1.5"),
+    (lambda o: bf.identification_rates(o, [0.6], rank=1.5), TypeError, "rank must be an integer, got 1.5"),
+    (lambda o: bf.identification_discrepancy_rate(o, fpir_targets=[0.5], rank=np.nan), TypeError,
+     "rank must be an integer, got nan"),
+])
+def test_ranks_must_be_integers(call, error, message):
+    """cmc(max_rank=2.5) had the ranks 1.0, 2.0, 3.0 (one more than asked); n=nan passed the
+    check ``n < 1`` and gave a differential of 0.0; rank=1.5 counted as rank 1."""
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        call(outcomes())
+
+
+@pytest.mark.parametrize(("thresholds", "error", "message"), [
+    ([np.nan, 0.6], ValueError, "thresholds has 1 NaN values: no probe can be decided against them"),
+    (np.nan, ValueError, "thresholds has 1 NaN values: no probe can be decided against them"),
+    ([], ValueError, "thresholds must be one number or a non-empty, flat sequence, got shape (0,)"),
+    ([[0.6, 0.7]], ValueError, "thresholds must be one number or a non-empty, flat sequence, got shape (1, 2)"),
+    (["0.6"], TypeError, "thresholds must be numbers, got ['0.6']"),
+])
+def test_identification_rates_at_thresholds_that_decide_nothing(thresholds, error, message):
+    """A NaN threshold gave DIR 0 and FPIR 0 in every group (no score is >= NaN), no
+    threshold an empty table, a 2-D list pandas' "Per-column arrays must each be 1-dimensional"."""
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        bf.identification_rates(outcomes(), thresholds)
+
+
+def test_identification_rates_at_infinite_thresholds():
+    rates = bf.identification_rates(outcomes(), [np.inf, -np.inf])
+    assert rates[["dir", "fpir"]].to_numpy().tolist() == [[0.0, 0.0], [1.0, 1.0]] * 2
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    (lambda o: pd.concat([o, o.assign(group=np.nan, probe_id=o["probe_id"] + 4)], ignore_index=True),
+     "column 'group' has 4 missing values: every probe needs its group"),
+    (lambda o: o.assign(mated=o["mated"].astype(int)),
+     "column 'mated' must be boolean with no missing values, got dtype int64"),
+    (lambda o: o.assign(score=[0.9, 0.8, np.nan, 0.7]), "column 'score' has 1 NaN and 0 infinite values"),
+])
+@pytest.mark.parametrize("measure", [
+    lambda o: bf.cmc(o, max_rank=1),
+    lambda o: bf.identification_rates(o, [0.6]),
+    lambda o: bf.threshold_at_fpir(o, 0.5),
+    lambda o: bf.identification_discrepancy_rate(o, fpir_targets=[0.5]),
+])
+def test_outcome_tables_that_hide_probes(change, problem, measure):
+    """Outcome tables are public (resampled, or written by hand): a probe without a group
+    was dropped with its group (cmc of 4 more probes in a third, unnamed group showed x and y
+    only), integer 'mated' was pandas' "KeyError: '[1] not in index'", and a NaN score made
+    threshold_at_fpir(0.5) NaN."""
+    with pytest.raises(bf.SchemaError, match="^" + re.escape("outcomes is not a valid probe outcome table:\n- "
+                                                             + problem) + "$"):
+        measure(change(outcomes()))
+
+
+def test_outcome_tables_without_their_columns():
+    """Were pandas' KeyError 'mated' and KeyError 'score'."""
+    table = outcomes()
+    with pytest.raises(bf.SchemaError, match=r"^outcomes is not a probe outcome table \(see probe_outcomes\): "
+                                             r"missing mated$"):
+        bf.threshold_at_fpir(table.drop(columns="mated"), 0.5)
+    with pytest.raises(bf.SchemaError, match=r"^dev is not a probe outcome table \(see probe_outcomes\): "
+                                             r"missing score$"):
+        bf.identification_discrepancy_rate(table, fpir_targets=[0.5], dev=table.drop(columns="score"))
+    with pytest.raises(TypeError, match=r"^outcomes must be a pandas DataFrame of probe outcomes "
+                                        r"\(see probe_outcomes\), got ndarray$"):
+        bf.threshold_at_fpir(table.to_numpy(), 0.5)
+
+
+@pytest.mark.parametrize(("targets", "error", "message"), [
+    (0.5, TypeError, "fpir_targets must be a sequence of rates, e.g. [0.01], got 0.5"),
+    ([], ValueError, "fpir_targets must be a non-empty, flat sequence of rates, got []"),
+])
+def test_fdr_prime_targets_as_fdr_takes_them(targets, error, message):
+    """A scalar was Python's "'float' object is not iterable", no target an empty table;
+    fairness_discrepancy_rate gives these messages for fmr_targets."""
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        bf.identification_discrepancy_rate(outcomes(), fpir_targets=targets)
