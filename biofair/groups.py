@@ -175,7 +175,7 @@ def _label_names(labels: pd.Index, columns: list[str]) -> list[str]:
 
 
 #: The words of the warning :func:`_warn_if_spaces_split` gives (resamples do not repeat it).
-SPACES_SPLIT_WARNING = "hold labels that differ only by surrounding spaces"
+_SPACES_SPLIT_WARNING = "hold labels that differ only by surrounding spaces"
 
 
 def _warn_if_spaces_split(names: list[str], columns: list[str]) -> None:
@@ -187,7 +187,7 @@ def _warn_if_spaces_split(names: list[str], columns: list[str]) -> None:
     split = [variants for variants in stripped.values() if len(variants) > 1]
     if split:
         warnings.warn(
-            f"column(s) {columns} {SPACES_SPLIT_WARNING}: "
+            f"column(s) {columns} {_SPACES_SPLIT_WARNING}: "
             f"{'; '.join(', '.join(map(repr, variants)) for variants in split)}; they are kept as "
             "separate groups. Strip the labels (table[column].str.strip()) if they are one group",
             UserWarning, stacklevel=2,
