@@ -253,7 +253,7 @@ def probe_outcomes_from_matrix(
         Listing every problem: no probe, an empty gallery, a repeated gallery identity,
         identities, group labels or probe ids of the wrong shape, missing identities or
         labels, a block size that is not a positive integer, a matrix or block of the wrong
-        shape, non-numeric or non-finite scores, integer scores beyond ±2^53 (float64 would
+        shape, non-numeric or non-finite scores, integer scores beyond ``±2**53`` (float64 would
         tie them); or group labels that differ only in type.
 
     See Also

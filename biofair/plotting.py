@@ -237,9 +237,9 @@ def plot_score_distributions(
     -------
     matplotlib.axes.Axes
         The axes drawn on, with a legend. Scores whose largest magnitude lies outside
-        [2^-500, 2^500] (about 3e-151 to 3e150), which matplotlib cannot scale, are drawn
-        divided by a power of two ``2^e`` that brings it into [0.5, 1), thresholds too; the
-        x label then reads ``score / 2^e``.
+        [``2**-500``, ``2**500``] (about 3e-151 to 3e150), which matplotlib cannot scale, are
+        drawn divided by the power of two ``2**e`` that brings it into [0.5, 1), thresholds
+        too; the x label then reads ``score / 2^e``.
 
     Raises
     ------
