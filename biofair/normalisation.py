@@ -147,15 +147,16 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
     # Each key's scores times the power of two that brings the largest into [0.5, 1): exact,
     # so that the squared deviations neither underflow (a spread below about 1e-154 had a std
     # of 0) nor overflow (above about 1e154: inf), nor the sum of scores near 1e308.
-    frame = pd.DataFrame({"key": cohort[key].to_numpy(), "largest": np.abs(values)})
-    exponent = np.frexp(frame.groupby("key", sort=True)["largest"].max())[1]  # 0 for all-zero scores
-    frame["score"] = np.ldexp(values, -np.frexp(frame.groupby("key")["largest"].transform("max").to_numpy())[1])
-    grouped = frame.groupby("key", sort=True)["score"]
+    by_key = pd.Series(np.abs(values)).groupby(cohort[key].to_numpy(), sort=True)
+    largest = by_key.max()
+    exponent = np.frexp(largest.to_numpy())[1]  # 0 for all-zero scores
+    codes = by_key.ngroup().to_numpy()  # each row's key, numbered in the order of ``largest``
+    grouped = pd.Series(np.ldexp(values, -exponent[codes])).groupby(codes)
     stats = pd.DataFrame({
-        "mean": np.ldexp(grouped.mean().to_numpy(), exponent.to_numpy()),
-        "std": np.ldexp(grouped.std(ddof=0).to_numpy(), exponent.to_numpy()),
+        "mean": np.ldexp(grouped.mean().to_numpy(), exponent),
+        "std": np.ldexp(grouped.std(ddof=0).to_numpy(), exponent),
         "n": grouped.size().to_numpy(),
-    }, index=exponent.index.rename(key))
+    }, index=largest.index.rename(key))
     return stats[(stats["n"] >= minimum) & (stats["std"] > 0)]
 
 
