@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from biofair._typing import By
 from biofair.exceptions import SchemaError
 from biofair.groups import _composite_names, _factorize_categories, _label_names
+from biofair.schema import _score_problems
 
 
 class Census(NamedTuple):
@@ -78,7 +79,10 @@ def _as_frame(scores: Any):
     if isinstance(scores, dd.DataFrame):
         return scores
     if isinstance(scores, str) or hasattr(scores, "__fspath__"):
-        return dd.read_parquet(str(scores))
+        frame = dd.read_parquet(str(scores))
+        if len(frame.columns) == 0:  # what Dask reads from a glob that matches no file
+            raise FileNotFoundError(f"no Parquet file matches {str(scores)!r} (or its files have no columns)")
+        return frame
     raise TypeError(f"scores must be a dask DataFrame or a Parquet path, got {type(scores).__name__}")
 
 
@@ -207,8 +211,20 @@ def _on_partitions(frame, function: Callable, *args, columns: Sequence[str] | No
 
 
 def _read_and_apply(file: str, columns: list[str] | None, function: Callable, index: int, *args) -> Any:
-    """``function`` on the columns of one Parquet file, read where it runs (one task, no transfer)."""
-    return function(pd.read_parquet(file, columns=columns), index, *args)
+    """``function`` on the columns of one Parquet file, read where it runs (one task, no transfer).
+    Columns that this file lacks (the frame's columns are those of its first file) are left
+    out, for the census to name, instead of failing in the reader."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        part = pd.read_parquet(file, columns=columns)
+    except (pa.ArrowInvalid, KeyError):
+        present = set(pq.read_schema(file).names)
+        if columns is None or set(columns) <= present:
+            raise
+        part = pd.read_parquet(file, columns=[c for c in columns if c in present])
+    return function(part, index, *args)
 
 
 def _whole_files(frame) -> list[str] | None:
@@ -363,22 +379,30 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
         return [f"partition {index}: missing column(s) {', '.join(missing)}"]
     problems = []
     column = part["score"]
-    if column.dtype in (np.float32, np.float64):  # NumPy floats: checked as they are
-        values = column.to_numpy()
-    else:
-        values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-    if bad := int((~np.isfinite(values)).sum()):
-        problems.append(f"partition {index}: {bad} NaN or infinite scores")
-    if not pd.api.types.is_bool_dtype(part["mated"]):
-        problems.append(f"partition {index}: column 'mated' must be boolean, got {part['mated'].dtype}")
+    if pd.api.types.is_float_dtype(column.dtype):  # NumPy floats checked as they are; nulls read as NaN
+        if column.dtype in (np.float32, np.float64):
+            values = column.to_numpy()
+        else:
+            values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        if bad := int((~np.isfinite(values)).sum()):
+            problems.append(f"partition {index}: {bad} NaN or infinite scores")
+    else:  # text, decimals, booleans, integers (beyond 2**53?): refused as in memory, in its words
+        problems += [f"partition {index}: {problem}" for problem in _score_problems(column)]
+    mated = part["mated"]
+    if not pd.api.types.is_bool_dtype(mated):
+        problems.append(f"partition {index}: column 'mated' must be boolean, got {mated.dtype}")
+    elif n_missing := int(mated.isna().sum()):  # a nullable boolean (pyarrow, "boolean")
+        problems.append(f"partition {index}: column 'mated' has {n_missing} missing values")
     for column in columns:
         if n_missing := int(part[column].isna().sum()):
             problems.append(f"partition {index}: column {column!r} has {n_missing} missing values")
     return problems
 
 
-def _raise_problems(found: list[list[str]]) -> None:
-    problems = [p for part in found for p in part]
+def _raise_problems(found: list[list[str]], files: list[str] | None = None) -> None:
+    """One error listing the problems of every partition (``found[i]``: those of partition
+    ``i``), each followed by the file it was read from when the partitions are whole files."""
+    problems = [f"{p} (file {files[i]})" if files else p for i, part in enumerate(found) for p in part]
     if problems:
         raise SchemaError("invalid score partitions:\n- " + "\n- ".join(problems))
 
@@ -490,10 +514,15 @@ def census(scores: Any, *, by: By = "group") -> Census:
     Raises
     ------
     SchemaError
-        Listing every problem with its partition (missing columns, NaN or infinite scores,
-        non-boolean labels, missing group labels), then two distinct labels of a group column
-        that read the same (``1`` and ``"1"``), then fewer than two groups or a group
-        without mated or homogeneous non-mated comparisons (named, with its counts).
+        Listing every problem with its partition, and its file when every partition is a
+        whole file (missing columns, NaN or infinite scores, scores stored as text,
+        decimals, booleans or integers beyond ±2**53 as :func:`biofair.validate_scores`
+        words them, non-boolean or missing labels, missing group labels), then two distinct
+        labels of a group column that read the same (``1`` and ``"1"``), then fewer than two
+        groups or a group without mated or homogeneous non-mated comparisons (named, with
+        its counts).
+    FileNotFoundError
+        When ``scores`` is a Parquet path or glob that matches no file.
 
     See Also
     --------
@@ -527,8 +556,8 @@ def census(scores: Any, *, by: By = "group") -> Census:
     columns = _group_columns(list(frame.columns), by)
     found, classes, homogeneous = _on_partitions(frame, _census_part, columns,
                                                  columns=["score", "mated", *columns[0], *columns[1]], total=True)
-    _raise_problems([part["problems"] for part in found])
     cache = _context(frame).cache
+    _raise_problems([part["problems"] for part in found], cache["files"])
     cache.setdefault(("classes",), _classes_from([part["classes"] for part in found]))
     cache.setdefault(_histogram_key("by_class"), classes.dense())  # what later passes locate on
     cache.setdefault(_histogram_key("homogeneous_nonmated", repr(columns)), homogeneous.dense())
@@ -702,7 +731,7 @@ def _class_census(frame) -> _ClassCensus:
 
     def count() -> _ClassCensus:
         found, classes = _on_partitions(frame, _class_census_part, columns=["score", "mated"], total=True)
-        _raise_problems([part["problems"] for part in found])
+        _raise_problems([part["problems"] for part in found], _context(frame).cache["files"])
         _context(frame).cache.setdefault(_histogram_key("by_class"), classes.dense())  # what later passes locate on
         return _classes_from(found)
 

@@ -1,0 +1,150 @@
+"""Hostile Parquet files on the out-of-core path: files written by someone else, whose schemas
+differ from file to file. Each case gives the in-memory result on the same rows, or fails
+naming the partition, its file, the column and the problem (as the in-memory check words it)."""
+
+from __future__ import annotations
+
+import decimal
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+from biofair.exceptions import SchemaError
+
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("dask.dataframe")
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+from biofair import partitions as bp  # noqa: E402
+from biofair.groups import _pooled_threshold  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def synchronous():
+    with dask.config.set(scheduler="synchronous"):
+        yield
+
+
+def table(n: int = 300) -> pd.DataFrame:
+    """Three groups with mated and non-mated scores rounded to 2 decimals (ties)."""
+    rng = np.random.default_rng(0)
+    group = np.arange(n) % 3
+    mated = (np.arange(n) // 3) % 4 == 0
+    score = np.round(rng.normal(np.where(mated, 1.5, 0.0) + 0.3 * group, 1.0), 2)
+    return pd.DataFrame({"score": score, "mated": mated, "group": np.array(["a", "b", "c"])[group]})
+
+
+def files(tmp_path, change=None) -> tuple[str, list[pa.Table]]:
+    """The table in three Parquet files, the second one changed by ``change`` (a function of
+    its Arrow table); the glob of the files and their Arrow tables."""
+    scores = table()
+    tables = [pa.Table.from_pandas(scores.iloc[rows], preserve_index=False).replace_schema_metadata(None)
+              for rows in np.array_split(np.arange(len(scores)), 3)]  # no pandas metadata: not written by pandas
+    if change is not None:
+        tables[1] = change(tables[1])
+    for i, part in enumerate(tables):
+        pq.write_table(part, tmp_path / f"part-{i}.parquet")
+    return str(tmp_path / "part-*.parquet"), tables
+
+
+def replaced(name: str, values) -> callable:
+    """A change that stores column ``name`` of a file as ``values(column)`` (an Arrow array)."""
+    return lambda part: part.set_column(part.schema.get_field_index(name), name, values(part.column(name)))
+
+
+# -- scores that the in-memory check refuses: refused, naming the file -------------------------
+
+REFUSED_SCORES = {
+    "text": (replaced("score", lambda c: pa.array([str(x) for x in c.to_pylist()])),
+             "column 'score' must be numeric, got dtype str"),
+    "decimal": (replaced("score", lambda c: pa.array([decimal.Decimal(str(x)) for x in c.to_pylist()],
+                                                     pa.decimal128(10, 2))),
+                "column 'score' must be numeric, got dtype object"),
+    "booleans": (replaced("score", lambda c: pa.compute.greater(c, 0.0)),
+                 "column 'score' holds booleans (dtype bool), not comparison scores"),
+    "integers beyond 2**53": (replaced("score", lambda c: pa.array(np.arange(len(c)) + 2**60)),
+                              "column 'score' has 100 integer values beyond ±2^53 (e.g. 1152921504606846976) "
+                              "that float64 cannot hold exactly: distinct scores would become ties"),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED_SCORES)
+def test_scores_the_in_memory_check_refuses_are_refused_naming_the_file(case, tmp_path):
+    """Before: text and decimal scores were parsed, booleans read as 0 and 1, and integers
+    beyond 2**53 rounded into ties, all silently (three files of such integers gave an EER
+    of 0.2617); the in-memory functions refuse each of them."""
+    change, problem = REFUSED_SCORES[case]
+    path, tables = files(tmp_path, change)
+    with pytest.raises(SchemaError, match=re.escape(f"- {problem}")):
+        bf.validate_scores(tables[1].to_pandas())  # the same words in memory
+    message = f"invalid score partitions:\n- partition 1: {problem} (file {tmp_path / 'part-1.parquet'})"
+    for metric in (bp.census, bp.eer, lambda p: bp.pooled_thresholds(p, [0.1]),
+                   lambda p: bp.rates_by_group(p, [0.0]), bp.fairness_discrepancy_rate):
+        with pytest.raises(SchemaError) as error:
+            metric(path)
+        assert str(error.value) == message
+
+
+def test_a_file_without_a_column_of_the_first_file_is_named(tmp_path):
+    """Before: ``pyarrow.lib.ArrowInvalid: No match for FieldRef.Name(group) in score: double
+    ...``, which names no file."""
+    path, _ = files(tmp_path, lambda part: part.drop_columns(["group"]))
+    with pytest.raises(SchemaError) as error:
+        bp.fairness_discrepancy_rate(path)
+    assert str(error.value) == ("invalid score partitions:\n- partition 1: missing column(s) group "
+                                f"(file {tmp_path / 'part-1.parquet'})")
+    assert bp.eer(path) == bf.eer(*bf.split_scores(table()))  # the EER reads no group
+
+
+def test_a_glob_that_matches_no_file_says_so(tmp_path):
+    """Before: ``SchemaError: no group column for 'group' ... (the data have [])``, and the EER
+    ``partition 0: missing column(s) score, mated``: a partition that does not exist."""
+    pattern = str(tmp_path / "scores-*.parquet")
+    for metric in (bp.census, bp.eer):
+        with pytest.raises(FileNotFoundError, match=re.escape(f"no Parquet file matches {pattern!r}")):
+            metric(pattern)
+
+
+def test_missing_labels_in_a_nullable_boolean_mated_column_are_counted():
+    """Before: ``TypeError: boolean value of NA is ambiguous`` (``bool[pyarrow]``, as
+    ``read_parquet(..., dtype_backend="pyarrow")`` gives) or ``ValueError: cannot convert to
+    'bool'-dtype NumPy array with missing values`` (pandas ``boolean``), naming no partition."""
+    scores = table().astype({"mated": "boolean"})
+    scores.loc[[4, 250], "mated"] = pd.NA
+    for dtype in ("boolean", "bool[pyarrow]"):
+        with pytest.raises(SchemaError) as error:
+            bp.census(dd.from_pandas(scores.astype({"mated": dtype}), npartitions=2))
+        assert str(error.value) == ("invalid score partitions:\n- partition 0: column 'mated' has 1 missing values"
+                                    "\n- partition 1: column 'mated' has 1 missing values")
+
+
+# -- schemas that differ but hold the same rows: the in-memory results -------------------------
+
+SAME_ROWS = {
+    "float32 scores in one file": replaced("score", lambda c: c.cast(pa.float32())),
+    "dictionary-encoded groups in one file": replaced("group", lambda c: c.dictionary_encode()),
+    "an extra column in one file": lambda part: part.append_column("quality", pa.array(np.arange(len(part)))),
+    "columns in another order in one file": lambda part: part.select(["group", "mated", "score"]),
+    "an empty file": lambda part: part.slice(0, 0),
+}
+
+
+@pytest.mark.parametrize("case", SAME_ROWS)
+def test_files_whose_schemas_differ_give_the_in_memory_results(case, tmp_path):
+    path, tables = files(tmp_path, SAME_ROWS[case])
+    scores = pd.concat([part.to_pandas() for part in tables], ignore_index=True)
+    scores["group"] = scores["group"].astype(str)
+    targets = [0.1, 0.05]
+    census = bp.census(path)
+    sizes = bf.group_sizes(scores)
+    assert census.names == ["a", "b", "c"]
+    assert census.n_mated.tolist() == sizes.loc[census.names, "n_mated"].tolist()
+    np.testing.assert_array_equal(bp.pooled_thresholds(path, targets),
+                                  _pooled_threshold(bf.scores_by_group(scores), targets))
+    pd.testing.assert_frame_equal(bp.rates_by_group(path, [0.0, 1.0]), bf.rates_by_group(scores, [0.0, 1.0]))
+    pd.testing.assert_frame_equal(bp.fairness_discrepancy_rate(path, fmr_targets=targets),
+                                  bf.fairness_discrepancy_rate(scores, fmr_targets=targets))
+    assert bp.eer(path) == bf.eer(*bf.split_scores(scores))
