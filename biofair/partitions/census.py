@@ -229,16 +229,17 @@ def _read_and_apply(file: str, columns: list[str] | None, function: Callable, in
 
 def _whole_files(frame) -> list[str] | None:
     """The file of each partition when ``frame`` is ``dask.dataframe.read_parquet`` of whole
-    local files, one per partition, without filters or an index; otherwise None (the frame's
-    own tasks read it). Reads Dask's plan of the files, checked against every way it could
-    differ."""
+    local files, one per partition, without filters or an index column (pandas' unnamed
+    index, ``[None]``, which ``DataFrame.to_parquet`` writes by default, is no column and
+    counts as none); otherwise None (the frame's own tasks read it). Reads Dask's plan of
+    the files, checked against every way it could differ."""
     expr = getattr(frame, "expr", None)
     try:
         info, parts = expr._dataset_info, expr._plan["parts"]
     except (AttributeError, KeyError, TypeError):
         return None
     if (not type(expr).__name__.startswith("ReadParquet") or type(info.get("fs")).__name__ != "LocalFileSystem"
-            or info.get("filters") or info.get("index") or len(parts) != frame.npartitions):
+            or info.get("filters") or any(info.get("index") or []) or len(parts) != frame.npartitions):
         return None
     pieces = [part.get("piece") if isinstance(part, dict) else None for part in parts]
     if not all(isinstance(piece, tuple) and piece[1:] == (None, None) for piece in pieces):
@@ -553,7 +554,12 @@ def census(scores: Any, *, by: By = "group") -> Census:
     (['0', '1', '2'], [100, 100, 100], 3)
     """
     frame = _as_frame(scores)
-    columns = _group_columns(list(frame.columns), by)
+    try:
+        columns = _group_columns(list(frame.columns), by)
+    except SchemaError as error:  # Dask reads the columns of the first file only: say so
+        if files := _whole_files(frame):
+            raise SchemaError(f"{error}; these are the columns of the first file, {files[0]}") from None
+        raise
     found, classes, homogeneous = _on_partitions(frame, _census_part, columns,
                                                  columns=["score", "mated", *columns[0], *columns[1]], total=True)
     cache = _context(frame).cache

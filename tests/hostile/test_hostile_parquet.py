@@ -148,3 +148,36 @@ def test_files_whose_schemas_differ_give_the_in_memory_results(case, tmp_path):
     pd.testing.assert_frame_equal(bp.fairness_discrepancy_rate(path, fmr_targets=targets),
                                   bf.fairness_discrepancy_rate(scores, fmr_targets=targets))
     assert bp.eer(path) == bf.eer(*bf.split_scores(scores))
+
+
+def test_a_group_column_missing_from_the_first_file_names_that_file(tmp_path):
+    """Before: "no group column for 'group' ... (the data have ['score', 'mated'])", though
+    the other files have it: Dask takes the columns of the first file."""
+    scores = table()
+    for i, rows in enumerate(np.array_split(np.arange(len(scores)), 3)):
+        scores.iloc[rows].drop(columns=["group"] if i == 0 else []).to_parquet(tmp_path / f"part-{i}.parquet",
+                                                                                  index=False)
+    with pytest.raises(SchemaError) as error:
+        bp.census(str(tmp_path / "part-*.parquet"))
+    assert str(error.value) == (
+        "no group column for 'group': give a pair-level column of that name or both reference_group and "
+        f"probe_group (the data have ['score', 'mated']); these are the columns of the first file, "
+        f"{tmp_path / 'part-0.parquet'}")
+
+
+def test_files_that_pandas_wrote_with_its_index_are_read_whole_and_named(tmp_path):
+    """``DataFrame.to_parquet`` stores its index by default; Dask then plans an unnamed index
+    (``[None]``), and the files were read by Dask's own tasks: a file without the group column
+    failed with ``KeyError: "['group'] not in index"``, naming no file."""
+    from biofair.partitions.census import _whole_files
+
+    scores = table()
+    for i, rows in enumerate(np.array_split(np.arange(len(scores)), 3)):
+        scores.iloc[rows].drop(columns=["group"] if i == 1 else []).to_parquet(tmp_path / f"part-{i}.parquet")
+    path = str(tmp_path / "part-*.parquet")
+    assert _whole_files(dd.read_parquet(path)) == [str(tmp_path / f"part-{i}.parquet") for i in range(3)]
+    with pytest.raises(SchemaError) as error:
+        bp.census(path)
+    assert str(error.value) == ("invalid score partitions:\n- partition 1: missing column(s) group "
+                                f"(file {tmp_path / 'part-1.parquet'})")
+    assert bp.eer(path) == bf.eer(*bf.split_scores(scores))
