@@ -1,0 +1,101 @@
+"""Subject ids and group labels that look equal but are not, in memory: tables read from
+CSV by pandas and joined, where one table's ids are numbers and another's text, or one
+column holds both. Each is refused with a message naming the columns, or kept apart as
+biofair's other functions keep it; never silently merged, split or dropped."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+from biofair import mitigation
+
+AS_TEXT = ("Read the ids as text in every table, e.g. pd.read_csv(path, dtype={'reference_subject': str, "
+           "'probe_subject': str}), which keeps ids such as '007' as written, or convert them one way "
+           "(table[column].astype(str))")
+
+
+def trials(subjects: list, groups: list | None = None) -> pd.DataFrame:
+    """One mated comparison per subject and one non-mated with the next subject; ids kept as
+    given (an object column when they mix types)."""
+    rows = []
+    for i, me in enumerate(subjects):
+        other = subjects[(i + 1) % len(subjects)]
+        rows += [(1.0 + i, True, me, me), (0.1 * i, False, me, other)]
+    table = pd.DataFrame(rows, columns=["score", "mated", "reference_subject", "probe_subject"])
+    for column in ("reference_subject", "probe_subject"):
+        table[column] = pd.Series(list(table[column]), dtype=object if _mixed(subjects) else None)
+    if groups is not None:
+        table["group"] = pd.Series([g for g in groups for _ in range(2)], dtype=object)
+    return table
+
+
+def _mixed(values: list) -> bool:
+    return len({type(v) for v in values}) > 1
+
+
+# -- 3. equal labels of different types in one group column ----------------------------------------
+
+
+def grouped(labels: list, *, per_side: bool = False) -> pd.DataFrame:
+    """Per label, 20 mated and 20 non-mated comparisons; group k scores k higher."""
+    rng = np.random.default_rng(3)
+    k = np.repeat(np.arange(len(labels)), 40)
+    mated = np.tile(np.arange(40) < 20, len(labels))
+    table = pd.DataFrame({"score": np.round(rng.normal(np.where(mated, 2.0, 0.0) + k, 1.0), 3), "mated": mated})
+    column = pd.Series([label for label in labels for _ in range(40)], dtype=object)
+    if per_side:
+        return table.assign(reference_group=column, probe_group=column)
+    return table.assign(group=column)
+
+
+MERGED = {
+    "True and 1": ([True, 1, 2], "True (bool), 1 (int)"),
+    "False and 0": ([0, False, 2], "0 (int), False (bool)"),
+    "1 and 1.0": ([1, 1.0, 2], "1 (int), 1.0 (float)"),
+}
+
+
+@pytest.mark.parametrize("case", MERGED)
+@pytest.mark.parametrize("per_side", [False, True], ids=["pair level", "per side"])
+def test_equal_labels_of_different_types_are_refused(case, per_side):
+    """pd.factorize made one group of True and 1 (equal in Python), named after the first row:
+    scores_by_group gave {'True': 40 mated, '2': 20} for three labels, and after
+    pd.concat([booleans, integers]) the FDR compared two groups instead of three."""
+    labels, values = MERGED[case]
+    table = grouped(labels, per_side=per_side)
+    columns = ["reference_group", "probe_group"] if per_side else ["group"]
+    message = (f"column(s) {columns} hold equal labels written differently: {values}; pandas would make them one "
+               "group, named after whichever comes first. Store the labels as text (biofair.read_scores reads them "
+               "as written) or relabel them")
+    for call in (bf.scores_by_group, bf.group_labels, bf.group_sizes,
+                 lambda t: bf.fairness_discrepancy_rate(t, fmr_targets=[0.1])):
+        with pytest.raises(bf.SchemaError, match="^" + re.escape(message) + "$"):
+            call(table)
+
+
+def test_equal_labels_of_one_type_stay_one_group():
+    """NumPy and Python integers are one label written one way: no error."""
+    table = grouped([np.int64(1), 1, 2])
+    groups = bf.scores_by_group(table)
+    assert {name: (g.mated.size, g.nonmated.size) for name, g in groups.items()} == {"1": (40, 40), "2": (20, 20)}
+
+
+def test_the_census_refuses_true_and_1_in_one_partition():
+    """In one partition the census merged them as memory did (one group named 'True')."""
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    from biofair import partitions as bp
+
+    with dask.config.set({"dataframe.convert-string": False, "scheduler": "synchronous"}):
+        frame = dd.from_pandas(grouped([True, 1, 2]), npartitions=1, sort=False)
+        with pytest.raises(bf.SchemaError, match=re.escape(
+                "column(s) ['group'] hold equal labels written differently: True (bool), 1 (int)")):
+            bp.census(frame)
+
+
