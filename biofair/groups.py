@@ -23,7 +23,7 @@ from biofair._thresholds import threshold_at_fmr_runs, warn_unresolved
 from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, scalar_or_array
 from biofair.exceptions import SchemaError
-from biofair.schema import validate_scores
+from biofair.schema import _missing_groups_fix, validate_scores
 
 
 class GroupScores(NamedTuple):
@@ -151,9 +151,7 @@ def _check_no_missing(scores: pd.DataFrame, columns: list[str]) -> None:
     if problems:
         raise SchemaError(
             f"missing group labels: {'; '.join(problems)}; those comparisons would have no group. "
-            f"Give them a group of their own, {_MISSING_GROUP!r}, with read_grouped_scores(..., "
-            "missing_groups='group') (biofair report --missing-groups group), or fill them "
-            f"yourself, e.g. scores.fillna({{{columns[0]!r}: 'unknown'}})"
+            + _missing_groups_fix(columns[0])
         )
 
 

@@ -27,6 +27,16 @@ _OPTIONAL_COLUMNS = (
 )
 #: The columns a score table may have: ``score`` and ``mated`` (required), then the optional ones.
 CANONICAL_COLUMNS = _REQUIRED_COLUMNS + _OPTIONAL_COLUMNS
+_GROUP_COLUMNS = ("group", "reference_group", "probe_group")
+
+
+def _missing_groups_fix(column: str) -> str:
+    """How to give comparisons without a label in ``column`` a group (the same words wherever
+    a group label is missing: :func:`validate_scores` and the grouping functions)."""
+    return (
+        "Give them a group of their own, '(missing)', with read_grouped_scores(..., missing_groups='group') "
+        f"(biofair report --missing-groups group), or fill them yourself, e.g. scores.fillna({{{column!r}: 'unknown'}})"
+    )
 
 
 def _score_problems(score: pd.Series) -> list[str]:
@@ -99,7 +109,8 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         inexact (integers beyond ±2**53, which float64 cannot hold exactly) scores,
         non-boolean labels, an empty class, labels that contradict the subject ids, and
         missing values in a canonical grouping or subject column (a row without a group
-        would otherwise be dropped silently).
+        would otherwise be dropped silently; for a group column, the first such row and how
+        to give those rows a group).
 
     See Also
     --------
@@ -139,8 +150,12 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
             problems += _label_problems(scores)
         for column in _OPTIONAL_COLUMNS:
             if column in scores.columns and scores[column].hasnans:
-                n_missing = int(scores[column].isna().sum())
-                problems.append(f"column {column!r} has {n_missing} missing values")
+                unlabelled = scores[column].isna().to_numpy()
+                problem = f"column {column!r} has {int(unlabelled.sum())} missing values"
+                if column in _GROUP_COLUMNS:
+                    problem += (f" (first in row {scores.index[unlabelled.argmax()]!r}); those comparisons would "
+                                f"have no group. {_missing_groups_fix(column)}")
+                problems.append(problem)
     if problems:
         raise SchemaError("invalid score table:\n- " + "\n- ".join(problems))
     return scores

@@ -99,3 +99,24 @@ def test_the_census_refuses_true_and_1_in_one_partition():
             bp.census(frame)
 
 
+# -- 4. a missing label in the canonical group column ------------------------------------------------
+
+
+def test_a_missing_group_label_in_memory_says_how_to_fill_it():
+    """validate_scores said only "column 'group' has 2 missing values", where any other grouping
+    column said which row and how to give those comparisons a group."""
+    table = grouped(["a", "b"])
+    table.loc[[5, 50], "group"] = None
+    line = ("- column 'group' has 2 missing values (first in row 5); those comparisons would have no group. Give them "
+            "a group of their own, '(missing)', with read_grouped_scores(..., missing_groups='group') (biofair "
+            "report --missing-groups group), or fill them yourself, e.g. scores.fillna({'group': 'unknown'})")
+    for call in (bf.validate_scores, bf.scores_by_group):
+        with pytest.raises(bf.SchemaError) as error:
+            call(table)
+        assert str(error.value).splitlines() == ["invalid score table:", line]
+    other = table.rename(columns={"group": "gender"})
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "missing group labels: column 'gender' has 2 missing values (first in row 5); those comparisons would "
+            "have no group. Give them a group of their own, '(missing)', ") + ".*" + re.escape(
+            "scores.fillna({'gender': 'unknown'})") + "$"):
+        bf.scores_by_group(other, by="gender")
