@@ -24,7 +24,7 @@ from biofair._typing import By, Direction, Seed
 from biofair._validation import as_number, as_rates, as_rng, as_threshold
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
 from biofair.groups import _attributes_of, group_labels, scores_by_group
-from biofair.schema import validate_scores
+from biofair.schema import _check_ids_of_one_kind, validate_scores
 
 _SUBJECT_COLUMNS = ("reference_subject", "probe_subject")
 
@@ -69,7 +69,8 @@ class SubjectSplit(NamedTuple):
     eval_subjects: frozenset
 
 
-def _subjects(scores: pd.DataFrame) -> set:
+def _subjects(scores: pd.DataFrame, name: str = "scores") -> set:
+    """The subjects of a table (either side), once the ids are known present and of one kind."""
     missing = [c for c in _SUBJECT_COLUMNS if c not in scores.columns]
     if missing:
         raise ValueError(f"a split by subject needs the columns {', '.join(missing)}")
@@ -80,6 +81,7 @@ def _subjects(scores: pd.DataFrame) -> set:
                 f"column {column!r} has {int(missing.sum())} missing subjects (first in row "
                 f"{scores.index[missing.argmax()]!r}): a comparison without its subjects fits neither split"
             )
+    _check_ids_of_one_kind({f"{name}[{c!r}]": scores[c] for c in _SUBJECT_COLUMNS})
     return set(scores["reference_subject"]) | set(scores["probe_subject"])
 
 
@@ -103,7 +105,12 @@ def check_subject_disjoint(dev: pd.DataFrame, eval: pd.DataFrame) -> None:
     Raises
     ------
     ValueError
-        Naming the number of shared subjects and a few of them.
+        Naming the number of shared subjects and a few of them, or the subject column with
+        missing ids.
+    SchemaError
+        When the subject ids are numbers in one column and text in another (of either
+        table), or both in one column: ``1`` and ``"1"`` never compare equal, so a subject
+        read as a number in one table and as text in the other would pass unseen.
 
     See Also
     --------
@@ -125,7 +132,10 @@ def check_subject_disjoint(dev: pd.DataFrame, eval: pd.DataFrame) -> None:
     ...
     ValueError: 2 evaluation subject(s) also in the development split, e.g. a, b
     """
-    shared = sorted(_subjects(dev) & _subjects(eval), key=str)
+    dev_subjects, eval_subjects = _subjects(dev, "dev"), _subjects(eval, "eval")
+    _check_ids_of_one_kind({f"{name}[{c!r}]": table[c] for name, table in (("dev", dev), ("eval", eval))
+                            for c in _SUBJECT_COLUMNS})
+    shared = sorted(dev_subjects & eval_subjects, key=str)
     if shared:
         raise ValueError(
             f"{len(shared)} evaluation subject(s) also in the development split, "
@@ -169,6 +179,9 @@ def subject_disjoint_split(
     ------
     ValueError
         When the scores have fewer than two subjects, or ``dev_fraction`` is not in (0, 1).
+    SchemaError
+        When the subject ids mix numbers and text (``1`` and ``"1"`` would be two subjects,
+        and could land on both sides).
 
     See Also
     --------

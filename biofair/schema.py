@@ -39,6 +39,55 @@ def _missing_groups_fix(column: str) -> str:
     )
 
 
+#: What :func:`pandas.api.types.infer_dtype` calls ids that are all numbers.
+_NUMBER_KINDS = frozenset({"integer", "floating", "mixed-integer-float", "boolean", "decimal", "complex"})
+_IDS_AS_TEXT = (
+    "Read the ids as text in every table, e.g. pd.read_csv(path, dtype={'reference_subject': str, "
+    "'probe_subject': str}), which keeps ids such as '007' as written, or convert them one way "
+    "(table[column].astype(str))"
+)
+
+
+def _id_kind(ids: pd.Series) -> str:
+    """``"numbers"``, ``"text"``, ``"mixed"`` (numbers and text, or other types) or ``""`` (no id)."""
+    values = ids.cat.categories if isinstance(ids.dtype, pd.CategoricalDtype) else ids
+    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    if inferred == "empty":
+        return ""
+    return "text" if inferred == "string" else "numbers" if inferred in _NUMBER_KINDS else "mixed"
+
+
+def _check_ids_of_one_kind(columns: dict[str, pd.Series]) -> None:
+    """Raise when subject ids that are compared with one another are numbers in one column
+    and text in another, or both in one column: ``1 != "1"``, so one subject would be two.
+
+    Parameters
+    ----------
+    columns : dict of str to pandas.Series
+        Each id column, under the name the message gives it (e.g. ``"dev['probe_subject']"``).
+
+    Raises
+    ------
+    SchemaError
+        Naming the column of several types with an id of each type, or the columns of
+        numbers and those of text with their dtypes; and how to read the ids as text.
+    """
+    kinds = {name: _id_kind(ids) for name, ids in columns.items()}
+    for name, kind in kinds.items():
+        if kind == "mixed":
+            first_of_type: dict[type, object] = {}
+            for value in pd.unique(columns[name].dropna().astype(object)):  # distinct ids, on the error path only
+                first_of_type.setdefault(type(value), value)
+            examples = ", ".join(f"{v!r} ({t.__name__})" for t, v in list(first_of_type.items())[:3])
+            raise SchemaError(f"{name} holds subject ids of several types, e.g. {examples}: 1 and '1' would be "
+                              f"two subjects. {_IDS_AS_TEXT}")
+    numbers = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == "numbers"]
+    text = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == "text"]
+    if numbers and text:
+        raise SchemaError(f"subject ids are numbers in {', '.join(numbers)} but text in {', '.join(text)}: a "
+                          f"subject written 1 in one and '1' in the other would be two subjects. {_IDS_AS_TEXT}")
+
+
 def _score_problems(score: pd.Series) -> list[str]:
     """What stops ``score`` from being finite float64 scores, one problem per line."""
     if pd.api.types.is_bool_dtype(score):

@@ -38,6 +38,71 @@ def _mixed(values: list) -> bool:
     return len({type(v) for v in values}) > 1
 
 
+# -- 1. two tables, one read with integer ids and one with text ids -------------------------------
+
+
+def test_a_leak_check_refuses_numbers_against_text():
+    """Subject 1 is in both tables, read as 1 in dev and "1" in eval: the check passed
+    (1 != "1"), reporting the tables disjoint although the same person is in both."""
+    dev, evaluation = trials([1, 2, 3]), trials(["1", "4", "5"])
+    message = ("subject ids are numbers in dev['reference_subject'] (int64), dev['probe_subject'] (int64) but text "
+               f"in eval['reference_subject'] ({evaluation['reference_subject'].dtype}), eval['probe_subject'] "
+               f"({evaluation['probe_subject'].dtype}): a subject written 1 in one and '1' in the other would be two "
+               f"subjects. {AS_TEXT}")
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(message) + "$"):
+        mitigation.check_subject_disjoint(dev, evaluation)
+    read_as_text = dev.astype({"reference_subject": str, "probe_subject": str})
+    with pytest.raises(ValueError, match=r"^1 evaluation subject\(s\) also in the development split, e\.g\. 1$"):
+        mitigation.check_subject_disjoint(read_as_text, evaluation)
+
+
+def test_a_leak_check_compares_numbers_with_numbers_and_text_with_text():
+    """Ids of one kind in any dtype are compared as they are: 1 and 1.0 are one subject, object
+    text and pandas' string dtype agree, categories are read as their values."""
+    with pytest.raises(ValueError, match=r"^1 evaluation subject\(s\) also in the development split, e\.g\. 1(\.0)?$"):
+        mitigation.check_subject_disjoint(trials([1, 2]), trials([1.0, 7.0]))
+    text = trials(["a", "b"])
+    strings = trials(["a", "c"]).astype({"reference_subject": "string", "probe_subject": "string"})
+    categories = trials(["b", "d"]).astype({"reference_subject": "category", "probe_subject": "category"})
+    for other, shared in ((strings, "a"), (categories, "b")):
+        with pytest.raises(ValueError, match=f"e\\.g\\. {shared}$"):
+            mitigation.check_subject_disjoint(text, other)
+    mitigation.check_subject_disjoint(text, trials(["x", "y"]).astype({"reference_subject": "category"}))
+
+
+def test_a_leak_check_refuses_one_table_of_two_kinds():
+    """Reference ids read as numbers, probe ids as text, in the development table."""
+    dev = trials([1, 2]).astype({"probe_subject": str})
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "subject ids are numbers in dev['reference_subject'] (int64) but text in "
+            f"dev['probe_subject'] ({dev['probe_subject'].dtype}): ")):
+        mitigation.check_subject_disjoint(dev, trials([3, 4]))
+
+
+# -- one column of integer and text ids (pandas' read_csv with mixed chunks, or a concat) ----------
+
+
+def test_a_split_refuses_a_column_of_numbers_and_text():
+    """Subjects 1 and "1" (and 2 and "2") were two subjects each, and the seed-0 split put 1
+    and 2 in development, "1" and "2" in evaluation: the same people on both sides."""
+    table = trials([1, "1", 2, "2", 3, "3"])
+    message = ("scores['reference_subject'] holds subject ids of several types, e.g. 1 (int), '1' (str): 1 and '1' "
+               f"would be two subjects. {AS_TEXT}")
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(message) + "$"):
+        mitigation.subject_disjoint_split(table, rng=0)
+    with pytest.raises(bf.SchemaError, match=re.escape("dev['reference_subject'] holds subject ids of several")):
+        mitigation.check_subject_disjoint(table, trials(["x", "y"]))
+
+
+def test_a_subject_bootstrap_refuses_a_column_of_numbers_and_text():
+    """1 and "1" were two clusters: a subject's comparisons drawn as if from two subjects."""
+    table = trials([1, "1", 2, "2"])
+    message = ("column 'reference_subject' holds subject ids of several types, e.g. 1 (int), '1' (str): 1 and '1' "
+               f"would be two subjects. {AS_TEXT}")
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(message) + "$"):
+        bf.bootstrap(bf.roc_auc, table, unit="subject", n_resamples=10, rng=0)
+
+
 # -- 3. equal labels of different types in one group column ----------------------------------------
 
 
