@@ -103,6 +103,40 @@ def test_a_subject_bootstrap_refuses_a_column_of_numbers_and_text():
         bf.bootstrap(bf.roc_auc, table, unit="subject", n_resamples=10, rng=0)
 
 
+# -- 2. a split stratified on labels that disagree within a subject -------------------------------
+
+
+def test_a_stratified_split_refuses_a_subject_with_two_labels():
+    """Subject a had group x on its mated row and y on its non-mated row: it was drawn in
+    stratum x, whichever row came first, and nothing said so."""
+    table = trials(["a", "b", "c", "d", "e", "f"], ["x", "y", "x", "y", "x", "y"])
+    table.loc[1, "group"] = "y"  # a's non-mated comparison
+    table.loc[9, "group"] = "z"  # e's
+    message = ("stratify='group': 2 subject(s) have comparisons with different labels in column 'group' "
+               "('a': ['x', 'y']; 'e': ['x', 'z']); a subject belongs to one stratum: correct the labels")
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        mitigation.subject_disjoint_split(table, stratify="group", rng=0)
+
+
+def test_a_subject_with_one_label_and_missing_ones_keeps_its_label():
+    """A missing label on some of a subject's rows is no disagreement (as before)."""
+    table = trials(["a", "b", "c", "d"], ["x", "x", "y", "y"])
+    table.loc[1, "group"] = None
+    for seed, dev in ((0, ["b", "d"]), (1, ["a", "d"]), (2, ["b", "c"])):  # one of a, b and one of c, d
+        split = mitigation.subject_disjoint_split(table, stratify="group", rng=seed)
+        assert sorted(split.dev_subjects) == dev
+
+
+@pytest.mark.parametrize(("labels", "message"), [
+    ([1, "1", 1, "1"], "column(s) ['group'] hold distinct labels that read the same: 1 (int), '1' (str)"),
+    ([True, 1, True, 1], "column(s) ['group'] hold equal labels written differently: True (bool), 1 (int)"),
+], ids=["1 and '1'", "True and 1"])
+def test_a_stratified_split_reads_labels_as_the_groups_do(labels, message):
+    """1 and "1" were two strata (group_labels refuses them), True and 1 one stratum."""
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(message)):
+        mitigation.subject_disjoint_split(trials(["a", "b", "c", "d"], labels), stratify="group", rng=0)
+
+
 # -- 3. equal labels of different types in one group column ----------------------------------------
 
 
