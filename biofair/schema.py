@@ -57,7 +57,7 @@ def _id_kind(ids: pd.Series) -> str:
     return "text" if inferred == "string" else "numbers" if inferred in _NUMBER_KINDS else "mixed"
 
 
-def _check_ids_of_one_kind(columns: dict[str, pd.Series]) -> None:
+def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subject") -> None:
     """Raise when subject ids that are compared with one another are numbers in one column
     and text in another, or both in one column: ``1 != "1"``, so one subject would be two.
 
@@ -65,6 +65,9 @@ def _check_ids_of_one_kind(columns: dict[str, pd.Series]) -> None:
     ----------
     columns : dict of str to pandas.Series
         Each id column, under the name the message gives it (e.g. ``"dev['probe_subject']"``).
+    what : str, default "subject"
+        What the ids name, for the message ("subject", or "group" for cohort statistics
+        kept per group).
 
     Raises
     ------
@@ -79,13 +82,13 @@ def _check_ids_of_one_kind(columns: dict[str, pd.Series]) -> None:
             for value in pd.unique(columns[name].dropna().astype(object)):  # distinct ids, on the error path only
                 first_of_type.setdefault(type(value), value)
             examples = ", ".join(f"{v!r} ({t.__name__})" for t, v in list(first_of_type.items())[:3])
-            raise SchemaError(f"{name} holds subject ids of several types, e.g. {examples}: 1 and '1' would be "
-                              f"two subjects. {_IDS_AS_TEXT}")
+            raise SchemaError(f"{name} holds {what} ids of several types, e.g. {examples}: 1 and '1' would be "
+                              f"two {what}s. {_IDS_AS_TEXT}")
     numbers = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == "numbers"]
     text = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == "text"]
     if numbers and text:
-        raise SchemaError(f"subject ids are numbers in {', '.join(numbers)} but text in {', '.join(text)}: a "
-                          f"subject written 1 in one and '1' in the other would be two subjects. {_IDS_AS_TEXT}")
+        raise SchemaError(f"{what} ids are numbers in {', '.join(numbers)} but text in {', '.join(text)}: a "
+                          f"{what} written 1 in one and '1' in the other would be two {what}s. {_IDS_AS_TEXT}")
 
 
 def _score_problems(score: pd.Series) -> list[str]:

@@ -219,3 +219,48 @@ def test_a_missing_group_label_in_memory_says_how_to_fill_it():
             "have no group. Give them a group of their own, '(missing)', ") + ".*" + re.escape(
             "scores.fillna({'gender': 'unknown'})") + "$"):
         bf.scores_by_group(other, by="gender")
+
+
+# -- cohort normalisation: the cohort's ids and the trials' ids ----------------------------------------
+
+
+def test_cohort_statistics_refuse_a_key_of_numbers_and_text():
+    """Subject 1's eight cohort scores, half stored as 1 and half as "1", gave two rows of
+    statistics (1: mean 0.2, n 2 ... "1": mean 0.225, n 2), each from half its scores."""
+    cohort = pd.DataFrame({"subject": pd.Series([1, 1, "1", "1", 2, 2, "2", "2"], dtype=object),
+                           "score": [0.1, 0.3, 0.2, 0.25, 0.0, 0.5, 0.25, 0.375]})
+    message = ("cohort['subject'] holds subject ids of several types, e.g. 1 (int), '1' (str): 1 and '1' would be "
+               f"two subjects. {AS_TEXT}")
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(message) + "$"):
+        bf.normalisation.cohort_statistics(cohort, min_size=2)
+    with pytest.raises(bf.SchemaError, match=re.escape("cohort['group'] holds group ids of several types")):
+        bf.normalisation.cohort_statistics(cohort.rename(columns={"subject": "group"}), key="group", min_size=2)
+
+
+def test_cohort_scores_refuse_a_cohort_of_numbers_for_text_ids():
+    """The cohort {"c1", 2} (2 read as a number elsewhere) did not find "2" in cross: x kept
+    1 of its 2 cohort scores, and nothing said so."""
+    cross = pd.DataFrame({"score": [0.1, 0.2, 0.3], "mated": [False] * 3,
+                          "reference_subject": ["c1", "x", "y"], "probe_subject": ["x", "2", "z"]})
+    with pytest.raises(bf.SchemaError, match=r"^cohort_subjects holds subject ids of several types, e\.g\. "
+                                             r"('c1' \(str\), 2 \(int\)|2 \(int\), 'c1' \(str\)): "):
+        bf.normalisation.cohort_scores(cross, {"c1", 2})
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "subject ids are numbers in cohort_subjects (int64) but text in cross['reference_subject'] "
+            f"({cross['reference_subject'].dtype}), cross['probe_subject'] ({cross['probe_subject'].dtype}): ")):
+        bf.normalisation.cohort_scores(cross, {2})
+    assert bf.normalisation.cohort_scores(cross, {"c1", "2"})["subject"].tolist() == ["x", "x"]
+
+
+def test_normalisation_says_why_text_ids_have_no_statistics_kept_under_numbers():
+    """Was "3 comparisons have no cohort statistics for their reference_subject (e.g. '1')",
+    with statistics for subject 1 right there."""
+    cohort = pd.DataFrame({"subject": [1] * 4 + [2] * 4, "score": [0.1, 0.3, 0.2, 0.25, 0.0, 0.5, 0.25, 0.375]})
+    statistics = bf.normalisation.cohort_statistics(cohort, min_size=2)
+    table = pd.DataFrame({"score": [0.4, 0.05, 0.3], "mated": [True, False, False],
+                          "reference_subject": ["1", "1", "2"], "probe_subject": ["1", "2", "1"]})
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "subject ids are numbers in the statistics' index (int64) but text in scores['reference_subject'] "
+            f"({table['reference_subject'].dtype}): a subject written 1 in one and '1' in the other would be two "
+            f"subjects. {AS_TEXT}") + "$"):
+        bf.normalisation.normalise_scores(table, statistics, method="z")
