@@ -264,3 +264,41 @@ def test_normalisation_says_why_text_ids_have_no_statistics_kept_under_numbers()
             f"({table['reference_subject'].dtype}): a subject written 1 in one and '1' in the other would be two "
             f"subjects. {AS_TEXT}") + "$"):
         bf.normalisation.normalise_scores(table, statistics, method="z")
+
+
+# -- a permutation null that shuffles groups between subjects ----------------------------------------
+
+
+def fdr_at_half(table: pd.DataFrame) -> float:
+    return float(bf.fairness_discrepancy_rate(table, fmr_targets=[0.5])["fdr"].iloc[0])
+
+
+def test_a_permutation_by_subject_refuses_a_subject_with_two_labels():
+    """Subject a: group x on its mated row, y on its non-mated row. Each permuted table gave a
+    one label (its first, x), so every permuted table had 6 rows in x and 6 in y where the
+    observed one had 5 and 7: no permutation could look like the data it was the null of."""
+    table = trials(["a", "b", "c", "d", "e", "f"], ["x", "x", "x", "y", "y", "y"])
+    table.loc[1, "group"] = "y"
+    with pytest.raises(ValueError, match="^" + re.escape(
+            "1 subject(s) have comparisons with different labels in column(s) ['group'] ('a': ['x', 'y']); a shuffle "
+            "by subject gives each subject one label: correct the labels or shuffle comparisons instead "
+            "(cluster=None)") + "$"):
+        bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0)
+    of = dict(zip("abcdef", "xxxyyy"))
+    per_side = table.drop(columns="group").assign(reference_group=table["reference_subject"].map(of),
+                                                  probe_group=table["probe_subject"].map(of))
+    per_side.loc[1, "reference_group"] = "y"  # a as the reference of its non-mated pair
+    per_side.loc[3, "probe_group"] = "y"  # c as the probe of b's non-mated pair
+    with pytest.raises(ValueError, match="^" + re.escape(
+            "2 subject(s) have comparisons with different labels in column(s) ['reference_group', 'probe_group'] "
+            "('a': ['x', 'y']; 'c': ['x', 'y']); a shuffle by subject gives each subject one label: correct the "
+            "labels") + "$"):
+        bf.permutation_null(fdr_at_half, per_side, n_permutations=5, rng=0)
+
+
+def test_a_permutation_by_subject_refuses_ids_of_numbers_and_text():
+    """1 and "1" were two subjects, each given a group of its own in every permutation."""
+    table = trials([1, "1", 2, "2", 3, "3"], ["x", "x", "x", "y", "y", "y"])
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "column 'reference_subject' holds subject ids of several types, e.g. 1 (int), '1' (str): ")):
+        bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0)
