@@ -302,3 +302,20 @@ def test_a_permutation_by_subject_refuses_ids_of_numbers_and_text():
     with pytest.raises(bf.SchemaError, match="^" + re.escape(
             "column 'reference_subject' holds subject ids of several types, e.g. 1 (int), '1' (str): ")):
         bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0)
+
+
+# -- identification from a matrix: probe identities against gallery identities ---------------------------
+
+
+def test_probes_read_as_text_against_a_gallery_read_as_numbers_are_refused():
+    """Probes "1" and "2" are the gallery's 1 and 2: every probe was non-enrolled (mated
+    [False, False, False, False] instead of [True, True, False, False]), so the two mates'
+    scores counted as impostors' in FPIR and the rank-1 rates had no probe."""
+    matrix = np.array([[0.9, 0.2], [0.3, 0.8], [0.4, 0.5], [0.7, 0.1]])
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "subject ids are numbers in gallery_subjects (int64) but text in probe_subjects (")):
+        bf.probe_outcomes_from_matrix(matrix, probe_subjects=["1", "2", "y", "z"], gallery_subjects=[1, 2],
+                                      probe_groups=["g", "g", "h", "h"])
+    outcomes = bf.probe_outcomes_from_matrix(matrix, probe_subjects=[1, 2, 3, 4], gallery_subjects=[1, 2],
+                                             probe_groups=["g", "g", "h", "h"])
+    assert outcomes["mated"].tolist() == [True, True, False, False]
