@@ -23,7 +23,7 @@ from biofair._thresholds import threshold_at_fmr_runs, warn_unresolved
 from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, scalar_or_array
 from biofair.exceptions import SchemaError
-from biofair.schema import _missing_groups_fix, validate_scores
+from biofair.schema import _check_ids_of_one_kind, _missing_groups_fix, validate_scores
 
 
 class GroupScores(NamedTuple):
@@ -694,6 +694,13 @@ def group_sizes(
         smallest non-zero FMR the group can show) and ``small``. Heterogeneous non-mated
         pairs are counted in a last row ``(cross-group)``.
 
+    Raises
+    ------
+    SchemaError
+        When the table is invalid, its group labels cannot be named one way (see
+        :func:`group_labels`), or ``reference_subject`` mixes numbers and text (``1`` and
+        ``"1"`` would be counted as two subjects).
+
     See Also
     --------
     biofair.scores_by_group : Refuses groups without mated or non-mated comparisons.
@@ -726,6 +733,7 @@ def group_sizes(
         index=pd.Index(names, name="group"),
     )
     if "reference_subject" in scores.columns:
+        _check_ids_of_one_kind({"column 'reference_subject'": scores["reference_subject"]})  # 1 and "1": two
         subjects = pd.Series(scores["reference_subject"].to_numpy())[codes >= 0]
         table["n_subjects"] = subjects.groupby(codes[codes >= 0]).nunique().to_numpy()
     table["fmr_resolution"] = 1.0 / table["n_nonmated"].where(table["n_nonmated"] > 0)

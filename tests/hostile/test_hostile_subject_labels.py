@@ -319,3 +319,13 @@ def test_probes_read_as_text_against_a_gallery_read_as_numbers_are_refused():
     outcomes = bf.probe_outcomes_from_matrix(matrix, probe_subjects=[1, 2, 3, 4], gallery_subjects=[1, 2],
                                              probe_groups=["g", "g", "h", "h"])
     assert outcomes["mated"].tolist() == [True, True, False, False]
+
+
+def test_group_sizes_refuse_to_count_1_and_text_1_as_two_subjects():
+    """Three people, each with ids written 1 and "1" (2 and "2", 3 and "3"), were counted as
+    n_subjects 6 in their group."""
+    table = trials([1, "1", 2, "2", 3, "3"], ["x"] * 6)
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "column 'reference_subject' holds subject ids of several types, e.g. 1 (int), '1' (str): ")):
+        bf.group_sizes(table, by="group")
+    assert bf.group_sizes(trials([1, 2, 3], ["x"] * 3))["n_subjects"].tolist() == [3]
