@@ -48,13 +48,29 @@ _IDS_AS_TEXT = (
 )
 
 
+def _first_of_each_type(ids: pd.Series) -> dict[type, object]:
+    """The first distinct id of each Python type (a loop over distinct ids, for the few
+    columns ``infer_dtype`` calls mixed)."""
+    first: dict[type, object] = {}
+    for value in pd.unique(ids.dropna().astype(object)):
+        first.setdefault(type(value), value)
+    return first
+
+
 def _id_kind(ids: pd.Series) -> str:
-    """``"numbers"``, ``"text"``, ``"mixed"`` (numbers and text, or other types) or ``""`` (no id)."""
+    """``"numbers"``, ``"text"``, ``"mixed"`` (ids of several types, such as 1 and "1"),
+    ``"other"`` (ids of one other type: bytes, dates, tuples) or ``""`` (no id)."""
     values = ids.cat.categories if isinstance(ids.dtype, pd.CategoricalDtype) else ids
     inferred = pd.api.types.infer_dtype(values, skipna=True)
     if inferred == "empty":
         return ""
-    return "text" if inferred == "string" else "numbers" if inferred in _NUMBER_KINDS else "mixed"
+    if inferred == "string":
+        return "text"
+    if inferred in _NUMBER_KINDS:
+        return "numbers"
+    if inferred in ("mixed", "mixed-integer") and len(_first_of_each_type(pd.Series(values))) > 1:
+        return "mixed"
+    return "other"
 
 
 def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subject") -> None:
@@ -78,10 +94,7 @@ def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subjec
     kinds = {name: _id_kind(ids) for name, ids in columns.items()}
     for name, kind in kinds.items():
         if kind == "mixed":
-            first_of_type: dict[type, object] = {}
-            for value in pd.unique(columns[name].dropna().astype(object)):  # distinct ids, on the error path only
-                first_of_type.setdefault(type(value), value)
-            examples = ", ".join(f"{v!r} ({t.__name__})" for t, v in list(first_of_type.items())[:3])
+            examples = ", ".join(f"{v!r} ({t.__name__})" for t, v in list(_first_of_each_type(columns[name]).items())[:3])
             raise SchemaError(f"{name} holds {what} ids of several types, e.g. {examples}: 1 and '1' would be "
                               f"two {what}s. {_IDS_AS_TEXT}")
     numbers = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == "numbers"]

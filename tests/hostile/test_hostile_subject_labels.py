@@ -329,3 +329,12 @@ def test_group_sizes_refuse_to_count_1_and_text_1_as_two_subjects():
             "column 'reference_subject' holds subject ids of several types, e.g. 1 (int), '1' (str): ")):
         bf.group_sizes(table, by="group")
     assert bf.group_sizes(trials([1, 2, 3], ["x"] * 3))["n_subjects"].tolist() == [3]
+
+
+def test_ids_of_one_other_type_are_not_taken_for_mixed_ids():
+    """Bytes or tuple ids are of one type: pandas' infer_dtype calls tuples "mixed", which alone
+    must not refuse them."""
+    for ids in ([b"a", b"b", b"c", b"d"], [(0, "a"), (0, "b"), (1, "a"), (1, "b")]):
+        split = mitigation.subject_disjoint_split(trials(ids), rng=0)
+        assert len(split.dev_subjects) == len(split.eval_subjects) == 2
+        assert bf.group_sizes(trials(ids, ["x", "x", "y", "y"]), min_subjects=1)["n_subjects"].tolist() == [2, 2]
