@@ -22,7 +22,7 @@ from biofair._typing import By, IntervalMethod, StatisticData, Unit
 from biofair._validation import as_scores, check_choice
 from biofair.exceptions import InsufficientComparisonsWarning
 from biofair.groups import _SPACES_SPLIT_WARNING, _group_codes
-from biofair.schema import validate_scores
+from biofair.schema import _check_ids_of_one_kind, validate_scores
 
 Scores = pd.DataFrame | tuple[ArrayLike, ArrayLike]
 Rows = NDArray[np.intp] | tuple[NDArray[np.intp], NDArray[np.intp]]
@@ -66,6 +66,7 @@ class Sample:
                     f"unit='subject' needs a subject in every row: column {cluster!r} has {missing} missing "
                     "values; fill them (a subject each) or use unit='pair'"
                 )
+            _check_ids_of_one_kind({f"column {cluster!r}": self.table[cluster]})  # 1 and "1": two clusters
             subjects = pd.unique(self.table[cluster])
             if subjects.size < 2:
                 raise ValueError(

@@ -265,7 +265,8 @@ def bootstrap(
     ------
     ValueError
         When the statistic is NaN on some resample (no interval can be read), or for
-        ``unit="subject"`` when the cluster column has missing values or a single subject.
+        ``unit="subject"`` when the cluster column has missing values or a single subject,
+        or mixes numbers and text (a ``SchemaError``: ``1`` and ``"1"`` would be two subjects).
     TypeError
         When the statistic does not return a number.
 

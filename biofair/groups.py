@@ -23,7 +23,7 @@ from biofair._thresholds import threshold_at_fmr_runs, warn_unresolved
 from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, scalar_or_array
 from biofair.exceptions import SchemaError
-from biofair.schema import validate_scores
+from biofair.schema import _check_ids_of_one_kind, _missing_groups_fix, validate_scores
 
 
 class GroupScores(NamedTuple):
@@ -151,9 +151,7 @@ def _check_no_missing(scores: pd.DataFrame, columns: list[str]) -> None:
     if problems:
         raise SchemaError(
             f"missing group labels: {'; '.join(problems)}; those comparisons would have no group. "
-            f"Give them a group of their own, {_MISSING_GROUP!r}, with read_grouped_scores(..., "
-            "missing_groups='group') (biofair report --missing-groups group), or fill them "
-            f"yourself, e.g. scores.fillna({{{columns[0]!r}: 'unknown'}})"
+            + _missing_groups_fix(columns[0])
         )
 
 
@@ -210,9 +208,39 @@ def _factorized(labels: pd.Series, columns: list[str]) -> tuple[NDArray[np.intp]
     except TypeError:  # numpy cannot order int and str together
         codes, uniques = pd.factorize(labels, sort=False)
         names = _label_names(uniques, columns)
+        _check_equal_labels_written_alike(labels, codes, columns)
         order = np.argsort(names, kind="stable")
         return np.argsort(order)[codes], [names[i] for i in order]
-    return codes, _label_names(uniques, columns)
+    names = _label_names(uniques, columns)
+    _check_equal_labels_written_alike(labels, codes, columns)
+    return codes, names
+
+
+#: What ``infer_dtype`` calls an object column of several types (1 and "1", True and 1, 1 and 1.0).
+_MIXED_TYPES = frozenset({"mixed", "mixed-integer", "mixed-integer-float"})
+
+
+def _check_equal_labels_written_alike(labels: pd.Series, codes: NDArray[np.intp], columns: list[str]) -> None:
+    """Raise when ``pd.factorize`` made one group of equal labels of different types.
+
+    ``True == 1`` and ``1 == 1.0`` in Python, so pandas merges them, and the group is named
+    after whichever comes first ("True" or "1"): a reordered table would name it otherwise.
+    Only an object column of several types is read twice (values and text).
+    """
+    if labels.dtype != object or pd.api.types.infer_dtype(labels, skipna=True) not in _MIXED_TYPES:
+        return
+    written = pd.DataFrame({"code": codes, "text": labels.astype(str).to_numpy()})
+    written = written[codes >= 0].drop_duplicates()
+    merged = written[written["code"].duplicated(keep=False)]
+    if len(merged):
+        first = merged.index[merged["code"] == merged["code"].iloc[0]]
+        values = labels.to_numpy()[first]
+        raise SchemaError(
+            f"column(s) {columns} hold equal labels written differently: "
+            f"{', '.join(f'{v!r} ({type(v).__name__})' for v in values)}; pandas would make them one group, "
+            "named after whichever comes first. Store the labels as text (biofair.read_scores reads them as "
+            "written) or relabel them"
+        )
 
 
 def _factorize_categories(column: pd.Series) -> tuple[NDArray[np.intp], pd.Categorical]:
@@ -303,7 +331,8 @@ def _text_labels(table: pd.DataFrame, columns: list[str]) -> NDArray[np.object_]
     Raises
     ------
     SchemaError
-        When a column has missing values or two labels that differ only in type.
+        When a column has missing values, two labels that differ only in type, or equal
+        labels of different types (``True`` and ``1``).
     """
     codes, names = _combine([_attribute_codes(table, [column]) for column in columns])
     return np.array(names, dtype=object)[codes]
@@ -335,8 +364,10 @@ def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:
     ------
     SchemaError
         When an attribute has neither a pair-level column nor both per-side columns, a group
-        column has missing values, two labels differ only in type (``1`` and ``"1"``), or the
-        two sides of a mated comparison differ.
+        column has missing values, two labels differ only in type (``1`` and ``"1"``), two
+        equal labels are written differently (``True`` and ``1``, ``1`` and ``1.0``, which
+        pandas would merge under the name of whichever comes first), or the two sides of a
+        mated comparison differ.
     TypeError, ValueError
         When ``by`` is not a column name or a list of distinct column names.
 
@@ -475,7 +506,8 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     Raises
     ------
     SchemaError
-        When the table is invalid, has fewer than two groups, or a group has no mated or no
+        When the table is invalid, its group labels cannot be named one way (see
+        :func:`group_labels`), it has fewer than two groups, or a group has no mated or no
         homogeneous non-mated comparison (named, with its counts).
 
     See Also
@@ -662,6 +694,13 @@ def group_sizes(
         smallest non-zero FMR the group can show) and ``small``. Heterogeneous non-mated
         pairs are counted in a last row ``(cross-group)``.
 
+    Raises
+    ------
+    SchemaError
+        When the table is invalid, its group labels cannot be named one way (see
+        :func:`group_labels`), or ``reference_subject`` mixes numbers and text (``1`` and
+        ``"1"`` would be counted as two subjects).
+
     See Also
     --------
     biofair.scores_by_group : Refuses groups without mated or non-mated comparisons.
@@ -694,6 +733,7 @@ def group_sizes(
         index=pd.Index(names, name="group"),
     )
     if "reference_subject" in scores.columns:
+        _check_ids_of_one_kind({"column 'reference_subject'": scores["reference_subject"]})  # 1 and "1": two
         subjects = pd.Series(scores["reference_subject"].to_numpy())[codes >= 0]
         table["n_subjects"] = subjects.groupby(codes[codes >= 0]).nunique().to_numpy()
     table["fmr_resolution"] = 1.0 / table["n_nonmated"].where(table["n_nonmated"] > 0)

@@ -36,7 +36,7 @@ from biofair._validation import (
 from biofair.discrepancy import _discrepancy_table, _max_gap
 from biofair.exceptions import SchemaError
 from biofair.groups import _text_labels
-from biofair.schema import _score_problems
+from biofair.schema import _check_ids_of_one_kind, _score_problems
 
 _OUTCOME_COLUMNS = ("probe_id", "group", "mated", "score", "rank", "top_nonmated")
 _DEFAULT_FPIR_TARGETS = (1e-1, 1e-2, 1e-3)
@@ -254,7 +254,9 @@ def probe_outcomes_from_matrix(
         identities, group labels or probe ids of the wrong shape, missing identities or
         labels, a block size that is not a positive integer, a matrix or block of the wrong
         shape, non-numeric or non-finite scores, integer scores beyond ``±2**53`` (float64 would
-        tie them); or group labels that differ only in type.
+        tie them); or identities that are numbers on one side (probes or gallery) and text on
+        the other, or both on one (no probe would find its mate); or group labels that
+        differ only in type.
 
     See Also
     --------
@@ -310,6 +312,8 @@ def probe_outcomes_from_matrix(
         problems.append(f"block_size must be an integer of at least 1, got {block_size!r}")
     if problems:
         raise SchemaError("invalid identification data:\n- " + "\n- ".join(problems))
+    # 1 != "1": probes read as text against a gallery read as numbers would find no mate
+    _check_ids_of_one_kind({"probe_subjects": pd.Series(subjects), "gallery_subjects": pd.Series(gallery_ids)})
     groups = _text_labels(pd.DataFrame({"probe_groups": groups.ravel()}), ["probe_groups"])
     mate_columns = gallery.get_indexer(subjects)
     if callable(scores):

@@ -23,8 +23,8 @@ from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Direction, Seed
 from biofair._validation import as_number, as_rates, as_rng, as_threshold
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
-from biofair.groups import _attributes_of, group_labels, scores_by_group
-from biofair.schema import validate_scores
+from biofair.groups import _attributes_of, _factorized, group_labels, scores_by_group
+from biofair.schema import _check_ids_of_one_kind, validate_scores
 
 _SUBJECT_COLUMNS = ("reference_subject", "probe_subject")
 
@@ -69,7 +69,8 @@ class SubjectSplit(NamedTuple):
     eval_subjects: frozenset
 
 
-def _subjects(scores: pd.DataFrame) -> set:
+def _subjects(scores: pd.DataFrame, name: str = "scores") -> set:
+    """The subjects of a table (either side), once the ids are known present and of one kind."""
     missing = [c for c in _SUBJECT_COLUMNS if c not in scores.columns]
     if missing:
         raise ValueError(f"a split by subject needs the columns {', '.join(missing)}")
@@ -80,6 +81,7 @@ def _subjects(scores: pd.DataFrame) -> set:
                 f"column {column!r} has {int(missing.sum())} missing subjects (first in row "
                 f"{scores.index[missing.argmax()]!r}): a comparison without its subjects fits neither split"
             )
+    _check_ids_of_one_kind({f"{name}[{c!r}]": scores[c] for c in _SUBJECT_COLUMNS})
     return set(scores["reference_subject"]) | set(scores["probe_subject"])
 
 
@@ -103,7 +105,12 @@ def check_subject_disjoint(dev: pd.DataFrame, eval: pd.DataFrame) -> None:
     Raises
     ------
     ValueError
-        Naming the number of shared subjects and a few of them.
+        Naming the number of shared subjects and a few of them, or the subject column with
+        missing ids.
+    SchemaError
+        When the subject ids are numbers in one column and text in another (of either
+        table), or both in one column: ``1`` and ``"1"`` never compare equal, so a subject
+        read as a number in one table and as text in the other would pass unseen.
 
     See Also
     --------
@@ -125,12 +132,34 @@ def check_subject_disjoint(dev: pd.DataFrame, eval: pd.DataFrame) -> None:
     ...
     ValueError: 2 evaluation subject(s) also in the development split, e.g. a, b
     """
-    shared = sorted(_subjects(dev) & _subjects(eval), key=str)
+    dev_subjects, eval_subjects = _subjects(dev, "dev"), _subjects(eval, "eval")
+    _check_ids_of_one_kind({f"{name}[{c!r}]": table[c] for name, table in (("dev", dev), ("eval", eval))
+                            for c in _SUBJECT_COLUMNS})
+    shared = sorted(dev_subjects & eval_subjects, key=str)
     if shared:
         raise ValueError(
             f"{len(shared)} evaluation subject(s) also in the development split, "
             f"e.g. {', '.join(map(str, shared[:5]))}"
         )
+
+
+def _subject_strata(scores: pd.DataFrame, column: str, stratify: str) -> pd.Series:
+    """The code of each reference subject's label in ``column`` (in the labels' sorted order),
+    indexed by subject; a subject whose rows carry two labels is an error."""
+    codes, names = _factorized(scores[column], [column])  # -1: missing
+    labelled = codes >= 0
+    per_subject = pd.DataFrame({"subject": scores["reference_subject"].to_numpy()[labelled],
+                                "code": codes[labelled]}).drop_duplicates()
+    torn = per_subject[per_subject["subject"].duplicated(keep=False)]
+    if len(torn):
+        subjects = pd.unique(torn["subject"])
+        examples = "; ".join(f"{subject!r}: {[names[c] for c in torn['code'][torn['subject'] == subject]]}"
+                             for subject in subjects[:5])
+        raise ValueError(
+            f"stratify={stratify!r}: {subjects.size} subject(s) have comparisons with different labels in column "
+            f"{column!r} ({examples}); a subject belongs to one stratum: correct the labels"
+        )
+    return per_subject.set_index("subject")["code"]
 
 
 def subject_disjoint_split(
@@ -150,11 +179,12 @@ def subject_disjoint_split(
         not 10, in development.
     stratify : str, optional
         A subject attribute (the column ``reference_<stratify>``, else ``<stratify>``, read
-        on each subject's comparisons as reference): the draw is made
+        on each subject's comparisons as reference, which must agree): the draw is made
         within each of its values, so that every group keeps about ``dev_fraction`` of its
         subjects in development, and every group of at least two subjects has at least one
         on each side (0.1 of a group of 5 puts 1 in development, not 0). A group of one
-        subject is on one side only.
+        subject is on one side only. Subjects without a label (missing, or only ever a
+        probe) form one stratum of their own.
     rng : numpy.random.Generator or int, optional
         Source of randomness (seed).
 
@@ -168,7 +198,14 @@ def subject_disjoint_split(
     Raises
     ------
     ValueError
-        When the scores have fewer than two subjects, or ``dev_fraction`` is not in (0, 1).
+        When the scores have fewer than two subjects, ``dev_fraction`` is not in (0, 1), or
+        a subject's comparisons as reference carry two different ``stratify`` labels (named,
+        with their labels: a subject belongs to one stratum).
+    SchemaError
+        When the subject ids mix numbers and text (``1`` and ``"1"`` would be two subjects,
+        and could land on both sides), or the ``stratify`` column holds distinct labels that
+        read the same (``1`` and ``"1"``) or equal labels written differently (``True`` and
+        ``1``), as for the groups of :func:`biofair.group_labels`.
 
     See Also
     --------
@@ -197,8 +234,7 @@ def subject_disjoint_split(
         column = next((c for c in (f"reference_{stratify}", stratify) if c in scores.columns), None)
         if column is None:
             raise ValueError(f"stratify={stratify!r} needs the column 'reference_{stratify}' or {stratify!r}")
-        strata = scores.groupby("reference_subject")[column].first().reindex(subjects.to_numpy())
-        strata = strata.astype(object).where(strata.notna(), "(unknown)")
+        strata = _subject_strata(scores, column, stratify).reindex(subjects.to_numpy(), fill_value=-1)
     if subjects.size < 2:
         raise ValueError(f"a split by subject needs at least two subjects; the scores have {subjects.size}")
     dev_subjects = set()

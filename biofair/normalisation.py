@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from biofair._typing import Norm
 from biofair._validation import as_count, as_scores, check_choice
-from biofair.schema import validate_scores
+from biofair.schema import _check_ids_of_one_kind, validate_scores
 
 
 
@@ -52,6 +52,10 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
         has no comparison with exactly one side in the cohort.
     TypeError
         When ``cohort_subjects`` is a string (a string is not a collection of subjects).
+    SchemaError
+        When the subject ids are numbers in one of ``cross``'s subject columns or in
+        ``cohort_subjects`` and text in another, or both in one (``1 != "1"``: a cohort
+        subject would go unrecognised).
 
     See Also
     --------
@@ -81,6 +85,9 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
             f"cohort_subjects must be a collection of subjects, e.g. {{'c1', 'c2'}}, got {cohort_subjects!r}"
         )
     cohort = set(cohort_subjects)
+    _check_ids_of_one_kind({"cross['reference_subject']": cross["reference_subject"],
+                            "cross['probe_subject']": cross["probe_subject"],
+                            "cohort_subjects": pd.Series(list(cohort))})
     reference_in = cross["reference_subject"].isin(cohort).to_numpy()
     probe_in = cross["probe_subject"].isin(cohort).to_numpy()
     one_side = reference_in != probe_in
@@ -119,6 +126,9 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
     ------
     ValueError
         When ``score`` or ``key`` is missing, a key is missing or a score is not finite.
+    SchemaError
+        When the ``key`` column holds numbers and text (``1`` and ``"1"`` would get two sets
+        of statistics, each from part of the scores).
 
     See Also
     --------
@@ -143,6 +153,7 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
     missing = cohort[key].isna().to_numpy()
     if missing.any():
         raise ValueError(f"column {key!r} has {int(missing.sum())} missing values: those cohort scores belong to no one")
+    _check_ids_of_one_kind({f"cohort[{key!r}]": cohort[key]}, what=key)  # 1 and "1": two sets of statistics
     values = as_scores(cohort["score"].to_numpy(), "score")
     # Each key's scores times the power of two that brings the largest into [0.5, 1): exact,
     # so that the squared deviations neither underflow (a spread below about 1e-154 had a std
@@ -165,7 +176,9 @@ def _side_stats(scores: pd.DataFrame, statistics: pd.DataFrame, column: str) -> 
         raise ValueError(f"no column {column!r} names the cohort of each comparison")
     keys = scores[column]
     missing = ~keys.isin(statistics.index)
-    if missing.any():
+    if missing.any():  # first, whether the keys are numbers on one side and text on the other
+        _check_ids_of_one_kind({f"scores[{column!r}]": keys, "the statistics' index": statistics.index.to_series()},
+                               what="subject" if column.endswith("subject") else column)
         raise ValueError(
             f"{int(missing.sum())} comparisons have no cohort statistics for their {column} "
             f"(e.g. {keys[missing].iloc[0]!r}); drop them or enlarge the cohort"
@@ -211,6 +224,9 @@ def normalise_scores(
     ------
     ValueError
         When a comparison's side has no cohort statistics.
+    SchemaError
+        When it has none because its keys are numbers and the statistics' text, or the
+        reverse (``1 != "1"``).
 
     See Also
     --------

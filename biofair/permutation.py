@@ -16,7 +16,7 @@ from biofair._resampling import progress, resolution_warned_once
 from biofair._typing import Alternative, By, Seed
 from biofair._validation import as_count, as_rng
 from biofair.groups import _group_codes
-from biofair.schema import validate_scores
+from biofair.schema import _check_ids_of_one_kind, validate_scores
 
 
 class PermutationNull(NamedTuple):
@@ -82,6 +82,23 @@ def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None):
     return shuffled
 
 
+def _check_one_label_per_subject(subject: NDArray[np.intp], value: NDArray, ids: pd.Index, names: list[str]) -> None:
+    """Raise when a subject's comparisons carry two labels of an attribute: shuffled by
+    subject, each subject takes one label, so the permuted tables could not look like the
+    observed one (a subject's first label would silently stand for all of them)."""
+    labelled = pd.DataFrame({"subject": subject, "value": value}).drop_duplicates()
+    torn = labelled[labelled["subject"].duplicated(keep=False)]
+    if len(torn):
+        codes = pd.unique(torn["subject"])
+        examples = "; ".join(f"{ids[code]!r}: {sorted(map(str, torn['value'][torn['subject'] == code]))}"
+                             for code in codes[:5])
+        escape = " or shuffle comparisons instead (cluster=None)" if len(names) == 1 else ""
+        raise ValueError(
+            f"{codes.size} subject(s) have comparisons with different labels in column(s) {names} ({examples}); "
+            f"a shuffle by subject gives each subject one label: correct the labels{escape}"
+        )
+
+
 def _subject_shuffle(scores: pd.DataFrame, columns: dict[str, list[str]], cluster: str):
     """Permute attributes between subjects; every side of a comparison follows its subject.
 
@@ -98,7 +115,8 @@ def _subject_shuffle(scores: pd.DataFrame, columns: dict[str, list[str]], cluste
                 raise ValueError(f"shuffling {names[1]} by subject needs the column {probe!r}")
             subject_of[names[1]] = probe
     sides = sorted(set(subject_of.values()))
-    codes, _ = pd.factorize(pd.concat([scores[side] for side in sides], ignore_index=True))
+    _check_ids_of_one_kind({f"column {side!r}": scores[side] for side in sides})  # 1 and "1": two subjects
+    codes, ids = pd.factorize(pd.concat([scores[side] for side in sides], ignore_index=True))
     codes = dict(zip(sides, np.split(codes, len(sides))))
     n_subjects = int(max(c.max() for c in codes.values())) + 1
     # Each subject's own value of every attribute: the first row where it appears.
@@ -106,6 +124,7 @@ def _subject_shuffle(scores: pd.DataFrame, columns: dict[str, list[str]], cluste
     for attribute, names in columns.items():
         subject = np.concatenate([codes[subject_of[n]] for n in names])
         value = pd.concat([scores[n] for n in names], ignore_index=True).to_numpy()
+        _check_one_label_per_subject(subject, value, ids, names)
         first = pd.Series(np.arange(subject.size)).groupby(subject).first()
         own = np.empty(n_subjects, dtype=object)
         own[first.index.to_numpy()] = value[first.to_numpy()]
@@ -165,6 +184,18 @@ def permutation_null(
     PermutationNull
         ``observed``, the ``null`` values, and ``p_value = (1 + #{null at least as unfair as
         observed}) / (1 + n_permutations)``.
+
+    Raises
+    ------
+    ValueError
+        When labels are shuffled between subjects and a subject's comparisons carry two
+        labels of an attribute (named, with the labels: each subject takes one label, so
+        no permuted table could look like the observed one), or per-side group columns are
+        to be shuffled without a subject column.
+    SchemaError
+        When the table is invalid, its group labels cannot be named one way (see
+        :func:`biofair.group_labels`), or the subject ids mix numbers and text (``1`` and
+        ``"1"`` would be two subjects).
 
     See Also
     --------

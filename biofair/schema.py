@@ -27,6 +27,81 @@ _OPTIONAL_COLUMNS = (
 )
 #: The columns a score table may have: ``score`` and ``mated`` (required), then the optional ones.
 CANONICAL_COLUMNS = _REQUIRED_COLUMNS + _OPTIONAL_COLUMNS
+_GROUP_COLUMNS = ("group", "reference_group", "probe_group")
+
+
+def _missing_groups_fix(column: str) -> str:
+    """How to give comparisons without a label in ``column`` a group (the same words wherever
+    a group label is missing: :func:`validate_scores` and the grouping functions)."""
+    return (
+        "Give them a group of their own, '(missing)', with read_grouped_scores(..., missing_groups='group') "
+        f"(biofair report --missing-groups group), or fill them yourself, e.g. scores.fillna({{{column!r}: 'unknown'}})"
+    )
+
+
+#: What :func:`pandas.api.types.infer_dtype` calls ids that are all numbers.
+_NUMBER_KINDS = frozenset({"integer", "floating", "mixed-integer-float", "boolean", "decimal", "complex"})
+_IDS_AS_TEXT = (
+    "Read the ids as text in every table, e.g. pd.read_csv(path, dtype={'reference_subject': str, "
+    "'probe_subject': str}), which keeps ids such as '007' as written, or convert them one way "
+    "(table[column].astype(str))"
+)
+
+
+def _first_of_each_type(ids: pd.Series) -> dict[type, object]:
+    """The first distinct id of each Python type (a loop over distinct ids, for the few
+    columns ``infer_dtype`` calls mixed)."""
+    first: dict[type, object] = {}
+    for value in pd.unique(ids.dropna().astype(object)):
+        first.setdefault(type(value), value)
+    return first
+
+
+def _id_kind(ids: pd.Series) -> str:
+    """``"numbers"``, ``"text"``, ``"mixed"`` (ids of several types, such as 1 and "1"),
+    ``"other"`` (ids of one other type: bytes, dates, tuples) or ``""`` (no id)."""
+    values = ids.cat.categories if isinstance(ids.dtype, pd.CategoricalDtype) else ids
+    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    if inferred == "empty":
+        return ""
+    if inferred == "string":
+        return "text"
+    if inferred in _NUMBER_KINDS:
+        return "numbers"
+    if inferred in ("mixed", "mixed-integer") and len(_first_of_each_type(pd.Series(values))) > 1:
+        return "mixed"
+    return "other"
+
+
+def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subject") -> None:
+    """Raise when subject ids that are compared with one another are numbers in one column
+    and text in another, or both in one column: ``1 != "1"``, so one subject would be two.
+
+    Parameters
+    ----------
+    columns : dict of str to pandas.Series
+        Each id column, under the name the message gives it (e.g. ``"dev['probe_subject']"``).
+    what : str, default "subject"
+        What the ids name, for the message ("subject", or "group" for cohort statistics
+        kept per group).
+
+    Raises
+    ------
+    SchemaError
+        Naming the column of several types with an id of each type, or the columns of
+        numbers and those of text with their dtypes; and how to read the ids as text.
+    """
+    kinds = {name: _id_kind(ids) for name, ids in columns.items()}
+    for name, kind in kinds.items():
+        if kind == "mixed":
+            examples = ", ".join(f"{v!r} ({t.__name__})" for t, v in list(_first_of_each_type(columns[name]).items())[:3])
+            raise SchemaError(f"{name} holds {what} ids of several types, e.g. {examples}: 1 and '1' would be "
+                              f"two {what}s. {_IDS_AS_TEXT}")
+    numbers = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == "numbers"]
+    text = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == "text"]
+    if numbers and text:
+        raise SchemaError(f"{what} ids are numbers in {', '.join(numbers)} but text in {', '.join(text)}: a "
+                          f"{what} written 1 in one and '1' in the other would be two {what}s. {_IDS_AS_TEXT}")
 
 
 def _score_problems(score: pd.Series) -> list[str]:
@@ -99,7 +174,8 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         inexact (integers beyond ±2**53, which float64 cannot hold exactly) scores,
         non-boolean labels, an empty class, labels that contradict the subject ids, and
         missing values in a canonical grouping or subject column (a row without a group
-        would otherwise be dropped silently).
+        would otherwise be dropped silently; for a group column, the first such row and how
+        to give those rows a group).
 
     See Also
     --------
@@ -139,8 +215,12 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
             problems += _label_problems(scores)
         for column in _OPTIONAL_COLUMNS:
             if column in scores.columns and scores[column].hasnans:
-                n_missing = int(scores[column].isna().sum())
-                problems.append(f"column {column!r} has {n_missing} missing values")
+                unlabelled = scores[column].isna().to_numpy()
+                problem = f"column {column!r} has {int(unlabelled.sum())} missing values"
+                if column in _GROUP_COLUMNS:
+                    problem += (f" (first in row {scores.index[unlabelled.argmax()]!r}); those comparisons would "
+                                f"have no group. {_missing_groups_fix(column)}")
+                problems.append(problem)
     if problems:
         raise SchemaError("invalid score table:\n- " + "\n- ".join(problems))
     return scores

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from biofair._typing import By
 from biofair.exceptions import SchemaError
-from biofair.groups import _composite_names, _factorize_categories, _label_names
+from biofair.groups import _check_equal_labels_written_alike, _composite_names, _factorize_categories, _label_names
 from biofair.schema import _score_problems
 
 
@@ -264,6 +264,7 @@ def _labels_of(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> _Lab
         names = list(dict.fromkeys(pair))
         both = part[names[0]] if len(names) == 1 else pd.concat([part[name] for name in names], ignore_index=True)
         codes, values = _factorize_categories(both) if isinstance(both.dtype, pd.CategoricalDtype) else pd.factorize(both)
+        _check_equal_labels_written_alike(both, codes, names)  # True and 1 in one partition
         merged, texts = pd.factorize(np.array([str(value) for value in values], dtype=object))
         if len(texts) < len(merged):  # distinct labels that read the same (1 and "1") share a code
             codes = merged[codes]
@@ -519,9 +520,9 @@ def census(scores: Any, *, by: By = "group") -> Census:
         whole file (missing columns, NaN or infinite scores, scores stored as text,
         decimals, booleans or integers beyond ±2**53 as :func:`biofair.validate_scores`
         words them, non-boolean or missing labels, missing group labels), then two distinct
-        labels of a group column that read the same (``1`` and ``"1"``), then fewer than two
-        groups or a group without mated or homogeneous non-mated comparisons (named, with
-        its counts).
+        labels of a group column that read the same (``1`` and ``"1"``) or two equal labels
+        written differently (``True`` and ``1``), then fewer than two groups or a group
+        without mated or homogeneous non-mated comparisons (named, with its counts).
     FileNotFoundError
         When ``scores`` is a Parquet path or glob that matches no file.
 
