@@ -206,7 +206,15 @@ def _on_partitions(frame, function: Callable, *args, columns: Sequence[str] | No
     while total and len(tasks) > 1:
         tasks = [dask.delayed(_add)(*tasks[i : i + 8]) for i in range(0, len(tasks), 8)]
     _PASSES[0] += 1
-    found = dask.compute(*tasks, scheduler=context.scheduler)
+    try:
+        found = dask.compute(*tasks, scheduler=context.scheduler)
+    except (KeyError, ValueError) as error:  # pandas' "not in index", Arrow's "No match for FieldRef"
+        if columns is None or not any(text in str(error) for text in ("not in index", "No match for FieldRef")):
+            raise
+        raise SchemaError(
+            f"a partition lacks a column this pass reads ({error}): Dask takes the columns of the first "
+            f"Parquet file, and a later file does not have them all. Give every file the columns {columns}"
+        ) from error
     return found[0] if total else list(found)
 
 

@@ -99,6 +99,23 @@ def test_a_file_without_a_column_of_the_first_file_is_named(tmp_path):
     assert bp.eer(path) == bf.eer(*bf.split_scores(table()))  # the EER reads no group
 
 
+# Dask's row-group reader calls reset_index(inplace=True), which pandas 3.1 deprecates: not ours.
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")
+def test_a_file_without_a_column_read_in_row_groups_is_a_schema_error(tmp_path):
+    """Files Dask splits into row groups (above about 512 MiB, or ``split_row_groups=True``) are
+    read by Dask's own tasks, which fail on a column a later file lacks. Before: ``KeyError:
+    "['group'] not in index"``; the EER, which reads no group, is unaffected."""
+    path, _ = files(tmp_path, lambda part: part.drop_columns(["group"]))
+    frame = dd.read_parquet(path, split_row_groups=True)
+    with pytest.raises(SchemaError) as error:
+        bp.census(frame)
+    assert str(error.value) == (
+        "a partition lacks a column this pass reads (\"['group'] not in index\"): Dask takes the columns of the "
+        "first Parquet file, and a later file does not have them all. Give every file the columns "
+        "['score', 'mated', 'group']")
+    assert bp.eer(dd.read_parquet(path, split_row_groups=True)) == bf.eer(*bf.split_scores(table()))
+
+
 def test_a_glob_that_matches_no_file_says_so(tmp_path):
     """Before: ``SchemaError: no group column for 'group' ... (the data have [])``, and the EER
     ``partition 0: missing column(s) score, mated``: a partition that does not exist."""
