@@ -45,6 +45,7 @@ from biofair._resampling import (
 )
 from biofair._typing import By, IntervalMethod, Seed, StatisticData, Unit
 from biofair._validation import as_count, as_number, as_rng, check_choice
+from biofair.schema import _check_ids_of_one_kind
 
 
 class BootstrapResult(NamedTuple):
@@ -350,7 +351,9 @@ def _check_same_trials(a: Sample, b: Sample, clusters: list[str]) -> None:
     elif a.table is not None and b.table is not None:
         columns = dict.fromkeys([*clusters, *_TRIAL_COLUMNS])
         shared = [c for c in columns if c in a.table.columns and c in b.table.columns]
-        for column in shared:
+        for column in shared:  # 1 and "1" differ: say that the ids were read as numbers in one table, text in the other
+            _check_ids_of_one_kind({f"scores_a[{column!r}]": a.table[column], f"scores_b[{column!r}]": b.table[column]},
+                                   what="subject" if column.endswith("subject") else column)
             left, right = a.table[column].to_numpy(dtype=object), b.table[column].to_numpy(dtype=object)
             differ = (left != right) & ~(pd.isna(left) & pd.isna(right))
             if differ.any():
@@ -422,7 +425,9 @@ def paired_bootstrap(
     ------
     ValueError
         When the two systems do not hold the same trials in the same order, when the
-        difference is NaN on some resample, or as :func:`biofair.bootstrap` for the clusters.
+        difference is NaN on some resample, or as :func:`biofair.bootstrap` for the clusters;
+        a ``SchemaError`` when a subject or trial column is numbers in one table and text in
+        the other (``1`` and ``"1"``: read both the same way).
     TypeError
         When the statistic does not return a number.
 

@@ -338,3 +338,19 @@ def test_ids_of_one_other_type_are_not_taken_for_mixed_ids():
         split = mitigation.subject_disjoint_split(trials(ids), rng=0)
         assert len(split.dev_subjects) == len(split.eval_subjects) == 2
         assert bf.group_sizes(trials(ids, ["x", "x", "y", "y"]), min_subjects=1)["n_subjects"].tolist() == [2, 2]
+
+
+def test_paired_systems_with_ids_read_as_numbers_and_as_text_are_told_so():
+    """System B's table read its subject ids as text, system A's as numbers: the same trials in
+    the same order, refused before with "column 'reference_subject' differs in 12 rows (first at
+    position 0: 1 vs '1'); order both tables the same way", which sends the user reordering rows."""
+    a = trials(list(range(1, 7)))
+    b = a.astype({"reference_subject": str, "probe_subject": str}).assign(score=a["score"] + 0.5 * a["mated"])
+    message = (f"subject ids are numbers in scores_a['reference_subject'] (int64) but text in "
+               f"scores_b['reference_subject'] ({b['reference_subject'].dtype}): a subject written 1 in one and "
+               f"'1' in the other would be two subjects. {AS_TEXT}")
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(message) + "$"):
+        bf.paired_bootstrap(bf.roc_auc, a, b, n_resamples=20, rng=0)
+    same = bf.paired_bootstrap(bf.roc_auc, a.astype({"reference_subject": str, "probe_subject": str}), b,
+                               n_resamples=20, rng=0)
+    assert np.isfinite([same.low, same.high]).all()
