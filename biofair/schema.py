@@ -171,7 +171,7 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     SchemaError
         Listing, one per line: duplicate column names (alone: nothing else can be checked),
         missing required columns, an empty table, non-numeric, boolean, non-finite or
-        inexact (integers beyond ±2**53, which float64 cannot hold exactly) scores,
+        inexact (integers beyond ``±2**53``, which float64 cannot hold exactly) scores,
         non-boolean labels, an empty class, labels that contradict the subject ids, and
         missing values in a canonical grouping or subject column (a row without a group
         would otherwise be dropped silently; for a group column, the first such row and how

@@ -526,7 +526,7 @@ def census(scores: Any, *, by: By = "group") -> Census:
     SchemaError
         Listing every problem with its partition, and its file when every partition is a
         whole file (missing columns, NaN or infinite scores, scores stored as text,
-        decimals, booleans or integers beyond ±2**53 as :func:`biofair.validate_scores`
+        decimals, booleans or integers beyond ``±2**53`` as :func:`biofair.validate_scores`
         words them, non-boolean or missing labels, missing group labels), then two distinct
         labels of a group column that read the same (``1`` and ``"1"``) or two equal labels
         written differently (``True`` and ``1``), then fewer than two groups or a group
