@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 from scipy.special import ndtr, ndtri
 
 from biofair._counts import error_counts
-from biofair._validation import as_scores, as_threshold, check_bins, power_of_two_exponent
+from biofair._validation import as_number, as_scores, as_threshold, check_bins, power_of_two_exponent
 from biofair.rates import fmr_fnmr
 
 #: Colour-blind-safe colours (Okabe-Ito), used in this order.
@@ -395,7 +395,7 @@ def plot_det(
         Thresholds whose operating points (FMR, FNMR) are marked on the curve with a dot of
         the curve's colour, e.g. one threshold shared by every group.
     max_rate : float, default 0.95
-        Upper end of both axes.
+        Upper end of both axes, in (1e-6, 1): above the lowest rate the axes show, below 1.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure's if omitted.
     **line_kwargs
@@ -407,6 +407,11 @@ def plot_det(
     matplotlib.axes.Axes
         The axes drawn on.
 
+    Raises
+    ------
+    ValueError
+        When ``max_rate`` lies outside (1e-6, 1).
+
     See Also
     --------
     biofair.det_curve : The points it draws.
@@ -416,8 +421,11 @@ def plot_det(
     -----
     Each axis starts at the decade at or below what its class can resolve (1/N for FMR, 1/M
     for FNMR; never below 1e-6) and ends at ``max_rate``; further curves on the same axes
-    widen it to theirs. Rates of 0 or 1 cannot be shown on probit axes; they are drawn at
-    the axis edge. Tick labels (in percent) are thinned when the figure is drawn so that
+    widen it to theirs. Rates of 0 or 1 cannot be shown on probit axes; they are drawn beyond
+    the edge of any range the axes can take, so that a later curve's wider range does not
+    bring them into view. When a threshold separates the classes perfectly (FMR = FNMR = 0
+    there), every point of the curve has a rate of 0 or 1 and lies beyond the axes: a dot of
+    the curve's colour is drawn in the lower-left corner instead. Tick labels (in percent) are thinned when the figure is drawn so that
     they never overlap. A labelled curve enters the legend while the axes holds at most
     ``MAX_LEGEND_ENTRIES`` labelled curves; with more, no legend is drawn (call
     ``ax.legend()`` to force one). Further keyword arguments go to ``Axes.plot``.
@@ -435,22 +443,27 @@ def plot_det(
     >>> [text.get_text() for text in ax.get_legend().get_texts()]
     ['A']
     """
+    max_rate = as_number(max_rate, "max_rate", low=min(_DET_TICKS), high=1.0, open_low=True, open_high=True)
     ax = _axes(ax)
     counts = error_counts(mated, nonmated)
     first = not isinstance(ax.xaxis.get_major_locator(), _ProbitTicks)
-    x_range = _probit_axis(ax, "x", counts.n_nonmated, max_rate)
-    y_range = _probit_axis(ax, "y", counts.n_mated, max_rate)
-    x_clip, y_clip = x_range[0] / 2, y_range[0] / 2
+    _probit_axis(ax, "x", counts.n_nonmated, max_rate)
+    _probit_axis(ax, "y", counts.n_mated, max_rate)
+    # Rates of 0 and 1 sit below every axis this or a later curve can set (never below 1e-6).
+    clip = min(_DET_TICKS) / 2
     (line,) = ax.plot(
-        ndtri(np.clip(counts.fmr, x_clip, 1 - x_clip)),
-        ndtri(np.clip(counts.fnmr, y_clip, 1 - y_clip)),
+        ndtri(np.clip(counts.fmr, clip, 1 - clip)),
+        ndtri(np.clip(counts.fnmr, clip, 1 - clip)),
         label=_shown(label),
         **line_kwargs,
     )
     if thresholds is not None:
         points = fmr_fnmr(mated, nonmated, np.atleast_1d(np.asarray(thresholds, dtype=float)))
-        ax.plot(ndtri(np.clip(points.fmr, x_clip, 1 - x_clip)), ndtri(np.clip(points.fnmr, y_clip, 1 - y_clip)),
+        ax.plot(ndtri(np.clip(points.fmr, clip, 1 - clip)), ndtri(np.clip(points.fnmr, clip, 1 - clip)),
                 linestyle="none", marker="o", color=line.get_color(), zorder=line.get_zorder() + 1)
+    if np.any((counts.false_matches == 0) & (counts.false_non_matches == 0)):  # no point inside the axes
+        ax.plot([0.0], [0.0], transform=ax.transAxes, clip_on=False, linestyle="none", marker="o",
+                color=line.get_color(), zorder=line.get_zorder() + 1)
     if first:
         ax.set_xlabel("false match rate (%)")
         ax.set_ylabel("false non-match rate (%)")

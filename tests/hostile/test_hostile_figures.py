@@ -1,0 +1,68 @@
+"""Hostile inputs to the figures (DET, ROC, Bayes error, reliability, cross-group heatmap):
+perfectly separated groups, single operating points, rates outside [0, 1], labels matplotlib
+would read as math text and more groups than a legend holds are drawn as they are or refused
+by name."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from biofair import plotting  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+SEPARATED = (np.arange(10.0, 20.0), np.arange(0.0, 50.0) / 10)  # every mated score above every non-mated one
+
+
+@pytest.mark.parametrize("max_rate", [0.0, 1.0, 2.0, float("nan"), 1e-7])
+def test_det_refuses_a_max_rate_outside_the_probit_range(max_rate):
+    """matplotlib said 'Axis limits cannot be NaN or Inf' (after NumPy's 'divide by zero
+    encountered in log10' for 0); below 1e-6 the axis was drawn upside down."""
+    message = f"max_rate must lie in (1e-06, 1), got {max_rate!r}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            plotting.plot_det(*SEPARATED, max_rate=max_rate)
+
+
+def test_det_marks_a_perfectly_separated_group_in_the_corner():
+    """Every point of its curve has FMR or FNMR 0 and lay beyond the axes: an empty plot
+    with the group in the legend."""
+    ax = plotting.plot_det(*SEPARATED, label="separated", color=plotting.COLORS[2])
+    curve, corner = ax.lines
+    assert (list(corner.get_xdata()), list(corner.get_ydata())) == ([0.0], [0.0])
+    assert corner.get_transform() is ax.transAxes and not corner.get_clip_on()
+    assert corner.get_marker() == "o" and corner.get_color() == curve.get_color() == plotting.COLORS[2]
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == ["separated"]
+    # a curve with errors on both sides of every threshold gets no dot
+    overlapping = plotting.plot_det(np.arange(10.0), np.arange(5.0, 15.0))
+    assert len(overlapping.lines) == 1
+
+
+def test_det_rates_of_zero_stay_out_of_view_when_a_later_curve_widens_the_axes():
+    """A curve's FMR of 0 was drawn at half its own axis' lowest rate (5e-4 of 1,000 non-mated
+    scores); a second curve of 100,000 widened the axis to 1e-5 and brought it into view:
+    a vertical line at FMR = 0.05 % that no threshold gives."""
+    from scipy.special import ndtr
+
+    small = (np.arange(100.0) / 10, np.arange(1_000.0) / 500 - 2)  # 1,000 non-mated: FMR 0 or >= 1e-3
+    ax = plotting.plot_det(*small)
+    plotting.plot_det(np.arange(100.0) / 10, np.arange(100_000.0) / 50_000 - 2, ax=ax)
+    assert ndtr(ax.get_xlim()[0]) == pytest.approx(1e-5)
+    fmr = ndtr(ax.lines[0].get_xdata())
+    in_view = fmr[ax.lines[0].get_xdata() >= ax.get_xlim()[0]]
+    assert in_view.min() == pytest.approx(1e-3)  # only FMRs the data can show
