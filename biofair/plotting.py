@@ -508,7 +508,9 @@ def plot_roc(
     Notes
     -----
     The FMR axis starts at ``1/N``, the smallest non-zero FMR the data can show (or lower, to
-    keep another curve's range). A labelled curve enters the legend as in :func:`plot_det`.
+    keep another ROC's range; what was drawn on a linear x axis before is not kept). Points
+    of FMR 0 cannot be shown on the log axis and are left out; when a single point remains
+    (e.g. every non-mated score ties, so that FMR is 0 or 1) it is drawn as a dot. A labelled curve enters the legend as in :func:`plot_det`.
 
     References
     ----------
@@ -527,10 +529,11 @@ def plot_roc(
     counts = error_counts(mated, nonmated)
     fmr, tmr = counts.fmr[::-1], counts.tmr[::-1]
     left = 1.0 / counts.n_nonmated
-    if ax.has_data():  # another curve is there: keep its range too
+    if ax.has_data() and ax.get_xscale() == "log":  # another curve is there: keep its range too
         left = min(left, ax.get_xlim()[0])
     shown = fmr > 0
-    ax.plot(fmr[shown], tmr[shown], label=_shown(label), **line_kwargs)
+    point = {"marker": "o"} if np.count_nonzero(shown) == 1 else {}  # a line of one vertex draws nothing
+    ax.plot(fmr[shown], tmr[shown], label=_shown(label), **{**point, **line_kwargs})
     ax.set_xscale("log")
     ax.set_xlim(left, 1.0)
     ax.set_ylim(0.0, 1.0)

@@ -66,3 +66,26 @@ def test_det_rates_of_zero_stay_out_of_view_when_a_later_curve_widens_the_axes()
     fmr = ndtr(ax.lines[0].get_xdata())
     in_view = fmr[ax.lines[0].get_xdata() >= ax.get_xlim()[0]]
     assert in_view.min() == pytest.approx(1e-3)  # only FMRs the data can show
+
+
+def test_roc_of_a_single_operating_point_is_drawn_as_a_dot():
+    """All scores equal: FMR is 0 or 1, the one point of FMR > 0 is (1, 1), and a line of one
+    vertex drew nothing: an empty plot with the group in the legend."""
+    ax = plotting.plot_roc(np.ones(10), np.ones(10), label="ties")
+    (line,) = ax.lines
+    assert (list(line.get_xdata()), list(line.get_ydata()), line.get_marker()) == ([1.0], [1.0], "o")
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == ["ties"]
+    assert plotting.plot_roc(np.ones(10), np.ones(10), marker="s").lines[0].get_marker() == "s"
+    assert plotting.plot_roc(np.arange(5.0), np.arange(5.0)).lines[0].get_marker() == "None"
+
+
+def test_roc_after_a_chance_diagonal_keeps_its_own_range_without_a_warning():
+    """A diagonal drawn first from x = 0 made plot_roc ask for a log axis from 0: matplotlib
+    warned 'Attempt to set non-positive xlim on a log-scaled axis will be ignored.' and chose
+    a range of its own (from 1.3e-4, not 1/N = 2e-4)."""
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], color="0.6")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plotting.plot_roc(*SEPARATED, ax=ax)
+    assert ax.get_xlim() == (1 / 50, 1.0)
