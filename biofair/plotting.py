@@ -179,17 +179,31 @@ def _axes(ax: Axes | None) -> Axes:
     return plt.subplots()[1] if ax is None else ax
 
 
-def _shown(label: str | None) -> str | None:
-    """A legend label drawn as written: ``$`` does not start math text, and a leading ``_``
-    (which matplotlib reads as "leave out of the legend") is kept behind a zero-width space.
-    An empty or blank label (a group named ``""`` or ``" "``), which matplotlib leaves out or
-    shows as nothing, is drawn quoted: ``''``."""
-    if label is None:
-        return None
+def _plain(label: Hashable) -> str:
+    """A label drawn as written: ``$`` does not start math text, and an empty or blank label
+    (a group named ``""`` or ``" "``), which would show as nothing, is drawn quoted: ``''``."""
     if not str(label).strip():
         return repr(str(label))
-    text = str(label).replace("$", r"\$")
+    return str(label).replace("$", r"\$")
+
+
+def _shown(label: str | None) -> str | None:
+    """A legend label drawn as written (see :func:`_plain`); a leading ``_`` (which matplotlib
+    reads as "leave out of the legend") is kept behind a zero-width space."""
+    if label is None:
+        return None
+    text = _plain(label)
     return "\u200b" + text if text.startswith("_") else text
+
+
+def _cell_values(table: pd.DataFrame, name: str) -> np.ndarray:
+    """A table's cells as float64, or a TypeError naming ``name``."""
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}")
+    try:
+        return table.to_numpy(dtype=float)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{name} must hold numbers: {error}") from None
 
 
 def _legend(ax: Axes, label: str | None) -> None:
@@ -723,8 +737,13 @@ def plot_cross_group_fmr(
 
     Raises
     ------
+    TypeError
+        When ``fmr`` or ``pairs`` is not a DataFrame of numbers.
     ValueError
-        When ``pairs`` has other rows or columns than ``fmr``, or a rate lies outside [0, 1].
+        When ``fmr`` has no cells or a rate outside [0, 1] (``±inf`` included); when ``pairs``
+        has other rows or columns than ``fmr``, or a cell with a rate whose count of pairs is
+        not a whole number of at least 1, or whose rate times that count is not a whole
+        number of false matches.
 
     See Also
     --------
@@ -752,17 +771,39 @@ def plot_cross_group_fmr(
     >>> [text.get_text() for text in ax.texts]
     ['1.0e-03\\n100 / 100,000', '1.0e-05\\n1 / 100,000', '0\\n0 / 100,000', '2.0e-03\\n200 / 100,000']
     """
-    values = fmr.to_numpy(dtype=float)
-    finite = values[np.isfinite(values)]
-    if np.any((finite < 0) | (finite > 1)):
-        raise ValueError("fmr must hold rates in [0, 1]")
-    if pairs is not None and not (pairs.index.equals(fmr.index) and pairs.columns.equals(fmr.columns)):
-        raise ValueError("pairs must have the same rows and columns as fmr, in the same order")
+    values = _cell_values(fmr, "fmr")
+    if values.size == 0:
+        raise ValueError(f"fmr has no cells (shape {fmr.shape}): at least one reference and one probe group are needed")
+    rated = ~np.isnan(values)
+
+    def cell(mask: np.ndarray) -> str:
+        i, j = np.argwhere(mask)[0]
+        return f"[{fmr.index[i]!r}, {fmr.columns[j]!r}]"
+
+    outside = rated & ~((values >= 0) & (values <= 1))
+    if outside.any():
+        raise ValueError(f"fmr must hold rates in [0, 1] (NaN: no pairs), got {float(values[outside][0])!r} at {cell(outside)}")
+    counts = None
+    if pairs is not None:
+        counts = _cell_values(pairs, "pairs")
+        if not (pairs.index.equals(fmr.index) and pairs.columns.equals(fmr.columns)):
+            raise ValueError("pairs must have the same rows and columns as fmr, in the same order")
+        with np.errstate(invalid="ignore"):
+            bad = rated & ~((counts >= 1) & (counts == np.round(counts)) & np.isfinite(counts))
+            if bad.any():
+                raise ValueError(f"pairs must hold a whole number of at least 1 pair in each cell with a rate, "
+                                 f"got {float(counts[bad][0])!r} at {cell(bad)}")
+            matches = values * counts
+            off = rated & (np.abs(matches - np.round(matches)) > 1e-9 * np.maximum(matches, 1.0))
+        if off.any():
+            raise ValueError(f"fmr {float(values[off][0])!r} at {cell(off)} is not a whole number of false matches out of "
+                             f"{counts[off][0]:,.0f} pairs ({matches[off][0]:g}): pass the pairs the rates come from")
     ax = _axes(ax)
+    finite = values[rated]
     positive = finite[finite > 0]
     floor = positive.min() if positive.size else 1e-6
-    if pairs is not None:
-        floor = min(floor, 1.0 / max(int(pairs.to_numpy().max()), 1))
+    if counts is not None and rated.any():
+        floor = min(floor, 1.0 / counts[rated].max())
     ceiling = max(positive.max() if positive.size else 1.0, floor * 10)
     shown = np.where(np.isnan(values) | (values > 0), values, floor)  # zeros at the floor, NaN stays NaN
     norm = LogNorm(vmin=floor, vmax=ceiling)
@@ -772,18 +813,18 @@ def plot_cross_group_fmr(
         if np.isnan(value):
             continue
         text = "0" if value == 0 else f"{value:.1e}"
-        if pairs is not None:
-            n = int(pairs.iat[i, j])
+        if counts is not None:
+            n = int(counts[i, j])
             text += f"\n{round(value * n):,} / {n:,}"
         red, green, blue, _ = cmap(norm(shown[i, j]))
         light = 0.299 * red + 0.587 * green + 0.114 * blue > 0.5
         ax.text(j, i, text, ha="center", va="center", fontsize="small", color="black" if light else "white")
-    ax.set_xticks(range(values.shape[1]), [str(c) for c in fmr.columns])
-    ax.set_yticks(range(values.shape[0]), [str(r) for r in fmr.index])
+    ax.set_xticks(range(values.shape[1]), [_plain(c) for c in fmr.columns])
+    ax.set_yticks(range(values.shape[0]), [_plain(r) for r in fmr.index])
     sides = (("reference", fmr.index.name, ax.set_ylabel), ("probe", fmr.columns.name, ax.set_xlabel))
     for side, name, set_label in sides:
         attribute = str(name or "").removeprefix(f"{side}_")  # "reference_gender" -> "gender"
-        set_label(f"{side} group" if attribute in ("", "group") else f"{side} group ({attribute})")
+        set_label(f"{side} group" if attribute in ("", "group") else f"{side} group ({_plain(attribute)})")
     ax.grid(False)
     ax.figure.colorbar(image, ax=ax, label="false match rate (log10 scale)")
     return ax

@@ -89,3 +89,66 @@ def test_roc_after_a_chance_diagonal_keeps_its_own_range_without_a_warning():
         warnings.simplefilter("error")
         plotting.plot_roc(*SEPARATED, ax=ax)
     assert ax.get_xlim() == (1 / 50, 1.0)
+
+
+def test_cross_group_heatmap_draws_dollar_and_blank_group_names_as_written():
+    """'$a_1$' was drawn as math text (a with subscript 1); a group named '' had no tick label."""
+    fmr = pd.DataFrame([[1e-3, 1e-4]], index=pd.Index(["$a_1$"], name="reference_$cost"), columns=["$5", ""])
+    fmr.columns.name = "probe_$cost"
+    ax = plotting.plot_cross_group_fmr(fmr)
+    assert [t.get_text() for t in ax.get_yticklabels()] == [r"\$a_1\$"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == [r"\$5", "''"]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == (r"probe group (\$cost)", r"reference group (\$cost)")
+    ax.figure.canvas.draw()  # no mathtext ParseError either
+
+
+@pytest.mark.parametrize("rate", [np.inf, -np.inf, 1.5])
+def test_cross_group_heatmap_refuses_an_infinite_rate(rate):
+    """+inf passed the range check (only finite rates were checked) and was drawn as a blank
+    cell, as if it had no pairs."""
+    fmr = pd.DataFrame([[rate, 1e-3]], index=["a"], columns=["a", "b"])
+    message = f"fmr must hold rates in [0, 1] (NaN: no pairs), got {rate!r} at ['a', 'a']"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        plotting.plot_cross_group_fmr(fmr)
+
+
+@pytest.mark.parametrize(("fmr", "message"), [
+    (np.array([[1e-3]]), "fmr must be a pandas DataFrame, got ndarray"),
+    (pd.DataFrame([["x"]], index=["a"], columns=["a"]), "fmr must hold numbers: could not convert string to float: 'x'"),
+])
+def test_cross_group_heatmap_refuses_a_table_that_is_not_numbers(fmr, message):
+    """NumPy's 'could not convert string to float' or "'numpy.ndarray' object has no attribute 'to_numpy'"."""
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        plotting.plot_cross_group_fmr(fmr)
+
+
+def test_cross_group_heatmap_refuses_an_empty_table():
+    """An empty plot with matplotlib's 'Attempting to set identical low and high xlims' warnings."""
+    message = "fmr has no cells (shape (0, 0)): at least one reference and one probe group are needed"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        plotting.plot_cross_group_fmr(pd.DataFrame())
+
+
+FMR = pd.DataFrame([[1e-3, np.nan]], index=["a"], columns=["a", "b"])
+
+
+@pytest.mark.parametrize(("n", "shown"), [(np.nan, "nan"), (0, "0.0"), (-5, "-5.0"), (1000.5, "1000.5")])
+def test_cross_group_heatmap_refuses_pair_counts_that_are_not_counts(n, shown):
+    """NaN: "cannot convert float NaN to integer"; 0, -5 and 1000.5 were drawn as
+    '1.0e-03 / 0 / 0', '0 / -5' and '1 / 1,000'."""
+    pairs = pd.DataFrame([[n, 0]], index=FMR.index, columns=FMR.columns)
+    message = f"pairs must hold a whole number of at least 1 pair in each cell with a rate, got {shown} at ['a', 'a']"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        plotting.plot_cross_group_fmr(FMR, pairs=pairs)
+
+
+def test_cross_group_heatmap_refuses_pairs_the_rate_cannot_come_from():
+    """FMR 1e-3 of 10 pairs was labelled '0 / 10' under the rate 1.0e-03."""
+    pairs = pd.DataFrame([[10, 0]], index=FMR.index, columns=FMR.columns)
+    message = ("fmr 0.001 at ['a', 'a'] is not a whole number of false matches out of 10 pairs (0.01): "
+               "pass the pairs the rates come from")
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        plotting.plot_cross_group_fmr(FMR, pairs=pairs)
+    # a cell without a rate may have no pairs; the others are labelled k / n
+    ax = plotting.plot_cross_group_fmr(FMR, pairs=pairs * 100)
+    assert [text.get_text() for text in ax.texts] == ["1.0e-03\n1 / 1,000"]
