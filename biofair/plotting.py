@@ -36,6 +36,7 @@ COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0
 LINESTYLES = ("-", "--", "-.", ":")
 #: A plot function draws a legend for at most this many labelled curves on one axes.
 MAX_LEGEND_ENTRIES = 20
+_LEGEND_ROWS = 10  # entries per legend column
 
 # Probit ticks a DET axis may show, in the order they are kept when labels would collide.
 _DET_TICKS = (1e-2, 1e-4, 1e-6, 0.5, 1e-3, 1e-5, 0.1, 0.9, 0.99, 0.2, 0.05, 0.8, 0.95, 0.02, 0.3, 0.7)
@@ -206,20 +207,22 @@ def _cell_values(table: pd.DataFrame, name: str) -> np.ndarray:
         raise TypeError(f"{name} must hold numbers: {error}") from None
 
 
-def _legend(ax: Axes, label: str | None) -> None:
+def _legend(ax: Axes, label: str | None, *, entries: int = 1) -> None:
     """Keep the legend of labelled curves while there are few enough to read it.
 
-    Each call draws a new legend over all labelled curves, which costs time in proportion to
-    their number; past ``MAX_LEGEND_ENTRIES`` the legend is removed once and not drawn
-    again, so that plotting many groups stays linear in their number.
+    Each call draws a new legend over all labelled curves (``entries`` more than before),
+    which costs time in proportion to their number; past ``MAX_LEGEND_ENTRIES`` the legend
+    is removed once and not drawn again, so that plotting many groups stays linear in their
+    number. Entries fill columns of at most ``_LEGEND_ROWS``, so that the legend fits in the
+    book's figures (4 inches high) instead of running off their edge.
     """
     if label is None:
         return
-    count = _labelled_curves.get(ax, 0) + 1
+    count = _labelled_curves.get(ax, 0) + entries
     _labelled_curves[ax] = count
     if count <= MAX_LEGEND_ENTRIES:
-        ax.legend(frameon=False)
-    elif count == MAX_LEGEND_ENTRIES + 1 and ax.get_legend() is not None:
+        ax.legend(frameon=False, ncols=-(-count // _LEGEND_ROWS))
+    elif count - entries <= MAX_LEGEND_ENTRIES and ax.get_legend() is not None:
         ax.get_legend().remove()
 
 
@@ -441,8 +444,8 @@ def plot_det(
     there), every point of the curve has a rate of 0 or 1 and lies beyond the axes: a dot of
     the curve's colour is drawn in the lower-left corner instead. Tick labels (in percent) are thinned when the figure is drawn so that
     they never overlap. A labelled curve enters the legend while the axes holds at most
-    ``MAX_LEGEND_ENTRIES`` labelled curves; with more, no legend is drawn (call
-    ``ax.legend()`` to force one). Further keyword arguments go to ``Axes.plot``.
+    ``MAX_LEGEND_ENTRIES`` labelled curves, in columns of at most 10; with more, no legend
+    is drawn (call ``ax.legend()`` to force one). Further keyword arguments go to ``Axes.plot``.
 
     References
     ----------
@@ -598,6 +601,8 @@ def plot_bayes_error(
     -----
     The vertical gap between the two curves at a prior is the calibration loss there; a
     horizontal line at 1 is the cost of the better trivial decision (accept or reject all).
+    A label's two curves are two legend entries; the legend is drawn as in :func:`plot_det`
+    while the axes holds at most ``MAX_LEGEND_ENTRIES`` of them.
 
     References
     ----------
@@ -625,7 +630,7 @@ def plot_bayes_error(
     ax.set_ylim(0.0, max(1.2, min(2.0, float(np.nanmax(table["actual_dcf"])) * 1.05)))
     ax.set_xlabel("prior log-odds ln(p / (1 - p))")
     ax.set_ylabel("normalised DCF")
-    _legend(ax, label)
+    _legend(ax, label, entries=2)
     return ax
 
 

@@ -152,3 +152,33 @@ def test_cross_group_heatmap_refuses_pairs_the_rate_cannot_come_from():
     # a cell without a rate may have no pairs; the others are labelled k / n
     ax = plotting.plot_cross_group_fmr(FMR, pairs=pairs * 100)
     assert [text.get_text() for text in ax.texts] == ["1.0e-03\n1 / 1,000"]
+
+
+@pytest.mark.parametrize("plot", [plotting.plot_det, plotting.plot_roc, plotting.plot_reliability])
+def test_a_legend_of_twenty_groups_fits_in_the_books_figure(plot):
+    """One column of 20 entries ran off a 6.4 x 4 inch figure: the last groups were cut off."""
+    with matplotlib.rc_context():  # use_style's rcParams end with the test
+        plotting.use_style(retina=False, tables=False)
+        fig, ax = plt.subplots()
+        rng = np.random.default_rng(0)
+        for i in range(plotting.MAX_LEGEND_ENTRIES):
+            plot(rng.normal(2, 1, 50), rng.normal(0, 1, 200), label=f"group {i}", ax=ax)
+        fig.canvas.draw()
+    texts = ax.get_legend().get_texts()
+    assert [text.get_text() for text in texts] == [f"group {i}" for i in range(plotting.MAX_LEGEND_ENTRIES)]
+    renderer = fig.canvas.get_renderer()
+    outside = [t.get_text() for t in texts if not fig.bbox.contains(*t.get_window_extent(renderer).corners()[0])
+               or not fig.bbox.contains(*t.get_window_extent(renderer).corners()[-1])]
+    assert outside == []
+
+
+def test_bayes_error_counts_both_curves_of_a_label_against_the_legend_limit():
+    """Each label adds two entries (actual and minimum DCF) but counted as one: 12 groups
+    gave a legend of 24 entries running off the figure, groups 8 to 11 cut off."""
+    rng = np.random.default_rng(1)
+    fig, ax = plt.subplots()
+    for i in range(plotting.MAX_LEGEND_ENTRIES // 2):
+        plotting.plot_bayes_error(rng.normal(2, 2, 50), rng.normal(-2, 2, 50), label=f"g{i}", ax=ax)
+    assert len(ax.get_legend().get_texts()) == plotting.MAX_LEGEND_ENTRIES
+    plotting.plot_bayes_error(rng.normal(2, 2, 50), rng.normal(-2, 2, 50), label="one too many", ax=ax)
+    assert ax.get_legend() is None
