@@ -21,6 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.colors import LogNorm
 from matplotlib.font_manager import FontProperties
+from matplotlib.lines import Line2D
 from matplotlib.textpath import text_to_path
 from matplotlib.ticker import FuncFormatter, Locator, NullLocator
 from numpy.typing import ArrayLike
@@ -703,7 +704,7 @@ def plot_reliability(
     x = [predicted[p].mean() for p in parts if p.size]
     y = [label_mated[p].mean() for p in parts if p.size]
     ax.plot(x, y, marker="o", label=_shown(label), **line_kwargs)
-    ax.plot([0, 1], [0, 1], color="0.6", linewidth=0.8)
+    ax.add_line(Line2D([0, 1], [0, 1], color="0.6", linewidth=0.8))  # not ax.plot: takes no style of the cycle
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel("predicted probability of a mated pair")

@@ -182,3 +182,18 @@ def test_bayes_error_counts_both_curves_of_a_label_against_the_legend_limit():
     assert len(ax.get_legend().get_texts()) == plotting.MAX_LEGEND_ENTRIES
     plotting.plot_bayes_error(rng.normal(2, 2, 50), rng.normal(-2, 2, 50), label="one too many", ax=ax)
     assert ax.get_legend() is None
+
+
+def test_reliability_curves_take_consecutive_styles_of_the_books_cycle():
+    """The grey diagonal was drawn with ax.plot(color=...), which still took the cycle's next
+    line style: groups got every other style, so that group 0 and group 16 looked alike."""
+    rng = np.random.default_rng(2)
+    with matplotlib.rc_context():
+        plotting.use_style(retina=False, tables=False)
+        fig, ax = plt.subplots()
+        for i in range(3):
+            plotting.plot_reliability(rng.normal(2, 2, 50), rng.normal(-2, 2, 50), label=f"g{i}", ax=ax)
+    curves = [line for line in ax.lines if line.get_label().startswith("g")]
+    assert [line.get_color() for line in curves] == list(plotting.COLORS[:3])
+    diagonal = ax.lines[1]
+    assert (list(diagonal.get_xdata()), list(diagonal.get_ydata()), diagonal.get_color()) == ([0, 1], [0, 1], "0.6")
