@@ -602,7 +602,9 @@ def plot_bayes_error(
     -----
     The vertical gap between the two curves at a prior is the calibration loss there; a
     horizontal line at 1 is the cost of the better trivial decision (accept or reject all).
-    A label's two curves are two legend entries; the legend is drawn as in :func:`plot_det`
+    The y axis ends at 1.2, or just above the highest actual DCF of the curves on the axes
+    up to 2; a curve that rises higher (a badly calibrated system) leaves through the top
+    edge. A label's two curves are two legend entries; the legend is drawn as in :func:`plot_det`
     while the axes holds at most ``MAX_LEGEND_ENTRIES`` of them.
 
     References
@@ -623,12 +625,15 @@ def plot_bayes_error(
 
     ax = _axes(ax)
     table = bayes_error_rates(mated, nonmated, prior_log_odds=prior_log_odds)
+    top = max(1.2, min(2.0, float(np.nanmax(table["actual_dcf"])) * 1.05))
+    if ax.has_data():  # curves drawn before keep their range
+        top = max(top, ax.get_ylim()[1])
     x = table["prior_log_odds"]
     (line,) = ax.plot(x, table["actual_dcf"], label=_shown(label), **{"linestyle": "-", **line_kwargs})
     minimum = {**line_kwargs, "color": line.get_color(), "linestyle": ":"}
     ax.plot(x, table["min_dcf"], label=None if label is None else _shown(f"{label} (min)"), **minimum)
     ax.axhline(1.0, color="0.6", linewidth=0.8)
-    ax.set_ylim(0.0, max(1.2, min(2.0, float(np.nanmax(table["actual_dcf"])) * 1.05)))
+    ax.set_ylim(0.0, top)
     ax.set_xlabel("prior log-odds ln(p / (1 - p))")
     ax.set_ylabel("normalised DCF")
     _legend(ax, label, entries=2)

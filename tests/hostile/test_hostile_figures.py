@@ -197,3 +197,15 @@ def test_reliability_curves_take_consecutive_styles_of_the_books_cycle():
     assert [line.get_color() for line in curves] == list(plotting.COLORS[:3])
     diagonal = ax.lines[1]
     assert (list(diagonal.get_xdata()), list(diagonal.get_ydata()), diagonal.get_color()) == ([0, 1], [0, 1], "0.6")
+
+
+def test_bayes_error_keeps_the_range_of_a_curve_drawn_before():
+    """Each call set the y range from its own curve: a calibrated system drawn second cut the
+    range to 1.2 and the first, miscalibrated system's curve (up to 2.6) off at 1.2."""
+    rng = np.random.default_rng(0)
+    shifted = (rng.normal(2, 2, 500) - 1.5, rng.normal(-2, 2, 500) - 1.5)
+    ax = plotting.plot_bayes_error(*shifted, label="shifted")
+    assert ax.get_ylim() == (0.0, 2.0)
+    plotting.plot_bayes_error(rng.normal(2, 2, 500), rng.normal(-2, 2, 500), label="calibrated", ax=ax)
+    assert ax.get_ylim() == (0.0, 2.0)
+    assert plotting.plot_bayes_error(np.arange(10.0, 20.0), -np.arange(10.0, 20.0)).get_ylim() == (0.0, 1.2)
