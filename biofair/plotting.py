@@ -527,7 +527,9 @@ def plot_roc(
     -----
     The FMR axis starts at ``1/N``, the smallest non-zero FMR the data can show (or lower, to
     keep another ROC's range; what was drawn on a linear x axis before is not kept). Points
-    of FMR 0 cannot be shown on the log axis and are left out; when a single point remains
+    of FMR 0 cannot be shown on the log axis and are left out. The TMR axis reaches a little
+    beyond 0 and 1, so that a curve at TMR = 1 (a perfectly separated group) is not hidden
+    under the frame; when a single point remains
     (e.g. every non-mated score ties, so that FMR is 0 or 1) it is drawn as a dot. A labelled curve enters the legend as in :func:`plot_det`.
 
     References
@@ -554,7 +556,7 @@ def plot_roc(
     ax.plot(fmr[shown], tmr[shown], label=_shown(label), **{**point, **line_kwargs})
     ax.set_xscale("log")
     ax.set_xlim(left, 1.0)
-    ax.set_ylim(0.0, 1.0)
+    ax.set_ylim(-0.02, 1.02)  # a TMR of 1 (or 0) is not hidden under the top (bottom) spine
     ax.set_xlabel("false match rate")
     ax.set_ylabel("true match rate")
     ax.grid(True, which="both", alpha=0.3)

@@ -209,3 +209,13 @@ def test_bayes_error_keeps_the_range_of_a_curve_drawn_before():
     plotting.plot_bayes_error(rng.normal(2, 2, 500), rng.normal(-2, 2, 500), label="calibrated", ax=ax)
     assert ax.get_ylim() == (0.0, 2.0)
     assert plotting.plot_bayes_error(np.arange(10.0, 20.0), -np.arange(10.0, 20.0)).get_ylim() == (0.0, 1.2)
+
+
+def test_roc_of_a_perfectly_separated_group_is_not_hidden_under_the_frame():
+    """TMR = 1 at every FMR > 0 was drawn on the top edge of a (0, 1) axis, under the spine:
+    an empty-looking plot."""
+    ax = plotting.plot_roc(*SEPARATED, label="separated")
+    (line,) = ax.lines
+    assert set(line.get_ydata()) == {1.0}
+    low, high = ax.get_ylim()
+    assert low < 0.0 and 1.0 < high <= 1.05
