@@ -23,6 +23,7 @@ from matplotlib.colors import LogNorm
 from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.textpath import text_to_path
+from matplotlib.transforms import blended_transform_factory
 from matplotlib.ticker import FuncFormatter, Locator, NullLocator
 from numpy.typing import ArrayLike
 from scipy.special import ndtr, ndtri
@@ -389,6 +390,24 @@ def _probit_axis(ax: Axes, axis: str, n_comparisons: int, upper: float) -> tuple
     return lowest, upper
 
 
+def _mark_operating_points(ax: Axes, fmr: np.ndarray, fnmr: np.ndarray, line) -> None:
+    """Dots of ``line``'s colour at operating points on probit axes. A rate of 0 or 1 lies
+    beyond every range the axes can take: such a point is an open circle on the edge (0: left
+    or bottom, 1: right or top), placed in axes units so that it stays there."""
+    style = {"linestyle": "none", "marker": "o", "color": line.get_color(), "zorder": line.get_zorder() + 1}
+    x_edge, y_edge = (fmr == 0) | (fmr == 1), (fnmr == 0) | (fnmr == 1)
+    for on_x, on_y in ((False, False), (True, False), (False, True), (True, True)):
+        chosen = (x_edge == on_x) & (y_edge == on_y)
+        if not chosen.any():
+            continue
+        x = fmr[chosen] if on_x else ndtri(fmr[chosen])
+        y = fnmr[chosen] if on_y else ndtri(fnmr[chosen])
+        transform = blended_transform_factory(ax.transAxes if on_x else ax.transData,
+                                              ax.transAxes if on_y else ax.transData)
+        edge = {"markerfacecolor": "none", "clip_on": False} if on_x or on_y else {}
+        ax.plot(x, y, transform=transform, **style, **edge)
+
+
 def plot_det(
     mated: ArrayLike,
     nonmated: ArrayLike,
@@ -411,7 +430,10 @@ def plot_det(
         Legend entry of the curve.
     thresholds : array_like, optional
         Thresholds whose operating points (FMR, FNMR) are marked on the curve with a dot of
-        the curve's colour, e.g. one threshold shared by every group.
+        the curve's colour, e.g. one threshold shared by every group. A point with a rate of
+        0 or 1 (e.g. no false match of a small group at a strict threshold), which probit
+        axes cannot show, is an open circle on the axes' edge: left or bottom for 0, right
+        or top for 1.
     max_rate : float, default 0.95
         Upper end of both axes, in (1e-6, 1): above the lowest rate the axes show, below 1.
     ax : matplotlib.axes.Axes, optional
@@ -477,8 +499,7 @@ def plot_det(
     )
     if thresholds is not None:
         points = fmr_fnmr(mated, nonmated, np.atleast_1d(np.asarray(thresholds, dtype=float)))
-        ax.plot(ndtri(np.clip(points.fmr, clip, 1 - clip)), ndtri(np.clip(points.fnmr, clip, 1 - clip)),
-                linestyle="none", marker="o", color=line.get_color(), zorder=line.get_zorder() + 1)
+        _mark_operating_points(ax, np.ravel(points.fmr), np.ravel(points.fnmr), line)
     if np.any((counts.false_matches == 0) & (counts.false_non_matches == 0)):  # no point inside the axes
         ax.plot([0.0], [0.0], transform=ax.transAxes, clip_on=False, linestyle="none", marker="o",
                 color=line.get_color(), zorder=line.get_zorder() + 1)

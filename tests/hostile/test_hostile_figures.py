@@ -219,3 +219,20 @@ def test_roc_of_a_perfectly_separated_group_is_not_hidden_under_the_frame():
     assert set(line.get_ydata()) == {1.0}
     low, high = ax.get_ylim()
     assert low < 0.0 and 1.0 < high <= 1.05
+
+
+def test_det_marks_an_operating_point_with_a_rate_of_zero_on_the_edge():
+    """A threshold at which a group has no false match (FMR = 0) was marked beyond the axes:
+    the group's dot was missing, without a word."""
+    from scipy.special import ndtr
+
+    mated, nonmated = np.arange(1.0, 101.0), np.arange(0.0, 50.0)  # at 60: FMR 0, FNMR 0.59
+    ax = plotting.plot_det(mated, nonmated, thresholds=[30.0, 60.0, np.inf, -np.inf], color=plotting.COLORS[1])
+    curve, inside, on_left, corners = ax.lines
+    assert ndtr(inside.get_xdata()).tolist() == [0.4] and ndtr(inside.get_ydata()) == pytest.approx([0.29])
+    assert on_left.get_xdata().tolist() == [0.0] and ndtr(on_left.get_ydata()) == pytest.approx([0.59])
+    assert (corners.get_xdata().tolist(), corners.get_ydata().tolist()) == ([0.0, 1.0], [1.0, 0.0])  # +inf, -inf
+    for mark in (on_left, corners):
+        assert mark.get_markerfacecolor() == "none" and not mark.get_clip_on()
+        assert mark.get_color() == curve.get_color() == plotting.COLORS[1]
+    assert on_left.get_transform().contains_branch_seperately(ax.transData) == (False, True)  # x in axes units
