@@ -465,10 +465,11 @@ def plot_det(
     the edge of any range the axes can take, so that a later curve's wider range does not
     bring them into view. When a threshold separates the classes perfectly (FMR = FNMR = 0
     there), every point of the curve has a rate of 0 or 1 and lies beyond the axes: a dot of
-    the curve's colour is drawn in the lower-left corner instead. Tick labels (in percent) are thinned when the figure is drawn so that
-    they never overlap. A labelled curve enters the legend while the axes holds at most
-    ``MAX_LEGEND_ENTRIES`` labelled curves, in columns of at most 10; with more, no legend
-    is drawn (call ``ax.legend()`` to force one). Further keyword arguments go to ``Axes.plot``.
+    the curve's colour is drawn in the lower-left corner instead. Tick labels (in percent)
+    are thinned when the figure is drawn so that they never overlap. A labelled curve
+    enters the legend while the axes holds at most ``MAX_LEGEND_ENTRIES`` labelled curves,
+    in columns of at most 10; with more, no legend is drawn (call ``ax.legend()`` to force
+    one). Further keyword arguments go to ``Axes.plot``.
 
     References
     ----------
@@ -548,10 +549,11 @@ def plot_roc(
     -----
     The FMR axis starts at ``1/N``, the smallest non-zero FMR the data can show (or lower, to
     keep another ROC's range; what was drawn on a linear x axis before is not kept). Points
-    of FMR 0 cannot be shown on the log axis and are left out. The TMR axis reaches a little
-    beyond 0 and 1, so that a curve at TMR = 1 (a perfectly separated group) is not hidden
-    under the frame; when a single point remains
-    (e.g. every non-mated score ties, so that FMR is 0 or 1) it is drawn as a dot. A labelled curve enters the legend as in :func:`plot_det`.
+    of FMR 0 cannot be shown on the log axis and are left out; when a single point remains
+    (e.g. every non-mated score ties, so that FMR is 0 or 1) it is drawn as a dot. The TMR
+    axis reaches a little beyond 0 and 1, so that a curve at TMR = 1 (a perfectly separated
+    group) is not hidden under the frame. A labelled curve enters the legend as in
+    :func:`plot_det`.
 
     References
     ----------
@@ -816,7 +818,9 @@ def plot_cross_group_fmr(
 
     outside = rated & ~((values >= 0) & (values <= 1))
     if outside.any():
-        raise ValueError(f"fmr must hold rates in [0, 1] (NaN: no pairs), got {float(values[outside][0])!r} at {cell(outside)}")
+        raise ValueError(
+            f"fmr must hold rates in [0, 1] (NaN: no pairs), got {float(values[outside][0])!r} at {cell(outside)}"
+        )
     counts = None
     if pairs is not None:
         counts = _cell_values(pairs, "pairs")
@@ -830,8 +834,10 @@ def plot_cross_group_fmr(
             matches = values * counts
             off = rated & (np.abs(matches - np.round(matches)) > 1e-9 * np.maximum(matches, 1.0))
         if off.any():
-            raise ValueError(f"fmr {float(values[off][0])!r} at {cell(off)} is not a whole number of false matches out of "
-                             f"{counts[off][0]:,.0f} pairs ({matches[off][0]:g}): pass the pairs the rates come from")
+            raise ValueError(
+                f"fmr {float(values[off][0])!r} at {cell(off)} is not a whole number of false matches out of "
+                f"{counts[off][0]:,.0f} pairs ({matches[off][0]:g}): pass the pairs the rates come from"
+            )
     ax = _axes(ax)
     finite = values[rated]
     positive = finite[finite > 0]

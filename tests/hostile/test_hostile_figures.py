@@ -114,7 +114,8 @@ def test_cross_group_heatmap_refuses_an_infinite_rate(rate):
 
 @pytest.mark.parametrize(("fmr", "message"), [
     (np.array([[1e-3]]), "fmr must be a pandas DataFrame, got ndarray"),
-    (pd.DataFrame([["x"]], index=["a"], columns=["a"]), "fmr must hold numbers: could not convert string to float: 'x'"),
+    (pd.DataFrame([["x"]], index=["a"], columns=["a"]),
+     "fmr must hold numbers: could not convert string to float: 'x'"),
 ])
 def test_cross_group_heatmap_refuses_a_table_that_is_not_numbers(fmr, message):
     """NumPy's 'could not convert string to float' or "'numpy.ndarray' object has no attribute 'to_numpy'"."""
