@@ -605,7 +605,8 @@ def plot_bayes_error(
     mated, nonmated : array_like
         Scores of mated and non-mated comparisons, read as natural-log likelihood ratios.
     prior_log_odds : array_like, optional
-        The x axis, ``ln(p / (1 - p))``; :func:`biofair.bayes_error_rates`' default if omitted.
+        The x axis, ``ln(p / (1 - p))``, in any order (the curves join the priors from left
+        to right); :func:`biofair.bayes_error_rates`' default if omitted.
     label : str, optional
         Legend entry of the actual-DCF curve (the minimum curve gets "min" appended).
     ax : matplotlib.axes.Axes, optional
@@ -650,6 +651,7 @@ def plot_bayes_error(
 
     ax = _axes(ax)
     table = bayes_error_rates(mated, nonmated, prior_log_odds=prior_log_odds)
+    table = table.sort_values("prior_log_odds", kind="stable")  # a line through the priors in order, not as given
     top = max(1.2, min(2.0, float(np.nanmax(table["actual_dcf"])) * 1.05))
     if ax.has_data():  # curves drawn before keep their range
         top = max(top, ax.get_ylim()[1])

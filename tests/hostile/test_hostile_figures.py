@@ -237,3 +237,15 @@ def test_det_marks_an_operating_point_with_a_rate_of_zero_on_the_edge():
         assert mark.get_markerfacecolor() == "none" and not mark.get_clip_on()
         assert mark.get_color() == curve.get_color() == plotting.COLORS[1]
     assert on_left.get_transform().contains_branch_seperately(ax.transData) == (False, True)  # x in axes units
+
+
+def test_bayes_error_joins_priors_given_out_of_order_from_left_to_right():
+    """prior_log_odds=[3, -3, 0] drew a line from 3 back to -3 and on to 0: a zigzag through
+    points that are not neighbours."""
+    rng = np.random.default_rng(3)
+    mated, nonmated = rng.normal(2, 2, 100), rng.normal(-2, 2, 100)
+    ax = plotting.plot_bayes_error(mated, nonmated, prior_log_odds=[3.0, -3.0, 0.0])
+    expected = plotting.plot_bayes_error(mated, nonmated, prior_log_odds=[-3.0, 0.0, 3.0])
+    for drawn, sorted_line in zip(ax.lines[:2], expected.lines[:2]):
+        assert drawn.get_xdata().tolist() == [-3.0, 0.0, 3.0]
+        assert drawn.get_ydata().tolist() == sorted_line.get_ydata().tolist()
