@@ -23,8 +23,8 @@ from matplotlib.colors import LogNorm
 from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.textpath import text_to_path
-from matplotlib.transforms import blended_transform_factory
 from matplotlib.ticker import FuncFormatter, Locator, NullLocator
+from matplotlib.transforms import blended_transform_factory
 from numpy.typing import ArrayLike
 from scipy.special import ndtr, ndtri
 
@@ -390,7 +390,7 @@ def _probit_axis(ax: Axes, axis: str, n_comparisons: int, upper: float) -> tuple
     return lowest, upper
 
 
-def _mark_operating_points(ax: Axes, fmr: np.ndarray, fnmr: np.ndarray, line) -> None:
+def _mark_operating_points(ax: Axes, fmr: np.ndarray, fnmr: np.ndarray, line: Line2D) -> None:
     """Dots of ``line``'s colour at operating points on probit axes. A rate of 0 or 1 lies
     beyond every range the axes can take: such a point is an open circle on the edge (0: left
     or bottom, 1: right or top), placed in axes units so that it stays there."""
@@ -630,8 +630,8 @@ def plot_bayes_error(
     horizontal line at 1 is the cost of the better trivial decision (accept or reject all).
     The y axis ends at 1.2, or just above the highest actual DCF of the curves on the axes
     up to 2; a curve that rises higher (a badly calibrated system) leaves through the top
-    edge. A label's two curves are two legend entries; the legend is drawn as in :func:`plot_det`
-    while the axes holds at most ``MAX_LEGEND_ENTRIES`` of them.
+    edge. A label's two curves are two legend entries; the legend is drawn as in
+    :func:`plot_det` while the axes holds at most ``MAX_LEGEND_ENTRIES`` of them.
 
     References
     ----------
@@ -651,7 +651,7 @@ def plot_bayes_error(
 
     ax = _axes(ax)
     table = bayes_error_rates(mated, nonmated, prior_log_odds=prior_log_odds)
-    table = table.sort_values("prior_log_odds", kind="stable")  # a line through the priors in order, not as given
+    table = table.sort_values("prior_log_odds", kind="stable")  # joined left to right, not as given
     top = max(1.2, min(2.0, float(np.nanmax(table["actual_dcf"])) * 1.05))
     if ax.has_data():  # curves drawn before keep their range
         top = max(top, ax.get_ylim()[1])
