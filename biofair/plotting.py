@@ -21,13 +21,15 @@ from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.colors import LogNorm
 from matplotlib.font_manager import FontProperties
+from matplotlib.lines import Line2D
 from matplotlib.textpath import text_to_path
 from matplotlib.ticker import FuncFormatter, Locator, NullLocator
+from matplotlib.transforms import blended_transform_factory
 from numpy.typing import ArrayLike
 from scipy.special import ndtr, ndtri
 
 from biofair._counts import error_counts
-from biofair._validation import as_scores, as_threshold, check_bins, power_of_two_exponent
+from biofair._validation import as_number, as_scores, as_threshold, check_bins, power_of_two_exponent
 from biofair.rates import fmr_fnmr
 
 #: Colour-blind-safe colours (Okabe-Ito), used in this order.
@@ -36,6 +38,7 @@ COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0
 LINESTYLES = ("-", "--", "-.", ":")
 #: A plot function draws a legend for at most this many labelled curves on one axes.
 MAX_LEGEND_ENTRIES = 20
+_LEGEND_ROWS = 10  # entries per legend column
 
 # Probit ticks a DET axis may show, in the order they are kept when labels would collide.
 _DET_TICKS = (1e-2, 1e-4, 1e-6, 0.5, 1e-3, 1e-5, 0.1, 0.9, 0.99, 0.2, 0.05, 0.8, 0.95, 0.02, 0.3, 0.7)
@@ -179,33 +182,49 @@ def _axes(ax: Axes | None) -> Axes:
     return plt.subplots()[1] if ax is None else ax
 
 
-def _shown(label: str | None) -> str | None:
-    """A legend label drawn as written: ``$`` does not start math text, and a leading ``_``
-    (which matplotlib reads as "leave out of the legend") is kept behind a zero-width space.
-    An empty or blank label (a group named ``""`` or ``" "``), which matplotlib leaves out or
-    shows as nothing, is drawn quoted: ``''``."""
-    if label is None:
-        return None
+def _plain(label: Hashable) -> str:
+    """A label drawn as written: ``$`` does not start math text, and an empty or blank label
+    (a group named ``""`` or ``" "``), which would show as nothing, is drawn quoted: ``''``."""
     if not str(label).strip():
         return repr(str(label))
-    text = str(label).replace("$", r"\$")
+    return str(label).replace("$", r"\$")
+
+
+def _shown(label: str | None) -> str | None:
+    """A legend label drawn as written (see :func:`_plain`); a leading ``_`` (which matplotlib
+    reads as "leave out of the legend") is kept behind a zero-width space."""
+    if label is None:
+        return None
+    text = _plain(label)
     return "\u200b" + text if text.startswith("_") else text
 
 
-def _legend(ax: Axes, label: str | None) -> None:
+def _cell_values(table: pd.DataFrame, name: str) -> np.ndarray:
+    """A table's cells as float64, or a TypeError naming ``name``."""
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}")
+    try:
+        return table.to_numpy(dtype=float)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{name} must hold numbers: {error}") from None
+
+
+def _legend(ax: Axes, label: str | None, *, entries: int = 1) -> None:
     """Keep the legend of labelled curves while there are few enough to read it.
 
-    Each call draws a new legend over all labelled curves, which costs time in proportion to
-    their number; past ``MAX_LEGEND_ENTRIES`` the legend is removed once and not drawn
-    again, so that plotting many groups stays linear in their number.
+    Each call draws a new legend over all labelled curves (``entries`` more than before),
+    which costs time in proportion to their number; past ``MAX_LEGEND_ENTRIES`` the legend
+    is removed once and not drawn again, so that plotting many groups stays linear in their
+    number. Entries fill columns of at most ``_LEGEND_ROWS``, so that the legend fits in the
+    book's figures (4 inches high) instead of running off their edge.
     """
     if label is None:
         return
-    count = _labelled_curves.get(ax, 0) + 1
+    count = _labelled_curves.get(ax, 0) + entries
     _labelled_curves[ax] = count
     if count <= MAX_LEGEND_ENTRIES:
-        ax.legend(frameon=False)
-    elif count == MAX_LEGEND_ENTRIES + 1 and ax.get_legend() is not None:
+        ax.legend(frameon=False, ncols=-(-count // _LEGEND_ROWS))
+    elif count - entries <= MAX_LEGEND_ENTRIES and ax.get_legend() is not None:
         ax.get_legend().remove()
 
 
@@ -371,6 +390,24 @@ def _probit_axis(ax: Axes, axis: str, n_comparisons: int, upper: float) -> tuple
     return lowest, upper
 
 
+def _mark_operating_points(ax: Axes, fmr: np.ndarray, fnmr: np.ndarray, line: Line2D) -> None:
+    """Dots of ``line``'s colour at operating points on probit axes. A rate of 0 or 1 lies
+    beyond every range the axes can take: such a point is an open circle on the edge (0: left
+    or bottom, 1: right or top), placed in axes units so that it stays there."""
+    style = {"linestyle": "none", "marker": "o", "color": line.get_color(), "zorder": line.get_zorder() + 1}
+    x_edge, y_edge = (fmr == 0) | (fmr == 1), (fnmr == 0) | (fnmr == 1)
+    for on_x, on_y in ((False, False), (True, False), (False, True), (True, True)):
+        chosen = (x_edge == on_x) & (y_edge == on_y)
+        if not chosen.any():
+            continue
+        x = fmr[chosen] if on_x else ndtri(fmr[chosen])
+        y = fnmr[chosen] if on_y else ndtri(fnmr[chosen])
+        transform = blended_transform_factory(ax.transAxes if on_x else ax.transData,
+                                              ax.transAxes if on_y else ax.transData)
+        edge = {"markerfacecolor": "none", "clip_on": False} if on_x or on_y else {}
+        ax.plot(x, y, transform=transform, **style, **edge)
+
+
 def plot_det(
     mated: ArrayLike,
     nonmated: ArrayLike,
@@ -393,9 +430,12 @@ def plot_det(
         Legend entry of the curve.
     thresholds : array_like, optional
         Thresholds whose operating points (FMR, FNMR) are marked on the curve with a dot of
-        the curve's colour, e.g. one threshold shared by every group.
+        the curve's colour, e.g. one threshold shared by every group. A point with a rate of
+        0 or 1 (e.g. no false match of a small group at a strict threshold), which probit
+        axes cannot show, is an open circle on the axes' edge: left or bottom for 0, right
+        or top for 1.
     max_rate : float, default 0.95
-        Upper end of both axes.
+        Upper end of both axes, in (1e-6, 1): above the lowest rate the axes show, below 1.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure's if omitted.
     **line_kwargs
@@ -407,6 +447,11 @@ def plot_det(
     matplotlib.axes.Axes
         The axes drawn on.
 
+    Raises
+    ------
+    ValueError
+        When ``max_rate`` lies outside (1e-6, 1).
+
     See Also
     --------
     biofair.det_curve : The points it draws.
@@ -416,11 +461,15 @@ def plot_det(
     -----
     Each axis starts at the decade at or below what its class can resolve (1/N for FMR, 1/M
     for FNMR; never below 1e-6) and ends at ``max_rate``; further curves on the same axes
-    widen it to theirs. Rates of 0 or 1 cannot be shown on probit axes; they are drawn at
-    the axis edge. Tick labels (in percent) are thinned when the figure is drawn so that
-    they never overlap. A labelled curve enters the legend while the axes holds at most
-    ``MAX_LEGEND_ENTRIES`` labelled curves; with more, no legend is drawn (call
-    ``ax.legend()`` to force one). Further keyword arguments go to ``Axes.plot``.
+    widen it to theirs. Rates of 0 or 1 cannot be shown on probit axes; they are drawn beyond
+    the edge of any range the axes can take, so that a later curve's wider range does not
+    bring them into view. When a threshold separates the classes perfectly (FMR = FNMR = 0
+    there), every point of the curve has a rate of 0 or 1 and lies beyond the axes: a dot of
+    the curve's colour is drawn in the lower-left corner instead. Tick labels (in percent)
+    are thinned when the figure is drawn so that they never overlap. A labelled curve
+    enters the legend while the axes holds at most ``MAX_LEGEND_ENTRIES`` labelled curves,
+    in columns of at most 10; with more, no legend is drawn (call ``ax.legend()`` to force
+    one). Further keyword arguments go to ``Axes.plot``.
 
     References
     ----------
@@ -435,22 +484,26 @@ def plot_det(
     >>> [text.get_text() for text in ax.get_legend().get_texts()]
     ['A']
     """
+    max_rate = as_number(max_rate, "max_rate", low=min(_DET_TICKS), high=1.0, open_low=True, open_high=True)
     ax = _axes(ax)
     counts = error_counts(mated, nonmated)
     first = not isinstance(ax.xaxis.get_major_locator(), _ProbitTicks)
-    x_range = _probit_axis(ax, "x", counts.n_nonmated, max_rate)
-    y_range = _probit_axis(ax, "y", counts.n_mated, max_rate)
-    x_clip, y_clip = x_range[0] / 2, y_range[0] / 2
+    _probit_axis(ax, "x", counts.n_nonmated, max_rate)
+    _probit_axis(ax, "y", counts.n_mated, max_rate)
+    # Rates of 0 and 1 sit below every axis this or a later curve can set (never below 1e-6).
+    clip = min(_DET_TICKS) / 2
     (line,) = ax.plot(
-        ndtri(np.clip(counts.fmr, x_clip, 1 - x_clip)),
-        ndtri(np.clip(counts.fnmr, y_clip, 1 - y_clip)),
+        ndtri(np.clip(counts.fmr, clip, 1 - clip)),
+        ndtri(np.clip(counts.fnmr, clip, 1 - clip)),
         label=_shown(label),
         **line_kwargs,
     )
     if thresholds is not None:
         points = fmr_fnmr(mated, nonmated, np.atleast_1d(np.asarray(thresholds, dtype=float)))
-        ax.plot(ndtri(np.clip(points.fmr, x_clip, 1 - x_clip)), ndtri(np.clip(points.fnmr, y_clip, 1 - y_clip)),
-                linestyle="none", marker="o", color=line.get_color(), zorder=line.get_zorder() + 1)
+        _mark_operating_points(ax, np.ravel(points.fmr), np.ravel(points.fnmr), line)
+    if np.any((counts.false_matches == 0) & (counts.false_non_matches == 0)):  # no point inside the axes
+        ax.plot([0.0], [0.0], transform=ax.transAxes, clip_on=False, linestyle="none", marker="o",
+                color=line.get_color(), zorder=line.get_zorder() + 1)
     if first:
         ax.set_xlabel("false match rate (%)")
         ax.set_ylabel("false non-match rate (%)")
@@ -495,7 +548,12 @@ def plot_roc(
     Notes
     -----
     The FMR axis starts at ``1/N``, the smallest non-zero FMR the data can show (or lower, to
-    keep another curve's range). A labelled curve enters the legend as in :func:`plot_det`.
+    keep another ROC's range; what was drawn on a linear x axis before is not kept). Points
+    of FMR 0 cannot be shown on the log axis and are left out; when a single point remains
+    (e.g. every non-mated score ties, so that FMR is 0 or 1) it is drawn as a dot. The TMR
+    axis reaches a little beyond 0 and 1, so that a curve at TMR = 1 (a perfectly separated
+    group) is not hidden under the frame. A labelled curve enters the legend as in
+    :func:`plot_det`.
 
     References
     ----------
@@ -514,13 +572,14 @@ def plot_roc(
     counts = error_counts(mated, nonmated)
     fmr, tmr = counts.fmr[::-1], counts.tmr[::-1]
     left = 1.0 / counts.n_nonmated
-    if ax.has_data():  # another curve is there: keep its range too
+    if ax.has_data() and ax.get_xscale() == "log":  # another curve is there: keep its range too
         left = min(left, ax.get_xlim()[0])
     shown = fmr > 0
-    ax.plot(fmr[shown], tmr[shown], label=_shown(label), **line_kwargs)
+    point = {"marker": "o"} if np.count_nonzero(shown) == 1 else {}  # a line of one vertex draws nothing
+    ax.plot(fmr[shown], tmr[shown], label=_shown(label), **{**point, **line_kwargs})
     ax.set_xscale("log")
     ax.set_xlim(left, 1.0)
-    ax.set_ylim(0.0, 1.0)
+    ax.set_ylim(-0.02, 1.02)  # a TMR of 1 (or 0) is not hidden under the top (bottom) spine
     ax.set_xlabel("false match rate")
     ax.set_ylabel("true match rate")
     ax.grid(True, which="both", alpha=0.3)
@@ -546,7 +605,8 @@ def plot_bayes_error(
     mated, nonmated : array_like
         Scores of mated and non-mated comparisons, read as natural-log likelihood ratios.
     prior_log_odds : array_like, optional
-        The x axis, ``ln(p / (1 - p))``; :func:`biofair.bayes_error_rates`' default if omitted.
+        The x axis, ``ln(p / (1 - p))``, in any order (the curves join the priors from left
+        to right); :func:`biofair.bayes_error_rates`' default if omitted.
     label : str, optional
         Legend entry of the actual-DCF curve (the minimum curve gets "min" appended).
     ax : matplotlib.axes.Axes, optional
@@ -568,6 +628,10 @@ def plot_bayes_error(
     -----
     The vertical gap between the two curves at a prior is the calibration loss there; a
     horizontal line at 1 is the cost of the better trivial decision (accept or reject all).
+    The y axis ends at 1.2, or just above the highest actual DCF of the curves on the axes
+    up to 2; a curve that rises higher (a badly calibrated system) leaves through the top
+    edge. A label's two curves are two legend entries; the legend is drawn as in
+    :func:`plot_det` while the axes holds at most ``MAX_LEGEND_ENTRIES`` of them.
 
     References
     ----------
@@ -587,15 +651,19 @@ def plot_bayes_error(
 
     ax = _axes(ax)
     table = bayes_error_rates(mated, nonmated, prior_log_odds=prior_log_odds)
+    table = table.sort_values("prior_log_odds", kind="stable")  # joined left to right, not as given
+    top = max(1.2, min(2.0, float(np.nanmax(table["actual_dcf"])) * 1.05))
+    if ax.has_data():  # curves drawn before keep their range
+        top = max(top, ax.get_ylim()[1])
     x = table["prior_log_odds"]
     (line,) = ax.plot(x, table["actual_dcf"], label=_shown(label), **{"linestyle": "-", **line_kwargs})
     minimum = {**line_kwargs, "color": line.get_color(), "linestyle": ":"}
     ax.plot(x, table["min_dcf"], label=None if label is None else _shown(f"{label} (min)"), **minimum)
     ax.axhline(1.0, color="0.6", linewidth=0.8)
-    ax.set_ylim(0.0, max(1.2, min(2.0, float(np.nanmax(table["actual_dcf"])) * 1.05)))
+    ax.set_ylim(0.0, top)
     ax.set_xlabel("prior log-odds ln(p / (1 - p))")
     ax.set_ylabel("normalised DCF")
-    _legend(ax, label)
+    _legend(ax, label, entries=2)
     return ax
 
 
@@ -668,7 +736,7 @@ def plot_reliability(
     x = [predicted[p].mean() for p in parts if p.size]
     y = [label_mated[p].mean() for p in parts if p.size]
     ax.plot(x, y, marker="o", label=_shown(label), **line_kwargs)
-    ax.plot([0, 1], [0, 1], color="0.6", linewidth=0.8)
+    ax.add_line(Line2D([0, 1], [0, 1], color="0.6", linewidth=0.8))  # not ax.plot: takes no style of the cycle
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel("predicted probability of a mated pair")
@@ -707,8 +775,13 @@ def plot_cross_group_fmr(
 
     Raises
     ------
+    TypeError
+        When ``fmr`` or ``pairs`` is not a DataFrame of numbers.
     ValueError
-        When ``pairs`` has other rows or columns than ``fmr``, or a rate lies outside [0, 1].
+        When ``fmr`` has no cells or a rate outside [0, 1] (``±inf`` included); when ``pairs``
+        has other rows or columns than ``fmr``, or a cell with a rate whose count of pairs is
+        not a whole number of at least 1, or whose rate times that count is not a whole
+        number of false matches.
 
     See Also
     --------
@@ -736,17 +809,43 @@ def plot_cross_group_fmr(
     >>> [text.get_text() for text in ax.texts]
     ['1.0e-03\\n100 / 100,000', '1.0e-05\\n1 / 100,000', '0\\n0 / 100,000', '2.0e-03\\n200 / 100,000']
     """
-    values = fmr.to_numpy(dtype=float)
-    finite = values[np.isfinite(values)]
-    if np.any((finite < 0) | (finite > 1)):
-        raise ValueError("fmr must hold rates in [0, 1]")
-    if pairs is not None and not (pairs.index.equals(fmr.index) and pairs.columns.equals(fmr.columns)):
-        raise ValueError("pairs must have the same rows and columns as fmr, in the same order")
+    values = _cell_values(fmr, "fmr")
+    if values.size == 0:
+        raise ValueError(f"fmr has no cells (shape {fmr.shape}): at least one reference and one probe group are needed")
+    rated = ~np.isnan(values)
+
+    def cell(mask: np.ndarray) -> str:
+        i, j = np.argwhere(mask)[0]
+        return f"[{fmr.index[i]!r}, {fmr.columns[j]!r}]"
+
+    outside = rated & ~((values >= 0) & (values <= 1))
+    if outside.any():
+        raise ValueError(
+            f"fmr must hold rates in [0, 1] (NaN: no pairs), got {float(values[outside][0])!r} at {cell(outside)}"
+        )
+    counts = None
+    if pairs is not None:
+        counts = _cell_values(pairs, "pairs")
+        if not (pairs.index.equals(fmr.index) and pairs.columns.equals(fmr.columns)):
+            raise ValueError("pairs must have the same rows and columns as fmr, in the same order")
+        with np.errstate(invalid="ignore"):
+            bad = rated & ~((counts >= 1) & (counts == np.round(counts)) & np.isfinite(counts))
+            if bad.any():
+                raise ValueError(f"pairs must hold a whole number of at least 1 pair in each cell with a rate, "
+                                 f"got {float(counts[bad][0])!r} at {cell(bad)}")
+            matches = values * counts
+            off = rated & (np.abs(matches - np.round(matches)) > 1e-9 * np.maximum(matches, 1.0))
+        if off.any():
+            raise ValueError(
+                f"fmr {float(values[off][0])!r} at {cell(off)} is not a whole number of false matches out of "
+                f"{counts[off][0]:,.0f} pairs ({matches[off][0]:g}): pass the pairs the rates come from"
+            )
     ax = _axes(ax)
+    finite = values[rated]
     positive = finite[finite > 0]
     floor = positive.min() if positive.size else 1e-6
-    if pairs is not None:
-        floor = min(floor, 1.0 / max(int(pairs.to_numpy().max()), 1))
+    if counts is not None and rated.any():
+        floor = min(floor, 1.0 / counts[rated].max())
     ceiling = max(positive.max() if positive.size else 1.0, floor * 10)
     shown = np.where(np.isnan(values) | (values > 0), values, floor)  # zeros at the floor, NaN stays NaN
     norm = LogNorm(vmin=floor, vmax=ceiling)
@@ -756,18 +855,18 @@ def plot_cross_group_fmr(
         if np.isnan(value):
             continue
         text = "0" if value == 0 else f"{value:.1e}"
-        if pairs is not None:
-            n = int(pairs.iat[i, j])
+        if counts is not None:
+            n = int(counts[i, j])
             text += f"\n{round(value * n):,} / {n:,}"
         red, green, blue, _ = cmap(norm(shown[i, j]))
         light = 0.299 * red + 0.587 * green + 0.114 * blue > 0.5
         ax.text(j, i, text, ha="center", va="center", fontsize="small", color="black" if light else "white")
-    ax.set_xticks(range(values.shape[1]), [str(c) for c in fmr.columns])
-    ax.set_yticks(range(values.shape[0]), [str(r) for r in fmr.index])
+    ax.set_xticks(range(values.shape[1]), [_plain(c) for c in fmr.columns])
+    ax.set_yticks(range(values.shape[0]), [_plain(r) for r in fmr.index])
     sides = (("reference", fmr.index.name, ax.set_ylabel), ("probe", fmr.columns.name, ax.set_xlabel))
     for side, name, set_label in sides:
         attribute = str(name or "").removeprefix(f"{side}_")  # "reference_gender" -> "gender"
-        set_label(f"{side} group" if attribute in ("", "group") else f"{side} group ({attribute})")
+        set_label(f"{side} group" if attribute in ("", "group") else f"{side} group ({_plain(attribute)})")
     ax.grid(False)
     ax.figure.colorbar(image, ax=ax, label="false match rate (log10 scale)")
     return ax
