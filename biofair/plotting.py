@@ -370,7 +370,7 @@ class _ProbitTicks(Locator):
         return ndtri(np.sort(kept))
 
 
-def _probit_axis(ax: Axes, axis: str, n_comparisons: int, upper: float) -> tuple[float, float]:
+def _probit_axis(ax: Axes, axis: str, n_comparisons: int, upper: float) -> None:
     """Probit axis from the data's resolution (1/n, as a decade, at least 1e-6) to ``upper``.
 
     A further curve on the same axes widens the range to the lower of the two resolutions;
@@ -381,13 +381,12 @@ def _probit_axis(ax: Axes, axis: str, n_comparisons: int, upper: float) -> tuple
     previous = target.get_major_locator()
     if isinstance(previous, _ProbitTicks):
         if previous.lowest <= lowest and previous.upper >= upper:
-            return previous.lowest, previous.upper
+            return
         lowest, upper = min(lowest, previous.lowest), max(upper, previous.upper)
     target.set_major_locator(_ProbitTicks(lowest, upper))
     target.set_major_formatter(FuncFormatter(lambda value, _: _percent(ndtr(value))))
     target.set_minor_locator(NullLocator())
     (ax.set_xlim if axis == "x" else ax.set_ylim)(ndtri(lowest), ndtri(upper))
-    return lowest, upper
 
 
 def _mark_operating_points(ax: Axes, fmr: np.ndarray, fnmr: np.ndarray, line: Line2D) -> None:
