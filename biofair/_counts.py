@@ -11,6 +11,7 @@ computed from them, and ``operating_summary`` computes them once for all its met
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -262,15 +263,22 @@ class MatedCounts(_Rates):
         return false_matches, true_matches
 
 
-def mated_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> MatedCounts:
+def mated_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray, *,
+                        pool: Executor | None = None) -> MatedCounts:
     """The counts at the distinct mated scores, from two ascending, validated arrays.
 
     One ``searchsorted`` of the distinct mated scores into the non-mated ones, and a second
-    one only for those a non-mated score ties: O(D log N) for D distinct mated scores.
+    one only for those a non-mated score ties: O(D log N) for D distinct mated scores. With
+    ``pool``, a task there searches the upper half of them while this thread searches the
+    lower half (NumPy's search releases the GIL).
     """
     first = _first_of_runs(mated_sorted)
     values = mated_sorted[first]
-    below = np.searchsorted(nonmated_sorted, values, side="left")
+    below = np.empty(values.size, dtype=np.intp)
+    half = values.size // 2
+    upper = pool.submit(np.searchsorted, nonmated_sorted, values[half:]) if pool else None
+    below[:half] = np.searchsorted(nonmated_sorted, values[:half])
+    below[half:] = upper.result() if upper else np.searchsorted(nonmated_sorted, values[half:])
     # the first non-mated score at or above each value (the last one, below it, where none is)
     tied = np.flatnonzero(np.take(nonmated_sorted, below, mode="clip") == values)
     after = below

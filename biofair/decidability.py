@@ -84,11 +84,13 @@ def _mean_and_variance(values: NDArray[np.floating], deviation_exponent: int = 0
     centre = np.float64(centre)
 
     def shifted(part: NDArray) -> NDArray[np.float64]:  # a float32 or shifted part goes into the buffer
-        if part.dtype == np.float64 and not centre:
+        if centre:  # float32 scores are subtracted as float64: as from a float64 copy
+            return np.subtract(part, centre, out=buffer[: part.size])
+        if part.dtype == np.float64:
             return part
         out = buffer[: part.size]
         out[...] = part
-        return np.subtract(out, centre, out=out) if centre else out
+        return out
 
     mean = pairwise_sum(values, shifted) / values.size
 

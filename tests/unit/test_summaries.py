@@ -47,13 +47,17 @@ def test_report_rows_equal_individual_metrics(scores):
     assert list(report.columns) == ["metric", "fmr_target", "value", "threshold", "k", "resolved", "precise"]
 
 
+@pytest.mark.parametrize("decimals", [2, None], ids=["ties", "distinct"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_report_is_the_same_whether_a_second_thread_sorts_or_not(monkeypatch, dtype):
-    """From biofair.summaries._PARALLEL_FROM non-mated scores a second thread sorts them: the
-    same table, to the bit, as the one-thread computation."""
+def test_report_is_the_same_whether_a_second_thread_sorts_or_not(monkeypatch, dtype, decimals):
+    """From biofair.summaries._PARALLEL_FROM non-mated scores two threads share the sort (a
+    partition, then each sorts one side), the search and the metrics: the same table, to the
+    bit, as the one-thread computation."""
     rng = np.random.default_rng(3)
-    mated = np.round(rng.normal(2, 1, 3_000), 2).astype(dtype)
-    nonmated = np.round(rng.normal(0, 1, 30_000), 2).astype(dtype)
+    mated, nonmated = rng.normal(2, 1, 3_000), rng.normal(0, 1, 30_000)
+    if decimals is not None:
+        mated, nonmated = np.round(mated, decimals), np.round(nonmated, decimals)
+    mated, nonmated = mated.astype(dtype), nonmated.astype(dtype)
     tables = {}
     for name, start in (("one thread", 10**9), ("two threads", 0)):
         monkeypatch.setattr("biofair.summaries._PARALLEL_FROM", start)
@@ -62,6 +66,8 @@ def test_report_is_the_same_whether_a_second_thread_sorts_or_not(monkeypatch, dt
     monkeypatch.setattr("biofair.summaries._PARALLEL_FROM", 0)
     with pytest.raises(ValueError, match="nonmated contains 1 NaN"):  # checked while the other thread sorts
         bf.operating_summary(mated, np.append(nonmated, np.nan))
+    with pytest.raises(ValueError, match="nonmated contains 0 NaN and 2 infinite"):  # at both ends
+        bf.operating_summary(mated, np.concatenate([[np.inf], nonmated, [-np.inf]]))
 
 
 def test_report_on_millions_of_scores_takes_a_few_sorts():
