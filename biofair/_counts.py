@@ -11,6 +11,7 @@ computed from them, and ``operating_summary`` computes them once for all its met
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import cached_property
@@ -233,17 +234,44 @@ class MatedCounts(_Rates):
     def false_matches(self) -> NDArray[np.intp]:
         """False matches at the accept-all threshold, at each distinct mated score, and
         at the reject-all threshold."""
-        counts = np.empty(self.first.size + 2, dtype=np.intp)
-        counts[0], counts[-1] = self.n_nonmated, 0
-        np.subtract(self.n_nonmated, self.below, out=counts[1:-1])
-        return counts
+        return self.false_matches_between(0, self.first.size + 2)
 
     @property
     def false_non_matches(self) -> NDArray[np.intp]:
         """False non-matches at the thresholds of :attr:`false_matches`."""
-        counts = np.empty(self.first.size + 2, dtype=np.intp)
-        counts[0], counts[1:-1], counts[-1] = 0, self.first, self.n_mated
+        return self.false_non_matches_between(0, self.first.size + 2)
+
+    def false_matches_between(self, start: int, stop: int) -> NDArray[np.intp]:
+        """``false_matches[start:stop]``, made without the others."""
+        return self._points(start, stop, self.n_nonmated, 0,
+                            lambda scores, out: np.subtract(self.n_nonmated, self.below[scores], out=out))
+
+    def false_non_matches_between(self, start: int, stop: int) -> NDArray[np.intp]:
+        """``false_non_matches[start:stop]``, made without the others."""
+        return self._points(start, stop, 0, self.n_mated, lambda scores, out: np.copyto(out, self.first[scores]))
+
+    def _points(self, start: int, stop: int, accept_all: int, reject_all: int,
+                at_scores: Callable[[slice, NDArray[np.intp]], object]) -> NDArray[np.intp]:
+        """Counts at the points ``start .. stop - 1`` of (accept-all, the D distinct mated
+        scores, reject-all): ``accept_all``, what ``at_scores(scores, out)`` writes into
+        ``out`` for a slice ``scores`` of the distinct mated scores, ``reject_all``."""
+        size = self.first.size
+        counts = np.empty(stop - start, dtype=np.intp)
+        low, high = max(start, 1), min(stop, size + 1)  # the points at distinct mated scores
+        if low < high:
+            at_scores(slice(low - 1, high - 1), counts[low - start : high - start])
+        if start == 0:
+            counts[0] = accept_all
+        if stop == size + 2:
+            counts[-1] = reject_all
         return counts
+
+    def mated_at_values(self, start: int = 0, stop: int | None = None) -> NDArray[np.intp]:
+        """How many mated scores equal each distinct mated score ``start .. stop - 1``
+        (all by default): ``first[i + 1] - first[i]``, with ``first[D] = M``."""
+        size = self.first.size
+        stop = size if stop is None else stop
+        return np.diff(self.first[start:stop], append=self.first[stop] if stop < size else self.n_mated)
 
     def roc_vertices(self) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
         """The ROC's vertices as (false matches, true matches), FMR ascending.

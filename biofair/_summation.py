@@ -19,12 +19,20 @@ from numpy.typing import NDArray
 #: NumPy sums without splitting.
 PART = 2**16
 
+#: Values computed at a time by the metrics operating_summary runs beside other work in a
+#: second thread: a few arrays of 128 kB, which add nothing to its peak memory.
+SMALL_PART = 2**14
 
-def pairwise_sum(items: NDArray, part_values: Callable[[NDArray], NDArray[np.float64]]) -> float:
+
+def pairwise_sum(items: NDArray | range, part_values: Callable[[NDArray | range], NDArray[np.float64]], *,
+                 part: int | None = None) -> float:
     """``np.add.reduce(values)`` to the bit, where ``values`` maps ``items`` one to one and
-    ``part_values`` gives the float64 values of a contiguous part of ``items``."""
-    if items.size <= PART:
+    ``part_values`` gives the float64 values of a contiguous part of ``items`` (a slice of the
+    array, or a ``range`` of positions), of at most ``part`` items (at least 128; default
+    :data:`PART`)."""
+    part = PART if part is None else part
+    if len(items) <= part:
         return np.add.reduce(part_values(items))
-    half = items.size // 2
+    half = len(items) // 2
     half -= half % 8
-    return pairwise_sum(items[:half], part_values) + pairwise_sum(items[half:], part_values)
+    return pairwise_sum(items[:half], part_values, part=part) + pairwise_sum(items[half:], part_values, part=part)

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import MatedCounts, mated_counts
-from biofair._summation import PART, pairwise_sum
+from biofair._summation import PART, SMALL_PART, pairwise_sum
 from biofair._thresholds import allowed_false_matches
 from biofair._validation import check_bound
 
@@ -92,11 +92,15 @@ def _roc_auc_from_counts(counts: MatedCounts) -> float:
     mated scores, in exact integer arithmetic when it fits.
     """
     m, n = counts.n_mated, counts.n_nonmated
-    per_value = np.diff(counts.first, append=m)  # mated scores at each distinct value
-    beaten = counts.below + counts.after
     if not _twice_area_exact(m, n):
+        per_value, beaten = counts.mated_at_values(), counts.below + counts.after
         return float(np.dot(per_value * 1.0, beaten * 1.0) / (2 * m * n))
-    return int(np.dot(per_value, beaten)) / (2 * m * n)  # Python's int division: correctly rounded
+    twice = 0  # summed part by part (small temporaries), exact
+    for start in range(0, counts.first.size, SMALL_PART):
+        stop = min(start + SMALL_PART, counts.first.size)
+        beaten = np.add(counts.below[start:stop], counts.after[start:stop])
+        twice += int(np.dot(counts.mated_at_values(start, stop), beaten))
+    return twice / (2 * m * n)  # Python's int division: correctly rounded
 
 
 def roc_auc(mated: ArrayLike, nonmated: ArrayLike) -> BoundedValue:
@@ -330,13 +334,17 @@ def _pr_auc_from_counts(counts: MatedCounts) -> float:
     ``FM = N - below[i]`` (every such threshold accepts at least one comparison).
     """
     m, n = counts.n_mated, counts.n_nonmated
-    true_matches = np.subtract(m, counts.first)
-    accepted = np.subtract(n, counts.below)
-    accepted += true_matches
-    precision = np.divide(true_matches, accepted)
-    del true_matches, accepted
-    recall_step = np.diff(counts.first, append=m) / m
-    return float(np.sum(np.multiply(recall_step, precision, out=precision)))
+
+    def terms(scores: range) -> NDArray[np.float64]:  # recall step x precision at these distinct mated scores
+        true_matches = np.subtract(m, counts.first[scores.start : scores.stop])
+        accepted = np.subtract(n, counts.below[scores.start : scores.stop])
+        accepted += true_matches
+        precision = np.divide(true_matches, accepted)
+        recall_step = counts.mated_at_values(scores.start, scores.stop) / m
+        return np.multiply(recall_step, precision, out=precision)
+
+    # np.sum of the terms, to the bit, made part by part (small temporaries)
+    return float(pairwise_sum(range(counts.first.size), terms, part=SMALL_PART))
 
 
 def pr_auc(mated: ArrayLike, nonmated: ArrayLike) -> float:

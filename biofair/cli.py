@@ -12,6 +12,7 @@ import argparse
 import errno
 import fcntl
 import json
+import logging
 import math
 import os
 import re
@@ -538,10 +539,23 @@ def _one_line(message: object) -> str:
 #: the run also checks this list before it publishes anything.
 _received: list[int] = []
 
+#: Loggers of the libraries that execute the report. Once a signal stops the run, what they
+#: log while the interrupted execution unwinds is noise around the run's one line: nbclient's
+#: "Kernel died while waiting for execute reply." (papermill's logger) when the clean-up ends
+#: the kernel under a polling task, and asyncio's "Task exception was never retrieved" when
+#: that task is collected, possibly after main() returns. They stay silent until the next run.
+_UNWINDING_LOGGERS = ("papermill", "asyncio")
+
 
 def _stop(signum: int, frame) -> None:
     _received.append(signum)
+    _silence_unwinding_loggers(True)
     raise _Stopped(signum)
+
+
+def _silence_unwinding_loggers(silent: bool) -> None:
+    for name in _UNWINDING_LOGGERS:
+        logging.getLogger(name).disabled = silent
 
 
 def _ignore_signals() -> None:
@@ -588,6 +602,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = _parse(argv)  # exits 2 naming a bad option, before anything is read or written
     _received.clear()
+    _silence_unwinding_loggers(False)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # cleaned up, one line
         signal.signal(signum, _stop)
     folder = _OutputFolder(args.output)

@@ -6,9 +6,10 @@ Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import ErrorCounts, MatedCounts, mated_counts
+from biofair._summation import SMALL_PART
 
 
 def _min_dcf_from_counts(
@@ -23,8 +24,19 @@ def _min_dcf_from_counts(
         raise ValueError(f"p_target must lie in (0, 1), got {p_target!r}")
     if not (c_miss > 0 and c_fa > 0):
         raise ValueError(f"c_miss and c_fa must be positive, got {c_miss!r} and {c_fa!r}")
-    cost = c_miss * p_target * counts.fnmr + c_fa * (1.0 - p_target) * counts.fmr
-    return float(np.min(cost) / min(c_miss * p_target, c_fa * (1.0 - p_target)))
+
+    def lowest_cost(false_matches: NDArray, false_non_matches: NDArray) -> float:
+        fnmr, fmr = false_non_matches / counts.n_mated, false_matches / counts.n_nonmated
+        return float(np.min(c_miss * p_target * fnmr + c_fa * (1.0 - p_target) * fmr))
+
+    if isinstance(counts, MatedCounts):  # part by part (small temporaries)
+        size = counts.first.size + 2
+        parts = ((counts.false_matches_between(start, min(start + SMALL_PART, size)),
+                  counts.false_non_matches_between(start, min(start + SMALL_PART, size)))
+                 for start in range(0, size, SMALL_PART))
+    else:
+        parts = [(counts.false_matches, counts.false_non_matches)]
+    return min(lowest_cost(*part) for part in parts) / min(c_miss * p_target, c_fa * (1.0 - p_target))
 
 
 def min_dcf(

@@ -6,9 +6,10 @@ Read more in the chapters "Compute error rates from scores" (``notebooks/01``) a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import nullcontext
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,7 +42,7 @@ from biofair.permutation import permutation_null
 from biofair.rates import tmr_at_fmr
 from biofair.schema import split_scores
 
-_PARALLEL_FROM = 1 << 18  # non-mated scores from which operating_summary sorts and searches in two threads
+_PARALLEL_FROM = 1 << 18  # non-mated scores from which operating_summary works in two threads
 _LOWER_SHARE = 0.45  # of the non-mated scores, sorted by the calling thread (it first computes d')
 _OPERATING_COLUMNS = ["metric", "fmr_target", "value", "threshold", "k", "resolved", "precise"]
 _SUMMARY_COLUMNS = ["metric", "attribute", "fmr_target", "value", "low", "high", "unit", "n_resamples",
@@ -133,25 +134,28 @@ def operating_summary(
     nonmated = as_scores(nonmated, "nonmated", keep_float32=True, finite=False)
     with ThreadPoolExecutor(max_workers=1) if nonmated.size >= _PARALLEL_FROM else nullcontext() as pool:
         mated_sorted, nonmated_sorted, d_prime = _sorted_classes_and_decidability(mated, nonmated, pool)
+        n_mated, n_nonmated = mated_sorted.size, nonmated_sorted.size
+        targets = as_targets(fmr_targets, "fmr_targets")
+        bounds = as_targets(pauc_bounds, "pauc_bounds")
+        warn_unresolved(np.concatenate([targets, bounds, [min_fmr]]), n_nonmated)
+
         # One search of the distinct mated scores into the non-mated ones: every ROC metric
         # reads these counts; the thresholds at targets read the sorted scores.
         counts = mated_counts_sorted(mated_sorted, nonmated_sorted, pool=pool)
-    n_mated, n_nonmated = mated_sorted.size, nonmated_sorted.size
-    targets = as_targets(fmr_targets, "fmr_targets")
-    bounds = as_targets(pauc_bounds, "pauc_bounds")
-    warn_unresolved(np.concatenate([targets, bounds, [min_fmr]]), n_nonmated)
-    nan, na = float("nan"), pd.NA
-
-    vertices = counts.roc_vertices()  # for the areas, then dropped
-    partial = _partial_aucs_from_counts(counts, bounds, False, vertices)
-    log_area = _log_fmr_auc_from_counts(counts, min_fmr, 1.0, vertices)
-    del vertices
-    full, average_precision = _roc_auc_from_counts(counts), _pr_auc_from_counts(counts)
-    equal = _eer_from_mated_counts(counts, eer_method)
-    min_cost = _min_dcf_from_counts(counts, p_target)
-    del counts
+        # Each step computes one metric here and another in the second thread, one pair at a
+        # time: the areas read the ROC polyline (made, then dropped) and the EER its convex
+        # hull (large temporaries); the other metrics are computed part by part beside them.
+        vertices, full = _here_and_there(pool, counts.roc_vertices, lambda: _roc_auc_from_counts(counts))
+        log_area, partial = _here_and_there(pool, lambda: _log_fmr_auc_from_counts(counts, min_fmr, 1.0, vertices),
+                                            lambda: _partial_aucs_from_counts(counts, bounds, False, vertices))
+        del vertices
+        equal, (average_precision, min_cost) = _here_and_there(
+            pool, lambda: _eer_from_mated_counts(counts, eer_method),
+            lambda: (_pr_auc_from_counts(counts), _min_dcf_from_counts(counts, p_target)))
+        del counts
     thresholds = threshold_at_fmr_sorted(nonmated_sorted, targets)
     false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, thresholds)
+    nan, na = float("nan"), pd.NA
 
     rows = [("roc_auc", nan, full, nan, na)]
     rows += [("partial_auc", b, value, nan, na) for b, value in zip(bounds, partial)]
@@ -199,6 +203,16 @@ def _sorted_classes_and_decidability(mated: NDArray, nonmated: NDArray, pool: Ex
     nonmated_sorted[:lower].sort()
     upper_sorted.result()
     return mated_sorted, nonmated_sorted, d_prime
+
+
+def _here_and_there(pool: Executor | None, here: Callable[[], Any], there: Callable[[], Any]) -> tuple[Any, Any]:
+    """``here()`` in this thread while ``there()`` runs in the pool's thread (without a pool,
+    ``there()`` first: its temporaries are gone before ``here()`` makes its own): both results."""
+    if pool is None:
+        done = there()
+        return here(), done
+    elsewhere = pool.submit(there)
+    return here(), elsewhere.result()
 
 
 def _finite_decidability(mated: NDArray, mated_sorted: NDArray, nonmated: NDArray, nonmated_ends: NDArray) -> float:

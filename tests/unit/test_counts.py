@@ -127,3 +127,53 @@ def test_areas_in_floating_point_where_integers_could_overflow(mated, nonmated, 
     with mock.patch.object(areas, "_twice_area_exact", lambda m, n: False):
         rounded = (bf.roc_auc(mated, nonmated), bf.partial_auc(mated, nonmated, max_fmr=bound))
     assert rounded == pytest.approx(exact, rel=1e-12, abs=1e-15)
+
+
+@given(mated=scores, nonmated=scores, shift=st.integers(-3, 3), data=st.data())
+@settings(max_examples=200, deadline=None)
+def test_counts_made_part_by_part_are_those_of_the_whole(mated, nonmated, shift, data):
+    """false_matches_between / false_non_matches_between / mated_at_values: slices of the
+    whole arrays, at every boundary (accept-all and reject-all points included)."""
+    counts = mated_counts(mated + shift, nonmated)
+    size = counts.first.size + 2
+    start = data.draw(st.integers(0, size - 1))
+    stop = data.draw(st.integers(start + 1, size))
+    assert np.array_equal(counts.false_matches_between(start, stop), counts.false_matches[start:stop])
+    assert np.array_equal(counts.false_non_matches_between(start, stop), counts.false_non_matches[start:stop])
+    first = counts.first
+    per_value = np.diff(np.append(first, counts.n_mated))  # mated scores at each distinct one
+    assert per_value.sum() == counts.n_mated
+    low, high = min(start, first.size - 1), min(stop, first.size)
+    assert np.array_equal(counts.mated_at_values(low, high), per_value[low:high])
+
+
+@pytest.mark.parametrize("part", [128, 136, 1000])
+@pytest.mark.parametrize("decimals", [None, 2])
+def test_metrics_computed_part_by_part_equal_the_whole_array_formulas(part, decimals):
+    """ROC AUC, average precision and minDCF are computed part by part (operating_summary runs
+    them beside the areas and the EER without adding to its peak memory): to the bit the
+    formulas over whole arrays (Mann-Whitney count, np.sum of recall steps x precision, np.min
+    of the costs), with parts far smaller than the 3,000 distinct mated scores."""
+    rng = np.random.default_rng(11)
+    mated, nonmated = rng.normal(1.5, 1, 3_000), rng.normal(0, 1, 20_000)
+    if decimals is not None:
+        mated, nonmated = np.round(mated, decimals), np.round(nonmated, decimals)
+    counts = mated_counts(mated, nonmated)
+    m, n, first, below = counts.n_mated, counts.n_nonmated, counts.first, counts.below
+    per_value = np.diff(first, append=m)
+    twice_area = int(np.dot(per_value, counts.below + counts.after))
+    precision = (m - first) / (n - below + m - first)
+    costs = 0.05 * counts.fnmr + 0.95 * counts.fmr
+    areas, detection_cost = importlib.import_module("biofair.areas"), importlib.import_module("biofair.detection_cost")
+    with mock.patch.object(areas, "SMALL_PART", part), mock.patch.object(detection_cost, "SMALL_PART", part):
+        assert areas._roc_auc_from_counts(counts) == twice_area / (2 * m * n)
+        assert areas._pr_auc_from_counts(counts) == float(np.sum(per_value / m * precision))
+        assert detection_cost._min_dcf_from_counts(counts, 0.05) == float(np.min(costs)) / 0.05
+    assert twice_area / (2 * m * n) == pytest.approx(roc_auc_score_of(mated, nonmated), abs=1e-15)
+
+
+def roc_auc_score_of(mated, nonmated):
+    """The Mann-Whitney AUC by brute force over every pair (ties count one half)."""
+    greater = (mated[:, None] > nonmated[None, :]).sum()
+    ties = (mated[:, None] == nonmated[None, :]).sum()
+    return (greater + ties / 2) / (mated.size * nonmated.size)
