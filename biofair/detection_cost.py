@@ -25,18 +25,19 @@ def _min_dcf_from_counts(
     if not (c_miss > 0 and c_fa > 0):
         raise ValueError(f"c_miss and c_fa must be positive, got {c_miss!r} and {c_fa!r}")
 
-    def lowest_cost(false_matches: NDArray, false_non_matches: NDArray) -> float:
-        fnmr, fmr = false_non_matches / counts.n_mated, false_matches / counts.n_nonmated
+    def lowest_cost(fmr: NDArray, fnmr: NDArray) -> float:
         return float(np.min(c_miss * p_target * fnmr + c_fa * (1.0 - p_target) * fmr))
 
-    if isinstance(counts, MatedCounts):  # part by part (small temporaries)
-        size = counts.first.size + 2
-        parts = ((counts.false_matches_between(start, min(start + SMALL_PART, size)),
-                  counts.false_non_matches_between(start, min(start + SMALL_PART, size)))
-                 for start in range(0, size, SMALL_PART))
-    else:
-        parts = [(counts.false_matches, counts.false_non_matches)]
-    return min(lowest_cost(*part) for part in parts) / min(c_miss * p_target, c_fa * (1.0 - p_target))
+    if isinstance(counts, ErrorCounts):  # its rates, computed once and kept (for a call per prior)
+        lowest = lowest_cost(counts.fmr, counts.fnmr)
+    else:  # part by part (small temporaries)
+        size, lowest = counts.first.size + 2, np.inf
+        for start in range(0, size, SMALL_PART):
+            stop = min(start + SMALL_PART, size)
+            fmr = counts.false_matches_between(start, stop) / counts.n_nonmated
+            fnmr = counts.false_non_matches_between(start, stop) / counts.n_mated
+            lowest = min(lowest, lowest_cost(fmr, fnmr))
+    return lowest / min(c_miss * p_target, c_fa * (1.0 - p_target))
 
 
 def min_dcf(
