@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from biofair._counts import just_above, tmr_sorted
+from biofair._summation import parts
 from biofair._thresholds import allowed_false_matches, threshold_at_fmr_sorted, top_sorted
 from biofair._validation import as_rates
 
@@ -63,8 +64,8 @@ def tmr_at_fmr_jackknife(
     n_clusters = int(max(clusters[0].max(initial=-1), clusters[1].max(initial=-1))) + 1
     batch = max(1, _BATCH_ENTRIES // n_clusters)  # subject_replicates holds clusters x batch counts
     values = []
-    for start in range(0, n_clusters, batch):
-        left_out = np.arange(start, min(start + batch, n_clusters))
+    for start, stop in parts(n_clusters, part=batch):
+        left_out = np.arange(start, stop)
         weights = np.ones((left_out.size, n_clusters), dtype=np.int64)
         weights[np.arange(left_out.size), left_out] = 0
         values.append(subject_replicates(mated, nonmated, target, clusters, weights))
@@ -232,8 +233,8 @@ def _subject_thresholds(
     values = block[ends]
     thresholds = np.full(n_resamples, np.nan)
     batch = max(1, _BATCH_ENTRIES // max(top, 1))
-    for start in range(0, n_resamples, batch):
-        rows = slice(start, min(start + batch, n_resamples))
+    for start, stop in parts(n_resamples, part=batch):
+        rows = slice(start, stop)
         counted = np.cumsum(weights[rows][:, codes[:top]], axis=1)[:, ends]  # draws >= each value
         present = np.diff(counted, axis=1, prepend=0) > 0
         within = counted[:, -1] > allowed[rows]  # the crossing lies inside the block

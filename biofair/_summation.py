@@ -10,7 +10,7 @@ without that array.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,6 +22,13 @@ PART = 2**16
 #: Values computed at a time by the metrics operating_summary runs beside other work in a
 #: second thread: a few arrays of 128 kB, which add nothing to its peak memory.
 SMALL_PART = 2**14
+
+
+def parts(stop: int, *, part: int, start: int = 0) -> Iterator[tuple[int, int]]:
+    """The bounds ``(begin, end)`` of consecutive parts of at most ``part`` positions that
+    cover ``range(start, stop)``, in order (none when it is empty)."""
+    for begin in range(start, stop, part):
+        yield begin, min(begin + part, stop)
 
 
 def pairwise_sum(items: NDArray | range, part_values: Callable[[NDArray | range], NDArray[np.float64]], *,

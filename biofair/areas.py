@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import MatedCounts, mated_counts
-from biofair._summation import PART, SMALL_PART, pairwise_sum
+from biofair._summation import PART, SMALL_PART, pairwise_sum, parts
 from biofair._thresholds import allowed_false_matches
 from biofair._validation import check_bound
 
@@ -96,8 +96,7 @@ def _roc_auc_from_counts(counts: MatedCounts) -> float:
         per_value, beaten = counts.mated_at_values(), counts.below + counts.after
         return float(np.dot(per_value * 1.0, beaten * 1.0) / (2 * m * n))
     twice = 0  # summed part by part (small temporaries), exact
-    for start in range(0, counts.first.size, SMALL_PART):
-        stop = min(start + SMALL_PART, counts.first.size)
+    for start, stop in parts(counts.first.size, part=SMALL_PART):
         beaten = np.add(counts.below[start:stop], counts.after[start:stop])
         twice += int(np.dot(counts.mated_at_values(start, stop), beaten))
     return twice / (2 * m * n)  # Python's int division: correctly rounded
@@ -148,8 +147,7 @@ def _twice_area(false_matches: NDArray, true_matches: NDArray, start: int, stop:
     """Twice the area under the ROC polyline from vertex ``start`` to vertex ``stop``, in
     counts: trapezoids summed part by part (small temporaries), in exact integers if ``exact``."""
     total = 0 if exact else 0.0
-    for begin in range(start, stop, PART):
-        end = min(begin + PART, stop)
+    for begin, end in parts(stop, part=PART, start=start):
         widths = np.diff(false_matches[begin : end + 1])
         heights = np.add(true_matches[begin + 1 : end + 1], true_matches[begin:end])
         total += int(np.dot(widths, heights)) if exact else float(np.dot(widths * 1.0, heights * 1.0))

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import ErrorCounts, MatedCounts, mated_counts
-from biofair._summation import SMALL_PART
+from biofair._summation import SMALL_PART, parts
 
 
 def _min_dcf_from_counts(
@@ -32,8 +32,7 @@ def _min_dcf_from_counts(
         lowest = lowest_cost(counts.fmr, counts.fnmr)
     else:  # part by part (small temporaries)
         size, lowest = counts.first.size + 2, np.inf
-        for start in range(0, size, SMALL_PART):
-            stop = min(start + SMALL_PART, size)
+        for start, stop in parts(size, part=SMALL_PART):
             fmr = counts.false_matches_between(start, stop) / counts.n_nonmated
             fnmr = counts.false_non_matches_between(start, stop) / counts.n_mated
             lowest = min(lowest, lowest_cost(fmr, fnmr))

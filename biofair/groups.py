@@ -338,6 +338,15 @@ def _text_labels(table: pd.DataFrame, columns: list[str]) -> NDArray[np.object_]
     return np.array(names, dtype=object)[codes]
 
 
+def _torn_subjects(subject: ArrayLike, label: ArrayLike) -> tuple[int, dict]:
+    """Subjects whose rows carry more than one label: how many there are, and the labels of
+    the first five of them (in order of appearance), for an error message."""
+    pairs = pd.DataFrame({"subject": subject, "label": label}).drop_duplicates()
+    torn = pairs[pairs["subject"].duplicated(keep=False)]
+    subjects = pd.unique(torn["subject"])
+    return subjects.size, {subject: torn["label"][torn["subject"] == subject].tolist() for subject in subjects[:5]}
+
+
 def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:
     """The group of every comparison, or NaN for a heterogeneous non-mated pair.
 

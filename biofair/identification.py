@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from biofair._summation import parts
 from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Ties
 from biofair._validation import (
@@ -323,9 +324,8 @@ def probe_outcomes_from_matrix(
         if matrix.shape != (n_probes, len(gallery)):
             raise SchemaError(f"the score matrix has shape {matrix.shape}, expected ({n_probes}, {len(gallery)})")
         read = lambda start, stop: matrix[start:stop]  # noqa: E731
-    parts = []
-    for start in range(0, n_probes, block_size):
-        stop = min(start + block_size, n_probes)
+    outcomes = []
+    for start, stop in parts(n_probes, part=block_size):
         block = np.asarray(read(start, stop))
         if block.shape != (stop - start, len(gallery)):
             raise SchemaError(f"block {start}:{stop} has shape {block.shape}, expected ({stop - start}, {len(gallery)})")
@@ -339,8 +339,8 @@ def probe_outcomes_from_matrix(
             )
         if not np.isfinite(block).all():
             raise SchemaError(f"block {start}:{stop} has {int((~np.isfinite(block)).sum())} non-finite scores")
-        parts.append(_block_outcomes(block, mate_columns[start:stop], ties=ties))
-    mate_score, rank, top_nonmated = (np.concatenate(p) for p in zip(*parts))
+        outcomes.append(_block_outcomes(block, mate_columns[start:stop], ties=ties))
+    mate_score, rank, top_nonmated = (np.concatenate(p) for p in zip(*outcomes))
     return _outcome_table(ids, groups, mate_columns >= 0, mate_score, rank, top_nonmated)
 
 

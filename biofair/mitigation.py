@@ -23,7 +23,7 @@ from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Direction, Seed
 from biofair._validation import as_number, as_rates, as_rng, as_threshold
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
-from biofair.groups import _attributes_of, _factorized, group_labels, scores_by_group
+from biofair.groups import _attributes_of, _factorized, _torn_subjects, group_labels, scores_by_group
 from biofair.schema import _check_ids_of_one_kind, validate_scores
 
 _SUBJECT_COLUMNS = ("reference_subject", "probe_subject")
@@ -148,18 +148,16 @@ def _subject_strata(scores: pd.DataFrame, column: str, stratify: str) -> pd.Seri
     indexed by subject; a subject whose rows carry two labels is an error."""
     codes, names = _factorized(scores[column], [column])  # -1: missing
     labelled = codes >= 0
-    per_subject = pd.DataFrame({"subject": scores["reference_subject"].to_numpy()[labelled],
-                                "code": codes[labelled]}).drop_duplicates()
-    torn = per_subject[per_subject["subject"].duplicated(keep=False)]
-    if len(torn):
-        subjects = pd.unique(torn["subject"])
-        examples = "; ".join(f"{subject!r}: {[names[c] for c in torn['code'][torn['subject'] == subject]]}"
-                             for subject in subjects[:5])
+    subject, codes = scores["reference_subject"].to_numpy()[labelled], codes[labelled]
+    n_torn, torn = _torn_subjects(subject, codes)
+    if n_torn:
+        examples = "; ".join(f"{subject!r}: {[names[code] for code in labels]}" for subject, labels in torn.items())
         raise ValueError(
-            f"stratify={stratify!r}: {subjects.size} subject(s) have comparisons with different labels in column "
+            f"stratify={stratify!r}: {n_torn} subject(s) have comparisons with different labels in column "
             f"{column!r} ({examples}); a subject belongs to one stratum: correct the labels"
         )
-    return per_subject.set_index("subject")["code"]
+    strata = pd.Series(codes, index=pd.Index(subject, name="subject"), name="code")
+    return strata[~strata.index.duplicated()]
 
 
 def subject_disjoint_split(

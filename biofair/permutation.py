@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from biofair._resampling import progress, resolution_warned_once
 from biofair._typing import Alternative, By, Seed
 from biofair._validation import as_count, as_rng
-from biofair.groups import _group_codes
+from biofair.groups import _group_codes, _torn_subjects
 from biofair.schema import _check_ids_of_one_kind, validate_scores
 
 
@@ -86,15 +86,12 @@ def _check_one_label_per_subject(subject: NDArray[np.intp], value: NDArray, ids:
     """Raise when a subject's comparisons carry two labels of an attribute: shuffled by
     subject, each subject takes one label, so the permuted tables could not look like the
     observed one (a subject's first label would silently stand for all of them)."""
-    labelled = pd.DataFrame({"subject": subject, "value": value}).drop_duplicates()
-    torn = labelled[labelled["subject"].duplicated(keep=False)]
-    if len(torn):
-        codes = pd.unique(torn["subject"])
-        examples = "; ".join(f"{ids[code]!r}: {sorted(map(str, torn['value'][torn['subject'] == code]))}"
-                             for code in codes[:5])
+    n_torn, torn = _torn_subjects(subject, value)
+    if n_torn:
+        examples = "; ".join(f"{ids[code]!r}: {sorted(map(str, labels))}" for code, labels in torn.items())
         escape = " or shuffle comparisons instead (cluster=None)" if len(names) == 1 else ""
         raise ValueError(
-            f"{codes.size} subject(s) have comparisons with different labels in column(s) {names} ({examples}); "
+            f"{n_torn} subject(s) have comparisons with different labels in column(s) {names} ({examples}); "
             f"a shuffle by subject gives each subject one label: correct the labels{escape}"
         )
 
