@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from biofair._summation import PART, parts
 from biofair.partitions.census import (
     _LOCATING_BITS,
     Census,
@@ -103,11 +104,20 @@ def _distinct_part(part: pd.DataFrame, index: int, requests: list[tuple]) -> lis
     found = []
     for select, args, wanted in requests:
         values, stream = select(part, *args)
-        keep = stream >= 0
-        values, stream = values[keep], stream[keep]
-        inside = wanted[stream, _locating_bins(values)]
-        found.append(pd.DataFrame({"stream": stream[inside], "value": values[inside]}).value_counts())
+        rows = _rows_in_bins(values, wanted.any(axis=0))  # the few rows in a bin some stream wants
+        stream, bins = stream[rows], _locating_bins(values[rows])
+        inside = stream >= 0
+        inside[inside] = wanted[stream[inside], bins[inside]]  # in a bin their own stream wants
+        found.append(pd.DataFrame({"stream": stream[inside], "value": values[rows[inside]]}).value_counts())
     return found
+
+
+def _rows_in_bins(values: NDArray, marked: NDArray[np.bool_]) -> NDArray[np.intp]:
+    """The rows, in order, whose locating bin is marked; binned and looked up part by part,
+    so that the bins stay in cache (about 1.5x faster than binning every row first)."""
+    found = [np.flatnonzero(np.take(marked, _locating_bins(values[start:stop]))) + start
+             for start, stop in parts(values.size, part=PART)]
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
 
 
 class Windows:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from biofair._summation import PART, parts
 from biofair._typing import By
 from biofair.exceptions import SchemaError
 from biofair.groups import _check_equal_labels_written_alike, _composite_names, _factorize_categories, _label_names
@@ -394,19 +395,38 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
             values = column.to_numpy()
         else:
             values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-        if bad := int((~np.isfinite(values)).sum()):
+        if bad := _n_not_finite(values):
             problems.append(f"partition {index}: {bad} NaN or infinite scores")
     else:  # text, decimals, booleans, integers (beyond 2**53?): refused as in memory, in its words
         problems += [f"partition {index}: {problem}" for problem in _score_problems(column)]
     mated = part["mated"]
     if not pd.api.types.is_bool_dtype(mated):
         problems.append(f"partition {index}: column 'mated' must be boolean, got {mated.dtype}")
-    elif n_missing := int(mated.isna().sum()):  # a nullable boolean (pyarrow, "boolean")
+    elif n_missing := _n_missing(mated):  # a nullable boolean (pyarrow, "boolean")
         problems.append(f"partition {index}: column 'mated' has {n_missing} missing values")
     for column in columns:
-        if n_missing := int(part[column].isna().sum()):
+        if n_missing := _n_missing(part[column]):
             problems.append(f"partition {index}: column {column!r} has {n_missing} missing values")
     return problems
+
+
+def _n_not_finite(values: NDArray) -> int:
+    """NaN and infinite values, counted only when the smallest or largest value (which a
+    NaN becomes) is not finite: one pass of min and max where every value is finite."""
+    if not values.size or (np.isfinite(values.min()) and np.isfinite(values.max())):
+        return 0
+    return int(np.count_nonzero(~np.isfinite(values)))
+
+
+def _n_missing(column: pd.Series) -> int:
+    """Missing values of a column: none in a NumPy boolean or integer column; a categorical
+    column's read from its codes (-1 where missing) without a mask when their minimum is 0."""
+    if isinstance(column.dtype, np.dtype) and column.dtype.kind in "biu":
+        return 0
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy()
+        return int(np.count_nonzero(codes < 0)) if codes.size and codes.min() < 0 else 0
+    return int(column.isna().sum())
 
 
 def _raise_problems(found: list[list[str]], files: list[str] | None = None) -> None:
@@ -459,13 +479,18 @@ def _census_histograms(values: NDArray | None, mated: NDArray[np.bool_] | None,
     if values is None:
         return _SparseCounts((2, n_bins), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64)), \
             _SparseCounts((1, n_bins), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64))
-    bins = _locating_bins(values)
-    stream_and_bin = bins + (mated.astype(np.int32) << _LOCATING_BITS)  # the mated stream after the other
-    classes = np.bincount(stream_and_bin, minlength=2 * n_bins).reshape(2, n_bins)
+    # the mated stream after the other; 64-bit, which bincount would otherwise make in a copy; part by part in cache
+    stream_and_bin = np.empty(values.size, dtype=np.int64)
+    for start, stop in parts(values.size, part=PART):
+        key = stream_and_bin[start:stop]
+        np.multiply(mated[start:stop], np.int64(n_bins), out=key)
+        key += _locating_bins(values[start:stop])
+    classes = _SparseCounts.of(np.bincount(stream_and_bin, minlength=2 * n_bins).reshape(2, n_bins))
     if homogeneous is None or homogeneous.all():
-        return _SparseCounts.of(classes), _SparseCounts.of(classes[:1])
-    homogeneous_nonmated = np.bincount(bins[homogeneous & ~mated], minlength=n_bins)[None]
-    return _SparseCounts.of(classes), _SparseCounts.of(homogeneous_nonmated)
+        nonmated = classes.index < n_bins  # stream 0 comes first
+        return classes, _SparseCounts((1, n_bins), classes.index[nonmated], classes.count[nonmated])
+    homogeneous_nonmated = np.bincount(stream_and_bin[homogeneous & ~mated], minlength=n_bins)[None]
+    return classes, _SparseCounts.of(homogeneous_nonmated)
 
 
 def _group_names(found: list[dict], columns: tuple[list[str], list[str]]) -> tuple[list[str], NDArray, NDArray]:
@@ -714,7 +739,7 @@ class _ClassCensus(NamedTuple):
 
 
 def _class_counts(values: NDArray, mated: NDArray[np.bool_]) -> dict:
-    return {"n_mated": int(mated.sum()), "n": values.size,
+    return {"n_mated": int(np.count_nonzero(mated)), "n": values.size,
             "low": float(values.min()) if values.size else np.inf,
             "high": float(values.max()) if values.size else -np.inf}
 

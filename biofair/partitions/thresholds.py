@@ -9,6 +9,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import just_above
+from biofair._summation import PART, parts
 from biofair._thresholds import allowed_false_matches, warn_unresolved
 from biofair._typing import By
 from biofair._validation import as_rates, scalar_or_array
@@ -150,13 +151,16 @@ def _mated_at_or_above_part(part: pd.DataFrame, index: int, thresholds: NDArray)
 
 def _at_or_above_each(values: NDArray, key: NDArray[np.integer], n_keys: int, thresholds: NDArray) -> NDArray[np.int64]:
     """Scores of each key (0 ... n_keys - 1) at or above each threshold (n_keys x thresholds),
-    by one search of the scores among the sorted thresholds and one bincount. The key's
-    integer dtype must hold ``n_keys * (thresholds.size + 1)`` (a small one moves fewer bytes)."""
+    by a search of the scores among the sorted thresholds and a bincount, part by part (so
+    that every temporary stays in cache). The key's integer dtype must hold
+    ``n_keys * (thresholds.size + 1)`` (a small one moves fewer bytes)."""
     order = np.argsort(thresholds, kind="stable")
-    passed = _at_or_below(thresholds[order], values)
-    combined = key * (thresholds.size + 1)  # in the key's dtype, which must hold n_keys * (thresholds + 1)
-    combined += passed
-    counts = np.bincount(combined, minlength=n_keys * (thresholds.size + 1))
+    ascending, width = thresholds[order], thresholds.size + 1
+    counts = np.zeros(n_keys * width, dtype=np.int64)
+    for start, stop in parts(values.size, part=PART):
+        combined = key[start:stop] * width  # in the key's dtype
+        combined += _at_or_below(ascending, values[start:stop])
+        counts += np.bincount(combined, minlength=n_keys * width)
     from_top = np.cumsum(counts.reshape(n_keys, -1)[:, ::-1], axis=1)[:, ::-1]  # scores passing >= j thresholds
     found = np.empty((n_keys, thresholds.size), dtype=np.int64)
     found[:, order] = from_top[:, 1:]
