@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,10 @@ from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, scalar_or_array
 from biofair.exceptions import SchemaError
 from biofair.schema import _check_ids_of_one_kind, _missing_groups_fix, validate_scores
+
+#: Rows (labels or scores) from which the grouping works in two threads: factorizing Arrow
+#: text, splitting the scores by group and class, sorting the groups' arrays.
+_IN_TWO_THREADS_FROM = 1 << 18
 
 
 class GroupScores(NamedTuple):
@@ -204,7 +209,7 @@ def _factorized(labels: pd.Series, columns: list[str]) -> tuple[NDArray[np.intp]
         codes, present = _factorize_categories(labels)
         return codes, _label_names(present, columns)
     try:
-        codes, uniques = pd.factorize(labels, sort=True)
+        codes, uniques = _factorize_sorted(labels)
     except TypeError:  # numpy cannot order int and str together
         codes, uniques = pd.factorize(labels, sort=False)
         names = _label_names(uniques, columns)
@@ -214,6 +219,24 @@ def _factorized(labels: pd.Series, columns: list[str]) -> tuple[NDArray[np.intp]
     names = _label_names(uniques, columns)
     _check_equal_labels_written_alike(labels, codes, columns)
     return codes, names
+
+
+def _factorize_sorted(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index]:
+    """``pd.factorize(labels, sort=True)``. Arrow-backed text of :data:`_IN_TWO_THREADS_FROM`
+    labels or more is factorized in two halves, one per thread (Arrow hashes without the
+    GIL); the halves' sorted labels are merged and their codes renumbered into the merge."""
+    if len(labels) < _IN_TWO_THREADS_FROM or getattr(labels.dtype, "storage", None) != "pyarrow":
+        return pd.factorize(labels, sort=True)
+    half = len(labels) // 2
+    (first, first_uniques), (second, second_uniques) = _in_two_threads(
+        lambda: pd.factorize(labels.iloc[:half], sort=True), lambda: pd.factorize(labels.iloc[half:], sort=True))
+    uniques = first_uniques.append(second_uniques).unique().sort_values()
+    codes = np.empty(len(labels), dtype=np.intp)
+    for part, (part_codes, part_uniques) in ((slice(None, half), (first, first_uniques)),
+                                             (slice(half, None), (second, second_uniques))):
+        renumber = np.append(uniques.get_indexer(part_uniques), -1)  # code -1 (missing) stays -1
+        np.take(renumber, part_codes, out=codes[part])
+    return codes, uniques
 
 
 #: What ``infer_dtype`` calls an object column of several types (1 and "1", True and 1, 1 and 1.0).
@@ -487,20 +510,50 @@ def _split_by_key(values: NDArray, keys: NDArray[np.integer], n_keys: int, *, ch
     each key's run to its place in that key's array. Gathering all rows at once would read
     the whole array once per key (consecutive rows of one key are far apart), about the
     cost of sorting the values; within a chunk of ``chunk`` rows the reads stay in cache
-    (about 2x faster at 1e7 rows and 18 keys).
+    (about 2x faster at 1e7 rows and 18 keys). From :data:`_IN_TWO_THREADS_FROM` rows, two
+    threads each take half of the chunks (every chunk's runs have their own places).
     """
     counts = _chunk_counts(keys, n_keys, chunk=chunk)
     split = [np.empty(total, dtype=values.dtype) for total in counts.sum(axis=0)]
-    filled = np.zeros(n_keys, dtype=np.intp)
-    bounds = np.zeros(n_keys + 1, dtype=np.intp)
-    for start, chunk_counts in zip(range(0, keys.size, chunk), counts):
-        rows = slice(start, start + chunk)
-        gathered = values[rows][np.argsort(keys[rows], kind="stable")]
-        np.cumsum(chunk_counts, out=bounds[1:])
-        for key in np.flatnonzero(chunk_counts):
-            split[key][filled[key] : filled[key] + chunk_counts[key]] = gathered[bounds[key] : bounds[key + 1]]
-        filled += chunk_counts
+    places = np.cumsum(counts, axis=0) - counts  # where each chunk's run of each key starts
+
+    def fill(chunks: range) -> None:
+        bounds = np.zeros(n_keys + 1, dtype=np.intp)
+        for row in chunks:
+            rows = slice(row * chunk, (row + 1) * chunk)
+            gathered = values[rows][np.argsort(keys[rows], kind="stable")]
+            np.cumsum(counts[row], out=bounds[1:])
+            for key in np.flatnonzero(counts[row]):
+                place = places[row, key]
+                split[key][place : place + counts[row, key]] = gathered[bounds[key] : bounds[key + 1]]
+
+    n_chunks = counts.shape[0]
+    if keys.size < _IN_TWO_THREADS_FROM:
+        fill(range(n_chunks))
+    else:
+        _in_two_threads(lambda: fill(range(n_chunks // 2)), lambda: fill(range(n_chunks // 2, n_chunks)))
     return split
+
+
+def _in_two_threads(here: Callable[[], Any], there: Callable[[], Any]) -> tuple[Any, Any]:
+    """``here()`` in this thread while ``there()`` runs in another: both results."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        elsewhere = pool.submit(there)
+        return here(), elsewhere.result()
+
+
+def _sort_in_place(arrays: list[NDArray]) -> None:
+    """Sort every array in place: from :data:`_IN_TWO_THREADS_FROM` values in all, in two
+    threads (NumPy sorts without the GIL), each taking the next largest array while it has
+    fewer values to sort than the other, so that both finish together."""
+    shares: tuple[list[NDArray], list[NDArray]] = ([], [])
+    for array in sorted(arrays, key=len, reverse=True):
+        min(shares, key=lambda share: sum(a.size for a in share)).append(array)
+    sort_all = lambda share: [array.sort() for array in share]  # noqa: E731
+    if sum(array.size for array in arrays) < _IN_TWO_THREADS_FROM:
+        sort_all(arrays)
+    else:
+        _in_two_threads(lambda: sort_all(shares[0]), lambda: sort_all(shares[1]))
 
 
 def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -> ScoresByGroup:
@@ -538,8 +591,8 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     -----
     One factorization of the labels (none for categorical labels: their codes are read), one
     stable radix sort of the (group, class) codes (8-bit up to 62 groups), chunk by chunk,
-    and one sort per group and class: about the cost of one sort of all scores plus the
-    factorization, whatever the number of groups. Every index then reads the
+    and one sort per group and class (shared by two threads from 2**18 scores): about the
+    cost of one sort of all scores plus the factorization, whatever the number of groups. Every index then reads the
     sorted arrays: counts at thresholds and histograms by binary search, percentiles at
     their order statistics, pooled thresholds by selection across the groups.
 
@@ -574,11 +627,10 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     keys += 2
     keys += mated
     runs = _split_by_key(values, keys, n_keys)
+    _sort_in_place(runs[2:])
     groups, problems = {}, []
     for code, name in enumerate(names):
         nonmated, mated_scores = runs[2 * code + 2], runs[2 * code + 3]
-        nonmated.sort()
-        mated_scores.sort()
         if mated_scores.size == 0 or nonmated.size == 0:
             problems.append(
                 f"group {name!r} has {mated_scores.size} mated and {nonmated.size} "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 import biofair as bf
 from biofair._thresholds import threshold_at_fmr_runs, threshold_at_fmr_sorted
 from biofair.distribution_fairness import _share_beyond, _sorted_percentile
-from biofair.groups import _factorized, _split_by_key
+from biofair.groups import _factorize_sorted, _factorized, _split_by_key
 from exact import exact_beyond
 
 # Few distinct values (ties), float32 values, signed zeros, subnormals and the float range's ends.
@@ -101,11 +102,12 @@ def test_share_beyond_of_scores_a_few_ulps_apart_equals_that_of_their_ulp_counts
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(2, 140), st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
-def test_scores_by_group_equals_a_loop_over_groups(n_groups, seed, per_side, categorical):
+@given(st.integers(2, 140), st.integers(0, 2**32 - 1), st.booleans(), st.booleans(), st.booleans())
+def test_scores_by_group_equals_a_loop_over_groups(n_groups, seed, per_side, categorical, threads):
     """Past 62 groups the group-class keys need 16 bits; per-side labels add cross-group pairs;
     categorical labels are read from their codes (categories in shuffled order, one unused):
-    the groups come in the categories' order."""
+    the groups come in the categories' order. The groups' arrays sorted in two threads (as
+    from 2**18 scores) or in one give the same arrays."""
     rng = np.random.default_rng(seed)
     n = 6 * n_groups
     mated = np.arange(n) % 3 == 0
@@ -125,7 +127,8 @@ def test_scores_by_group_equals_a_loop_over_groups(n_groups, seed, per_side, cat
         table["reference_group"], table["probe_group"] = as_labels(groups), as_labels(probe)
     else:
         table["group"] = as_labels(groups)
-    result = bf.scores_by_group(table)
+    with mock.patch("biofair.groups._IN_TWO_THREADS_FROM", 0 if threads else 2**62):
+        result = bf.scores_by_group(table)
     assert list(result) == list(order)
     homogeneous = groups == probe
     for code, name in enumerate(labels):
@@ -135,18 +138,34 @@ def test_scores_by_group_equals_a_loop_over_groups(n_groups, seed, per_side, cat
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(0, 20), max_size=300), st.integers(1, 70))
-def test_split_by_key_chunk_by_chunk_equals_one_stable_sort(keys, chunk):
+@given(st.lists(st.integers(0, 20), max_size=300), st.integers(1, 70), st.booleans())
+def test_split_by_key_chunk_by_chunk_equals_one_stable_sort(keys, chunk, threads):
     """Splitting in chunks of any size gives each key's values in row order, as one stable
-    argsort of all keys does."""
+    argsort of all keys does; so do two threads taking half of the chunks each."""
     keys = np.array(keys, dtype=np.int8)
     values = np.arange(keys.size) * 0.5
     n_keys = 21
     expected = np.split(values[np.argsort(keys, kind="stable")], np.cumsum(np.bincount(keys, minlength=n_keys))[:-1])
-    result = _split_by_key(values, keys, n_keys, chunk=chunk)
+    with mock.patch("biofair.groups._IN_TWO_THREADS_FROM", 0 if threads else 2**62):
+        result = _split_by_key(values, keys, n_keys, chunk=chunk)
     assert len(result) == n_keys
     for got, want in zip(result, expected):
         np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.text(max_size=3), st.sampled_from(["a", "B", "é", "", "a\x00", "😀"])),
+                max_size=60), st.booleans())
+def test_text_factorized_in_two_halves_equals_pandas_factorize(labels, arrow):
+    """Arrow-backed text factorized in two threads, one half each, gives pandas' codes and
+    sorted labels: missing values, labels in one half only, empty and non-ASCII labels."""
+    column = pd.Series(labels, dtype="str" if arrow else object)
+    with mock.patch("biofair.groups._IN_TWO_THREADS_FROM", 0):
+        codes, uniques = _factorize_sorted(column)
+    expected_codes, expected_uniques = pd.factorize(column, sort=True)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert codes.dtype == np.intp
+    assert uniques.equals(expected_uniques) and uniques.dtype == expected_uniques.dtype
 
 
 @pytest.mark.parametrize("categories", [["x", "m", "f", "unused"], ["x", "m", "f"]])
