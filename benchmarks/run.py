@@ -273,15 +273,18 @@ TARGETS = {
     ),
     "8-group fairness report <= 3x the floor, text labels (issue #22)": (
         lambda r: r["fairness report, 8 groups"].x_floor <= 3,
-        "one grouping and one sort per group and class (about 1x a sort), the values split by group "
-        "and class chunk by chunk in cache (about 0.5x), and the indices, which read only the groups' "
-        "sorted arrays (about 0.4x at 1e7), would fit; but numbering text labels takes pandas' (Arrow's) "
-        "hash factorization of the label column, about 1x a sort by itself (see the categorical row, "
-        "which skips it). At 1e5 about 8 ms of fixed Python and pandas cost dwarfs a 0.5 ms sort",
+        "from 1e7 scores the categorical row fits: one grouping, the split by group and class chunk by "
+        "chunk in cache, half the chunks in each of two threads, one sort per group and class, the "
+        "arrays shared by the two threads, and the indices, which read only the groups' sorted arrays. "
+        "Numbering text labels adds Arrow's hash factorization of the label column (two halves, one "
+        "per thread): about 1.2-1.5x a sort at 1e7 by itself, which leaves little room under 3x. "
+        "Below 1e7 the report's fixed cost (about "
+        "15 ms of Python and pandas at 1e5) weighs on a sort of 1 to 13 ms",
     ),
     "8-group fairness report <= 3x the floor, categorical labels (issue #22)": (
         lambda r: r["fairness report, 8 groups, categorical labels"].x_floor <= 3,
-        "at 1e5 about 8 ms of fixed Python and pandas cost dwarfs a 0.5 ms sort",
+        "about 15 ms of fixed Python and pandas cost (at 1e5) dwarfs a 1 ms sort and still weighs on "
+        "the 13 ms sort at 1e6",
     ),
     "eer + min_dcf faster than bt4vt's evaluate_scores": (
         lambda r: r["eer + min_dcf"].seconds < r["bt4vt evaluate_scores (EER + minCdet)"].seconds,
