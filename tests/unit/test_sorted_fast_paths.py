@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import biofair as bf
 from biofair._thresholds import threshold_at_fmr_runs, threshold_at_fmr_sorted
-from biofair.distribution_fairness import _share_beyond, _sorted_percentile
+from biofair.distribution_fairness import _lerp, _share_beyond, _sorted_percentile
 from biofair.groups import _factorize_sorted, _factorized, _split_by_key
 from exact import exact_beyond
 
@@ -62,6 +62,19 @@ def test_percentile_of_sorted_scores_equals_numpy_percentile(values, percentile)
         found = _sorted_percentile(ascending, q)
         np.testing.assert_array_equal(found, expected)
         assert ascending[0] <= found <= ascending[-1]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False), st.floats(allow_nan=False, allow_infinity=False),
+       st.one_of(st.floats(0, 1, exclude_max=True), st.sampled_from([0.0, 0.5, np.nextafter(0.5, 0), np.nextafter(1, 0)])))
+def test_interpolation_equals_numpy_quantile_of_the_pair(a, b, gamma):
+    """The percentiles' interpolation is np.quantile's to the bit (signed zeros, subnormals,
+    magnitudes up to the float range where the difference does not overflow)."""
+    lower, upper = min(a, b), max(a, b)
+    assume(np.isfinite(upper - lower))
+    expected = np.quantile(np.array([lower, upper]), np.float64(gamma))
+    found = _lerp(lower, upper, gamma)
+    assert found == expected and np.signbit(found) == np.signbit(expected)
 
 
 def test_percentile_between_the_float_ranges_ends_lies_between_them():
