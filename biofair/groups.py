@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -21,6 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at
 from biofair._thresholds import threshold_at_fmr_runs, warn_unresolved
+from biofair._threads import in_two_threads
 from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, scalar_or_array
 from biofair.exceptions import SchemaError
@@ -228,7 +228,7 @@ def _factorize_sorted(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index]:
     if len(labels) < _IN_TWO_THREADS_FROM or getattr(labels.dtype, "storage", None) != "pyarrow":
         return pd.factorize(labels, sort=True)
     half = len(labels) // 2
-    (first, first_uniques), (second, second_uniques) = _in_two_threads(
+    (first, first_uniques), (second, second_uniques) = in_two_threads(
         lambda: pd.factorize(labels.iloc[:half], sort=True), lambda: pd.factorize(labels.iloc[half:], sort=True))
     uniques = first_uniques.append(second_uniques).unique().sort_values()
     codes = np.empty(len(labels), dtype=np.intp)
@@ -531,29 +531,30 @@ def _split_by_key(values: NDArray, keys: NDArray[np.integer], n_keys: int, *, ch
     if keys.size < _IN_TWO_THREADS_FROM:
         fill(range(n_chunks))
     else:
-        _in_two_threads(lambda: fill(range(n_chunks // 2)), lambda: fill(range(n_chunks // 2, n_chunks)))
+        in_two_threads(lambda: fill(range(n_chunks // 2)), lambda: fill(range(n_chunks // 2, n_chunks)))
     return split
-
-
-def _in_two_threads(here: Callable[[], Any], there: Callable[[], Any]) -> tuple[Any, Any]:
-    """``here()`` in this thread while ``there()`` runs in another: both results."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        elsewhere = pool.submit(there)
-        return here(), elsewhere.result()
 
 
 def _sort_in_place(arrays: list[NDArray]) -> None:
     """Sort every array in place: from :data:`_IN_TWO_THREADS_FROM` values in all, in two
-    threads (NumPy sorts without the GIL), each taking the next largest array while it has
-    fewer values to sort than the other, so that both finish together."""
-    shares: tuple[list[NDArray], list[NDArray]] = ([], [])
-    for array in sorted(arrays, key=len, reverse=True):
-        min(shares, key=lambda share: sum(a.size for a in share)).append(array)
-    sort_all = lambda share: [array.sort() for array in share]  # noqa: E731
+    threads (NumPy sorts without the GIL), the next largest array going to the thread with
+    fewer values to sort, so that both finish together."""
     if sum(array.size for array in arrays) < _IN_TWO_THREADS_FROM:
-        sort_all(arrays)
-    else:
-        _in_two_threads(lambda: sort_all(shares[0]), lambda: sort_all(shares[1]))
+        for array in arrays:
+            array.sort()
+        return
+    shares: tuple[list[NDArray], list[NDArray]] = ([], [])
+    sizes = [0, 0]
+    for array in sorted(arrays, key=len, reverse=True):
+        lighter = sizes.index(min(sizes))
+        shares[lighter].append(array)
+        sizes[lighter] += array.size
+
+    def sort_share(share: list[NDArray]) -> None:
+        for array in share:
+            array.sort()
+
+    in_two_threads(lambda: sort_share(shares[0]), lambda: sort_share(shares[1]))
 
 
 def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -> ScoresByGroup:
@@ -592,9 +593,10 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     One factorization of the labels (none for categorical labels: their codes are read), one
     stable radix sort of the (group, class) codes (8-bit up to 62 groups), chunk by chunk,
     and one sort per group and class (shared by two threads from 2**18 scores): about the
-    cost of one sort of all scores plus the factorization, whatever the number of groups. Every index then reads the
-    sorted arrays: counts at thresholds and histograms by binary search, percentiles at
-    their order statistics, pooled thresholds by selection across the groups.
+    cost of one sort of all scores plus the factorization, whatever the number of groups.
+    Every index then reads the sorted arrays: counts at thresholds and histograms by binary
+    search, percentiles at their order statistics, pooled thresholds by selection across
+    the groups.
 
     References
     ----------

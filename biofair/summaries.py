@@ -6,10 +6,9 @@ Read more in the chapters "Compute error rates from scores" (``notebooks/01``) a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import nullcontext
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 from biofair._counts import counts_at, mated_counts_sorted
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
+from biofair._threads import here_and_there
 from biofair._validation import as_rng, as_scores, as_targets, check_finite
 from biofair.areas import (
     _log_fmr_auc_from_counts,
@@ -145,11 +145,11 @@ def operating_summary(
         # Each step computes one metric here and another in the second thread, one pair at a
         # time: the areas read the ROC polyline (made, then dropped) and the EER its convex
         # hull (large temporaries); the other metrics are computed part by part beside them.
-        vertices, full = _here_and_there(pool, counts.roc_vertices, lambda: _roc_auc_from_counts(counts))
-        log_area, partial = _here_and_there(pool, lambda: _log_fmr_auc_from_counts(counts, min_fmr, 1.0, vertices),
+        vertices, full = here_and_there(pool, counts.roc_vertices, lambda: _roc_auc_from_counts(counts))
+        log_area, partial = here_and_there(pool, lambda: _log_fmr_auc_from_counts(counts, min_fmr, 1.0, vertices),
                                             lambda: _partial_aucs_from_counts(counts, bounds, False, vertices))
         del vertices
-        equal, (average_precision, min_cost) = _here_and_there(
+        equal, (average_precision, min_cost) = here_and_there(
             pool, lambda: _eer_from_mated_counts(counts, eer_method),
             lambda: (_pr_auc_from_counts(counts), _min_dcf_from_counts(counts, p_target)))
         del counts
@@ -203,16 +203,6 @@ def _sorted_classes_and_decidability(mated: NDArray, nonmated: NDArray, pool: Ex
     nonmated_sorted[:lower].sort()
     upper_sorted.result()
     return mated_sorted, nonmated_sorted, d_prime
-
-
-def _here_and_there(pool: Executor | None, here: Callable[[], Any], there: Callable[[], Any]) -> tuple[Any, Any]:
-    """``here()`` in this thread while ``there()`` runs in the pool's thread (without a pool,
-    ``there()`` first: its temporaries are gone before ``here()`` makes its own): both results."""
-    if pool is None:
-        done = there()
-        return here(), done
-    elsewhere = pool.submit(there)
-    return here(), elsewhere.result()
 
 
 def _finite_decidability(mated: NDArray, mated_sorted: NDArray, nonmated: NDArray, nonmated_ends: NDArray) -> float:

@@ -479,7 +479,8 @@ def _census_histograms(values: NDArray | None, mated: NDArray[np.bool_] | None,
     if values is None:
         return _SparseCounts((2, n_bins), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64)), \
             _SparseCounts((1, n_bins), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64))
-    # the mated stream after the other; 64-bit, which bincount would otherwise make in a copy; part by part in cache
+    # the mated stream after the other, keyed part by part in cache; in 64 bits, which
+    # bincount would otherwise make in a copy
     stream_and_bin = np.empty(values.size, dtype=np.int64)
     for start, stop in parts(values.size, part=PART):
         key = stream_and_bin[start:stop]

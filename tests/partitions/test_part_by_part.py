@@ -17,7 +17,13 @@ from hypothesis import strategies as st
 pytest.importorskip("dask")
 from biofair.groups import _chunk_counts, _observed  # noqa: E402
 from biofair.partitions import _order_statistics  # noqa: E402
-from biofair.partitions.census import _LOCATING_BITS, _census_histograms, _locating_bins, _n_missing, _n_not_finite  # noqa: E402
+from biofair.partitions.census import (  # noqa: E402
+    _LOCATING_BITS,
+    _census_histograms,
+    _locating_bins,
+    _n_missing,
+    _n_not_finite,
+)
 
 N_BINS = 1 << _LOCATING_BITS
 # the modules (biofair.partitions exports functions of the same names)

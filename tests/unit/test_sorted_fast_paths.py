@@ -66,7 +66,8 @@ def test_percentile_of_sorted_scores_equals_numpy_percentile(values, percentile)
 
 @settings(max_examples=1000, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False), st.floats(allow_nan=False, allow_infinity=False),
-       st.one_of(st.floats(0, 1, exclude_max=True), st.sampled_from([0.0, 0.5, np.nextafter(0.5, 0), np.nextafter(1, 0)])))
+       st.one_of(st.floats(0, 1, exclude_max=True),
+                 st.sampled_from([0.0, 0.5, np.nextafter(0.5, 0), np.nextafter(1, 0)])))
 def test_interpolation_equals_numpy_quantile_of_the_pair(a, b, gamma):
     """The percentiles' interpolation is np.quantile's to the bit (signed zeros, subnormals,
     magnitudes up to the float range where the difference does not overflow)."""
