@@ -15,9 +15,9 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at, mated_counts_sorted
+from biofair._threads import here_and_there
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
-from biofair._threads import here_and_there
 from biofair._validation import as_rng, as_scores, as_targets, check_finite
 from biofair.areas import (
     _log_fmr_auc_from_counts,
