@@ -28,7 +28,7 @@ import pandas as pd
 import biofair as bf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sections import replace_section  # noqa: E402
+from sections import machine, replace_section  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 HEADING = "## Identification"
@@ -106,7 +106,7 @@ def main(argv=None) -> int:
     table = rows.to_markdown(index=False, floatfmt=".3g")
     print(table)
     section = (
-        f"{HEADING}\n\nCommand: `python benchmarks/identification.py --probes {args.probes} --gallery "
+        f"{HEADING}\n\nMachine: {machine()}\n\nCommand: `python benchmarks/identification.py --probes {args.probes} --gallery "
         f"{args.gallery} --dim {args.dim} --block-size {args.block_size}`\n\n"
         f"{n_probes:,} probes ({int(outcomes['mated'].sum()):,} enrolled) x {n_gallery:,} gallery entries = "
         f"{n_probes * n_gallery:,} cosine scores of {args.dim}-dimensional embeddings, computed and reduced "

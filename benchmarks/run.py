@@ -196,7 +196,8 @@ def in_memory_1e9(dtype: str, n_nonmated: int = 10**9) -> str:
     table["x_floor"] = table["seconds"] / floor
     table["peak_memory_x_raw"] = table["peak_GB"] * 1e9 / raw_bytes
     text = table.to_markdown(index=False, floatfmt=".3g") if _has_tabulate() else table.to_string(index=False)
-    return (f"## In memory at 1e9\n\nCommand: `python benchmarks/run.py --in-memory-1e9 --dtype {dtype}`\n\n"
+    return (f"## In memory at 1e9\n\nMachine: {machine()}\n\n"
+            f"Command: `python benchmarks/run.py --in-memory-1e9 --dtype {dtype}`\n\n"
             f"{n_nonmated:,} non-mated and {n_nonmated // 10:,} mated {dtype} scores ({raw_bytes / 1e9:.1f} GB raw); "
             f"each function called once; `peak_memory_x_raw` is the peak traced memory over those raw arrays "
             f"(the arrays themselves, made before, come on top). Load average (1, 5, 15 min) {load_before} "
