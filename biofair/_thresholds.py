@@ -13,6 +13,7 @@ of three) and *precise* iff ``c >= 30`` (rule of thirty). In exact arithmetic ``
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -64,35 +65,64 @@ def threshold_at_fmr_sorted(
 def threshold_at_fmr_runs(runs: list[NDArray], fmr: NDArray) -> NDArray[np.float64]:
     """:func:`threshold_at_fmr_sorted` of the union of ascending arrays, without merging them.
 
-    The rule, restated: with ``c`` allowed false matches, the threshold is the smallest
-    score ``t`` with ``#{score >= t} <= c``, or ``nextafter(max, +inf)`` when no score
-    qualifies (always when ``c = 0``). Along each run ``#{score >= run[i]}`` falls as ``i``
-    grows, so a bisection over ``i`` finds the run's first qualifying score (every run and
-    target at once: log2 of the longest run steps, one ``searchsorted`` per run and step);
-    the threshold is the smallest of them. Cost O(runs² · log² N) instead of merging N scores.
-    ``fmr`` is one-dimensional.
+    The rule, restated: with ``c`` allowed false matches, the threshold is the ``c``-th
+    largest score ``v`` if at most ``c`` scores reach it (ties), else the next larger score,
+    else ``nextafter(max, +inf)`` (always when ``c = 0``). ``fmr`` is one-dimensional.
+
+    ``v`` is bracketed by a sample: every ``s``-th score of each of the ``R`` runs from its
+    largest down, ``s = isqrt(N / (2R + 1))``, sorted together. Of the ``g`` scores of a run
+    at or above any value, ``ceil(g / s)`` are sampled, so at least ``c`` scores reach the
+    sample ``R`` places below the ``ceil(c / s)``-th largest one, and fewer than ``c`` reach
+    the next sample above that one. Counting the scores at or above each distinct sample in
+    between (about ``R`` of them; ``searchsorted`` in every run) finds two consecutive
+    samples ``u < w`` with ``#{>= u} >= c > #{>= w}``: ``v`` is ``u`` or one of the scores
+    strictly between them, fewer than ``s`` per run, which are gathered and sorted. Cost: a
+    sort of ``N / s`` samples, and per target one of at most ``R·s`` scores, however many
+    scores tie.
     """
     runs = [r for r in runs if r.size]
-    allowed = allowed_false_matches(fmr, sum(r.size for r in runs))
-    sizes = np.array([[r.size] for r in runs])
+    n_scores = sum(r.size for r in runs)
+    allowed = allowed_false_matches(fmr, n_scores)
+    counted = np.maximum(allowed, 1)  # c = 0 has no c-th largest score: its threshold is top
+    top = just_above(max(float(r[-1]) for r in runs))
+    stride = max(1, math.isqrt(n_scores // (2 * len(runs) + 1)))
+    sample = np.sort(np.concatenate([r[::-1][::stride] for r in runs]))
 
-    def at(index: NDArray) -> NDArray:  # runs x targets: each run's score at its index
-        return np.stack([r[np.minimum(i, r.size - 1)] for r, i in zip(runs, index)])
-
-    def at_or_above(values: NDArray) -> NDArray[np.int64]:
+    def reaching(values: NDArray) -> NDArray[np.int64]:  # scores at or above each value
         return sum(r.size - np.searchsorted(r, values, side="left") for r in runs)
 
-    # Each run's first qualifying index lies in [low, high]; high = the run's size: none qualifies.
-    low = np.zeros((len(runs), allowed.size), dtype=np.intp)
-    high = np.repeat(sizes, allowed.size, axis=1)
-    while (open_ := low < high).any():
-        middle = (low + high) // 2
-        qualifies = at_or_above(at(middle)) <= allowed
-        high = np.where(open_ & qualifies, middle, high)
-        low = np.where(open_ & ~qualifies, middle + 1, low)
-    threshold = np.where(low < sizes, at(low), np.inf).min(axis=0)
-    top = just_above(max(float(r[-1]) for r in runs))
-    return np.where(threshold == np.inf, top, threshold)
+    # per target: the distinct samples from R places below the ceil(c/s)-th largest one up
+    # to it (-inf if there are fewer), then the next larger sample (+inf if none)
+    last = sample.size - -(-counted // stride)
+    first = last - len(runs)
+    after = np.searchsorted(sample, sample[last], side="right")
+    candidates = [np.concatenate([[-np.inf] if lowest < 0 else [], np.unique(sample[max(lowest, 0) : highest + 1]),
+                                  sample[larger : larger + 1] if larger < sample.size else [np.inf]])
+                  for lowest, highest, larger in zip(first, last, after)]
+    reach = np.split(reaching(np.concatenate(candidates)), np.cumsum([c.size for c in candidates])[:-1])
+    pick = [np.flatnonzero(r >= c)[-1] for r, c in zip(reach, counted)]  # u; w follows it
+    low = np.array([c[i] for c, i in zip(candidates, pick)])
+    high = np.array([c[i + 1] for c, i in zip(candidates, pick)])
+    starts = [np.searchsorted(r, low, side="right") for r in runs]
+    stops = [np.searchsorted(r, high, side="left") for r in runs]
+    thresholds = np.full(allowed.size, top)
+    for t in np.flatnonzero(allowed):
+        count = allowed[t]
+        between = np.sort(np.concatenate([r[begin[t] : end[t]] for r, begin, end in zip(runs, starts, stops)]))
+        above_low = reach[t][pick[t] + 1] + between.size  # scores above u
+        if above_low >= count:  # v lies between u and w
+            value = between[above_low - count]
+            reached = above_low - np.searchsorted(between, value, side="left")
+            following = np.searchsorted(between, value, side="right")
+            larger = between[following] if following < between.size else high[t]
+        else:  # v is u
+            value, reached = low[t], reach[t][pick[t]]
+            larger = between[0] if between.size else high[t]
+        if reached <= count:
+            thresholds[t] = value
+        elif larger < np.inf:
+            thresholds[t] = larger
+    return thresholds + 0.0  # -0.0 and 0.0 give 0.0, as threshold_at_fmr_sorted
 
 
 def largest_sorted(scores: NDArray, fmr: NDArray) -> NDArray:

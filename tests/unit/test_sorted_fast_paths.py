@@ -41,6 +41,21 @@ def test_threshold_selected_from_runs_equals_threshold_on_merged_scores(values, 
     np.testing.assert_array_equal(threshold_at_fmr_runs(sorted_runs, fmr), threshold_at_fmr_sorted(merged, fmr))
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 12), st.integers(0, 2**32 - 1), st.sampled_from([1, 2, 7, 1000, None]), targets)
+def test_threshold_selected_from_long_runs_with_long_ties_equals_threshold_on_merged_scores(n_runs, seed, distinct,
+                                                                                            fmr):
+    """Runs of up to 6,000 scores, sampled every s-th score (s up to about 70), and integer
+    scores of 1, 2 or 7 values whose ties run far longer than s."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 6000, n_runs)
+    values = [rng.integers(0, distinct, size) if distinct else rng.normal(size=size) for size in sizes]
+    sorted_runs = [np.sort(v.astype(np.float64)) for v in values]
+    fmr = np.array(fmr)
+    merged = np.sort(np.concatenate(sorted_runs))
+    np.testing.assert_array_equal(threshold_at_fmr_runs(sorted_runs, fmr), threshold_at_fmr_sorted(merged, fmr))
+
+
 def test_threshold_from_runs_with_one_score_each_and_all_ties():
     one_each = [np.array([0.3]), np.array([0.1]), np.array([0.2])]
     fmr = np.array([0.0, 0.3, 0.34, 0.67, 1.0])
