@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from pandas.api.extensions import ExtensionArray
 
 from biofair._resampling import progress, resolution_warned_once
 from biofair._typing import Alternative, By, Seed
@@ -57,6 +58,12 @@ class PermutationNull(NamedTuple):
     alternative: str
 
 
+def _column(labels: ExtensionArray, index: pd.Index) -> pd.Series:
+    """Permuted labels as a column of their own dtype (``assign`` would read text held as
+    Python objects as ``str``)."""
+    return pd.Series(labels, index=index, dtype=labels.dtype)
+
+
 def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None):
     """A function returning one permuted copy of ``scores`` per call."""
     attributes = [by] if isinstance(by, str) else list(by)
@@ -71,13 +78,14 @@ def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None):
             "shuffled by subject: give cluster= a subject column"
         )
     mated = scores["mated"].to_numpy(dtype=bool)
+    labels = {a: scores[a].array for a in columns}  # taken as they are: categories stay codes, text stays Arrow
 
     def shuffled(rng: np.random.Generator) -> pd.DataFrame:
         # Shuffle labels within each class so that every group keeps its class sizes.
         rows = np.arange(len(scores))
         for in_class in (mated, ~mated):
             rows[in_class] = rng.permutation(rows[in_class])
-        return scores.assign(**{a: scores[a].to_numpy()[rows] for a in columns})
+        return scores.assign(**{a: _column(column.take(rows), scores.index) for a, column in labels.items()})
 
     return shuffled
 
@@ -101,7 +109,8 @@ def _subject_shuffle(scores: pd.DataFrame, columns: dict[str, list[str]], cluste
 
     A pair-level attribute follows the ``cluster`` subject; ``reference_<attr>`` follows
     ``cluster`` and ``probe_<attr>`` the matching probe column (``probe_subject`` for
-    ``reference_subject``).
+    ``reference_subject``). Subjects are permuted among those that have labels of the same
+    attributes. The labels are taken in their own dtype (categorical codes, Arrow text).
     """
     probe = "probe_" + cluster.removeprefix("reference_")
     subject_of = {}
@@ -116,21 +125,31 @@ def _subject_shuffle(scores: pd.DataFrame, columns: dict[str, list[str]], cluste
     codes, ids = pd.factorize(pd.concat([scores[side] for side in sides], ignore_index=True))
     codes = dict(zip(sides, np.split(codes, len(sides))))
     n_subjects = int(max(c.max() for c in codes.values())) + 1
-    # Each subject's own value of every attribute: the first row where it appears.
-    values = {}
+    # Each subject's own value of every attribute: the first row where it appears among the
+    # attribute's columns stacked (-1: the subject has none).
+    values, own = {}, {}
     for attribute, names in columns.items():
         subject = np.concatenate([codes[subject_of[n]] for n in names])
-        value = pd.concat([scores[n] for n in names], ignore_index=True).to_numpy()
-        _check_one_label_per_subject(subject, value, ids, names)
+        stacked = pd.concat([scores[n] for n in names], ignore_index=True)
+        _check_one_label_per_subject(subject, stacked.to_numpy(), ids, names)
         first = pd.Series(np.arange(subject.size)).groupby(subject).first()
-        own = np.empty(n_subjects, dtype=object)
-        own[first.index.to_numpy()] = value[first.to_numpy()]
-        values[attribute] = own
+        own[attribute] = np.full(n_subjects, -1, dtype=np.intp)
+        own[attribute][first.index.to_numpy()] = first.to_numpy()
+        values[attribute] = stacked.array  # taken as they are: categories stay codes, text stays Arrow
+
+    # A subject takes the attributes of one that has the same ones: with a pair-level and a
+    # per-side attribute, a subject seen only as a probe has no pair-level label to give.
+    has = np.stack([own[attribute] >= 0 for attribute in columns], axis=1)
+    kind = np.unique(has, axis=0, return_inverse=True)[1].ravel()
+    alike = [np.flatnonzero(kind == k) for k in range(int(kind.max()) + 1)]
 
     def shuffled(rng: np.random.Generator) -> pd.DataFrame:
-        donor = rng.permutation(n_subjects)  # subject s takes the attributes of subject donor[s]
+        donor = np.empty(n_subjects, dtype=np.intp)  # subject s takes the attributes of subject donor[s]
+        for subjects in alike:
+            donor[subjects] = rng.permutation(subjects)
         return scores.assign(**{
-            name: values[attribute][donor][codes[subject_of[name]]]
+            name: _column(values[attribute].take(own[attribute][donor][codes[subject_of[name]]], allow_fill=True),
+                          scores.index)  # -1 would be missing, never another subject's label
             for attribute, names in columns.items()
             for name in names
         })
@@ -166,8 +185,10 @@ def permutation_null(
         Permutations.
     cluster : str or None, default "reference_subject"
         When this column exists, labels are shuffled between subjects: a subject keeps all
-        its comparisons and takes another subject's group. Otherwise labels are shuffled
-        between comparisons within each class (group class sizes kept).
+        its comparisons and takes another subject's group (one with labels of the same
+        attributes: a subject seen only as a probe has no pair-level label, and swaps with
+        its like). Otherwise labels are shuffled between comparisons within each class
+        (group class sizes kept).
     alternative : {"less", "greater"}, default "less"
         Direction of unfairness: "less" for indices where 1 is fair (FDR, DFI, CEI),
         "greater" for GARBE, Inequity and N-Sigma.

@@ -195,6 +195,51 @@ def test_permutation_moves_whole_subjects():
         bf.permutation_null(index, table.drop(columns=["reference_subject"]), n_permutations=2)
 
 
+@pytest.mark.parametrize("dtype", ["category", "str", object])
+@pytest.mark.parametrize(("per_side", "cluster"), [(False, None), (False, "reference_subject"),
+                                                   (True, "reference_subject")])  # per-side: by subject only
+def test_permuted_tables_keep_the_labels_dtype_and_draw_the_same_labels(dtype, per_side, cluster):
+    """The labels are permuted as they are stored (categorical codes, Arrow text), which draws
+    the same labels as permuting them as Python objects."""
+    table = clustered_table(np.random.default_rng(5), n_subjects=12)
+    subject_group = {s: "x" if s < 6 else "y" for s in range(12)}
+    columns = ["reference_group", "probe_group"] if per_side else ["group"]
+    for column, side in zip(columns, ["reference_subject", "probe_subject"]):
+        table[column] = table[side].map(subject_group).astype(dtype)
+    seen = []
+    index = lambda t: seen.append(t) or bf.fairness_discrepancy_rate(t, fmr_targets=[0.1])["fdr"].item()  # noqa: E731
+    stored = bf.permutation_null(index, table, n_permutations=4, rng=0, cluster=cluster)
+    assert all(t[c].dtype == table[c].dtype for t in seen[1:] for c in columns)
+    as_objects = table.astype({c: object for c in columns})
+    objects = bf.permutation_null(index, as_objects, n_permutations=4, rng=0, cluster=cluster)
+    np.testing.assert_array_equal(stored.null, objects.null)
+    for kept, plain in zip(seen[1:5], seen[6:]):
+        for c in columns:
+            assert kept[c].astype(object).tolist() == plain[c].tolist()
+
+
+def test_a_subject_seen_only_as_a_probe_swaps_labels_with_its_own_kind():
+    """A pair-level attribute follows the reference subject, so a subject seen only as a
+    probe has none to give: subjects are permuted among those with the same attributes, and
+    no permuted table has a missing label (it had, and failed validation, when any subject
+    could take any other's attributes)."""
+    table = clustered_table(np.random.default_rng(6), n_subjects=12)
+    nonmated = np.flatnonzero(~table["mated"].to_numpy())[:60]
+    table.loc[nonmated, "probe_subject"] = 100 + np.arange(60) % 3  # three subjects seen only as probes
+    table["group"] = np.where(table["reference_subject"] < 6, "x", "y")
+    for side in ("reference", "probe"):
+        table[f"{side}_age"] = np.where(table[f"{side}_subject"] % 2 == 0, "even", "odd")
+    ghost_ages = sorted(table.loc[nonmated, ["probe_subject", "probe_age"]].drop_duplicates()["probe_age"])
+    seen = []
+    index = lambda t: seen.append(t) or bf.fairness_discrepancy_rate(  # noqa: E731
+        t, by=["group", "age"], fmr_targets=[0.1])["fdr"].item()
+    bf.permutation_null(index, table, by=["group", "age"], n_permutations=20, rng=0)
+    for shuffled in seen[1:]:
+        assert not shuffled[["group", "reference_age", "probe_age"]].isna().any().any()
+        ghosts = shuffled.loc[shuffled["probe_subject"] >= 100, ["probe_subject", "probe_age"]].drop_duplicates()
+        assert len(ghosts) == 3 and sorted(ghosts["probe_age"]) == ghost_ages  # the ghosts' ages, among them
+
+
 def test_progress_bar_only_when_asked(capsys):
     mated, nonmated = np.arange(5.0), np.arange(10.0)
     bf.bootstrap(bf.roc_auc, (mated, nonmated), n_resamples=5, rng=0)
