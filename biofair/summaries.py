@@ -37,7 +37,7 @@ from biofair.distribution_fairness import (
     distribution_fairness_index,
 )
 from biofair.equal_error_rate import _eer_from_mated_counts, eer
-from biofair.groups import _pooled_at_or_above, _pooled_size, scores_by_group
+from biofair.groups import _group_columns, _pooled_at_or_above, _pooled_size, scores_by_group
 from biofair.permutation import permutation_null
 from biofair.rates import tmr_at_fmr
 from biofair.schema import split_scores
@@ -378,7 +378,11 @@ def fairness_summary(
         return lambda table: comprehensive_equity_index(table, by=by, kind=kind).extreme
 
     if np.unique(targets).size >= 2:  # an area needs two targets
-        result = bootstrap(fdr_area, scores, data="table", strata=by, **resampling)  # every group in every resample
+        # every group in every resample; the resampled tables carry only what the area reads
+        # and the subjects they are drawn by
+        read = ["score", "mated", *(c for columns in _group_columns(scores, by).values() for c in columns), cluster]
+        needed = [column for column in dict.fromkeys(read) if column in scores.columns]
+        result = bootstrap(fdr_area, scores[needed], data="table", strata=by, **resampling)
         add("area_under_fdr_log10", attribute, nan, result.estimate, result)
     # CEI gets no bootstrap interval: resampling repeats scores, which makes the groups'
     # histograms differ more, so the replicates sit below the estimate and a percentile
