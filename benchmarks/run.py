@@ -278,14 +278,15 @@ TARGETS = {
         "chunk in cache, half the chunks in each of two threads, one sort per group and class, the "
         "arrays shared by the two threads, and the indices, which read only the groups' sorted arrays. "
         "Numbering text labels adds Arrow's hash factorization of the label column (two halves, one "
-        "per thread): about 1.2-1.5x a sort at 1e7 by itself, which leaves little room under 3x. "
-        "Below 1e7 the report's fixed cost (about "
-        "15 ms of Python and pandas at 1e5) weighs on a sort of 1 to 13 ms",
+        "per thread): about 1.2-1.5x a sort at 1e7 by itself, which leaves little room under 3x: the "
+        "row lands on either side of it from run to run (the floor itself moves by up to a quarter). "
+        "Below 1e7 the report's fixed cost (10 to 15 ms of Python and pandas at 1e5) weighs on a sort "
+        "of 1 to 14 ms",
     ),
     "8-group fairness report <= 3x the floor, categorical labels (issue #22)": (
         lambda r: r["fairness report, 8 groups, categorical labels"].x_floor <= 3,
-        "about 15 ms of fixed Python and pandas cost (at 1e5) dwarfs a 1 ms sort and still weighs on "
-        "the 13 ms sort at 1e6",
+        "10 to 15 ms of fixed Python and pandas cost (at 1e5) dwarfs a 1 ms sort; at 1e6 it still "
+        "weighs on a 12-14 ms sort, and the row sits near 3x, on either side of it from run to run",
     ),
     "eer + min_dcf faster than bt4vt's evaluate_scores": (
         lambda r: r["eer + min_dcf"].seconds < r["bt4vt evaluate_scores (EER + minCdet)"].seconds,
