@@ -93,8 +93,8 @@ def threshold_at_fmr_runs(runs: list[NDArray], fmr: NDArray) -> NDArray[np.float
 
     # per target: the distinct samples from R places below the ceil(c/s)-th largest one up
     # to it (-inf if there are fewer), then the next larger sample (+inf if none)
-    last = sample.size - -(-counted // stride)
-    first = last - len(runs)
+    wanted = -(-counted // stride)  # ceil(c / s)
+    last, first = sample.size - wanted, sample.size - wanted - len(runs)
     after = np.searchsorted(sample, sample[last], side="right")
     candidates = [np.concatenate([[-np.inf] if lowest < 0 else [], np.unique(sample[max(lowest, 0) : highest + 1]),
                                   sample[larger : larger + 1] if larger < sample.size else [np.inf]])

@@ -378,8 +378,8 @@ def fairness_summary(
         return lambda table: comprehensive_equity_index(table, by=by, kind=kind).extreme
 
     if np.unique(targets).size >= 2:  # an area needs two targets
-        # every group in every resample; the resampled tables carry only what the area reads
-        # and the subjects they are drawn by
+        # every group in every resample; the resampled tables carry only the columns the area
+        # reads and the cluster column (by which unit="subject" draws)
         read = ["score", "mated", *(c for columns in _group_columns(scores, by).values() for c in columns), cluster]
         needed = [column for column in dict.fromkeys(read) if column in scores.columns]
         result = bootstrap(fdr_area, scores[needed], data="table", strata=by, **resampling)
