@@ -62,6 +62,12 @@ def threshold_at_fmr_sorted(
     return np.where(allowed == 0, top, thresholds) + 0.0  # + 0.0: -0.0 and 0.0 give 0.0, whichever sorted first
 
 
+def at_or_above_runs(runs: list[NDArray], values: ArrayLike) -> NDArray[np.int64]:
+    """How many scores of the union of ascending arrays are at or above each value (one
+    ``searchsorted`` per array)."""
+    return sum(r.size - np.searchsorted(r, values, side="left") for r in runs)
+
+
 def threshold_at_fmr_runs(runs: list[NDArray], fmr: NDArray) -> NDArray[np.float64]:
     """:func:`threshold_at_fmr_sorted` of the union of ascending arrays, without merging them.
 
@@ -88,9 +94,6 @@ def threshold_at_fmr_runs(runs: list[NDArray], fmr: NDArray) -> NDArray[np.float
     stride = max(1, math.isqrt(n_scores // (2 * len(runs) + 1)))
     sample = np.sort(np.concatenate([r[::-1][::stride] for r in runs]))
 
-    def reaching(values: NDArray) -> NDArray[np.int64]:  # scores at or above each value
-        return sum(r.size - np.searchsorted(r, values, side="left") for r in runs)
-
     # per target: the distinct samples from R places below the ceil(c/s)-th largest one up
     # to it (-inf if there are fewer), then the next larger sample (+inf if none)
     wanted = -(-counted // stride)  # ceil(c / s)
@@ -99,7 +102,8 @@ def threshold_at_fmr_runs(runs: list[NDArray], fmr: NDArray) -> NDArray[np.float
     candidates = [np.concatenate([[-np.inf] if lowest < 0 else [], np.unique(sample[max(lowest, 0) : highest + 1]),
                                   sample[larger : larger + 1] if larger < sample.size else [np.inf]])
                   for lowest, highest, larger in zip(first, last, after)]
-    reach = np.split(reaching(np.concatenate(candidates)), np.cumsum([c.size for c in candidates])[:-1])
+    reach = np.split(at_or_above_runs(runs, np.concatenate(candidates)),
+                     np.cumsum([c.size for c in candidates])[:-1])
     pick = [np.flatnonzero(r >= c)[-1] for r, c in zip(reach, counted)]  # u; w follows it
     low = np.array([c[i] for c, i in zip(candidates, pick)])
     high = np.array([c[i + 1] for c, i in zip(candidates, pick)])

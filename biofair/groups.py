@@ -19,7 +19,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at
-from biofair._thresholds import threshold_at_fmr_runs, warn_unresolved
+from biofair._thresholds import at_or_above_runs, threshold_at_fmr_runs, warn_unresolved
 from biofair._threads import in_two_threads
 from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, scalar_or_array
@@ -840,7 +840,7 @@ def _pooled_threshold(groups: ScoresByGroup, fmr: ArrayLike) -> float | NDArray:
 
 def _pooled_at_or_above(groups: ScoresByGroup, thresholds: ArrayLike) -> NDArray[np.int64]:
     """Pooled homogeneous non-mated scores at or above each threshold (``k`` of its target)."""
-    return sum(g.nonmated.size - np.searchsorted(g.nonmated, thresholds, side="left") for g in groups.values())
+    return at_or_above_runs([g.nonmated for g in groups.values()], thresholds)
 
 
 def _group_rates(groups: dict[str, GroupScores], thresholds: ArrayLike) -> GroupRates:
