@@ -147,7 +147,7 @@ def operating_summary(
         # hull (large temporaries); the other metrics are computed part by part beside them.
         vertices, full = here_and_there(pool, counts.roc_vertices, lambda: _roc_auc_from_counts(counts))
         log_area, partial = here_and_there(pool, lambda: _log_fmr_auc_from_counts(counts, min_fmr, 1.0, vertices),
-                                            lambda: _partial_aucs_from_counts(counts, bounds, False, vertices))
+                                           lambda: _partial_aucs_from_counts(counts, bounds, False, vertices))
         del vertices
         equal, (average_precision, min_cost) = here_and_there(
             pool, lambda: _eer_from_mated_counts(counts, eer_method),
