@@ -291,22 +291,55 @@ class MatedCounts(_Rates):
         return false_matches, true_matches
 
 
+#: Ascending keys :func:`searchsorted_ascending` searches at a time.
+_KEYS_PER_CHUNK = 4096
+
+
+def searchsorted_ascending(sorted_values: NDArray, keys: NDArray, *, pool: Executor | None = None,
+                           chunk: int = _KEYS_PER_CHUNK) -> NDArray[np.intp]:
+    """``np.searchsorted(sorted_values, keys)`` (side ``"left"``) for ascending keys.
+
+    The positions of every ``chunk``-th key are searched first. With the keys ascending,
+    those of the keys from one of them up to the next lie between their two positions, so
+    each chunk of keys is searched only in that stretch of ``sorted_values`` (fewer steps,
+    and a stretch that stays in cache): a key's position is the stretch's start plus the
+    number of its values below the key. With ``pool``, a task there searches the upper
+    chunks while this thread searches the lower ones, split where their estimated cost (keys
+    times log2 of the stretch) is half spent: keys among dense values take more steps than
+    keys in a sparse tail (NumPy's search releases the GIL).
+    """
+    starts = np.searchsorted(sorted_values, keys[::chunk])
+    bounds = np.append(starts, sorted_values.size)
+    positions = np.empty(keys.size, dtype=np.intp)
+
+    def search(chunks: range) -> None:
+        for i in chunks:
+            begin, end, low, high = i * chunk, (i + 1) * chunk, bounds[i], bounds[i + 1]
+            np.add(np.searchsorted(sorted_values[low:high], keys[begin:end]), low, out=positions[begin:end])
+
+    if pool is None:
+        search(range(starts.size))
+        return positions
+    chunk_keys = np.minimum(chunk, keys.size - chunk * np.arange(starts.size))
+    cost = np.cumsum(chunk_keys * np.log2(np.diff(bounds) + 2.0))
+    split = int(np.searchsorted(cost, cost[-1] / 2)) + 1
+    upper = pool.submit(search, range(split, starts.size))
+    search(range(split))
+    upper.result()
+    return positions
+
+
 def mated_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray, *,
                         pool: Executor | None = None) -> MatedCounts:
     """The counts at the distinct mated scores, from two ascending, validated arrays.
 
-    One ``searchsorted`` of the distinct mated scores into the non-mated ones, and a second
-    one only for those a non-mated score ties: O(D log N) for D distinct mated scores. With
-    ``pool``, a task there searches the upper half of them while this thread searches the
-    lower half (NumPy's search releases the GIL).
+    One search of the distinct mated scores into the non-mated ones
+    (:func:`searchsorted_ascending`, in two threads with ``pool``), and a second one only
+    for those a non-mated score ties: O(D log N) for D distinct mated scores.
     """
     first = _first_of_runs(mated_sorted)
     values = mated_sorted[first]
-    below = np.empty(values.size, dtype=np.intp)
-    half = values.size // 2
-    upper = pool.submit(np.searchsorted, nonmated_sorted, values[half:]) if pool else None
-    below[:half] = np.searchsorted(nonmated_sorted, values[:half])
-    below[half:] = upper.result() if upper else np.searchsorted(nonmated_sorted, values[half:])
+    below = searchsorted_ascending(nonmated_sorted, values, pool=pool)
     # the first non-mated score at or above each value (the last one, below it, where none is)
     tied = np.flatnonzero(np.take(nonmated_sorted, below, mode="clip") == values)
     after = below

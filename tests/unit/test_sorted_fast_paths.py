@@ -4,6 +4,8 @@ equals the plain computation it replaces, bit for bit."""
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from fractions import Fraction
 from unittest import mock
 
@@ -14,6 +16,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import biofair as bf
+from biofair._counts import searchsorted_ascending
 from biofair._thresholds import threshold_at_fmr_runs, threshold_at_fmr_sorted
 from biofair.distribution_fairness import _lerp, _share_beyond, _sorted_percentile
 from biofair.groups import _factorize_sorted, _factorized, _split_by_key
@@ -63,6 +66,20 @@ def test_threshold_from_runs_with_one_score_each_and_all_ties():
                                   threshold_at_fmr_sorted(np.array([0.1, 0.2, 0.3]), fmr))
     tied = [np.full(5, 0.7), np.full(3, 0.7)]
     assert threshold_at_fmr_runs(tied, np.array([0.5, 1.0])).tolist() == [np.nextafter(0.7, 1), 0.7]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(scores, min_size=1, max_size=120), st.lists(scores, min_size=1, max_size=120), st.integers(1, 40),
+       st.booleans(), st.booleans())
+def test_search_of_ascending_keys_chunk_by_chunk_equals_numpy_searchsorted(values, keys, chunk, threads, single):
+    """Chunks of 1 to 40 keys (4,096 in use), ties within and across chunks, signed zeros,
+    float32 values and keys; with a pool, the chunks shared between two threads."""
+    dtype = np.float32 if single else np.float64
+    with np.errstate(over="ignore"):
+        sorted_values, sorted_keys = np.sort(np.array(values, dtype=dtype)), np.sort(np.array(keys, dtype=dtype))
+    with ThreadPoolExecutor(max_workers=1) if threads else nullcontext() as pool:
+        positions = searchsorted_ascending(sorted_values, sorted_keys, pool=pool, chunk=chunk)
+    np.testing.assert_array_equal(positions, np.searchsorted(sorted_values, sorted_keys))
 
 
 @settings(max_examples=300, deadline=None)
