@@ -245,14 +245,19 @@ TARGETS = {
         "sorting the N non-mated scores costs about 0.85x the floor by itself. On two cores two threads "
         "share it without a merge (np.partition at 45 % of them, then each thread sorts one side; the "
         "calling thread first checks the scores, sorts the mated ones and computes d'): about 0.8x. On "
-        "top of it: the searchsorted of the D distinct mated scores into the sorted non-mated ones (a "
-        "binary search per key, O(D log N), about 0.3x at D = N/10 distinct, 0.25x with the keys split "
-        "between the two threads), and the metrics' reads of the O(D) counts (about 0.5x of work at "
-        "D = 1e6). The metrics run in pairs, one in each thread (ROC polyline | ROC AUC; log-FMR area | "
-        "partial areas; hull EER | average precision and minDCF, the last three part by part) so that "
-        "one large temporary lives at a time: about 0.3x, and the peak memory stays under 2x (freely "
-        "scheduled they measured about 1.4x at 1e7, at a peak of 2.1-2.4x the raw scores). With ties D "
-        "is small; at 1e5 the fixed Python and pandas cost (about 2 ms) dominates a 0.5 ms sort",
+        "top of it: the search of the D distinct mated scores into the sorted non-mated ones (O(D log N), "
+        "a binary search per key: about 0.24x at D = N/10 distinct; in chunks of 4,096 keys, each "
+        "searched only in the stretch of non-mated scores its bounds span, the chunks shared by the two "
+        "threads by estimated cost: about 0.17x at 1e6 and 0.13x at 1e7), and the metrics' reads of the "
+        "O(D) counts (about 0.5x of work at D = 1e6). The metrics run in pairs, one in each thread (ROC "
+        "polyline | ROC AUC; log-FMR area | partial areas; hull EER | average precision and minDCF, the "
+        "last three part by part) so that one large temporary lives at a time: about 0.3x at 1e7, and the "
+        "peak memory stays under 2x (freely scheduled they measured about 1.4x at 1e7, at a peak of "
+        "2.1-2.4x the raw scores). At D = 1e5 (1e6 scores) the pairs take as long as the metrics one "
+        "after the other: both threads alternate short NumPy calls with Python, and each waits for the "
+        "other to release the GIL. With ties D is small; at 1e5 the fixed cost (about 2.5 ms: the "
+        "metrics about 1.3 ms, the table 0.4-0.6 ms, the search 0.2-0.4 ms) dominates a sort of "
+        "0.7-1.1 ms",
     ),
     "operating_summary peak memory <= 2x the raw scores (issue #22)": (
         lambda r: r["operating_summary"].peak_memory_x_raw <= 2,
@@ -278,7 +283,8 @@ TARGETS = {
         "chunk in cache, half the chunks in each of two threads, one sort per group and class, the "
         "arrays shared by the two threads, and the indices, which read only the groups' sorted arrays. "
         "Numbering text labels adds Arrow's hash factorization of the label column (two halves, one "
-        "per thread): about 1.2-1.5x a sort at 1e7 by itself, which leaves little room under 3x: the "
+        "per thread, which makes it only about 1.3x faster than one): about 1.2-1.5x a sort of the tied "
+        "scores at 1e7 by itself, which leaves little room under 3x: the "
         "row lands on either side of it from run to run (the floor itself moves by up to a quarter). "
         "Below 1e7 the report's fixed cost (10 to 15 ms of Python and pandas at 1e5) weighs on a sort "
         "of 1 to 14 ms",
