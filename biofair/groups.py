@@ -222,20 +222,38 @@ def _factorized(labels: pd.Series, columns: list[str]) -> tuple[NDArray[np.intp]
 
 
 def _factorize_sorted(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index]:
-    """``pd.factorize(labels, sort=True)``. Arrow-backed text of :data:`_IN_TWO_THREADS_FROM`
-    labels or more is factorized in two halves, one per thread (Arrow hashes without the
-    GIL); the halves' sorted labels are merged and their codes renumbered into the merge."""
+    """``pd.factorize(labels, sort=True)``.
+
+    Arrow-backed labels, :data:`_IN_TWO_THREADS_FROM` or more, are dictionary-encoded by Arrow
+    in two halves, one per thread (Arrow hashes without the GIL). The labels of both halves'
+    dictionaries are merged and sorted; then each thread renumbers its half's Arrow indices
+    into them with Arrow's ``take`` of a small table and writes them into the codes. pandas'
+    factorization of each half would widen its codes and renumber them once more in NumPy,
+    whose ``take`` first widens 32-bit indices too: 2x slower in all at 1e7 labels.
+    """
     if len(labels) < _IN_TWO_THREADS_FROM or getattr(labels.dtype, "storage", None) != "pyarrow":
         return pd.factorize(labels, sort=True)
-    half = len(labels) // 2
-    (first, first_uniques), (second, second_uniques) = in_two_threads(
-        lambda: pd.factorize(labels.iloc[:half], sort=True), lambda: pd.factorize(labels.iloc[half:], sort=True))
-    uniques = first_uniques.append(second_uniques).unique().sort_values()
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def encoded(part: pa.ChunkedArray) -> list[pa.DictionaryArray]:  # an empty part can come back unchunked
+        encoding = pc.dictionary_encode(part)
+        return getattr(encoding, "chunks", [encoding])
+
+    column, half = pa.array(labels.array), len(labels) // 2  # the Arrow chunks, not copied
+    first, second = in_two_threads(lambda: encoded(column.slice(0, half)), lambda: encoded(column.slice(half)))
+    dictionaries = pa.chunked_array([chunk.dictionary for chunk in first + second], type=column.type)
+    uniques = pd.Index(dictionaries, dtype=labels.dtype).unique().sort_values()
     codes = np.empty(len(labels), dtype=np.intp)
-    for part, (part_codes, part_uniques) in ((slice(None, half), (first, first_uniques)),
-                                             (slice(half, None), (second, second_uniques))):
-        renumber = np.append(uniques.get_indexer(part_uniques), -1)  # code -1 (missing) stays -1
-        np.take(renumber, part_codes, out=codes[part])
+
+    def renumber(chunks: list[pa.DictionaryArray], start: int) -> None:
+        for chunk in chunks:  # a missing label takes the position after the chunk's labels: code -1
+            new_code = pa.array(np.append(uniques.get_indexer(pd.Index(chunk.dictionary, dtype=labels.dtype)), -1))
+            indices = pc.fill_null(chunk.indices, len(chunk.dictionary))
+            codes[start : start + len(chunk)] = pc.take(new_code, indices).to_numpy()
+            start += len(chunk)
+
+    in_two_threads(lambda: renumber(first, 0), lambda: renumber(second, half))
     return codes, uniques
 
 

@@ -201,11 +201,14 @@ def test_split_by_key_chunk_by_chunk_equals_one_stable_sort(keys, chunk, threads
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.none(), st.text(max_size=3), st.sampled_from(["a", "B", "é", "", "a\x00", "😀"])),
-                max_size=60), st.booleans())
-def test_text_factorized_in_two_halves_equals_pandas_factorize(labels, arrow):
+                max_size=60), st.sampled_from(["str", "string[pyarrow]", "large_string[pyarrow]", object]),
+       st.integers(1, 4))
+def test_text_factorized_in_two_halves_equals_pandas_factorize(labels, dtype, n_chunks):
     """Arrow-backed text factorized in two threads, one half each, gives pandas' codes and
-    sorted labels: missing values, labels in one half only, empty and non-ASCII labels."""
-    column = pd.Series(labels, dtype="str" if arrow else object)
+    sorted labels: missing values, labels in one half only, empty and non-ASCII labels, a
+    column of several Arrow chunks (a concatenation)."""
+    pieces = np.array_split(np.array(labels, dtype=object), n_chunks)
+    column = pd.concat([pd.Series(list(piece), dtype=dtype) for piece in pieces], ignore_index=True)
     with mock.patch("biofair.groups._IN_TWO_THREADS_FROM", 0):
         codes, uniques = _factorize_sorted(column)
     expected_codes, expected_uniques = pd.factorize(column, sort=True)
