@@ -229,7 +229,8 @@ def _factorize_sorted(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index]:
     dictionaries are merged and sorted; then each thread renumbers its half's Arrow indices
     into them with Arrow's ``take`` of a small table and writes them into the codes. pandas'
     factorization of each half would widen its codes and renumber them once more in NumPy,
-    whose ``take`` first widens 32-bit indices too: 1.1-1.6x slower in all at 1e7-2e7 labels.
+    whose ``take`` first widens 32-bit indices too: 1.0-1.6x slower in all, in alternating runs
+    at 1e7-2e7 labels.
     """
     if len(labels) < _IN_TWO_THREADS_FROM or getattr(labels.dtype, "storage", None) != "pyarrow":
         return pd.factorize(labels, sort=True)
