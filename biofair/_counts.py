@@ -127,8 +127,9 @@ def _first_of_runs(sorted_values: NDArray) -> NDArray[np.intp]:
 def error_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> ErrorCounts:
     """Error counts from two ascending, validated arrays (no sorting done here).
 
-    The distinct values of each class are merged by one ``searchsorted`` of the mated
-    distinct values into the non-mated ones; everything else is linear.
+    The distinct values of each class are merged by one search of the mated distinct
+    values into the non-mated ones (:func:`searchsorted_ascending`); everything else is
+    linear.
     """
     n_mated, n_nonmated = mated_sorted.size, nonmated_sorted.size
     m_first = _first_of_runs(mated_sorted)
@@ -136,7 +137,7 @@ def error_counts_sorted(mated_sorted: NDArray, nonmated_sorted: NDArray) -> Erro
     m_values, n_values = mated_sorted[m_first], nonmated_sorted[n_first]
 
     # pos[i]: number of distinct non-mated values below the i-th distinct mated value.
-    pos = np.searchsorted(n_values, m_values, side="left")
+    pos = searchsorted_ascending(n_values, m_values)
     shared = pos < n_values.size
     shared[shared] = n_values[pos[shared]] == m_values[shared]
     only_mated = np.flatnonzero(~shared)
