@@ -26,6 +26,12 @@ def inexact_integers(values: NDArray) -> NDArray[np.bool_]:
     return (values > EXACT_INTEGER_LIMIT) | (values < -EXACT_INTEGER_LIMIT)
 
 
+def is_real_dtype(dtype: np.dtype) -> bool:
+    """Whether an array of ``dtype`` holds real numbers: not booleans, text, objects or
+    complex numbers (whose imaginary part a float64 cast would drop)."""
+    return dtype != bool and np.issubdtype(dtype, np.number) and not np.issubdtype(dtype, np.complexfloating)
+
+
 def as_scores(
     values: ArrayLike, name: str, *, keep_float32: bool = False, finite: bool = True
 ) -> NDArray[np.floating]:
@@ -37,7 +43,7 @@ def as_scores(
     with :func:`check_finite` (after sorting, a look at both ends suffices).
     """
     array = np.asarray(values)
-    if array.dtype == bool or not np.issubdtype(array.dtype, np.number):
+    if not is_real_dtype(array.dtype):
         raise TypeError(f"{name} must hold numeric scores, got dtype {array.dtype}")
     if array.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
@@ -66,7 +72,7 @@ def check_finite(array: NDArray[np.floating], name: str) -> NDArray[np.floating]
 def as_rates(values: ArrayLike, name: str) -> NDArray[np.float64]:
     """Return ``values`` as a float64 array (any shape) of rates in [0, 1], or raise."""
     raw = np.asarray(values)
-    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.number) or raw.dtype == object):
+    if not (is_real_dtype(raw.dtype) or raw.dtype == object):
         raise TypeError(f"{name} must be a rate or an array of rates, got {values!r}")
     try:
         array = raw.astype(np.float64)
@@ -121,6 +127,25 @@ def as_threshold(value: float, name: str = "threshold") -> float:
     return float(value)
 
 
+def as_thresholds(thresholds: ArrayLike, *, flat: bool = False, decided: str = "comparison") -> NDArray[np.float64]:
+    """Decision thresholds as float64 (``±inf`` allowed, never NaN), or raise.
+
+    With ``flat``, for the functions that give a row per threshold, one number or a
+    non-empty, flat sequence, returned 1-D. ``decided``: what the NaN message says cannot
+    be decided against a NaN threshold (a comparison, or a probe).
+    """
+    raw = np.asarray(thresholds)
+    if not is_real_dtype(raw.dtype):
+        raise TypeError(f"thresholds must be numbers, got {thresholds!r}")
+    if flat and (raw.ndim > 1 or raw.size == 0):
+        raise ValueError(f"thresholds must be one number or a non-empty, flat sequence, got shape {raw.shape}")
+    values = np.atleast_1d(raw.astype(np.float64)) if flat else raw.astype(np.float64)
+    n_nan = int(np.isnan(values).sum())
+    if n_nan:
+        raise ValueError(f"thresholds has {n_nan} NaN values: no {decided} can be decided against them")
+    return values
+
+
 def as_count(value: int, name: str, *, minimum: int = 1) -> int:
     """Return an integer ``value >= minimum``, or raise naming ``name``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
@@ -168,9 +193,21 @@ def scalar_or_array(values: NDArray, like: ArrayLike) -> float | NDArray:
     return float(values) if np.ndim(like) == 0 else values
 
 
+#: The smallest FMR bound the areas take: the smallest normal float, 2**-1022. Below it,
+#: the ratios of FMRs the log-FMR area takes overflow and the products the partial area
+#: takes lose digits (and no score set resolves such an FMR).
+SMALLEST_BOUND = float(np.finfo(np.float64).smallest_normal)
+
+
 def check_bound(value: float, name: str) -> float:
-    """``value`` as a float, if it is an FMR bound in (0, 1]."""
-    return as_number(value, name, low=0.0, high=1.0, open_low=True)
+    """``value`` as a float, if it is an FMR bound in [2**-1022, 1] (see :data:`SMALLEST_BOUND`)."""
+    bound = as_number(value, name, low=0.0, high=1.0, open_low=True)
+    if bound < SMALLEST_BOUND:
+        raise ValueError(
+            f"{name} must be at least 2**-1022 = {SMALLEST_BOUND!r}, the smallest normal float, got {value!r}: "
+            "the areas divide by it, and no score set resolves a smaller FMR"
+        )
+    return bound
 
 
 def check_alpha(alpha: float) -> float:

@@ -209,7 +209,7 @@ def partial_auc(
     nonmated : array_like of shape (N,)
         Non-mated (impostor) similarity scores.
     max_fmr : float
-        Upper FMR bound ``b`` in (0, 1].
+        Upper FMR bound ``b`` in [2**-1022, 1] (from the smallest normal float).
     standardized : bool, default False
         Return McClish's standardised area instead (scikit-learn's ``max_fpr``), which
         maps a chance ROC to 0.5 and a perfect one to 1.
@@ -291,7 +291,8 @@ def log_fmr_auc(
     nonmated : array_like of shape (N,)
         Non-mated (impostor) similarity scores.
     min_fmr : float, default 1e-3
-        The lower end ``a`` of the FMR range, ``0 < a < b``.
+        The lower end ``a`` of the FMR range, ``2**-1022 <= a < b`` (from the smallest
+        normal float).
     max_fmr : float, default 1
         The upper end ``b`` of the FMR range, ``b <= 1``.
 

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import ErrorCounts, MatedCounts, mated_counts
 from biofair._summation import SMALL_PART, parts
+from biofair._validation import as_number
 
 
 def _min_dcf_from_counts(
@@ -20,10 +21,9 @@ def _min_dcf_from_counts(
     The cost grows with both errors, so over all achievable thresholds it is smallest at
     one of the points :class:`~biofair._counts.MatedCounts` holds.
     """
-    if not 0.0 < p_target < 1.0:
-        raise ValueError(f"p_target must lie in (0, 1), got {p_target!r}")
-    if not (c_miss > 0 and c_fa > 0):
-        raise ValueError(f"c_miss and c_fa must be positive, got {c_miss!r} and {c_fa!r}")
+    p_target = as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
+    c_miss = as_number(c_miss, "c_miss", low=0.0, open_low=True, open_high=True)
+    c_fa = as_number(c_fa, "c_fa", low=0.0, open_low=True, open_high=True)
 
     def lowest_cost(fmr: NDArray, fnmr: NDArray) -> float:
         return float(np.min(c_miss * p_target * fnmr + c_fa * (1.0 - p_target) * fmr))

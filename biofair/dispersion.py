@@ -13,13 +13,15 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, ZeroRate
-from biofair._validation import as_rates, as_threshold, check_alpha, power_of_two_scaled
+from biofair._validation import as_rates, as_threshold, check_alpha, is_real_dtype, power_of_two_scaled
 from biofair.exceptions import UndefinedRateWarning
 from biofair.groups import GroupRates, ScoresByGroup, _group_rates, _pooled_threshold, scores_by_group
 
 
 def _per_group(rates: ArrayLike, name: str = "rates") -> NDArray[np.float64]:
-    values = as_rates(rates, name).ravel()
+    values = as_rates(rates, name)
+    if values.ndim != 1:
+        raise ValueError(f"{name} must hold one rate per group, shape (K,), got shape {values.shape}")
     if values.size < 2:
         raise ValueError(f"{name} needs the rates of at least two groups, got {values.size}")
     return values
@@ -79,6 +81,22 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
     return float(gini * k / (k - 1) if correction else gini)
 
 
+def _comparisons_per_group(counts: ArrayLike, k: int) -> NDArray[np.float64]:
+    """``counts`` as float64 if they are a whole, positive number of comparisons for each of
+    the ``k`` rates, else raise."""
+    raw = np.asarray(counts)
+    if not is_real_dtype(raw.dtype):
+        raise TypeError(f"counts must be numbers of comparisons, got {counts!r}")
+    n = raw.astype(np.float64)
+    if n.shape != (k,):
+        raise ValueError(f"counts must give one number of comparisons per rate, shape ({k},), got shape {n.shape}")
+    whole = np.isfinite(n) & (n >= 1) & (n == np.round(n))
+    if not whole.all():
+        raise ValueError(f"counts must be whole, positive numbers of comparisons; {int((~whole).sum())} are not: "
+                         f"{n[~whole][:5]}")
+    return n
+
+
 def _inequity(rates: NDArray, counts: NDArray | None, zero: str) -> tuple[float, NDArray[np.bool_]]:
     """Inequity and the mask of rates replaced by their upper bound."""
     replaced = rates == 0.0
@@ -110,7 +128,7 @@ def inequity(
     rates : array_like of shape (K,)
         One error rate per group, K >= 2.
     counts : array_like of shape (K,), optional
-        Comparisons behind each rate; needed when a rate is zero.
+        Comparisons behind each rate (whole, positive numbers); needed when a rate is zero.
     zero : {"upper_bound", "raise"}, default "upper_bound"
         A zero rate makes the geometric mean 0. ``"upper_bound"`` replaces it by the
         one-sided 95% upper bound ``1 - 0.05^(1/n_i)`` (about 3/n_i) and warns, naming the
@@ -120,6 +138,12 @@ def inequity(
     -------
     float
         ``IN = max_i x_i / (Π_i x_i)^(1/K)`` >= 1; 1 when all rates are equal.
+
+    Raises
+    ------
+    ValueError
+        When a rate lies outside [0, 1], ``counts`` does not give a whole, positive number
+        for each rate, or a rate is zero with ``zero="raise"`` or without ``counts``.
 
     Warns
     -----
@@ -145,9 +169,7 @@ def inequity(
     2.0
     """
     values = _per_group(rates)
-    n = None if counts is None else np.asarray(counts, dtype=np.float64).ravel()
-    if n is not None and (n.size != values.size or np.any(n < 1)):
-        raise ValueError("counts must give a positive number of comparisons for every rate")
+    n = None if counts is None else _comparisons_per_group(counts, values.size)
     value, replaced = _inequity(values, n, zero)
     if replaced.any():
         warnings.warn(

@@ -22,7 +22,7 @@ from biofair._counts import counts_at
 from biofair._thresholds import at_or_above_runs, threshold_at_fmr_runs, warn_unresolved
 from biofair._threads import in_two_threads
 from biofair._typing import By
-from biofair._validation import as_rates, as_threshold, scalar_or_array
+from biofair._validation import as_rates, as_threshold, as_thresholds, scalar_or_array
 from biofair.exceptions import SchemaError
 from biofair.schema import _check_ids_of_one_kind, _missing_groups_fix, validate_scores
 
@@ -656,6 +656,8 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
             problems.append(
                 f"group {name!r} has {mated_scores.size} mated and {nonmated.size} "
                 "homogeneous non-mated comparisons; both are needed"
+                + (" (it holds the comparisons without a label: fill in their labels, or remove those rows "
+                   "from the file)" if _MISSING_GROUP in name else "")
             )
         groups[name] = GroupScores(mated_scores, nonmated)
     if len(groups) < 2:
@@ -926,7 +928,7 @@ def rates_by_group(scores: pd.DataFrame, thresholds: ArrayLike, *, by: By = "gro
     1     b  0.5   0.0
     """
     groups = scores_by_group(scores, by=by)
-    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    values = as_thresholds(thresholds, flat=True)
     return _rates_table(list(groups), values, _group_rates(groups, values))
 
 

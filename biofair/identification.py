@@ -29,6 +29,7 @@ from biofair._validation import (
     as_count,
     as_rates,
     as_targets,
+    as_thresholds,
     check_alpha,
     check_choice,
     inexact_integers,
@@ -566,21 +567,6 @@ def _dir_fpir(groups: dict[str, pd.DataFrame], thresholds: NDArray, rank: int) -
     return np.array(dir_rates), np.array(fpir_rates)
 
 
-def _as_thresholds(thresholds: ArrayLike) -> NDArray[np.float64]:
-    """A flat, non-empty float64 array of decision thresholds (``±inf`` allowed, never NaN)."""
-    raw = np.asarray(thresholds)
-    if raw.dtype == bool or not np.issubdtype(raw.dtype, np.number):
-        raise TypeError(f"thresholds must be numbers, got {thresholds!r}")
-    if raw.ndim > 1 or raw.size == 0:
-        raise ValueError(f"thresholds must be one number or a non-empty, flat sequence, got shape {raw.shape}")
-    values = np.atleast_1d(raw.astype(np.float64))
-    if np.isnan(values).any():
-        raise ValueError(
-            f"thresholds has {int(np.isnan(values).sum())} NaN values: no probe can be decided against them"
-        )
-    return values
-
-
 def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank: int = 1) -> pd.DataFrame:
     """DIR and FPIR of every group at every threshold (open set).
 
@@ -634,7 +620,7 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
     0     x  1.0   1.0
     1     y  1.0   0.0
     """
-    values = _as_thresholds(thresholds)
+    values = as_thresholds(thresholds, flat=True, decided="probe")
     groups = _groups(outcomes, need_open_set=True)
     dir_rates, fpir_rates = _dir_fpir(groups, values, rank)
     n_enrolled = np.array([int(g["mated"].sum()) for g in groups.values()])

@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from biofair._counts import counts_at, sorted_scores, tmr_sorted
 from biofair._fast_tmr import tmr_at_fmr_jackknife, tmr_at_fmr_replicates
 from biofair._thresholds import largest_sorted, threshold_at_fmr_sorted, warn_unresolved
-from biofair._validation import as_rates, as_scores, scalar_or_array
+from biofair._validation import as_rates, as_scores, as_threshold, as_thresholds, scalar_or_array
 
 
 class ErrorRates(NamedTuple):
@@ -94,14 +94,6 @@ class OperatingPoint(NamedTuple):
         return (self.n_mated - self.false_non_matches) / self.n_mated
 
 
-def _as_thresholds(thresholds: ArrayLike) -> NDArray[np.float64]:
-    values = np.asarray(thresholds, dtype=np.float64)
-    n_nan = int(np.isnan(values).sum())
-    if n_nan:
-        raise ValueError(f"thresholds contains {n_nan} NaN values")
-    return values
-
-
 def fmr_fnmr(mated: ArrayLike, nonmated: ArrayLike, thresholds: ArrayLike) -> ErrorRates:
     """False match and false non-match rates at given thresholds.
 
@@ -145,7 +137,7 @@ def fmr_fnmr(mated: ArrayLike, nonmated: ArrayLike, thresholds: ArrayLike) -> Er
     ErrorRates(fmr=0.5, fnmr=0.0)
     """
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
-    values = _as_thresholds(thresholds)
+    values = as_thresholds(thresholds)
     false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, values)
     return ErrorRates(
         scalar_or_array(false_matches / nonmated_sorted.size, thresholds),
@@ -329,10 +321,12 @@ def operating_point(
         raise ValueError("give exactly one of fmr= and threshold=")
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
     if fmr is not None:
+        if np.ndim(fmr) != 0:
+            raise TypeError(f"fmr must be one target FMR, got {fmr!r}")
         target = as_rates(fmr, "fmr").reshape(1)
         warn_unresolved(target, nonmated_sorted.size)
         threshold = float(threshold_at_fmr_sorted(nonmated_sorted, target)[0])
-    value = float(_as_thresholds(threshold))
+    value = as_threshold(threshold)
     false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, value)
     return OperatingPoint(
         threshold=value,

@@ -108,6 +108,8 @@ def _score_problems(score: pd.Series) -> list[str]:
     """What stops ``score`` from being finite float64 scores, one problem per line."""
     if pd.api.types.is_bool_dtype(score):
         return [f"column 'score' holds booleans (dtype {score.dtype}), not comparison scores"]
+    if pd.api.types.is_complex_dtype(score):
+        return [f"column 'score' holds complex numbers (dtype {score.dtype}), not comparison scores"]
     if not pd.api.types.is_numeric_dtype(score):
         words = score[pd.to_numeric(score, errors="coerce").isna() & score.notna()]
         if len(words):

@@ -17,7 +17,7 @@ from scipy import stats
 from biofair._counts import error_counts_sorted, tmr_sorted
 from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed, SubsetMetric
-from biofair._validation import as_count, as_rng, as_scores, power_of_two_scaled
+from biofair._validation import as_count, as_rates, as_rng, as_scores, power_of_two_scaled
 from biofair.equal_error_rate import _eer_from_counts
 from biofair.groups import scores_by_group
 
@@ -171,12 +171,18 @@ def statistical_parity(a: ArrayLike, b: ArrayLike) -> float:
     Parameters
     ----------
     a, b : array_like of shape (K,)
-        The performance values of two groups, subset by subset (EERs for SP, TMRs for EOP).
+        The performance values of two groups, subset by subset (EERs for SP, TMRs for EOP):
+        rates in [0, 1].
 
     Returns
     -------
     float
         ``1 - mean_k |a_k - b_k|``; 1 when the groups agree on every subset.
+
+    Raises
+    ------
+    ValueError
+        When ``a`` and ``b`` differ in length or hold a value outside [0, 1].
 
     See Also
     --------
@@ -196,6 +202,8 @@ def statistical_parity(a: ArrayLike, b: ArrayLike) -> float:
     1.0
     """
     a, b = _pair(a, b, same_length=True)
+    as_rates(a, "a")  # EERs or TMRs: rates in [0, 1]
+    as_rates(b, "b")
     return float(1.0 - np.mean(np.abs(a - b)))
 
 

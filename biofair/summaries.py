@@ -18,7 +18,7 @@ from biofair._counts import counts_at, mated_counts_sorted
 from biofair._threads import here_and_there
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
-from biofair._validation import as_rng, as_scores, as_targets, check_finite
+from biofair._validation import as_rng, as_scores, as_targets, check_bound, check_finite
 from biofair.areas import (
     _log_fmr_auc_from_counts,
     _partial_aucs_from_counts,
@@ -79,9 +79,10 @@ def operating_summary(
     fmr_targets : sequence of float, default (1e-1, 1e-2, 1e-3, 1e-4)
         FMR targets for TMR and FNMR (thresholds by :func:`biofair.threshold_at_fmr`).
     pauc_bounds : sequence of float, default (1e-1, 1e-2, 1e-3)
-        Bounds ``b`` of the normalised partial AUC and the overstatement ``G_b``.
+        Bounds ``b`` of the normalised partial AUC and the overstatement ``G_b``, in
+        [2**-1022, 1] (from the smallest normal float).
     min_fmr : float, default 1e-3
-        Lower bound of the log-FMR AUC (upper bound 1).
+        Lower bound of the log-FMR AUC (upper bound 1), in [2**-1022, 1).
     p_target : float, default 0.01
         Target prior of the minDCF (unit costs).
     eer_method : {"rocch", "midpoint", "interval"}, default "rocch"
@@ -132,11 +133,12 @@ def operating_summary(
     """
     mated = as_scores(mated, "mated", keep_float32=True)
     nonmated = as_scores(nonmated, "nonmated", keep_float32=True, finite=False)
+    targets = as_targets(fmr_targets, "fmr_targets")
+    bounds = np.array([check_bound(bound, "pauc_bounds") for bound in as_targets(pauc_bounds, "pauc_bounds").tolist()])
+    check_bound(min_fmr, "min_fmr")
     with ThreadPoolExecutor(max_workers=1) if nonmated.size >= _PARALLEL_FROM else nullcontext() as pool:
         mated_sorted, nonmated_sorted, d_prime = _sorted_classes_and_decidability(mated, nonmated, pool)
         n_mated, n_nonmated = mated_sorted.size, nonmated_sorted.size
-        targets = as_targets(fmr_targets, "fmr_targets")
-        bounds = as_targets(pauc_bounds, "pauc_bounds")
         warn_unresolved(np.concatenate([targets, bounds, [min_fmr]]), n_nonmated)
 
         # One search of the distinct mated scores into the non-mated ones: every ROC metric

@@ -131,7 +131,7 @@ def partial_auc(scores: Any, *, max_fmr: float, standardized: bool = False,
     scores : dask.dataframe.DataFrame, str or Partitioned
         The partitioned score set; groups are ignored.
     max_fmr : float
-        Upper FMR bound ``b`` in (0, 1].
+        Upper FMR bound ``b`` in [2**-1022, 1] (from the smallest normal float).
     standardized : bool, default False
         McClish's standardised area, as :func:`biofair.partial_auc`.
     bins : int, default 65536

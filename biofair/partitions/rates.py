@@ -10,7 +10,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, ZeroRate
-from biofair._validation import as_rates, check_alpha
+from biofair._validation import as_rates, as_thresholds, check_alpha
 from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_gap
 from biofair.dispersion import OutcomeFairness, _outcome_from_rates
 from biofair.groups import GroupRates, _rates_table
@@ -93,8 +93,8 @@ def group_rates_at(
     >>> rates.fmr.shape, cross is None
     ((3, 2), True)
     """
+    values = as_thresholds(thresholds, flat=True)
     frame, census_ = partitioned(scores, by=by)
-    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
     at_or_above = _counts_at(frame, census_, values)
     false_matches, true_matches = at_or_above[2::2], at_or_above[3::2]
     n_mated, n_nonmated = census_.n_mated[:, None], census_.n_nonmated[:, None]
@@ -145,7 +145,7 @@ def rates_by_group(scores: Any, thresholds: ArrayLike, *, by: By = "group") -> p
     >>> found.equals(bf.rates_by_group(table, [3.0]))
     True
     """
-    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    values = as_thresholds(thresholds, flat=True)
     data = partitioned(scores, by=by)
     rates, _ = group_rates_at(data, values, by=by)
     return _rates_table(data.census.names, values, rates)

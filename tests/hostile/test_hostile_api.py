@@ -161,6 +161,49 @@ CASES = {
     "columns=['score']": (lambda: bf.read_scores(EXAMPLE, columns=["score"]), (TypeError, r"^columns must map file column names")),
     "a pair of three files": (lambda: bf.read_scores((EXAMPLE, EXAMPLE, EXAMPLE)),
                               (ValueError, r"^path must be one file or a \(mated_file, nonmated_file\) pair, got 3 files")),
+    # found by a review of the API with hostile options (each gave a number before, or numpy's message)
+    "rates_by_group thresholds=[nan]": (lambda: bf.rates_by_group(TABLE, [float("nan")]),  # was: FMR 0, FNMR 1
+                                        (ValueError, r"^thresholds has 1 NaN values: no comparison can be decided")),
+    "rates_by_group thresholds=[None]": (lambda: bf.rates_by_group(TABLE, [None]),
+                                         (TypeError, r"^thresholds must be numbers, got \[None\]")),
+    "rates_by_group thresholds=[]": (lambda: bf.rates_by_group(TABLE, []),  # was: a table with no rows
+                                     (ValueError, r"^thresholds must be one number or a non-empty, flat sequence, got shape \(0,\)")),
+    "rates_by_group thresholds=[[0.5, 1.5]]": (lambda: bf.rates_by_group(TABLE, [[0.5, 1.5]]),
+                                               (ValueError, r"^thresholds must be one number or a non-empty, flat sequence, got shape \(1, 2\)")),
+    "fmr_fnmr thresholds=True": (lambda: bf.fmr_fnmr(MATED, NONMATED, True), (TypeError, r"^thresholds must be numbers, got True")),
+    "fmr_fnmr thresholds='0.1'": (lambda: bf.fmr_fnmr(MATED, NONMATED, "0.1"), (TypeError, r"^thresholds must be numbers, got '0.1'")),
+    "operating_point threshold='0.5'": (lambda: bf.operating_point(MATED, NONMATED, threshold="0.5"),
+                                        (TypeError, r"^threshold must be a number, got '0.5'")),
+    "operating_point fmr=[0.1, 0.2]": (lambda: bf.operating_point(MATED, NONMATED, fmr=[0.1, 0.2]),
+                                       (TypeError, r"^fmr must be one target FMR, got \[0.1, 0.2\]")),
+    "complex scores": (lambda: bf.eer(np.array([1 + 5j, 2]), NONMATED),  # was: the imaginary part dropped
+                       (TypeError, r"^mated must hold numeric scores, got dtype complex128")),
+    "complex score column": (lambda: bf.validate_scores(TABLE.assign(score=TABLE["score"] + 1j)),
+                             (bf.SchemaError, r"column 'score' holds complex numbers \(dtype complex128\)")),
+    "complex rates": (lambda: bf.garbe(np.array([0.1, 0.2 + 0j])), (TypeError, r"^rates must be a rate or an array of rates")),
+    "garbe of a 2-D array": (lambda: bf.garbe([[0.1, 0.2], [0.3, 0.4]]),  # was: four groups
+                             (ValueError, r"^rates must hold one rate per group, shape \(K,\), got shape \(2, 2\)")),
+    "inequity counts=[nan, 10]": (lambda: bf.inequity([0.0, 0.1], counts=[float("nan"), 10]),  # was: nan
+                                  (ValueError, r"^counts must be whole, positive numbers of comparisons; 1 are not: \[nan\]")),
+    "inequity counts=[2.5, 10]": (lambda: bf.inequity([0.0, 0.1], counts=[2.5, 10]),
+                                  (ValueError, r"^counts must be whole, positive numbers of comparisons; 1 are not: \[2.5\]")),
+    "inequity counts=[10]": (lambda: bf.inequity([0.01, 0.1], counts=[10]),
+                             (ValueError, r"^counts must give one number of comparisons per rate, shape \(2,\), got shape \(1,\)")),
+    "inequity counts=['a', 20]": (lambda: bf.inequity([0.01, 0.1], counts=["a", 20]), (TypeError, r"^counts must be numbers")),
+    "statistical_parity of a rate 1.5": (lambda: bf.statistical_parity([1.5], [0.2]),  # was: -0.3
+                                         (ValueError, r"^a must lie in \[0, 1\]; 1 value\(s\) do not")),
+    "equal_opportunity of a rate -3": (lambda: bf.equal_opportunity([0.5], [-3]), (ValueError, r"^b must lie in \[0, 1\]")),
+    "min_dcf c_miss=inf": (lambda: bf.min_dcf(MATED, NONMATED, c_miss=float("inf")),  # was: inf
+                           (ValueError, r"^c_miss must lie in \(0, inf\), got inf")),
+    "min_dcf p_target='0.5'": (lambda: bf.min_dcf(MATED, NONMATED, p_target="0.5"), (TypeError, r"^p_target must be a number")),
+    "log_fmr_auc min_fmr=1e-320": (lambda: bf.log_fmr_auc(MATED, NONMATED, min_fmr=1e-320),  # was: nan
+                                   (ValueError, r"^min_fmr must be at least 2\*\*-1022 = 2.2250738585072014e-308")),
+    "partial_auc max_fmr=5e-324": (lambda: bf.partial_auc(MATED, NONMATED, max_fmr=5e-324),  # was: 0
+                                   (ValueError, r"^max_fmr must be at least 2\*\*-1022")),
+    "operating_summary pauc_bounds=[1e-310]": (lambda: bf.operating_summary(MATED, NONMATED, pauc_bounds=[1e-310]),
+                                               (ValueError, r"^pauc_bounds must be at least 2\*\*-1022")),
+    "operating_summary pauc_bounds=[0.0]": (lambda: bf.operating_summary(MATED, NONMATED, pauc_bounds=[0.0]),
+                                            (ValueError, r"^pauc_bounds must lie in \(0, 1\], got 0.0")),
 }
 
 

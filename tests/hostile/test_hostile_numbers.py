@@ -118,3 +118,16 @@ def test_one_score_has_bins_wherever_numpy_cannot_centre_it(value):
     assert counts.sum() == 7 and np.count_nonzero(counts) == 1
     if abs(value) < 1e15:  # where NumPy can, its edges
         np.testing.assert_array_equal(edges, np.histogram_bin_edges([value], bins=100))
+
+
+def test_fmr_bounds_down_to_the_smallest_normal_float():
+    """Below 2**-1022 the log-FMR area's ratio of bounds overflowed (NaN at min_fmr=1e-320)
+    and the partial area's products underflowed (0 at max_fmr=5e-324, for 0.5): such bounds
+    are refused (tests/hostile/test_hostile_api.py); from the smallest normal float on, both
+    areas are right. Here TMR is 0.5 for FMR in (0, 0.5) and 1 above it."""
+    mated, nonmated = [0.5, 2.0], [0.0, 1.0]
+    smallest = float(np.finfo(np.float64).smallest_normal)
+    assert bf.partial_auc(mated, nonmated, max_fmr=smallest) == 0.5
+    # (0.5 ln(0.5 / a) + 1 ln(1 / 0.5)) / ln(1 / a), a = 2**-1022: (0.5·1021 + 1) / 1022
+    assert bf.log_fmr_auc(mated, nonmated, min_fmr=smallest) == pytest.approx(511.5 / 1022, rel=1e-14)
+    assert bf.log_fmr_auc([1.0], [0.0], min_fmr=smallest) == 1.0
