@@ -147,7 +147,7 @@ def render(report) -> str:
 <style>{_STYLE}</style></head><body>
 <h1>Demographic differential report</h1>
 <p>Groups by <b>{_e(", ".join(report.by))}</b>. Threshold <b>{_number(report.threshold, 6)}</b> (a comparison
-is a match when its score is at or above it), {source}. At this threshold the whole data set has
+is a match when its {"distance is at or below" if report.distance else "score is at or above"} it), {source}. At this threshold the whole data set has
 FMR {_number(overall["fmr"])} ({overall["false_matches"]:,} of {overall["n_nonmated"]:,} non-mated comparisons)
 and FNMR {_number(overall["fnmr"])} ({overall["false_non_matches"]:,} of {overall["n_mated"]:,} mated comparisons).</p>
 <h2>How to read this report</h2>

@@ -152,6 +152,17 @@ def _existing_file(text: str) -> Path:
     return Path(text)
 
 
+def _output_folder(text: str) -> Path:
+    """A folder to write the report into: not an empty path, nor the root of the file system
+    (``/``, or a path such as ``/tmp/..`` that resolves to it), which has no name to publish the
+    report under."""
+    if not text:
+        raise argparse.ArgumentTypeError("the folder is empty; give a new or an empty folder")
+    if not Path(os.path.abspath(text)).name:
+        raise argparse.ArgumentTypeError(f"{text!r} is the root of the file system; give a new or an empty folder")
+    return Path(text)
+
+
 class _Distinct(argparse.Action):
     """Store a list of distinct, non-empty names."""
 
@@ -175,7 +186,7 @@ def _build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     report.add_argument("scores", type=_existing_file, help="score file: CSV, TSV, Parquet or a bob score file (may be compressed)")
-    report.add_argument("-o", "--output", type=Path, required=True,
+    report.add_argument("-o", "--output", type=_output_folder, required=True,
                         help="output folder: must not exist, or be empty; it appears when the report is complete")
     report.add_argument("--columns", type=_mapping, default={}, metavar="MAP",
                         help="rename file columns to score, mated, group, ...: e.g. sim=score,label=mated")
@@ -203,7 +214,8 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="standard: every metric of the book (notebook, HTML, JSON); differential: the "
                              "demographic differential audit at one threshold (HTML, JSON)")
     report.add_argument("--threshold", type=_finite, metavar="T",
-                        help="differential layout: the operational threshold (default: set at --operating-fmr "
+                        help="differential layout: the operational threshold, in the file's units (with "
+                             "--distance, a match is a distance at or below it; default: set at --operating-fmr "
                              "on all non-mated scores)")
     report.add_argument("--reference", metavar="GROUP",
                         help="differential layout: the group rates are compared to (default: the resolved group "
@@ -377,15 +389,33 @@ def _check_analysis(args: argparse.Namespace) -> list[str]:
         for kind in ("mated", "nonmated"):
             bf.comprehensive_equity_index(groups, by=by, kind=kind)
             bf.automatic_comprehensive_equity_index(groups, by=by, kind=kind)
-    shown = (bf.ScoreDirectionWarning, bf.InsufficientComparisonsWarning)
-    return list(dict.fromkeys(_one_line(w.message) for w in caught if issubclass(w.category, shown)))
+    return _shown(caught)
+
+
+def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
+    """The warnings a user of the command must see, once each, one line each: scores that
+    look like distances, targets the data cannot resolve, and group labels that differ
+    only by surrounding spaces (two groups, as written, but often one typed twice)."""
+    import biofair as bf
+    from biofair.groups import _SPACES_SPLIT_WARNING
+
+    def shown(warning: warnings.WarningMessage) -> bool:
+        return (issubclass(warning.category, (bf.ScoreDirectionWarning, bf.InsufficientComparisonsWarning))
+                or _SPACES_SPLIT_WARNING in str(warning.message))
+
+    return list(dict.fromkeys(_one_line(w.message) for w in caught if shown(w)))
 
 
 def _differential_analysis(args: argparse.Namespace):
-    """Read the file and compute the differential report (the whole analysis: seconds)."""
+    """Read the file and compute the differential report (the whole analysis: seconds).
+
+    Distances are read negated (a match is ``score >= threshold`` throughout the package): the
+    threshold is negated on its way in, and the report gives it back in the file's units.
+    """
     import biofair as bf
 
     by = _by(args)
+    threshold = None if args.threshold is None else (-args.threshold if args.distance else args.threshold)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = bf.read_grouped_scores(
@@ -393,12 +423,13 @@ def _differential_analysis(args: argparse.Namespace):
             format=args.format, subjects=args.subjects, missing_groups=args.missing_groups,
         )
         report = bf.differential_report(
-            table, by=by, threshold=args.threshold, fmr=None if args.threshold is not None else args.operating_fmr,
+            table, by=by, threshold=threshold, fmr=None if threshold is not None else args.operating_fmr,
             reference=args.reference, n_resamples=args.n_resamples, rng=args.seed,
             **({} if args.tolerance is None else {"tolerance": args.tolerance}),
         )
-    shown = (bf.ScoreDirectionWarning, bf.InsufficientComparisonsWarning)
-    return report, list(dict.fromkeys(_one_line(w.message) for w in caught if issubclass(w.category, shown)))
+    if args.distance:
+        report = report.in_distance_units()
+    return report, _shown(caught)
 
 
 def _write_differential(report, folder: _OutputFolder) -> None:

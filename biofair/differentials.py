@@ -108,7 +108,8 @@ class DifferentialReport(NamedTuple):
         ``false_matches``, ``comparisons``, ``resolved`` (the target FMR allows 3 false
         matches) and ``fmr`` (NaN unless resolved); None when the groups are pair-level.
     threshold : float
-        The operational threshold (match iff ``score >= threshold``).
+        The operational threshold (match iff ``score >= threshold``; with ``distance``,
+        iff ``distance <= threshold``).
     threshold_source : str
         How it was set: ``"given"`` or ``"fmr"`` (at ``fmr_target`` on all non-mated scores).
     fmr_target : float or None
@@ -129,6 +130,9 @@ class DifferentialReport(NamedTuple):
         The subject column the bootstrap resamples (None: comparisons resampled).
     notes : list of str
         What the reader must know: excluded groups, unresolved targets.
+    distance : bool
+        Whether ``threshold`` is in the distance units of the score file (see
+        :meth:`in_distance_units`).
 
     See Also
     --------
@@ -157,6 +161,19 @@ class DifferentialReport(NamedTuple):
     n_resamples: int
     cluster: str | None
     notes: list
+    distance: bool = False
+
+    def in_distance_units(self) -> DifferentialReport:
+        """The report with its threshold in the units of a file of distances.
+
+        A table read from distances (``greater_is_match=False``) holds them negated, so that
+        a match is ``score >= t`` throughout, ``t`` a negated distance. This report gives
+        ``-t`` instead, the threshold in the file's units: a match iff ``distance <= -t``.
+        The rates and counts do not change.
+        """
+        if self.distance:
+            raise ValueError("the report's threshold is already in distance units")
+        return self._replace(threshold=-self.threshold, distance=True)
 
     def to_frame(self) -> pd.DataFrame:
         """The per-group table (a copy): one row per group and rate."""
@@ -176,7 +193,9 @@ class DifferentialReport(NamedTuple):
             "report": "biofair differential report",
             "biofair_version": __version__,
             "settings": {
-                "by": list(self.by), "threshold": self.threshold, "threshold_source": self.threshold_source,
+                "by": list(self.by), "threshold": self.threshold,
+                "match": "distance <= threshold" if self.distance else "score >= threshold",
+                "threshold_source": self.threshold_source,
                 "fmr_target": self.fmr_target, "reference": {k: v for k, v in self.reference.items()},
                 "tolerance": self.tolerance, "confidence": self.confidence,
                 "n_resamples": self.n_resamples, "cluster": self.cluster,

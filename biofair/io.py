@@ -17,7 +17,7 @@ import os
 import warnings
 import zipfile
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import BinaryIO, Literal
 
@@ -175,17 +175,25 @@ def _as_text(column: pd.Series) -> pd.Series:
 
 
 def _read_parquet(path: Path, columns: Mapping[str, str] | None) -> pd.DataFrame:
-    """A Parquet table: typed as stored, every column but score and mated turned into text."""
+    """A Parquet table: typed as stored, every column but score and mated turned into text.
+
+    Integer columns with missing values are read as Arrow integers, not as the floats pandas
+    makes of them: labels 1 and 2 stay "1" and "2", not "1.0" and "2.0".
+    """
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    names = pq.read_schema(path).names
-    _check_names(names, path)
-    renames = _renames(names, columns)
-    table = pd.read_parquet(path).rename(columns=renames)
-    for name in table.columns:
-        if name not in ("score", "mated"):
-            table[name] = _as_text(table[name])
-    return table
+    schema = pq.read_schema(path)
+    _check_names(schema.names, path)
+    renames = _renames(schema.names, columns)
+    table = pd.read_parquet(path)
+    labels = [field.name for field in schema if renames.get(field.name, field.name) not in ("score", "mated")]
+    integers = [name for name in labels if pa.types.is_integer(schema.field(name).type) and table[name].hasnans]
+    if integers:
+        table[integers] = pq.read_table(path, columns=integers).to_pandas(types_mapper=pd.ArrowDtype)
+    for name in labels:
+        table[name] = _as_text(table[name])
+    return table.rename(columns=renames)
 
 
 def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None, format: _ScoreFormat) -> pd.DataFrame:

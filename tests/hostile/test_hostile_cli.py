@@ -73,6 +73,9 @@ OPTIONS = {
     "--threshold inf": (["--layout", "differential", "--threshold", "inf"], r"argument --threshold: expected a finite number, got 'inf'"),
     "--threshold without the layout": (["--threshold", "0.5"], r"argument --threshold: only with --layout differential"),
     "--reference without the layout": (["--reference", "A"], r"argument --reference: only with --layout differential"),
+    "--output /": (["-o", "/"], r"argument -o/--output: '/' is the root of the file system"),  # was: a traceback
+    "--output /tmp/..": (["-o", "/tmp/.."], r"argument -o/--output: '/tmp/..' is the root of the file system"),
+    "--output ''": (["-o", ""], r"argument -o/--output: the folder is empty"),  # was: the current folder
 }
 
 

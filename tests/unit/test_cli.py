@@ -59,6 +59,9 @@ def test_example_report_matches_direct_calls(example_report):
     assert value(summary, "roc_auc") == bf.roc_auc(mated, nonmated)
     assert value(summary, "eer") == bf.eer(mated, nonmated).eer
     assert value(summary, "tmr_at_fmr", 0.01) == bf.tmr_at_fmr(mated, nonmated, 0.01)
+    at_target = summary[(summary["metric"] == "tmr_at_fmr") & (summary["fmr_target"] == 0.01)]
+    assert at_target["threshold"].item() == bf.threshold_at_fmr(nonmated, 0.01)
+    assert json.loads((example_report / "summary.json").read_text())["match"] == "score >= threshold"
     fdr = bf.fairness_discrepancy_rate(table, fmr_targets=[1e-1, 1e-2, 1e-3])
     for row in fdr.itertuples():
         assert value(summary, "fdr", row.fmr_target) == row.fdr
@@ -94,6 +97,13 @@ def test_distance_file(tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     summary = summary_values(tmp_path / "out")
     assert value(summary, "roc_auc") == bf.roc_auc(*bf.split_scores(table))
+    # thresholds in the file's units (they were the negated distances): a match is a distance at or below
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["match"] == "distance <= threshold"
+    at_target = summary[(summary["metric"] == "tmr_at_fmr") & (summary["fmr_target"] == 0.01)]
+    mated, nonmated = bf.split_scores(table)
+    threshold = at_target["threshold"].item()
+    assert threshold == -bf.threshold_at_fmr(nonmated, 0.01)
+    assert np.mean(-mated <= threshold) == at_target["value"].item()  # TMR counted on the distances
 
 
 def bad_files(tmp_path):

@@ -94,3 +94,50 @@ def test_pair_level_groups_without_subjects(tmp_path):
     document = json.loads((tmp_path / "out" / "differential.json").read_text())
     jsonschema.validate(document, SCHEMA, cls=jsonschema.Draft202012Validator)
     assert document["cross_group"] is None and document["settings"]["cluster"] is None
+
+
+def test_distances_keep_their_units_in_and_out(tmp_path):
+    """A file of distances (10 - score) and its similarity twin give the same counts; the
+    threshold is read and reported in the file's units (it was given and shown negated,
+    so that --threshold 7.5 on distances matched nothing)."""
+    table = bf.synthetic.demographic_scores(rng=0)
+    table["score"] = table["score"].round(4)
+    table.to_csv(tmp_path / "similarity.csv", index=False)
+    table.assign(score=(10 - table["score"]).round(4)).to_csv(tmp_path / "distance.csv", index=False)
+    counts = {}
+    for name, options in (("similarity", ("--threshold", "2.5")), ("distance", ("--threshold", "7.5", "--distance")),
+                          ("distance_at_fmr", ("--distance",)), ("similarity_at_fmr", ())):
+        source = "distance.csv" if name.startswith("distance") else "similarity.csv"
+        assert run(tmp_path / source, "--layout", "differential", *options, "-n", "20", "-o", tmp_path / name) == 0
+        document = json.loads((tmp_path / name / "differential.json").read_text())
+        jsonschema.validate(document, SCHEMA, cls=jsonschema.Draft202012Validator)
+        counts[name] = [(g["group"], g["rate"], g["errors"], g["comparisons"]) for g in document["groups"]]
+        settings = document["settings"]
+        assert settings["match"] == ("distance <= threshold" if name.startswith("distance") else "score >= threshold")
+        page = (tmp_path / name / "report.html").read_text()
+        assert ("distance is at or below it" in page) == name.startswith("distance")
+        if name == "distance":
+            assert settings["threshold"] == 7.5
+        if name.endswith("at_fmr"):
+            counts[name].append(settings["threshold"])
+    assert counts["distance"] == counts["similarity"]
+    # at a target FMR the thresholds differ by the change of units: t_distance = 10 - t_similarity
+    *rows, threshold = counts["distance_at_fmr"]
+    *twin_rows, twin_threshold = counts["similarity_at_fmr"]
+    assert rows == twin_rows and threshold == pytest.approx(10 - twin_threshold, abs=1e-12)
+    # by hand: distances at or below 7.5 are matches
+    distances = 10 - table["score"]
+    mated = table["mated"].to_numpy()
+    assert sum(e for _, rate, e, _ in counts["distance"] if rate == "fnmr") == int((distances[mated] > 7.5).sum())
+
+
+def test_labels_that_differ_only_by_spaces_are_named_on_the_terminal(tmp_path, capsys):
+    """The library warned, but the command showed only two kinds of warning: ' x' and 'x'
+    became two groups without a word."""
+    table = bf.synthetic.gaussian_scores(n_mated=300, n_nonmated=3_000, rng=0)
+    table["group"] = np.array(["x", " x", "y"])[np.arange(len(table)) % 3]
+    path = tmp_path / "scores.csv"
+    pd.DataFrame(table).to_csv(path, index=False)
+    assert run(path, "--layout", "differential", "-n", "20", "-o", tmp_path / "out") == 0
+    assert "biofair report: warning: column(s) ['group'] hold labels that differ only by surrounding spaces: " \
+           "' x', 'x'" in capsys.readouterr().err

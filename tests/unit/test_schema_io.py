@@ -90,6 +90,23 @@ def test_read_parquet_and_distances(tmp_path):
     assert bf.roc_auc(*bf.split_scores(table)) == 1.0
 
 
+def test_parquet_integer_labels_with_missing_values_stay_integers(tmp_path):
+    """pandas reads an integer column with nulls as floats: the labels were "1.0" and "2.0"
+    (and an id beyond 2**53 lost its last digits)."""
+    pa, pq = pytest.importorskip("pyarrow"), pytest.importorskip("pyarrow.parquet")
+    path = tmp_path / "s.parquet"
+    pq.write_table(pa.table({
+        "sim": [0.9, 0.1, 0.8, 0.2, 0.3, 0.7, 0.6, 0.5],
+        "mated": [True, False, True, False, False, True, False, True],
+        "group": pa.array([1, 1, 2, 2, None, 1, 2, None], pa.int64()),
+        "session": pa.array([2**63 + 5, 1, 3, 4, None, 6, 7, 8], pa.uint64()),  # not a canonical column
+    }), path)
+    table = bf.read_grouped_scores(path, columns={"sim": "score"}, missing_groups="group")
+    assert table["group"].tolist() == ["1", "1", "2", "2", "(missing)", "1", "2", "(missing)"]
+    assert table["session"][0] == str(2**63 + 5) and pd.isna(table["session"][4])
+    assert table["score"].tolist() == [0.9, 0.1, 0.8, 0.2, 0.3, 0.7, 0.6, 0.5]
+
+
 def test_read_bob_four_and_five_columns(tmp_path):
     four = tmp_path / "scores-dev"
     four.write_text("s1 s1 s1/a.wav 0.9\ns1 s2 s2/b.wav 0.3\ns2 s2 s2/c.wav 0.7\n")
