@@ -124,13 +124,12 @@ def _score_problems(score: pd.Series) -> list[str]:
             f"{raw[inexact][0]}) that float64 cannot hold exactly: distinct scores would become ties"
         ]
     values = score.to_numpy(dtype=np.float64, na_value=np.nan)
-    if np.isfinite(values).all():  # one pass for the common case; count only when needed
+    finite = np.isfinite(values)
+    if finite.all():  # one pass for the common case; count only when needed
         return []
     n_nan = int(np.isnan(values).sum())
-    n_inf = int(np.isinf(values).sum())
-    if n_nan or n_inf:
-        return [f"column 'score' has {n_nan} NaN and {n_inf} infinite values"]
-    return []
+    return [f"column 'score' has {n_nan} NaN and {values.size - int(finite.sum()) - n_nan} infinite values "
+            f"(first in row {score.index[int(np.argmin(finite))]!r})"]
 
 
 def _label_problems(scores: pd.DataFrame) -> list[str]:
@@ -196,7 +195,7 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     Traceback (most recent call last):
     ...
     biofair.exceptions.SchemaError: invalid score table:
-    - column 'score' has 1 NaN and 0 infinite values
+    - column 'score' has 1 NaN and 0 infinite values (first in row 1)
     - no non-mated comparisons: column 'mated' is never False
     """
     if not isinstance(scores, pd.DataFrame):

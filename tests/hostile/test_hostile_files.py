@@ -300,7 +300,7 @@ def word_scores(tmp_path) -> Case:
 def nan_words(tmp_path) -> Case:
     path = tmp_path / "nan.csv"
     example().assign(score=np.where(np.arange(7920) % 1000 == 0, "nan", example()["score"].astype(str))).to_csv(path, index=False)
-    return Case(path, error=r"column 'score' has 8 NaN and 0 infinite values")
+    return Case(path, error=r"column 'score' has 8 NaN and 0 infinite values \(first in row 0\)")
 
 
 def distances_read_as_similarities(tmp_path) -> Case:

@@ -124,7 +124,7 @@ def test_identification_rates_at_infinite_thresholds():
      "column 'group' has 4 missing values: every probe needs its group"),
     (lambda o: o.assign(mated=o["mated"].astype(int)),
      "column 'mated' must be boolean with no missing values, got dtype int64"),
-    (lambda o: o.assign(score=[0.9, 0.8, np.nan, 0.7]), "column 'score' has 1 NaN and 0 infinite values"),
+    (lambda o: o.assign(score=[0.9, 0.8, np.nan, 0.7]), "column 'score' has 1 NaN and 0 infinite values (first in row 2)"),
 ])
 @pytest.mark.parametrize("measure", [
     lambda o: bf.cmc(o, max_rank=1),

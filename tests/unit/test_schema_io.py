@@ -38,7 +38,7 @@ def test_one_error_lists_every_problem(table):
     lines = str(error.value).splitlines()
     assert lines == [
         "invalid score table:",
-        "- column 'score' has 1 NaN and 1 infinite values",
+        "- column 'score' has 1 NaN and 1 infinite values (first in row 1)",
         "- 1 rows have 'mated' contradicting reference_subject == probe_subject",
         "- column 'group' has 1 missing values (first in row 0); those comparisons would have no group. Give them a "
         "group of their own, '(missing)', with read_grouped_scores(..., missing_groups='group') (biofair report "
