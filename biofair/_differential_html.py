@@ -14,6 +14,7 @@ import pandas as pd
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
 table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
+table { display: block; max-width: max-content; overflow-x: auto; }  /* a wide table scrolls, not the page */
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: right; vertical-align: top; }
 th { background: #f2f2f2; } td.text, th.text { text-align: left; }
 .unresolved { color: #8a4b00; } .exceeds { color: #b00020; font-weight: bold; } .within { color: #006d2c; }

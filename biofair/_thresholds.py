@@ -168,9 +168,10 @@ def warn_unresolved(
     resolved, _ = resolution(values, n)
     if not resolved.all():
         bad = np.unique(values[~resolved])
+        target, is_, it = ("targets", "are", "each") if bad.size > 1 else ("target", "is", "it")
         warnings.warn(
-            f"target {rate} {', '.join(f'{x:g}' for x in bad)} is below {RESOLVED}/N = "
-            f"{RESOLVED / n:.3g} (N = {n} {counted}): it allows fewer than {RESOLVED} {errors}, too "
+            f"{target} {rate} {', '.join(f'{x:g}' for x in bad)} {is_} below {RESOLVED}/N = "
+            f"{RESOLVED / n:.3g} (N = {n} {counted}): {it} allows fewer than {RESOLVED} {errors}, too "
             "few to bound the rate (rule of three); such rows are marked unresolved",
             InsufficientComparisonsWarning,
             stacklevel=stacklevel,

@@ -324,6 +324,25 @@ def test_phone_reader_can_navigate_and_nothing_is_wider_than_the_screen(browser,
     tab.close()
 
 
+@pytest.mark.parametrize("distance", [False, True])
+def test_the_differential_report_fits_a_phone(browser, tmp_path, distance):
+    """biofair report --layout differential's page: its wide tables scroll inside themselves
+    (the page was 1,130 px wide at 390 px), and its threshold says which way a match lies."""
+    import biofair as bf
+    from biofair._differential_html import render
+
+    report = bf.differential_report(bf.synthetic.demographic_scores(rng=0), fmr=0.01, n_resamples=20, rng=0)
+    path = tmp_path / "report.html"
+    path.write_text(render(report.in_distance_units() if distance else report))
+    tab = browser.new_page(viewport={"width": PHONE, "height": 800})
+    tab.goto(path.as_uri())
+    overflow = tab.evaluate(OVERFLOW)
+    assert overflow["document"] <= overflow["viewport"] and overflow["wide"] == [], overflow
+    rule = "its distance is at or below it" if distance else "its score is at or above it"
+    assert rule in " ".join(tab.inner_text("body").split())
+    tab.close()
+
+
 @pytest.mark.parametrize("page", ["book/intro", "book/chapters/01_compute_error_rates", "book/metric_chooser"])
 def test_tablet_reader_can_navigate(browser, site, page):
     tab = open_page(browser, site, page, TABLET)

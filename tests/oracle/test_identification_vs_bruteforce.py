@@ -116,7 +116,7 @@ def test_fdr_prime_equals_loop_with_dev_thresholds(seed, alpha):
                                         probe_groups=dev_groups)
     targets = [0.5, 0.2, 0.1]
     # 10 non-enrolled dev probes: 0.2 and 0.1 allow fewer than 3 false alarms (rule of three)
-    with pytest.warns(bf.InsufficientComparisonsWarning, match=r"0.1, 0.2 is below 3/N .*N = 10 non-enrolled"):
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=r"targets FPIR 0.1, 0.2 are below 3/N .*N = 10 non-enrolled.*: each allows fewer than 3"):
         result = bf.identification_discrepancy_rate(evaluation, dev=dev, fpir_targets=targets, alpha=alpha)
     assert result["resolved"].tolist() == [True, False, False]
     open_dev = dev.loc[~dev["mated"], "score"].to_numpy()
