@@ -370,6 +370,7 @@ def _check_analysis(args: argparse.Namespace) -> list[str]:
     of resampling. Returns the warnings a user should see, one line each.
     """
     import biofair as bf
+    from biofair.permutation import _shuffle_plan
 
     by = _by(args)
     with warnings.catch_warnings(record=True) as caught:
@@ -378,6 +379,8 @@ def _check_analysis(args: argparse.Namespace) -> list[str]:
             args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
             format=args.format, subjects=args.subjects, missing_groups=args.missing_groups,
         )
+        if "reference_subject" in table.columns:  # the report's CEI nulls shuffle the labels by subject
+            _shuffle_plan(table, by, "reference_subject", instead=None)
         mated, nonmated = bf.split_scores(table)
         targets = args.fmr_targets
         bf.operating_summary(mated, nonmated, fmr_targets=targets, pauc_bounds=targets, min_fmr=min(targets))

@@ -64,13 +64,17 @@ def _column(labels: ExtensionArray, index: pd.Index) -> pd.Series:
     return pd.Series(labels, index=index, dtype=labels.dtype)
 
 
-def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None):
-    """A function returning one permuted copy of ``scores`` per call."""
+def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None, *, instead: str | None = "cluster=None"):
+    """A function returning one permuted copy of ``scores`` per call.
+
+    ``instead``: the option that shuffles comparisons rather than subjects, which the error
+    for a subject with two labels names (None where the caller has no such option).
+    """
     attributes = [by] if isinstance(by, str) else list(by)
     _group_codes(scores, by)  # raises a clear error for a missing group column
     columns = {a: [a] if a in scores.columns else [f"reference_{a}", f"probe_{a}"] for a in attributes}
     if cluster is not None and cluster in scores.columns:
-        return _subject_shuffle(scores, columns, cluster)
+        return _subject_shuffle(scores, columns, cluster, instead)
     per_side = [a for a, c in columns.items() if len(c) == 2]
     if per_side:
         raise ValueError(
@@ -90,21 +94,22 @@ def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None):
     return shuffled
 
 
-def _check_one_label_per_subject(subject: NDArray[np.intp], value: NDArray, ids: pd.Index, names: list[str]) -> None:
+def _check_one_label_per_subject(subject: NDArray[np.intp], value: NDArray, ids: pd.Index, names: list[str],
+                                 instead: str | None) -> None:
     """Raise when a subject's comparisons carry two labels of an attribute: shuffled by
     subject, each subject takes one label, so the permuted tables could not look like the
     observed one (a subject's first label would silently stand for all of them)."""
     n_torn, torn = _torn_subjects(subject, value)
     if n_torn:
         examples = "; ".join(f"{ids[code]!r}: {sorted(map(str, labels))}" for code, labels in torn.items())
-        escape = " or shuffle comparisons instead (cluster=None)" if len(names) == 1 else ""
+        escape = f" or shuffle comparisons instead ({instead})" if len(names) == 1 and instead else ""
         raise ValueError(
             f"{n_torn} subject(s) have comparisons with different labels in column(s) {names} ({examples}); "
             f"a shuffle by subject gives each subject one label: correct the labels{escape}"
         )
 
 
-def _subject_shuffle(scores: pd.DataFrame, columns: dict[str, list[str]], cluster: str):
+def _subject_shuffle(scores: pd.DataFrame, columns: dict[str, list[str]], cluster: str, instead: str | None):
     """Permute attributes between subjects; every side of a comparison follows its subject.
 
     A pair-level attribute follows the ``cluster`` subject; ``reference_<attr>`` follows
@@ -131,7 +136,7 @@ def _subject_shuffle(scores: pd.DataFrame, columns: dict[str, list[str]], cluste
     for attribute, names in columns.items():
         subject = np.concatenate([codes[subject_of[n]] for n in names])
         stacked = pd.concat([scores[n] for n in names], ignore_index=True)
-        _check_one_label_per_subject(subject, stacked.to_numpy(), ids, names)
+        _check_one_label_per_subject(subject, stacked.to_numpy(), ids, names, instead)
         first = pd.Series(np.arange(subject.size)).groupby(subject).first()
         own[attribute] = np.full(n_subjects, -1, dtype=np.intp)
         own[attribute][first.index.to_numpy()] = first.to_numpy()
