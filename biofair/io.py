@@ -187,10 +187,11 @@ def _read_parquet(path: Path, columns: Mapping[str, str] | None) -> pd.DataFrame
     _check_names(schema.names, path)
     renames = _renames(schema.names, columns)
     table = pd.read_parquet(path)
-    labels = [field.name for field in schema if renames.get(field.name, field.name) not in ("score", "mated")]
-    integers = [name for name in labels if pa.types.is_integer(schema.field(name).type) and table[name].hasnans]
-    if integers:
-        table[integers] = pq.read_table(path, columns=integers).to_pandas(types_mapper=pd.ArrowDtype)
+    labels = [name for name in table.columns if renames.get(name, name) not in ("score", "mated")]
+    # stored as integers, made floats by pandas (nulls, and no pandas metadata to say Int64)
+    integers = [name for name in labels if pa.types.is_integer(schema.field(name).type) and table[name].dtype.kind == "f"]
+    if integers:  # the rows in the order read, under the index pandas restored
+        table[integers] = pq.read_table(path, columns=integers).to_pandas(types_mapper=pd.ArrowDtype).set_axis(table.index)
     for name in labels:
         table[name] = _as_text(table[name])
     return table.rename(columns=renames)

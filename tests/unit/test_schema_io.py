@@ -105,6 +105,12 @@ def test_parquet_integer_labels_with_missing_values_stay_integers(tmp_path):
     assert table["group"].tolist() == ["1", "1", "2", "2", "(missing)", "1", "2", "(missing)"]
     assert table["session"][0] == str(2**63 + 5) and pd.isna(table["session"][4])
     assert table["score"].tolist() == [0.9, 0.1, 0.8, 0.2, 0.3, 0.7, 0.6, 0.5]
+    # written by pandas with a named index: the index is restored, not read as a column
+    indexed = tmp_path / "indexed.parquet"
+    pd.read_parquet(path).assign(group=lambda t: t["group"].astype("Int64")).set_axis(
+        pd.Index(range(10, 18), name="row")).to_parquet(indexed)
+    again = bf.read_grouped_scores(indexed, columns={"sim": "score"}, missing_groups="group")
+    assert again["group"].tolist() == table["group"].tolist() and again.index.tolist() == list(range(10, 18))
 
 
 def test_read_bob_four_and_five_columns(tmp_path):
