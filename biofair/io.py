@@ -80,6 +80,11 @@ def _open_binary(path: Path, compression: str | None) -> BinaryIO:
     return open(path, "rb")
 
 
+def _save_as_utf8(encoding: str) -> str:
+    """How to turn a text file of ``encoding`` into the UTF-8 the reader takes."""
+    return f"save it as UTF-8 (in Excel: 'CSV UTF-8'), or convert it, e.g. iconv -f {encoding} -t UTF-8"
+
+
 def _first_line(path: Path, compression: str | None) -> str:
     """The first line of a text file, refusing binary files and overlong lines early.
 
@@ -90,6 +95,8 @@ def _first_line(path: Path, compression: str | None) -> str:
         head = stream.read(_MAX_LINE_BYTES + 1)
     if not head.strip():
         raise SchemaError(f"{path} is empty")
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):  # the byte-order mark of UTF-16, which has NUL bytes in ASCII text
+        raise SchemaError(f"{path} is UTF-16 text (Excel's 'Unicode text'), not UTF-8: {_save_as_utf8('UTF-16')}")
     nul = head.find(b"\0")
     if nul >= 0:
         raise SchemaError(
@@ -262,6 +269,10 @@ def _read_file(
             table = _read_bob(source, compression, columns, format)
     except (SchemaError, TypeError):
         raise
+    except UnicodeDecodeError as error:  # a ValueError
+        byte = error.object[error.start : error.start + 1].hex()
+        raise SchemaError(f"{source} is not UTF-8 text: UTF-8 cannot read its byte 0x{byte} "
+                          f"(Latin-1 or Windows-1252 text?): {_save_as_utf8('WINDOWS-1252')}") from error
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, pd.errors.ParserError) as error:
         raise SchemaError(f"could not read {source} as a score file: {error}") from error
     if "mated" in table.columns:

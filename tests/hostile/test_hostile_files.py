@@ -293,6 +293,23 @@ def a_subject_with_two_labels(tmp_path) -> Case:
                              r"\('A00': \['A', 'B'\]\); a shuffle by subject gives each subject one label: correct the labels$")
 
 
+def utf16_text(tmp_path) -> Case:
+    """Excel's 'Unicode text': it was refused as a binary file with a NUL byte."""
+    path = tmp_path / "utf16.csv"
+    path.write_bytes(example().to_csv(index=False).encode("utf-16"))
+    return Case(path, error=r"utf16.csv is UTF-16 text \(Excel's 'Unicode text'\), not UTF-8: save it as UTF-8 "
+                            r"\(in Excel: 'CSV UTF-8'\), or convert it, e.g. iconv -f UTF-16 -t UTF-8$")
+
+
+def latin1_text(tmp_path) -> Case:
+    """A label written in Latin-1: the message was Python's codec error."""
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(example().assign(group=example()["group"].map({"A": "café", "B": "B", "C": "C"}))
+                     .to_csv(index=False).encode("latin-1"))
+    return Case(path, error=r"latin1.csv is not UTF-8 text: UTF-8 cannot read its byte 0xe9 \(Latin-1 or "
+                            r"Windows-1252 text\?\): save it as UTF-8 .* iconv -f WINDOWS-1252 -t UTF-8$")
+
+
 def huge_integers(tmp_path) -> Case:
     path = tmp_path / "ints.csv"
     table = example()
@@ -395,6 +412,8 @@ CASES = {
     "Parquet integer labels, some missing, as their own group": parquet_integer_labels_with_missing,
     "missing labels of non-mated rows only, as their own group": missing_labels_of_nonmated_rows_only,
     "a subject with two labels": a_subject_with_two_labels,
+    "UTF-16 text": utf16_text,
+    "Latin-1 text": latin1_text,
     "integers above 2^53": huge_integers,
     "boolean scores": boolean_scores,
     "a word among scores": word_scores,
