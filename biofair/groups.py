@@ -576,6 +576,10 @@ def _sort_in_place(arrays: list[NDArray]) -> None:
     in_two_threads(lambda: sort_share(shares[0]), lambda: sort_share(shares[1]))
 
 
+#: Groups a grouping error names one by one; the rest are counted.
+_PROBLEMS_SHOWN = 10
+
+
 def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -> ScoresByGroup:
     """Sorted mated and homogeneous non-mated scores of every group.
 
@@ -663,6 +667,9 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     if len(groups) < 2:
         problems.append(f"fairness needs at least two groups; by={by!r} gives {len(groups)}")
     if problems:
+        if len(problems) > _PROBLEMS_SHOWN:  # e.g. by= a column of ids: a group per row
+            problems = problems[:_PROBLEMS_SHOWN] + [f"and {len(problems) - _PROBLEMS_SHOWN:,} more such groups, of "
+                                                     f"{len(names):,} in all (is by={by!r} the grouping you meant?)"]
         raise SchemaError("cannot compare groups:\n- " + "\n- ".join(problems))
     return ScoresByGroup(groups, by)
 
