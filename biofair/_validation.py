@@ -86,6 +86,13 @@ def as_rates(values: ArrayLike, name: str) -> NDArray[np.float64]:
     return array
 
 
+def as_target(value: float, name: str = "fmr") -> NDArray[np.float64]:
+    """One target rate as a 1-element float64 array, or raise (a sequence is a TypeError)."""
+    if np.ndim(value) != 0:
+        raise TypeError(f"{name} must be one target FMR, got {value!r}")
+    return as_rates(value, name).reshape(1)
+
+
 def as_targets(values: Sequence[float], name: str) -> NDArray[np.float64]:
     """Return a non-empty sequence of target rates as a 1-D float64 array, or raise."""
     if np.ndim(values) == 0 or isinstance(values, (str, bytes)):

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from biofair._counts import counts_at
 from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Direction, Seed
-from biofair._validation import as_number, as_rates, as_rng, as_threshold
+from biofair._validation import as_number, as_rng, as_target, as_threshold
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
 from biofair.groups import _attributes_of, _factorized, _torn_subjects, group_labels, scores_by_group
 from biofair.schema import _check_ids_of_one_kind, validate_scores
@@ -295,13 +295,11 @@ def group_thresholds(dev: pd.DataFrame, *, fmr: float, by: By = "group") -> pd.S
     {'a': 0.7, 'b': 1.7}
     """
     groups = scores_by_group(dev, by=by)
-    if np.ndim(fmr) != 0:
-        raise TypeError(f"fmr must be one target FMR, got {fmr!r}")
-    target = as_rates(fmr, "fmr")
+    target = as_target(fmr)
     thresholds = {}
     for name, g in groups.items():
-        warn_unresolved(np.ravel(target), g.nonmated.size, counted=f"non-mated comparisons of {name}")
-        thresholds[name] = float(threshold_at_fmr_sorted(g.nonmated, np.atleast_1d(target))[0])
+        warn_unresolved(target, g.nonmated.size, counted=f"non-mated comparisons of {name}")
+        thresholds[name] = float(threshold_at_fmr_sorted(g.nonmated, target)[0])
     return pd.Series(thresholds, name="threshold").rename_axis("group")
 
 

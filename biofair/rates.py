@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from biofair._counts import counts_at, sorted_scores, tmr_sorted
 from biofair._fast_tmr import tmr_at_fmr_jackknife, tmr_at_fmr_replicates
 from biofair._thresholds import largest_sorted, threshold_at_fmr_sorted, warn_unresolved
-from biofair._validation import as_rates, as_scores, as_threshold, as_thresholds, scalar_or_array
+from biofair._validation import as_rates, as_scores, as_target, as_threshold, as_thresholds, scalar_or_array
 
 
 class ErrorRates(NamedTuple):
@@ -321,9 +321,7 @@ def operating_point(
         raise ValueError("give exactly one of fmr= and threshold=")
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
     if fmr is not None:
-        if np.ndim(fmr) != 0:
-            raise TypeError(f"fmr must be one target FMR, got {fmr!r}")
-        target = as_rates(fmr, "fmr").reshape(1)
+        target = as_target(fmr)
         warn_unresolved(target, nonmated_sorted.size)
         threshold = float(threshold_at_fmr_sorted(nonmated_sorted, target)[0])
     value = as_threshold(threshold)

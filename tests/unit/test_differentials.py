@@ -9,7 +9,6 @@ comparisons, scipy.optimize for the profile likelihood, and simulation for cover
 from __future__ import annotations
 
 import json
-import warnings
 from importlib.resources import files
 
 import jsonschema
