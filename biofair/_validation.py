@@ -32,6 +32,21 @@ def is_real_dtype(dtype: np.dtype) -> bool:
     return dtype != bool and np.issubdtype(dtype, np.number) and not np.issubdtype(dtype, np.complexfloating)
 
 
+def unmasked(values: ArrayLike, name: str) -> NDArray:
+    """``values`` as an array, refusing a masked array with masked entries.
+
+    ``np.asarray`` drops a mask and keeps whatever the masked entries hold, so a metric
+    would count values the caller meant to leave out.
+    """
+    if np.ma.is_masked(values):
+        n_masked = int(np.ma.count_masked(values))
+        raise ValueError(
+            f"{name} is a masked array with {n_masked} masked values, which NumPy would pass on "
+            "without their mask and a metric would count: leave them out (.compressed()) or fill them"
+        )
+    return np.asarray(values)
+
+
 def as_scores(
     values: ArrayLike, name: str, *, keep_float32: bool = False, finite: bool = True
 ) -> NDArray[np.floating]:
@@ -42,7 +57,7 @@ def as_scores(
     ``finite=False`` the scores may still hold NaN or infinities: the caller checks them
     with :func:`check_finite` (after sorting, a look at both ends suffices).
     """
-    array = np.asarray(values)
+    array = unmasked(values, name)
     if not is_real_dtype(array.dtype):
         raise TypeError(f"{name} must hold numeric scores, got dtype {array.dtype}")
     if array.ndim != 1:
@@ -71,7 +86,7 @@ def check_finite(array: NDArray[np.floating], name: str) -> NDArray[np.floating]
 
 def as_rates(values: ArrayLike, name: str) -> NDArray[np.float64]:
     """Return ``values`` as a float64 array (any shape) of rates in [0, 1], or raise."""
-    raw = np.asarray(values)
+    raw = unmasked(values, name)
     if not (is_real_dtype(raw.dtype) or raw.dtype == object):
         raise TypeError(f"{name} must be a rate or an array of rates, got {values!r}")
     try:
@@ -141,7 +156,7 @@ def as_thresholds(thresholds: ArrayLike, *, flat: bool = False, decided: str = "
     non-empty, flat sequence, returned 1-D. ``decided``: what the NaN message says cannot
     be decided against a NaN threshold (a comparison, or a probe).
     """
-    raw = np.asarray(thresholds)
+    raw = unmasked(thresholds, "thresholds")
     if not is_real_dtype(raw.dtype):
         raise TypeError(f"thresholds must be numbers, got {thresholds!r}")
     if flat and (raw.ndim > 1 or raw.size == 0):

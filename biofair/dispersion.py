@@ -13,7 +13,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, ZeroRate
-from biofair._validation import as_rates, as_threshold, check_alpha, is_real_dtype, power_of_two_scaled
+from biofair._validation import as_rates, as_threshold, check_alpha, is_real_dtype, power_of_two_scaled, unmasked
 from biofair.exceptions import UndefinedRateWarning
 from biofair.groups import GroupRates, ScoresByGroup, _group_rates, _pooled_threshold, scores_by_group
 
@@ -84,7 +84,7 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
 def _comparisons_per_group(counts: ArrayLike, k: int) -> NDArray[np.float64]:
     """``counts`` as float64 if they are a whole, positive number of comparisons for each of
     the ``k`` rates, else raise."""
-    raw = np.asarray(counts)
+    raw = unmasked(counts, "counts")
     if not is_real_dtype(raw.dtype):
         raise TypeError(f"counts must be numbers of comparisons, got {counts!r}")
     n = raw.astype(np.float64)

@@ -34,6 +34,7 @@ from biofair._validation import (
     check_choice,
     inexact_integers,
     scalar_or_array,
+    unmasked,
 )
 from biofair.discrepancy import _discrepancy_table, _max_gap
 from biofair.exceptions import SchemaError
@@ -327,7 +328,7 @@ def probe_outcomes_from_matrix(
         read = lambda start, stop: matrix[start:stop]  # noqa: E731
     outcomes = []
     for start, stop in parts(n_probes, part=block_size):
-        block = np.asarray(read(start, stop))
+        block = unmasked(read(start, stop), f"block {start}:{stop}")
         if block.shape != (stop - start, len(gallery)):
             raise SchemaError(f"block {start}:{stop} has shape {block.shape}, expected ({stop - start}, {len(gallery)})")
         if block.dtype == bool or not np.issubdtype(block.dtype, np.number):

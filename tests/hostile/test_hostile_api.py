@@ -180,6 +180,12 @@ CASES = {
                        (TypeError, r"^mated must hold numeric scores, got dtype complex128")),
     "complex score column": (lambda: bf.validate_scores(TABLE.assign(score=TABLE["score"] + 1j)),
                              (bf.SchemaError, r"column 'score' holds complex numbers \(dtype complex128\)")),
+    "masked scores": (lambda: bf.eer(MATED, np.ma.masked_array(NONMATED, mask=NONMATED > 2)),  # was: masked values counted
+                      (ValueError, r"^nonmated is a masked array with \d+ masked values, which NumPy would pass on")),
+    "masked thresholds": (lambda: bf.fmr_fnmr(MATED, NONMATED, np.ma.masked_array([0.0, 1.0], mask=[0, 1])),
+                          (ValueError, r"^thresholds is a masked array with 1 masked values")),
+    "masked inequity counts": (lambda: bf.inequity([0.01, 0.1], counts=np.ma.masked_array([10, 20], mask=[0, 1])),
+                               (ValueError, r"^counts is a masked array with 1 masked values")),
     "complex rates": (lambda: bf.garbe(np.array([0.1, 0.2 + 0j])), (TypeError, r"^rates must be a rate or an array of rates")),
     "garbe of a 2-D array": (lambda: bf.garbe([[0.1, 0.2], [0.3, 0.4]]),  # was: four groups
                              (ValueError, r"^rates must hold one rate per group, shape \(K,\), got shape \(2, 2\)")),

@@ -58,6 +58,14 @@ def test_matrix_of_non_numbers(dtype):
         bf.probe_outcomes_from_matrix(MATRIX.astype(dtype), **SEARCH)
 
 
+def test_masked_matrix_is_refused():
+    """The masked 0.99 was read as a score: probe 'b' ranked 2 where its mate is alone."""
+    masked = np.ma.masked_array([[0.9, 0.2], [0.99, 0.8], [0.4, 0.5], [0.7, 0.1]], mask=[[0, 0], [1, 0], [0, 0], [0, 0]])
+    with pytest.raises(ValueError, match=r"^block 0:4 is a masked array with 1 masked values"):
+        bf.probe_outcomes_from_matrix(masked, **SEARCH)
+    assert bf.probe_outcomes_from_matrix(masked.filled(0.0), **SEARCH)["rank"].tolist() == [1, 1, 0, 0]
+
+
 @pytest.mark.parametrize(("column", "values", "problem"), [
     ("probe_id", ["p", "p", "p", None, None, None], "column 'probe_id' has 3 missing values"),
     ("reference_id", ["a", "b", None] * 2, "column 'reference_id' has 2 missing values"),
