@@ -26,7 +26,7 @@ class SchemaError(ValueError):
     ... except bf.SchemaError as error:
     ...     print(error)
     invalid score table:
-    - missing column(s): mated
+    - missing column(s): mated (the table has 'score')
     """
 
 

@@ -121,6 +121,12 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None) -> tuple[st
         if format == "auto" and handle.read(4) == _PARQUET_MAGIC:
             return "parquet", "", ""
     header = _first_line(path, compression)
+    if format != "bob" and ";" in header and "," not in header and "\t" not in header:
+        raise SchemaError(
+            f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
+            "decimal mark is a comma; biofair reads commas or tabs. Convert it, e.g. python -c \"import pandas "
+            f"as pd; pd.read_csv('{path}', sep=';', decimal=',').to_csv('{path.name.split('.')[0]}-comma.csv', index=False)\""
+        )
     tab_separated = suffix == ".tsv" or ("\t" in header and "," not in header)
     if format == "csv" or (format == "auto" and (suffix in (".csv", ".tsv") or "," in header or "\t" in header)):
         return "csv", "\t" if tab_separated else ",", header
@@ -325,8 +331,8 @@ def _as_mated(labels: pd.Series) -> pd.Series:
         examples = ", ".join(repr(x) for x in pd.unique(labels[~known])[:5])
         raise SchemaError(
             f"invalid score table:\n- column 'mated' has {int((~known).sum())} values that are "
-            f"not a mated/non-mated label (e.g. {examples}); use booleans, 0/1, "
-            "genuine/impostor or target/nontarget"
+            f"not a mated/non-mated label (e.g. {examples}; first in row {labels.index[np.argmin(known)]!r}); "
+            "use booleans, 0/1, genuine/impostor or target/nontarget"
         )
     return words.isin(_TRUE_LABELS)
 

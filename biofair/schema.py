@@ -104,6 +104,22 @@ def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subjec
                           f"{what} written 1 in one and '1' in the other would be two {what}s. {_IDS_AS_TEXT}")
 
 
+def _near_names(missing: list[str], columns: pd.Index) -> str:
+    """What the table has instead of the ``missing`` columns: the names that differ from them
+    only in case or surrounding spaces, with the renaming to make, else its columns."""
+    near = {}
+    for name in columns:
+        key = str(name).strip().lower()
+        if key in missing and key not in near:
+            near[key] = name
+    if near:
+        renames = ",".join(f"{name}={key}" for key, name in near.items())
+        return (f" (the table has {', '.join(repr(n) for n in near.values())}: names are case- and "
+                f"space-sensitive; rename them, e.g. biofair report --columns '{renames}')")
+    shown = ", ".join(repr(n) for n in columns[:10]) + (f" and {len(columns) - 10} more" if len(columns) > 10 else "")
+    return f" (the table has {shown})" if len(columns) else " (the table has no columns)"
+
+
 def _score_problems(score: pd.Series) -> list[str]:
     """What stops ``score`` from being finite float64 scores, one problem per line."""
     if pd.api.types.is_bool_dtype(score):
@@ -206,7 +222,7 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         raise SchemaError(f"invalid score table:\n- duplicate column name(s): {duplicated}")
     missing = [column for column in _REQUIRED_COLUMNS if column not in scores.columns]
     if missing:
-        problems.append(f"missing column(s): {', '.join(missing)}")
+        problems.append(f"missing column(s): {', '.join(missing)}{_near_names(missing, scores.columns)}")
     if len(scores) == 0:
         problems.append("the table has no rows")
     else:

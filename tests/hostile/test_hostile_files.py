@@ -26,7 +26,7 @@ import pytest
 import biofair as bf
 from biofair import cli
 
-from hostile import example
+from hostile import EXAMPLE, example
 
 
 @dataclass
@@ -385,6 +385,36 @@ def whole_float_range(tmp_path) -> Case:
     return Case(path, check=lambda read: read["score"].tolist() == huge.tolist())
 
 
+def semicolons(tmp_path) -> Case:
+    """A spreadsheet's CSV where the decimal mark is a comma: it was one column, 'score;mated;...'."""
+    path = tmp_path / "semicolons.csv"
+    example().to_csv(path, sep=";", decimal=",", index=False)
+    return Case(path, error=r"semicolons.csv separates its fields with ';' \(first line 'reference_subject;.*"
+                            r"python -c \"import pandas as pd; pd.read_csv\('.*semicolons.csv', sep=';', decimal=','\)"
+                            r"\.to_csv\('semicolons-comma.csv', index=False\)\"$")
+
+
+def capitalised_header(tmp_path) -> Case:
+    path = tmp_path / "caps.csv"
+    example().rename(columns={"score": "Score", "mated": " mated"}).to_csv(path, index=False)
+    return Case(path, error=r"missing column\(s\): score, mated \(the table has 'Score', ' mated': names are case- and "
+                            r"space-sensitive; rename them, e.g. biofair report --columns 'Score=score, mated=mated'\)$")
+
+
+def capitalised_header_renamed(tmp_path) -> Case:
+    path = capitalised_header(tmp_path).path
+    return Case(path, {"columns": {"Score": "score", " mated": "mated"}},
+                check=lambda read: read["score"].tolist() == example()["score"].tolist())
+
+
+def comment_footer(tmp_path) -> Case:
+    """A '# ...' line after the table: its row is named (the message gave only the value, nan)."""
+    path = tmp_path / "footer.csv"
+    path.write_text(example().to_csv(index=False) + "# 7920 comparisons\n")
+    return Case(path, error=r"column 'mated' has 1 values that are not a mated/non-mated label "
+                            r"\(e.g. nan; first in row 7920\)")
+
+
 CASES = {
     "mixed int and str labels": mixed_types,
     "01 and 1": leading_zeros,
@@ -425,6 +455,10 @@ CASES = {
     "all-equal scores": all_equal_scores,
     "a group with one score": one_score_group,
     "scores spanning ±1.5e308": whole_float_range,
+    "semicolons and decimal commas": semicolons,
+    "capitalised header": capitalised_header,
+    "capitalised header, renamed": capitalised_header_renamed,
+    "a comment line after the table": comment_footer,
 }
 
 
@@ -478,6 +512,18 @@ def test_report_checks_the_file_first(name, tmp_path, run_main, monkeypatch):
     assert len(lines) == 1 and lines[0].startswith("biofair report: error: "), lines
     assert re.search(case.error or case.report_error, lines[0]), lines[0]
     assert not (tmp_path / "new").exists()  # nor OUTDIR, its work folder or the folder made for it
+
+
+def test_the_conversion_a_semicolon_file_is_given_reads_it_back(tmp_path, monkeypatch):
+    """The command the message gives, run as given, makes a file read as the original."""
+    case = semicolons(tmp_path)
+    with pytest.raises(bf.SchemaError) as error:
+        bf.read_grouped_scores(case.path)
+    command = re.search(r'python -c "(.*)"$', str(error.value)).group(1)
+    monkeypatch.chdir(tmp_path)
+    subprocess.run([sys.executable, "-c", command], check=True)
+    pd.testing.assert_frame_equal(bf.read_grouped_scores(tmp_path / "semicolons-comma.csv"), bf.read_grouped_scores(EXAMPLE),
+                                  check_exact=True)
 
 
 def _must_not_run(*args):

@@ -143,7 +143,7 @@ def test_read_errors(tmp_path):
         bf.read_scores(bad_bob)
     csv = tmp_path / "s.csv"
     csv.write_text("score,mated\n0.5,maybe\n0.1,false\n")
-    with pytest.raises(bf.SchemaError, match=r"1 values that are not a mated/non-mated label \(e.g. 'maybe'\)"):
+    with pytest.raises(bf.SchemaError, match=r"1 values that are not a mated/non-mated label \(e.g. 'maybe'; first in row 0\)"):
         bf.read_scores(csv)
     with pytest.raises(bf.SchemaError, match=r"columns \['sc'\] named in the mapping"):
         bf.read_scores(csv, columns={"sc": "score"})
