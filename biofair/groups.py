@@ -746,7 +746,11 @@ def add_subject_attributes(
     table = attributes.astype({subject: str})
     duplicated = table[subject].duplicated()
     if duplicated.any():
-        raise SchemaError(f"{int(duplicated.sum())} subjects appear more than once in the attributes")
+        repeated = pd.unique(table.loc[duplicated, subject])
+        raise SchemaError(
+            f"{len(repeated)} subjects have more than one row in the attributes, e.g. {list(repeated[:5])}: "
+            "give each subject one row"
+        )
     table = table.set_index(subject)
     result = scores.copy()
     unknown = set()

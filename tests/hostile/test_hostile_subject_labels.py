@@ -354,3 +354,11 @@ def test_paired_systems_with_ids_read_as_numbers_and_as_text_are_told_so():
     same = bf.paired_bootstrap(bf.roc_auc, a.astype({"reference_subject": str, "probe_subject": str}), b,
                                n_resamples=20, rng=0)
     assert np.isfinite([same.low, same.high]).all()
+
+
+def test_subject_attributes_name_the_subjects_given_twice():
+    """'s1' has three rows: the message counted two subjects (the repeated rows) and named none."""
+    people = pd.DataFrame({"subject": ["s1", "s1", "s2", "s1", "s3"], "gender": ["f", "m", "m", "f", "f"]})
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            "1 subjects have more than one row in the attributes, e.g. ['s1']: give each subject one row")):
+        bf.add_subject_attributes(trials(["s1", "s2", "s3"]), people)
