@@ -142,7 +142,10 @@ def _decidability_scaled(mated: NDArray, nonmated: NDArray, mated_ends: NDArray,
     top = max((k for k, var in ((k_mated, var_mated), (k_nonmated, var_nonmated)) if var > 0), default=0)
     spread = (np.ldexp(var_mated, 2 * (k_mated - top)) + np.ldexp(var_nonmated, 2 * (k_nonmated - top))) / 2
     if spread == 0.0:
-        raise ValueError("decidability is undefined: mated and nonmated both have zero variance")
+        raise ValueError(
+            "decidability is undefined: mated and nonmated both have zero variance (every mated score is "
+            f"{float(mated_ends[0])!r} and every non-mated score {float(nonmated_ends[0])!r})"
+        )
     gap = (centre_mated - centre_nonmated) + (offset_mated - offset_nonmated)
     with np.errstate(over="ignore"):  # a d' beyond the largest float (1e308 against 0 and 1) is inf
         return float(np.ldexp(abs(gap) / np.sqrt(spread), -top))

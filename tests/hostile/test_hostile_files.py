@@ -365,7 +365,8 @@ def all_equal_scores(tmp_path) -> Case:
     path = tmp_path / "equal.csv"
     example().assign(score=0.5).to_csv(path, index=False)
     return Case(path, check=lambda read: (read["score"] == 0.5).all(),
-                report_error=r"decidability is undefined: mated and nonmated both have zero variance")
+                report_error=r"decidability is undefined: mated and nonmated both have zero variance \(every mated "
+                             r"score is 0.5 and every non-mated score 0.5\)$")
 
 
 def one_score_group(tmp_path) -> Case:
