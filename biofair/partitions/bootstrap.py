@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -9,8 +10,9 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, Seed
-from biofair._validation import check_alpha
+from biofair._validation import as_count, as_number, as_rng, as_thresholds, check_alpha
 from biofair.discrepancy import _discrepancy, _max_gap
+from biofair.exceptions import UndefinedRateWarning
 from biofair.partitions.census import Census, _group_keys, _needed, _on_partitions, partitioned
 from biofair.partitions.rates import group_rates_at
 
@@ -32,6 +34,23 @@ def _poisson_counts_part(part: pd.DataFrame, index: int, census: Census, thresho
         for j, mask in enumerate(above):
             at_or_above[b, :, j] = np.bincount(key[mask], weights[mask], minlength=size)
     return totals, at_or_above
+
+
+def _warn_empty(empty: NDArray[np.bool_], names: list[str]) -> None:
+    """Warn when resamples (rows of ``empty``) weigh every comparison of a group's class
+    (columns: non-mated, mated of each group) 0, naming the groups and how many."""
+    if not empty.any():
+        return
+    counts = empty.sum(axis=0)
+    which = ", ".join(f"{names[k // 2]!r} {'mated' if k % 2 else 'non-mated'} ({counts[k]})"
+                      for k in np.flatnonzero(counts))
+    warnings.warn(
+        f"{int(empty.any(axis=1).sum())} of {empty.shape[0]} Poisson resamples weigh every comparison of a "
+        f"group's class 0, which leaves its rate (and FDR) undefined there; the intervals leave those "
+        f"resamples out: {which}. A group this small is better served by biofair.bootstrap in memory",
+        UndefinedRateWarning,
+        stacklevel=3,
+    )
 
 
 def poisson_bootstrap(
@@ -72,6 +91,11 @@ def poisson_bootstrap(
         One row per group and threshold (FDR rows have group ``"FDR"``): ``threshold``,
         ``metric``, ``value`` (on all data), ``low``, ``high``.
 
+    Warns
+    -----
+    UndefinedRateWarning
+        When resamples weigh every comparison of a group's class 0 (see Notes).
+
     See Also
     --------
     biofair.bootstrap : The pair or subject bootstrap in memory.
@@ -83,7 +107,10 @@ def poisson_bootstrap(
     its partition: a resample is the sum of per-partition weighted counts, so it merges
     like the counts themselves and needs no shuffle. This approximates the pair bootstrap
     (whose weights are multinomial) for large sets. Thresholds are fixed: the interval
-    covers the evaluation sample only.
+    covers the evaluation sample only. A resample that weighs every comparison of a
+    group's class 0 (likely only for a class of a few comparisons: ``e**-n`` for ``n``)
+    leaves that rate and FDR undefined; the percentiles leave such resamples out, with an
+    :class:`~biofair.UndefinedRateWarning` naming the group and how many.
 
     References
     ----------
@@ -103,29 +130,31 @@ def poisson_bootstrap(
     {'fmr': 3, 'fnmr': 3, 'fdr': 1}
     """
     check_alpha(alpha)
-    if n_resamples < 1 or not 0.0 < confidence < 1.0:
-        raise ValueError("n_resamples must be positive and confidence in (0, 1)")
+    n_resamples = as_count(n_resamples, "n_resamples")
+    as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
+    values = as_thresholds(thresholds, flat=True)
     data = partitioned(scores, by=by)
     frame, census_ = data
-    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
-    generators = np.random.default_rng(rng).spawn(frame.npartitions)
+    generators = as_rng(rng).spawn(frame.npartitions)
     parts = _on_partitions(frame, _poisson_counts_part, census_, values, n_resamples, generators,
                            columns=_needed(census_))
     totals = np.sum([t for t, _ in parts], axis=0)[:, :, None]  # (B, 2K, 1)
     above = np.sum([a for _, a in parts], axis=0)  # (B, 2K, T)
-    fmr = above[:, 0::2] / totals[:, 0::2]
-    fnmr = 1.0 - above[:, 1::2] / totals[:, 1::2]
+    _warn_empty(totals[:, :, 0] == 0, census_.names)
+    with np.errstate(invalid="ignore"):  # 0 / 0 where a resample weighs a class of a group 0: NaN, left out
+        fmr = above[:, 0::2] / totals[:, 0::2]
+        fnmr = 1.0 - above[:, 1::2] / totals[:, 1::2]
     fdr = _discrepancy(_max_gap(fmr.swapaxes(0, 1)), _max_gap(fnmr.swapaxes(0, 1)), alpha)  # (B, T)
     rates, _ = group_rates_at(data, values, by=by)
     exact = {"fmr": rates.fmr, "fnmr": rates.fnmr}
     tails = [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100]
     rows = []
     for metric, replicates in (("fmr", fmr), ("fnmr", fnmr)):
-        low, high = np.percentile(replicates, tails, axis=0)
+        low, high = np.nanpercentile(replicates, tails, axis=0)
         for k, name in enumerate(census_.names):
             for j, t in enumerate(values):
                 rows.append((name, t, metric, exact[metric][k, j], low[k, j], high[k, j]))
     fdr_exact = _discrepancy(_max_gap(rates.fmr), _max_gap(rates.fnmr), alpha)
-    low, high = np.percentile(fdr, tails, axis=0)
+    low, high = np.nanpercentile(fdr, tails, axis=0)
     rows += [("FDR", t, "fdr", fdr_exact[j], low[j], high[j]) for j, t in enumerate(values)]
     return pd.DataFrame(rows, columns=["group", "threshold", "metric", "value", "low", "high"])

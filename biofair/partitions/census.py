@@ -80,7 +80,14 @@ def _as_frame(scores: Any):
     if isinstance(scores, dd.DataFrame):
         return scores
     if isinstance(scores, str) or hasattr(scores, "__fspath__"):
-        frame = dd.read_parquet(str(scores))
+        try:
+            frame = dd.read_parquet(str(scores))
+        except FileNotFoundError:
+            raise FileNotFoundError(f"no Parquet file or folder at {str(scores)!r}") from None
+        except ValueError as error:  # a folder without Parquet files: Dask's words
+            if "No files satisfy" not in str(error):
+                raise
+            raise FileNotFoundError(f"no Parquet file (*.parquet) in the folder {str(scores)!r}") from None
         if len(frame.columns) == 0:  # what Dask reads from a glob that matches no file
             raise FileNotFoundError(f"no Parquet file matches {str(scores)!r} (or its files have no columns)")
         return frame
@@ -238,9 +245,10 @@ def _read_and_apply(file: str, columns: list[str] | None, function: Callable, in
 
 def _whole_files(frame) -> list[str] | None:
     """The file of each partition when ``frame`` is ``dask.dataframe.read_parquet`` of whole
-    local files, one per partition, without filters or an index column (pandas' unnamed
+    local files, one per partition, without filters, an index column (pandas' unnamed
     index, ``[None]``, which ``DataFrame.to_parquet`` writes by default, is no column and
-    counts as none); otherwise None (the frame's own tasks read it). Reads Dask's plan of
+    counts as none) or columns read from hive-style folder names (``group=a/``, which the
+    file itself lacks); otherwise None (the frame's own tasks read it). Reads Dask's plan of
     the files, checked against every way it could differ."""
     expr = getattr(frame, "expr", None)
     try:
@@ -248,7 +256,8 @@ def _whole_files(frame) -> list[str] | None:
     except (AttributeError, KeyError, TypeError):
         return None
     if (not type(expr).__name__.startswith("ReadParquet") or type(info.get("fs")).__name__ != "LocalFileSystem"
-            or info.get("filters") or any(info.get("index") or []) or len(parts) != frame.npartitions):
+            or info.get("filters") or any(info.get("index") or []) or info.get("partition_names")
+            or len(parts) != frame.npartitions):
         return None
     pieces = [part.get("piece") if isinstance(part, dict) else None for part in parts]
     if not all(isinstance(piece, tuple) and piece[1:] == (None, None) for piece in pieces):
@@ -383,6 +392,10 @@ def _histogram_key(name: str, *args) -> tuple:
 # -- pass 1: census -------------------------------------------------------------------------
 
 
+#: Read by the census passes when the data have them: ``mated`` must say whether they are equal.
+_SUBJECTS = ("reference_subject", "probe_subject")
+
+
 def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str]:
     """Everything wrong with one partition, each naming the partition."""
     missing = [c for c in ("score", "mated", *columns) if c not in part.columns]
@@ -404,10 +417,22 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
         problems.append(f"partition {index}: column 'mated' must be boolean, got {mated.dtype}")
     elif n_missing := _n_missing(mated):  # a nullable boolean (pyarrow, "boolean")
         problems.append(f"partition {index}: column 'mated' has {n_missing} missing values")
+    elif set(_SUBJECTS) <= set(part.columns) and (wrong := _n_contradicted(part)):
+        problems.append(f"partition {index}: {wrong} rows have 'mated' contradicting reference_subject == probe_subject")
     for column in columns:
         if n_missing := _n_missing(part[column]):
             problems.append(f"partition {index}: column {column!r} has {n_missing} missing values")
     return problems
+
+
+def _n_contradicted(part: pd.DataFrame) -> int:
+    """Rows whose ``mated`` is not ``reference_subject == probe_subject`` (a missing id
+    equals nothing), as :func:`biofair.validate_scores` counts them."""
+    reference, probe = (part[column] for column in _SUBJECTS)
+    known = (reference.notna() & probe.notna()).to_numpy()
+    same = np.zeros(len(part), dtype=bool)
+    same[known] = np.asarray(reference[known], dtype=object) == np.asarray(probe[known], dtype=object)
+    return int(np.count_nonzero(same != part["mated"].to_numpy(dtype=bool)))
 
 
 def _n_not_finite(values: NDArray) -> int:
@@ -448,6 +473,12 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
     homogeneous = _same_group(labels)
     mated = part["mated"].to_numpy(dtype=bool)
     everyone = homogeneous.all()
+    if not everyone and (split := ~homogeneous & mated).any():  # refused as in memory
+        return [{"problems": [
+            f"partition {index}: {int(split.sum())} mated comparisons have {', '.join(columns[0])} different from "
+            f"{', '.join(columns[1])} (first in row {part.index[split.argmax()]!r}); a mated comparison belongs "
+            "to one group: correct the attributes or give a pair-level column"
+        ]}], *_census_histograms(None, None, None)
     codes, combinations = _combinations(labels, None if everyone else homogeneous)
     pairs = np.bincount(codes * 2 + (mated if everyone else mated[homogeneous]), minlength=2 * len(combinations))
     counts = {c: (int(m), int(n)) for c, (n, m) in zip(combinations, pairs.reshape(-1, 2))}
@@ -553,7 +584,9 @@ def census(scores: Any, *, by: By = "group") -> Census:
         Listing every problem with its partition, and its file when every partition is a
         whole file (missing columns, NaN or infinite scores, scores stored as text,
         decimals, booleans or integers beyond ``±2**53`` as :func:`biofair.validate_scores`
-        words them, non-boolean or missing labels, missing group labels), then two distinct
+        words them, non-boolean or missing labels, labels that contradict
+        ``reference_subject == probe_subject`` where the data have both, missing group
+        labels, mated comparisons whose two sides' groups differ), then two distinct
         labels of a group column that read the same (``1`` and ``"1"``) or two equal labels
         written differently (``True`` and ``1``), then fewer than two groups or a group
         without mated or homogeneous non-mated comparisons (named, with its counts).
@@ -596,7 +629,7 @@ def census(scores: Any, *, by: By = "group") -> Census:
             raise SchemaError(f"{error}; these are the columns of the first file, {files[0]}") from None
         raise
     found, classes, homogeneous = _on_partitions(frame, _census_part, columns,
-                                                 columns=["score", "mated", *columns[0], *columns[1]], total=True)
+                                                 columns=["score", "mated", *_SUBJECTS, *columns[0], *columns[1]], total=True)
     cache = _context(frame).cache
     _raise_problems([part["problems"] for part in found], cache["files"])
     cache.setdefault(("classes",), _classes_from([part["classes"] for part in found]))
@@ -761,8 +794,9 @@ def _classes_from(found: list[dict]) -> _ClassCensus:
 
 
 def _class_census(frame) -> _ClassCensus:
-    """Check every partition (``score`` and ``mated`` only) and count each class; no pass
-    when the census of this frame has counted them already.
+    """Check every partition (``score`` and ``mated``, and the subject ids where the data
+    have them) and count each class; no pass when the census of this frame has counted
+    them already.
 
     Raises
     ------
@@ -771,7 +805,7 @@ def _class_census(frame) -> _ClassCensus:
     """
 
     def count() -> _ClassCensus:
-        found, classes = _on_partitions(frame, _class_census_part, columns=["score", "mated"], total=True)
+        found, classes = _on_partitions(frame, _class_census_part, columns=["score", "mated", *_SUBJECTS], total=True)
         _raise_problems([part["problems"] for part in found], _context(frame).cache["files"])
         _context(frame).cache.setdefault(_histogram_key("by_class"), classes.dense())  # what later passes locate on
         return _classes_from(found)

@@ -10,7 +10,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, ZeroRate
-from biofair._validation import as_rates, as_thresholds, check_alpha
+from biofair._validation import as_target, as_targets, as_thresholds, check_alpha
 from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_gap
 from biofair.dispersion import OutcomeFairness, _outcome_from_rates
 from biofair.groups import GroupRates, _rates_table
@@ -211,7 +211,7 @@ def fairness_discrepancy_rate(
     True
     """
     check_alpha(alpha)
-    targets = as_rates(list(fmr_targets), "fmr_targets")
+    targets = as_targets(fmr_targets, "fmr_targets")
     data = partitioned(scores, by=by)
     dev_data = data if dev is None else partitioned(dev, by=by)
     thresholds, at_or_above, n_dev = _pooled_thresholds_and_counts(dev_data, targets, by)
@@ -292,7 +292,7 @@ def outcome_fairness(
     check_alpha(alpha)
     data = partitioned(scores, by=by)
     if fmr is not None:
-        threshold = float(_pooled_thresholds_and_counts(data, as_rates([fmr], "fmr"), by)[0][0])
+        threshold = float(_pooled_thresholds_and_counts(data, as_target(fmr), by)[0][0])
     rates, _ = group_rates_at(data, [threshold], by=by)
     return _outcome_from_rates(data.census.names, float(threshold), rates, alpha=alpha, correction=correction,
                                zero=zero)

@@ -12,7 +12,7 @@ from biofair._counts import just_above
 from biofair._summation import PART, parts
 from biofair._thresholds import allowed_false_matches, warn_unresolved
 from biofair._typing import By
-from biofair._validation import as_rates, scalar_or_array
+from biofair._validation import as_rates, as_targets, scalar_or_array
 from biofair.partitions._order_statistics import (
     Windows,
     by_class,
@@ -92,7 +92,7 @@ def pooled_thresholds(scores: Any, fmr_targets: ArrayLike, *, by: By = "group") 
     ----------
     scores : dask.dataframe.DataFrame, str or Partitioned
         The partitioned score set (a :class:`biofair.partitions.Partitioned` skips the census).
-    fmr_targets : array_like
+    fmr_targets : sequence of float
         Target FMRs in [0, 1].
     by : str or sequence of str, default "group"
         The grouping attribute(s).
@@ -139,7 +139,7 @@ def pooled_thresholds(scores: Any, fmr_targets: ArrayLike, *, by: By = "group") 
     >>> found[0] == bf.threshold_at_fmr(table.loc[~table["mated"], "score"], 1e-2)
     np.True_
     """
-    targets = np.atleast_1d(as_rates(fmr_targets, "fmr_targets"))
+    targets = as_targets(fmr_targets, "fmr_targets")
     return _pooled_thresholds_and_counts(scores, targets, by)[0]
 
 
@@ -236,7 +236,7 @@ def tmr_at_fmr(scores: Any, fmr: float | ArrayLike) -> float | NDArray:
     True
     """
     frame = _as_frame(scores)
-    targets = np.atleast_1d(as_rates(fmr, "fmr"))
+    targets = as_rates(fmr, "fmr").ravel()  # any shape, as in memory: the result takes it back
     counts = _class_census(frame)
     warn_unresolved(targets, counts.n_nonmated)
     windows = order_statistics(frame, by_class, (), 2, lambda sizes: [_ranks(targets, int(sizes[0])), []])

@@ -198,3 +198,128 @@ def test_files_that_pandas_wrote_with_its_index_are_read_whole_and_named(tmp_pat
     assert str(error.value) == ("invalid score partitions:\n- partition 1: missing column(s) group "
                                 f"(file {tmp_path / 'part-1.parquet'})")
     assert bp.eer(path) == bf.eer(*bf.split_scores(scores))
+
+
+# -- found by an audit of the out-of-core path (each was a wrong answer, a crash or numpy's words) --
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")  # Dask's, reading the folder names
+def test_a_hive_partitioned_folder_gives_the_in_memory_results(tmp_path):
+    """``group=a/part.parquet``: the group is in the folder's name, not in the file. Each file
+    was read whole and every partition refused as missing the column group."""
+    scores = table()
+    for label, rows in scores.groupby("group"):
+        (tmp_path / f"group={label}").mkdir()
+        rows.drop(columns="group").to_parquet(tmp_path / f"group={label}" / "part.parquet", index=False)
+    targets = [0.1, 0.05]
+    assert bp.census(str(tmp_path)).names == ["a", "b", "c"]
+    pd.testing.assert_frame_equal(bp.fairness_discrepancy_rate(str(tmp_path), fmr_targets=targets),
+                                  bf.fairness_discrepancy_rate(scores, fmr_targets=targets))
+    pd.testing.assert_frame_equal(bp.rates_by_group(str(tmp_path), [0.0, 1.0]), bf.rates_by_group(scores, [0.0, 1.0]))
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_scores_spanning_more_than_the_largest_float_are_binned_at_half_scale():
+    """-1e308 and 1e308 in one set: the bins' arithmetic overflowed and the DFI and the ROC AUC
+    failed with ``IndexError: index -9223372036854775808``."""
+    scores = table()
+    scores.loc[[0, 1], "score"] = [-1e308, 1e308]
+    frame = dd.from_pandas(scores, npartitions=2)
+    for combine in ("pooled", "equal"):
+        here, there = bp.distribution_fairness_index(frame, combine=combine), bf.distribution_fairness_index(scores, combine=combine)
+        assert (here.normal, here.extreme) == (there.normal, there.extreme)
+    for kind in ("mated", "nonmated"):
+        assert bp.comprehensive_equity_index(frame, kind=kind).normal == bf.comprehensive_equity_index(scores, kind=kind).normal
+    bounded = bp.roc_auc(frame)
+    assert bounded.low <= bf.roc_auc(*bf.split_scores(scores)) <= bounded.high
+
+
+def test_a_group_too_small_for_every_poisson_resample_is_named_not_nan():
+    """Five mated and five non-mated comparisons: a resample weighs all of a class 0 with
+    probability e**-5, and its 0/0 made the group's and FDR's intervals NaN."""
+    small = pd.DataFrame({"score": [2.1, 1.7, 2.5, 0.9, 1.8, 0.2, -0.4, 0.6, -1.0, 0.1],
+                          "mated": [True] * 5 + [False] * 5, "group": "d"})
+    scores = pd.concat([table(3000), small], ignore_index=True)
+    with pytest.warns(bf.UndefinedRateWarning) as caught:
+        intervals = bp.poisson_bootstrap(dd.from_pandas(scores, npartitions=3), [0.5], n_resamples=1000, rng=0)
+    message = str(caught[0].message)
+    counts = re.search(r"^(\d+) of 1000 Poisson resamples weigh every comparison of a group's class 0, .* the "
+                       r"intervals leave those resamples out: 'd' non-mated \((\d+)\), 'd' mated \((\d+)\)\. ", message)
+    assert counts, message
+    n_any, n_nonmated, n_mated = map(int, counts.groups())
+    assert max(n_nonmated, n_mated) <= n_any <= n_nonmated + n_mated
+    assert 0 < n_nonmated + n_mated < 40  # 1000 x 2 x e**-5 = 13.5 expected
+    assert intervals[["value", "low", "high"]].notna().all().all()
+    assert (intervals["low"] <= intervals["value"]).all() and (intervals["value"] <= intervals["high"]).all()
+
+
+def test_mated_pairs_across_groups_are_refused_as_in_memory():
+    """Seven mated comparisons whose two sides' groups differ were left out of every
+    per-group count (neither a group's nor a cross pair), without a word."""
+    scores = table().rename(columns={"group": "reference_group"})
+    scores["probe_group"] = scores["reference_group"]
+    mated = np.flatnonzero(scores["mated"])[:7]
+    scores.loc[mated, "probe_group"] = np.where(scores.loc[mated, "reference_group"] == "a", "b", "a")
+    with pytest.raises(SchemaError, match=r"^7 mated comparisons have reference_group different from probe_group"):
+        bf.fairness_discrepancy_rate(scores, fmr_targets=[0.1])
+    with pytest.raises(SchemaError) as error:
+        bp.fairness_discrepancy_rate(dd.from_pandas(scores, npartitions=1), fmr_targets=[0.1])
+    assert str(error.value) == (
+        "invalid score partitions:\n- partition 0: 7 mated comparisons have reference_group different from "
+        "probe_group (first in row 0); a mated comparison belongs to one group: correct the attributes or give a "
+        "pair-level column")
+
+
+def test_mated_labels_that_contradict_the_subject_ids_are_refused_as_in_memory():
+    """Five non-mated pairs (two subjects) labelled mated were counted as mated."""
+    scores = table()
+    rng = np.random.default_rng(1)
+    reference = rng.integers(0, 50, len(scores))
+    scores["reference_subject"] = reference.astype(str)
+    scores["probe_subject"] = np.where(scores["mated"], reference, (reference + 1) % 50).astype(str)
+    assert bp.eer(dd.from_pandas(scores, npartitions=2)) == bf.eer(*bf.split_scores(scores))
+    scores.loc[np.flatnonzero(~scores["mated"])[:5], "mated"] = True
+    with pytest.raises(SchemaError, match="5 rows have 'mated' contradicting reference_subject == probe_subject"):
+        bf.fairness_discrepancy_rate(scores, fmr_targets=[0.1])
+    for metric in (bp.census, bp.eer):
+        with pytest.raises(SchemaError) as error:
+            metric(dd.from_pandas(scores, npartitions=2))
+        assert str(error.value) == ("invalid score partitions:\n- partition 0: 5 rows have 'mated' contradicting "
+                                    "reference_subject == probe_subject")
+
+
+def test_tmr_at_fmr_keeps_the_shape_of_its_targets():
+    """A 2-D fmr failed with "The truth value of an array with more than one element is ambiguous"."""
+    scores = table()
+    for fmr in ([[0.1, 0.2]], [[0.1], [0.2]], 0.1, [0.1]):
+        here = bp.tmr_at_fmr(dd.from_pandas(scores, npartitions=2), fmr)
+        np.testing.assert_array_equal(here, bf.tmr_at_fmr(*bf.split_scores(scores), fmr))
+        assert np.shape(here) == np.shape(fmr)
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [
+    (lambda f: bp.eer(f, max_passes=-1), ValueError, "max_passes must be at least 0, got -1"),  # was UnboundLocalError
+    (lambda f: bp.fairness_discrepancy_rate(f, fmr_targets=0.1), TypeError,  # was "'float' object is not iterable"
+     "fmr_targets must be a sequence of rates, e.g. [0.01], got 0.1"),
+    (lambda f: bp.fairness_discrepancy_rate(f, fmr_targets=[]), ValueError,  # named thresholds
+     "fmr_targets must be a non-empty, flat sequence of rates, got []"),
+    (lambda f: bp.pooled_thresholds(f, [[0.1, 0.2]]), ValueError,
+     "fmr_targets must be a non-empty, flat sequence of rates, got [[0.1, 0.2]]"),
+    (lambda f: bp.poisson_bootstrap(f, ["0.5"]), TypeError, "thresholds must be numbers, got ['0.5']"),  # was accepted
+    (lambda f: bp.poisson_bootstrap(f, [0.5], n_resamples=2.5), TypeError, "n_resamples must be an integer, got 2.5"),
+    (lambda f: bp.poisson_bootstrap(f, [0.5], confidence=1.0), ValueError, "confidence must lie in (0, 1), got 1.0"),
+])
+def test_options_out_of_core_are_checked_as_in_memory(call, error, message):
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        call(dd.from_pandas(table(), npartitions=2))
+
+
+def test_a_folder_without_parquet_files_says_so(tmp_path):
+    """Dask's "An error occurred while calling the read_parquet method ... No files satisfy the
+    parquet_file_extension criteria", a ValueError where the docstring promises FileNotFoundError."""
+    with pytest.raises(FileNotFoundError, match=re.escape(f"no Parquet file (*.parquet) in the folder {str(tmp_path)!r}")):
+        bp.census(str(tmp_path))
+    table().to_csv(tmp_path / "scores.csv", index=False)
+    with pytest.raises(FileNotFoundError, match=re.escape(f"no Parquet file (*.parquet) in the folder {str(tmp_path)!r}")):
+        bp.eer(str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=re.escape(f"no Parquet file or folder at {str(tmp_path / 'absent')!r}")):
+        bp.census(str(tmp_path / "absent"))
