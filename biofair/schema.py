@@ -8,6 +8,8 @@ required; ``group``, ``reference_subject``, ``probe_subject``, ``reference_group
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
@@ -104,20 +106,25 @@ def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subjec
                           f"{what} written 1 in one and '1' in the other would be two {what}s. {_IDS_AS_TEXT}")
 
 
-def _near_names(missing: list[str], columns: pd.Index) -> str:
+def _cli_renaming(renames: dict[str, str]) -> str:
+    return "biofair report --columns '" + ",".join(f"{name}={key}" for name, key in renames.items()) + "'"
+
+
+def _near_names(missing: list[str], columns: Sequence[str], *,
+                renaming: Callable[[dict[str, str]], str] = _cli_renaming) -> str:
     """What the table has instead of the ``missing`` columns: the names that differ from them
-    only in case or surrounding spaces, with the renaming to make, else its columns."""
+    only in case or surrounding spaces, with the ``renaming`` to make, else its columns."""
     near = {}
     for name in columns:
         key = str(name).strip().lower()
-        if key in missing and key not in near:
-            near[key] = name
+        if key in missing and key not in near.values():
+            near[name] = key
     if near:
-        renames = ",".join(f"{name}={key}" for key, name in near.items())
-        return (f" (the table has {', '.join(repr(n) for n in near.values())}: names are case- and "
-                f"space-sensitive; rename them, e.g. biofair report --columns '{renames}')")
+        return (f" (the table has {', '.join(repr(n) for n in near)}: names are case- and "
+                f"space-sensitive; rename them, e.g. {renaming(near)})")
+    columns = list(columns)
     shown = ", ".join(repr(n) for n in columns[:10]) + (f" and {len(columns) - 10} more" if len(columns) > 10 else "")
-    return f" (the table has {shown})" if len(columns) else " (the table has no columns)"
+    return f" (the table has {shown})" if columns else " (the table has no columns)"
 
 
 def _score_problems(score: pd.Series) -> list[str]:

@@ -20,7 +20,7 @@ from biofair._summation import PART, parts
 from biofair._typing import By
 from biofair.exceptions import SchemaError
 from biofair.groups import _check_equal_labels_written_alike, _composite_names, _factorize_categories, _label_names
-from biofair.schema import _score_problems
+from biofair.schema import _near_names, _score_problems
 
 
 class Census(NamedTuple):
@@ -92,6 +92,22 @@ def _as_frame(scores: Any):
             raise FileNotFoundError(f"no Parquet file matches {str(scores)!r} (or its files have no columns)")
         return frame
     raise TypeError(f"scores must be a dask DataFrame or a Parquet path, got {type(scores).__name__}")
+
+
+def _check_required(frame) -> None:
+    """Refuse, before any pass, a frame without a score or mated column (Dask gives a
+    Parquet folder the columns of its first file), naming a column that differs only in
+    case or spaces. Every partition reported it, after a pass over all of them."""
+    missing = [column for column in ("score", "mated") if column not in frame.columns]
+    if missing:
+        files = _whole_files(frame)
+        first = f"; these are the columns of the first file, {files[0]}" if files else ""
+        raise SchemaError(f"missing column(s): {', '.join(missing)}"
+                          f"{_near_names(missing, list(frame.columns), renaming=_dask_renaming)}{first}")
+
+
+def _dask_renaming(renames: dict[str, str]) -> str:
+    return f"dd.read_parquet(path).rename(columns={renames!r})"
 
 
 def _group_columns(columns: Sequence[str], by: By) -> tuple[list[str], list[str]]:
@@ -622,6 +638,7 @@ def census(scores: Any, *, by: By = "group") -> Census:
     (['0', '1', '2'], [100, 100, 100], 3)
     """
     frame = _as_frame(scores)
+    _check_required(frame)
     try:
         columns = _group_columns(list(frame.columns), by)
     except SchemaError as error:  # Dask reads the columns of the first file only: say so
@@ -805,6 +822,7 @@ def _class_census(frame) -> _ClassCensus:
     """
 
     def count() -> _ClassCensus:
+        _check_required(frame)
         found, classes = _on_partitions(frame, _class_census_part, columns=["score", "mated", *_SUBJECTS], total=True)
         _raise_problems([part["problems"] for part in found], _context(frame).cache["files"])
         _context(frame).cache.setdefault(_histogram_key("by_class"), classes.dense())  # what later passes locate on

@@ -323,3 +323,24 @@ def test_a_folder_without_parquet_files_says_so(tmp_path):
         bp.eer(str(tmp_path))
     with pytest.raises(FileNotFoundError, match=re.escape(f"no Parquet file or folder at {str(tmp_path / 'absent')!r}")):
         bp.census(str(tmp_path / "absent"))
+
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")  # Dask's tasks reading the files
+def test_a_score_column_named_otherwise_is_refused_before_any_pass(tmp_path):
+    """'Score' in every file: each partition was reported missing score, after a pass over all."""
+    from biofair.partitions.census import _PASSES
+
+    path, _ = files(tmp_path, None)
+    for i in range(3):
+        part = tmp_path / f"part-{i}.parquet"
+        pq.write_table(pq.read_table(part).rename_columns(["Score", "mated", "group"]), part)
+    before = _PASSES[0]
+    for metric in (bp.census, bp.eer):
+        with pytest.raises(SchemaError) as error:
+            metric(path)
+        assert str(error.value) == (
+            "missing column(s): score (the table has 'Score': names are case- and space-sensitive; rename them, e.g. "
+            "dd.read_parquet(path).rename(columns={'Score': 'score'})); these are the columns of the first file, "
+            f"{tmp_path / 'part-0.parquet'}")
+    assert _PASSES[0] == before
+    assert bp.eer(dd.read_parquet(path).rename(columns={"Score": "score"})) == bf.eer(*bf.split_scores(table()))
