@@ -22,7 +22,7 @@ from biofair._typing import By, IntervalMethod, StatisticData, Unit
 from biofair._validation import as_scores, check_choice
 from biofair.exceptions import InsufficientComparisonsWarning
 from biofair.groups import _SPACES_SPLIT_WARNING, _group_codes
-from biofair.schema import _check_ids_of_one_kind, validate_scores
+from biofair.schema import _check_ids_of_one_kind, _validate_score_set
 
 Scores = pd.DataFrame | tuple[ArrayLike, ArrayLike]
 Rows = NDArray[np.intp] | tuple[NDArray[np.intp], NDArray[np.intp]]
@@ -39,7 +39,7 @@ class Sample:
         check_choice(data, "data", ("arrays", "table"))
         self.data = data
         if isinstance(scores, pd.DataFrame):
-            self.table = validate_scores(scores)
+            self.table = _validate_score_set(scores)
             self._values = scores["score"].to_numpy(dtype=np.float64)
             self._mated = scores["mated"].to_numpy(dtype=bool)
             self._classes = None

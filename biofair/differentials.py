@@ -21,7 +21,7 @@ from biofair._validation import as_count, as_number, as_rng, as_threshold
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import extrapolated_fmr
 from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
-from biofair.schema import validate_scores
+from biofair.schema import _validate_score_set
 
 #: Default tolerance of a ratio of error rates: the four-fifths rule (see differential_report).
 _DEFAULT_TOLERANCE = 1.25
@@ -382,7 +382,7 @@ def differential_report(
     0   fmr  1.880076       inconclusive
     1  fnmr  2.793103  exceeds tolerance
     """
-    validate_scores(table)
+    _validate_score_set(table)
     if not isinstance(extrapolate, (bool, np.bool_)):
         raise TypeError(f"extrapolate must be True or False, got {extrapolate!r}")
     attributes = _attributes_of(by)

@@ -24,7 +24,7 @@ from biofair._threads import in_two_threads
 from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, as_thresholds, scalar_or_array
 from biofair.exceptions import SchemaError
-from biofair.schema import _check_ids_of_one_kind, _missing_groups_fix, validate_scores
+from biofair.schema import _check_ids_of_one_kind, _missing_groups_fix, _validate_score_set
 
 #: Rows (labels or scores) from which the grouping works in two threads: factorizing Arrow
 #: text, splitting the scores by group and class, sorting the groups' arrays.
@@ -639,7 +639,7 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
         if scores.by != by:
             raise ValueError(f"these groups were formed with by={scores.by!r}, not by={by!r}")
         return scores
-    validate_scores(scores)
+    _validate_score_set(scores)
     codes, names = _group_codes(scores, by)
     values = scores["score"].to_numpy(dtype=np.float64)
     mated = scores["mated"].to_numpy(dtype=bool)
@@ -827,7 +827,7 @@ def group_sizes(
     a            1           1  False
     b            1           1  False
     """
-    validate_scores(scores)
+    _validate_score_set(scores)
     codes, names = _group_codes(scores, by)
     mated = scores["mated"].to_numpy(dtype=bool)
     table = pd.DataFrame(
@@ -1024,7 +1024,7 @@ def _cross_group_counts(scores: pd.DataFrame, threshold: float, *, by: By = "gro
     many of them are at or above the threshold: columns ``reference``, ``probe``,
     ``accepted``, ``comparisons`` and ``fmr``, one row per cell (the long form of
     :func:`cross_group_fmr`)."""
-    validate_scores(scores)
+    _validate_score_set(scores)
     threshold = as_threshold(threshold)
     attributes = _attributes_of(by)
     columns = [f"{side}_{a}" for a in attributes for side in ("reference", "probe")]

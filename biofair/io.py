@@ -35,7 +35,7 @@ from biofair.groups import (
     add_subject_attributes,
     scores_by_group,
 )
-from biofair.schema import _score_problems, split_scores, validate_scores
+from biofair.schema import _score_problems, validate_scores
 
 _ScoreFormat = Literal["auto", "csv", "parquet", "bob"]
 _PathLike = str | os.PathLike
@@ -338,8 +338,10 @@ def _as_mated(labels: pd.Series) -> pd.Series:
 
 
 def _warn_if_reversed(table: pd.DataFrame, greater_is_match: bool) -> None:
-    """Warn when mated scores are mostly below non-mated ones (ROC AUC < 0.5)."""
-    auc = roc_auc(*split_scores(table))
+    """Warn when mated scores are mostly below non-mated ones (ROC AUC < 0.5): of all rows,
+    those of every system or split the file holds (the direction is the file's)."""
+    values, mated = table["score"].to_numpy(dtype=np.float64), table["mated"].to_numpy(dtype=bool)
+    auc = roc_auc(values[mated], values[~mated])
     if auc < 0.5:
         advice = (
             "the scores may be distances: read them with greater_is_match=False (biofair report --distance)"
@@ -475,7 +477,9 @@ def read_grouped_scores(
     ------
     SchemaError, FileNotFoundError
         Naming the first problem found: unreadable file, missing column, bad values, a
-        missing group column or label, fewer than two groups, a group without one class.
+        missing group column or label, fewer than two groups, a group without one class
+        (checked in each score set: each ``system`` and ``split`` the file holds, which
+        no metric pools).
 
     See Also
     --------
@@ -519,6 +523,8 @@ def read_grouped_scores(
         _check_no_missing(table, names)
     validate_scores(table)
     _warn_if_reversed(table, greater_is_match)
-    scores_by_group(table, by=by)
+    sets = [column for column in ("system", "split") if column in table.columns]
+    for _, rows in table.groupby(sets, dropna=False, observed=True, sort=False) if sets else [(None, table)]:
+        scores_by_group(rows, by=by)  # the groups of every score set the metrics will take, checked
     table.attrs["missing_groups"] = relabelled
     return table

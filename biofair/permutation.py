@@ -17,7 +17,7 @@ from biofair._resampling import progress, resolution_warned_once
 from biofair._typing import Alternative, By, Seed
 from biofair._validation import as_count, as_rng
 from biofair.groups import _group_codes, _torn_subjects
-from biofair.schema import _check_ids_of_one_kind, validate_scores
+from biofair.schema import _check_ids_of_one_kind, _validate_score_set
 
 
 class PermutationNull(NamedTuple):
@@ -249,7 +249,7 @@ def permutation_null(
     as_count(n_permutations, "n_permutations")
     if alternative not in ("less", "greater"):
         raise ValueError(f"alternative must be 'less' or 'greater', got {alternative!r}")
-    validate_scores(scores)
+    _validate_score_set(scores)
     rng = as_rng(rng)
     shuffled = _shuffle_plan(scores, by, cluster)
     observed = float(statistic(scores))

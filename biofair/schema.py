@@ -250,6 +250,30 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     return scores
 
 
+def _validate_score_set(scores: pd.DataFrame) -> pd.DataFrame:
+    """:func:`validate_scores`, and refuse a table that holds several score sets a metric
+    would pool: the rows of several systems, or development rows with evaluation rows
+    (the optional columns ``system`` and ``split``). Reading such a table is fine; a metric
+    on all of its rows is not."""
+    validate_scores(scores)
+    for column, advice in (
+        ("system", "select one, e.g. scores[scores['system'] == {first!r}] (biofair.paired_bootstrap "
+                   "compares two systems scored on the same trials)"),
+        ("split", "pass the rows of one, e.g. the evaluation rows, and the development rows as dev= where a "
+                  "function takes it: fairness_discrepancy_rate(scores[scores['split'] == 'eval'], "
+                  "dev=scores[scores['split'] == 'dev'])"),
+    ):
+        if column in scores.columns:
+            values = pd.unique(scores[column].dropna())
+            if len(values) > 1:
+                shown = ", ".join(repr(v) for v in values[:5]) + (", ..." if len(values) > 5 else "")
+                raise SchemaError(
+                    f"the table holds {len(values)} score sets in column {column!r} ({shown}), whose rows a "
+                    f"metric would pool: {advice.format(first=values[0])}"
+                )
+    return scores
+
+
 def split_scores(scores: pd.DataFrame) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Mated and non-mated scores of a validated table, as two float arrays.
 
@@ -287,7 +311,7 @@ def split_scores(scores: pd.DataFrame) -> tuple[NDArray[np.float64], NDArray[np.
     >>> split_scores(table)
     (array([0.9, 0.7]), array([0.2]))
     """
-    validate_scores(scores)
+    _validate_score_set(scores)
     values = scores["score"].to_numpy(dtype=np.float64)
     mated = scores["mated"].to_numpy(dtype=bool)
     return values[mated], values[~mated]

@@ -416,6 +416,16 @@ def comment_footer(tmp_path) -> Case:
                             r"\(e.g. nan; first in row 7920\)")
 
 
+def two_systems(tmp_path) -> Case:
+    """Two systems' scores in one file, told apart by the canonical column 'system': every
+    metric pooled them. Read as they are; the report refuses them."""
+    path = tmp_path / "systems.csv"
+    pd.concat([example().assign(system="A"), example().assign(system="B", score=example()["score"] / 2)]).to_csv(path, index=False)
+    return Case(path, check=lambda read: read["system"].value_counts().to_dict() == {"A": 7920, "B": 7920},
+                report_error=r"the table holds 2 score sets in column 'system' \('A', 'B'\), whose rows a metric "
+                             r"would pool: select one, e.g. scores\[scores\['system'\] == 'A'\]")
+
+
 CASES = {
     "mixed int and str labels": mixed_types,
     "01 and 1": leading_zeros,
@@ -460,6 +470,7 @@ CASES = {
     "capitalised header": capitalised_header,
     "capitalised header, renamed": capitalised_header_renamed,
     "a comment line after the table": comment_footer,
+    "two systems in one file": two_systems,
 }
 
 

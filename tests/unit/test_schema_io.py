@@ -155,3 +155,23 @@ def test_read_errors(tmp_path):
     garbage.write_bytes(b"not parquet")
     with pytest.raises(bf.SchemaError, match="could not read"):
         bf.read_scores(garbage)
+
+
+@pytest.mark.parametrize("column, values", [("system", ["A", "B"]), ("split", ["dev", "eval"])])
+def test_a_metric_refuses_to_pool_systems_or_splits(column, values):
+    """'system' and 'split' are canonical columns, and every metric pooled their values
+    (FDR with thresholds and rates on development and evaluation rows together)."""
+    table = pd.read_csv(bf.datasets.example_scores_path())
+    both = table.assign(**{column: np.where(np.arange(len(table)) % 2, *values)})
+    assert bf.validate_scores(both) is both  # a table may hold both; a metric on all its rows may not
+    message = rf"^the table holds 2 score sets in column '{column}' \('{values[1]}', '{values[0]}'\), whose rows a metric would pool: "
+    for metric in (bf.split_scores, bf.scores_by_group, bf.group_sizes, lambda t: bf.cross_group_fmr(t, threshold=0.5),
+                   lambda t: bf.fairness_discrepancy_rate(t, fmr_targets=[0.1]), lambda t: bf.bootstrap(bf.eer, t),
+                   lambda t: bf.differential_report(t, threshold=0.5),
+                   lambda t: bf.permutation_null(lambda s: 0.0, t, cluster=None)):
+        with pytest.raises(bf.SchemaError, match=message):
+            metric(both)
+    one = both[both[column] == values[0]]
+    assert bf.split_scores(one)[0].size == one["mated"].sum()
+    pd.testing.assert_frame_equal(bf.fairness_discrepancy_rate(both[both[column] == values[1]], fmr_targets=[0.1]),
+                                  bf.fairness_discrepancy_rate(table.iloc[0::2], fmr_targets=[0.1]))
