@@ -250,28 +250,35 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     return scores
 
 
+#: Columns that tell apart score sets no metric may pool, and how to select one set.
+_SCORE_SETS = {
+    "system": "select one, e.g. scores[scores['system'] == {first!r}] (biofair.paired_bootstrap compares "
+              "two systems scored on the same trials)",
+    "split": "pass the rows of one, e.g. the evaluation rows, and the development rows as dev= where a function "
+             "takes it: fairness_discrepancy_rate(scores[scores['split'] == 'eval'], dev=scores[scores['split'] == 'dev'])",
+}
+
+
 def _validate_score_set(scores: pd.DataFrame) -> pd.DataFrame:
     """:func:`validate_scores`, and refuse a table that holds several score sets a metric
     would pool: the rows of several systems, or development rows with evaluation rows
     (the optional columns ``system`` and ``split``). Reading such a table is fine; a metric
     on all of its rows is not."""
     validate_scores(scores)
-    for column, advice in (
-        ("system", "select one, e.g. scores[scores['system'] == {first!r}] (biofair.paired_bootstrap "
-                   "compares two systems scored on the same trials)"),
-        ("split", "pass the rows of one, e.g. the evaluation rows, and the development rows as dev= where a "
-                  "function takes it: fairness_discrepancy_rate(scores[scores['split'] == 'eval'], "
-                  "dev=scores[scores['split'] == 'dev'])"),
-    ):
+    for column in _SCORE_SETS:
         if column in scores.columns:
-            values = pd.unique(scores[column].dropna())
-            if len(values) > 1:
-                shown = ", ".join(repr(v) for v in values[:5]) + (", ..." if len(values) > 5 else "")
-                raise SchemaError(
-                    f"the table holds {len(values)} score sets in column {column!r} ({shown}), whose rows a "
-                    f"metric would pool: {advice.format(first=values[0])}"
-                )
+            _refuse_pooling(column, pd.unique(scores[column].dropna()))
     return scores
+
+
+def _refuse_pooling(column: str, values: Sequence) -> None:
+    """Raise if the distinct non-missing ``values`` of a score-set column are more than one."""
+    if len(values) > 1:
+        shown = ", ".join(repr(v) for v in values[:5]) + (", ..." if len(values) > 5 else "")
+        raise SchemaError(
+            f"the table holds {len(values)} score sets in column {column!r} ({shown}), whose rows a "
+            f"metric would pool: {_SCORE_SETS[column].format(first=values[0])}"
+        )
 
 
 def split_scores(scores: pd.DataFrame) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

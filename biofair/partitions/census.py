@@ -20,7 +20,7 @@ from biofair._summation import PART, parts
 from biofair._typing import By
 from biofair.exceptions import SchemaError
 from biofair.groups import _check_equal_labels_written_alike, _composite_names, _factorize_categories, _label_names
-from biofair.schema import _near_names, _score_problems
+from biofair.schema import _SCORE_SETS, _near_names, _refuse_pooling, _score_problems
 
 
 class Census(NamedTuple):
@@ -441,6 +441,19 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
     return problems
 
 
+def _score_sets(part: pd.DataFrame) -> dict[str, NDArray]:
+    """The distinct values of each score-set column (``system``, ``split``) a partition has."""
+    return {column: pd.unique(part[column].dropna()) for column in _SCORE_SETS if column in part.columns}
+
+
+def _check_one_set(found: list[dict]) -> None:
+    """Refuse partitions that hold several systems or splits together, as in memory."""
+    for column in _SCORE_SETS:
+        seen = [part["sets"][column] for part in found if column in part["sets"]]
+        if seen:
+            _refuse_pooling(column, pd.unique(pd.Series(np.concatenate(seen), dtype=object)))
+
+
 def _n_contradicted(part: pd.DataFrame) -> int:
     """Rows whose ``mated`` is not ``reference_subject == probe_subject`` (a missing id
     equals nothing), as :func:`biofair.validate_scores` counts them."""
@@ -509,6 +522,7 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
         cross = int((~homogeneous & ~mated).sum())
     return [{
         "problems": [],
+        "sets": _score_sets(part),
         "values": labels.values,
         "counts": counts,
         "cross": cross,
@@ -602,7 +616,8 @@ def census(scores: Any, *, by: By = "group") -> Census:
         decimals, booleans or integers beyond ``±2**53`` as :func:`biofair.validate_scores`
         words them, non-boolean or missing labels, labels that contradict
         ``reference_subject == probe_subject`` where the data have both, missing group
-        labels, mated comparisons whose two sides' groups differ), then two distinct
+        labels, mated comparisons whose two sides' groups differ), then several systems or
+        splits (columns ``system``, ``split``) that a metric would pool, then two distinct
         labels of a group column that read the same (``1`` and ``"1"``) or two equal labels
         written differently (``True`` and ``1``), then fewer than two groups or a group
         without mated or homogeneous non-mated comparisons (named, with its counts).
@@ -646,9 +661,10 @@ def census(scores: Any, *, by: By = "group") -> Census:
             raise SchemaError(f"{error}; these are the columns of the first file, {files[0]}") from None
         raise
     found, classes, homogeneous = _on_partitions(frame, _census_part, columns,
-                                                 columns=["score", "mated", *_SUBJECTS, *columns[0], *columns[1]], total=True)
+                                                 columns=["score", "mated", *_SUBJECTS, *_SCORE_SETS, *columns[0], *columns[1]], total=True)
     cache = _context(frame).cache
     _raise_problems([part["problems"] for part in found], cache["files"])
+    _check_one_set(found)
     cache.setdefault(("classes",), _classes_from([part["classes"] for part in found]))
     cache.setdefault(_histogram_key("by_class"), classes.dense())  # what later passes locate on
     cache.setdefault(_histogram_key("homogeneous_nonmated", repr(columns)), homogeneous.dense())
@@ -800,7 +816,8 @@ def _class_census_part(part: pd.DataFrame, index: int) -> tuple[list[dict], NDAr
     if problems := _problems_of(part, index, []):
         return [{"problems": problems}], _census_histograms(None, None, None)[0]
     values, mated = _scores(part), part["mated"].to_numpy(dtype=bool)
-    return [{"problems": [], **_class_counts(values, mated)}], _census_histograms(values, mated, None)[0]
+    return [{"problems": [], "sets": _score_sets(part), **_class_counts(values, mated)}], \
+        _census_histograms(values, mated, None)[0]
 
 
 def _classes_from(found: list[dict]) -> _ClassCensus:
@@ -823,8 +840,9 @@ def _class_census(frame) -> _ClassCensus:
 
     def count() -> _ClassCensus:
         _check_required(frame)
-        found, classes = _on_partitions(frame, _class_census_part, columns=["score", "mated", *_SUBJECTS], total=True)
+        found, classes = _on_partitions(frame, _class_census_part, columns=["score", "mated", *_SUBJECTS, *_SCORE_SETS], total=True)
         _raise_problems([part["problems"] for part in found], _context(frame).cache["files"])
+        _check_one_set(found)
         _context(frame).cache.setdefault(_histogram_key("by_class"), classes.dense())  # what later passes locate on
         return _classes_from(found)
 

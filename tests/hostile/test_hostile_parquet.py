@@ -344,3 +344,17 @@ def test_a_score_column_named_otherwise_is_refused_before_any_pass(tmp_path):
             f"{tmp_path / 'part-0.parquet'}")
     assert _PASSES[0] == before
     assert bp.eer(dd.read_parquet(path).rename(columns={"Score": "score"})) == bf.eer(*bf.split_scores(table()))
+
+
+@pytest.mark.parametrize(("column", "values"), [("system", ["A", "B"]), ("split", ["dev", "eval"])])
+def test_files_of_two_systems_or_splits_are_not_pooled(column, values, tmp_path):
+    """One file per system (or split) in one folder: every metric pooled them, as in memory."""
+    for value in values:
+        table().assign(**{column: value}).to_parquet(tmp_path / f"{value}.parquet", index=False)
+    message = (f"the table holds 2 score sets in column '{column}' ('{values[0]}', '{values[1]}'), whose rows a "
+               "metric would pool: ")
+    for metric in (bp.census, bp.eer, lambda p: bp.tmr_at_fmr(p, 0.1)):
+        with pytest.raises(SchemaError, match="^" + re.escape(message)):
+            metric(str(tmp_path))
+    one = str(tmp_path / f"{values[0]}.parquet")
+    assert bp.eer(one) == bf.eer(*bf.split_scores(table().assign(**{column: values[0]})))
