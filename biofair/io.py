@@ -35,7 +35,7 @@ from biofair.groups import (
     add_subject_attributes,
     scores_by_group,
 )
-from biofair.schema import _score_problems, validate_scores
+from biofair.schema import _SCORE_SETS, _score_problems, validate_scores
 
 _ScoreFormat = Literal["auto", "csv", "parquet", "bob"]
 _PathLike = str | os.PathLike
@@ -523,7 +523,7 @@ def read_grouped_scores(
         _check_no_missing(table, names)
     validate_scores(table)
     _warn_if_reversed(table, greater_is_match)
-    sets = [column for column in ("system", "split") if column in table.columns]
+    sets = [column for column in _SCORE_SETS if column in table.columns]
     for _, rows in table.groupby(sets, dropna=False, observed=True, sort=False) if sets else [(None, table)]:
         scores_by_group(rows, by=by)  # the groups of every score set the metrics will take, checked
     table.attrs["missing_groups"] = relabelled
