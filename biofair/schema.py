@@ -166,13 +166,25 @@ def _label_problems(scores: pd.DataFrame) -> list[str]:
     if n_mated == len(mated):
         problems.append("no non-mated comparisons: column 'mated' is never False")
     if {"reference_subject", "probe_subject"} <= set(scores.columns):
-        same = scores["reference_subject"] == scores["probe_subject"]
-        wrong = int((same != mated).sum())
+        wrong = _n_contradicted(scores)
         if wrong:
             problems.append(
                 f"{wrong} rows have 'mated' contradicting reference_subject == probe_subject"
             )
     return problems
+
+
+def _n_contradicted(scores: pd.DataFrame) -> int:
+    """Rows whose ``mated`` is not ``reference_subject == probe_subject``: a missing id equals
+    nothing, and ids are compared as values (categorical columns with different categories too)."""
+    reference, probe = scores["reference_subject"], scores["probe_subject"]
+    try:
+        same = (reference == probe).to_numpy(dtype=bool, na_value=False)
+    except TypeError:  # pandas compares categoricals only with the same categories
+        known = (reference.notna() & probe.notna()).to_numpy()
+        same = np.zeros(len(scores), dtype=bool)
+        same[known] = np.asarray(reference[known], dtype=object) == np.asarray(probe[known], dtype=object)
+    return int(np.count_nonzero(same != scores["mated"].to_numpy(dtype=bool)))
 
 
 def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:

@@ -20,7 +20,7 @@ from biofair._summation import PART, parts
 from biofair._typing import By
 from biofair.exceptions import SchemaError
 from biofair.groups import _check_equal_labels_written_alike, _composite_names, _factorize_categories, _label_names
-from biofair.schema import _SCORE_SETS, _near_names, _refuse_pooling, _score_problems
+from biofair.schema import _SCORE_SETS, _n_contradicted, _near_names, _refuse_pooling, _score_problems
 
 
 class Census(NamedTuple):
@@ -454,16 +454,6 @@ def _check_one_set(found: list[dict]) -> None:
             _refuse_pooling(column, pd.unique(pd.Series(np.concatenate(seen), dtype=object)))
 
 
-def _n_contradicted(part: pd.DataFrame) -> int:
-    """Rows whose ``mated`` is not ``reference_subject == probe_subject`` (a missing id
-    equals nothing), as :func:`biofair.validate_scores` counts them."""
-    reference, probe = (part[column] for column in _SUBJECTS)
-    known = (reference.notna() & probe.notna()).to_numpy()
-    same = np.zeros(len(part), dtype=bool)
-    same[known] = np.asarray(reference[known], dtype=object) == np.asarray(probe[known], dtype=object)
-    return int(np.count_nonzero(same != part["mated"].to_numpy(dtype=bool)))
-
-
 def _n_not_finite(values: NDArray) -> int:
     """NaN and infinite values, counted only when the smallest or largest value (which a
     NaN becomes) is not finite: one pass of min and max where every value is finite."""
@@ -661,7 +651,8 @@ def census(scores: Any, *, by: By = "group") -> Census:
             raise SchemaError(f"{error}; these are the columns of the first file, {files[0]}") from None
         raise
     found, classes, homogeneous = _on_partitions(frame, _census_part, columns,
-                                                 columns=["score", "mated", *_SUBJECTS, *_SCORE_SETS, *columns[0], *columns[1]], total=True)
+                                                 columns=["score", "mated", *_SUBJECTS, *_SCORE_SETS, *columns[0], *columns[1]],
+                                                 total=True)
     cache = _context(frame).cache
     _raise_problems([part["problems"] for part in found], cache["files"])
     _check_one_set(found)
@@ -840,7 +831,8 @@ def _class_census(frame) -> _ClassCensus:
 
     def count() -> _ClassCensus:
         _check_required(frame)
-        found, classes = _on_partitions(frame, _class_census_part, columns=["score", "mated", *_SUBJECTS, *_SCORE_SETS], total=True)
+        found, classes = _on_partitions(frame, _class_census_part, columns=["score", "mated", *_SUBJECTS, *_SCORE_SETS],
+                                        total=True)
         _raise_problems([part["problems"] for part in found], _context(frame).cache["files"])
         _check_one_set(found)
         _context(frame).cache.setdefault(_histogram_key("by_class"), classes.dense())  # what later passes locate on

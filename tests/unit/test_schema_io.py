@@ -175,3 +175,15 @@ def test_a_metric_refuses_to_pool_systems_or_splits(column, values):
     assert bf.split_scores(one)[0].size == one["mated"].sum()
     pd.testing.assert_frame_equal(bf.fairness_discrepancy_rate(both[both[column] == values[1]], fmr_targets=[0.1]),
                                   bf.fairness_discrepancy_rate(table.iloc[0::2], fmr_targets=[0.1]))
+
+
+def test_subject_ids_stored_as_categoricals_of_other_categories_are_compared_as_values():
+    """Dictionary-encoded subject columns (a Parquet file's) with different categories: the
+    check of 'mated' against the ids raised pandas' "Categoricals can only be compared if
+    'categories' are the same"."""
+    table = pd.DataFrame({"score": [0.9, 0.1, 0.8], "mated": [True, False, False],
+                          "reference_subject": pd.Categorical(["a", "b", "c"]),
+                          "probe_subject": pd.Categorical(["a", "d", "c"])})
+    with pytest.raises(bf.SchemaError, match="1 rows have 'mated' contradicting reference_subject == probe_subject"):
+        bf.validate_scores(table)
+    assert bf.validate_scores(table.assign(mated=[True, False, True])) is not None
