@@ -298,7 +298,8 @@ def fairness_summary(
         pooled homogeneous ones for the group rows). The system rows are those of
         :func:`biofair.operating_summary`, with intervals on ``roc_auc``, ``eer`` and
         ``tmr_at_fmr`` (its fast path). The group rows: ``fdr`` per target;
-        ``area_under_fdr_log10`` (with two targets or more) with its interval;
+        ``area_under_fdr_log10`` (with two targets or more; over FMR from the smallest to
+        the largest of ``fmr_targets``, each decade weighing the same) with its interval;
         ``cei_extreme_mated`` / ``_nonmated`` without one (resampling biases CEI downwards,
         so a percentile interval can exclude the estimate) but with its permutation
         ``_null_mean`` and ``_p_value``; ``garbe_fmr``, ``garbe_fnmr``, ``inequity_fmr`` and ``inequity_fnmr``

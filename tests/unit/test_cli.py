@@ -72,6 +72,18 @@ def test_example_report_matches_direct_calls(example_report):
     assert set(resampled["unit"]) == {"subject"} and (resampled["n_resamples"] == 20).all()
 
 
+def test_example_report_states_the_range_of_the_fdr_area(example_report):
+    """SPEC §4: an area under FDR is reported with its x range (here the FMR targets)."""
+    header = json.loads((example_report / "summary.json").read_text())
+    assert header["fmr_targets"] == [0.1, 0.01, 0.001] and header["operating_fmr"] == 0.01
+    table = pd.read_csv(EXAMPLE)
+    fdr = bf.fairness_discrepancy_rate(table, fmr_targets=header["fmr_targets"])
+    expected = bf.area_under_fdr(fdr["fdr"], fdr["fmr_target"], scale="log10")
+    assert value(summary_values(example_report), "area_under_fdr_log10") == expected
+    html = " ".join(re.sub(r"<[^>]+>", "", (example_report / "report.html").read_text()).split())
+    assert "integrates FDR from FMR = 1e-03 to 1e-01 on a log10 axis" in html
+
+
 def test_bob_file_with_subject_attributes(tmp_path):
     table = pd.read_csv(EXAMPLE)
     bob = tmp_path / "scores-dev"
