@@ -137,7 +137,9 @@ def inequity(
     Returns
     -------
     float
-        ``IN = max_i x_i / (Π_i x_i)^(1/K)`` >= 1; 1 when all rates are equal.
+        ``IN = max_i x_i / (Π_i x_i)^(1/K)`` >= 1; 1 when all rates are equal and
+        non-zero. Zero rates are replaced by bounds that depend on ``n_i``: groups that all
+        make no error, with different counts, give more than 1.
 
     Raises
     ------
