@@ -330,7 +330,7 @@ def differential_report(
         there are fewer than two groups.
     ValueError
         When both or neither of ``threshold`` and ``fmr`` are given, an option is out of
-        range, or ``reference`` names no group.
+        range, ``reference`` names no group, or every score is the same.
 
     Warns
     -----
@@ -392,6 +392,9 @@ def differential_report(
     rng = as_rng(rng)
     values = table["score"].to_numpy(dtype=np.float64)
     mated = table["mated"].to_numpy(dtype=bool)
+    if values.size and values.min() == values.max():
+        raise ValueError(f"every score is {float(values[0])!r}: equal scores cannot tell mated from non-mated "
+                         "comparisons; check that the score column holds the comparison scores")
     codes, names = _group_codes(table, by)
     if len(names) < 2:
         raise SchemaError(f"a differential needs at least two groups; by={by!r} gives {len(names)}")

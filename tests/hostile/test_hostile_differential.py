@@ -141,3 +141,18 @@ def test_a_reference_group_that_does_not_exist(options, message, tmp_path, run_m
     assert status == 2 and not (tmp_path / "out").exists()  # found when the file is read, before any work
     assert len(err) == 1 and re.search(message, err[0]), err
 
+
+
+def test_a_file_whose_scores_are_all_equal_is_refused(tmp_path, run_main):
+    """It reported FMR 0 and FNMR 1 for every group, without a word (the standard layout
+    refuses the same file, as d' is undefined)."""
+    table = groups_table({"a": 200, "b": 200}).assign(score=0.5)
+    with pytest.raises(ValueError, match=r"every score is 0\.5: equal scores cannot tell mated from non-mated"):
+        bf.differential_report(table, fmr=1e-2, n_resamples=10, rng=0)
+    path = tmp_path / "constant.csv"
+    table.to_csv(path, index=False)
+    status, err = run_main(path, "-o", tmp_path / "out", "--layout", "differential", *FAST)
+    assert status == 2 and not (tmp_path / "out").exists()
+    assert len(err) == 1 and "every score is 0.5" in err[0], err
+    table.loc[0, "score"] = 0.6  # one different score is a (poor) system, reported as usual
+    assert len(bf.differential_report(table, fmr=1e-2, n_resamples=10, rng=0).groups) == 4
