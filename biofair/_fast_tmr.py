@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from biofair._counts import just_above, tmr_sorted
 from biofair._summation import parts
 from biofair._thresholds import allowed_false_matches, threshold_at_fmr_sorted, top_sorted
-from biofair._validation import as_rates
+from biofair._validation import as_target
 
 #: Entries of the largest matrix one batch of resamples may hold.
 _BATCH_ENTRIES = 20_000_000
@@ -35,7 +35,7 @@ def tmr_at_fmr_replicates(
     ``clusters`` is None for ``unit="pair"`` and ``(mated_clusters, nonmated_clusters)``,
     the cluster code of every comparison, for ``unit="subject"``.
     """
-    target = _one_target(fmr)
+    target = float(as_target(fmr)[0])
     if clusters is None:
         return _pair_replicates(mated, nonmated, target, n_resamples, rng)
     n_clusters = int(max(clusters[0].max(initial=-1), clusters[1].max(initial=-1))) + 1
@@ -58,7 +58,7 @@ def tmr_at_fmr_jackknife(
     non-mated comparisons, in closed form (:func:`pair_jackknife`); ``unit="subject"``: the
     clusters, each left out by weighting it 0 (:func:`subject_replicates`).
     """
-    target = _one_target(fmr)
+    target = float(as_target(fmr)[0])
     if clusters is None:
         return pair_jackknife(mated, nonmated, target)
     n_clusters = int(max(clusters[0].max(initial=-1), clusters[1].max(initial=-1))) + 1
@@ -70,13 +70,6 @@ def tmr_at_fmr_jackknife(
         weights[np.arange(left_out.size), left_out] = 0
         values.append(subject_replicates(mated, nonmated, target, clusters, weights))
     return [(np.concatenate(values), np.ones(n_clusters, dtype=np.int64))]
-
-
-def _one_target(fmr: float) -> float:
-    """The target FMR as a float, or raise: the bootstrap takes one target at a time."""
-    if np.ndim(fmr) != 0:
-        raise ValueError("the bootstrap takes one FMR target at a time: give fmr as a number")
-    return float(as_rates(fmr, "fmr"))
 
 
 # -- unit="pair" ---------------------------------------------------------------------------------
