@@ -545,7 +545,8 @@ def _census_histograms(values: NDArray | None, mated: NDArray[np.bool_] | None,
     return classes, _SparseCounts.of(homogeneous_nonmated)
 
 
-def _group_names(found: list[dict], columns: tuple[list[str], list[str]]) -> tuple[list[str], NDArray, NDArray]:
+def _group_names(found: list[dict], columns: tuple[list[str], list[str]],
+                 files: list[str] | None = None) -> tuple[list[str], NDArray, NDArray]:
     """The groups of all partitions, named and ordered as :func:`biofair.group_labels` does,
     with their mated and homogeneous non-mated counts.
 
@@ -565,14 +566,25 @@ def _group_names(found: list[dict], columns: tuple[list[str], list[str]]) -> tup
         for combination, pair in part["counts"].items():
             counts[combination] = counts.get(combination, np.zeros(2, dtype=np.int64)) + pair
     for combination in counts:
-        for label, ranks, pair in zip(combination, order, zip(*columns)):
+        for k, (label, ranks, pair) in enumerate(zip(combination, order, zip(*columns))):
             if label not in ranks:
                 raise SchemaError(f"column(s) {list(dict.fromkeys(pair))} hold equal labels written "
-                                  f"differently (one reads {label!r}); store the labels as text")
+                                  f"differently (one reads {label!r}): {_stored_as(found, k, files)}; "
+                                  "store the labels as text")
     combinations = sorted(counts, key=lambda c: [ranks[label] for label, ranks in zip(c, order)])
     names = [c[0] for c in combinations] if len(columns[0]) == 1 else _composite_names(combinations)
     sizes = np.array([counts[c] for c in combinations], dtype=np.int64).reshape(-1, 2)
     return names, sizes[:, 0], sizes[:, 1]
+
+
+def _stored_as(found: list[dict], k: int, files: list[str] | None, shown: int = 3) -> str:
+    """How each partition stores the labels of attribute ``k`` (e.g. ``int64 in partition 0
+    (file a.parquet); float64 in partition 1 (file b.parquet)``), the first few of each type."""
+    where: dict[str, list[str]] = {}
+    for i, part in enumerate(found):
+        where.setdefault(str(part["values"][k].dtype), []).append(f"{i} (file {files[i]})" if files else str(i))
+    return "; ".join(f"{dtype} in partition(s) {', '.join(places[:shown])}" + (
+        f" and {len(places) - shown} more" if len(places) > shown else "") for dtype, places in where.items())
 
 
 def census(scores: Any, *, by: By = "group") -> Census:
@@ -659,7 +671,7 @@ def census(scores: Any, *, by: By = "group") -> Census:
     cache.setdefault(("classes",), _classes_from([part["classes"] for part in found]))
     cache.setdefault(_histogram_key("by_class"), classes.dense())  # what later passes locate on
     cache.setdefault(_histogram_key("homogeneous_nonmated", repr(columns)), homogeneous.dense())
-    names, n_mated, n_nonmated = _group_names(found, columns)
+    names, n_mated, n_nonmated = _group_names(found, columns, cache["files"])
     result = Census(
         names, columns, n_mated, n_nonmated,
         sum(part["cross"] for part in found), min(part["low"] for part in found),

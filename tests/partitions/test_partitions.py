@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -179,6 +180,15 @@ def test_bad_partitions_are_named(tmp_path, cluster):
                   .assign(reference_group="a", probe_group="a"))
     with pytest.raises(TypeError, match="dask DataFrame or a Parquet path"):
         bp.census(good)
+    # one file stores integer labels as float64: the error names each file's type
+    numbered = good.assign(reference_group=good["reference_group"].map({g: i for i, g in enumerate(GROUPS)}),
+                           probe_group=good["probe_group"].map({g: i for i, g in enumerate(GROUPS)}))
+    numbered.to_parquet(tmp_path / "n0.parquet", index=False)
+    numbered.astype({"reference_group": float, "probe_group": float}).to_parquet(tmp_path / "n1.parquet", index=False)
+    files = [str(tmp_path / name) for name in ("n0.parquet", "n1.parquet")]
+    with pytest.raises(SchemaError, match=re.escape(f"int64 in partition(s) 0 (file {files[0]}); "
+                                                    f"float64 in partition(s) 1 (file {files[1]})")):
+        bp.census(str(tmp_path / "n*.parquet"))
 
 
 def test_a_scheduler_address_runs_every_pass_on_that_cluster(tmp_path, cluster):
