@@ -8,6 +8,10 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
+#: Values (scores or labels) from which a piece of work pays for a second thread on two
+#: cores: below it, starting the thread and waiting for it cost more than they save.
+IN_TWO_THREADS_FROM = 1 << 18
+
 
 def here_and_there(pool: Executor | None, here: Callable[[], Any], there: Callable[[], Any]) -> tuple[Any, Any]:
     """``here()`` in this thread while ``there()`` runs in the pool's thread (without a pool,

@@ -20,16 +20,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at
 from biofair._thresholds import at_or_above_runs, threshold_at_fmr_runs, warn_unresolved
-from biofair._threads import in_two_threads
+from biofair._threads import IN_TWO_THREADS_FROM, in_two_threads
 from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, as_thresholds, scalar_or_array
 from biofair.exceptions import SchemaError
 from biofair.schema import _check_ids_of_one_kind, _missing_groups_fix, _validate_score_set
-
-#: Rows (labels or scores) from which the grouping works in two threads: factorizing Arrow
-#: text, splitting the scores by group and class, sorting the groups' arrays.
-_IN_TWO_THREADS_FROM = 1 << 18
-
 
 class GroupScores(NamedTuple):
     """The sorted mated and homogeneous non-mated scores of one group.
@@ -224,7 +219,7 @@ def _factorized(labels: pd.Series, columns: list[str]) -> tuple[NDArray[np.intp]
 def _factorize_sorted(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index]:
     """``pd.factorize(labels, sort=True)``.
 
-    Arrow-backed labels, :data:`_IN_TWO_THREADS_FROM` or more, are dictionary-encoded by Arrow
+    Arrow-backed labels, ``IN_TWO_THREADS_FROM`` or more, are dictionary-encoded by Arrow
     in two halves, one per thread (Arrow hashes without the GIL). The labels of both halves'
     dictionaries are merged and sorted; then each thread renumbers its half's Arrow indices
     into them with Arrow's ``take`` of a small table and writes them into the codes. pandas'
@@ -232,7 +227,7 @@ def _factorize_sorted(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index]:
     whose ``take`` first widens 32-bit indices too: 1.0-1.6x slower in all, in alternating runs
     at 1e7-2e7 labels.
     """
-    if len(labels) < _IN_TWO_THREADS_FROM or getattr(labels.dtype, "storage", None) != "pyarrow":
+    if len(labels) < IN_TWO_THREADS_FROM or getattr(labels.dtype, "storage", None) != "pyarrow":
         return pd.factorize(labels, sort=True)
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -529,7 +524,7 @@ def _split_by_key(values: NDArray, keys: NDArray[np.integer], n_keys: int, *, ch
     each key's run to its place in that key's array. Gathering all rows at once would read
     the whole array once per key (consecutive rows of one key are far apart), about the
     cost of sorting the values; within a chunk of ``chunk`` rows the reads stay in cache
-    (about 2x faster at 1e7 rows and 18 keys). From :data:`_IN_TWO_THREADS_FROM` rows, two
+    (about 2x faster at 1e7 rows and 18 keys). From ``IN_TWO_THREADS_FROM`` rows, two
     threads each take half of the chunks (every chunk's runs have their own places).
     """
     counts = _chunk_counts(keys, n_keys, chunk=chunk)
@@ -547,7 +542,7 @@ def _split_by_key(values: NDArray, keys: NDArray[np.integer], n_keys: int, *, ch
                 split[key][place : place + counts[row, key]] = gathered[bounds[key] : bounds[key + 1]]
 
     n_chunks = counts.shape[0]
-    if keys.size < _IN_TWO_THREADS_FROM:
+    if keys.size < IN_TWO_THREADS_FROM:
         fill(range(n_chunks))
     else:
         in_two_threads(lambda: fill(range(n_chunks // 2)), lambda: fill(range(n_chunks // 2, n_chunks)))
@@ -555,10 +550,10 @@ def _split_by_key(values: NDArray, keys: NDArray[np.integer], n_keys: int, *, ch
 
 
 def _sort_in_place(arrays: list[NDArray]) -> None:
-    """Sort every array in place: from :data:`_IN_TWO_THREADS_FROM` values in all, in two
+    """Sort every array in place: from ``IN_TWO_THREADS_FROM`` values in all, in two
     threads (NumPy sorts without the GIL), the next largest array going to the thread with
     fewer values to sort, so that both finish together."""
-    if sum(array.size for array in arrays) < _IN_TWO_THREADS_FROM:
+    if sum(array.size for array in arrays) < IN_TWO_THREADS_FROM:
         for array in arrays:
             array.sort()
         return

@@ -15,7 +15,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at, mated_counts_sorted
-from biofair._threads import here_and_there
+from biofair._threads import IN_TWO_THREADS_FROM, here_and_there
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
 from biofair._validation import as_rng, as_scores, as_targets, check_bound, check_finite
@@ -42,7 +42,6 @@ from biofair.permutation import permutation_null
 from biofair.rates import tmr_at_fmr
 from biofair.schema import split_scores
 
-_PARALLEL_FROM = 1 << 18  # non-mated scores from which operating_summary works in two threads
 _LOWER_SHARE = 0.45  # of the non-mated scores, sorted by the calling thread (it first computes d')
 _OPERATING_COLUMNS = ["metric", "fmr_target", "value", "threshold", "k", "resolved", "precise"]
 _SUMMARY_COLUMNS = ["metric", "attribute", "fmr_target", "value", "low", "high", "unit", "n_resamples",
@@ -136,7 +135,7 @@ def operating_summary(
     targets = as_targets(fmr_targets, "fmr_targets")
     bounds = np.array([check_bound(bound, "pauc_bounds") for bound in as_targets(pauc_bounds, "pauc_bounds").tolist()])
     check_bound(min_fmr, "min_fmr")
-    with ThreadPoolExecutor(max_workers=1) if nonmated.size >= _PARALLEL_FROM else nullcontext() as pool:
+    with ThreadPoolExecutor(max_workers=1) if nonmated.size >= IN_TWO_THREADS_FROM else nullcontext() as pool:
         mated_sorted, nonmated_sorted, d_prime = _sorted_classes_and_decidability(mated, nonmated, pool)
         n_mated, n_nonmated = mated_sorted.size, nonmated_sorted.size
         warn_unresolved(np.concatenate([targets, bounds, [min_fmr]]), n_nonmated)
@@ -184,7 +183,7 @@ def _sorted_classes_and_decidability(mated: NDArray, nonmated: NDArray, pool: Ex
     """Both classes sorted (float32 kept) and d' of the scores as given; the non-mated scores
     checked finite.
 
-    From ``_PARALLEL_FROM`` non-mated scores, the sort of the non-mated scores is shared by
+    From ``IN_TWO_THREADS_FROM`` non-mated scores, the sort of the non-mated scores is shared by
     two threads without a merge: the second one partitions them at the ``k``-th smallest
     (``np.partition``: ``k = _LOWER_SHARE·N``) and sorts those above it, while this one checks
     them, sorts the mated scores and computes d' (a read of all scores), then sorts the ``k``

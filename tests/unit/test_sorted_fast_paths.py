@@ -173,7 +173,7 @@ def test_scores_by_group_equals_a_loop_over_groups(n_groups, seed, per_side, cat
         table["reference_group"], table["probe_group"] = as_labels(groups), as_labels(probe)
     else:
         table["group"] = as_labels(groups)
-    with mock.patch("biofair.groups._IN_TWO_THREADS_FROM", 0 if threads else 2**62):
+    with mock.patch("biofair.groups.IN_TWO_THREADS_FROM", 0 if threads else 2**62):
         result = bf.scores_by_group(table)
     assert list(result) == list(order)
     homogeneous = groups == probe
@@ -192,7 +192,7 @@ def test_split_by_key_chunk_by_chunk_equals_one_stable_sort(keys, chunk, threads
     values = np.arange(keys.size) * 0.5
     n_keys = 21
     expected = np.split(values[np.argsort(keys, kind="stable")], np.cumsum(np.bincount(keys, minlength=n_keys))[:-1])
-    with mock.patch("biofair.groups._IN_TWO_THREADS_FROM", 0 if threads else 2**62):
+    with mock.patch("biofair.groups.IN_TWO_THREADS_FROM", 0 if threads else 2**62):
         result = _split_by_key(values, keys, n_keys, chunk=chunk)
     assert len(result) == n_keys
     for got, want in zip(result, expected):
@@ -209,7 +209,7 @@ def test_text_factorized_in_two_halves_equals_pandas_factorize(labels, dtype, n_
     column of several Arrow chunks (a concatenation)."""
     pieces = np.array_split(np.array(labels, dtype=object), n_chunks)
     column = pd.concat([pd.Series(list(piece), dtype=dtype) for piece in pieces], ignore_index=True)
-    with mock.patch("biofair.groups._IN_TWO_THREADS_FROM", 0):
+    with mock.patch("biofair.groups.IN_TWO_THREADS_FROM", 0):
         codes, uniques = _factorize_sorted(column)
     expected_codes, expected_uniques = pd.factorize(column, sort=True)
     np.testing.assert_array_equal(codes, expected_codes)

@@ -50,7 +50,7 @@ def test_report_rows_equal_individual_metrics(scores):
 @pytest.mark.parametrize("decimals", [2, None], ids=["ties", "distinct"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_report_is_the_same_whether_a_second_thread_sorts_or_not(monkeypatch, dtype, decimals):
-    """From biofair.summaries._PARALLEL_FROM non-mated scores two threads share the sort (a
+    """From biofair.summaries.IN_TWO_THREADS_FROM non-mated scores two threads share the sort (a
     partition, then each sorts one side), the search and the metrics: the same table, to the
     bit, as the one-thread computation."""
     rng = np.random.default_rng(3)
@@ -60,10 +60,10 @@ def test_report_is_the_same_whether_a_second_thread_sorts_or_not(monkeypatch, dt
     mated, nonmated = mated.astype(dtype), nonmated.astype(dtype)
     tables = {}
     for name, start in (("one thread", 10**9), ("two threads", 0)):
-        monkeypatch.setattr("biofair.summaries._PARALLEL_FROM", start)
+        monkeypatch.setattr("biofair.summaries.IN_TWO_THREADS_FROM", start)
         tables[name] = bf.operating_summary(mated, nonmated, eer_method="rocch")
     pd.testing.assert_frame_equal(tables["one thread"], tables["two threads"], check_exact=True)
-    monkeypatch.setattr("biofair.summaries._PARALLEL_FROM", 0)
+    monkeypatch.setattr("biofair.summaries.IN_TWO_THREADS_FROM", 0)
     with pytest.raises(ValueError, match="nonmated contains 1 NaN"):  # checked while the other thread sorts
         bf.operating_summary(mated, np.append(nonmated, np.nan))
     with pytest.raises(ValueError, match="nonmated contains 0 NaN and 2 infinite"):  # at both ends
