@@ -427,6 +427,7 @@ def differential_report(
     if unbounded:
         notes.append("unbounded intervals (upper end +inf, null in JSON: in enough resamples the denominator "
                      "group has no errors): " + ", ".join(unbounded))
+    groups["extrapolated"] = groups["extrapolated_low"] = groups["extrapolated_high"] = np.nan
     if extrapolate:
         _extrapolate(groups, values[~mated], codes[~mated], names, thr, confidence, notes)
 
@@ -569,8 +570,7 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
 
 def _extrapolate(groups: pd.DataFrame, nonmated: NDArray, codes: NDArray, names: list[str], threshold: float,
                  confidence: float, notes: list[str]) -> None:
-    """Add the generalised Pareto FMR of every unresolved group with scores enough for a tail."""
-    groups["extrapolated"] = groups["extrapolated_low"] = groups["extrapolated_high"] = np.nan
+    """Fill in the generalised Pareto FMR of every unresolved group with scores enough for a tail."""
     for i in groups.index[(groups["rate"] == "fmr") & (groups["status"] == _UNRESOLVED)]:
         name = groups.loc[i, "group"]
         try:

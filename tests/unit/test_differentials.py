@@ -136,6 +136,15 @@ def test_resolution_and_estimates(report):
     assert (unresolved_fmr["extrapolated_low"] <= unresolved_fmr["extrapolated"]).all()
 
 
+def test_without_extrapolation_the_same_report_leaves_the_tail_columns_empty(demo, report):
+    """extrapolate=False raised KeyError: the tail columns were made only by the extrapolation."""
+    plain = bf.differential_report(demo, by="group", fmr=1e-2, n_resamples=300, rng=0, extrapolate=False)
+    tail = ["extrapolated", "extrapolated_low", "extrapolated_high"]
+    assert plain.groups[tail].isna().all().all()
+    pd.testing.assert_frame_equal(plain.groups.drop(columns=tail), report.groups.drop(columns=tail))
+    assert all(group["extrapolated"] is None for group in plain.to_dict()["groups"])
+
+
 def test_ratios_and_differentials_by_hand(report):
     g, tolerance = report.groups, report.tolerance
     for rate in ("fmr", "fnmr"):
