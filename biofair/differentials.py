@@ -21,7 +21,7 @@ from biofair._validation import as_count, as_number, as_rng, as_threshold
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import extrapolated_fmr
 from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
-from biofair.schema import _validate_score_set
+from biofair.schema import _present_cluster, _validate_score_set
 
 #: Default tolerance of a ratio of error rates: the four-fifths rule (see differential_report).
 _DEFAULT_TOLERANCE = 1.25
@@ -445,17 +445,11 @@ def differential_report(
 def _cluster_column(table: pd.DataFrame, cluster: str | None, notes: list[str]) -> str | None:
     """The subject column the bootstrap resamples, or None. A missing column is an error,
     unless it is the default one: then comparisons are resampled and a note says so."""
-    if cluster is None:
-        return None
-    if not isinstance(cluster, str):
-        raise TypeError(f"cluster must be a column name or None, got {cluster!r}")
-    if cluster in table.columns:
-        return cluster
-    if cluster != "reference_subject":
-        raise SchemaError(f"cluster={cluster!r} names no column; the table has {list(table.columns)}")
-    notes.append("no column 'reference_subject': the bootstrap resamples comparisons as if they were "
-                 "independent (intervals too narrow when a subject has several comparisons)")
-    return None
+    column = _present_cluster(table, cluster)
+    if column is None and cluster is not None:
+        notes.append(f"no column {cluster!r}: the bootstrap resamples comparisons as if they were "
+                     "independent (intervals too narrow when a subject has several comparisons)")
+    return column
 
 
 _COLUMNS = ["group", "rate", "status", "estimate", "errors", "comparisons", "reference_subjects", "probe_subjects",

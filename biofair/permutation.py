@@ -17,7 +17,7 @@ from biofair._resampling import progress, resolution_warned_once
 from biofair._typing import Alternative, By, Seed
 from biofair._validation import as_count, as_rng
 from biofair.groups import _group_codes, _torn_subjects
-from biofair.schema import _check_ids_of_one_kind, _validate_score_set
+from biofair.schema import _check_ids_of_one_kind, _present_cluster, _validate_score_set
 
 
 class PermutationNull(NamedTuple):
@@ -73,7 +73,7 @@ def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None, *, instead:
     attributes = [by] if isinstance(by, str) else list(by)
     _group_codes(scores, by)  # raises a clear error for a missing group column
     columns = {a: [a] if a in scores.columns else [f"reference_{a}", f"probe_{a}"] for a in attributes}
-    if cluster is not None and cluster in scores.columns:
+    if cluster is not None:  # a column of the table (checked by the callers)
         return _subject_shuffle(scores, columns, cluster, instead)
     per_side = [a for a, c in columns.items() if len(c) == 2]
     if per_side:
@@ -189,11 +189,12 @@ def permutation_null(
     n_permutations : int, default 200
         Permutations.
     cluster : str or None, default "reference_subject"
-        When this column exists, labels are shuffled between subjects: a subject keeps all
+        The subject column: labels are shuffled between subjects, a subject keeps all
         its comparisons and takes another subject's group (one with labels of the same
         attributes: a subject seen only as a probe has no pair-level label, and swaps with
-        its like). Otherwise labels are shuffled between comparisons within each class
-        (group class sizes kept).
+        its like). With None, or when the default column is absent, labels are shuffled
+        between comparisons within each class (group class sizes kept). Any other name the
+        table lacks is an error.
     alternative : {"less", "greater"}, default "less"
         Direction of unfairness: "less" for indices where 1 is fair (FDR, DFI, CEI),
         "greater" for GARBE, Inequity and N-Sigma.
@@ -217,8 +218,9 @@ def permutation_null(
         to be shuffled without a subject column.
     SchemaError
         When the table is invalid, its group labels cannot be named one way (see
-        :func:`biofair.group_labels`), or the subject ids mix numbers and text (``1`` and
-        ``"1"`` would be two subjects).
+        :func:`biofair.group_labels`), the subject ids mix numbers and text (``1`` and
+        ``"1"`` would be two subjects), or ``cluster`` names a column the table lacks
+        (other than the default).
 
     See Also
     --------
@@ -251,7 +253,7 @@ def permutation_null(
         raise ValueError(f"alternative must be 'less' or 'greater', got {alternative!r}")
     _validate_score_set(scores)
     rng = as_rng(rng)
-    shuffled = _shuffle_plan(scores, by, cluster)
+    shuffled = _shuffle_plan(scores, by, _present_cluster(scores, cluster))
     observed = float(statistic(scores))
     with resolution_warned_once():
         null = np.array(

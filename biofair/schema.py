@@ -293,6 +293,25 @@ def _refuse_pooling(column: str, values: Sequence) -> None:
         )
 
 
+#: The subject column resampled or shuffled by default; a table without it is read by comparison.
+_DEFAULT_CLUSTER = "reference_subject"
+
+
+def _present_cluster(scores: pd.DataFrame, cluster: str | None) -> str | None:
+    """The subject column ``cluster`` when the table has it; None when ``cluster`` is None or
+    the default column is absent (the caller then works by comparison). Any other absent
+    name is a misspelling: a SchemaError naming the table's columns."""
+    if cluster is None:
+        return None
+    if not isinstance(cluster, str):
+        raise TypeError(f"cluster must be a column name or None, got {cluster!r}")
+    if cluster in scores.columns:
+        return cluster
+    if cluster != _DEFAULT_CLUSTER:
+        raise SchemaError(f"cluster={cluster!r} names no column; the table has {list(scores.columns)}")
+    return None
+
+
 def split_scores(scores: pd.DataFrame) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Mated and non-mated scores of a validated table, as two float arrays.
 

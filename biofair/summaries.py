@@ -40,7 +40,7 @@ from biofair.equal_error_rate import _eer_from_mated_counts, eer
 from biofair.groups import _group_columns, _pooled_at_or_above, _pooled_size, scores_by_group
 from biofair.permutation import permutation_null
 from biofair.rates import tmr_at_fmr
-from biofair.schema import split_scores
+from biofair.schema import _present_cluster, split_scores
 
 _LOWER_SHARE = 0.45  # of the non-mated scores, sorted by the calling thread (it first computes d')
 _OPERATING_COLUMNS = ["metric", "fmr_target", "value", "threshold", "k", "resolved", "precise"]
@@ -277,7 +277,8 @@ def fairness_summary(
         FDR area resamples each group among its own comparisons or subjects
         (``bootstrap(..., strata=by)``), so that no resample loses a small group.
     cluster : str, default "reference_subject"
-        The subject column that defines the clusters.
+        The subject column that defines the clusters (a name the table lacks, other than
+        the default, is an error).
     confidence : float, default 0.95
         Coverage of the intervals.
     rng : numpy.random.Generator or int, optional
@@ -342,7 +343,7 @@ def fairness_summary(
     """
     targets = as_targets(fmr_targets, "fmr_targets")
     if unit is None:
-        unit = "subject" if cluster in scores.columns else "pair"
+        unit = "pair" if _present_cluster(scores, cluster) is None else "subject"
     rng = as_rng(rng)
     resampling = {"n_resamples": n_resamples, "unit": unit, "cluster": cluster, "confidence": confidence,
                   "rng": rng, "progress_bar": progress_bar}

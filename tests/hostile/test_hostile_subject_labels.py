@@ -304,6 +304,22 @@ def test_a_permutation_by_subject_refuses_ids_of_numbers_and_text():
         bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0)
 
 
+def test_a_permutation_by_a_subject_column_the_table_lacks_is_refused():
+    """cluster='subject_id' (a misspelling) silently shuffled comparisons instead of subjects,
+    a null too narrow where subjects recur (the default column, when absent, still falls
+    back to comparisons, as documented)."""
+    table = trials(["a", "b", "c", "d", "e", "f"], ["x", "x", "x", "y", "y", "y"])
+    with pytest.raises(bf.SchemaError, match=r"^cluster='subject_id' names no column; the table has \['score'"):
+        bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0, cluster="subject_id")
+    with pytest.raises(TypeError, match=r"^cluster must be a column name or None, got 3$"):
+        bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0, cluster=3)
+    by_comparison = bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0, cluster=None)
+    without_default = bf.permutation_null(fdr_at_half, table.drop(columns="reference_subject"), n_permutations=5, rng=0)
+    np.testing.assert_array_equal(without_default.null, by_comparison.null)
+    with pytest.raises(bf.SchemaError, match=r"^cluster='subject_id' names no column"):  # it fell back to pairs
+        bf.fairness_summary(table, cluster="subject_id", n_resamples=5, n_permutations=5, rng=0)
+
+
 # -- identification from a matrix: probe identities against gallery identities ---------------------------
 
 
