@@ -19,7 +19,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._counts import counts_at
-from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
+from biofair._thresholds import resolution_columns, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Direction, Seed
 from biofair._validation import as_number, as_rng, as_target, as_threshold
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
@@ -254,7 +254,7 @@ def subject_disjoint_split(
     )
 
 
-def group_thresholds(dev: pd.DataFrame, *, fmr: float, by: By = "group") -> pd.Series:
+def group_thresholds(dev: pd.DataFrame, *, fmr: float, by: By = "group") -> pd.DataFrame:
     """One threshold per group, each at the same target FMR on that group's own impostors.
 
     Read more in the chapter "Mitigation and its price".
@@ -270,10 +270,18 @@ def group_thresholds(dev: pd.DataFrame, *, fmr: float, by: By = "group") -> pd.S
 
     Returns
     -------
-    pandas.Series
-        ``t_g = threshold_at_fmr(homogeneous non-mated scores of g, fmr)`` per group (index
-        ``group``), so that on the development split ``FMR_g(t_g) <= fmr`` for every group.
-        A target a group cannot resolve (fewer than 3 false matches allowed) warns.
+    pandas.DataFrame
+        Index ``group``: ``threshold``, ``t_g = threshold_at_fmr(homogeneous non-mated
+        scores of g, fmr)``, so that on the development split ``FMR_g(t_g) <= fmr``; ``k``,
+        the group's non-mated scores at or above ``t_g``; ``n_nonmated``; and ``resolved``
+        / ``precise``, whether the group's ``n_nonmated`` allow at least 3 / 30 false
+        matches at the target (rule of three / thirty). Pass it, or its ``threshold``
+        column, to :func:`rates_at_group_thresholds`.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        For each group whose non-mated comparisons cannot resolve the target.
 
     See Also
     --------
@@ -291,19 +299,27 @@ def group_thresholds(dev: pd.DataFrame, *, fmr: float, by: By = "group") -> pd.S
     >>> import biofair as bf
     >>> table = pd.DataFrame({"score": [0.9] + [i / 10 for i in range(10)] + [1.9] + [1 + i / 10 for i in range(10)],
     ...                       "mated": ([True] + [False] * 10) * 2, "group": ["a"] * 11 + ["b"] * 11})
-    >>> bf.mitigation.group_thresholds(table, fmr=0.3).round(2).to_dict()
-    {'a': 0.7, 'b': 1.7}
+    >>> bf.mitigation.group_thresholds(table, fmr=0.3).round(2)
+           threshold  k  n_nonmated  resolved  precise
+    group
+    a            0.7  3          10      True    False
+    b            1.7  3          10      True    False
     """
     groups = scores_by_group(dev, by=by)
     target = as_target(fmr)
-    thresholds = {}
+    rows = {}
     for name, g in groups.items():
         warn_unresolved(target, g.nonmated.size, counted=f"non-mated comparisons of {name}")
-        thresholds[name] = float(threshold_at_fmr_sorted(g.nonmated, target)[0])
-    return pd.Series(thresholds, name="threshold").rename_axis("group")
+        threshold = threshold_at_fmr_sorted(g.nonmated, target)
+        k = g.nonmated.size - np.searchsorted(g.nonmated, threshold, side="left")
+        columns = resolution_columns(target, g.nonmated.size, k)
+        rows[name] = {"threshold": float(threshold[0]), "k": int(columns["k"][0]), "n_nonmated": g.nonmated.size,
+                      "resolved": bool(columns["resolved"][0]), "precise": bool(columns["precise"][0])}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("group")
 
 
-def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping, *, by: By = "group") -> pd.DataFrame:
+def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping | pd.DataFrame, *,
+                              by: By = "group") -> pd.DataFrame:
     """Each group's FMR and FNMR at its own threshold, with the counts behind them.
 
     Read more in the chapter "Mitigation and its price".
@@ -312,8 +328,9 @@ def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping, *, by: 
     ----------
     scores : pandas.DataFrame
         Evaluation comparisons with the group column(s) of ``by``.
-    thresholds : mapping
-        Group name to threshold (e.g. :func:`group_thresholds` of a development split).
+    thresholds : mapping or pandas.DataFrame
+        Group name to threshold, or the table of :func:`group_thresholds` (of a
+        development split), whose ``threshold`` column is read.
     by : str or sequence of str, default "group"
         The grouping attribute(s).
 
@@ -352,6 +369,11 @@ def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping, *, by: 
     a      0.0   0.5
     b      0.5   1.0
     """
+    if isinstance(thresholds, pd.DataFrame):
+        if "threshold" not in thresholds.columns:
+            raise ValueError(f"a table of thresholds needs a 'threshold' column (as group_thresholds returns); "
+                             f"it has {list(thresholds.columns)}")
+        thresholds = thresholds["threshold"]
     groups = scores_by_group(scores, by=by)
     missing = [name for name in groups if name not in thresholds]
     unused = [name for name in thresholds.keys() if name not in groups]  # a Series iterates its values

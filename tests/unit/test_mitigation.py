@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -58,15 +60,34 @@ def test_stratified_split_keeps_each_group_near_the_fraction(example):
         assert abs(share - 0.5) <= 1 / subjects.size, group
 
 
-def test_group_thresholds_meet_the_target_in_every_group_on_dev(example):
-    thresholds = group_thresholds(example, fmr=0.05)
+@pytest.mark.parametrize("fmr", [0.05, 1e-3])
+def test_group_thresholds_meet_the_target_in_every_group_on_dev(example, fmr):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        thresholds = group_thresholds(example, fmr=fmr)
     rates = rates_at_group_thresholds(example, thresholds)
+    pd.testing.assert_frame_equal(rates, rates_at_group_thresholds(example, thresholds["threshold"].to_dict()))
     for group, row in rates.iterrows():
         nonmated = bf.scores_by_group(example)[group].nonmated
-        assert row["threshold"] == bf.threshold_at_fmr(nonmated, 0.05)
-        assert row["fmr"] <= 0.05
-        # brute force: the counts behind the rates
+        # SPEC section 1, by brute force: the smallest candidate whose FMR meets the target
+        candidates = sorted(set(nonmated)) + [np.nextafter(max(nonmated), np.inf)]
+        assert row["threshold"] == min(t for t in candidates if np.mean(nonmated >= t) <= fmr)
+        assert row["fmr"] <= fmr
+        # brute force: the counts behind the rates, and the resolution of the target (SPEC section 1)
         assert row["false_matches"] == sum(s >= row["threshold"] for s in nonmated)
+        own = thresholds.loc[group]
+        assert (own["k"], own["n_nonmated"]) == (row["false_matches"], len(nonmated))
+        allowed = math.floor(fmr * len(nonmated) + 1e-9)
+        assert (own["resolved"], own["precise"]) == (allowed >= 3, allowed >= 30)
+    unresolved = thresholds.index[~thresholds["resolved"]].tolist()
+    assert unresolved == (list(thresholds.index) if fmr == 1e-3 else [])  # 2,400 impostors per group
+    warned = [str(w.message) for w in caught if issubclass(w.category, bf.InsufficientComparisonsWarning)]
+    assert [sum(f"comparisons of {g})" in message for message in warned) for g in unresolved] == [1] * len(unresolved)
+
+
+def test_a_table_of_thresholds_needs_its_threshold_column(example):
+    with pytest.raises(ValueError, match=r"^a table of thresholds needs a 'threshold' column"):
+        rates_at_group_thresholds(example, group_thresholds(example, fmr=0.05).rename(columns={"threshold": "t"}))
 
 
 def test_group_calibration_equals_one_fit_per_group(example):
