@@ -22,6 +22,15 @@ def executed(source: Path) -> dict:
     return json.loads(path.read_text())
 
 
+def test_the_teaching_page_names_the_chapters_that_need_the_voxceleb_scores():
+    """Students set up from that list: it named chapters 8 and 9, while 5, 10, 11 and 12 also
+    read VoxCeleb (bt4vt)."""
+    page = (ROOT / "book" / "teaching.md").read_text()
+    sentence = page[: page.index("read the\nVoxCeleb scores")].rsplit("Chapters", 1)[1]
+    named = set(re.findall(r"\{chapter\}`([0-9a-z_]+)`", sentence))
+    assert named == {source.stem for source in SOURCES if "bf.datasets.load_voxceleb1h" in source.read_text()}
+
+
 def test_every_chapter_is_in_the_table_of_contents():
     toc = (ROOT / "_toc.yml").read_text()
     for source in SOURCES:
