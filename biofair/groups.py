@@ -26,6 +26,7 @@ from biofair._validation import as_rates, as_threshold, as_thresholds, scalar_or
 from biofair.exceptions import SchemaError
 from biofair.schema import _check_ids_of_one_kind, _missing_groups_fix, _validate_score_set
 
+
 class GroupScores(NamedTuple):
     """The sorted mated and homogeneous non-mated scores of one group.
 
