@@ -311,7 +311,7 @@ def group_thresholds(dev: pd.DataFrame, *, fmr: float, by: By = "group") -> pd.D
     for name, g in groups.items():
         warn_unresolved(target, g.nonmated.size, counted=f"non-mated comparisons of {name}")
         threshold = threshold_at_fmr_sorted(g.nonmated, target)
-        k = g.nonmated.size - np.searchsorted(g.nonmated, threshold, side="left")
+        k = counts_at(g.mated, g.nonmated, threshold)[0]  # the group's non-mated scores at or above it
         columns = resolution_columns(target, g.nonmated.size, k)
         rows[name] = {"threshold": float(threshold[0]), "k": int(columns["k"][0]), "n_nonmated": g.nonmated.size,
                       "resolved": bool(columns["resolved"][0]), "precise": bool(columns["precise"][0])}
