@@ -312,6 +312,28 @@ def test_the_audit_sequence_reuses_and_speculates_exactly(seed, parts, decimals,
     pd.testing.assert_frame_equal(fdr, expected_fdr)
 
 
+@SETTINGS
+@given(st.integers(0, 10_000), st.integers(1, 4), st.integers(0, 2), st.sampled_from(["mated", "nonmated"]))
+def test_cei_takes_three_passes_and_automatic_cei_five_less_what_it_reuses(seed, parts, decimals, kind):
+    """As the docstrings and chapter 14 say: CEI locates each group's split (a histogram row
+    per group), refines it and counts tails and centres; CEIᴬ merges moments and counts beyond
+    mu ± N·sigma first. The group histograms of a class, once made, serve later calls."""
+    from biofair.partitions.census import _PASSES
+
+    data = bp.partitioned(frame(table(seed, 900, decimals=decimals), parts))
+
+    def passes_of(call) -> int:
+        before = _PASSES[0]
+        call()
+        return _PASSES[0] - before
+
+    assert passes_of(lambda: bp.automatic_comprehensive_equity_index(data, kind=kind, bins=20)) == 5
+    assert passes_of(lambda: bp.comprehensive_equity_index(data, kind=kind, percentile=90.0, bins=20)) == 2
+    other = "nonmated" if kind == "mated" else "mated"
+    assert passes_of(lambda: bp.comprehensive_equity_index(data, kind=other, bins=20)) == 3
+    assert passes_of(lambda: bp.automatic_comprehensive_equity_index(data, kind=other, bins=20)) == 4
+
+
 def test_whole_files_are_read_in_one_task_each_unless_dask_must_read_them(tmp_path):
     from biofair.partitions.census import _whole_files
 
