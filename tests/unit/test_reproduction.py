@@ -28,10 +28,10 @@ def test_shipped_values_are_well_formed():
                                      "expected", "reason", "reference"]
     assert set(shipped["paper"]) <= {"cei", "fdr", "beyond_auc", "nsigma"}
     assert not shipped.duplicated(["paper", "table", "quantity"]).any()
-    assert set(shipped["expected"]) <= {"reproduced", "same direction", "differs"}
+    assert set(shipped["expected"]) <= {"reproduced", "no effect in both", "same direction", "differs"}
     assert shipped["paper_value"].notna().all() and (shipped["tolerance"] >= 0).all()
-    # a reason for every deviation, none for a reproduction
-    deviates = shipped["expected"] != "reproduced"
+    # a reason for every deviation, none for an agreement
+    deviates = ~shipped["expected"].isin(["reproduced", "no effect in both"])
     assert (shipped.loc[deviates, "reason"].str.len() > 0).all()
     assert (shipped.loc[~deviates, "reason"] == "").all()
     assert {"Table 3", "Table 4"} <= set(shipped.loc[shipped["paper"] == "cei", "table"])
@@ -56,6 +56,22 @@ def test_perturbed_book_value_fails_the_check_and_names_the_row():
         bf.reproduction_ledger("cei", "Table 3", perturbed, values=values())
     ledger = bf.reproduction_ledger("cei", "Table 3", perturbed, values=values(), check=False)
     assert ledger.loc[ledger["verdict"] != ledger["expected"], "quantity"].tolist() == ["a"]
+
+
+def test_no_effect_in_both_is_not_called_a_reproduction():
+    # q: the paper's 0.005 and the book's 0.049 both lie within 0.05 of GARBE's "no effect" (0):
+    # the row confirms no effect, not the paper's number; so does t, whose 0.07 lies within 0.05
+    # of the paper's 0.03. r: 0.08 departs from no effect and from the paper's 0.005.
+    # s: the paper's 0.06 departs from no effect, and the book's 0.045 lies within 0.05 of it.
+    table = values(quantity=["q", "t", "r", "s"], paper_value=[0.005, 0.03, 0.005, 0.06], tolerance=[0.05] * 4,
+                   reference=[0.0] * 4,
+                   expected=["no effect in both", "no effect in both", "same direction", "reproduced"],
+                   reason=["", "", "a stronger effect", ""])
+    book = {"q": 0.049, "t": 0.07, "r": 0.08, "s": 0.045}
+    ledger = bf.reproduction_ledger("cei", "Table 3", book, values=table)
+    assert ledger["verdict"].tolist() == ["no effect in both", "no effect in both", "same direction", "reproduced"]
+    with pytest.raises(ValueError, match=r"needs a reason: \['r'\]"):  # no effect needs none; a deviation does
+        bf.reproduction_ledger("cei", "Table 3", book, values=table.assign(reason=[""] * 4))
 
 
 def test_no_reference_means_a_deviation_differs():
@@ -86,7 +102,9 @@ def test_verdict_rule(paper, book, tolerance, reference):
     table = values(quantity=["q"], paper_value=[paper], tolerance=[tolerance], reference=[reference],
                    expected=["differs"], reason=["any"])
     verdict = bf.reproduction_ledger("cei", "Table 3", {"q": book}, values=table, check=False)["verdict"][0]
-    if abs(book - paper) <= tolerance:
+    if abs(paper - reference) <= tolerance and (abs(book - reference) <= tolerance or abs(book - paper) <= tolerance):
+        assert verdict == "no effect in both"
+    elif abs(book - paper) <= tolerance:
         assert verdict == "reproduced"
     elif reference not in (paper, book) and (paper > reference) == (book > reference):
         assert verdict == "same direction"
