@@ -644,7 +644,7 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
     ----------
     J. J. Howard, E. J. Laird, Y. B. Sirotin, R. E. Rubin, J. L. Tipton and A. R. Vemury,
     "Evaluating proposed fairness models for face recognition algorithms", 2022 (GARBE);
-    the CEI paper (Inequity, GARBE as eq. 3).
+    the CEI paper (Inequity as eq. 1-2, GARBE as eq. 3-4).
 
     Examples
     --------

@@ -59,10 +59,10 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
 
     References
     ----------
-    J. J. Howard, Y. B. Sirotin and A. R. Vemury, "The Effect of Broad and Specific
-    Demographic Homogeneity on the Imposter Distributions and False Match Rates in Face
-    Recognition Algorithm Performance", BTAS 2019. The CEI paper, eq. 3-4 (without the
-    K/(K-1) correction).
+    J. J. Howard, E. J. Laird, R. E. Rubin, Y. B. Sirotin, J. L. Tipton and A. R. Vemury,
+    "Evaluating Proposed Fairness Models for Face Recognition Algorithms", ICPR 2022 workshops
+    (GARBE). The CEI paper, eq. 3-4 (without the K/(K-1) correction), which credits it to
+    the same group's BTAS 2019 study of demographic homogeneity.
 
     Examples
     --------
@@ -159,8 +159,8 @@ def inequity(
 
     References
     ----------
-    P. Grother, M. Ngan and K. Hanaoka, "Face Recognition Vendor Test (FRVT) Part 3:
-    Demographic Effects", NISTIR 8280, 2019.
+    P. Grother, "Face Recognition Vendor Test (FRVT) Part 8: Summarizing Demographic
+    Differentials", NISTIR 8429 (draft), 2022; the CEI paper, eq. 1-2.
 
     Examples
     --------
@@ -283,8 +283,8 @@ def outcome_fairness(
 
     References
     ----------
-    P. Grother, M. Ngan and K. Hanaoka, NISTIR 8280, 2019 (one threshold for everyone,
-    Inequity). J. J. Howard, Y. B. Sirotin and A. R. Vemury, BTAS 2019 (GARBE).
+    P. Grother, NISTIR 8429 (draft), 2022 (Inequity), after NISTIR 8280, 2019 (one threshold
+    for everyone). J. J. Howard et al., ICPR 2022 workshops (GARBE). The CEI paper, eq. 1-4.
 
     Examples
     --------

@@ -533,7 +533,7 @@ def automatic_comprehensive_equity_index(
 
     Notes
     -----
-    Per group: ``t_i = mu_i + N·sigma_i`` (non-mated) or ``mu_i - N·sigma_i`` (mated);
+    Per group: ``t_i = mu_i + N·sigma_i`` (non-mated) or ``mu_i - N·sigma_i`` (mated) (eq. 11);
     ``P_i = 100 ·`` share of its scores on the centre side of ``t_i`` (eq. 12) is its split
     percentile. ``Delta_i = (share beyond t_i) / (1 - Phi(N))``, the empirical tail mass
     over that of a fitted normal (1 for a normal tail: the project's reading of the open
@@ -543,7 +543,7 @@ def automatic_comprehensive_equity_index(
     References
     ----------
     "Balancing Tails when Comparing Distributions: Comprehensive Equity Index (CEI) with
-    Application to Bias Evaluation in Operational Face Biometrics", eq. 12-14.
+    Application to Bias Evaluation in Operational Face Biometrics", eq. 11-14.
 
     Examples
     --------

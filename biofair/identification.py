@@ -408,8 +408,9 @@ def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Index ``rank`` = 1 ... max_rank, one column per group: ``rank-n = |{enrolled probes
-        with rank <= n}| / |enrolled probes|`` (eq. 9 of de Freitas Pereira and Marcel, with
-        the enrolled probes of the group as denominator).
+        with rank <= n}| / |enrolled probes|`` (eq. 9 of de Freitas Pereira and Marcel, whose
+        denominator the paper calls the gallery size; biofair reads it as the group's enrolled
+        probes, so that the rate is a share of the probes counted in ``C(n)`` and reaches 1).
 
     Raises
     ------

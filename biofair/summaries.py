@@ -324,8 +324,8 @@ def fairness_summary(
     ----------
     T. de Freitas Pereira and S. Marcel, IEEE T-BIOM, 2022 (FDR). "Balancing Tails when
     Comparing Distributions: Comprehensive Equity Index (CEI)" (CEI, CEIᴬ, and GARBE and
-    DFI as restated there). P. Grother, M. Ngan and K. Hanaoka, NISTIR 8280, 2019
-    (Inequity). ISO/IEC 19795-10:2024 (reporting performance across demographic groups).
+    DFI as restated there). P. Grother, NISTIR 8429 (draft), 2022 (Inequity). ISO/IEC
+    19795-10:2024 (reporting performance across demographic groups).
 
     Examples
     --------

@@ -307,7 +307,8 @@ def fdr_cross_group_system(
     Non-mated scores of reference group r and probe group p: N(mu_r, 1) when r = p, else
     N((mu_r + mu_p) / 2 - cross_shift, 1), with mu_g the group's non-mated mean in
     :data:`FDR_CANONICAL`. Comparisons of people who differ in a demographic attribute look
-    less alike, which is what NIST's FRVT and the FDR paper's Tables IV, VI and VII report.
+    less alike, which is what NIST's FRVT and, for most cells, the FDR paper's Tables IV, VI
+    and VII report (its Table VI has Asian-Hispanic pairs above the Hispanic ones at 1e-2).
 
     References
     ----------

@@ -346,7 +346,7 @@ def automatic_comprehensive_equity_index(
     References
     ----------
     "Balancing Tails when Comparing Distributions: Comprehensive Equity Index (CEI) with
-    Application to Bias Evaluation in Operational Face Biometrics", eq. 12-14.
+    Application to Bias Evaluation in Operational Face Biometrics", eq. 11-14.
 
     Examples
     --------

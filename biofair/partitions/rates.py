@@ -271,8 +271,8 @@ def outcome_fairness(
 
     References
     ----------
-    P. Grother, M. Ngan and K. Hanaoka, NISTIR 8280, 2019 (Inequity). J. J. Howard, Y. B.
-    Sirotin and A. R. Vemury, BTAS 2019 (GARBE).
+    P. Grother, NISTIR 8429 (draft), 2022 (Inequity). J. J. Howard et al., ICPR 2022
+    workshops (GARBE).
 
     Examples
     --------
