@@ -215,8 +215,9 @@ def _build_parser() -> argparse.ArgumentParser:
                              "demographic differential audit at one threshold (HTML, JSON)")
     report.add_argument("--threshold", type=_finite, metavar="T",
                         help="differential layout: the operational threshold, in the file's units (with "
-                             "--distance, a match is a distance at or below it; default: set at --operating-fmr "
-                             "on all non-mated scores)")
+                             "--distance, a match is a distance at or below it; scores stored as float32 are "
+                             "compared with T rounded to float32, as the system that stored them would; default: "
+                             "set at --operating-fmr on all non-mated scores)")
     report.add_argument("--reference", metavar="GROUP",
                         help="differential layout: the group rates are compared to (default: the resolved group "
                              "with the lowest rate)")
@@ -397,16 +398,32 @@ def _check_analysis(args: argparse.Namespace) -> list[str]:
 
 def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
     """The warnings a user of the command must see, once each, one line each: scores that
-    look like distances, targets the data cannot resolve, and group labels that differ
-    only by surrounding spaces (two groups, as written, but often one typed twice)."""
+    look like distances, targets the data cannot resolve, group labels that differ only by
+    spaces, case or Unicode form (two groups, as written, but often one typed twice), and
+    runs of rows copied from earlier rows (each counted, but often a file appended to itself)."""
     import biofair as bf
-    from biofair.groups import _SPACES_SPLIT_WARNING
+    from biofair.groups import _LOOK_ALIKE_WARNING
+    from biofair.io import _REPEATED_ROWS_WARNING
 
     def shown(warning: warnings.WarningMessage) -> bool:
         return (issubclass(warning.category, (bf.ScoreDirectionWarning, bf.InsufficientComparisonsWarning))
-                or _SPACES_SPLIT_WARNING in str(warning.message))
+                or any(words in str(warning.message) for words in (_LOOK_ALIKE_WARNING, _REPEATED_ROWS_WARNING)))
 
     return list(dict.fromkeys(_one_line(w.message) for w in caught if shown(w)))
+
+
+def _operational_threshold(args: argparse.Namespace, score_dtype: str | None) -> float | None:
+    """``--threshold`` as the system that stored the scores compares them: rounded to the
+    stored precision (a float32 score "0.7" is float32(0.7), just below the float64 0.7, and
+    a float32 system matches it at "0.7"), and negated for distances."""
+    if args.threshold is None:
+        return None
+    typed = args.threshold
+    if score_dtype in ("float16", "float32"):
+        import numpy as np
+
+        typed = float(np.dtype(score_dtype).type(typed))
+    return -typed if args.distance else typed
 
 
 def _differential_analysis(args: argparse.Namespace):
@@ -418,13 +435,13 @@ def _differential_analysis(args: argparse.Namespace):
     import biofair as bf
 
     by = _by(args)
-    threshold = None if args.threshold is None else (-args.threshold if args.distance else args.threshold)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = bf.read_grouped_scores(
             args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
             format=args.format, subjects=args.subjects, missing_groups=args.missing_groups,
         )
+        threshold = _operational_threshold(args, table.attrs.get("score_dtype"))
         report = bf.differential_report(
             table, by=by, threshold=threshold, fmr=None if threshold is not None else args.operating_fmr,
             reference=args.reference, n_resamples=args.n_resamples, rng=args.seed,

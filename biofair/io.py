@@ -74,6 +74,12 @@ def _open_binary(path: Path, compression: str | None) -> BinaryIO:
     if compression == "zip":
         archive = zipfile.ZipFile(path)
         names = archive.namelist()
+        if "[Content_Types].xml" in names and any(name.startswith("xl/") for name in names):
+            raise SchemaError(
+                f"{path} is an Excel workbook, not a score file: save its sheet as 'CSV UTF-8' in Excel, or "
+                f"convert it, e.g. python -c \"import pandas as pd; pd.read_excel('{path}')"
+                f".to_csv('{path.with_suffix('.csv')}', index=False)\" (which needs openpyxl)"
+            )
         if len(names) != 1:
             raise SchemaError(f"{path} is a zip archive of {len(names)} files; a score file zip holds one")
         return archive.open(names[0])
@@ -97,12 +103,20 @@ def _first_line(path: Path, compression: str | None) -> str:
         raise SchemaError(f"{path} is empty")
     if head[:2] in (b"\xff\xfe", b"\xfe\xff"):  # the byte-order mark of UTF-16, which has NUL bytes in ASCII text
         raise SchemaError(f"{path} is UTF-16 text (Excel's 'Unicode text'), not UTF-8: {_save_as_utf8('UTF-16')}")
+    start = head[:64]
+    for order, zeros, text in (("LE", start[1::2], start[0::2]), ("BE", start[0::2], start[1::2])):
+        if len(start) >= 4 and not zeros.strip(b"\0") and all(text):  # ASCII text as UTF-16, without the mark
+            raise SchemaError(f"{path} is UTF-16 text without a byte-order mark, not UTF-8: "
+                              f"{_save_as_utf8(f'UTF-16{order}')}")
     nul = head.find(b"\0")
     if nul >= 0:
         raise SchemaError(
             f"{path} is not a text score file: byte {nul:,} is a NUL byte (a binary file? "
             "Parquet files need the suffix .parquet or format='parquet')"
         )
+    if b"\r" in head and b"\n" not in head:
+        raise SchemaError(f"{path} ends its lines with a carriage return alone (classic Mac OS text), which the "
+                          "reader does not take: convert them, e.g. tr '\\r' '\\n' < old.csv > new.csv")
     line = head.split(b"\n", 1)[0]
     if len(line) > _MAX_LINE_BYTES:
         raise SchemaError(f"{path} is not a score file: its first line is longer than {_MAX_LINE_BYTES:,} bytes")
@@ -172,6 +186,22 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
         dtype={name: str for name in names if name != score},
         na_values={name: _NAN_WORDS if name == score else [""] for name in names},
     )
+    if not isinstance(table.index, pd.RangeIndex):  # pandas made the first column(s) the index
+        raise SchemaError(
+            f"{path}: its data rows have more fields than its header ({len(names)}: {', '.join(names)}), so "
+            "every value would shift by a column; a separator at the end of each data row does this. Make "
+            "the header and the rows agree (remove the trailing separators, or name the extra column)"
+        )
+    for name in [name for name in table.columns if name != score]:
+        broken = table[name].str.contains("\n|\r", regex=True, na=False).to_numpy()
+        if broken.any():
+            row = int(broken.argmax())
+            raise SchemaError(
+                f"{path}: column {name!r} of data row {row + 1} holds a line break: a quote (\") opened a "
+                f"field there that closed lines later, and every line in between was read as part of that "
+                f"one row ({table[name].iloc[row][:60]!r}...). Remove the stray quote, or quote the whole "
+                'field and double the quotes inside it ("see ""ticket""")'
+            )
     return table.rename(columns=renames)
 
 
@@ -289,7 +319,48 @@ def _read_file(
         if (pd.api.types.is_numeric_dtype(score) and not pd.api.types.is_bool_dtype(score)
                 and not inexact_integers(score.to_numpy()).any()):
             table["score"] = score.astype(np.float64) if greater_is_match else -score.astype(np.float64)
+            table.attrs["score_dtype"] = str(getattr(score.dtype, "numpy_dtype", score.dtype))
     return table
+
+
+#: The words of the warning :func:`_warn_if_rows_repeat` gives (the command line shows it).
+_REPEATED_ROWS_WARNING = "repeat earlier rows in every column and in the same order"
+
+#: Consecutive rows copied in order from earlier rows that make :func:`_warn_if_rows_repeat` warn.
+_COPIED_RUN = 10
+
+
+def _longest_copied_run(keys: pd.Series) -> tuple[int, int, int]:
+    """The longest run of consecutive rows whose keys repeat, in the same order, consecutive
+    earlier rows: its length, its first row and the row it copies (0, 0, 0 when none)."""
+    _, first_of, codes = np.unique(np.asarray(keys), return_index=True, return_inverse=True)
+    first = first_of[codes]  # the first row with each row's key
+    copied = first < np.arange(first.size)
+    in_run = copied[1:] & copied[:-1] & (first[1:] == first[:-1] + 1)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], in_run.astype(np.int8), [0]])))
+    if not edges.size:
+        return 0, 0, 0
+    lengths = edges[1::2] - edges[0::2] + 1
+    row = int(edges[2 * int(lengths.argmax())])
+    return int(lengths.max()), row, int(first[row])
+
+
+def _warn_if_rows_repeat(table: pd.DataFrame) -> None:
+    """Warn when ``_COPIED_RUN`` or more consecutive rows repeat, in every column and in the
+    same order, consecutive earlier rows: the mark of a file appended to itself (in part).
+    Single equal rows are common (subject-level ids and rounded scores), copied runs are
+    not. The rows are kept and counted. The scores alone are searched first (a copied run
+    of rows is one of scores); the whole rows only when the scores hold such a run."""
+    if "score" in table.columns and _longest_copied_run(table["score"])[0] < _COPIED_RUN:
+        return
+    length, row, copy_of = _longest_copied_run(pd.util.hash_pandas_object(table, index=False))
+    if length >= _COPIED_RUN:
+        warnings.warn(
+            f"{length:,} rows, from data row {row + 1} on, {_REPEATED_ROWS_WARNING} (from data row "
+            f"{copy_of + 1} on): a file appended to itself? Each row counts as a comparison of its own; "
+            "if they are copies, drop them: table.drop_duplicates()",
+            UserWarning, stacklevel=3,
+        )
 
 
 def _read_score_list(path: _PathLike, name: str) -> np.ndarray:
@@ -390,9 +461,11 @@ def read_scores(
     Returns
     -------
     pandas.DataFrame
-        A table that passed :func:`biofair.validate_scores`. ``score`` is float64; every
-        other column is text exactly as written (``"01"`` and ``"1"`` stay distinct; only
-        an empty cell is missing), Parquet columns turned into text.
+        A table that passed :func:`biofair.validate_scores`. ``score`` is float64, and
+        ``attrs["score_dtype"]`` names the type the file stored it in ("float32" for a
+        float32 Parquet column, "float64" for text); every other column is text exactly as
+        written (``"01"`` and ``"1"`` stay distinct; only an empty cell is missing), Parquet
+        columns turned into text.
 
     Raises
     ------
@@ -481,6 +554,12 @@ def read_grouped_scores(
         (checked in each score set: each ``system`` and ``split`` the file holds, which
         no metric pools).
 
+    Warns
+    -----
+    UserWarning
+        When ten or more consecutive rows repeat consecutive earlier rows in every column
+        and in the same order (a file appended to itself?); they are kept and counted.
+
     See Also
     --------
     biofair.read_scores : Reads without the group checks.
@@ -501,6 +580,7 @@ def read_grouped_scores(
     if missing_groups not in ("raise", "group"):
         raise ValueError(f"missing_groups must be 'raise' or 'group', got {missing_groups!r}")
     table = _read_file(path, columns, greater_is_match, format)
+    score_dtype = table.attrs.get("score_dtype")
     if subjects is not None:
         source = Path(subjects)
         if not source.is_file():
@@ -522,9 +602,12 @@ def read_grouped_scores(
     for names in _group_columns(table, by).values():  # missing labels, with the advice above
         _check_no_missing(table, names)
     validate_scores(table)
+    _warn_if_rows_repeat(table)
     _warn_if_reversed(table, greater_is_match)
     sets = [column for column in _SCORE_SETS if column in table.columns]
     for _, rows in table.groupby(sets, dropna=False, observed=True, sort=False) if sets else [(None, table)]:
         scores_by_group(rows, by=by)  # the groups of every score set the metrics will take, checked
     table.attrs["missing_groups"] = relabelled
+    if score_dtype is not None:  # a join with the subjects' table keeps no attrs
+        table.attrs["score_dtype"] = score_dtype
     return table

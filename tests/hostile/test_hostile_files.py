@@ -14,6 +14,8 @@ import gzip
 import re
 import subprocess
 import sys
+import warnings
+import zipfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -62,7 +64,8 @@ def labelled(tmp_path, name: str, labels) -> Path:
 
 def mixed_types(tmp_path) -> Case:
     # ints first, then text; "1" written both as int 1 and as text "1": one label, as written
-    table = pd.concat([example()] * 8, ignore_index=True)
+    copies = [example().assign(score=example()["score"] + copy * 1e-6) for copy in range(8)]  # no copied rows
+    table = pd.concat(copies, ignore_index=True)
     n = len(table)
     labels = np.where(np.arange(n) < n // 2, (np.arange(n) % 2 + 1), 0).astype(object)
     labels[n // 2 :] = np.where(np.arange(n - n // 2) % 2, "x", "1")
@@ -426,6 +429,52 @@ def two_systems(tmp_path) -> Case:
                              r"would pool: select one, e.g. scores\[scores\['system'\] == 'A'\]")
 
 
+def stray_quote(tmp_path) -> Case:
+    """A free-text column whose field opens with a quote that closes 19 lines later, written
+    without quoting: pandas read those lines as one row, and a group lost 19 mated
+    comparisons without a word (a helper's audit: 861 rows for 880)."""
+    path = tmp_path / "stray.csv"
+    lines = example().assign(note="ok").to_csv(index=False).splitlines()
+    lines[11] = lines[11].removesuffix(",ok") + ',"blurry'
+    lines[30] = lines[30].removesuffix(",ok") + ',see "ticket"'
+    path.write_text("\n".join(lines) + "\n")
+    return Case(path, error=r"stray.csv: column 'note' of data row 11 holds a line break: a quote \(\"\) opened a "
+                            r"field there .* Remove the stray quote")
+
+
+def trailing_separators(tmp_path) -> Case:
+    """Data rows ending in ',' under a header that does not: pandas made the first column the
+    index, and the error blamed the labels of the shifted 'mated' column."""
+    path = tmp_path / "trailing.csv"
+    header, *rows = example().to_csv(index=False).splitlines()
+    path.write_text("\n".join([header, *(row + "," for row in rows)]) + "\n")
+    return Case(path, error=r"trailing.csv: its data rows have more fields than its header \(5: .*\), so every "
+                            r"value would shift by a column; a separator at the end of each data row does this")
+
+
+def utf16_without_mark(tmp_path) -> Case:
+    """UTF-16 without its byte-order mark: it was called a binary file, with a Parquet hint."""
+    path = tmp_path / "u16.csv"
+    path.write_bytes(example().to_csv(index=False).encode("utf-16-le"))
+    return Case(path, error=r"u16.csv is UTF-16 text without a byte-order mark, not UTF-8: .*iconv -f UTF-16LE -t UTF-8$")
+
+
+def carriage_returns_alone(tmp_path) -> Case:
+    """Classic Mac OS line ends: the csv module's 'new-line character seen in unquoted field'."""
+    path = tmp_path / "cr.csv"
+    path.write_bytes(example().to_csv(index=False).replace("\n", "\r").encode())
+    return Case(path, error=r"cr.csv ends its lines with a carriage return alone \(classic Mac OS text\).*tr '\\r' '\\n'")
+
+
+def excel_workbook(tmp_path) -> Case:
+    """An .xlsx file (a zip of XML parts): it was 'a zip archive of 3 files'."""
+    path = tmp_path / "book.xlsx"
+    with zipfile.ZipFile(path, "w") as archive:
+        for part in ("[Content_Types].xml", "xl/workbook.xml", "xl/worksheets/sheet1.xml"):
+            archive.writestr(part, "<x/>")
+    return Case(path, error=r"book.xlsx is an Excel workbook, not a score file: save its sheet as 'CSV UTF-8' in Excel")
+
+
 CASES = {
     "mixed int and str labels": mixed_types,
     "01 and 1": leading_zeros,
@@ -471,6 +520,11 @@ CASES = {
     "capitalised header, renamed": capitalised_header_renamed,
     "a comment line after the table": comment_footer,
     "two systems in one file": two_systems,
+    "a stray quote in a text column": stray_quote,
+    "separators at the end of the data rows": trailing_separators,
+    "UTF-16 without a byte-order mark": utf16_without_mark,
+    "carriage returns alone": carriage_returns_alone,
+    "an Excel workbook": excel_workbook,
 }
 
 
@@ -553,6 +607,27 @@ def test_labels_that_differ_only_by_surrounding_spaces_stay_apart_with_a_warning
     with pytest.warns(UserWarning, match=r"column\(s\) \['group'\] hold labels that differ only by surrounding spaces: 'A', 'A '; they are kept as separate groups"):
         sizes = bf.group_sizes(table)
     assert sizes.index.tolist() == ["A", "A ", "C"]
+
+
+def test_rows_repeated_in_every_column_are_counted_with_a_warning(tmp_path):
+    """A file appended to itself in part: 100 comparisons counted twice without a word (a
+    helper's audit). They are kept (a comparison may be made twice) but named, by the reader
+    and on the command line; equal rows that form no copied run of ten are not."""
+    doubled = tmp_path / "doubled.csv"
+    pd.concat([example(), example().iloc[:100]]).to_csv(doubled, index=False)
+    with pytest.warns(UserWarning, match=r"^100 rows, from data row 7921 on, repeat earlier rows in every column "
+                                         r"and in the same order \(from data row 1 on\): a file appended to itself\? "
+                                         r"Each row counts as a comparison of its own.*drop_duplicates\(\)$"):
+        table = bf.read_grouped_scores(doubled)
+    assert len(table) == len(example()) + 100
+    args = cli._parse(["report", str(doubled), "-o", str(tmp_path / "never")])
+    assert any(m.startswith("100 rows, from data row 7921 on, repeat") for m in cli._check_analysis(args))
+    # equal rows that are no copied run: subject-level ids with rounded scores, 9 rows copied
+    equal = tmp_path / "equal.csv"
+    pd.concat([example().assign(score=example()["score"].round(0)), example().iloc[:9]]).to_csv(equal, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bf.read_grouped_scores(equal)
 
 
 def test_a_group_named_like_the_cross_group_row():
