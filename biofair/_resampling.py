@@ -21,7 +21,7 @@ from tqdm import tqdm
 from biofair._typing import By, IntervalMethod, StatisticData, Unit
 from biofair._validation import as_scores, check_choice
 from biofair.exceptions import InsufficientComparisonsWarning
-from biofair.groups import _SPACES_SPLIT_WARNING, _group_codes
+from biofair.groups import _LOOK_ALIKE_WARNING, _group_codes
 from biofair.schema import _check_ids_of_one_kind, _validate_score_set
 
 Scores = pd.DataFrame | tuple[ArrayLike, ArrayLike]
@@ -275,7 +275,7 @@ def resolution_warned_once():
     filter a warning repeats once per resample even under the default filters."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InsufficientComparisonsWarning)
-        warnings.filterwarnings("ignore", message=f".*{_SPACES_SPLIT_WARNING}", category=UserWarning)
+        warnings.filterwarnings("ignore", message=f".*{_LOOK_ALIKE_WARNING}", category=UserWarning)
         yield
 
 

@@ -10,6 +10,7 @@ Read more in the chapter "Set one threshold for everyone" (``notebooks/03``).
 from __future__ import annotations
 
 import functools
+import unicodedata
 import warnings
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -169,28 +170,47 @@ def _label_names(labels: pd.Index, columns: list[str]) -> list[str]:
             f"{', '.join(f'{v!r} ({type(v).__name__})' for v in clash)}; store the labels as "
             "text (biofair.read_scores reads them as written) or relabel them"
         )
-    _warn_if_spaces_split(names, columns)
+    _warn_if_labels_look_alike(names, columns)
     return names
 
 
-#: The words of the warning :func:`_warn_if_spaces_split` gives (resamples do not repeat it).
-_SPACES_SPLIT_WARNING = "hold labels that differ only by surrounding spaces"
+#: The words every warning of :func:`_warn_if_labels_look_alike` starts with (resamples do
+#: not repeat them; the command line shows them).
+_LOOK_ALIKE_WARNING = "hold labels that differ only by"
+
+#: What two labels that read alike may differ by, and how to merge them if they are one group.
+_LOOK_ALIKE = {
+    "spaces": ("surrounding spaces", "Strip the labels (table[column].str.strip())"),
+    "other": ("letter case or Unicode form (e.g. 'é' as one character or as e and an accent)",
+              "Normalise the labels (table[column].str.normalize('NFC').str.strip().str.lower()), or relabel "
+              "them,"),
+}
 
 
-def _warn_if_spaces_split(names: list[str], columns: list[str]) -> None:
-    """Warn when two labels differ only by surrounding spaces ("a" and "a "): they stay two
-    groups, as written, but are more often one group typed twice."""
-    stripped: dict[str, list[str]] = {}
+def _shown(label: str) -> str:
+    """A label as Python writes it; with its code points where it is not plain (NFC) text, so
+    that two labels that print alike are told apart."""
+    return repr(label) if unicodedata.is_normalized("NFC", label) else ascii(label)
+
+
+def _warn_if_labels_look_alike(names: list[str], columns: list[str]) -> None:
+    """Warn when two labels differ only by surrounding spaces ("a" and "a "), or by letter case
+    or Unicode normal form ("Female" and "female"; "é" composed or not, which print alike):
+    they stay two groups, as written, but are more often one group typed twice."""
+    alike: dict[str, list[str]] = {}
     for name in names:
-        stripped.setdefault(name.strip(), []).append(name)
-    split = [variants for variants in stripped.values() if len(variants) > 1]
-    if split:
-        warnings.warn(
-            f"column(s) {columns} {_SPACES_SPLIT_WARNING}: "
-            f"{'; '.join(', '.join(map(repr, variants)) for variants in split)}; they are kept as "
-            "separate groups. Strip the labels (table[column].str.strip()) if they are one group",
-            UserWarning, stacklevel=2,
-        )
+        alike.setdefault(unicodedata.normalize("NFKC", name).strip().casefold(), []).append(name)
+    split = [variants for variants in alike.values() if len(variants) > 1]
+    by_spaces = [variants for variants in split if len({name.strip() for name in variants}) == 1]
+    for kind, found in (("spaces", by_spaces), ("other", [v for v in split if v not in by_spaces])):
+        if found:
+            how, fix = _LOOK_ALIKE[kind]
+            warnings.warn(
+                f"column(s) {columns} {_LOOK_ALIKE_WARNING} {how}: "
+                f"{'; '.join(', '.join(map(_shown, variants)) for variants in found)}; they are kept as "
+                f"separate groups. {fix} if they are one group",
+                UserWarning, stacklevel=2,
+            )
 
 
 def _factorized(labels: pd.Series, columns: list[str]) -> tuple[NDArray[np.intp], list[str]]:

@@ -4,6 +4,7 @@ or blank label keeps its legend entry."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import pandas as pd
@@ -79,3 +80,21 @@ def test_a_grouping_by_a_column_of_ids_names_ten_groups_and_counts_the_rest():
     assert all(" homogeneous non-mated comparisons; both are needed" in line for line in lines[1:11])
     assert lines[11] == (f"- and {n_lacking - 10:,} more such groups, of {n_groups:,} in all "
                          "(is by='score' the grouping you meant?)")
+
+
+@pytest.mark.parametrize("labels, shown", [
+    ({"A": "Female", "B": "female"}, "'Female', 'female'"),
+    ({"A": "H\u00e9l\u00e8ne", "B": "He\u0301le\u0300ne"}, r"'He\u0301le\u0300ne', 'Hélène'"),  # composed or not
+    ({"A": "ﬁ", "B": "fi "}, "'fi ', 'ﬁ'"),  # a ligature, and a space
+])
+def test_labels_that_differ_only_by_case_or_unicode_form_stay_apart_with_a_warning(labels, shown):
+    """They print alike (or nearly) in every report, and were split without a word (a helper's
+    audit: NFC and NFD 'Hélène' gave two identical legend entries); now the warning names both,
+    with their code points where they would print alike, and every row stays in its group."""
+    table = example()
+    table = table.assign(group=table["group"].replace(labels))
+    with pytest.warns(UserWarning, match=r"hold labels that differ only by letter case or Unicode form .*: "
+                                         + re.escape(shown) + "; they are kept as separate groups"):
+        groups = bf.scores_by_group(table)
+    assert sorted(groups) == sorted([*labels.values(), "C"])
+    assert sum(g.mated.size + g.nonmated.size for g in groups.values()) == len(table)

@@ -296,6 +296,20 @@ def test_a_permutation_by_subject_refuses_a_subject_with_two_labels():
         bf.permutation_null(fdr_at_half, per_side, n_permutations=5, rng=0)
 
 
+def test_a_subject_torn_by_the_missing_group_is_told_to_fill_in_its_label():
+    """biofair report's advice for empty group cells, --missing-groups group, led to this
+    refusal without a word on why (a helper's audit): the empty cell of a subject labelled
+    elsewhere is an omission, not a group."""
+    table = trials(["a", "b", "c", "d", "e", "f"], ["x", "x", "x", "y", "y", "y"])
+    table.loc[1, "group"] = "(missing)"
+    with pytest.raises(ValueError, match="^" + re.escape(
+            "1 subject(s) have comparisons with different labels in column(s) ['group'] ('a': ['(missing)', 'x']); "
+            "a shuffle by subject gives each subject one label: correct the labels or shuffle comparisons instead "
+            "(cluster=None) ('(missing)' is the label missing_groups='group' gives empty cells: where a subject has "
+            "its label in other rows, the empty cells are omissions, so fill them in with that label)") + "$"):
+        bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0)
+
+
 def test_a_permutation_by_subject_refuses_ids_of_numbers_and_text():
     """1 and "1" were two subjects, each given a group of its own in every permutation."""
     table = trials([1, "1", 2, "2", 3, "3"], ["x", "x", "x", "y", "y", "y"])
