@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -29,8 +30,14 @@ def run(command, **options):
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    """Built from a copy of the checkout without build folders: pip builds in the source
+    tree, and setuptools reuses a ``build/lib`` whose files look newer than the sources (a
+    helper's copied tree shipped 20 stale modules that way)."""
+    source = tmp_path_factory.mktemp("source") / "biofair"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "_build", "build", "*.egg-info",
+                                                                "__pycache__", ".hypothesis"))
     dist = tmp_path_factory.mktemp("dist")
-    run([sys.executable, "-m", "pip", "wheel", ROOT, "--no-deps", "--quiet", "--wheel-dir", dist])
+    run([sys.executable, "-m", "pip", "wheel", source, "--no-deps", "--quiet", "--wheel-dir", dist])
     (built,) = dist.glob("biofair-*.whl")
     return built
 
@@ -57,6 +64,9 @@ def test_the_wheel_holds_every_module_and_the_data(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     sources = {str(p.relative_to(ROOT)) for p in (ROOT / "biofair").rglob("*.py")}
     assert sources <= names, f"modules missing from the wheel: {sorted(sources - names)}"
+    with zipfile.ZipFile(wheel) as archive:  # as they are now, not as some earlier build left them
+        stale = sorted(name for name in sources if archive.read(name) != (ROOT / name).read_bytes())
+    assert not stale, f"modules in the wheel that differ from the sources: {stale}"
     shipped = sorted(p for p in (ROOT / "biofair" / "data").iterdir() if p.is_file())
     assert {"example_scores.csv", "paper_values.csv", "differential_report.schema.json"} <= {p.name for p in shipped}
     for data in ("biofair/py.typed", "biofair/report_template.md"):
