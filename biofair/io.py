@@ -230,6 +230,9 @@ def _read_parquet(path: Path, columns: Mapping[str, str] | None) -> pd.DataFrame
     _check_names(schema.names, path)
     renames = _renames(schema.names, columns)
     table = pd.read_parquet(path)
+    score = next((source for source, target in renames.items() if target == "score"), "score")
+    if score in schema.names and pa.types.is_decimal(schema.field(score).type):
+        table[score] = _decimal_scores(path, score, schema.field(score).type).set_axis(table.index)
     labels = [name for name in table.columns if renames.get(name, name) not in ("score", "mated")]
     # stored as integers, made floats by pandas (nulls, and no pandas metadata to say Int64)
     integers = [name for name in labels if pa.types.is_integer(schema.field(name).type) and table[name].dtype.kind == "f"]
@@ -238,6 +241,27 @@ def _read_parquet(path: Path, columns: Mapping[str, str] | None) -> pd.DataFrame
     for name in labels:
         table[name] = _as_text(table[name])
     return table.rename(columns=renames)
+
+
+#: Significant digits up to which distinct decimals stay distinct (and ordered) as float64.
+_DECIMAL_DIGITS = 15
+
+
+def _decimal_scores(path: Path, name: str, stored) -> pd.Series:
+    """A Parquet decimal score column (SQL and Spark exports) as float64, which keeps distinct
+    decimals distinct and in order up to ``_DECIMAL_DIGITS`` significant digits (what a text
+    file of the same numbers gives); wider decimals are refused rather than tied."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if stored.precision > _DECIMAL_DIGITS:
+        raise SchemaError(
+            f"{path}: column {name!r} holds decimals of {stored.precision} digits ({stored}), more than float64 "
+            f"keeps apart ({_DECIMAL_DIGITS}): distinct scores could become ties. Round them to {_DECIMAL_DIGITS} "
+            "digits or store them as float64"
+        )
+    text = pq.read_table(path, columns=[name]).column(name).cast(pa.string())  # Arrow's cast to float64 is off by an ulp
+    return pd.Series(np.asarray(text.to_numpy(zero_copy_only=False), dtype=object).astype(np.float64))
 
 
 def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None, format: _ScoreFormat) -> pd.DataFrame:

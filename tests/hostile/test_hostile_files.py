@@ -475,6 +475,25 @@ def excel_workbook(tmp_path) -> Case:
     return Case(path, error=r"book.xlsx is an Excel workbook, not a score file: save its sheet as 'CSV UTF-8' in Excel")
 
 
+def parquet_decimal_scores(tmp_path, precision: int = 10) -> Case:
+    """Scores stored as SQL decimals (Spark, database exports): refused as 'dtype object'.
+    Read as the text of the same numbers reads (Arrow's own cast to float64 is off by an ulp
+    for about one score in seven: 0.20400000000000001 for 0.204); too wide to stay distinct
+    as float64, refused."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "decimal.parquet"
+    written = [f"{x:.3f}" for x in example()["score"]]
+    table = pa.Table.from_pandas(example(), preserve_index=False)
+    scores = pa.array(written).cast(pa.decimal128(precision, 3))
+    pq.write_table(table.set_column(table.schema.get_field_index("score"), "score", scores), path)
+    if precision > 15:
+        return Case(path, error=rf"decimal.parquet: column 'score' holds decimals of {precision} digits "
+                                rf"\(decimal128\({precision}, 3\)\), more than float64 keeps apart \(15\)")
+    return Case(path, check=lambda read: read["score"].tolist() == [float(x) for x in written])
+
+
 CASES = {
     "mixed int and str labels": mixed_types,
     "01 and 1": leading_zeros,
@@ -525,6 +544,8 @@ CASES = {
     "UTF-16 without a byte-order mark": utf16_without_mark,
     "carriage returns alone": carriage_returns_alone,
     "an Excel workbook": excel_workbook,
+    "Parquet decimal scores": parquet_decimal_scores,
+    "Parquet decimals wider than float64 keeps apart": lambda p: parquet_decimal_scores(p, precision=20),
 }
 
 
