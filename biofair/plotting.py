@@ -734,7 +734,8 @@ def plot_reliability(
     parts = np.array_split(order, bins)
     x = [predicted[p].mean() for p in parts if p.size]
     y = [label_mated[p].mean() for p in parts if p.size]
-    ax.plot(x, y, marker="o", label=_shown(label), **line_kwargs)
+    # rates of 0 and 1 lie on the frame: their markers drawn whole, not cut in half
+    ax.plot(x, y, marker="o", label=_shown(label), **{"clip_on": False, **line_kwargs})
     ax.add_line(Line2D([0, 1], [0, 1], color="0.6", linewidth=0.8))  # not ax.plot: takes no style of the cycle
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.0)
