@@ -330,7 +330,8 @@ class _ProbitTicks(Locator):
     """Probit ticks whose labels never overlap, whatever the axes' size when it is drawn.
 
     Candidate rates are taken in the order of ``_DET_TICKS`` and kept when their label keeps
-    a gap of half the font size from every kept label (label widths on x, heights on y);
+    a gap of half the font size from every kept label (label widths on x, heights on y) and,
+    on y, stays above the axes' bottom, where the first x label sits;
     the decision is made at draw time from the axes' size in pixels and the tick labels'
     font. ``lowest`` and ``upper`` are the axis range the curves drawn so far need.
     """
@@ -364,8 +365,10 @@ class _ProbitTicks(Locator):
         kept: list[float] = []
         for rate in rates:
             position = ndtri(rate) * per_unit
-            if all(abs(position - ndtri(other) * per_unit) >= (extent(rate) + extent(other)) / 2 + gap
-                   for other in kept):
+            # on y, no label reaches below the axes: there it would run into the x axis' first label
+            below_axes = not horizontal and (ndtri(rate) - vmin) * per_unit < extent(rate) / 2
+            if not below_axes and all(abs(position - ndtri(other) * per_unit) >= (extent(rate) + extent(other)) / 2 + gap
+                                      for other in kept):
                 kept.append(rate)
         return ndtri(np.sort(kept))
 

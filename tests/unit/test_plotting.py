@@ -62,6 +62,9 @@ def test_det_tick_labels_never_collide(width, panels):
             boxes = label_boxes(fig, axis)
             assert len(boxes) >= 2, f"only {len(boxes)} labels on the {axis.axis_name} axis"
             assert overlapping(boxes) == [], [label.get_text() for label in axis.get_ticklabels()]
+        # nor do the two axes' labels meet in the corner ("0.01" on "0.0001", a helper saw in the book)
+        corner = [(x, y) for x in label_boxes(fig, ax.xaxis) for y in label_boxes(fig, ax.yaxis) if x.overlaps(y)]
+        assert corner == [], corner
 
 
 def test_det_ticks_are_probit_positions_labelled_in_percent():
