@@ -260,7 +260,8 @@ def _decimal_scores(path: Path, name: str, stored) -> pd.Series:
             f"keeps apart ({_DECIMAL_DIGITS}): distinct scores could become ties. Round them to {_DECIMAL_DIGITS} "
             "digits or store them as float64"
         )
-    text = pq.read_table(path, columns=[name]).column(name).cast(pa.string())  # Arrow's cast to float64 is off by an ulp
+    # through the text: Arrow's own cast to float64 is off by an ulp for some decimals
+    text = pq.read_table(path, columns=[name]).column(name).cast(pa.string())
     return pd.Series(np.asarray(text.to_numpy(zero_copy_only=False), dtype=object).astype(np.float64))
 
 

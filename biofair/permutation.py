@@ -104,8 +104,9 @@ def _check_one_label_per_subject(subject: NDArray[np.intp], value: NDArray, ids:
         examples = "; ".join(f"{ids[code]!r}: {sorted(map(str, labels))}" for code, labels in torn.items())
         escape = f" or shuffle comparisons instead ({instead})" if len(names) == 1 and instead else ""
         missing = any(_MISSING_GROUP in map(str, labels) for labels in torn.values())
-        why = (f" ({_MISSING_GROUP!r} is the label missing_groups='group' gives empty cells: where a subject has its "
-               "label in other rows, the empty cells are omissions, so fill them in with that label)" if missing else "")
+        why = (f" ({_MISSING_GROUP!r} is the label missing_groups='group' gives empty cells: where a subject has "
+               "its label in other rows, the empty cells are omissions, so fill them in with that label)"
+               if missing else "")
         raise ValueError(
             f"{n_torn} subject(s) have comparisons with different labels in column(s) {names} ({examples}); "
             f"a shuffle by subject gives each subject one label: correct the labels{escape}{why}"

@@ -367,8 +367,9 @@ class _ProbitTicks(Locator):
             position = ndtri(rate) * per_unit
             # on y, no label reaches below the axes: there it would run into the x axis' first label
             below_axes = not horizontal and (ndtri(rate) - vmin) * per_unit < extent(rate) / 2
-            if not below_axes and all(abs(position - ndtri(other) * per_unit) >= (extent(rate) + extent(other)) / 2 + gap
-                                      for other in kept):
+            apart = all(abs(position - ndtri(other) * per_unit) >= (extent(rate) + extent(other)) / 2 + gap
+                        for other in kept)
+            if apart and not below_axes:
                 kept.append(rate)
         return ndtri(np.sort(kept))
 

@@ -105,12 +105,12 @@ def reproduction_ledger(
     quantity's value when there is no effect: 1 for DFI and CEI, 0 for GARBE, 1 for
     Inequity; empty when no such value applies):
 
-    - ``no effect in both`` iff ``r`` is given, ``|p - r| <= tol`` and ``|b - r| <= tol`` or
-      ``|b - p| <= tol``: the paper's value is within the tolerance of "no effect", so the
-      row can confirm the absence of an effect (the book's value lies within the tolerance
-      of "no effect" or of the paper's) but not the paper's number, which, like the book's,
-      is then mostly the noise of its sample sizes. The verdict depends on the paper's value
-      and the tolerance, not on where the book's value falls within them;
+    - ``no effect in both`` iff ``r`` is given, ``|p - r| <= tol`` and
+      ``min(|b - r|, |b - p|) <= tol``: the paper's value is within the tolerance of "no
+      effect", so the row can confirm the absence of an effect (the book's value lies within
+      the tolerance of "no effect" or of the paper's) but not the paper's number, which, like
+      the book's, is then mostly the noise of its sample sizes. The verdict depends on the
+      paper's value and the tolerance, not on where the book's value falls within them;
     - otherwise ``reproduced`` iff ``|b - p| <= tol``;
     - otherwise ``same direction`` iff ``r`` is given and ``sign(p - r) == sign(b - r) != 0``:
       book and paper depart from "no effect" on the same side;
