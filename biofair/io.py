@@ -232,7 +232,7 @@ def _read_parquet(path: Path, columns: Mapping[str, str] | None) -> pd.DataFrame
     table = pd.read_parquet(path)
     score = next((source for source, target in renames.items() if target == "score"), "score")
     if score in schema.names and pa.types.is_decimal(schema.field(score).type):
-        table[score] = _decimal_scores(path, score, schema.field(score).type).set_axis(table.index)
+        table[score] = _decimal_scores(table[score], path, score, schema.field(score).type)
     labels = [name for name in table.columns if renames.get(name, name) not in ("score", "mated")]
     # stored as integers, made floats by pandas (nulls, and no pandas metadata to say Int64)
     integers = [name for name in labels if pa.types.is_integer(schema.field(name).type) and table[name].dtype.kind == "f"]
@@ -247,22 +247,18 @@ def _read_parquet(path: Path, columns: Mapping[str, str] | None) -> pd.DataFrame
 _DECIMAL_DIGITS = 15
 
 
-def _decimal_scores(path: Path, name: str, stored) -> pd.Series:
-    """A Parquet decimal score column (SQL and Spark exports) as float64, which keeps distinct
-    decimals distinct and in order up to ``_DECIMAL_DIGITS`` significant digits (what a text
-    file of the same numbers gives); wider decimals are refused rather than tied."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
+def _decimal_scores(values: pd.Series, path: Path, name: str, stored) -> pd.Series:
+    """A Parquet decimal score column (SQL and Spark exports), read by pandas as Python
+    decimals, as float64: each converted as its text is (correctly rounded; Arrow's own cast
+    is an ulp off for some), which keeps distinct decimals distinct and in order up to
+    ``_DECIMAL_DIGITS`` significant digits; wider decimals are refused rather than tied."""
     if stored.precision > _DECIMAL_DIGITS:
         raise SchemaError(
             f"{path}: column {name!r} holds decimals of {stored.precision} digits ({stored}), more than float64 "
             f"keeps apart ({_DECIMAL_DIGITS}): distinct scores could become ties. Round them to {_DECIMAL_DIGITS} "
             "digits or store them as float64"
         )
-    # through the text: Arrow's own cast to float64 is off by an ulp for some decimals
-    text = pq.read_table(path, columns=[name]).column(name).cast(pa.string())
-    return pd.Series(np.asarray(text.to_numpy(zero_copy_only=False), dtype=object).astype(np.float64))
+    return pd.Series(np.asarray(values, dtype=object).astype(np.float64), index=values.index)
 
 
 def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None, format: _ScoreFormat) -> pd.DataFrame:
