@@ -1,9 +1,10 @@
 """The ``biofair`` command: ``biofair report SCORES -o OUTDIR``.
 
 A run checks every option, claims OUTDIR, reads the file and computes every estimate once
-before it starts the notebook; it writes into a hidden work folder beside OUTDIR and
-renames the finished report into place as its last step, so OUTDIR is either absent or
-complete. Read more in the chapter "Analyse your own system" (``notebooks/13``).
+before it starts the notebook; it writes into a hidden work folder and moves the finished
+report into place as its last step, so a new OUTDIR is either absent or complete, and an
+existing empty one stays empty or receives the whole report. Read more in the chapter
+"Analyse your own system" (``notebooks/13``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ examples:
 Writes OUTDIR/report.ipynb (executed), OUTDIR/report.html (figures inline) and
 OUTDIR/summary.json (every metric, its 95% interval where resampled, the resolution of every
 rate at a target, and how many rows each grouping rule affected). Options, OUTDIR and the
-file are checked first; OUTDIR appears only when the report is complete.
+file are checked first; the report appears in OUTDIR only when it is complete.
 With --layout differential: OUTDIR/report.html and OUTDIR/differential.json (per-group FMR
 and FNMR at one threshold with Clopper-Pearson, Wilson and subject-clustered bootstrap
 intervals, ratios between groups against --tolerance, sufficiency, cross-group FMR; the
@@ -238,28 +239,36 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-# -- OUTDIR: claimed at the start, filled by one rename at the end ----------------------------
+# -- OUTDIR: claimed at the start, filled by renames at the end -------------------------------
 
 
 class _OutputFolder:
     """OUTDIR reserved for this run.
 
-    The run works in ``.<name>.biofair-partial`` beside OUTDIR, which holds a lock file
-    locked for the life of the process: a second run to the same OUTDIR finds the lock held
-    and is refused; a folder left by a killed run has its lock free and is removed. The
-    finished report is renamed from the work folder onto OUTDIR in one step.
+    The run works in a folder that holds a lock file locked for the life of the process: a
+    second run to the same OUTDIR finds the lock held and is refused; a folder left by a
+    killed run has its lock free and is removed.
+
+    - A new OUTDIR: the work folder is ``.<name>.biofair-partial`` beside it, and the finished
+      report is renamed onto OUTDIR in one step, so OUTDIR is absent or complete.
+    - An existing empty OUTDIR keeps its identity (a shell inside it, its permissions, a mount
+      on it): the work folder is ``.biofair-partial`` inside it, which proves at the start that
+      OUTDIR can be written, and the three outputs are renamed into it at the end, on the same
+      file system, each in one step.
     """
 
     def __init__(self, output: Path):
         self.output = Path(os.path.abspath(output))
-        self.work = self.output.with_name(f".{self.output.name}.biofair-partial")
+        self.existing = self.output.is_dir() and not self.output.is_symlink()
+        self.work = (self.output / ".biofair-partial" if self.existing
+                     else self.output.with_name(f".{self.output.name}.biofair-partial"))
         self.lock: int | None = None
         self.claimed = False
         self.created: list[Path] = []  # folders above OUTDIR this run created, deepest first
 
     @property
     def files(self) -> Path:
-        """Where the three outputs are written before they are published."""
+        """Where the outputs are written before they are published."""
         return self.work / "out"
 
     @property
@@ -267,26 +276,34 @@ class _OutputFolder:
         """Template, kernel connection file and kernel log; never published."""
         return self.work / "scratch"
 
+    def _others(self) -> list[str]:
+        """What OUTDIR holds besides the work folders of biofair runs (this one's, or one
+        being claimed at this moment)."""
+        return sorted(p.name for p in self.output.iterdir() if not p.name.startswith(".biofair-partial"))
+
     def _refuse_if_filled(self) -> None:
         if self.output.is_symlink():
             raise _UsageError(f"--output {self.output} is a symbolic link; give the folder itself")
         if self.output.exists() and not self.output.is_dir():
             raise _UsageError(f"--output {self.output} exists and is not a folder")
-        if self.output.is_dir() and any(self.output.iterdir()):
+        if self.output.is_dir() and self._others():
             raise _UsageError(f"--output {self.output} is not empty; give a new or an empty folder")
 
     def claim(self) -> None:
         """Reserve OUTDIR, or raise _UsageError saying why it cannot be written."""
         self._refuse_if_filled()
-        parent = self.output.parent
+        parent = self.work.parent
         busy = _UsageError(
             f"another biofair report is writing to --output {self.output} (its work folder "
             f"{self.work} is locked); wait for it or choose another folder"
         )
         self.created = [p for p in (parent, *parent.parents) if not p.exists()]
+        above = parent.parents[len(self.created) - 1] if self.created else parent
+        if not above.is_dir():
+            raise _UsageError(f"--output {self.output} cannot be written: {above} is a file, not a folder")
         try:
             parent.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.biofair-", dir=parent))
+            staging = Path(tempfile.mkdtemp(prefix=f"{self.work.name}-", dir=parent))
         except OSError as error:
             self.release()
             raise _UsageError(f"--output {self.output} cannot be written: {error.strerror} ({parent})") from None
@@ -330,10 +347,24 @@ class _OutputFolder:
             os.close(lock)
 
     def publish(self) -> None:
-        """Rename the finished outputs onto OUTDIR (an absent or empty folder)."""
+        """Move the finished outputs to OUTDIR: one rename of the folder onto a new OUTDIR;
+        into an existing one, one rename per file, after checking that nothing else has
+        appeared there (a file put there during the run is never overwritten), and taking
+        back the files already moved if one cannot be."""
+        moved: list[str] = []
         try:
-            os.rename(self.files, self.output)
+            if not self.existing:
+                os.rename(self.files, self.output)
+            else:
+                others = self._others()
+                if others:
+                    raise OSError(errno.ENOTEMPTY, f"it now holds {', '.join(others)}")
+                for path in sorted(self.files.iterdir()):
+                    os.rename(path, self.output / path.name)
+                    moved.append(path.name)
         except OSError as error:
+            for name in moved:
+                os.rename(self.output / name, self.files / name)
             raise _AnalysisError(
                 f"the report could not be moved to --output {self.output}: {error.strerror}"
             ) from None

@@ -110,6 +110,11 @@ def a_link(tmp_path):
     return tmp_path / "out", r"--output .*out is a symbolic link"
 
 
+def under_a_file(tmp_path):
+    (tmp_path / "notes").write_text("precious")
+    return tmp_path / "notes" / "sub" / "out", r"--output .*notes/sub/out cannot be written: .*/notes is a file, not a folder"
+
+
 def under_proc(tmp_path):
     return Path("/proc/biofair/out"), r"--output /proc/biofair/out cannot be written: No such file or directory \(/proc/biofair\)"
 
@@ -119,7 +124,7 @@ def under_sys(tmp_path):
 
 
 OUTPUTS = {"a file": a_file, "a folder with a file": a_full_folder, "a symbolic link": a_link,
-           "/proc": under_proc, "/sys": under_sys}
+           "under a file": under_a_file, "/proc": under_proc, "/sys": under_sys}
 
 
 @pytest.mark.parametrize("name", OUTPUTS)
@@ -132,6 +137,8 @@ def test_unwritable_output_is_found_before_the_file_is_read(name, unread, tmp_pa
     assert sorted(tmp_path.iterdir()) == before  # nothing created, nothing removed
     if name == "a file":
         assert (tmp_path / "out").read_text() == "precious"
+    if name == "under a file":
+        assert (tmp_path / "notes").read_text() == "precious"
 
 
 def in_namespace(script: str, **kwargs) -> subprocess.CompletedProcess:
@@ -184,11 +191,66 @@ def test_the_folder_of_a_killed_run_is_removed(tmp_path, run_main, monkeypatch):
     assert (tmp_path / "out" / "report.ipynb").read_text() == "{}"
 
 
-def test_an_existing_empty_outdir_is_filled(tmp_path, run_main, monkeypatch):
+def test_an_existing_empty_outdir_is_filled_in_place(tmp_path, run_main, monkeypatch):
+    """Its identity stays: same inode and permissions, so a shell inside it (``-o .``) sees
+    the report; it was replaced by a new folder before."""
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+    output = tmp_path / "out"
+    output.mkdir()
+    output.chmod(0o2751)
+    before = output.stat()
+    monkeypatch.chdir(output)
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", ".")
+    assert status == 0, lines
+    after = Path(".").stat()
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+    assert sorted(p.name for p in Path(".").iterdir()) == sorted(cli._OUTPUTS)
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_an_existing_outdir_is_claimed_from_inside(tmp_path, run_main, monkeypatch):
+    """Its work folder is inside it: a second run is refused as busy, not as "not empty"."""
     monkeypatch.setattr(cli, "_execute", fake_execute)
     (tmp_path / "out").mkdir()
-    status, _ = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
-    assert status == 0 and sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(cli._OUTPUTS)
+    first = cli._OutputFolder(tmp_path / "out")
+    first.claim()
+    assert first.work.parent == tmp_path / "out"
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert status == 2 and re.search(r"another biofair report is writing to --output .*out", lines[0]), lines
+    first.release()
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_the_folder_of_a_killed_run_inside_an_existing_outdir_is_removed(tmp_path, run_main, monkeypatch):
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+    stale = tmp_path / "out" / ".biofair-partial"
+    (stale / "out").mkdir(parents=True)
+    (stale / "lock").write_text("")  # nobody holds its lock: its run was killed
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert status == 0, lines
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(cli._OUTPUTS)
+
+
+def test_a_read_only_mount_on_an_existing_outdir_is_found_before_the_file_is_read(unread, tmp_path):
+    """A folder mounted read-only (a container's volume) was found only at the final move."""
+    output = tmp_path / "out"
+    output.mkdir()
+    command = f"{Path(sys.executable).with_name('biofair')} report {unread} -o {output}"
+    run = in_namespace(f"mount -t tmpfs -o ro tmpfs {output} && {command}")
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.strip() == f"biofair report: error: --output {output} cannot be written: Read-only file system ({output})"
+
+
+def test_an_outdir_that_is_a_mount_point_receives_the_report(tmp_path):
+    """A folder with a file system mounted on it (a container's volume) cannot be replaced by a
+    rename; the report was lost at the final move before."""
+    output = tmp_path / "out"
+    output.mkdir()
+    command = (f"{Path(sys.executable).with_name('biofair')} report {ROOT / 'biofair' / 'data' / 'example_scores.csv'} "
+               f"--layout differential --by group -n 20 --seed 3 -o {output}")
+    run = in_namespace(f"mount -t tmpfs tmpfs {output} && cd {ROOT} && {command} && ls -A {output}", timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[-2:] == ["differential.json", "report.html"], run.stdout
 
 
 def test_a_file_put_into_outdir_during_the_run_is_never_overwritten(tmp_path, run_main, monkeypatch):
@@ -207,6 +269,21 @@ def test_a_file_put_into_outdir_during_the_run_is_never_overwritten(tmp_path, ru
     assert (tmp_path / "out" / "report.html").read_text() == "someone else's"
 
 
+def test_a_file_put_into_an_existing_outdir_during_the_run_is_never_overwritten(tmp_path, run_main, monkeypatch):
+    def intruder(args, folder):
+        fake_execute(args, folder)
+        (folder.output / "report.html").write_text("someone else's")
+
+    monkeypatch.setattr(cli, "_execute", intruder)
+    (tmp_path / "out").mkdir()
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert status == 1
+    assert lines == [f"biofair report: the analysis failed, nothing was written: the report could not be "
+                     f"moved to --output {tmp_path / 'out'}: it now holds report.html"]
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["report.html"]
+    assert (tmp_path / "out" / "report.html").read_text() == "someone else's"
+
+
 def test_a_failing_final_move_writes_nothing(tmp_path, run_main, monkeypatch):
     monkeypatch.setattr(cli, "_execute", fake_execute)
 
@@ -220,6 +297,25 @@ def test_a_failing_final_move_writes_nothing(tmp_path, run_main, monkeypatch):
     assert lines == [f"biofair report: the analysis failed, nothing was written: the report could not be "
                      f"moved to --output {tmp_path / 'out'}: No space left on device"]
     assert list(tmp_path.iterdir()) == []
+
+
+
+def test_a_failing_move_into_an_existing_outdir_takes_back_what_it_moved(tmp_path, run_main, monkeypatch):
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+    output = tmp_path / "out"
+    output.mkdir()
+    last = output / sorted(cli._OUTPUTS)[-1]
+
+    def full_disk(source, target):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli.os, "rename", lambda s, t, rename=os.rename: (
+        full_disk(s, t) if Path(t) == last else rename(s, t)))
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", output)
+    assert status == 1
+    assert lines == [f"biofair report: the analysis failed, nothing was written: the report could not be "
+                     f"moved to --output {output}: No space left on device"]
+    assert list(output.iterdir()) == []
 
 
 def test_a_disk_that_fills_at_the_final_write_leaves_no_outdir(tmp_path):
