@@ -135,6 +135,9 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None) -> tuple[st
         if format == "auto" and handle.read(4) == _PARQUET_MAGIC:
             return "parquet", "", ""
     header = _first_line(path, compression)
+    if len(header) == 5 and header.lower().startswith("sep="):
+        raise SchemaError(f"{path} starts with {header!r}, Excel's hint of its separator, not a header: "
+                          "delete that first line (the header follows it)")
     if format != "bob" and ";" in header and "," not in header and "\t" not in header:
         raise SchemaError(
             f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "

@@ -466,6 +466,13 @@ def carriage_returns_alone(tmp_path) -> Case:
     return Case(path, error=r"cr.csv ends its lines with a carriage return alone \(classic Mac OS text\).*tr '\\r' '\\n'")
 
 
+def excel_separator_line(tmp_path) -> Case:
+    """Excel's 'sep=;' first line: it was read as the header, and the error blamed trailing separators."""
+    path = tmp_path / "sep.csv"
+    path.write_text("sep=,\n" + example().to_csv(index=False))
+    return Case(path, error=r"sep.csv starts with 'sep=,', Excel's hint of its separator, not a header: delete that first line")
+
+
 def excel_workbook(tmp_path) -> Case:
     """An .xlsx file (a zip of XML parts): it was 'a zip archive of 3 files'."""
     path = tmp_path / "book.xlsx"
@@ -543,6 +550,7 @@ CASES = {
     "separators at the end of the data rows": trailing_separators,
     "UTF-16 without a byte-order mark": utf16_without_mark,
     "carriage returns alone": carriage_returns_alone,
+    "Excel's separator line": excel_separator_line,
     "an Excel workbook": excel_workbook,
     "Parquet decimal scores": parquet_decimal_scores,
     "Parquet decimals wider than float64 keeps apart": lambda p: parquet_decimal_scores(p, precision=20),
