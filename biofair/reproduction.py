@@ -34,11 +34,18 @@ def _paper_values() -> pd.DataFrame:
     return values
 
 
+def _within(a: float, b: float, tolerance: float) -> bool:
+    """``|a - b| <= tolerance`` for decimal values read as floats: a difference that exceeds
+    the tolerance by less than 1e-9 of it (1 - 0.98 is 0.020000000000000018) is within.
+    False when a value is NaN."""
+    return abs(a - b) <= tolerance * (1 + 1e-9)
+
+
 def _verdict(paper: float, book: float, tolerance: float, reference: float) -> str:
     """The verdict of one row (see :func:`reproduction_ledger`)."""
-    if abs(paper - reference) <= tolerance and min(abs(book - reference), abs(book - paper)) <= tolerance:
-        return "no effect in both"  # (False for a NaN reference)
-    if abs(book - paper) <= tolerance:
+    if _within(paper, reference, tolerance) and (_within(book, reference, tolerance) or _within(book, paper, tolerance)):
+        return "no effect in both"
+    if _within(book, paper, tolerance):
         return "reproduced"
     if not np.isnan(reference) and np.sign(paper - reference) == np.sign(book - reference) != 0:
         return "same direction"
@@ -115,6 +122,9 @@ def reproduction_ledger(
     - otherwise ``same direction`` iff ``r`` is given and ``sign(p - r) == sign(b - r) != 0``:
       book and paper depart from "no effect" on the same side;
     - otherwise ``differs``.
+
+    The values are printed decimals read as floats, so ``<=`` allows for their rounding: a
+    difference within 1e-9 of the tolerance (``1 - 0.98`` is 0.020000000000000018) is within it.
 
     References
     ----------

@@ -16,7 +16,7 @@ from biofair.reproduction import _paper_values
 
 def values(**columns):
     base = {"paper": "cei", "table": "Table 3", "quantity": ["a", "b", "c"],
-            "paper_value": [0.99, 0.30, 1.50], "tolerance": [0.01, 0.05, 0.1],
+            "paper_value": [0.98, 0.30, 1.50], "tolerance": [0.01, 0.05, 0.1],
             "expected": ["reproduced", "same direction", "differs"],
             "reason": ["", "fewer scores", "other data"], "reference": [1.0, 0.0, 1.0]}
     return pd.DataFrame({**base, **columns})
@@ -38,7 +38,7 @@ def test_shipped_values_are_well_formed():
 
 
 def test_verdicts_by_hand():
-    # a: |0.985 - 0.99| = 0.005 <= 0.01; b: 0.6 and 0.3 both above reference 0;
+    # a: |0.985 - 0.98| = 0.005 <= 0.01; b: 0.6 and 0.3 both above reference 0;
     # c: 0.9 below reference 1, paper 1.5 above it
     ledger = bf.reproduction_ledger("cei", "Table 3", {"a": 0.985, "b": 0.6, "c": 0.9}, values=values())
     assert ledger["verdict"].tolist() == ["reproduced", "same direction", "differs"]
@@ -51,7 +51,7 @@ def test_perturbed_book_value_fails_the_check_and_names_the_row():
     book = {"a": 0.985, "b": 0.6, "c": 0.9}
     bf.reproduction_ledger("cei", "Table 3", book, values=values())  # all as expected
     perturbed = {**book, "a": 0.985 - 0.02}  # beyond the tolerance of 0.01
-    with pytest.raises(AssertionError, match=r"1 verdict\(s\) differ.*a: paper 0.99, book 0.965.*"
+    with pytest.raises(AssertionError, match=r"1 verdict\(s\) differ.*a: paper 0.98, book 0.965.*"
                                              r"same direction, expected reproduced"):
         bf.reproduction_ledger("cei", "Table 3", perturbed, values=values())
     ledger = bf.reproduction_ledger("cei", "Table 3", perturbed, values=values(), check=False)
@@ -72,6 +72,17 @@ def test_no_effect_in_both_is_not_called_a_reproduction():
     assert ledger["verdict"].tolist() == ["no effect in both", "no effect in both", "same direction", "reproduced"]
     with pytest.raises(ValueError, match=r"needs a reason: \['r'\]"):  # no effect needs none; a deviation does
         bf.reproduction_ledger("cei", "Table 3", book, values=table.assign(reason=[""] * 4))
+
+
+def test_a_difference_of_exactly_the_tolerance_is_within_it():
+    """1 - 0.98 is 0.020000000000000018 in floating point: FDR Table III's unfair area at
+    alpha = 1 (0.98, tolerance 0.02, reference 1) was not "no effect" because of it."""
+    assert abs(0.98 - 1.0) > 0.02
+    table = values(quantity=["q", "r"], paper_value=[0.98, 0.7], tolerance=[0.02, 0.1], reference=[1.0, 0.0],
+                   expected=["no effect in both", "reproduced"], reason=["", ""])
+    ledger = bf.reproduction_ledger("cei", "Table 3", {"q": 0.96, "r": 0.8}, values=table)
+    assert ledger["verdict"].tolist() == ["no effect in both", "reproduced"]  # 0.96 - 0.98, 0.8 - 0.7
+    assert abs(0.8 - 0.7) > 0.1
 
 
 def test_no_reference_means_a_deviation_differs():
@@ -102,9 +113,12 @@ def test_verdict_rule(paper, book, tolerance, reference):
     table = values(quantity=["q"], paper_value=[paper], tolerance=[tolerance], reference=[reference],
                    expected=["differs"], reason=["any"])
     verdict = bf.reproduction_ledger("cei", "Table 3", {"q": book}, values=table, check=False)["verdict"][0]
-    if abs(paper - reference) <= tolerance and (abs(book - reference) <= tolerance or abs(book - paper) <= tolerance):
+    def within(a, b):  # at the printed values' precision: 1 - 0.98 is 0.020000000000000018
+        return abs(a - b) <= tolerance or math.isclose(abs(a - b), tolerance, rel_tol=1e-9, abs_tol=0)
+
+    if within(paper, reference) and (within(book, reference) or within(book, paper)):
         assert verdict == "no effect in both"
-    elif abs(book - paper) <= tolerance:
+    elif within(book, paper):
         assert verdict == "reproduced"
     elif reference not in (paper, book) and (paper > reference) == (book > reference):
         assert verdict == "same direction"
