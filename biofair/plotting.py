@@ -137,9 +137,11 @@ def _retina_inline_figures() -> None:
 def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:
     """One colour and line style per group, the same in every figure that uses the mapping.
 
-    Groups are sorted (as text) and take :data:`COLORS` in order, the line style changing
-    after each round of colours, so that 32 groups get 32 distinct styles. Call it once with
-    every group of a data set and pass the result to every figure of it.
+    Groups are sorted (as text); the ``i``-th takes colour ``COLORS[i % 8]`` and line style
+    ``LINESTYLES[(i + i // 8) % 4]``. Up to four groups differ in both colour and line style,
+    so a reader who cannot tell the colours apart (or a grey print) still tells the curves
+    apart; 32 groups get 32 distinct pairs. Call it once with every group of a data set and
+    pass the result to every figure of it.
 
     Parameters
     ----------
@@ -165,14 +167,14 @@ def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:
     Examples
     --------
     >>> styles = group_styles(["b", "a", "b"])
-    >>> styles["a"] == {"color": COLORS[0], "linestyle": "-"}, styles["b"]["color"] == COLORS[1]
+    >>> styles["a"] == {"color": COLORS[0], "linestyle": "-"}, styles["b"] == {"color": COLORS[1], "linestyle": "--"}
     (True, True)
     """
     ordered = sorted(set(groups), key=str)
     return {
         group: {
             "color": COLORS[i % len(COLORS)],
-            "linestyle": LINESTYLES[(i // len(COLORS)) % len(LINESTYLES)],
+            "linestyle": LINESTYLES[(i + i // len(COLORS)) % len(LINESTYLES)],
         }
         for i, group in enumerate(ordered)
     }

@@ -134,10 +134,12 @@ def test_group_styles_are_distinct_stable_and_independent_of_order():
     assert plotting.group_styles(reversed(groups + groups)) == styles
     assert styles["g00"] == {"color": plotting.COLORS[0], "linestyle": plotting.LINESTYLES[0]}
     assert styles["g08"] == {"color": plotting.COLORS[0], "linestyle": plotting.LINESTYLES[1]}
+    # up to four groups differ in line style too: told apart without their colours
+    assert len({styles[f"g{i:02d}"]["linestyle"] for i in range(4)}) == 4
     # the styles go straight into a plot call
     rng = np.random.default_rng(6)
     ax = plotting.plot_det(rng.normal(2, 1, 50), rng.normal(0, 1, 200), **styles["g09"])
-    assert ax.lines[0].get_color() == plotting.COLORS[1] and ax.lines[0].get_linestyle() == "--"
+    assert ax.lines[0].get_color() == plotting.COLORS[1] and ax.lines[0].get_linestyle() == "-."
 
 
 def test_use_style_sets_the_palette_line_styles_and_resolution():
