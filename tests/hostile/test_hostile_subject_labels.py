@@ -392,3 +392,18 @@ def test_subject_attributes_name_the_subjects_given_twice():
     with pytest.raises(bf.SchemaError, match=re.escape(
             "1 subjects have more than one row in the attributes, e.g. ['s1']: give each subject one row")):
         bf.add_subject_attributes(trials(["s1", "s2", "s3"]), people)
+
+
+def test_ids_that_differ_from_the_attributes_by_spaces_are_named_as_such():
+    """'s1 ' in the scores and 's1' in the attributes: the join found no attributes for 's1 ',
+    and the error showed the space only inside a quoted id."""
+    people = pd.DataFrame({"subject": ["s1", "s2", "s3"], "gender": ["f", "m", "f"]})
+    scores = trials(["s1", "s2", "s3"])
+    padded = scores.assign(probe_subject=scores["probe_subject"].where(scores.index > 0, "s1 "))
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            "1 subjects of the score table have no attributes, e.g. ['s1 ']; 1 of them differ from a subject "
+            "of the attributes only by surrounding spaces (e.g. 's1 ' and 's1'): strip the ids")):
+        bf.add_subject_attributes(padded, people)
+    unknown = scores.assign(probe_subject=scores["probe_subject"].where(scores.index > 0, "s9"))
+    with pytest.raises(bf.SchemaError, match=r"have no attributes, e\.g\. \['s9'\]$"):
+        bf.add_subject_attributes(unknown, people)
