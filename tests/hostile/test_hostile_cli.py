@@ -149,13 +149,16 @@ def in_namespace(script: str, **kwargs) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, **kwargs)
 
 
-def test_read_only_file_system_is_found_before_the_file_is_read(unread, tmp_path):
+@pytest.mark.parametrize("mounted", ["the parent of a new OUTDIR", "an existing OUTDIR"])
+def test_read_only_file_system_is_found_before_the_file_is_read(mounted, unread, tmp_path):
+    """On an existing OUTDIR (a container's read-only volume) it was found only at the final move."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    command = f"{Path(sys.executable).with_name('biofair')} report {unread} -o {disk}/out"
-    run = in_namespace(f"mount -t tmpfs -o ro tmpfs {disk} && {command}")
+    output, mount = (disk / "out", disk) if mounted == "the parent of a new OUTDIR" else (disk, disk)
+    command = f"{Path(sys.executable).with_name('biofair')} report {unread} -o {output}"
+    run = in_namespace(f"mount -t tmpfs -o ro tmpfs {mount} && {command}")
     assert run.returncode == 2, run.stderr
-    assert run.stderr.strip() == f"biofair report: error: --output {disk}/out cannot be written: Read-only file system ({disk})"
+    assert run.stderr.strip() == f"biofair report: error: --output {output} cannot be written: Read-only file system ({mount})"
 
 
 def fake_execute(args, folder):
@@ -229,16 +232,6 @@ def test_the_folder_of_a_killed_run_inside_an_existing_outdir_is_removed(tmp_pat
     status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
     assert status == 0, lines
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(cli._OUTPUTS)
-
-
-def test_a_read_only_mount_on_an_existing_outdir_is_found_before_the_file_is_read(unread, tmp_path):
-    """A folder mounted read-only (a container's volume) was found only at the final move."""
-    output = tmp_path / "out"
-    output.mkdir()
-    command = f"{Path(sys.executable).with_name('biofair')} report {unread} -o {output}"
-    run = in_namespace(f"mount -t tmpfs -o ro tmpfs {output} && {command}")
-    assert run.returncode == 2, run.stderr
-    assert run.stderr.strip() == f"biofair report: error: --output {output} cannot be written: Read-only file system ({output})"
 
 
 def test_an_outdir_that_is_a_mount_point_receives_the_report(tmp_path):
