@@ -10,6 +10,7 @@ existing empty one stays empty or receives the whole report. Read more in the ch
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import fcntl
 import json
@@ -23,7 +24,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from importlib.resources import as_file, files
 from pathlib import Path
 
@@ -158,7 +159,7 @@ def _output_folder(text: str) -> Path:
     (``/``, or a path such as ``/tmp/..`` that resolves to it), which has no name to publish the
     report under."""
     if not text:
-        raise argparse.ArgumentTypeError("the folder is empty; give a new or an empty folder")
+        raise argparse.ArgumentTypeError("the folder name is empty; give a new or an empty folder")
     if not Path(os.path.abspath(text)).name:
         raise argparse.ArgumentTypeError(f"{text!r} is the root of the file system; give a new or an empty folder")
     return Path(text)
@@ -247,24 +248,36 @@ class _OutputFolder:
 
     The run works in a folder that holds a lock file locked for the life of the process: a
     second run to the same OUTDIR finds the lock held and is refused; a folder left by a
-    killed run has its lock free and is removed.
+    killed run has its lock free (or, killed while it was being removed, no lock) and is
+    removed. The lock file is the folder's first entry and its last to go.
 
     - A new OUTDIR: the work folder is ``.<name>.biofair-partial`` beside it, and the finished
       report is renamed onto OUTDIR in one step, so OUTDIR is absent or complete.
     - An existing empty OUTDIR keeps its identity (a shell inside it, its permissions, a mount
       on it): the work folder is ``.biofair-partial`` inside it, which proves at the start that
-      OUTDIR can be written, and the three outputs are renamed into it at the end, on the same
-      file system, each in one step.
+      OUTDIR can be written, and the outputs are moved into it at the end, on the same file
+      system, each in one step that never replaces a file.
+
+    Any OSError while OUTDIR is examined or claimed is a _UsageError naming its cause.
     """
 
     def __init__(self, output: Path):
-        self.output = Path(os.path.abspath(output))
-        self.existing = self.output.is_dir() and not self.output.is_symlink()
-        self.work = (self.output / ".biofair-partial" if self.existing
-                     else self.output.with_name(f".{self.output.name}.biofair-partial"))
         self.lock: int | None = None
         self.claimed = False
         self.created: list[Path] = []  # folders above OUTDIR this run created, deepest first
+        try:
+            # ".." is resolved as the shell does, through symbolic links; the last name is kept,
+            # so that a symbolic link given as OUTDIR is seen and refused
+            named = Path(output)
+            self.output = (Path(os.path.realpath(named)) if named.name in ("", ".", "..")
+                           else Path(os.path.realpath(named.parent)) / named.name)
+            self.existing = self.output.is_dir() and not self.output.is_symlink()
+        except OSError as error:
+            raise _UsageError(f"--output {output} cannot be written: {error.strerror}") from None
+        if not self.output.name:  # e.g. a link to / followed by ..
+            raise _UsageError(f"--output {output} is the root of the file system; give a new or an empty folder")
+        self.work = (self.output / ".biofair-partial" if self.existing
+                     else self.output.with_name(f".{self.output.name}.biofair-partial"))
 
     @property
     def files(self) -> Path:
@@ -286,11 +299,25 @@ class _OutputFolder:
             raise _UsageError(f"--output {self.output} is a symbolic link; give the folder itself")
         if self.output.exists() and not self.output.is_dir():
             raise _UsageError(f"--output {self.output} exists and is not a folder")
-        if self.output.is_dir() and self._others():
-            raise _UsageError(f"--output {self.output} is not empty; give a new or an empty folder")
+        others = self._others() if self.output.is_dir() else []
+        if others:
+            held = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+            raise _UsageError(f"--output {self.output} is not empty (it holds {held}); give a new or an empty folder")
 
     def claim(self) -> None:
-        """Reserve OUTDIR, or raise _UsageError saying why it cannot be written."""
+        """Reserve OUTDIR, or raise _UsageError saying why it cannot be written. Signals wait
+        until it returns, so that an interrupted claim leaves nothing behind."""
+        with _signals_held():
+            try:
+                self._claim()
+            except BaseException as error:
+                self.release()
+                if not isinstance(error, OSError):
+                    raise
+                where = f" ({error.filename})" if error.filename else ""
+                raise _UsageError(f"--output {self.output} cannot be written: {error.strerror}{where}") from None
+
+    def _claim(self) -> None:
         self._refuse_if_filled()
         parent = self.work.parent
         busy = _UsageError(
@@ -305,8 +332,7 @@ class _OutputFolder:
             parent.mkdir(parents=True, exist_ok=True)
             staging = Path(tempfile.mkdtemp(prefix=f"{self.work.name}-", dir=parent))
         except OSError as error:
-            self.release()
-            raise _UsageError(f"--output {self.output} cannot be written: {error.strerror} ({parent})") from None
+            raise OSError(error.errno, error.strerror, str(parent)) from None
         try:
             self.lock = os.open(staging / "lock", os.O_CREAT | os.O_WRONLY, 0o600)
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -316,7 +342,7 @@ class _OutputFolder:
                     break
                 except OSError as error:
                     if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
-                        raise _UsageError(f"--output {self.output} cannot be written: {error.strerror}") from None
+                        raise OSError(error.errno, error.strerror) from None
                     if not self._remove_stale():
                         raise busy from None
             else:
@@ -325,32 +351,40 @@ class _OutputFolder:
             self.scratch.mkdir()
             self._refuse_if_filled()  # a run that finished while this one claimed
         except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            self.release()
+            _remove_work_folder(staging)
             raise
 
     def _remove_stale(self) -> bool:
         """Remove the work folder of a run that died; False if a live run holds it."""
         try:
             lock = os.open(self.work / "lock", os.O_RDWR)
-        except FileNotFoundError:  # being published or removed right now
+        except FileNotFoundError:
+            # a live run's folder has its lock from the moment it is renamed into place until
+            # its removal ends: wait for a removal under way; a folder still without a lock is
+            # what a run killed while removing it left
             time.sleep(1.0)
-            return not self.work.exists()
+            if (self.work / "lock").exists():
+                return False
+            _remove_work_folder(self.work)
+            return True
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            held = os.fstat(lock)
+            now = os.stat(self.work / "lock")
+        except (BlockingIOError, FileNotFoundError):
             return False
         else:
-            shutil.rmtree(self.work, ignore_errors=True)
+            if (held.st_dev, held.st_ino) != (now.st_dev, now.st_ino):
+                return False  # removed and claimed by another run since this one opened it
+            _remove_work_folder(self.work)
             return True
         finally:
             os.close(lock)
 
     def publish(self) -> None:
         """Move the finished outputs to OUTDIR: one rename of the folder onto a new OUTDIR;
-        into an existing one, one rename per file, after checking that nothing else has
-        appeared there (a file put there during the run is never overwritten), and taking
-        back the files already moved if one cannot be."""
+        into an existing one, file by file without replacing a file that appeared there during
+        the run, taking back the files already moved if one cannot be."""
         moved: list[str] = []
         try:
             if not self.existing:
@@ -360,21 +394,20 @@ class _OutputFolder:
                 if others:
                     raise OSError(errno.ENOTEMPTY, f"it now holds {', '.join(others)}")
                 for path in sorted(self.files.iterdir()):
-                    os.rename(path, self.output / path.name)
+                    _move_without_replacing(path, self.output / path.name)
                     moved.append(path.name)
         except OSError as error:
             for name in moved:
                 os.rename(self.output / name, self.files / name)
-            raise _AnalysisError(
-                f"the report could not be moved to --output {self.output}: {error.strerror}"
-            ) from None
+            reason = "it now holds a file of that name" if error.errno == errno.EEXIST else error.strerror
+            raise _AnalysisError(f"the report could not be moved to --output {self.output}: {reason}") from None
         self.created = []  # they hold the report now
 
     def release(self) -> None:
         """Remove the work folder (whatever it still holds), the folders this run created
         above OUTDIR if it published nothing, and free the lock."""
         if self.claimed:
-            shutil.rmtree(self.work, ignore_errors=True)
+            _remove_work_folder(self.work)
             self.claimed = False
         for folder in self.created:
             try:
@@ -385,6 +418,48 @@ class _OutputFolder:
         if self.lock is not None:
             os.close(self.lock)
             self.lock = None
+
+
+def _move_without_replacing(source: Path, target: Path) -> None:
+    """Rename ``source`` to ``target`` unless ``target`` exists (EEXIST): a hard link, which
+    never replaces, then the old name removed; where the file system has no hard links, a
+    rename after a check (a file appearing between the two is replaced)."""
+    try:
+        os.link(source, target)
+    except OSError as error:
+        if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
+        if os.path.lexists(target):
+            raise OSError(errno.EEXIST, os.strerror(errno.EEXIST), str(target)) from None
+        os.rename(source, target)
+    else:
+        os.unlink(source)
+
+
+def _remove_work_folder(work: Path) -> None:
+    """Remove a work folder, its lock file last: a run killed while removing it leaves the
+    lock, which the next run finds free, or an empty folder, which a rename replaces."""
+    for entry in work.iterdir() if work.is_dir() else []:
+        if entry.name == "lock":
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+    (work / "lock").unlink(missing_ok=True)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP until the block ends; one that came meanwhile is then
+    delivered (its handler raises after the block)."""
+    stopping = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, stopping)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 # -- the analysis ------------------------------------------------------------------------------
@@ -487,8 +562,8 @@ def _write_differential(report, folder: _OutputFolder) -> None:
     """Write report.html and differential.json into the work folder; raise _AnalysisError."""
     from biofair._differential_html import render
 
-    folder.files.mkdir()
     try:
+        folder.files.mkdir()
         (folder.files / "differential.json").write_text(report.to_json())
         (folder.files / "report.html").write_text(render(report))
     except OSError as error:
@@ -527,13 +602,16 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
 
     from biofair._report_markdown import plain_markdown
 
-    folder.files.mkdir()
     template = folder.scratch / "template.ipynb"
     with as_file(_TEMPLATE) as source:
         chapter = jupytext.read(source)
     # the chapter's exercises teach with the shipped example; a report leaves them out
     chapter.cells = [cell for cell in chapter.cells if "exercise" not in cell.metadata.get("tags", [])]
-    nbformat.write(chapter, template)
+    try:
+        folder.files.mkdir()
+        nbformat.write(chapter, template)
+    except OSError as error:
+        raise _AnalysisError(f"the report could not be written: {error}") from None
     parameters = {
         "scores_path": str(args.scores.resolve()),
         "columns": args.columns,
@@ -687,8 +765,9 @@ def main(argv: list[str] | None = None) -> int:
     _silence_unwinding_loggers(False)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # cleaned up, one line
         signal.signal(signum, _stop)
-    folder = _OutputFolder(args.output)
+    folder = None
     try:
+        folder = _OutputFolder(args.output)
         folder.claim()
         try:
             if args.layout == "differential":
@@ -720,7 +799,8 @@ def main(argv: list[str] | None = None) -> int:
         return 128 + signum
     finally:
         _ignore_signals()  # let the clean-up finish; the process ends without another word
-        folder.release()
+        if folder is not None:
+            folder.release()
     if args.layout == "differential":
         print(f"biofair report: wrote {folder.output}/report.html and differential.json")
     else:

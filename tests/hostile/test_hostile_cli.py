@@ -8,6 +8,7 @@ random moment, and one fills its disk at the final write: OUTDIR is absent or co
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -17,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -75,7 +77,7 @@ OPTIONS = {
     "--reference without the layout": (["--reference", "A"], r"argument --reference: only with --layout differential"),
     "--output /": (["-o", "/"], r"argument -o/--output: '/' is the root of the file system"),  # was: a traceback
     "--output /tmp/..": (["-o", "/tmp/.."], r"argument -o/--output: '/tmp/..' is the root of the file system"),
-    "--output ''": (["-o", ""], r"argument -o/--output: the folder is empty"),  # was: the current folder
+    "--output ''": (["-o", ""], r"argument -o/--output: the folder name is empty"),  # was: the current folder
 }
 
 
@@ -101,7 +103,7 @@ def a_file(tmp_path):
 def a_full_folder(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "notes.txt").write_text("precious")
-    return tmp_path / "out", r"--output .*out is not empty; give a new or an empty folder"
+    return tmp_path / "out", r"--output .*out is not empty \(it holds notes.txt\); give a new or an empty folder"
 
 
 def a_link(tmp_path):
@@ -302,13 +304,127 @@ def test_a_failing_move_into_an_existing_outdir_takes_back_what_it_moved(tmp_pat
     def full_disk(source, target):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cli.os, "rename", lambda s, t, rename=os.rename: (
-        full_disk(s, t) if Path(t) == last else rename(s, t)))
+    monkeypatch.setattr(cli.os, "link", lambda s, t, link=os.link: (
+        full_disk(s, t) if Path(t) == last else link(s, t)))
     status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", output)
     assert status == 1
     assert lines == [f"biofair report: the analysis failed, nothing was written: the report could not be "
                      f"moved to --output {output}: No space left on device"]
     assert list(output.iterdir()) == []
+
+
+def test_a_file_that_appears_at_the_final_move_is_never_replaced(tmp_path, run_main, monkeypatch):
+    """Between the check that OUTDIR is still empty and the moves, a file may appear (a slow or
+    network disk widens the window): a rename would have replaced it."""
+    def intruder(args, folder):
+        fake_execute(args, folder)
+        (folder.output / "report.html").write_text("someone else's")
+
+    monkeypatch.setattr(cli, "_execute", intruder)
+    monkeypatch.setattr(cli._OutputFolder, "_others", lambda self: [])  # it appeared after the check
+    output = tmp_path / "out"
+    output.mkdir()
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", output)
+    assert status == 1
+    assert lines == [f"biofair report: the analysis failed, nothing was written: the report could not be "
+                     f"moved to --output {output}: it now holds a file of that name"]
+    assert [p.name for p in output.iterdir()] == ["report.html"]
+    assert (output / "report.html").read_text() == "someone else's"
+
+
+def test_a_file_system_without_hard_links_receives_the_report(tmp_path, run_main, monkeypatch):
+    """FAT and exFAT (a USB stick) refuse hard links: the move falls back to a rename."""
+    def no_links(source, target):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+    monkeypatch.setattr(cli.os, "link", no_links)
+    output = tmp_path / "out"
+    output.mkdir()
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", output)
+    assert status == 0, lines
+    assert sorted(p.name for p in output.iterdir()) == sorted(cli._OUTPUTS)
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new OUTDIR", "existing OUTDIR"])
+def test_a_run_that_opened_a_stale_lock_late_does_not_take_a_live_folder(existing, tmp_path, monkeypatch):
+    """Two runs find the same stale work folder: B removes it and claims OUTDIR; A, which had
+    opened the stale lock before, gets that lock once B lets it go. It must see that the lock is
+    no longer the folder's and give up, not remove B's live folder (1 in 150 concurrent claims)."""
+    output = tmp_path / "out"
+    if existing:
+        output.mkdir()
+    late = cli._OutputFolder(output)
+    (late.work / "scratch").mkdir(parents=True)
+    stale = os.open(late.work / "lock", os.O_CREAT | os.O_RDWR)  # A opens the stale lock ...
+    live = cli._OutputFolder(output)
+    live.claim()  # ... B removes the stale folder and claims OUTDIR
+    real_open = os.open
+    monkeypatch.setattr(cli.os, "open", lambda path, flags, *args, **kwargs: (
+        stale if Path(path) == late.work / "lock" and flags == os.O_RDWR else real_open(path, flags, *args, **kwargs)))
+    try:
+        with pytest.raises(cli._UsageError, match="another biofair report is writing"):
+            late.claim()
+        assert live.scratch.is_dir() and (live.work / "lock").exists()
+    finally:
+        live.release()
+    assert list(tmp_path.iterdir()) == ([output] if existing else [])
+
+
+def test_a_work_folder_whose_lock_was_removed_does_not_block_outdir(tmp_path, run_main, monkeypatch):
+    """A run killed while its clean-up removed the work folder could leave it without its lock;
+    every later run was refused as if another run held it."""
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+    monkeypatch.setattr(cli.time, "sleep", lambda seconds: None)
+    left = tmp_path / ".out.biofair-partial"
+    (left / "out").mkdir(parents=True)
+    (left / "scratch").mkdir()
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert status == 0, lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_the_lock_is_the_last_entry_a_clean_up_removes(tmp_path, monkeypatch):
+    folder = cli._OutputFolder(tmp_path / "out")
+    folder.claim()
+    (folder.scratch / "kernel.log").write_text("")
+    removed = []
+    real_unlink = Path.unlink
+    monkeypatch.setattr(Path, "unlink", lambda self, *a, **k: (removed.append(self.name), real_unlink(self, *a, **k))[1])
+    folder.release()
+    assert removed[-1] == "lock" and list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupt_while_outdir_is_claimed_leaves_nothing(tmp_path, run_main, monkeypatch):
+    """Ctrl-C just after the staging folder was made, before the run could note it, left it."""
+    real_mkdtemp = tempfile.mkdtemp
+
+    def interrupted(*args, **kwargs):
+        path = real_mkdtemp(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)
+        return path
+
+    monkeypatch.setattr(cli.tempfile, "mkdtemp", interrupted)
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert (status, lines) == (128 + signal.SIGINT, ["biofair report: interrupted by SIGINT; nothing was written"])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_outdir_name_too_long_is_one_line(unread, tmp_path, run_main, no_notebook):
+    status, lines = run_main(unread, "-o", tmp_path / ("x" * 300))
+    assert status == 2 and len(lines) == 1 and lines[0].endswith("cannot be written: File name too long"), lines
+    assert list(tmp_path.iterdir()) == [unread]
+
+
+def test_dot_dot_after_a_symbolic_link_is_resolved_as_the_shell_does(tmp_path, run_main, monkeypatch):
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+    (tmp_path / "real" / "deep").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real" / "deep")
+    monkeypatch.chdir(tmp_path)
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", "link/../out")
+    assert status == 0, lines
+    assert (tmp_path / "real" / "out" / "summary.json").exists() and not (tmp_path / "out").exists()
 
 
 def test_a_disk_that_fills_at_the_final_write_leaves_no_outdir(tmp_path):
