@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import errno
 import fcntl
+import importlib.util
 import json
 import logging
 import math
@@ -592,6 +593,23 @@ def _kernel_processes(managers: list) -> list:
     return [process for provisioner in provisioners if (process := getattr(provisioner, "process", None)) is not None]
 
 
+#: What the notebook layout imports (as modules) beyond biofair's own needs: the extra "report".
+_REPORT_MODULES = ("jupytext", "papermill", "nbconvert", "ipykernel", "myst_nb", "seaborn")
+
+
+def _check_report_packages(args: argparse.Namespace) -> None:
+    """Raise _UsageError, before anything is read or written, when the notebook layout's
+    packages are not installed (``pip install biofair`` without ``[report]``)."""
+    if args.layout == "differential":
+        return
+    missing = [name for name in _REPORT_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise _UsageError(
+            f"the notebook report needs packages that are not installed ({', '.join(missing)}): "
+            "pip install 'biofair[report]', or use --layout differential, which needs none of them"
+        )
+
+
 def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
     """Execute the template with the run's parameters and export it; raise _AnalysisError."""
     import jupytext
@@ -767,6 +785,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, _stop)
     folder = None
     try:
+        _check_report_packages(args)
         folder = _OutputFolder(args.output)
         folder.claim()
         try:

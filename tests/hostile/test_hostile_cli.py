@@ -9,6 +9,7 @@ random moment, and one fills its disk at the final write: OUTDIR is absent or co
 from __future__ import annotations
 
 import errno
+import importlib.util
 import json
 import logging
 import os
@@ -720,3 +721,23 @@ def test_an_interrupt_swallowed_by_python_still_stops_the_run(tmp_path, monkeypa
     assert status == 128 + signal.SIGINT
     assert capsys.readouterr().err == "biofair report: interrupted by SIGINT; nothing was written\n"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_without_the_report_extra_the_notebook_layout_is_refused_in_one_line(unread, tmp_path, run_main, monkeypatch):
+    """`pip install biofair` without [report]: the run failed with a ModuleNotFoundError
+    traceback after it had claimed OUTDIR."""
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(cli.importlib.util, "find_spec",
+                        lambda name, *args: None if name in ("papermill", "myst_nb") else real_find_spec(name, *args))
+    status, lines = run_main(unread, "-o", tmp_path / "out")
+    assert (status, lines) == (2, ["biofair report: error: the notebook report needs packages that are not installed "
+                                   "(papermill, myst_nb): pip install 'biofair[report]', or use --layout differential, "
+                                   "which needs none of them"])
+    assert list(tmp_path.iterdir()) == [unread]
+
+
+def test_the_report_modules_are_the_report_extra():
+    import tomllib
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["report"]
+    assert sorted(cli._REPORT_MODULES) == sorted(re.split(r"[<>=\[]", r)[0].replace("-", "_") for r in extra)
