@@ -664,15 +664,31 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
             if process.poll() is None:
                 process.kill()
             process.wait(timeout=60)
-    notebook = nbformat.read(notebook_path, as_version=4)
+    notebook = _as_published(nbformat.read(notebook_path, as_version=4), folder)
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags={"remove-cell"}), enabled=True)
     html, _ = exporter.from_notebook_node(plain_markdown(notebook))
     try:
+        nbformat.write(notebook, notebook_path)
         (folder.files / "report.html").write_text(html)
         json.loads((folder.files / "summary.json").read_text())  # complete and parseable
     except (OSError, ValueError) as error:
         raise _AnalysisError(f"the report could not be written: {error}") from None
+
+
+def _as_published(notebook, folder: _OutputFolder):
+    """The executed notebook as it will be read from OUTDIR: its parameters and papermill's
+    record name OUTDIR, not the work folder (gone when the report is published), so that the
+    notebook reruns as it is and writes its summary beside itself."""
+    work, published = str(folder.files), str(folder.output)
+    for cell in notebook.cells:
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            cell.source = cell.source.replace(work, published)
+    record = notebook.metadata["papermill"]
+    record["parameters"]["summary_path"] = str(folder.output / "summary.json")
+    record["output_path"] = str(folder.output / "report.ipynb")
+    record["input_path"] = str(_TEMPLATE)
+    return notebook
 
 
 def _cell_failure(error, notebook_path: Path) -> str:

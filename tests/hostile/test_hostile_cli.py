@@ -578,6 +578,20 @@ def test_the_kernel_kept_its_connection_file_in_the_work_folder(contested):
     assert not kernels_of(work_folder(contested["output"]))
 
 
+def test_the_published_notebook_names_outdir_not_the_work_folder(contested):
+    """Its parameters and papermill's record named the hidden work folder, gone once the report
+    is published: rerun as it was, the notebook could not write its summary."""
+    output = contested["output"]
+    text = (output / "report.ipynb").read_text()
+    assert ".biofair-partial" not in text
+    notebook = json.loads(text)
+    assert f'summary_path = "{output / "summary.json"}"' in "".join(
+        "".join(cell["source"]) for cell in notebook["cells"] if "injected-parameters" in cell["metadata"].get("tags", []))
+    record = notebook["metadata"]["papermill"]
+    assert (record["output_path"], record["parameters"]["summary_path"]) == (str(output / "report.ipynb"),
+                                                                             str(output / "summary.json"))
+
+
 def test_every_row_is_in_the_report(contested):
     """Row conservation through the whole run: per-group counts as written, "01" and "1" apart."""
     summary = json.loads((contested["output"] / "summary.json").read_text())
