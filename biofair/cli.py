@@ -384,23 +384,22 @@ class _OutputFolder:
 
     def publish(self) -> None:
         """Move the finished outputs to OUTDIR: one rename of the folder onto a new OUTDIR;
-        into an existing one, file by file without replacing a file that appeared there during
-        the run, taking back the files already moved if one cannot be."""
+        into an existing one, file by file, never replacing a file that appeared there during
+        the run (what else appeared stays beside the report), and taking back the files
+        already moved if one cannot be."""
         moved: list[str] = []
         try:
             if not self.existing:
                 os.rename(self.files, self.output)
             else:
-                others = self._others()
-                if others:
-                    raise OSError(errno.ENOTEMPTY, f"it now holds {', '.join(others)}")
                 for path in sorted(self.files.iterdir()):
                     _move_without_replacing(path, self.output / path.name)
                     moved.append(path.name)
         except OSError as error:
             for name in moved:
                 os.rename(self.output / name, self.files / name)
-            reason = "it now holds a file of that name" if error.errno == errno.EEXIST else error.strerror
+            reason = (f"a file named {Path(error.filename2 or error.filename).name} appeared there during the run"
+                      if error.errno == errno.EEXIST else error.strerror)
             raise _AnalysisError(f"the report could not be moved to --output {self.output}: {reason}") from None
         self.created = []  # they hold the report now
 
@@ -453,14 +452,17 @@ def _remove_work_folder(work: Path) -> None:
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """Hold SIGINT, SIGTERM and SIGHUP until the block ends; one that came meanwhile is then
-    delivered (its handler raises after the block)."""
-    stopping = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, stopping)
+    """Hold back the run's stop (SIGINT, SIGTERM, SIGHUP) until the block ends: a signal that
+    comes meanwhile is recorded, and stops the run as the block ends."""
+    global _holding
+    before = len(_received)
+    _holding = True
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        _holding = False
+    if len(_received) > before:
+        raise _Stopped(_received[before])
 
 
 # -- the analysis ------------------------------------------------------------------------------
@@ -732,6 +734,8 @@ def _one_line(message: object) -> str:
 #: raised while a ``__del__`` or a garbage-collection callback runs is printed and ignored), so
 #: the run also checks this list before it publishes anything.
 _received: list[int] = []
+#: True while a signal must wait (see :func:`_signals_held`).
+_holding = False
 
 #: Loggers of the libraries that execute the report. Once a signal stops the run, what they
 #: log while the interrupted execution unwinds is noise around the run's one line: nbclient's
@@ -744,7 +748,8 @@ _UNWINDING_LOGGERS = ("papermill", "asyncio")
 def _stop(signum: int, frame) -> None:
     _received.append(signum)
     _silence_unwinding_loggers(True)
-    raise _Stopped(signum)
+    if not _holding:
+        raise _Stopped(signum)
 
 
 def _silence_unwinding_loggers(silent: bool) -> None:

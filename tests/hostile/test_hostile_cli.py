@@ -275,9 +275,24 @@ def test_a_file_put_into_an_existing_outdir_during_the_run_is_never_overwritten(
     status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
     assert status == 1
     assert lines == [f"biofair report: the analysis failed, nothing was written: the report could not be "
-                     f"moved to --output {tmp_path / 'out'}: it now holds report.html"]
+                     f"moved to --output {tmp_path / 'out'}: a file named report.html appeared there during the run"]
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["report.html"]
     assert (tmp_path / "out" / "report.html").read_text() == "someone else's"
+
+
+def test_a_file_of_another_name_put_into_an_existing_outdir_stays_beside_the_report(tmp_path, run_main, monkeypatch):
+    """A file manager's .DS_Store, written while someone looks at the folder, threw the
+    finished report away."""
+    def finder(args, folder):
+        fake_execute(args, folder)
+        (folder.output / ".DS_Store").write_text("someone else's")
+
+    monkeypatch.setattr(cli, "_execute", finder)
+    (tmp_path / "out").mkdir()
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
+    assert status == 0, lines
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted([".DS_Store", *cli._OUTPUTS])
+    assert (tmp_path / "out" / ".DS_Store").read_text() == "someone else's"
 
 
 def test_a_failing_final_move_writes_nothing(tmp_path, run_main, monkeypatch):
@@ -314,37 +329,30 @@ def test_a_failing_move_into_an_existing_outdir_takes_back_what_it_moved(tmp_pat
     assert list(output.iterdir()) == []
 
 
-def test_a_file_that_appears_at_the_final_move_is_never_replaced(tmp_path, run_main, monkeypatch):
-    """Between the check that OUTDIR is still empty and the moves, a file may appear (a slow or
-    network disk widens the window): a rename would have replaced it."""
-    def intruder(args, folder):
-        fake_execute(args, folder)
-        (folder.output / "report.html").write_text("someone else's")
-
-    monkeypatch.setattr(cli, "_execute", intruder)
-    monkeypatch.setattr(cli._OutputFolder, "_others", lambda self: [])  # it appeared after the check
-    output = tmp_path / "out"
-    output.mkdir()
-    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", output)
-    assert status == 1
-    assert lines == [f"biofair report: the analysis failed, nothing was written: the report could not be "
-                     f"moved to --output {output}: it now holds a file of that name"]
-    assert [p.name for p in output.iterdir()] == ["report.html"]
-    assert (output / "report.html").read_text() == "someone else's"
-
-
-def test_a_file_system_without_hard_links_receives_the_report(tmp_path, run_main, monkeypatch):
-    """FAT and exFAT (a USB stick) refuse hard links: the move falls back to a rename."""
+@pytest.mark.parametrize("intruder", [False, True], ids=["alone", "with a file put there"])
+def test_a_file_system_without_hard_links_receives_the_report(intruder, tmp_path, run_main, monkeypatch):
+    """FAT and exFAT (a USB stick) refuse hard links: the move falls back to a rename after a
+    check, which still keeps a file that appeared during the run."""
     def no_links(source, target):
         raise OSError(errno.EPERM, "Operation not permitted")
 
-    monkeypatch.setattr(cli, "_execute", fake_execute)
+    def analysis(args, folder):
+        fake_execute(args, folder)
+        if intruder:
+            (folder.output / "summary.json").write_text("someone else's")
+
+    monkeypatch.setattr(cli, "_execute", analysis)
     monkeypatch.setattr(cli.os, "link", no_links)
     output = tmp_path / "out"
     output.mkdir()
     status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", output)
-    assert status == 0, lines
-    assert sorted(p.name for p in output.iterdir()) == sorted(cli._OUTPUTS)
+    if not intruder:
+        assert status == 0, lines
+        assert sorted(p.name for p in output.iterdir()) == sorted(cli._OUTPUTS)
+    else:
+        assert status == 1 and lines[0].endswith(": a file named summary.json appeared there during the run"), lines
+        assert [p.name for p in output.iterdir()] == ["summary.json"]
+        assert (output / "summary.json").read_text() == "someone else's"
 
 
 @pytest.mark.parametrize("existing", [False, True], ids=["new OUTDIR", "existing OUTDIR"])
