@@ -157,11 +157,11 @@ def test_read_only_file_system_is_found_before_the_file_is_read(mounted, unread,
     """On an existing OUTDIR (a container's read-only volume) it was found only at the final move."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    output, mount = (disk / "out", disk) if mounted == "the parent of a new OUTDIR" else (disk, disk)
+    output = disk / "out" if mounted == "the parent of a new OUTDIR" else disk
     command = f"{Path(sys.executable).with_name('biofair')} report {unread} -o {output}"
-    run = in_namespace(f"mount -t tmpfs -o ro tmpfs {mount} && {command}")
+    run = in_namespace(f"mount -t tmpfs -o ro tmpfs {disk} && {command}")
     assert run.returncode == 2, run.stderr
-    assert run.stderr.strip() == f"biofair report: error: --output {output} cannot be written: Read-only file system ({mount})"
+    assert run.stderr.strip() == f"biofair report: error: --output {output} cannot be written: Read-only file system ({disk})"
 
 
 def fake_execute(args, folder):
