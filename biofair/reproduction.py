@@ -9,6 +9,7 @@ deviation; empty when none applies). Read more on the book's page "Reproductions
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from importlib.resources import files
 
@@ -36,9 +37,9 @@ def _paper_values() -> pd.DataFrame:
 
 def _within(a: float, b: float, tolerance: float) -> bool:
     """``|a - b| <= tolerance`` for decimal values read as floats: a difference that exceeds
-    the tolerance by less than 1e-9 of it (1 - 0.98 is 0.020000000000000018) is within.
+    the tolerance by less than 1e-9 of itself (1 - 0.98 is 0.020000000000000018) is within.
     False when a value is NaN."""
-    return abs(a - b) <= tolerance * (1 + 1e-9)
+    return abs(a - b) <= tolerance or math.isclose(abs(a - b), tolerance, rel_tol=1e-9, abs_tol=0.0)
 
 
 def _verdict(paper: float, book: float, tolerance: float, reference: float) -> str:
@@ -124,7 +125,8 @@ def reproduction_ledger(
     - otherwise ``differs``.
 
     The values are printed decimals read as floats, so ``<=`` allows for their rounding: a
-    difference within 1e-9 of the tolerance (``1 - 0.98`` is 0.020000000000000018) is within it.
+    difference that exceeds the tolerance by less than 1e-9 of itself (``1 - 0.98`` is
+    0.020000000000000018 against 0.02) is within it.
 
     References
     ----------
