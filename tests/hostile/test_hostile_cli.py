@@ -265,34 +265,28 @@ def test_a_file_put_into_outdir_during_the_run_is_never_overwritten(tmp_path, ru
     assert (tmp_path / "out" / "report.html").read_text() == "someone else's"
 
 
-def test_a_file_put_into_an_existing_outdir_during_the_run_is_never_overwritten(tmp_path, run_main, monkeypatch):
+@pytest.mark.parametrize("name", ["report.html", ".DS_Store"])
+def test_a_file_put_into_an_existing_outdir_during_the_run_is_never_overwritten(name, tmp_path, run_main, monkeypatch):
+    """One of the report's names stops the move; another name (a file manager's .DS_Store,
+    written while someone looks at the folder, which threw the finished report away) stays
+    beside the report."""
     def intruder(args, folder):
         fake_execute(args, folder)
-        (folder.output / "report.html").write_text("someone else's")
+        (folder.output / name).write_text("someone else's")
 
     monkeypatch.setattr(cli, "_execute", intruder)
-    (tmp_path / "out").mkdir()
-    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
-    assert status == 1
-    assert lines == [f"biofair report: the analysis failed, nothing was written: the report could not be "
-                     f"moved to --output {tmp_path / 'out'}: a file named report.html appeared there during the run"]
-    assert [p.name for p in (tmp_path / "out").iterdir()] == ["report.html"]
-    assert (tmp_path / "out" / "report.html").read_text() == "someone else's"
-
-
-def test_a_file_of_another_name_put_into_an_existing_outdir_stays_beside_the_report(tmp_path, run_main, monkeypatch):
-    """A file manager's .DS_Store, written while someone looks at the folder, threw the
-    finished report away."""
-    def finder(args, folder):
-        fake_execute(args, folder)
-        (folder.output / ".DS_Store").write_text("someone else's")
-
-    monkeypatch.setattr(cli, "_execute", finder)
-    (tmp_path / "out").mkdir()
-    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out")
-    assert status == 0, lines
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted([".DS_Store", *cli._OUTPUTS])
-    assert (tmp_path / "out" / ".DS_Store").read_text() == "someone else's"
+    output = tmp_path / "out"
+    output.mkdir()
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", output)
+    if name in cli._OUTPUTS:
+        assert status == 1
+        assert lines == [f"biofair report: the analysis failed, nothing was written: the report could not be "
+                         f"moved to --output {output}: a file named {name} appeared there during the run"]
+        assert [p.name for p in output.iterdir()] == [name]
+    else:
+        assert status == 0, lines
+        assert sorted(p.name for p in output.iterdir()) == sorted([name, *cli._OUTPUTS])
+    assert (output / name).read_text() == "someone else's"
 
 
 def test_a_failing_final_move_writes_nothing(tmp_path, run_main, monkeypatch):
