@@ -450,21 +450,6 @@ def _remove_work_folder(work: Path) -> None:
     shutil.rmtree(work, ignore_errors=True)
 
 
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold back the run's stop (SIGINT, SIGTERM, SIGHUP) until the block ends: a signal that
-    comes meanwhile is recorded, and stops the run as the block ends."""
-    global _holding
-    before = len(_received)
-    _holding = True
-    try:
-        yield
-    finally:
-        _holding = False
-    if len(_received) > before:
-        raise _Stopped(_received[before])
-
-
 # -- the analysis ------------------------------------------------------------------------------
 
 
@@ -750,6 +735,21 @@ def _stop(signum: int, frame) -> None:
     _silence_unwinding_loggers(True)
     if not _holding:
         raise _Stopped(signum)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold back the run's stop (SIGINT, SIGTERM, SIGHUP) until the block ends: a signal that
+    comes meanwhile is recorded, and stops the run as the block ends."""
+    global _holding
+    before = len(_received)
+    _holding = True
+    try:
+        yield
+    finally:
+        _holding = False
+    if len(_received) > before:
+        raise _Stopped(_received[before])
 
 
 def _silence_unwinding_loggers(silent: bool) -> None:
