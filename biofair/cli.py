@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import errno
 import fcntl
+import hashlib
 import importlib.util
 import json
 import logging
@@ -244,6 +245,20 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 # -- OUTDIR: claimed at the start, filled by renames at the end -------------------------------
 
 
+#: The longest file name, in bytes, of the usual file systems (ext4, XFS, APFS, NTFS).
+_NAME_MAX = 255
+
+
+def _sibling(name: str) -> str:
+    """The name of the work folder beside a new OUTDIR of this name: ``.<name>.biofair-partial``;
+    where that name and the 9 characters that ``mkdtemp`` adds to it would exceed
+    ``_NAME_MAX`` bytes, a hash of the name stands for it (the same for every run)."""
+    work = f".{name}.biofair-partial"
+    if len(os.fsencode(work)) + 9 <= _NAME_MAX:
+        return work
+    return f".{hashlib.sha256(os.fsencode(name)).hexdigest()[:16]}.biofair-partial"
+
+
 class _OutputFolder:
     """OUTDIR reserved for this run.
 
@@ -252,7 +267,7 @@ class _OutputFolder:
     killed run has its lock free (or, killed while it was being removed, no lock) and is
     removed. The lock file is the folder's first entry and its last to go.
 
-    - A new OUTDIR: the work folder is ``.<name>.biofair-partial`` beside it, and the finished
+    - A new OUTDIR: the work folder is ``.<name>.biofair-partial`` beside it (see :func:`_sibling`), and the finished
       report is renamed onto OUTDIR in one step, so OUTDIR is absent or complete.
     - An existing empty OUTDIR keeps its identity (a shell inside it, its permissions, a mount
       on it): the work folder is ``.biofair-partial`` inside it, which proves at the start that
@@ -277,8 +292,7 @@ class _OutputFolder:
             raise _UsageError(f"--output {output} cannot be written: {error.strerror}") from None
         if not self.output.name:  # e.g. a link to / followed by ..
             raise _UsageError(f"--output {output} is the root of the file system; give a new or an empty folder")
-        self.work = (self.output / ".biofair-partial" if self.existing
-                     else self.output.with_name(f".{self.output.name}.biofair-partial"))
+        self.work = self.output / ".biofair-partial" if self.existing else self.output.with_name(_sibling(self.output.name))
 
     @property
     def files(self) -> Path:
@@ -326,6 +340,10 @@ class _OutputFolder:
             f"{self.work} is locked); wait for it or choose another folder"
         )
         self.created = [p for p in (parent, *parent.parents) if not p.exists()]
+        looping = [p for p in self.created if p.is_symlink()]  # what realpath could not resolve
+        if looping:  # mkdir would say "File exists"
+            raise _UsageError(f"--output {self.output} cannot be written: {looping[-1]} is a symbolic link that "
+                              "leads back to itself")
         above = parent.parents[len(self.created) - 1] if self.created else parent
         if not above.is_dir():
             raise _UsageError(f"--output {self.output} cannot be written: {above} is a file, not a folder")
@@ -581,7 +599,7 @@ def _kernel_processes(managers: list) -> list:
 
 
 #: What the notebook layout imports (as modules) beyond biofair's own needs: the extra "report".
-_REPORT_MODULES = ("jupytext", "papermill", "nbconvert", "ipykernel", "myst_nb", "seaborn")
+_REPORT_MODULES = ("jupytext", "papermill", "nbconvert", "ipykernel", "myst_nb")
 
 
 def _check_report_packages(args: argparse.Namespace) -> None:

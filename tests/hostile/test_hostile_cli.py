@@ -420,6 +420,30 @@ def test_an_outdir_name_too_long_is_one_line(unread, tmp_path, run_main, no_note
     assert list(tmp_path.iterdir()) == [unread]
 
 
+def test_a_long_outdir_name_the_file_system_allows_receives_the_report(tmp_path, run_main, monkeypatch):
+    """240 bytes: a legal name, too long for the work folder ".<name>.biofair-partial-XXXXXXXX"
+    beside it, which is then named by a hash of it, the same for every run."""
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+    name = "é" * 120
+    first = cli._OutputFolder(tmp_path / name)
+    first.claim()
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / name)
+    assert status == 2 and "another biofair report is writing" in lines[0], lines
+    first.release()
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / name)
+    assert status == 0, lines
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+    assert sorted(p.name for p in (tmp_path / name).iterdir()) == sorted(cli._OUTPUTS)
+
+
+def test_a_symbolic_link_that_leads_back_to_itself_is_named(unread, tmp_path, run_main, no_notebook):
+    (tmp_path / "loop").symlink_to("loop")
+    status, lines = run_main(unread, "-o", tmp_path / "loop" / "out")
+    assert status == 2 and len(lines) == 1, lines
+    assert lines[0].endswith(f"{os.path.realpath(tmp_path)}/loop is a symbolic link that leads back to itself"), lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([unread.name, "loop"])
+
+
 def test_dot_dot_after_a_symbolic_link_is_resolved_as_the_shell_does(tmp_path, run_main, monkeypatch):
     monkeypatch.setattr(cli, "_execute", fake_execute)
     (tmp_path / "real" / "deep").mkdir(parents=True)
