@@ -55,8 +55,10 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
 
     Tables: pandas prints every float that is a whole number without decimals (a count stored
     as a float reads 275488, not 275488.000000) and every other float to four significant
-    digits (0.9594, 1.234e-05: a small rate never shows as 0.0000). Only the display
-    changes, never a value.
+    digits (0.9594, 1.234e-05: a small rate never shows as 0.0000). In a Jupyter notebook a
+    table's missing value (NaN, ``<NA>``, None) is an empty cell: in a tidy summary it marks
+    a column that does not apply to the row (no interval, no target FMR), and a column of
+    "NaN" would read as a failed computation. Only the display changes, never a value.
 
     Parameters
     ----------
@@ -65,7 +67,8 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
         nothing.
     tables : bool, default True
         Set pandas' ``display.float_format`` option to the format above (pandas'
-        ``reset_option`` undoes it).
+        ``reset_option`` undoes it) and, in IPython/Jupyter, show DataFrames as HTML with
+        missing values left empty.
 
     Returns
     -------
@@ -109,10 +112,15 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
         "axes.titlesize": "medium",
         "axes.labelsize": "medium",
     })
-    if retina:
-        _retina_inline_figures()
+    shell = _ipython()
+    if retina and shell is not None:
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+        set_matplotlib_formats("retina")
     if tables:
         pd.set_option("display.float_format", _table_number)
+        if shell is not None:
+            shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, _html_table)
 
 
 def _table_number(value: float) -> str:
@@ -122,16 +130,37 @@ def _table_number(value: float) -> str:
     return f"{value:.4g}"
 
 
-def _retina_inline_figures() -> None:
+def _html_table(frame: pd.DataFrame) -> str:
+    """A DataFrame as Jupyter shows it (pandas' display options), with its missing values
+    (NaN, None, pandas' ``<NA>``) left empty: in the cells by ``na_rep``; in a table short
+    enough to be shown whole, also in the row labels and in nullable columns, relabelled and
+    converted to objects for the display (a longer table would be converted whole to show a
+    few rows)."""
+    if len(frame) <= (pd.get_option("display.max_rows") or len(frame)):
+        labels = frame.index.to_frame(index=False)
+        if labels.isna().any(axis=None):
+            labels = labels.astype(object).where(labels.notna(), "")
+            frame = frame.set_axis(pd.MultiIndex.from_frame(labels) if labels.shape[1] > 1
+                                   else pd.Index(labels.iloc[:, 0], name=frame.index.name), axis="index")
+        nullable = [i for i, dtype in enumerate(frame.dtypes) if getattr(dtype, "na_value", None) is pd.NA]
+        if nullable:
+            frame = frame.copy()
+            for i in nullable:
+                column = frame.iloc[:, i]
+                frame.isetitem(i, column.astype(object).where(column.notna(), np.nan))
+    return frame.to_html(
+        na_rep="", notebook=True, bold_rows=True, max_rows=pd.get_option("display.max_rows"),
+        max_cols=pd.get_option("display.max_columns"), show_dimensions=pd.get_option("display.show_dimensions"),
+    )
+
+
+def _ipython():
+    """The running IPython shell, or None outside IPython."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython is part of every notebook install
-        return
-    if get_ipython() is None:
-        return
-    from matplotlib_inline.backend_inline import set_matplotlib_formats
-
-    set_matplotlib_formats("retina")
+        return None
+    return get_ipython()
 
 
 def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:

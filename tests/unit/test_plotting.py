@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import time
+from types import SimpleNamespace
 
 import matplotlib
 
@@ -12,6 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from IPython.core.formatters import HTMLFormatter
 from scipy.stats import norm
 
 import biofair as bf
@@ -165,13 +168,58 @@ def test_use_style_prints_whole_floats_as_integers_and_others_to_four_significan
     assert "275488.0" in table.to_string()
 
 
+class Shell:
+    """What use_style uses of IPython's shell: its HTML formatter."""
+
+    def __init__(self):
+        self.display_formatter = SimpleNamespace(formatters={"text/html": HTMLFormatter()})
+
+
 def test_use_style_asks_ipython_for_retina_figures(monkeypatch):
     """In a notebook the inline backend renders PNGs at twice the pixel density."""
     calls = []
-    monkeypatch.setattr("IPython.get_ipython", lambda: object())
+    monkeypatch.setattr("IPython.get_ipython", Shell)
     monkeypatch.setattr("matplotlib_inline.backend_inline.set_matplotlib_formats", calls.append)
     plotting.use_style()
     assert calls == ["retina"]
+
+
+def cells(html: str) -> list[str]:
+    """The text of every header and data cell of an HTML table, in order."""
+    return re.findall(r"<t[hd][^>]*>([^<]*)</t[hd]>", html)
+
+
+def test_in_a_notebook_missing_values_are_empty_cells_and_labels_stay_as_written(monkeypatch):
+    shell = Shell()
+    monkeypatch.setattr("IPython.get_ipython", lambda: shell)
+    plotting.use_style(retina=False)
+    table = pd.DataFrame({
+        "metric": ["eer", "tmr_at_fmr", "tmr_at_fmr"], "fmr_target": [np.nan, 0.1, 1e-3],
+        "value": [0.1012, 0.8944, 0.4042], "low": [0.08643, 0.8652, np.nan], "unit": ["subject", None, np.nan],
+        "n_resamples": pd.array([200, pd.NA, 200], dtype="Int64"), "resolved": pd.array([pd.NA, True, False]),
+        "group": pd.array(["NaN", "<NA>", pd.NA], dtype="string"),  # labels that read as missing values
+    }).set_index(["metric", "fmr_target"])
+    before = table.copy()
+    shown = cells(shell.display_formatter.formatters["text/html"](table))
+    body = shown[shown.index("fmr_target") + 7 :]  # after the header rows
+    assert body == ["eer", "", "0.1012", "0.08643", "subject", "200", "", "NaN",
+                    "tmr_at_fmr", "0.1", "0.8944", "0.8652", "", "", "True", "&lt;NA&gt;",
+                    "0.001", "0.4042", "", "", "200", "False", ""]
+    pd.testing.assert_frame_equal(table, before)  # the display changes, never a value
+    assert "NaN" in table.to_string()  # outside the notebook's HTML, pandas as ever
+
+
+def test_a_table_too_long_to_show_whole_keeps_pandas_marks(monkeypatch):
+    """Relabelling would convert every row to show a few: a long table keeps NaN in its labels."""
+    shell = Shell()
+    monkeypatch.setattr("IPython.get_ipython", lambda: shell)
+    plotting.use_style(retina=False)
+    table = pd.DataFrame({"value": np.arange(100.0), "low": np.nan, "n": pd.array([pd.NA] * 100, dtype="Int64")},
+                         index=pd.Index([np.nan] * 100, name="fmr_target"))
+    with pd.option_context("display.max_rows", 10, "display.min_rows", 10):
+        shown = cells(shell.display_formatter.formatters["text/html"](table))
+    assert shown.count("...") == 4 and shown.count("NaN") == 10 and shown.count("&lt;NA&gt;") == 10
+    assert "" in shown[shown.index("0"):]  # the float column's NaN is still empty
 
 
 def test_colors_are_the_okabe_ito_palette():
