@@ -267,8 +267,9 @@ class _OutputFolder:
     killed run has its lock free (or, killed while it was being removed, no lock) and is
     removed. The lock file is the folder's first entry and its last to go.
 
-    - A new OUTDIR: the work folder is ``.<name>.biofair-partial`` beside it (see :func:`_sibling`), and the finished
-      report is renamed onto OUTDIR in one step, so OUTDIR is absent or complete.
+    - A new OUTDIR: the work folder is ``.<name>.biofair-partial`` beside it (:func:`_sibling`),
+      and the finished report is renamed onto OUTDIR in one step, so OUTDIR is absent or
+      complete.
     - An existing empty OUTDIR keeps its identity (a shell inside it, its permissions, a mount
       on it): the work folder is ``.biofair-partial`` inside it, which proves at the start that
       OUTDIR can be written, and the outputs are moved into it at the end, on the same file

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -31,6 +32,9 @@ from scipy.special import ndtr, ndtri
 from biofair._counts import error_counts
 from biofair._validation import as_number, as_scores, as_threshold, check_bins, power_of_two_exponent
 from biofair.rates import fmr_fnmr
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 #: Colour-blind-safe colours (Okabe-Ito), used in this order.
 COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
@@ -73,8 +77,8 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
     Returns
     -------
     None
-        The settings are matplotlib's ``rcParams``, IPython's figure formats and pandas'
-        display options.
+        The settings are matplotlib's ``rcParams``, IPython's figure formats and HTML
+        formatter for DataFrames, and pandas' display options.
 
     See Also
     --------
@@ -133,9 +137,9 @@ def _table_number(value: float) -> str:
 def _html_table(frame: pd.DataFrame) -> str:
     """A DataFrame as Jupyter shows it (pandas' display options), with its missing values
     (NaN, None, pandas' ``<NA>``) left empty: in the cells by ``na_rep``; in a table short
-    enough to be shown whole, also in the row labels and in nullable columns, relabelled and
-    converted to objects for the display (a longer table would be converted whole to show a
-    few rows)."""
+    enough to be shown whole, also in the row labels and in nullable columns, which a copy
+    for the display relabels and converts to objects. A longer table keeps pandas' marks
+    there: the copy would cost the whole table to show a few of its rows."""
     if len(frame) <= (pd.get_option("display.max_rows") or len(frame)):
         labels = frame.index.to_frame(index=False)
         if labels.isna().any(axis=None):
@@ -154,7 +158,7 @@ def _html_table(frame: pd.DataFrame) -> str:
     )
 
 
-def _ipython():
+def _ipython() -> InteractiveShell | None:
     """The running IPython shell, or None outside IPython."""
     try:
         from IPython import get_ipython
