@@ -134,13 +134,17 @@ def _table_number(value: float) -> str:
     return f"{value:.4g}"
 
 
-def _html_table(frame: pd.DataFrame) -> str:
-    """A DataFrame as Jupyter shows it (pandas' display options), with its missing values
-    (NaN, None, pandas' ``<NA>``) left empty: in the cells by ``na_rep``; in a table short
-    enough to be shown whole, also in the row labels and in nullable columns, which a copy
-    for the display relabels and converts to objects. A longer table keeps pandas' marks
-    there: the copy would cost the whole table to show a few of its rows."""
-    if len(frame) <= (pd.get_option("display.max_rows") or len(frame)):
+def _html_table(frame: pd.DataFrame) -> str | None:
+    """A DataFrame as Jupyter shows it (pandas' display options: none when
+    ``display.notebook_repr_html`` is off; a table longer than ``display.max_rows`` cut to
+    ``display.min_rows``), with its missing values (NaN, None, pandas' ``<NA>``) left empty:
+    in the cells by ``na_rep``; in a table shown whole, also in the row labels and in nullable
+    columns, which a copy for the display relabels and converts to objects. A longer table
+    keeps pandas' marks there: the copy would cost the whole table to show a few of its rows."""
+    if not pd.get_option("display.notebook_repr_html"):
+        return None
+    max_rows, min_rows = pd.get_option("display.max_rows"), pd.get_option("display.min_rows")
+    if not max_rows or len(frame) <= max_rows:
         labels = frame.index.to_frame(index=False)
         if labels.isna().any(axis=None):
             labels = labels.astype(object).where(labels.notna(), "")
@@ -152,9 +156,11 @@ def _html_table(frame: pd.DataFrame) -> str:
             for i in nullable:
                 column = frame.iloc[:, i]
                 frame.isetitem(i, column.astype(object).where(column.notna(), np.nan))
+    elif min_rows:
+        max_rows = min(min_rows, max_rows)
     return frame.to_html(
-        na_rep="", notebook=True, bold_rows=True, max_rows=pd.get_option("display.max_rows"),
-        max_cols=pd.get_option("display.max_columns"), show_dimensions=pd.get_option("display.show_dimensions"),
+        na_rep="", notebook=True, bold_rows=True, max_rows=max_rows, max_cols=pd.get_option("display.max_columns"),
+        show_dimensions=pd.get_option("display.show_dimensions"),
     )
 
 

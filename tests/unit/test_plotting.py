@@ -220,6 +220,11 @@ def test_a_table_too_long_to_show_whole_keeps_pandas_marks(monkeypatch):
         shown = cells(shell.display_formatter.formatters["text/html"](table))
     assert shown.count("...") == 4 and shown.count("NaN") == 10 and shown.count("&lt;NA&gt;") == 10
     assert "" in shown[shown.index("0"):]  # the float column's NaN is still empty
+    with pd.option_context("display.max_rows", 10, "display.min_rows", 4):  # pandas shows min_rows of it
+        html = shell.display_formatter.formatters["text/html"](table)
+    assert cells(html).count("NaN") == 4 and "100 rows × 3 columns" in html
+    with pd.option_context("display.notebook_repr_html", False):  # no HTML: the notebook shows text
+        assert shell.display_formatter.formatters["text/html"](table) is None
 
 
 def test_colors_are_the_okabe_ito_palette():
