@@ -512,15 +512,18 @@ def _check_analysis(args: argparse.Namespace) -> list[str]:
 def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
     """The warnings a user of the command must see, once each, one line each: scores that
     look like distances, targets the data cannot resolve, group labels that differ only by
-    spaces, case or Unicode form (two groups, as written, but often one typed twice), and
-    runs of rows copied from earlier rows (each counted, but often a file appended to itself)."""
+    spaces, case or Unicode form (two groups, as written, but often one typed twice), subject
+    ids that differ only by spaces (likewise), and runs of rows copied from earlier rows (each
+    counted, but often a file appended to itself)."""
     import biofair as bf
     from biofair.groups import _LOOK_ALIKE_WARNING
-    from biofair.io import _REPEATED_ROWS_WARNING
+    from biofair.io import _PADDED_IDS_WARNING, _REPEATED_ROWS_WARNING
+
+    words = (_LOOK_ALIKE_WARNING, _PADDED_IDS_WARNING, _REPEATED_ROWS_WARNING)
 
     def shown(warning: warnings.WarningMessage) -> bool:
         return (issubclass(warning.category, (bf.ScoreDirectionWarning, bf.InsufficientComparisonsWarning))
-                or any(words in str(warning.message) for words in (_LOOK_ALIKE_WARNING, _REPEATED_ROWS_WARNING)))
+                or any(phrase in str(warning.message) for phrase in words))
 
     return list(dict.fromkeys(_one_line(w.message) for w in caught if shown(w)))
 

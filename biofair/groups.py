@@ -776,12 +776,12 @@ def add_subject_attributes(
         for column in table.columns:
             result[f"{side}_{column}"] = ids.map(table[column]).to_numpy()
     if unknown:
-        known = set(table.index)
+        known = {name.strip(): name for name in table.index}  # spaces around an id on either side
         padded = sorted(name for name in unknown if name.strip() in known)
         raise SchemaError(
             f"{len(unknown)} subjects of the score table have no attributes, e.g. {sorted(unknown)[:5]}"
             + (f"; {len(padded)} of them differ from a subject of the attributes only by surrounding spaces "
-               f"(e.g. {padded[0]!r} and {padded[0].strip()!r}): strip the ids (table[column].str.strip())"
+               f"(e.g. {padded[0]!r} and {known[padded[0].strip()]!r}): strip the ids (table[column].str.strip())"
                if padded else "")
         )
     return result

@@ -387,6 +387,35 @@ def _warn_if_rows_repeat(table: pd.DataFrame) -> None:
         )
 
 
+#: The words of the warning :func:`_warn_if_ids_padded` gives (the command line shows it).
+_PADDED_IDS_WARNING = "hold subject ids that differ only by surrounding spaces"
+
+
+def _warn_if_ids_padded(table: pd.DataFrame) -> None:
+    """Warn when subject ids differ only by surrounding spaces (``"s2"`` and ``"s2 "``, in one
+    column or across the two): they stay two subjects, as written, so a bootstrap or a
+    permutation by subject moves their comparisons apart, but are more often one subject
+    typed twice. The ids are compared once each (their distinct values)."""
+    columns = [column for column in ("reference_subject", "probe_subject") if column in table.columns]
+    if not columns:
+        return
+    ids = pd.Series(pd.unique(np.concatenate([pd.unique(table[column].dropna()) for column in columns])), dtype=object)
+    stripped = ids.str.strip()  # missing for an id that is not text (a table read from a file has none)
+    padded = stripped.notna() & (stripped != ids)
+    if not padded.any():
+        return
+    alike = stripped[stripped.isin(set(stripped[padded]))]
+    found = [ids[variants.index].tolist() for _, variants in alike.groupby(alike, sort=False) if len(variants) > 1]
+    if found:
+        shown = "; ".join(", ".join(map(repr, variants)) for variants in found[:3]) + ("; ..." if len(found) > 3 else "")
+        warnings.warn(
+            f"column(s) {columns} {_PADDED_IDS_WARNING} ({len(found):,} such set(s) of ids: {shown}): each is kept "
+            "as a subject of its own, so a bootstrap or permutation by subject treats their comparisons as "
+            "different people's. Strip them (table[column].str.strip()) if they name one subject",
+            UserWarning, stacklevel=3,
+        )
+
+
 def _read_score_list(path: _PathLike, name: str) -> np.ndarray:
     """One plain file of scores, one per line (pyeer style), as float64."""
     source = Path(path)
@@ -505,6 +534,9 @@ def read_scores(
     ScoreDirectionWarning
         When the ROC AUC is below 0.5: mated scores are mostly below non-mated ones, as
         when distances are read as similarities.
+    UserWarning
+        When subject ids differ only by surrounding spaces (``"s2"`` and ``"s2 "``): they
+        are kept as two subjects, as written.
 
     See Also
     --------
@@ -523,6 +555,7 @@ def read_scores(
     (7920, 720)
     """
     table = validate_scores(_read_file(path, columns, greater_is_match, format))
+    _warn_if_ids_padded(table)
     _warn_if_reversed(table, greater_is_match)
     return table
 
@@ -582,7 +615,9 @@ def read_grouped_scores(
     -----
     UserWarning
         When ten or more consecutive rows repeat consecutive earlier rows in every column
-        and in the same order (a file appended to itself?); they are kept and counted.
+        and in the same order (a file appended to itself?); they are kept and counted. When
+        subject ids or group labels differ only by surrounding spaces (group labels also by
+        letter case or Unicode form); they are kept apart, as written.
 
     See Also
     --------
@@ -626,6 +661,7 @@ def read_grouped_scores(
     for names in _group_columns(table, by).values():  # missing labels, with the advice above
         _check_no_missing(table, names)
     validate_scores(table)
+    _warn_if_ids_padded(table)
     _warn_if_rows_repeat(table)
     _warn_if_reversed(table, greater_is_match)
     sets = [column for column in _SCORE_SETS if column in table.columns]

@@ -166,25 +166,48 @@ def _label_problems(scores: pd.DataFrame) -> list[str]:
     if n_mated == len(mated):
         problems.append("no non-mated comparisons: column 'mated' is never False")
     if {"reference_subject", "probe_subject"} <= set(scores.columns):
-        wrong = _n_contradicted(scores)
-        if wrong:
-            problems.append(
-                f"{wrong} rows have 'mated' contradicting reference_subject == probe_subject"
-            )
+        if problem := _contradiction(scores):
+            problems.append(problem)
     return problems
 
 
-def _n_contradicted(scores: pd.DataFrame) -> int:
-    """Rows whose ``mated`` is not ``reference_subject == probe_subject``: a missing id equals
-    nothing, and ids are compared as values (categorical columns with different categories too)."""
-    reference, probe = scores["reference_subject"], scores["probe_subject"]
+def _contradicted(reference: pd.Series, probe: pd.Series, mated: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """Rows whose ``mated`` is not ``reference == probe``: a missing id equals nothing, and
+    ids are compared as values (categorical columns with different categories too)."""
     try:
         same = (reference == probe).to_numpy(dtype=bool, na_value=False)
     except TypeError:  # pandas compares categoricals only with the same categories
         known = (reference.notna() & probe.notna()).to_numpy()
-        same = np.zeros(len(scores), dtype=bool)
+        same = np.zeros(len(mated), dtype=bool)
         same[known] = np.asarray(reference[known], dtype=object) == np.asarray(probe[known], dtype=object)
-    return int(np.count_nonzero(same != scores["mated"].to_numpy(dtype=bool)))
+    return same != mated
+
+
+def _stripped(ids: pd.Series) -> pd.Series:
+    """Text ids without surrounding spaces; other ids unchanged."""
+    return ids.map(lambda value: value.strip() if isinstance(value, str) else value, na_action="ignore")
+
+
+def _contradiction(scores: pd.DataFrame) -> str:
+    """The problem of the rows whose ``mated`` contradicts ``reference_subject ==
+    probe_subject`` ("" when none), with how many of them agree once spaces around the ids
+    are stripped (``"s2 "`` and ``"s2"``: one subject typed twice) and the first such row."""
+    reference, probe = scores["reference_subject"], scores["probe_subject"]
+    mated = scores["mated"].to_numpy(dtype=bool)
+    wrong = _contradicted(reference, probe, mated)
+    if not wrong.any():
+        return ""
+    problem = f"{int(np.count_nonzero(wrong))} rows have 'mated' contradicting reference_subject == probe_subject"
+    rows = np.flatnonzero(wrong)
+    by_spaces = rows[~_contradicted(_stripped(reference.iloc[rows]), _stripped(probe.iloc[rows]), mated[rows])]
+    if by_spaces.size:
+        first = by_spaces[0]
+        problem += (
+            f" ({by_spaces.size} of them only because of spaces around an id, e.g. row {scores.index[first]!r}: "
+            f"{reference.iloc[first]!r} and {probe.iloc[first]!r}; strip the ids, "
+            "table[column].str.strip(), if they name one subject)"
+        )
+    return problem
 
 
 def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:

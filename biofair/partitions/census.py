@@ -20,7 +20,7 @@ from biofair._summation import PART, parts
 from biofair._typing import By
 from biofair.exceptions import SchemaError
 from biofair.groups import _check_equal_labels_written_alike, _composite_names, _factorize_categories, _label_names
-from biofair.schema import _SCORE_SETS, _n_contradicted, _near_names, _refuse_pooling, _score_problems
+from biofair.schema import _SCORE_SETS, _contradiction, _near_names, _refuse_pooling, _score_problems
 
 
 class Census(NamedTuple):
@@ -433,8 +433,8 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
         problems.append(f"partition {index}: column 'mated' must be boolean, got {mated.dtype}")
     elif n_missing := _n_missing(mated):  # a nullable boolean (pyarrow, "boolean")
         problems.append(f"partition {index}: column 'mated' has {n_missing} missing values")
-    elif set(_SUBJECTS) <= set(part.columns) and (wrong := _n_contradicted(part)):
-        problems.append(f"partition {index}: {wrong} rows have 'mated' contradicting reference_subject == probe_subject")
+    elif set(_SUBJECTS) <= set(part.columns) and (problem := _contradiction(part)):
+        problems.append(f"partition {index}: {problem}")
     for column in columns:
         if n_missing := _n_missing(part[column]):
             problems.append(f"partition {index}: column {column!r} has {n_missing} missing values")

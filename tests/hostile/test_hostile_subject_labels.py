@@ -404,6 +404,11 @@ def test_ids_that_differ_from_the_attributes_by_spaces_are_named_as_such():
             "1 subjects of the score table have no attributes, e.g. ['s1 ']; 1 of them differ from a subject "
             "of the attributes only by surrounding spaces (e.g. 's1 ' and 's1'): strip the ids")):
         bf.add_subject_attributes(padded, people)
+    spaced_people = people.assign(subject=["s1", " s2", "s3"])  # the space in the attributes' id: named too
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            "1 subjects of the score table have no attributes, e.g. ['s2']; 1 of them differ from a subject "
+            "of the attributes only by surrounding spaces (e.g. 's2' and ' s2'): strip the ids")):
+        bf.add_subject_attributes(scores, spaced_people)
     unknown = scores.assign(probe_subject=scores["probe_subject"].where(scores.index > 0, "s9"))
     with pytest.raises(bf.SchemaError, match=r"have no attributes, e\.g\. \['s9'\]$"):
         bf.add_subject_attributes(unknown, people)

@@ -167,3 +167,18 @@ def test_labels_that_differ_only_by_spaces_are_named_on_the_terminal(tmp_path, c
     assert run(path, "--layout", "differential", "-n", "20", "-o", tmp_path / "out") == 0
     assert "biofair report: warning: column(s) ['group'] hold labels that differ only by surrounding spaces: " \
            "' x', 'x'" in capsys.readouterr().err
+
+
+def test_subject_ids_that_differ_only_by_spaces_are_named_on_the_terminal(tmp_path, capsys):
+    """'a-000 ' and 'a-000' are two subjects to the report's bootstrap by subject: the library
+    warns, and the command must show it."""
+    table = bf.synthetic.demographic_scores(rng=0)
+    nonmated = np.flatnonzero(~table["mated"].to_numpy())
+    table.loc[nonmated[::2], "reference_subject"] += " "  # only non-mated rows: no contradiction
+    path = tmp_path / "scores.csv"
+    table.to_csv(path, index=False)
+    assert run(path, "--layout", "differential", "-n", "20", "-o", tmp_path / "out") == 0
+    err = capsys.readouterr().err
+    assert "biofair report: warning: column(s) ['reference_subject', 'probe_subject'] hold subject ids that differ " \
+           "only by surrounding spaces (" in err
+    assert "such set(s) of ids: 'a-000', 'a-000 '; " in err

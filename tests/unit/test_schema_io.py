@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -187,3 +189,42 @@ def test_subject_ids_stored_as_categoricals_of_other_categories_are_compared_as_
     with pytest.raises(bf.SchemaError, match="1 rows have 'mated' contradicting reference_subject == probe_subject"):
         bf.validate_scores(table)
     assert bf.validate_scores(table.assign(mated=[True, False, True])) is not None
+
+
+def test_contradictions_made_by_spaces_around_an_id_are_named(table):
+    """"s2 " and "s2" are two ids as written: a mated pair typed so was refused as a
+    contradiction without a word on why."""
+    padded = table.assign(reference_subject=["a", "b ", "a", "b", "c"], probe_subject=["a", "b", "b", "c", " a"],
+                          mated=[True, True, False, False, True])
+    with pytest.raises(bf.SchemaError) as error:
+        bf.validate_scores(padded)
+    assert str(error.value).splitlines()[1] == (
+        "- 2 rows have 'mated' contradicting reference_subject == probe_subject (1 of them only because of spaces "
+        "around an id, e.g. row 1: 'b ' and 'b'; strip the ids, table[column].str.strip(), if they name one subject)"
+    )
+    other = table.assign(mated=[True, True, True, False, False])  # a real contradiction: no advice
+    with pytest.raises(bf.SchemaError, match=r"1 rows have 'mated' contradicting reference_subject == probe_subject$"):
+        bf.validate_scores(other)
+
+
+def test_reading_warns_of_subject_ids_that_differ_only_by_spaces(tmp_path):
+    """A subject written "s2" in one row and "s2 " in another is two subjects to a bootstrap by
+    subject: read without a word, its comparisons were resampled as two people's."""
+    text = ("score,mated,reference_subject,probe_subject\n0.9,1,s1,s1\n0.2,0,s1,s2\n0.8,1,s2 ,s2 \n"
+            "0.1,0,s2,s1\n0.7,1,s3,s3\n0.3,0,s3, s1\n0.6,1,s4 ,s4 \n")
+    (tmp_path / "padded.csv").write_text(text)
+    with pytest.warns(UserWarning) as caught:
+        read = bf.read_scores(tmp_path / "padded.csv")
+    assert [str(w.message) for w in caught] == [
+        "column(s) ['reference_subject', 'probe_subject'] hold subject ids that differ only by surrounding spaces "
+        "(2 such set(s) of ids: 's1', ' s1'; 's2 ', 's2'): each is kept as a subject of its own, so a bootstrap or "
+        "permutation by subject treats their comparisons as different people's. Strip them "
+        "(table[column].str.strip()) if they name one subject"
+    ]
+    assert read["reference_subject"].tolist()[2] == "s2 "  # kept as written
+    (tmp_path / "clean.csv").write_text(text.replace(" ,", ",").replace(" \n", "\n").replace(", ", ","))
+    (tmp_path / "one.csv").write_text("score,mated,reference_subject,probe_subject\n0.9,1,s4 ,s4 \n0.2,0,s4 ,s5\n")
+    for name in ("clean.csv", "one.csv"):  # "s4 " written alike everywhere is one subject: no warning
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            bf.read_scores(tmp_path / name)
