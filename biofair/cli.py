@@ -151,8 +151,10 @@ def _finite(text: str) -> float:
 
 
 def _existing_file(text: str) -> Path:
-    if not Path(text).is_file():
-        raise argparse.ArgumentTypeError(f"no file at {text}")
+    from biofair.io import _file_problem
+
+    if problem := _file_problem(Path(text), "file"):
+        raise argparse.ArgumentTypeError(problem)
     return Path(text)
 
 
@@ -499,27 +501,46 @@ def _check_analysis(args: argparse.Namespace) -> list[str]:
         targets = args.fmr_targets
         bf.operating_summary(mated, nonmated, fmr_targets=targets, pauc_bounds=targets, min_fmr=min(targets))
         groups = bf.scores_by_group(table, by=by)
-        fdr = bf.fairness_discrepancy_rate(groups, by=by, fmr_targets=targets, alpha=args.alpha)
-        bf.area_under_fdr(fdr["fdr"], fdr["fmr_target"], scale="log10")
-        bf.outcome_fairness(groups, by=by, fmr=args.operating_fmr, alpha=args.alpha)
-        bf.distribution_fairness_index(groups, by=by)
-        for kind in ("mated", "nonmated"):
-            bf.comprehensive_equity_index(groups, by=by, kind=kind)
-            bf.automatic_comprehensive_equity_index(groups, by=by, kind=kind)
+        with _computing("the fairness discrepancy rate (FDR)"):
+            fdr = bf.fairness_discrepancy_rate(groups, by=by, fmr_targets=targets, alpha=args.alpha)
+            bf.area_under_fdr(fdr["fdr"], fdr["fmr_target"], scale="log10")
+        with _computing("GARBE and the inequity"):
+            bf.outcome_fairness(groups, by=by, fmr=args.operating_fmr, alpha=args.alpha)
+        with _computing("the distribution fairness index (DFI)"):
+            bf.distribution_fairness_index(groups, by=by)
+        with _computing("the comprehensive equity index (CEI, CEI^A)"):
+            for kind in ("mated", "nonmated"):
+                bf.comprehensive_equity_index(groups, by=by, kind=kind)
+                bf.automatic_comprehensive_equity_index(groups, by=by, kind=kind)
     return _shown(caught)
+
+
+@contextlib.contextmanager
+def _computing(metric: str) -> Iterator[None]:
+    """Name the fairness index of the standard report that the data cannot give (a group with
+    too few or too tied scores), and the layout that does without it: the differential
+    layout marks such a group unresolved instead."""
+    try:
+        yield
+    except ValueError as error:  # SchemaError too: the data, not the options, which are checked before
+        raise ValueError(
+            f"{metric} cannot be computed: {error}. The standard report needs it; --layout differential "
+            "reports each group's rates with intervals without it"
+        ) from None
 
 
 def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
     """The warnings a user of the command must see, once each, one line each: scores that
     look like distances, targets the data cannot resolve, group labels that differ only by
-    spaces, case or Unicode form (two groups, as written, but often one typed twice), subject
-    ids that differ only by spaces (likewise), and runs of rows copied from earlier rows (each
-    counted, but often a file appended to itself)."""
+    spaces, case, Unicode form or how a number is written (two groups, as written, but often
+    one typed twice), subject ids that differ only by spaces (likewise), runs of rows copied
+    from earlier rows (each counted, but often a file appended to itself), and rows empty in
+    every column (left out)."""
     import biofair as bf
     from biofair.groups import _LOOK_ALIKE_WARNING
-    from biofair.io import _PADDED_IDS_WARNING, _REPEATED_ROWS_WARNING
+    from biofair.io import _EMPTY_ROWS_WARNING, _PADDED_IDS_WARNING, _REPEATED_ROWS_WARNING
 
-    words = (_LOOK_ALIKE_WARNING, _PADDED_IDS_WARNING, _REPEATED_ROWS_WARNING)
+    words = (_LOOK_ALIKE_WARNING, _PADDED_IDS_WARNING, _REPEATED_ROWS_WARNING, _EMPTY_ROWS_WARNING)
 
     def shown(warning: warnings.WarningMessage) -> bool:
         return (issubclass(warning.category, (bf.ScoreDirectionWarning, bf.InsufficientComparisonsWarning))

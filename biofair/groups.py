@@ -184,6 +184,9 @@ _LOOK_ALIKE = {
     "other": ("letter case or Unicode form (e.g. 'é' as one character or as e and an accent)",
               "Normalise the labels (table[column].str.normalize('NFC').str.strip().str.lower()), or relabel "
               "them,"),
+    "numbers": ("how a number is written (1, 1.0 and 01)",
+                "Write each number one way (for whole numbers: table[column] = "
+                "pd.to_numeric(table[column]).astype(int).astype(str))"),
 }
 
 
@@ -193,16 +196,33 @@ def _shown(label: str) -> str:
     return repr(label) if unicodedata.is_normalized("NFC", label) else ascii(label)
 
 
+def _number(label: str) -> float | None:
+    """The finite number a label writes (``float``'s reading: "01", "1.0", "1e0"), or None."""
+    try:
+        value = float(label)
+    except ValueError:
+        return None
+    return value if np.isfinite(value) else None
+
+
 def _warn_if_labels_look_alike(names: list[str], columns: list[str]) -> None:
-    """Warn when two labels differ only by surrounding spaces ("a" and "a "), or by letter case
-    or Unicode normal form ("Female" and "female"; "é" composed or not, which print alike):
-    they stay two groups, as written, but are more often one group typed twice."""
+    """Warn when two labels differ only by surrounding spaces ("a" and "a "), by letter case
+    or Unicode normal form ("Female" and "female"; "é" composed or not, which print alike), or
+    by how they write one number ("1", "1.0" and "01", as spreadsheets and pandas' floats
+    write it): they stay two groups, as written, but are more often one group typed twice."""
     alike: dict[str, list[str]] = {}
+    numbers: dict[float, list[str]] = {}
     for name in names:
         alike.setdefault(unicodedata.normalize("NFKC", name).strip().casefold(), []).append(name)
+        if (value := _number(name)) is not None:
+            numbers.setdefault(value, []).append(name)
     split = [variants for variants in alike.values() if len(variants) > 1]
     by_spaces = [variants for variants in split if len({name.strip() for name in variants}) == 1]
-    for kind, found in (("spaces", by_spaces), ("other", [v for v in split if v not in by_spaces])):
+    # numbers written differently, beyond the spaces and Unicode forms the other kinds name
+    by_number = [variants for variants in numbers.values()
+                 if len({unicodedata.normalize("NFKC", name).strip().casefold() for name in variants}) > 1]
+    for kind, found in (("spaces", by_spaces), ("other", [v for v in split if v not in by_spaces]),
+                        ("numbers", by_number)):
         if found:
             how, fix = _LOOK_ALIKE[kind]
             warnings.warn(

@@ -130,11 +130,20 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None) -> tuple[st
         suffixes.pop()
     suffix = suffixes[-1] if suffixes else ""
     if format == "parquet" or (format == "auto" and suffix in (".parquet", ".pq")):
+        if compression is not None:
+            raise SchemaError(f"{path} is a {compression}-compressed file; a Parquet file is compressed inside "
+                              "and is read as it is written: decompress it first")
         return "parquet", "", ""
     with open(path, "rb") as handle:
         if format == "auto" and handle.read(4) == _PARQUET_MAGIC:
             return "parquet", "", ""
     header = _first_line(path, compression)
+    if header.lstrip().startswith(("{", "[")):
+        raise SchemaError(
+            f"{path} holds JSON (first line {header[:60]!r}...), which biofair does not read: convert it to CSV, "
+            f"e.g. python -c \"import pandas as pd; pd.read_json('{path}', lines={not header.lstrip().startswith('[')})"
+            f".to_csv('{path.name.split('.')[0]}-table.csv', index=False)\""
+        )
     if len(header) == 5 and header.lower().startswith("sep="):
         raise SchemaError(f"{path} starts with {header!r}, Excel's hint of its separator, not a header: "
                           "delete that first line (the header follows it)")
@@ -146,6 +155,9 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None) -> tuple[st
         )
     tab_separated = suffix == ".tsv" or ("\t" in header and "," not in header)
     if format == "csv" or (format == "auto" and (suffix in (".csv", ".tsv") or "," in header or "\t" in header)):
+        if header.startswith("#"):
+            raise SchemaError(f"{path} starts with a comment line ({header[:80]!r}), not with the header of its "
+                              "columns: delete the comment lines")
         return "csv", "\t" if tab_separated else ",", header
     return "bob", r"\s+", header
 
@@ -177,6 +189,10 @@ def _check_names(names: list[str], path: Path) -> None:
         raise SchemaError(f"{path} has duplicate column name(s) {duplicated}; every column needs its own name")
 
 
+#: The words of the warning :func:`_read_csv` gives for rows without a value (the command line shows it).
+_EMPTY_ROWS_WARNING = "are empty in every column"
+
+
 def _read_csv(path: Path, sep: str, header: str, compression: str | None,
               columns: Mapping[str, str] | None) -> pd.DataFrame:
     """A CSV table: the score column parsed as numbers, every other column as text."""
@@ -195,7 +211,7 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
             "every value would shift by a column; a separator at the end of each data row does this. Make "
             "the header and the rows agree (remove the trailing separators, or name the extra column)"
         )
-    for name in [name for name in table.columns if name != score]:
+    for name in [name for name in table.columns if name != score and pd.api.types.is_string_dtype(table[name])]:
         broken = table[name].str.contains("\n|\r", regex=True, na=False).to_numpy()
         if broken.any():
             row = int(broken.argmax())
@@ -205,6 +221,16 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
                 f"one row ({table[name].iloc[row][:60]!r}...). Remove the stray quote, or quote the whole "
                 'field and double the quotes inside it ("see ""ticket""")'
             )
+    unscored = table[score].isna().to_numpy() if score in table.columns else np.ones(len(table), dtype=bool)
+    empty = np.zeros(len(table), dtype=bool)
+    empty[unscored] = table[unscored].isna().all(axis=1).to_numpy()  # only the rows without a score are read
+    if empty.any():
+        warnings.warn(
+            f"{int(empty.sum()):,} data row(s) of {path.name} {_EMPTY_ROWS_WARNING} (the first is data row "
+            f"{int(empty.argmax()) + 1}; a spreadsheet's trailing rows?): they hold no comparison and are left out",
+            UserWarning, stacklevel=4,
+        )
+        table = table[~empty]
     return table.rename(columns=renames)
 
 
@@ -223,6 +249,10 @@ def _as_text(column: pd.Series) -> pd.Series:
 def _read_parquet(path: Path, columns: Mapping[str, str] | None) -> pd.DataFrame:
     """A Parquet table: typed as stored, every column but score and mated turned into text.
 
+    A named index pandas stored (``table.set_index("group").to_parquet(...)``) is restored
+    as the row labels, without its name, and is also a column like the others (it was lost:
+    a group, subject or system column stored so went unseen).
+
     Integer columns with missing values are read as Arrow integers, not as the floats pandas
     makes of them: labels 1 and 2 stay "1" and "2", not "1.0" and "2.0".
     """
@@ -233,12 +263,16 @@ def _read_parquet(path: Path, columns: Mapping[str, str] | None) -> pd.DataFrame
     _check_names(schema.names, path)
     renames = _renames(schema.names, columns)
     table = pd.read_parquet(path)
+    for name in [name for name in table.index.names if name is not None and name not in table.columns]:
+        table[name] = table.index.get_level_values(name)  # a column stored as pandas' index: data too
+    table.index.names = [None] * table.index.nlevels  # row labels only ("group" both would be ambiguous)
     score = next((source for source, target in renames.items() if target == "score"), "score")
     if score in schema.names and pa.types.is_decimal(schema.field(score).type):
         table[score] = _decimal_scores(table[score], path, score, schema.field(score).type)
     labels = [name for name in table.columns if renames.get(name, name) not in ("score", "mated")]
     # stored as integers, made floats by pandas (nulls, and no pandas metadata to say Int64)
-    integers = [name for name in labels if pa.types.is_integer(schema.field(name).type) and table[name].dtype.kind == "f"]
+    integers = [name for name in labels if name in schema.names and pa.types.is_integer(schema.field(name).type)
+                and table[name].dtype.kind == "f"]  # a RangeIndex is stored as metadata: no field
     if integers:  # the rows in the order read, under the index pandas restored
         table[integers] = pq.read_table(path, columns=integers).to_pandas(types_mapper=pd.ArrowDtype).set_axis(table.index)
     for name in labels:
@@ -288,6 +322,27 @@ def _parsed_scores(values: pd.Series) -> pd.Series:
     return values if unparsed.any() else numbers
 
 
+def _file_problem(path: Path, what: str) -> str:
+    """Why ``path`` cannot be read as a ``what`` ("" when it is a regular file): missing, a
+    folder, or a pipe, socket or device (whose reading would wait or read once only)."""
+    if path.is_file():
+        return ""
+    if path.is_dir():
+        return f"{path} is a folder, not a {what}"
+    if path.exists():
+        return f"{path} is not a regular file (a pipe, socket or device?): copy what it holds into a file and give that"
+    return f"no {what} at {path}"
+
+
+def _checked_file(path: _PathLike, what: str) -> Path:
+    """``path`` as a Path; FileNotFoundError if it does not exist, SchemaError if it is not a
+    regular file."""
+    source = Path(path)
+    if problem := _file_problem(source, what):
+        raise (SchemaError if source.exists() else FileNotFoundError)(problem)
+    return source
+
+
 def _read_file(
     path: _PathLike | tuple[_PathLike, _PathLike],
     columns: Mapping[str, str] | None,
@@ -315,9 +370,7 @@ def _read_file(
             }
         )
         return table.rename(columns=_renames(list(table.columns), columns))
-    source = Path(path)
-    if not source.is_file():
-        raise FileNotFoundError(f"no score file at {source}")
+    source = _checked_file(path, "score file")
     try:
         compression = _compression(source)
         kind, sep, header = _kind(source, format, compression)
@@ -333,7 +386,8 @@ def _read_file(
         byte = error.object[error.start : error.start + 1].hex()
         raise SchemaError(f"{source} is not UTF-8 text: UTF-8 cannot read its byte 0x{byte} "
                           f"(Latin-1 or Windows-1252 text?): {_save_as_utf8('WINDOWS-1252')}") from error
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, pd.errors.ParserError) as error:
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, pd.errors.ParserError,
+            NotImplementedError) as error:  # Arrow's ArrowNotImplementedError: a type it cannot convert
         raise SchemaError(f"could not read {source} as a score file: {error}") from error
     if "mated" in table.columns:
         table["mated"] = _as_mated(table["mated"])
@@ -418,9 +472,7 @@ def _warn_if_ids_padded(table: pd.DataFrame) -> None:
 
 def _read_score_list(path: _PathLike, name: str) -> np.ndarray:
     """One plain file of scores, one per line (pyeer style), as float64."""
-    source = Path(path)
-    if not source.is_file():
-        raise FileNotFoundError(f"no {name} score list at {source}")
+    source = _checked_file(path, f"{name} score list")
     what = f"the {name} score list {source}"
     try:
         compression = _compression(source)
@@ -452,7 +504,7 @@ def _as_mated(labels: pd.Series) -> pd.Series:
     words = words.str.replace(r"^(\d+)\.0$", r"\1", regex=True)  # 1.0 -> 1
     known = words.isin(_TRUE_LABELS | _FALSE_LABELS) & labels.notna()
     if not known.all():
-        examples = ", ".join(repr(x) for x in pd.unique(labels[~known])[:5])
+        examples = ", ".join("an empty cell" if pd.isna(x) else repr(x) for x in pd.unique(labels[~known])[:5])
         raise SchemaError(
             f"invalid score table:\n- column 'mated' has {int((~known).sum())} values that are "
             f"not a mated/non-mated label (e.g. {examples}; first in row {labels.index[np.argmin(known)]!r}); "
@@ -536,7 +588,8 @@ def read_scores(
         when distances are read as similarities.
     UserWarning
         When subject ids differ only by surrounding spaces (``"s2"`` and ``"s2 "``): they
-        are kept as two subjects, as written.
+        are kept as two subjects, as written. When rows of a CSV file are empty in every
+        column (a spreadsheet's trailing ``,,,,`` rows): they are left out.
 
     See Also
     --------
@@ -617,7 +670,8 @@ def read_grouped_scores(
         When ten or more consecutive rows repeat consecutive earlier rows in every column
         and in the same order (a file appended to itself?); they are kept and counted. When
         subject ids or group labels differ only by surrounding spaces (group labels also by
-        letter case or Unicode form); they are kept apart, as written.
+        letter case, Unicode form or how a number is written); they are kept apart, as
+        written. When rows of a CSV file are empty in every column; they are left out.
 
     See Also
     --------
@@ -641,10 +695,7 @@ def read_grouped_scores(
     table = _read_file(path, columns, greater_is_match, format)
     score_dtype = table.attrs.get("score_dtype")
     if subjects is not None:
-        source = Path(subjects)
-        if not source.is_file():
-            raise FileNotFoundError(f"no subject attribute file at {source}")
-        people = _read_file(source, None, True, "auto")
+        people = _read_file(_checked_file(subjects, "subject attribute file"), None, True, "auto")
         table = add_subject_attributes(table, people)
     relabelled = {}
     if missing_groups == "group":

@@ -70,6 +70,7 @@ OPTIONS = {
     "--format xml": (["--format", "xml"], r"argument --format: invalid choice: 'xml'"),
     "--missing-groups drop": (["--missing-groups", "drop"], r"argument --missing-groups: invalid choice: 'drop'"),
     "--subjects absent": (["--subjects", "/nonexistent/people.csv"], r"argument --subjects: no file at /nonexistent/people.csv"),
+    "--subjects a folder": (["--subjects", "/tmp"], r"argument --subjects: /tmp is a folder, not a file$"),  # was: no file at
     "--layout pdf": (["--layout", "pdf"], r"argument --layout: invalid choice: 'pdf'"),
     "--tolerance 1": (["--layout", "differential", "--tolerance", "1"], r"argument --tolerance: expected a number above 1, got '1'"),
     "--tolerance nan": (["--layout", "differential", "--tolerance", "nan"], r"argument --tolerance: expected a number above 1"),
@@ -94,6 +95,8 @@ def test_bad_option_exits_2_naming_it_before_anything_is_read(name, unread, tmp_
 def test_absent_score_file(tmp_path, run_main, no_notebook):
     status, lines = run_main(tmp_path / "absent.csv", "-o", tmp_path / "out")
     assert status == 2 and re.search(r"argument scores: no file at .*absent.csv", lines[-1])
+    status, lines = run_main(tmp_path, "-o", tmp_path / "out")  # a folder: "no file at", though it exists
+    assert status == 2 and lines[-1] == f"biofair report: error: argument scores: {tmp_path} is a folder, not a file"
 
 
 def a_file(tmp_path):
@@ -587,7 +590,11 @@ def test_the_second_run_is_refused_in_one_line(contested):
 def test_the_first_run_completes_and_says_only_so(contested):
     status, out, err = contested["first"]
     assert status == 0, err
-    assert err == ""  # no kernel chatter, no KeyboardInterrupt caught in kernel, no warnings
+    assert err == (  # no kernel chatter, no KeyboardInterrupt caught in kernel, one warning: of the labels
+        "biofair report: warning: column(s) ['group'] hold labels that differ only by how a number is written "
+        "(1, 1.0 and 01): '01', '1'; they are kept as separate groups. Write each number one way (for whole numbers: "
+        "table[column] = pd.to_numeric(table[column]).astype(int).astype(str)) if they are one group\n"
+    )
     assert out.strip() == f"biofair report: wrote {contested['output']}/report.ipynb, report.html and summary.json"
     assert sorted(p.name for p in contested["output"].parent.iterdir()) == ["hostile.csv", "out"]
     assert sorted(p.name for p in contested["output"].iterdir()) == sorted(cli._OUTPUTS)

@@ -98,3 +98,25 @@ def test_labels_that_differ_only_by_case_or_unicode_form_stay_apart_with_a_warni
         groups = bf.scores_by_group(table)
     assert sorted(groups) == sorted([*labels.values(), "C"])
     assert sum(g.mated.size + g.nonmated.size for g in groups.values()) == len(table)
+
+
+@pytest.mark.parametrize("labels, shown", [
+    ({"A": "1", "B": "1.0", "C": "01"}, "'01', '1', '1.0'"),  # a spreadsheet's and pandas' floats
+    ({"A": "2", "B": "2e0", "C": "3"}, "'2', '2e0'"),
+])
+def test_labels_that_write_one_number_differently_stay_apart_with_a_warning(labels, shown, tmp_path):
+    """Group 1 written "1" in some rows and "1.0" or "01" in others (files merged from two
+    exports): three groups, without a word, where spaces and case got a warning."""
+    table = example()
+    table = table.assign(group=table["group"].replace(labels))
+    path = tmp_path / "numbers.csv"
+    table.to_csv(path, index=False)
+    with pytest.warns(UserWarning) as caught:
+        groups = bf.scores_by_group(bf.read_scores(path))
+    assert [str(w.message) for w in caught] == [
+        f"column(s) ['group'] hold labels that differ only by how a number is written (1, 1.0 and 01): {shown}; "
+        "they are kept as separate groups. Write each number one way (for whole numbers: table[column] = "
+        "pd.to_numeric(table[column]).astype(int).astype(str)) if they are one group"
+    ]
+    assert sorted(groups) == sorted(labels.values())
+    assert sum(g.mated.size + g.nonmated.size for g in groups.values()) == len(table)

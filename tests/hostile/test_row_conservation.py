@@ -105,6 +105,15 @@ def spaces_split(labels: dict, attribute: str, per_side: bool) -> bool:
     return len({t.strip() for t in text}) < len(text)
 
 
+def numbers_split(labels: dict, attribute: str, per_side: bool) -> bool:
+    """Whether two distinct labels of the attribute write one number differently ("01" and "1")."""
+    names = [f"reference_{attribute}", f"probe_{attribute}"] if per_side else [attribute]
+    text = {str(v) for name in names for v in labels[name] if v is not MISSING}
+    numbers = [float(t) for t in text if re.fullmatch(r"\s*[0-9.]+\s*", t)]
+    written = {t.strip() for t in text if re.fullmatch(r"\s*[0-9.]+\s*", t)}
+    return len(set(numbers)) < len(written)
+
+
 def grouping(labels: dict, attributes: list[str], per_side: bool, n: int) -> list[tuple | None]:
     """Each row's group as the tuple of its labels (None: a cross-group pair)."""
     keys = []
@@ -149,11 +158,14 @@ def test_rows_per_class_are_conserved_or_the_call_fails_naming_a_fault(drawn):
                 assert any(re.search(pattern, str(error)) for pattern in allowed), (str(error), expected)
                 return
     assert not expected, f"grouped although {expected}"
-    # labels that differ only by surrounding spaces (" " and "") stay apart, with a warning
-    spaced = [a for a in attributes if spaces_split(labels, a, per_side)]
-    said = [str(w.message) for w in caught if "differ only by surrounding spaces" in str(w.message)]
-    assert bool(said) == bool(spaced), (said, spaced)
-    assert not [w for w in caught if "differ only by surrounding spaces" not in str(w.message)]
+    # labels that differ only by surrounding spaces (" " and "") or by how they write a number
+    # ("01" and "1") stay apart, with a warning
+    kinds = {"surrounding spaces": spaces_split, "how a number is written": numbers_split}
+    for kind, split in kinds.items():
+        found = [a for a in attributes if split(labels, a, per_side)]
+        said = [str(w.message) for w in caught if f"differ only by {kind}" in str(w.message)]
+        assert bool(said) == bool(found), (kind, said, found)
+    assert not [w for w in caught if not any(f"differ only by {kind}" in str(w.message) for kind in kinds)]
     event(f"grouped ({storage}, {'per side' if per_side else 'pair level'}, {len(attributes)} attributes)")
     groups = sizes.drop(index="(cross-group)", errors="ignore")
     groups = groups[groups["n_mated"] + groups["n_nonmated"] > 0]  # a label seen only in cross pairs

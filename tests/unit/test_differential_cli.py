@@ -182,3 +182,18 @@ def test_subject_ids_that_differ_only_by_spaces_are_named_on_the_terminal(tmp_pa
     assert "biofair report: warning: column(s) ['reference_subject', 'probe_subject'] hold subject ids that differ " \
            "only by surrounding spaces (" in err
     assert "such set(s) of ids: 'a-000', 'a-000 '; " in err
+
+
+def test_a_fairness_index_the_data_cannot_give_is_named_and_the_differential_layout_runs(tmp_path, capsys):
+    """Scores saturated at a ceiling (most of group b's mated scores at 1.0): the standard report
+    stopped with "group 'b': all ... fall in the tail", naming neither the index nor a way on."""
+    table = bf.synthetic.demographic_scores(rng=0)
+    table["score"] = np.where(table["reference_group"] == "b", table["score"].clip(upper=1.0), table["score"])
+    path = tmp_path / "clipped.csv"
+    table.to_csv(path, index=False)
+    assert run(path, "-n", "20", "-o", tmp_path / "standard") == 2
+    assert "biofair report: error: the comprehensive equity index (CEI, CEI^A) cannot be computed: group 'b': all " \
+           "600 mated scores fall in the tail" in capsys.readouterr().err
+    assert not (tmp_path / "standard").exists()
+    assert run(path, "--layout", "differential", "-n", "20", "-o", tmp_path / "out") == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["differential.json", "report.html"]

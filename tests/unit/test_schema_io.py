@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import warnings
 
 import numpy as np
@@ -107,12 +108,28 @@ def test_parquet_integer_labels_with_missing_values_stay_integers(tmp_path):
     assert table["group"].tolist() == ["1", "1", "2", "2", "(missing)", "1", "2", "(missing)"]
     assert table["session"][0] == str(2**63 + 5) and pd.isna(table["session"][4])
     assert table["score"].tolist() == [0.9, 0.1, 0.8, 0.2, 0.3, 0.7, 0.6, 0.5]
-    # written by pandas with a named index: the index is restored, not read as a column
+    # written by pandas with a named index: the index is restored as the row labels, and is a column too
     indexed = tmp_path / "indexed.parquet"
     pd.read_parquet(path).assign(group=lambda t: t["group"].astype("Int64")).set_axis(
         pd.Index(range(10, 18), name="row")).to_parquet(indexed)
     again = bf.read_grouped_scores(indexed, columns={"sim": "score"}, missing_groups="group")
     assert again["group"].tolist() == table["group"].tolist() and again.index.tolist() == list(range(10, 18))
+    assert again["row"].tolist() == [str(row) for row in range(10, 18)]
+
+
+def test_columns_that_pandas_stored_as_the_index_of_a_parquet_file_are_read(tmp_path):
+    """``table.set_index(["system", "reference_subject"]).to_parquet(path)``: both columns were
+    lost without a word; the rows of two systems were pooled, and the bootstrap went by pair."""
+    table = bf.synthetic.demographic_scores(rng=0)
+    table["system"] = "A"
+    table.set_index(["system", "reference_subject"]).to_parquet(tmp_path / "a.parquet")
+    read = bf.read_scores(tmp_path / "a.parquet")
+    pd.testing.assert_frame_equal(read[table.columns].reset_index(drop=True), table, check_dtype=False)
+    assert read.index.names == [None, None]  # row labels, never a second "system"
+    two = pd.concat([table, table.assign(system="B", score=table["score"] + 1)])
+    two.set_index(["system", "reference_subject"]).to_parquet(tmp_path / "two.parquet")
+    with pytest.raises(bf.SchemaError, match="the table holds 2 score sets in column 'system'"):
+        bf.fairness_discrepancy_rate(bf.read_scores(tmp_path / "two.parquet"), fmr_targets=[0.01])
 
 
 def test_read_bob_four_and_five_columns(tmp_path):
@@ -228,3 +245,86 @@ def test_reading_warns_of_subject_ids_that_differ_only_by_spaces(tmp_path):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             bf.read_scores(tmp_path / name)
+
+
+def test_a_folder_or_a_pipe_is_named_as_such(tmp_path):
+    """A folder or a named pipe given as the score file was "no score file at ...", though the
+    path exists (and reading a pipe would wait for a writer)."""
+    import os
+
+    (tmp_path / "scores.csv").mkdir()
+    os.mkfifo(tmp_path / "pipe.csv")
+    with pytest.raises(bf.SchemaError, match=r"scores\.csv is a folder, not a score file$"):
+        bf.read_scores(tmp_path / "scores.csv")
+    with pytest.raises(bf.SchemaError, match=r"pipe\.csv is not a regular file \(a pipe, socket or device\?\)"):
+        bf.read_scores(tmp_path / "pipe.csv")
+    with pytest.raises(bf.SchemaError, match=r"scores\.csv is a folder, not a mated score list$"):
+        bf.read_scores((tmp_path / "scores.csv", tmp_path / "pipe.csv"))
+    with pytest.raises(FileNotFoundError, match=r"no score file at .*absent\.csv$"):
+        bf.read_scores(tmp_path / "absent.csv")
+    with pytest.raises(bf.SchemaError, match=r"scores\.csv is a folder, not a subject attribute file$"):
+        bf.read_grouped_scores(bf.datasets.example_scores_path(), subjects=tmp_path / "scores.csv")
+
+
+def test_a_spreadsheets_empty_rows_are_left_out_with_a_warning_and_a_comment_header_is_named(tmp_path):
+    """Excel saves rows it once formatted as ",,,,": they were refused as "'mated' has 2 values
+    that are not a mated/non-mated label (e.g. nan ...)". A comment line before the header was
+    blamed on "a separator at the end of each data row"."""
+    text = bf.datasets.example_scores_path().read_text()
+    (tmp_path / "excel.csv").write_text(text + ",,,,\n,,,,\n")
+    with pytest.warns(UserWarning) as caught:
+        read = bf.read_scores(tmp_path / "excel.csv")
+    assert [str(w.message) for w in caught] == [
+        "2 data row(s) of excel.csv are empty in every column (the first is data row 7921; a spreadsheet's "
+        "trailing rows?): they hold no comparison and are left out"
+    ]
+    pd.testing.assert_frame_equal(read, bf.read_scores(bf.datasets.example_scores_path()))
+    (tmp_path / "comment.csv").write_text("# exported on Monday\n" + text)
+    with pytest.raises(bf.SchemaError, match=r"comment\.csv starts with a comment line \('# exported on Monday'\), "
+                                             r"not with the header of its columns: delete the comment lines$"):
+        bf.read_scores(tmp_path / "comment.csv")
+    (tmp_path / "hole.csv").write_text(text.replace("\n", "\n,,,,True\n", 1))  # not empty: its mated label
+    with pytest.raises(bf.SchemaError, match=r"column 'score' has 1 NaN"):
+        bf.read_scores(tmp_path / "hole.csv")
+    (tmp_path / "unlabelled.csv").write_text(text.replace("\n", "\n,,,0.5,\n", 1))
+    with pytest.raises(bf.SchemaError, match=r"not a mated/non-mated label \(e\.g\. an empty cell; first in row 0\)"):
+        bf.read_scores(tmp_path / "unlabelled.csv")
+
+
+def test_files_of_other_kinds_are_named_and_pandas_index_columns_are_read(tmp_path):
+    """Each was a raw exception or another fault's advice: JSON ("duplicate column names" by the
+    thousand), a gzipped Parquet file ("Parquet magic bytes not found"), a CSV written with
+    pandas' index (AttributeError: "Can only use .str accessor with string values")."""
+    table = bf.read_scores(bf.datasets.example_scores_path())
+    table.to_json(tmp_path / "s.json", orient="records")
+    table.to_json(tmp_path / "s.jsonl", orient="records", lines=True)
+    for name, lines in (("s.json", False), ("s.jsonl", True)):
+        with pytest.raises(bf.SchemaError) as error:
+            bf.read_scores(tmp_path / name)
+        advice = f"python -c \"import pandas as pd; pd.read_json('{tmp_path / name}', lines={lines}).to_csv('s-table.csv', index=False)\""
+        assert str(error.value).startswith(f"{tmp_path / name} holds JSON (first line ")
+        assert str(error.value).endswith(f"which biofair does not read: convert it to CSV, e.g. {advice}")
+    table.to_parquet(tmp_path / "s.parquet")
+    with open(tmp_path / "s.parquet", "rb") as plain, gzip.open(tmp_path / "s.parquet.gz", "wb") as packed:
+        packed.write(plain.read())
+    with pytest.raises(bf.SchemaError, match=r"s\.parquet\.gz is a gzip-compressed file; a Parquet file is "
+                                             r"compressed inside and is read as it is written: decompress it first$"):
+        bf.read_scores(tmp_path / "s.parquet.gz")
+    table.to_csv(tmp_path / "indexed.csv")  # pandas' default: the index as a first, unnamed column
+    read = bf.read_scores(tmp_path / "indexed.csv")
+    pd.testing.assert_frame_equal(read.drop(columns="Unnamed: 0"), table)
+    assert read["Unnamed: 0"].tolist() == list(range(len(table)))
+
+
+def test_a_parquet_column_that_arrow_cannot_convert_is_a_schema_error(tmp_path):
+    """A struct column under pandas metadata that says text: Arrow's ArrowNotImplementedError
+    came out raw ("Unsupported cast from struct<g: string> to large_utf8")."""
+    pa, pq = pytest.importorskip("pyarrow"), pytest.importorskip("pyarrow.parquet")
+    table = bf.read_scores(bf.datasets.example_scores_path())
+    stored = pa.Table.from_pandas(table, preserve_index=False)
+    where = stored.schema.get_field_index("group")
+    stored = stored.set_column(where, "group", pa.array([{"g": g} for g in table["group"]]))
+    pq.write_table(stored, tmp_path / "struct.parquet")
+    with pytest.raises(bf.SchemaError, match=r"could not read .*struct\.parquet as a score file: Unsupported cast "
+                                             r"from struct<g: string>"):
+        bf.read_scores(tmp_path / "struct.parquet")
