@@ -771,11 +771,13 @@ _holding = False
 #: the kernel under a polling task, and asyncio's "Task exception was never retrieved" when
 #: that task is collected, possibly after main() returns. They stay silent until the next run.
 _UNWINDING_LOGGERS = ("papermill", "asyncio")
+#: The ``sys.unraisablehook`` that :func:`_ignore_unraisable` replaced while a run unwinds.
+_replaced_hook: list[Callable] = []
 
 
 def _stop(signum: int, frame) -> None:
     _received.append(signum)
-    _silence_unwinding_loggers(True)
+    _silence_unwinding_noise(True)
     if not _holding:
         raise _Stopped(signum)
 
@@ -795,9 +797,23 @@ def _signals_held() -> Iterator[None]:
         raise _Stopped(_received[before])
 
 
-def _silence_unwinding_loggers(silent: bool) -> None:
+def _silence_unwinding_noise(silent: bool) -> None:
+    """Silence (or hear again) the loggers of ``_UNWINDING_LOGGERS`` and the exceptions Python
+    reports as ignored in finalisers: a signal that cuts short the making of a kernel client
+    leaves one whose ``__del__`` fails ("Exception ignored in: <function KernelClient.__del__
+    ...> ... TraitError", seen in a loaded test run), and one that lands in a finaliser is
+    reported there (the run still stops: see ``_received``)."""
     for name in _UNWINDING_LOGGERS:
         logging.getLogger(name).disabled = silent
+    if silent and sys.unraisablehook is not _ignore_unraisable:
+        _replaced_hook[:] = [sys.unraisablehook]
+        sys.unraisablehook = _ignore_unraisable
+    elif not silent and sys.unraisablehook is _ignore_unraisable:
+        sys.unraisablehook = _replaced_hook.pop()
+
+
+def _ignore_unraisable(unraisable) -> None:
+    """A ``sys.unraisablehook`` that says nothing, for a run a signal has stopped."""
 
 
 def _ignore_signals() -> None:
@@ -844,7 +860,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = _parse(argv)  # exits 2 naming a bad option, before anything is read or written
     _received.clear()
-    _silence_unwinding_loggers(False)
+    _silence_unwinding_noise(False)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # cleaned up, one line
         signal.signal(signum, _stop)
     folder = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import uuid
+import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -81,7 +82,9 @@ def _as_frame(scores: Any):
         return scores
     if isinstance(scores, str) or hasattr(scores, "__fspath__"):
         try:
-            frame = dd.read_parquet(str(scores))
+            with warnings.catch_warnings():  # Dask's own use of pandas' deprecated inplace=, for a stored index
+                warnings.filterwarnings("ignore", message="The inplace keyword in DataFrame")
+                frame = dd.read_parquet(str(scores))
         except FileNotFoundError:
             raise FileNotFoundError(f"no Parquet file or folder at {str(scores)!r}") from None
         except ValueError as error:  # a folder without Parquet files: Dask's words
@@ -90,6 +93,12 @@ def _as_frame(scores: Any):
             raise FileNotFoundError(f"no Parquet file (*.parquet) in the folder {str(scores)!r}") from None
         if len(frame.columns) == 0:  # what Dask reads from a glob that matches no file
             raise FileNotFoundError(f"no Parquet file matches {str(scores)!r} (or its files have no columns)")
+        if stored := [name for name in _stored_index(frame) if name is not None]:
+            raise SchemaError(
+                f"the Parquet files of {str(scores)!r} store the column(s) {stored} as pandas' index (to_parquet "
+                "keeps a named index), which Dask takes out of the columns: write them with the index as columns, "
+                "table.reset_index().to_parquet(...), or read them with biofair.read_scores, which takes it back"
+            )
         return frame
     raise TypeError(f"scores must be a dask DataFrame or a Parquet path, got {type(scores).__name__}")
 
@@ -257,6 +266,15 @@ def _read_and_apply(file: str, columns: list[str] | None, function: Callable, in
             raise
         part = pd.read_parquet(file, columns=[c for c in columns if c in present])
     return function(part, index, *args)
+
+
+def _stored_index(frame) -> list[str | None]:
+    """The index columns pandas stored in the Parquet files ``frame`` reads (``[None]``: an
+    unnamed index), from Dask's plan; none for another frame."""
+    try:
+        return list(frame.expr._dataset_info.get("index") or [])
+    except (AttributeError, KeyError, TypeError):
+        return []
 
 
 def _whole_files(frame) -> list[str] | None:

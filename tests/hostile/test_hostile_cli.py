@@ -729,9 +729,34 @@ def test_after_a_signal_the_libraries_say_nothing_while_the_run_unwinds(caplog):
         assert caplog.records == []
     finally:
         cli._received.clear()
-        cli._silence_unwinding_loggers(False)  # what main() does when a run starts
+        cli._silence_unwinding_noise(False)  # what main() does when a run starts
     logging.getLogger("papermill").error("a kernel died in a run that was not interrupted")
     assert [record.name for record in caplog.records] == ["papermill"]
+
+
+class _FailsWhenCollected:
+    """A kernel client whose making a signal cut short: its ``__del__`` fails."""
+
+    def __del__(self):
+        raise ValueError("default value not set properly")
+
+
+def test_after_a_signal_exceptions_ignored_in_finalisers_are_not_printed(monkeypatch):
+    """A Ctrl-C while papermill made a kernel client printed "Exception ignored in: <function
+    KernelClient.__del__ ...> ... TraitError" above the run's one line (a loaded test run). From
+    the signal on, such reports are dropped; the next run hears them again."""
+    heard = []
+    monkeypatch.setattr(sys, "unraisablehook", heard.append)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            cli._stop(signal.SIGINT, None)
+        _FailsWhenCollected()  # collected at once
+        assert heard == []
+    finally:
+        cli._received.clear()
+        cli._silence_unwinding_noise(False)  # what main() does when a run starts
+    _FailsWhenCollected()
+    assert [type(report.exc_value) for report in heard] == [ValueError]
 
 
 class _SwallowsWhatItRaises:

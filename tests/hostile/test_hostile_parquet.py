@@ -200,6 +200,26 @@ def test_files_that_pandas_wrote_with_its_index_are_read_whole_and_named(tmp_pat
     assert bp.eer(path) == bf.eer(*bf.split_scores(scores))
 
 
+@pytest.mark.parametrize("index", [["group"], ["system", "group"]])
+def test_columns_that_pandas_stored_as_the_index_are_named(index, tmp_path):
+    """``scores.set_index(["system", "group"]).to_parquet(...)``: Dask takes them out of the
+    columns, so "no group column" was all a user saw, and a subject or system column stored so
+    was not seen at all (two systems pooled without a word). In memory they are read."""
+    scores = table().assign(system="A")
+    for i, rows in enumerate(np.array_split(np.arange(len(scores)), 3)):
+        scores.iloc[rows].set_index(index).to_parquet(tmp_path / f"part-{i}.parquet")
+    path = str(tmp_path / "part-*.parquet")
+    for call in (bp.census, bp.eer):
+        with pytest.raises(SchemaError, match=re.escape(
+                f"the Parquet files of {path!r} store the column(s) {index} as pandas' index (to_parquet keeps a "
+                "named index), which Dask takes out of the columns: write them with the index as columns")):
+            call(path)
+    assert bf.read_scores(tmp_path / "part-0.parquet")[index].notna().all().all()
+    plain = str(tmp_path / "plain.parquet")
+    scores.to_parquet(plain)  # pandas' unnamed RangeIndex: nothing stored
+    assert bp.eer(plain) == bf.eer(*bf.split_scores(scores))
+
+
 # -- found by an audit of the out-of-core path (each was a wrong answer, a crash or numpy's words) --
 
 @pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")  # Dask's, reading the folder names

@@ -25,9 +25,24 @@ def test_the_standard_report_of_scores_spanning_the_float_range_has_finite_calib
 
     summary = json.loads((tmp_path / "out" / "summary.json").read_text(), parse_constant=refuse)
     rows = pd.DataFrame(summary["calibration"]["groups"])
-    assert set(rows["scores"]) == {"as read", "calibrated"}
+    assert set(rows["scores"]) == {"as read", "calibrated"} and summary["calibration"]["skipped"] == []
     as_read = rows[rows["scores"] == "as read"]
     assert np.isfinite(as_read["cllr"]).all() and (as_read["cllr"] > 1e305).all()
+
+
+def test_a_calibration_the_scores_cannot_have_is_named_in_summary_json(tmp_path, run_main):
+    """Subnormal scores (about 1e-310): no logistic calibration maps them to LLRs, and the
+    "calibrated" rows were missing from summary.json without a word (the HTML said why)."""
+    table = example()
+    table["score"] = table["score"] * 1e-310
+    table.to_csv(tmp_path / "tiny.csv", index=False)
+    status, err = run_main(tmp_path / "tiny.csv", "-o", tmp_path / "out", *FAST)
+    assert status == 0, err
+    calibration = json.loads((tmp_path / "out" / "summary.json").read_text())["calibration"]
+    assert {row["scores"] for row in calibration["groups"]} == {"as read"}
+    assert len(calibration["skipped"]) == 1
+    assert calibration["skipped"][0].startswith("no logistic calibration: the calibration's slope ")
+    assert calibration["skipped"][0].endswith("are too small to map to LLRs; rescale them")
 
 
 
