@@ -9,6 +9,7 @@ Read more in the chapter "Set one threshold for everyone" (``notebooks/03``).
 
 from __future__ import annotations
 
+import decimal
 import functools
 import unicodedata
 import warnings
@@ -196,13 +197,14 @@ def _shown(label: str) -> str:
     return repr(label) if unicodedata.is_normalized("NFC", label) else ascii(label)
 
 
-def _number(label: str) -> float | None:
-    """The finite number a label writes (``float``'s reading: "01", "1.0", "1e0"), or None."""
+def _number(label: str) -> decimal.Decimal | None:
+    """The finite number a label writes, exactly ("01", "1.0" and "1e0" are one; two ids of 17
+    digits stay two), or None."""
     try:
-        value = float(label)
-    except ValueError:
+        value = decimal.Decimal(label)
+    except decimal.InvalidOperation:
         return None
-    return value if np.isfinite(value) else None
+    return value if value.is_finite() else None
 
 
 def _warn_if_labels_look_alike(names: list[str], columns: list[str]) -> None:
@@ -211,7 +213,7 @@ def _warn_if_labels_look_alike(names: list[str], columns: list[str]) -> None:
     by how they write one number ("1", "1.0" and "01", as spreadsheets and pandas' floats
     write it): they stay two groups, as written, but are more often one group typed twice."""
     alike: dict[str, list[str]] = {}
-    numbers: dict[float, list[str]] = {}
+    numbers: dict[decimal.Decimal, list[str]] = {}
     for name in names:
         alike.setdefault(unicodedata.normalize("NFKC", name).strip().casefold(), []).append(name)
         if (value := _number(name)) is not None:

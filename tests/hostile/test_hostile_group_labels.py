@@ -120,3 +120,13 @@ def test_labels_that_write_one_number_differently_stay_apart_with_a_warning(labe
     ]
     assert sorted(groups) == sorted(labels.values())
     assert sum(g.mated.size + g.nonmated.size for g in groups.values()) == len(table)
+
+
+def test_numbers_that_float64_cannot_tell_apart_are_not_called_alike():
+    """Two 17-digit labels are one float64, but two numbers: no warning."""
+    table = example()
+    table = table.assign(group=table["group"].replace({"A": "12345678901234567", "B": "12345678901234568"}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        groups = bf.scores_by_group(table)
+    assert sorted(groups) == ["12345678901234567", "12345678901234568", "C"]
