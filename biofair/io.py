@@ -35,7 +35,7 @@ from biofair.groups import (
     add_subject_attributes,
     scores_by_group,
 )
-from biofair.schema import _SCORE_SETS, _score_problems, validate_scores
+from biofair.schema import _SCORE_SETS, _score_problems, _stripped, validate_scores
 
 _ScoreFormat = Literal["auto", "csv", "parquet", "bob"]
 _PathLike = str | os.PathLike
@@ -454,8 +454,8 @@ def _warn_if_ids_padded(table: pd.DataFrame) -> None:
     if not columns:
         return
     ids = pd.Series(pd.unique(np.concatenate([pd.unique(table[column].dropna()) for column in columns])), dtype=object)
-    stripped = ids.str.strip()  # missing for an id that is not text (a table read from a file has none)
-    padded = stripped.notna() & (stripped != ids)
+    stripped = _stripped(ids)
+    padded = stripped != ids
     if not padded.any():
         return
     alike = stripped[stripped.isin(set(stripped[padded]))]
