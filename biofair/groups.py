@@ -212,17 +212,17 @@ def _warn_if_labels_look_alike(names: list[str], columns: list[str]) -> None:
     or Unicode normal form ("Female" and "female"; "é" composed or not, which print alike), or
     by how they write one number ("1", "1.0" and "01", as spreadsheets and pandas' floats
     write it): they stay two groups, as written, but are more often one group typed twice."""
+    keys = {name: unicodedata.normalize("NFKC", name).strip().casefold() for name in names}
     alike: dict[str, list[str]] = {}
     numbers: dict[decimal.Decimal, list[str]] = {}
-    for name in names:
-        alike.setdefault(unicodedata.normalize("NFKC", name).strip().casefold(), []).append(name)
+    for name, key in keys.items():
+        alike.setdefault(key, []).append(name)
         if (value := _number(name)) is not None:
             numbers.setdefault(value, []).append(name)
     split = [variants for variants in alike.values() if len(variants) > 1]
     by_spaces = [variants for variants in split if len({name.strip() for name in variants}) == 1]
     # numbers written differently, beyond the spaces and Unicode forms the other kinds name
-    by_number = [variants for variants in numbers.values()
-                 if len({unicodedata.normalize("NFKC", name).strip().casefold() for name in variants}) > 1]
+    by_number = [variants for variants in numbers.values() if len({keys[name] for name in variants}) > 1]
     for kind, found in (("spaces", by_spaces), ("other", [v for v in split if v not in by_spaces]),
                         ("numbers", by_number)):
         if found:

@@ -290,7 +290,7 @@ def _whole_files(frame) -> list[str] | None:
     except (AttributeError, KeyError, TypeError):
         return None
     if (not type(expr).__name__.startswith("ReadParquet") or type(info.get("fs")).__name__ != "LocalFileSystem"
-            or info.get("filters") or any(info.get("index") or []) or info.get("partition_names")
+            or info.get("filters") or any(_stored_index(frame)) or info.get("partition_names")
             or len(parts) != frame.npartitions):
         return None
     pieces = [part.get("piece") if isinstance(part, dict) else None for part in parts]
