@@ -26,7 +26,7 @@ from biofair._threads import IN_TWO_THREADS_FROM, in_two_threads
 from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, as_thresholds, scalar_or_array
 from biofair.exceptions import SchemaError
-from biofair.schema import _check_ids_of_one_kind, _missing_groups_fix, _validate_score_set
+from biofair.schema import _check_ids_of_one_kind, _missing_groups_fix, _row, _validate_score_set
 
 
 class GroupScores(NamedTuple):
@@ -148,8 +148,8 @@ def _check_no_missing(scores: pd.DataFrame, columns: list[str]) -> None:
         missing = scores[column].isna().to_numpy()
         if missing.any():
             problems.append(
-                f"column {column!r} has {int(missing.sum())} missing values (first in row "
-                f"{scores.index[missing.argmax()]!r})"
+                f"column {column!r} has {int(missing.sum())} missing values (first in "
+                f"{_row(scores, int(missing.argmax()))})"
             )
     if problems:
         raise SchemaError(
@@ -358,7 +358,7 @@ def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[
             row = split.argmax()
             raise SchemaError(
                 f"{int(split.sum())} mated comparisons have {columns[0]} different from "
-                f"{columns[1]} (first in row {scores.index[row]!r}: {names[reference[row]]!r} vs "
+                f"{columns[1]} (first in {_row(scores, row)}: {names[reference[row]]!r} vs "
                 f"{names[probe[row]]!r}); a mated comparison belongs to one group: correct the "
                 "attributes or give a pair-level column"
             )

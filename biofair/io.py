@@ -35,7 +35,7 @@ from biofair.groups import (
     add_subject_attributes,
     scores_by_group,
 )
-from biofair.schema import _SCORE_SETS, _score_problems, _stripped, validate_scores
+from biofair.schema import _FILE_ROWS, _SCORE_SETS, _row, _score_problems, _stripped, validate_scores
 
 _ScoreFormat = Literal["auto", "csv", "parquet", "bob"]
 _PathLike = str | os.PathLike
@@ -389,6 +389,8 @@ def _read_file(
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, pd.errors.ParserError,
             NotImplementedError) as error:  # Arrow's ArrowNotImplementedError: a type it cannot convert
         raise SchemaError(f"could not read {source} as a score file: {error}") from error
+    if kind != "parquet" or table.index.equals(pd.RangeIndex(len(table))):  # not an index stored with the rows
+        table.attrs[_FILE_ROWS] = True  # row label i is data row i + 1 (rows left out keep their labels)
     if "mated" in table.columns:
         table["mated"] = _as_mated(table["mated"])
     if "score" in table.columns:
@@ -507,7 +509,7 @@ def _as_mated(labels: pd.Series) -> pd.Series:
         examples = ", ".join("an empty cell" if pd.isna(x) else repr(x) for x in pd.unique(labels[~known])[:5])
         raise SchemaError(
             f"invalid score table:\n- column 'mated' has {int((~known).sum())} values that are "
-            f"not a mated/non-mated label (e.g. {examples}; first in row {labels.index[np.argmin(known)]!r}); "
+            f"not a mated/non-mated label (e.g. {examples}; first in {_row(labels, int(np.argmin(known)))}); "
             "use booleans, 0/1, genuine/impostor or target/nontarget"
         )
     return words.isin(_TRUE_LABELS)
@@ -610,6 +612,7 @@ def read_scores(
     table = validate_scores(_read_file(path, columns, greater_is_match, format))
     _warn_if_ids_padded(table)
     _warn_if_reversed(table, greater_is_match)
+    table.attrs.pop(_FILE_ROWS, None)  # the labels stay; the table is the caller's now
     return table
 
 
@@ -718,6 +721,7 @@ def read_grouped_scores(
     sets = [column for column in _SCORE_SETS if column in table.columns]
     for _, rows in table.groupby(sets, dropna=False, observed=True, sort=False) if sets else [(None, table)]:
         scores_by_group(rows, by=by)  # the groups of every score set the metrics will take, checked
+    table.attrs.pop(_FILE_ROWS, None)
     table.attrs["missing_groups"] = relabelled
     if score_dtype is not None:  # a join with the subjects' table keeps no attrs
         table.attrs["score_dtype"] = score_dtype

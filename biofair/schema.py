@@ -32,6 +32,19 @@ CANONICAL_COLUMNS = _REQUIRED_COLUMNS + _OPTIONAL_COLUMNS
 _GROUP_COLUMNS = ("group", "reference_group", "probe_group")
 
 
+#: ``attrs`` key of a table just read from a file whose row labels count its data rows from 0
+#: (set and removed by :mod:`biofair.io`'s readers), so that messages name the row as the file does.
+_FILE_ROWS = "biofair_file_rows"
+
+
+def _row(rows: pd.DataFrame | pd.Series, position: int) -> str:
+    """How a message names the row at ``position``: "data row N" (from 1, as a spreadsheet
+    numbers the rows under the header) while a reader checks a table it has just read,
+    otherwise "row <label>" (the table's own row label)."""
+    label = rows.index[position]
+    return f"data row {label + 1}" if rows.attrs.get(_FILE_ROWS) else f"row {label!r}"
+
+
 def _missing_groups_fix(column: str) -> str:
     """How to give comparisons without a label in ``column`` a group (the same words wherever
     a group label is missing: :func:`validate_scores` and the grouping functions)."""
@@ -152,7 +165,7 @@ def _score_problems(score: pd.Series) -> list[str]:
         return []
     n_nan = int(np.isnan(values).sum())
     return [f"column 'score' has {n_nan} NaN and {values.size - int(finite.sum()) - n_nan} infinite values "
-            f"(first in row {score.index[int(np.argmin(finite))]!r})"]
+            f"(first in {_row(score, int(np.argmin(finite)))})"]
 
 
 def _label_problems(scores: pd.DataFrame) -> list[str]:
@@ -203,7 +216,7 @@ def _contradiction(scores: pd.DataFrame) -> str:
     if by_spaces.size:
         first = by_spaces[0]
         problem += (
-            f" ({by_spaces.size} of them only because of spaces around an id, e.g. row {scores.index[first]!r}: "
+            f" ({by_spaces.size} of them only because of spaces around an id, e.g. {_row(scores, first)}: "
             f"{reference.iloc[first]!r} and {probe.iloc[first]!r}; strip the ids, "
             "table[column].str.strip(), if they name one subject)"
         )
@@ -277,7 +290,7 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
                 unlabelled = scores[column].isna().to_numpy()
                 problem = f"column {column!r} has {int(unlabelled.sum())} missing values"
                 if column in _GROUP_COLUMNS:
-                    problem += (f" (first in row {scores.index[unlabelled.argmax()]!r}); those comparisons would "
+                    problem += (f" (first in {_row(scores, int(unlabelled.argmax()))}); those comparisons would "
                                 f"have no group. {_missing_groups_fix(column)}")
                 problems.append(problem)
     if problems:

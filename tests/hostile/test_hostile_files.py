@@ -144,7 +144,7 @@ def missing_attribute(tmp_path, **options) -> Case:
     bob, people = subjects_files(tmp_path, {"A": "f", "B": "m"})  # C's subjects have no gender
     options = {"by": "gender", "subjects": people, **options}
     if "missing_groups" not in options:
-        return Case(bob, options, error=r"column 'reference_gender' has 2640 missing values \(first in row \d+\); column 'probe_gender' has 2640")
+        return Case(bob, options, error=r"column 'reference_gender' has 2640 missing values \(first in data row 5281\); column 'probe_gender' has 2640")
 
     def check(read):
         sizes = bf.group_sizes(read, by="gender")
@@ -257,7 +257,7 @@ def parquet_integer_labels(tmp_path) -> Case:
 def parquet_missing_label(tmp_path) -> Case:
     path = tmp_path / "missing.parquet"
     example().assign(group=example()["group"].where(example()["reference_subject"] != "A00")).to_parquet(path)
-    return Case(path, error=r"column 'group' has 66 missing values \(first in row 0\)")
+    return Case(path, error=r"column 'group' has 66 missing values \(first in data row 1\)")
 
 
 def parquet_integer_labels_with_missing(tmp_path) -> Case:
@@ -337,7 +337,7 @@ def word_scores(tmp_path) -> Case:
 def nan_words(tmp_path) -> Case:
     path = tmp_path / "nan.csv"
     example().assign(score=np.where(np.arange(7920) % 1000 == 0, "nan", example()["score"].astype(str))).to_csv(path, index=False)
-    return Case(path, error=r"column 'score' has 8 NaN and 0 infinite values \(first in row 0\)")
+    return Case(path, error=r"column 'score' has 8 NaN and 0 infinite values \(first in data row 1\)")
 
 
 def distances_read_as_similarities(tmp_path) -> Case:
@@ -419,7 +419,7 @@ def comment_footer(tmp_path) -> Case:
     path = tmp_path / "footer.csv"
     path.write_text(example().to_csv(index=False) + "# 7920 comparisons\n")
     return Case(path, error=r"column 'mated' has 1 values that are not a mated/non-mated label "
-                            r"\(e.g. an empty cell; first in row 7920\)")
+                            r"\(e.g. an empty cell; first in data row 7921\)")
 
 
 def two_systems(tmp_path) -> Case:

@@ -162,7 +162,7 @@ def test_read_errors(tmp_path):
         bf.read_scores(bad_bob)
     csv = tmp_path / "s.csv"
     csv.write_text("score,mated\n0.5,maybe\n0.1,false\n")
-    with pytest.raises(bf.SchemaError, match=r"1 values that are not a mated/non-mated label \(e.g. 'maybe'; first in row 0\)"):
+    with pytest.raises(bf.SchemaError, match=r"1 values that are not a mated/non-mated label \(e.g. 'maybe'; first in data row 1\)"):
         bf.read_scores(csv)
     with pytest.raises(bf.SchemaError, match=r"columns \['sc'\] named in the mapping"):
         bf.read_scores(csv, columns={"sc": "score"})
@@ -287,8 +287,33 @@ def test_a_spreadsheets_empty_rows_are_left_out_with_a_warning_and_a_comment_hea
     with pytest.raises(bf.SchemaError, match=r"column 'score' has 1 NaN"):
         bf.read_scores(tmp_path / "hole.csv")
     (tmp_path / "unlabelled.csv").write_text(text.replace("\n", "\n,,,0.5,\n", 1))
-    with pytest.raises(bf.SchemaError, match=r"not a mated/non-mated label \(e\.g\. an empty cell; first in row 0\)"):
+    with pytest.raises(bf.SchemaError, match=r"not a mated/non-mated label \(e\.g\. an empty cell; first in data row 1\)"):
         bf.read_scores(tmp_path / "unlabelled.csv")
+
+
+def test_a_file_s_rows_are_named_as_the_file_numbers_them(tmp_path):
+    """Messages about a table just read named its first data row "row 0", where the reader's
+    own messages said "data row 1". Rows left out (empty in every column) keep their numbers;
+    a Parquet file's stored index is named by its labels; the table returned carries no trace."""
+    table = bf.read_scores(bf.datasets.example_scores_path())
+    lines = bf.datasets.example_scores_path().read_text().splitlines()
+    lines[5] = lines[5].replace(",True", ",maybe").replace(",False", ",maybe")  # data row 5
+    lines[3] = ",,,,"  # data row 3, left out with a warning
+    (tmp_path / "s.csv").write_text("\n".join(lines) + "\n")
+    with pytest.warns(UserWarning, match="the first is data row 3"):
+        with pytest.raises(bf.SchemaError, match=r"e\.g\. 'maybe'; first in data row 5\)"):
+            bf.read_scores(tmp_path / "s.csv")
+    holed = table.assign(group=table["group"].where(table.index != 41))
+    holed.to_parquet(tmp_path / "s.parquet")
+    with pytest.raises(bf.SchemaError, match=r"'group' has 1 missing values \(first in data row 42\)"):
+        bf.read_grouped_scores(tmp_path / "s.parquet")
+    holed.set_axis([f"t{i}" for i in range(len(holed))]).rename_axis("trial").to_parquet(tmp_path / "i.parquet")
+    with pytest.raises(bf.SchemaError, match=r"'group' has 1 missing values \(first in row 't41'\)"):
+        bf.read_grouped_scores(tmp_path / "i.parquet")
+    for read in (table, bf.read_grouped_scores(bf.datasets.example_scores_path())):
+        assert set(read.attrs) <= {"score_dtype", "missing_groups"}
+    with pytest.raises(bf.SchemaError, match=r"\(first in row 41\)"):  # in memory: the row label
+        bf.validate_scores(holed)
 
 
 def test_files_of_other_kinds_are_named_and_pandas_index_columns_are_read(tmp_path):
