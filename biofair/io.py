@@ -309,6 +309,12 @@ def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | 
             "(biofair report --format csv) if it is a table"
         )
     table.columns = _BOB_COLUMNS[table.shape[1]]
+    numeric = [pd.api.types.is_numeric_dtype(_parsed_scores(table["score"].iloc[[row]])) for row in range(min(2, len(table)))]
+    if numeric == [False, True]:  # a score file with a header line, e.g. "claimed real test score"
+        raise SchemaError(
+            f"{path}: its first line ({' '.join(map(str, table.iloc[0]))!r}) is a header, which a bob score file does not "
+            f"have (its columns are {', '.join(table.columns)}, in that order): delete that line, or start it with '#'"
+        )
     table["mated"] = table["reference_subject"] == table["probe_subject"]
     return table.rename(columns=_renames(list(table.columns), columns))
 

@@ -122,6 +122,17 @@ def missing_label(tmp_path, **options) -> Case:
     return Case(path, options, check=check)
 
 
+def bob_header(tmp_path) -> Case:
+    """A header line on a bob file with a subject file: the subject join failed first, on
+    subjects "claimed" and "real", before any check could name the header."""
+    bob, people = subjects_files(tmp_path, {"A": "f", "B": "m", "C": "m"})
+    bob.write_text("claimed real test score\n" + bob.read_text())
+    return Case(bob, {"by": "gender", "subjects": people}, error=(
+        r"scores-dev: its first line \('claimed real test score'\) is a header, which a bob score file does not have "
+        r"\(its columns are reference_subject, probe_subject, probe_id, score, in that order\): delete that line, "
+        r"or start it with '#'$"))
+
+
 def na_is_a_label(tmp_path) -> Case:
     path = labelled(tmp_path, "na.csv", example()["group"].map({"A": "NA", "B": "None", "C": "null"}))
     return Case(path, check=lambda read: set(read["group"]) == {"NA", "None", "null"})
@@ -548,6 +559,7 @@ CASES = {
     "capitalised header": capitalised_header,
     "capitalised header, renamed": capitalised_header_renamed,
     "a comment line after the table": comment_footer,
+    "a bob file with a header line, with subjects": bob_header,
     "two systems in one file": two_systems,
     "a stray quote in a text column": stray_quote,
     "separators at the end of the data rows": trailing_separators,
