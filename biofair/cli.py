@@ -261,6 +261,20 @@ def _sibling(name: str) -> str:
     return f".{hashlib.sha256(os.fsencode(name)).hexdigest()[:16]}.biofair-partial"
 
 
+def _dangling_link(path: Path) -> Path | None:
+    """The first folder named on the way to ``path`` that is a symbolic link to nothing
+    (None when there is none)."""
+    for folder in reversed(path.parents):
+        if folder.is_symlink():
+            try:
+                os.stat(folder)
+            except FileNotFoundError:
+                return folder
+            except OSError:  # a loop (named when the folders are created), or a folder it may not read
+                continue
+    return None
+
+
 class _OutputFolder:
     """OUTDIR reserved for this run.
 
@@ -291,8 +305,14 @@ class _OutputFolder:
             self.output = (Path(os.path.realpath(named)) if named.name in ("", ".", "..")
                            else Path(os.path.realpath(named.parent)) / named.name)
             self.existing = self.output.is_dir() and not self.output.is_symlink()
+            dangling = _dangling_link(named)
         except OSError as error:
             raise _UsageError(f"--output {output} cannot be written: {error.strerror}") from None
+        if dangling is not None:  # realpath follows it, and mkdir would create the folder it names
+            raise _UsageError(
+                f"--output {output} cannot be written: {dangling} is a symbolic link to {os.readlink(dangling)}, "
+                "which does not exist (a drive or share not mounted?); create that folder or give another OUTDIR"
+            )
         if not self.output.name:  # e.g. a link to / followed by ..
             raise _UsageError(f"--output {output} is the root of the file system; give a new or an empty folder")
         self.work = self.output / ".biofair-partial" if self.existing else self.output.with_name(_sibling(self.output.name))

@@ -116,6 +116,14 @@ def a_link(tmp_path):
     return tmp_path / "out", r"--output .*out is a symbolic link"
 
 
+def under_a_dangling_link(tmp_path):
+    """A link to a share not mounted: the folders it names were created, two levels deep."""
+    (tmp_path / "share").symlink_to(tmp_path / "mnt" / "results")
+    return tmp_path / "share" / "out", (r"--output .*/share/out cannot be written: .*/share is a symbolic link to "
+                                        r".*/mnt/results, which does not exist \(a drive or share not mounted\?\); "
+                                        r"create that folder or give another OUTDIR$")
+
+
 def under_a_file(tmp_path):
     (tmp_path / "notes").write_text("precious")
     return tmp_path / "notes" / "sub" / "out", r"--output .*notes/sub/out cannot be written: .*/notes is a file, not a folder"
@@ -130,7 +138,7 @@ def under_sys(tmp_path):
 
 
 OUTPUTS = {"a file": a_file, "a folder with a file": a_full_folder, "a symbolic link": a_link,
-           "under a file": under_a_file, "/proc": under_proc, "/sys": under_sys}
+           "under a dangling symbolic link": under_a_dangling_link, "under a file": under_a_file, "/proc": under_proc, "/sys": under_sys}
 
 
 @pytest.mark.parametrize("name", OUTPUTS)
