@@ -707,7 +707,9 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
             )
     except papermill.PapermillExecutionError as error:
         raise _AnalysisError(_cell_failure(error, notebook_path)) from None
-    except Exception as error:  # the kernel died, or could not start
+    except Exception as error:  # the kernel died or could not start, or the disk filled
+        if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise _AnalysisError(f"the report could not be written: {error}") from None
         raise _AnalysisError(f"{type(error).__name__}: {error}{_log_tail(folder.scratch / 'kernel.log')}") from None
     finally:  # an interrupted run may leave its kernel up: end it before this process ends
         for process in _kernel_processes(launched):
@@ -765,9 +767,15 @@ def _cell_failure(error, notebook_path: Path) -> str:
     return f"{error.ename}: {_one_line(error.evalue)} (in the report's {where})"
 
 
+#: What every kernel logs at its start (ipykernel 7 on a TCP connection): never the cause.
+_KERNEL_START_NOTICE = "Kernel is running over TCP without encryption"
+
+
 def _log_tail(path: Path) -> str:
+    """``"; kernel log: <its last line>"``, or "" when the kernel logged nothing but its
+    start notice."""
     try:
-        lines = [line for line in path.read_text().splitlines() if line.strip()]
+        lines = [line for line in path.read_text().splitlines() if line.strip() and _KERNEL_START_NOTICE not in line]
     except OSError:
         return ""
     return f"; kernel log: {lines[-1]}" if lines else ""
