@@ -51,16 +51,20 @@ def bins_of(values: NDArray, edges: NDArray) -> NDArray[np.intp]:
 
     Bin ``b`` holds ``edges[b] <= x < edges[b+1]``, the last bin also ``x == edges[-1]``;
     values outside the edges go to the first or last bin. Computed by arithmetic (at half
-    scale when the edges span more than the largest float), then corrected by one
-    comparison with the edges on each side (as np.histogram does).
+    scale when the edges span more than the largest float, dividing by their width when
+    it is too narrow to invert), then corrected by one comparison with the edges on each
+    side (as np.histogram does).
     """
     n_bins = edges.size - 1
     with np.errstate(over="ignore"):
         width = edges[-1] - edges[0]
-    if np.isfinite(width):
-        scaled = (values - edges[0]) * (n_bins / width)
-    else:  # edges wider than the largest float (scores spanning ±1.8e308): at half scale
+        per_unit = n_bins / width
+    if not np.isfinite(width):  # edges wider than the largest float (scores spanning ±1.8e308): at half scale
         scaled = (values / 2 - edges[0] / 2) * (n_bins / (edges[-1] / 2 - edges[0] / 2))
+    elif not np.isfinite(per_unit):  # edges so narrow (below n_bins / 1.8e308) that bins per unit overflow
+        scaled = (values - edges[0]) / width * n_bins
+    else:
+        scaled = (values - edges[0]) * per_unit
     index = np.clip(scaled, 0, n_bins - 1).astype(np.intp)
     index -= (values < edges[index]) & (index > 0)
     index += (values >= edges[index + 1]) & (index < n_bins - 1)

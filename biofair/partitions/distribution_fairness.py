@@ -255,34 +255,59 @@ def comprehensive_equity_index(
     return _index_from_divergences(divergences, data.census.names, parameters)
 
 
+def _scale_exponents(largest: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Per group, the power of two the in-memory index divides its scores by
+    (:func:`biofair._validation.power_of_two_exponent` of its largest magnitude): 0 within
+    ``[2^-500, 2^500]``, else the exponent that brings the largest into ``[0.5, 1)``."""
+    inside = (largest == 0.0) | ((largest >= 2.0**-500) & (largest <= 2.0**500))
+    return np.where(inside, 0, np.frexp(largest)[1]).astype(np.int64)
+
+
 def _moments_part(part: pd.DataFrame, index: int, census: Census, kind: str) -> NDArray[np.float64]:
-    """Per group: count, a reference score ``r``, the mean of ``v - r`` and the sum of squared
-    deviations from that mean (4 x groups).
+    """Per group: count, a reference score ``r``, the mean of ``v - r``, the sum of squared
+    deviations from that mean, and the power of two ``e`` they are in units of (5 x groups).
 
     ``r`` is one of the group's scores, so a constant group has deviations of exactly 0 (its
     mean, summed directly, can round an ulp off its score, and the ulp became a spread).
+    Scores are divided by ``2^e`` (exact) where the partition's largest of the group lies
+    outside ``[2^-500, 2^500]``, as in memory: squares of 1e-200 vanished and those of 1e160
+    overflowed.
     """
     values, group = _one_class(part, census, kind)
     keep = group >= 0
     values, group = values[keep], group[keep]
     size = len(census.names)
+    largest = np.zeros(size)
+    np.maximum.at(largest, group, np.abs(values))
+    exponent = _scale_exponents(largest)
+    if exponent.any():
+        values = np.ldexp(values, -exponent[group])
     reference = np.zeros(size)
     reference[group] = values  # one of each group's scores (whichever is written last)
     shifted = values - reference[group]
     n = np.bincount(group, minlength=size).astype(np.float64)
     offset = np.bincount(group, shifted, minlength=size) / np.maximum(n, 1)
     deviation = shifted - offset[group]
-    return np.stack([n, reference, offset, np.bincount(group, deviation * deviation, minlength=size)])
+    return np.stack([n, reference, offset, np.bincount(group, deviation * deviation, minlength=size), exponent])
 
 
-def _merged_moments(parts: list[NDArray]) -> tuple[NDArray, NDArray, NDArray]:
+def _merged_moments(parts: list[NDArray]) -> tuple[NDArray, NDArray, NDArray, NDArray]:
     """Per group: a reference score ``r`` (the first partition's with any of the group), the
-    mean of ``v - r`` and the (population) standard deviation, from per-partition moments
-    (Chan et al.'s pairwise update). Scores a few ulps apart keep their spread and a constant
-    group has none, as in memory."""
+    mean of ``v - r``, the (population) standard deviation, all in units of ``2^e``, and
+    ``e``: the largest of the partitions' (that of the group's largest score, as in memory),
+    to which each partition's moments are brought (exactly, but for parts of a partition
+    that fall below the smallest float beside the others). Merged by Chan et al.'s pairwise
+    update. Scores a few ulps apart keep their spread and a constant group has none, as in
+    memory."""
+    counts = np.stack([part[0] for part in parts])
+    exponent = np.where(counts > 0, np.stack([part[4] for part in parts]), -np.inf).max(axis=0)
+    exponent = np.where(np.isfinite(exponent), exponent, 0).astype(np.int64)
     n = np.zeros_like(parts[0][0])
     reference, offset, squares = np.zeros_like(n), np.zeros_like(n), np.zeros_like(n)
-    for n_b, reference_b, offset_b, squares_b in parts:
+    for n_b, reference_b, offset_b, squares_b, exponent_b in parts:
+        shift = exponent_b.astype(np.int64) - exponent  # <= 0 where the partition has the group
+        reference_b, offset_b, squares_b = (np.ldexp(reference_b, shift), np.ldexp(offset_b, shift),
+                                            np.ldexp(squares_b, 2 * shift))
         reference = np.where(n > 0, reference, reference_b)
         total = n + n_b
         # b's mean less the running one (0 where b has none of the group: no inf · 0 below)
@@ -291,16 +316,18 @@ def _merged_moments(parts: list[NDArray]) -> tuple[NDArray, NDArray, NDArray]:
         offset = offset + delta * share
         squares = squares + squares_b + delta * delta * n * share
         n = total
-    return reference, offset, np.sqrt(squares / n)
+    return reference, offset, np.sqrt(squares / n), exponent
 
 
 def _beyond_part(part: pd.DataFrame, index: int, census: Census, kind: str, reference: NDArray,
-                 offset: NDArray, std: NDArray, n_std: float) -> NDArray[np.int64]:
+                 offset: NDArray, std: NDArray, exponent: NDArray, n_std: float) -> NDArray[np.int64]:
     """Per group: scores more than ``n_std`` standard deviations beyond the mean
-    (``reference + offset``), towards the class's error tail."""
+    (``reference + offset``, in units of ``2^exponent``), towards the class's error tail."""
     values, group = _one_class(part, census, kind)
     keep = group >= 0
     values, group = values[keep], group[keep]
+    if exponent.any():
+        values = np.ldexp(values, -exponent[group])
     sign = 1.0 if kind == "nonmated" else -1.0
     beyond = sign * ((values - reference[group]) - offset[group]) > n_std * std[group]
     return np.bincount(group[beyond], minlength=len(census.names))
