@@ -5,6 +5,7 @@ Read more in the chapter "Set one threshold for everyone" (``notebooks/03``).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -61,6 +62,19 @@ def _discrepancy_table(
     )
 
 
+def _warn_if_dev_lacks_groups(names: Sequence[str], dev_names: Sequence[str]) -> None:
+    """Warn when the development scores have none of some evaluation groups: the pooled
+    thresholds are then set without those groups' non-mated scores."""
+    missing = [name for name in names if name not in set(dev_names)]
+    if missing:
+        shown = ", ".join(repr(name) for name in missing[:5]) + (", ..." if len(missing) > 5 else "")
+        warnings.warn(
+            f"the development scores have no comparisons of {len(missing)} of the {len(names)} evaluation "
+            f"groups ({shown}): the thresholds are set on the other groups' non-mated scores only",
+            UserWarning, stacklevel=3,
+        )
+
+
 def fairness_discrepancy_rate(
     scores: pd.DataFrame | ScoresByGroup,
     *,
@@ -101,6 +115,8 @@ def fairness_discrepancy_rate(
     -----
     InsufficientComparisonsWarning
         For targets below 3/N of the pooled development non-mated scores (rule of three).
+    UserWarning
+        When ``dev`` has no comparisons of an evaluation group.
 
     See Also
     --------
@@ -137,6 +153,7 @@ def fairness_discrepancy_rate(
     targets = as_targets(fmr_targets, "fmr_targets")
     groups = scores_by_group(scores, by=by)
     dev_groups = groups if dev is None else scores_by_group(dev, by=by)
+    _warn_if_dev_lacks_groups(list(groups), list(dev_groups))
     thresholds = np.atleast_1d(_pooled_threshold(dev_groups, targets))
     rates = _group_rates(groups, thresholds)
     return _discrepancy_table(

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, ZeroRate
 from biofair._validation import as_target, as_targets, as_thresholds, check_alpha
-from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_gap
+from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_gap, _warn_if_dev_lacks_groups
 from biofair.dispersion import OutcomeFairness, _outcome_from_rates
 from biofair.groups import GroupRates, _rates_table
 from biofair.partitions.census import Census, _context, _group_keys, _needed, _on_partitions, partitioned
@@ -186,6 +186,8 @@ def fairness_discrepancy_rate(
     -----
     InsufficientComparisonsWarning
         For targets below 3/N of the pooled development non-mated scores (rule of three).
+    UserWarning
+        When ``dev`` has no comparisons of an evaluation group.
 
     See Also
     --------
@@ -214,6 +216,7 @@ def fairness_discrepancy_rate(
     targets = as_targets(fmr_targets, "fmr_targets")
     data = partitioned(scores, by=by)
     dev_data = data if dev is None else partitioned(dev, by=by)
+    _warn_if_dev_lacks_groups(data.census.names, dev_data.census.names)
     thresholds, at_or_above, n_dev = _pooled_thresholds_and_counts(dev_data, targets, by)
     rates, _ = group_rates_at(data, thresholds, by=by)
     return _discrepancy_table(

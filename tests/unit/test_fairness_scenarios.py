@@ -86,6 +86,31 @@ def test_unbiased_side_scores_near_one(default_scenarios):
         assert automatic.normal >= 0.95 and automatic.extreme >= 0.95
 
 
+def test_a_development_set_without_an_evaluation_group_is_named(recwarn):
+    """The pooled thresholds were set without that group's non-mated scores, without a word;
+    in memory and out of core alike (the same table, one warning each)."""
+    import dask
+    import dask.dataframe as dd
+
+    from biofair import partitions as bp
+
+    test = fdr_canonical_system(fair=False, n_mated=500, n_nonmated=5_000, rng=2)
+    dev = fdr_canonical_system(fair=False, n_mated=500, n_nonmated=5_000, rng=1)
+    partial = dev[dev["group"] != "1"]
+    message = ("the development scores have no comparisons of 1 of the 3 evaluation groups ('1'): the thresholds "
+               "are set on the other groups' non-mated scores only")
+    with pytest.warns(UserWarning) as caught:
+        found = bf.fairness_discrepancy_rate(test, dev=partial, fmr_targets=[1e-2])
+        with dask.config.set(scheduler="synchronous"):
+            out_of_core = bp.fairness_discrepancy_rate(dd.from_pandas(test, npartitions=2),
+                                                       dev=dd.from_pandas(partial, npartitions=2), fmr_targets=[1e-2])
+    assert [str(w.message) for w in caught] == [message, message]
+    pd.testing.assert_frame_equal(found, out_of_core)
+    assert found["threshold"].iloc[0] == bf.threshold_at_fmr(bf.split_scores(partial)[1], 1e-2)
+    bf.fairness_discrepancy_rate(test, dev=dev, fmr_targets=[1e-2])  # every group: no warning
+    assert not [w for w in recwarn if issubclass(w.category, UserWarning)]
+
+
 def test_unfair_canonical_system_has_lower_fdr_at_every_target():
     results = {}
     for fair in (True, False):
