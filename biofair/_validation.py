@@ -6,6 +6,7 @@ biofair's message, never numpy's or pandas'.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 
@@ -265,3 +266,11 @@ def check_choice(value: str, name: str, choices: tuple[str, ...]) -> str:
         listed = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
         raise ValueError(f"{name} must be {listed}, got {value!r}")
     return value
+
+
+def fewest_resamples(confidence: float) -> int:
+    """The fewest bootstrap resamples ``B`` whose percentile interval at ``confidence`` has a
+    resample beyond each end: ``B·(1 - confidence)/2 >= 1`` (40 at 95 %). With fewer, an end
+    is the most extreme resample, and one resample gives an interval of zero width that can
+    exclude its own estimate."""
+    return math.ceil(round(2.0 / (1.0 - confidence), 9))  # 1 - 0.95 is 0.050000000000000044

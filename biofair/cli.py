@@ -30,9 +30,12 @@ from collections.abc import Callable, Iterator
 from importlib.resources import as_file, files
 from pathlib import Path
 
+from biofair._validation import fewest_resamples
+
 _TEMPLATE = files("biofair") / "report_template.md"  # the chapter "Analyse your own system"
 _OUTPUTS = ("report.ipynb", "report.html", "summary.json")
 _EXIT_FAILED, _EXIT_USAGE = 1, 2
+_CONFIDENCE = 0.95  # of every interval either layout reports (the default of biofair.summary and differential_report)
 
 _EXAMPLES = """\
 examples:
@@ -86,6 +89,18 @@ def _integer(minimum: int) -> Callable[[str], int]:
 
 
 _positive_integer, _seed = _integer(1), _integer(0)
+
+
+def _resamples(text: str) -> int:
+    """An option type: enough bootstrap resamples for the report's 95 % intervals."""
+    value, fewest = _positive_integer(text), fewest_resamples(_CONFIDENCE)
+    if value < fewest:
+        raise argparse.ArgumentTypeError(
+            f"{value} resamples are too few for the report's {_CONFIDENCE:.0%} intervals: give at least {fewest}, "
+            "so that each interval has a resample beyond each end (1,000 or more for ends that change little "
+            "from seed to seed)"
+        )
+    return value
 
 
 def _number(text: str, low: float, high: float, open_low: bool) -> float:
@@ -211,8 +226,8 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--operating-fmr", type=_rate, default=1e-2, metavar="FMR",
                         help="FMR of the single threshold for GARBE and Inequity (default: 1e-2)")
     report.add_argument("--alpha", type=_weight, default=0.5, help="FDR weight of FMR gaps, in [0, 1] (default: 0.5)")
-    report.add_argument("-n", "--n-resamples", type=_positive_integer, default=200, metavar="B",
-                        help="bootstrap resamples (default: 200)")
+    report.add_argument("-n", "--n-resamples", type=_resamples, default=200, metavar="B",
+                        help=f"bootstrap resamples, at least {fewest_resamples(_CONFIDENCE)} (default: 200)")
     report.add_argument("--n-permutations", type=_positive_integer, default=100, metavar="P",
                         help="permutations of the CEI null (default: 100)")
     report.add_argument("--seed", type=_seed, default=0, help="random seed, a non-negative integer (default: 0)")
@@ -701,7 +716,7 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
     try:
         with open(folder.scratch / "kernel.log", "w") as log:
             papermill.execute_notebook(
-                template, notebook_path, parameters=parameters, cwd=str(folder.scratch),
+                _as_written(template), _as_written(notebook_path), parameters=parameters, cwd=str(folder.scratch),
                 progress_bar=sys.stderr.isatty(), kernel_name="python3",
                 kernel_manager_class=_kernel_manager(log, folder.scratch / "kernel.json", launched),
             )
@@ -726,6 +741,12 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
         json.loads((folder.files / "summary.json").read_text())  # complete and parseable
     except (OSError, ValueError) as error:
         raise _AnalysisError(f"the report could not be written: {error}") from None
+
+
+def _as_written(path: Path) -> str:
+    """``path`` for papermill, which fills ``{name}`` in notebook paths with the parameters
+    (``str.format``): braces doubled, so that an OUTDIR such as ``run_{seed}`` is itself."""
+    return str(path).replace("{", "{{").replace("}", "}}")
 
 
 def _as_published(notebook, folder: _OutputFolder):

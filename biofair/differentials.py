@@ -17,7 +17,7 @@ from scipy import stats
 from biofair._resampling import cluster_weights, interval
 from biofair._thresholds import PRECISE, RESOLVED, resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed
-from biofair._validation import as_count, as_number, as_rng, as_threshold
+from biofair._validation import as_count, as_number, as_rng, as_threshold, fewest_resamples
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import extrapolated_fmr
 from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
@@ -287,7 +287,9 @@ def differential_report(
     confidence : float, default 0.95
         Coverage of every interval.
     n_resamples : int, default 1000
-        Bootstrap resamples.
+        Bootstrap resamples: at least ``2 / (1 - confidence)`` (40 at 95 %), so that each
+        interval has a resample beyond each end (one resample gave a zero-width interval
+        that could exclude its estimate, and a verdict from it).
     cluster : str or None, default "reference_subject"
         Subject column: the bootstrap resamples subjects within each group and keeps all
         their comparisons (a subject's comparisons are not independent). None resamples
@@ -389,6 +391,12 @@ def differential_report(
     tolerance = as_number(tolerance, "tolerance", low=1.0, open_low=True)
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     n_resamples = as_count(n_resamples, "n_resamples")
+    if n_resamples < fewest_resamples(confidence):  # the verdicts read the intervals' ends
+        raise ValueError(
+            f"n_resamples={n_resamples} is too few for {confidence:.0%} intervals: give at least "
+            f"{fewest_resamples(confidence)}, so that each interval has a resample beyond each end "
+            "(1,000 or more for ends that change little from seed to seed)"
+        )
     rng = as_rng(rng)
     values = table["score"].to_numpy(dtype=np.float64)
     mated = table["mated"].to_numpy(dtype=bool)

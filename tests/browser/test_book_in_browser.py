@@ -331,7 +331,7 @@ def test_the_differential_report_fits_a_phone(browser, tmp_path, distance):
     import biofair as bf
     from biofair._differential_html import render
 
-    report = bf.differential_report(bf.synthetic.demographic_scores(rng=0), fmr=0.01, n_resamples=20, rng=0)
+    report = bf.differential_report(bf.synthetic.demographic_scores(rng=0), fmr=0.01, n_resamples=40, rng=0)
     path = tmp_path / "report.html"
     path.write_text(render(report.in_distance_units() if distance else report))
     tab = browser.new_page(viewport={"width": PHONE, "height": 800})

@@ -10,7 +10,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "biofair" / "data" / "example_scores.csv"
-FAST = ["-n", "20", "--n-permutations", "10", "--seed", "3"]
+FAST = ["-n", "40", "--n-permutations", "10", "--seed", "3"]
 
 
 def example() -> pd.DataFrame:

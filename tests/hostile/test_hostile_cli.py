@@ -53,6 +53,9 @@ OPTIONS = {
     "-n 0": (["-n", "0"], r"argument -n/--n-resamples: expected a positive integer, got '0'"),
     "-n -3": (["-n", "-3"], r"argument -n/--n-resamples: expected a positive integer, got '-3'"),
     "-n 1.5": (["-n", "1.5"], r"argument -n/--n-resamples: expected a positive integer, got '1.5'"),
+    "-n 39": (["-n", "39"], r"argument -n/--n-resamples: 39 resamples are too few for the report's 95% intervals: "
+                            r"give at least 40, so that each interval has a resample beyond each end \(1,000 or more "
+                            r"for ends that change little from seed to seed\)$"),
     "--n-permutations 0": (["--n-permutations", "0"], r"argument --n-permutations: expected a positive integer"),
     "--alpha 2": (["--alpha", "2"], r"argument --alpha: expected a number in \[0, 1\], got '2'"),
     "--alpha nan": (["--alpha", "nan"], r"argument --alpha: expected a number in \[0, 1\], got 'nan'"),
@@ -254,7 +257,7 @@ def test_an_outdir_that_is_a_mount_point_receives_the_report(tmp_path):
     output = tmp_path / "out"
     output.mkdir()
     command = (f"{Path(sys.executable).with_name('biofair')} report {ROOT / 'biofair' / 'data' / 'example_scores.csv'} "
-               f"--layout differential --by group -n 20 --seed 3 -o {output}")
+               f"--layout differential --by group -n 40 --seed 3 -o {output}")
     run = in_namespace(f"mount -t tmpfs tmpfs {output} && cd {ROOT} && {command} && ls -A {output}", timeout=600)
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines()[-2:] == ["differential.json", "report.html"], run.stdout

@@ -143,16 +143,28 @@ def test_a_reference_group_that_does_not_exist(options, message, tmp_path, run_m
 
 
 
+def test_too_few_resamples_for_the_intervals_are_refused():
+    """With one resample every interval had zero width: a group of ratio 1.56 was "within
+    tolerance" 1.25 from the interval [1.22, 1.22], which excludes its own estimate."""
+    table = groups_table({"a": 200, "b": 200})
+    for n_resamples, confidence, fewest in ((1, 0.95, 40), (39, 0.95, 40), (19, 0.9, 20), (199, 0.99, 200)):
+        with pytest.raises(ValueError, match=rf"^n_resamples={n_resamples} is too few for {confidence:.0%} intervals: "
+                                             rf"give at least {fewest}, so that each interval has a resample beyond"):
+            bf.differential_report(table, fmr=1e-2, n_resamples=n_resamples, confidence=confidence, rng=0)
+        report = bf.differential_report(table, fmr=1e-2, n_resamples=fewest, confidence=confidence, rng=0)
+        assert report.n_resamples == fewest
+
+
 def test_a_file_whose_scores_are_all_equal_is_refused(tmp_path, run_main):
     """It reported FMR 0 and FNMR 1 for every group, without a word (the standard layout
     refuses the same file, as d' is undefined)."""
     table = groups_table({"a": 200, "b": 200}).assign(score=0.5)
     with pytest.raises(ValueError, match=r"every score is 0\.5: equal scores cannot tell mated from non-mated"):
-        bf.differential_report(table, fmr=1e-2, n_resamples=10, rng=0)
+        bf.differential_report(table, fmr=1e-2, n_resamples=40, rng=0)
     path = tmp_path / "constant.csv"
     table.to_csv(path, index=False)
     status, err = run_main(path, "-o", tmp_path / "out", "--layout", "differential", *FAST)
     assert status == 2 and not (tmp_path / "out").exists()
     assert len(err) == 1 and "every score is 0.5" in err[0], err
     table.loc[0, "score"] = 0.6  # one different score is a (poor) system, reported as usual
-    assert len(bf.differential_report(table, fmr=1e-2, n_resamples=10, rng=0).groups) == 4
+    assert len(bf.differential_report(table, fmr=1e-2, n_resamples=40, rng=0).groups) == 4

@@ -107,7 +107,7 @@ def test_biofair_report_runs_from_the_installed_wheel_on_the_shipped_example(ven
     example = run([python, "-I", "-c", "import biofair; print(biofair.datasets.example_scores_path())"],
                   cwd=tmp_path, env=environment).stdout.strip()
     out = tmp_path / "report"
-    result = run([venv / "bin" / "biofair", "report", example, "-o", out, "-n", "20", "--n-permutations", "10"],
+    result = run([venv / "bin" / "biofair", "report", example, "-o", out, "-n", "40", "--n-permutations", "10"],
                  cwd=tmp_path, env=environment)
     assert "wrote" in result.stdout
     assert sorted(p.name for p in out.iterdir()) == ["report.html", "report.ipynb", "summary.json"]

@@ -16,7 +16,7 @@ import biofair as bf
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = bf.datasets.example_scores_path()
-FAST = ["-n", "20", "--n-permutations", "10", "--seed", "3"]
+FAST = ["-n", "40", "--n-permutations", "10", "--seed", "3"]
 
 
 def biofair_command(*args):
@@ -69,7 +69,7 @@ def test_example_report_matches_direct_calls(example_report):
     assert value(summary, "garbe_fnmr", 0.01) == outcome.garbe_fnmr
     assert value(summary, "dfi_extreme") == bf.distribution_fairness_index(table).extreme
     resampled = summary.dropna(subset=["low"])
-    assert set(resampled["unit"]) == {"subject"} and (resampled["n_resamples"] == 20).all()
+    assert set(resampled["unit"]) == {"subject"} and (resampled["n_resamples"] == 40).all()
 
 
 def test_example_report_states_the_range_of_the_fdr_area(example_report):

@@ -108,7 +108,7 @@ def test_distances_keep_their_units_in_and_out(tmp_path):
     for name, options in (("similarity", ("--threshold", "2.5")), ("distance", ("--threshold", "7.5", "--distance")),
                           ("distance_at_fmr", ("--distance",)), ("similarity_at_fmr", ())):
         source = "distance.csv" if name.startswith("distance") else "similarity.csv"
-        assert run(tmp_path / source, "--layout", "differential", *options, "-n", "20", "-o", tmp_path / name) == 0
+        assert run(tmp_path / source, "--layout", "differential", *options, "-n", "40", "-o", tmp_path / name) == 0
         document = json.loads((tmp_path / name / "differential.json").read_text())
         jsonschema.validate(document, SCHEMA, cls=jsonschema.Draft202012Validator)
         counts[name] = [(g["group"], g["rate"], g["errors"], g["comparisons"]) for g in document["groups"]]
@@ -146,7 +146,7 @@ def test_a_float32_parquet_file_and_its_text_twin_give_the_same_counts_at_a_type
     counts = {}
     for name in ("text.csv", "single.parquet", "double.parquet"):
         out = tmp_path / name.replace(".", "_")
-        assert run(tmp_path / name, "--layout", "differential", "--threshold", typed, "-n", "20", "-o", out) == 0
+        assert run(tmp_path / name, "--layout", "differential", "--threshold", typed, "-n", "40", "-o", out) == 0
         document = json.loads((out / "differential.json").read_text())
         counts[name] = [(g["group"], g["rate"], g["errors"], g["comparisons"]) for g in document["groups"]]
     assert counts["single.parquet"] == counts["text.csv"] == counts["double.parquet"]
@@ -164,7 +164,7 @@ def test_labels_that_differ_only_by_spaces_are_named_on_the_terminal(tmp_path, c
     table["group"] = np.array(["x", " x", "y"])[np.arange(len(table)) % 3]
     path = tmp_path / "scores.csv"
     pd.DataFrame(table).to_csv(path, index=False)
-    assert run(path, "--layout", "differential", "-n", "20", "-o", tmp_path / "out") == 0
+    assert run(path, "--layout", "differential", "-n", "40", "-o", tmp_path / "out") == 0
     assert "biofair report: warning: column(s) ['group'] hold labels that differ only by surrounding spaces: " \
            "' x', 'x'" in capsys.readouterr().err
 
@@ -177,7 +177,7 @@ def test_subject_ids_that_differ_only_by_spaces_are_named_on_the_terminal(tmp_pa
     table.loc[nonmated[::2], "reference_subject"] += " "  # only non-mated rows: no contradiction
     path = tmp_path / "scores.csv"
     table.to_csv(path, index=False)
-    assert run(path, "--layout", "differential", "-n", "20", "-o", tmp_path / "out") == 0
+    assert run(path, "--layout", "differential", "-n", "40", "-o", tmp_path / "out") == 0
     err = capsys.readouterr().err
     assert "biofair report: warning: column(s) ['reference_subject', 'probe_subject'] hold subject ids that differ " \
            "only by surrounding spaces (" in err
@@ -191,9 +191,9 @@ def test_a_fairness_index_the_data_cannot_give_is_named_and_the_differential_lay
     table["score"] = np.where(table["reference_group"] == "b", table["score"].clip(upper=1.0), table["score"])
     path = tmp_path / "clipped.csv"
     table.to_csv(path, index=False)
-    assert run(path, "-n", "20", "-o", tmp_path / "standard") == 2
+    assert run(path, "-n", "40", "-o", tmp_path / "standard") == 2
     assert "biofair report: error: the comprehensive equity index (CEI, CEI^A) cannot be computed: group 'b': all " \
            "600 mated scores fall in the tail" in capsys.readouterr().err
     assert not (tmp_path / "standard").exists()
-    assert run(path, "--layout", "differential", "-n", "20", "-o", tmp_path / "out") == 0
+    assert run(path, "--layout", "differential", "-n", "40", "-o", tmp_path / "out") == 0
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["differential.json", "report.html"]

@@ -187,10 +187,10 @@ def test_design_effect_is_one_without_clustering_and_above_one_with_it():
 @given(seed=st.integers(0, 2**16))
 def test_row_order_and_group_names_do_not_matter(seed):
     table = bf.synthetic.demographic_scores(groups={"a": (15, 3.0, 0.0), "b": (12, 2.5, 0.5)}, rng=seed)
-    first = bf.differential_report(table, fmr=0.05, n_resamples=20, rng=0).groups
+    first = bf.differential_report(table, fmr=0.05, n_resamples=40, rng=0).groups
     shuffled = table.sample(frac=1, random_state=seed)
     renamed = shuffled.replace({"reference_group": {"a": "x"}, "probe_group": {"a": "x"}})
-    second = bf.differential_report(renamed, fmr=0.05, n_resamples=20, rng=0).groups
+    second = bf.differential_report(renamed, fmr=0.05, n_resamples=40, rng=0).groups
     second["group"] = second["group"].replace({"x": "a"})
     second = second.sort_values(["group", "rate"]).reset_index(drop=True)
     columns = ["group", "rate", "status", "estimate", "errors", "comparisons", "reference_subjects",
@@ -236,7 +236,7 @@ def test_bad_options_are_refused(demo):
 
 def test_an_unresolved_target_warns(demo):
     with pytest.warns(bf.InsufficientComparisonsWarning):
-        bf.differential_report(demo, fmr=1e-4, n_resamples=20, rng=0)
+        bf.differential_report(demo, fmr=1e-4, n_resamples=40, rng=0)
 
 
 # -- generalised Pareto tails --------------------------------------------------------------
