@@ -434,6 +434,18 @@ def test_an_outdir_name_too_long_is_one_line(unread, tmp_path, run_main, no_note
     assert list(tmp_path.iterdir()) == [unread]
 
 
+def test_braces_in_the_outdir_path_are_part_of_its_name(tmp_path, run_main):
+    """papermill fills "{name}" in notebook paths with the parameters: "run_{x}" failed with
+    "Missing parameter 'x'", "run {}" with an IndexError, and "{seed}" became the seed."""
+    output = tmp_path / "{seed}" / "run_{x} {}"
+    status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", output, *FAST)
+    assert status == 0, lines
+    assert sorted(p.name for p in output.iterdir()) == sorted(cli._OUTPUTS)
+    assert [p.name for p in tmp_path.iterdir()] == ["{seed}"]
+    notebook = json.loads((output / "report.ipynb").read_text())
+    assert notebook["metadata"]["papermill"]["output_path"] == str(output / "report.ipynb")
+
+
 def test_a_long_outdir_name_the_file_system_allows_receives_the_report(tmp_path, run_main, monkeypatch):
     """240 bytes: a legal name, too long for the work folder ".<name>.biofair-partial-XXXXXXXX"
     beside it, which is then named by a hash of it, the same for every run."""
