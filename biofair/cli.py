@@ -584,18 +584,30 @@ def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
     return list(dict.fromkeys(_one_line(w.message) for w in caught if shown(w)))
 
 
-def _operational_threshold(args: argparse.Namespace, score_dtype: str | None) -> float | None:
+def _operational_threshold(args: argparse.Namespace, table) -> float | None:
     """``--threshold`` as the system that stored the scores compares them: rounded to the
     stored precision (a float32 score "0.7" is float32(0.7), just below the float64 0.7, and
-    a float32 system matches it at "0.7"), and negated for distances."""
+    a float32 system matches it at "0.7"), and negated for distances. A threshold that makes
+    every comparison a match, or none, is refused in the file's units."""
     if args.threshold is None:
         return None
     typed = args.threshold
+    score_dtype = table.attrs.get("score_dtype")
     if score_dtype in ("float16", "float32"):
         import numpy as np
 
         typed = float(np.dtype(score_dtype).type(typed))
-    return -typed if args.distance else typed
+    threshold = -typed if args.distance else typed  # as read: a match iff score >= threshold
+    low, high = table["score"].min(), table["score"].max()
+    if threshold > high or threshold <= low:
+        written = sorted(-v if args.distance else v for v in (low, high))
+        every = "a non-match (FMR 0, FNMR 1)" if threshold > high else "a match (FMR 1, FNMR 0)"
+        raise ValueError(
+            f"--threshold {args.threshold:g} lies outside the {'distances' if args.distance else 'scores'} of the file "
+            f"(from {written[0]:g} to {written[1]:g}): every comparison would be {every} in every group, which shows "
+            "no differential. Is it in the file's unit (0.7, not 70)?"
+        )
+    return threshold
 
 
 def _differential_analysis(args: argparse.Namespace):
@@ -613,7 +625,7 @@ def _differential_analysis(args: argparse.Namespace):
             args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
             format=args.format, subjects=args.subjects, missing_groups=args.missing_groups,
         )
-        threshold = _operational_threshold(args, table.attrs.get("score_dtype"))
+        threshold = _operational_threshold(args, table)
         report = bf.differential_report(
             table, by=by, threshold=threshold, fmr=None if threshold is not None else args.operating_fmr,
             reference=args.reference, n_resamples=args.n_resamples, rng=args.seed,

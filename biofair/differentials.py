@@ -230,7 +230,15 @@ def _operational_threshold(values: NDArray, mated: NDArray, threshold: float | N
     if (threshold is None) == (fmr is None):
         raise ValueError("give exactly one of threshold= (a fixed threshold) or fmr= (a target FMR on all non-mated scores)")
     if threshold is not None:
-        return as_threshold(threshold), "given", None, {}
+        value = as_threshold(threshold)
+        if value > values.max() or value <= values.min():  # every rate 0 or 1: ratios of 1, "within tolerance"
+            every = "a non-match (FMR 0, FNMR 1)" if value > values.max() else "a match (FMR 1, FNMR 0)"
+            raise ValueError(
+                f"threshold={value!r} lies outside the scores (from {float(values.min())!r} to {float(values.max())!r}): "
+                f"every comparison would be {every} in every group, which shows no differential. Is it in the "
+                "scores' unit (0.7, not 70)?"
+            )
+        return value, "given", None, {}
     target = as_number(fmr, "fmr", low=0.0, high=1.0, open_low=True, open_high=True)
     nonmated = np.sort(values[~mated])
     warn_unresolved([target], nonmated.size, stacklevel=4)
@@ -332,7 +340,8 @@ def differential_report(
         there are fewer than two groups.
     ValueError
         When both or neither of ``threshold`` and ``fmr`` are given, an option is out of
-        range, ``reference`` names no group, or every score is the same.
+        range, ``threshold`` makes every comparison a match or every one a non-match,
+        ``reference`` names no group, or every score is the same.
 
     Warns
     -----

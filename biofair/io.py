@@ -35,7 +35,7 @@ from biofair.groups import (
     add_subject_attributes,
     scores_by_group,
 )
-from biofair.schema import _FILE_ROWS, _SCORE_SETS, _row, _score_problems, _stripped, validate_scores
+from biofair.schema import _FILE_ROWS, _SCORE_SETS, CANONICAL_COLUMNS, _row, _score_problems, _stripped, validate_scores
 
 _ScoreFormat = Literal["auto", "csv", "parquet", "bob"]
 _PathLike = str | os.PathLike
@@ -168,7 +168,11 @@ def _renames(names: list[str], columns: Mapping[str, str] | None) -> dict[str, s
         return {}
     absent = [name for name in columns if name not in names]
     if absent:
-        raise SchemaError(f"columns {absent} named in the mapping are not in the file (it has {names})")
+        turned = {target: source for source, target in columns.items()  # {"score": "sim"}: written backwards
+                  if source in absent and source in CANONICAL_COLUMNS and target in names}
+        hint = (f"; a mapping goes from the file's names to biofair's: columns={turned!r} (biofair report --columns "
+                + ",".join(f"{name}={canonical}" for name, canonical in turned.items()) + ")" if turned else "")
+        raise SchemaError(f"columns {absent} named in the mapping are not in the file (it has {names}){hint}")
     targets = Counter(columns.values())
     for target, count in targets.items():
         if count > 1:
@@ -499,6 +503,7 @@ def _read_score_list(path: _PathLike, name: str) -> np.ndarray:
             f"({fields}). A table of scores with labels is read from one CSV file instead"
         )
     values = _parsed_scores(lines[0])
+    values.attrs[_FILE_ROWS] = True  # its messages name a line as "data row N", from 1
     if problems := [p.replace("column 'score'", what) for p in _score_problems(values)]:
         raise SchemaError("; ".join(problems))
     return values.to_numpy(dtype=np.float64)

@@ -8,6 +8,7 @@ required; ``group``, ``reference_subject``, ``probe_subject``, ``reference_group
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -123,6 +124,10 @@ def _cli_renaming(renames: dict[str, str]) -> str:
     return "biofair report --columns '" + ",".join(f"{name}={key}" for name, key in renames.items()) + "'"
 
 
+def _pandas_renaming(renames: dict[str, str]) -> str:
+    return f"scores.rename(columns={renames!r}) ({_cli_renaming(renames)})"
+
+
 def _near_names(missing: list[str], columns: Sequence[str], *,
                 renaming: Callable[[dict[str, str]], str] = _cli_renaming) -> str:
     """What the table has instead of the ``missing`` columns: the names that differ from them
@@ -140,6 +145,40 @@ def _near_names(missing: list[str], columns: Sequence[str], *,
     return f" (the table has {shown})" if columns else " (the table has no columns)"
 
 
+#: Optional columns whose absence changes the results without an error, and how.
+_READ_ONLY_AS_NAMED = {
+    "system": "the rows of several systems would be pooled",
+    "split": "development and evaluation rows would be pooled",
+    "reference_subject": "comparisons would be resampled one by one, not by subject",
+    "probe_subject": "comparisons would be resampled one by one, not by subject",
+}
+
+
+def _misnamed(columns: Sequence[str], *, renaming: Callable[[dict[str, str]], str] = _cli_renaming) -> str:
+    """The problem of columns named like ``system``, ``split`` or a subject column but for
+    case, spaces or hyphens ("System", "Reference Subject"), when the column itself is
+    absent: they would be ignored, and the results would change without a word ("" when
+    there are none)."""
+    near = {}
+    for name in columns:
+        key = "_".join(str(name).strip().lower().replace("-", " ").split())
+        if key in _READ_ONLY_AS_NAMED and key not in columns and key not in near.values():
+            near[name] = key
+    if not near:
+        return ""
+    harms = "; ".join(dict.fromkeys(_READ_ONLY_AS_NAMED[key] for key in near.values()))
+    return (f"column(s) {', '.join(repr(name) for name in near)} would be ignored, as only the name(s) "
+            f"{', '.join(repr(key) for key in near.values())} are read: {harms}. Rename them, e.g. {renaming(near)}")
+
+
+def _shown_with_unusual_characters(value: object) -> str:
+    """``repr(value)``, followed by the names of the characters in it that are not ASCII:
+    '−0.5' (U+2212 MINUS SIGN) reads as '-0.5' but is no number."""
+    unusual = list(dict.fromkeys(c for c in str(value) if not c.isascii()))[:3]
+    names = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in unusual)
+    return f"{value!r} ({names})" if unusual else repr(value)
+
+
 def _score_problems(score: pd.Series) -> list[str]:
     """What stops ``score`` from being finite float64 scores, one problem per line."""
     if pd.api.types.is_bool_dtype(score):
@@ -147,10 +186,11 @@ def _score_problems(score: pd.Series) -> list[str]:
     if pd.api.types.is_complex_dtype(score):
         return [f"column 'score' holds complex numbers (dtype {score.dtype}), not comparison scores"]
     if not pd.api.types.is_numeric_dtype(score):
-        words = score[pd.to_numeric(score, errors="coerce").isna() & score.notna()]
-        if len(words):
-            examples = ", ".join(repr(x) for x in pd.unique(words)[:3])
-            return [f"column 'score' must be numeric; {len(words)} values are not numbers (e.g. {examples})"]
+        unparsed = (pd.to_numeric(score, errors="coerce").isna() & score.notna()).to_numpy()
+        if unparsed.any():
+            examples = ", ".join(_shown_with_unusual_characters(x) for x in pd.unique(score[unparsed])[:3])
+            return [f"column 'score' must be numeric; {int(unparsed.sum())} values are not numbers (e.g. {examples}; "
+                    f"first in {_row(score, int(unparsed.argmax()))})"]
         return [f"column 'score' must be numeric, got dtype {score.dtype}"]
     raw = score.to_numpy()
     inexact = inexact_integers(raw)
@@ -278,6 +318,8 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     missing = [column for column in _REQUIRED_COLUMNS if column not in scores.columns]
     if missing:
         problems.append(f"missing column(s): {', '.join(missing)}{_near_names(missing, scores.columns)}")
+    if misnamed := _misnamed(list(scores.columns), renaming=_pandas_renaming):
+        problems.append(misnamed)
     if len(scores) == 0:
         problems.append("the table has no rows")
     else:

@@ -21,7 +21,7 @@ from biofair._summation import PART, parts
 from biofair._typing import By
 from biofair.exceptions import SchemaError
 from biofair.groups import _check_equal_labels_written_alike, _composite_names, _factorize_categories, _label_names
-from biofair.schema import _SCORE_SETS, _contradiction, _near_names, _refuse_pooling, _score_problems
+from biofair.schema import _SCORE_SETS, _contradiction, _misnamed, _near_names, _refuse_pooling, _score_problems
 
 
 class Census(NamedTuple):
@@ -106,7 +106,10 @@ def _as_frame(scores: Any):
 def _check_required(frame) -> None:
     """Refuse, before any pass, a frame without a score or mated column (Dask gives a
     Parquet folder the columns of its first file), naming a column that differs only in
-    case or spaces. Every partition reported it, after a pass over all of them."""
+    case or spaces. Every partition reported it, after a pass over all of them. Also a
+    system, split or subject column so misnamed (it would be ignored)."""
+    if misnamed := _misnamed(list(frame.columns), renaming=_dask_renaming):
+        raise SchemaError(misnamed)
     missing = [column for column in ("score", "mated") if column not in frame.columns]
     if missing:
         files = _whole_files(frame)

@@ -143,6 +143,26 @@ def test_a_reference_group_that_does_not_exist(options, message, tmp_path, run_m
 
 
 
+def test_a_threshold_outside_the_scores_is_refused(tmp_path, run_main):
+    """Scores in (0, 1) and "--threshold 70" (a percentage): FNMR 1 in every group, ratios of
+    1, and every FNMR verdict "within tolerance", with no warning."""
+    table = groups_table({"a": 200, "b": 200})
+    low, high = float(table["score"].min()), float(table["score"].max())
+    for threshold, every in ((high + 1, "a non-match (FMR 0, FNMR 1)"), (low, "a match (FMR 1, FNMR 0)")):
+        with pytest.raises(ValueError, match=re.escape(
+                f"threshold={float(threshold)!r} lies outside the scores (from {low!r} to {high!r}): every comparison "
+                f"would be {every} in every group, which shows no differential. Is it in the scores' unit")):
+            bf.differential_report(table, threshold=threshold, n_resamples=40, rng=0)
+    assert bf.differential_report(table, threshold=np.nextafter(low, np.inf), n_resamples=40, rng=0).overall["fmr"] < 1
+    path = tmp_path / "distances.csv"
+    table.assign(score=-table["score"]).to_csv(path, index=False)
+    status, err = run_main(path, "--distance", "--threshold", "70", "-o", tmp_path / "out", "--layout", "differential", *FAST)
+    assert status == 2 and not (tmp_path / "out").exists()
+    assert err == [f"biofair report: error: --threshold 70 lies outside the distances of the file (from {-high:g} to "
+                   f"{-low:g}): every comparison would be a match (FMR 1, FNMR 0) in every group, which shows no "
+                   "differential. Is it in the file's unit (0.7, not 70)?"], err
+
+
 def test_too_few_resamples_for_the_intervals_are_refused():
     """With one resample every interval had zero width: a group of ratio 1.56 was "within
     tolerance" 1.25 from the interval [1.22, 1.22], which excludes its own estimate."""

@@ -192,7 +192,7 @@ def text_score_list(tmp_path) -> Case:
     mated, nonmated = tmp_path / "genuine.txt", tmp_path / "impostor.txt"
     mated.write_text("0.9\nhigh\n")
     nonmated.write_text("0.1\n")
-    return Case((mated, nonmated), error=r"genuine.txt must be numeric; 1 values are not numbers \(e.g. 'high'\)")
+    return Case((mated, nonmated), error=r"genuine.txt must be numeric; 1 values are not numbers \(e.g. 'high'; first in data row 2\)$")
 
 
 def duplicate_columns(tmp_path) -> Case:
@@ -342,7 +342,15 @@ def boolean_scores(tmp_path) -> Case:
 def word_scores(tmp_path) -> Case:
     path = tmp_path / "words.csv"
     example().assign(score=np.where(np.arange(7920) == 5, "abc", example()["score"].astype(str))).to_csv(path, index=False)
-    return Case(path, error=r"column 'score' must be numeric; 1 values are not numbers \(e.g. 'abc'\)")
+    return Case(path, error=r"column 'score' must be numeric; 1 values are not numbers \(e.g. 'abc'; first in data row 6\)")
+
+
+def unicode_minus(tmp_path) -> Case:
+    """'−0.5' with U+2212 MINUS SIGN reads as '-0.5': the message showed the value alone, and no row."""
+    path = tmp_path / "minus.csv"
+    example().assign(score=np.where(np.arange(7920) == 400, "\u22120.5", example()["score"].astype(str))).to_csv(path, index=False)
+    return Case(path, error=r"column 'score' must be numeric; 1 values are not numbers \(e.g. '\u22120.5' \(U\+2212 MINUS "
+                            r"SIGN\); first in data row 401\)")
 
 
 def nan_words(tmp_path) -> Case:
@@ -547,6 +555,7 @@ CASES = {
     "integers above 2^53": huge_integers,
     "boolean scores": boolean_scores,
     "a word among scores": word_scores,
+    "a minus sign that is not a hyphen": unicode_minus,
     "nan words": nan_words,
     "distances read as similarities": distances_read_as_similarities,
     "similarities read as distances": similarities_read_as_distances,

@@ -345,6 +345,15 @@ def test_a_folder_without_parquet_files_says_so(tmp_path):
         bp.census(str(tmp_path / "absent"))
 
 
+def test_a_system_column_named_otherwise_is_refused_before_any_pass():
+    """'System' was ignored out of core too, and two systems pooled."""
+    scores = table().assign(System=["x", "y"] * (len(table()) // 2))
+    with pytest.raises(SchemaError, match=r"^column\(s\) 'System' would be ignored, as only the name\(s\) 'system' are "
+                                          r"read: the rows of several systems would be pooled\. Rename them, e\.g\. "
+                                          r"dd\.read_parquet\(path\)\.rename\(columns=\{'System': 'system'\}\)$"):
+        bp.census(dd.from_pandas(scores, npartitions=2))
+
+
 @pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")  # Dask's tasks reading the files
 def test_a_score_column_named_otherwise_is_refused_before_any_pass(tmp_path):
     """'Score' in every file: each partition was reported missing score, after a pass over all."""

@@ -412,3 +412,17 @@ def test_ids_that_differ_from_the_attributes_by_spaces_are_named_as_such():
     unknown = scores.assign(probe_subject=scores["probe_subject"].where(scores.index > 0, "s9"))
     with pytest.raises(bf.SchemaError, match=r"have no attributes, e\.g\. \['s9'\]$"):
         bf.add_subject_attributes(unknown, people)
+
+
+def test_subject_attributes_named_like_a_pair_level_column_are_refused():
+    """A score file with a 'gender' column and a subject file with a 'gender' attribute: the
+    per-group rates read the file's column and the cross-group table the attributes, without
+    a word (biofair report --subjects ... --by gender)."""
+    people = pd.DataFrame({"subject": ["s1", "s2", "s3"], "gender": ["f", "m", "f"]})
+    scores = trials(["s1", "s2", "s3"]).assign(gender="m")
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            "the scores already have a pair-level column named like the subject attribute(s) ['gender'], which a "
+            "grouping by='gender' would read instead of the attribute: drop or rename one of them")):
+        bf.add_subject_attributes(scores, people)
+    joined = bf.add_subject_attributes(scores.drop(columns="gender"), people)
+    assert joined["reference_gender"].tolist() == people.set_index("subject").loc[joined["reference_subject"], "gender"].tolist()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 import warnings
 
 import numpy as np
@@ -164,8 +165,14 @@ def test_read_errors(tmp_path):
     csv.write_text("score,mated\n0.5,maybe\n0.1,false\n")
     with pytest.raises(bf.SchemaError, match=r"1 values that are not a mated/non-mated label \(e.g. 'maybe'; first in data row 1\)"):
         bf.read_scores(csv)
-    with pytest.raises(bf.SchemaError, match=r"columns \['sc'\] named in the mapping"):
+    with pytest.raises(bf.SchemaError, match=r"columns \['sc'\] named in the mapping are not in the file \(it has "
+                                             r"\['score', 'mated'\]\)$"):
         bf.read_scores(csv, columns={"sc": "score"})
+    (tmp_path / "sim.csv").write_text("sim,label\n0.5,1\n0.1,0\n")  # the README's example had it backwards
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            "a mapping goes from the file's names to biofair's: columns={'sim': 'score', 'label': 'mated'} "
+            "(biofair report --columns sim=score,label=mated)")):
+        bf.read_scores(tmp_path / "sim.csv", columns={"score": "sim", "mated": "label"})
     nan_csv = tmp_path / "nan.csv"
     nan_csv.write_text("score,mated\n0.5,true\n,false\n")
     with pytest.raises(bf.SchemaError, match="column 'score' has 1 NaN"):
@@ -289,6 +296,32 @@ def test_a_spreadsheets_empty_rows_are_left_out_with_a_warning_and_a_comment_hea
     (tmp_path / "unlabelled.csv").write_text(text.replace("\n", "\n,,,0.5,\n", 1))
     with pytest.raises(bf.SchemaError, match=r"not a mated/non-mated label \(e\.g\. an empty cell; first in data row 1\)"):
         bf.read_scores(tmp_path / "unlabelled.csv")
+
+
+def test_system_split_and_subject_columns_named_otherwise_are_refused(tmp_path):
+    """A 'System' column (capital S) was ignored, and two systems pooled without a word, where
+    'system' is refused; 'Reference Subject' made a bootstrap by subject one by pair."""
+    table = bf.read_scores(bf.datasets.example_scores_path())
+    misnamed = table.rename(columns={"reference_subject": "Reference Subject"}).assign(System=["a", "b"] * 3960)
+    with pytest.raises(bf.SchemaError) as error:
+        bf.validate_scores(misnamed)
+    assert str(error.value).splitlines() == [
+        "invalid score table:",
+        "- column(s) 'Reference Subject', 'System' would be ignored, as only the name(s) 'reference_subject', "
+        "'system' are read: comparisons would be resampled one by one, not by subject; the rows of several "
+        "systems would be pooled. Rename them, e.g. scores.rename(columns={'Reference Subject': "
+        "'reference_subject', 'System': 'system'}) (biofair report --columns "
+        "'Reference Subject=reference_subject,System=system')"]
+    unlinked = table.drop(columns=["reference_subject", "probe_subject"])
+    for name in (" split", "PROBE-SUBJECT", "probe  subject"):
+        with pytest.raises(bf.SchemaError, match=f"column\\(s\\) {name!r} would be ignored"):
+            bf.validate_scores(unlinked.assign(**{name: "x"}))
+    bf.validate_scores(table.assign(System="a", system="a"))  # the canonical column is there: read
+    misnamed.to_csv(tmp_path / "s.csv", index=False)
+    with pytest.raises(bf.SchemaError, match="'System' would be ignored"):
+        bf.read_scores(tmp_path / "s.csv")
+    renamed = bf.read_scores(tmp_path / "s.csv", columns={"System": "system", "Reference Subject": "reference_subject"})
+    assert set(renamed["system"]) == {"a", "b"}
 
 
 def test_a_file_s_rows_are_named_as_the_file_numbers_them(tmp_path):
