@@ -961,10 +961,11 @@ def main(argv: list[str] | None = None) -> int:
         _ignore_signals()  # let the clean-up finish; the process ends without another word
         if folder is not None:
             folder.release()
-    if args.layout == "differential":
-        print(f"biofair report: wrote {folder.output}/report.html and differential.json")
-    else:
-        print(f"biofair report: wrote {folder.output}/report.ipynb, report.html and summary.json")
+    written = "report.html and differential.json" if args.layout == "differential" else "report.ipynb, report.html and summary.json"
+    try:
+        print(f"biofair report: wrote {folder.output}/{written}", flush=True)
+    except BrokenPipeError:  # its reader has gone (| head): the report is written all the same
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error as Python exits
     return 0
 
 

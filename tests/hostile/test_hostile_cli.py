@@ -480,6 +480,16 @@ def test_dot_dot_after_a_symbolic_link_is_resolved_as_the_shell_does(tmp_path, r
     assert (tmp_path / "real" / "out" / "summary.json").exists() and not (tmp_path / "out").exists()
 
 
+def test_a_reader_that_closed_the_pipe_does_not_fail_a_written_report(tmp_path):
+    """"biofair report ... | true": a BrokenPipeError traceback and status 1 ("the analysis
+    failed") after the report was written."""
+    command = (f"{Path(sys.executable).with_name('biofair')} report {ROOT / 'biofair' / 'data' / 'example_scores.csv'} "
+               f"--layout differential {' '.join(FAST)} -o {tmp_path / 'out'} | true")
+    run = subprocess.run(["bash", "-c", "set -o pipefail; " + command], capture_output=True, text=True, timeout=600)
+    assert (run.returncode, run.stderr) == (0, "")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["differential.json", "report.html"]
+
+
 def test_the_kernel_log_is_quoted_for_its_cause_not_its_start_notice(tmp_path):
     notice = ("[IPKernelApp] WARNING | Kernel is running over TCP without encryption. All communication (including "
               "code and outputs) is sent in plain text and is susceptible to eavesdropping.")
