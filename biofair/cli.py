@@ -103,23 +103,24 @@ def _resamples(text: str) -> int:
     return value
 
 
-def _number(text: str, low: float, high: float, open_low: bool) -> float:
+def _number(text: str, low: float, high: float, *, open_ends: bool) -> float:
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and (low < value if open_low else low <= value) and value <= high):
-        interval = f"{'(' if open_low else '['}{low:g}, {high:g}]"
+    if not (math.isfinite(value) and ((low < value < high) if open_ends else (low <= value <= high))):
+        interval = f"({low:g}, {high:g})" if open_ends else f"[{low:g}, {high:g}]"
         raise argparse.ArgumentTypeError(f"expected a number in {interval}, got {text!r}")
     return value
 
 
 def _rate(text: str) -> float:
-    return _number(text, 0.0, 1.0, open_low=True)
+    """An FMR: in (0, 1), as the functions take it (at 1 every comparison is a match)."""
+    return _number(text, 0.0, 1.0, open_ends=True)
 
 
 def _weight(text: str) -> float:
-    return _number(text, 0.0, 1.0, open_low=False)
+    return _number(text, 0.0, 1.0, open_ends=False)
 
 
 def _rates(text: str) -> list[float]:
@@ -221,14 +222,14 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--distance", action="store_true", help="scores are distances (lower = more similar)")
     report.add_argument("--format", default="auto", choices=["auto", "csv", "parquet", "bob"],
                         help="file format (default: by suffix, then by content)")
-    report.add_argument("--fmr-targets", type=_rates, default=[1e-1, 1e-2, 1e-3], metavar="LIST",
+    report.add_argument("--fmr-targets", type=_rates, metavar="LIST",
                         help="two or more FMR targets, comma-separated (default: 1e-1,1e-2,1e-3)")
     report.add_argument("--operating-fmr", type=_rate, default=1e-2, metavar="FMR",
                         help="FMR of the single threshold for GARBE and Inequity (default: 1e-2)")
-    report.add_argument("--alpha", type=_weight, default=0.5, help="FDR weight of FMR gaps, in [0, 1] (default: 0.5)")
+    report.add_argument("--alpha", type=_weight, help="FDR weight of FMR gaps, in [0, 1] (default: 0.5)")
     report.add_argument("-n", "--n-resamples", type=_resamples, default=200, metavar="B",
                         help=f"bootstrap resamples, at least {fewest_resamples(_CONFIDENCE)} (default: 200)")
-    report.add_argument("--n-permutations", type=_positive_integer, default=100, metavar="P",
+    report.add_argument("--n-permutations", type=_positive_integer, metavar="P",
                         help="permutations of the CEI null (default: 100)")
     report.add_argument("--seed", type=_seed, default=0, help="random seed, a non-negative integer (default: 0)")
     report.add_argument("--layout", default="standard", choices=["standard", "differential"],
@@ -249,6 +250,10 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The options of the standard layout alone, and their defaults.
+_STANDARD_ONLY = {"fmr_targets": [1e-1, 1e-2, 1e-3], "alpha": 0.5, "n_permutations": 100}
+
+
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line; argparse exits 2 naming the first bad option."""
     args = _build_parser().parse_args(argv)
@@ -256,6 +261,13 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     only_differential = [f"--{name}" for name in ("threshold", "reference", "tolerance") if getattr(args, name) is not None]
     if only_differential and args.layout != "differential":
         report.error(f"argument {only_differential[0]}: only with --layout differential")
+    only_standard = [f"--{name.replace('_', '-')}" for name in _STANDARD_ONLY if getattr(args, name) is not None]
+    if only_standard and args.layout == "differential":  # it was ignored
+        report.error(f"argument {only_standard[0]}: only with --layout standard (the differential layout reports "
+                     "one threshold: --threshold, or --operating-fmr)")
+    for name, default in _STANDARD_ONLY.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
     return args
 
 

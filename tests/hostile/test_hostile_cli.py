@@ -29,7 +29,7 @@ import pytest
 
 import biofair as bf
 from biofair import cli
-from hostile import FAST, ROOT, biofair_command, example
+from hostile import FAST, FAST_DIFFERENTIAL, ROOT, biofair_command, example
 
 
 @pytest.fixture
@@ -59,13 +59,22 @@ OPTIONS = {
     "--n-permutations 0": (["--n-permutations", "0"], r"argument --n-permutations: expected a positive integer"),
     "--alpha 2": (["--alpha", "2"], r"argument --alpha: expected a number in \[0, 1\], got '2'"),
     "--alpha nan": (["--alpha", "nan"], r"argument --alpha: expected a number in \[0, 1\], got 'nan'"),
-    "--operating-fmr nan": (["--operating-fmr", "nan"], r"argument --operating-fmr: expected a number in \(0, 1\], got 'nan'"),
-    "--operating-fmr 0": (["--operating-fmr", "0"], r"argument --operating-fmr: expected a number in \(0, 1\]"),
-    "--operating-fmr 1.5": (["--operating-fmr", "1.5"], r"argument --operating-fmr: expected a number in \(0, 1\]"),
+    "--operating-fmr nan": (["--operating-fmr", "nan"], r"argument --operating-fmr: expected a number in \(0, 1\), got 'nan'"),
+    "--operating-fmr 0": (["--operating-fmr", "0"], r"argument --operating-fmr: expected a number in \(0, 1\)"),
+    "--operating-fmr 1.5": (["--operating-fmr", "1.5"], r"argument --operating-fmr: expected a number in \(0, 1\)"),
+    # 1 ran the standard layout at the lowest score; the differential one refused it without naming the option
+    "--operating-fmr 1": (["--operating-fmr", "1"], r"argument --operating-fmr: expected a number in \(0, 1\), got '1'$"),
+    # the differential layout ignored these without a word
+    "--fmr-targets, differential": (["--layout", "differential", "--fmr-targets", "0.1,0.01"],
+                                    r"argument --fmr-targets: only with --layout standard \(the differential layout "
+                                    r"reports one threshold: --threshold, or --operating-fmr\)$"),
+    "--alpha, differential": (["--layout", "differential", "--alpha", "0.3"], r"argument --alpha: only with --layout standard"),
+    "--n-permutations, differential": (["--n-permutations", "50", "--layout", "differential"],
+                                       r"argument --n-permutations: only with --layout standard"),
     "one FMR target": (["--fmr-targets", "0.01"], r"argument --fmr-targets: at least two FMR targets"),
     "duplicate FMR targets": (["--fmr-targets", "0.1,0.01,0.1"], r"argument --fmr-targets: each FMR target once"),
-    "a word among FMR targets": (["--fmr-targets", "0.1,abc"], r"argument --fmr-targets: expected a number in \(0, 1\], got 'abc'"),
-    "an FMR target above 1": (["--fmr-targets", "0.1,2"], r"argument --fmr-targets: expected a number in \(0, 1\], got '2'"),
+    "a word among FMR targets": (["--fmr-targets", "0.1,abc"], r"argument --fmr-targets: expected a number in \(0, 1\), got 'abc'"),
+    "an FMR target above 1": (["--fmr-targets", "0.1,2"], r"argument --fmr-targets: expected a number in \(0, 1\), got '2'"),
     "--seed -1": (["--seed", "-1"], r"argument --seed: expected a non-negative integer, got '-1'"),
     "--by a a": (["--by", "a", "a"], r"argument --by: each attribute once"),
     "--columns onto one name": (["--columns", "s1=score,s2=score"], r"argument --columns: each file column and each canonical column once"),
@@ -484,7 +493,7 @@ def test_a_reader_that_closed_the_pipe_does_not_fail_a_written_report(tmp_path):
     """"biofair report ... | true": a BrokenPipeError traceback and status 1 ("the analysis
     failed") after the report was written."""
     command = (f"{Path(sys.executable).with_name('biofair')} report {ROOT / 'biofair' / 'data' / 'example_scores.csv'} "
-               f"--layout differential {' '.join(FAST)} -o {tmp_path / 'out'} | true")
+               f"--layout differential {' '.join(FAST_DIFFERENTIAL)} -o {tmp_path / 'out'} | true")
     run = subprocess.run(["bash", "-c", "set -o pipefail; " + command], capture_output=True, text=True, timeout=600)
     assert (run.returncode, run.stderr) == (0, "")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["differential.json", "report.html"]

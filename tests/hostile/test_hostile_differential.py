@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import biofair as bf
-from hostile import FAST
+from hostile import FAST_DIFFERENTIAL
 
 SCHEMA = json.loads((files("biofair") / "data" / "differential_report.schema.json").read_text())
 
@@ -121,7 +121,7 @@ def messy_file(folder) -> tuple:
 
 def test_the_differential_layout_keeps_every_label_as_written(tmp_path, run_main):
     path, table = messy_file(tmp_path)
-    status, err = run_main(path, "-o", tmp_path / "out", "--layout", "differential", *FAST)
+    status, err = run_main(path, "-o", tmp_path / "out", "--layout", "differential", *FAST_DIFFERENTIAL)
     assert status == 0, err
     written = json.loads((tmp_path / "out" / "differential.json").read_text())
     jsonschema.validate(written, SCHEMA)
@@ -137,7 +137,7 @@ def test_the_differential_layout_keeps_every_label_as_written(tmp_path, run_main
 ], ids=["absent", "unpadded"])
 def test_a_reference_group_that_does_not_exist(options, message, tmp_path, run_main):
     path, _ = messy_file(tmp_path)
-    status, err = run_main(path, "-o", tmp_path / "out", "--layout", "differential", *FAST, *options)
+    status, err = run_main(path, "-o", tmp_path / "out", "--layout", "differential", *FAST_DIFFERENTIAL, *options)
     assert status == 2 and not (tmp_path / "out").exists()  # found when the file is read, before any work
     assert len(err) == 1 and re.search(message, err[0]), err
 
@@ -156,7 +156,7 @@ def test_a_threshold_outside_the_scores_is_refused(tmp_path, run_main):
     assert bf.differential_report(table, threshold=np.nextafter(low, np.inf), n_resamples=40, rng=0).overall["fmr"] < 1
     path = tmp_path / "distances.csv"
     table.assign(score=-table["score"]).to_csv(path, index=False)
-    status, err = run_main(path, "--distance", "--threshold", "70", "-o", tmp_path / "out", "--layout", "differential", *FAST)
+    status, err = run_main(path, "--distance", "--threshold", "70", "-o", tmp_path / "out", "--layout", "differential", *FAST_DIFFERENTIAL)
     assert status == 2 and not (tmp_path / "out").exists()
     assert err == [f"biofair report: error: --threshold 70 lies outside the distances of the file (from {-high:g} to "
                    f"{-low:g}): every comparison would be a match (FMR 1, FNMR 0) in every group, which shows no "
@@ -183,7 +183,7 @@ def test_a_file_whose_scores_are_all_equal_is_refused(tmp_path, run_main):
         bf.differential_report(table, fmr=1e-2, n_resamples=40, rng=0)
     path = tmp_path / "constant.csv"
     table.to_csv(path, index=False)
-    status, err = run_main(path, "-o", tmp_path / "out", "--layout", "differential", *FAST)
+    status, err = run_main(path, "-o", tmp_path / "out", "--layout", "differential", *FAST_DIFFERENTIAL)
     assert status == 2 and not (tmp_path / "out").exists()
     assert len(err) == 1 and "every score is 0.5" in err[0], err
     table.loc[0, "score"] = 0.6  # one different score is a (poor) system, reported as usual
