@@ -33,6 +33,11 @@ def _e(value: object) -> str:
     return html.escape(str(value))
 
 
+def _reference(group: str | None) -> str:
+    """The reference group of a rate, or why there is none."""
+    return "none: no group resolves this rate" if group is None else _e(group)
+
+
 def _number(value: float, digits: int = 3) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
@@ -161,8 +166,8 @@ the page says "not resolved" with the counts, and the intervals say how high the
 independent; it is the interval to rely on. Clopper-Pearson and Wilson assume independent comparisons and are
 too narrow when the <b>design effect</b> (how much a person's repeated comparisons inflate the variance) is
 above 1.</dd>
-<dt>ratio and verdict</dt><dd>each group's rate divided by the reference group's (per rate:
-{_e(settings["reference"]["fmr"])} for FMR, {_e(settings["reference"]["fnmr"])} for FNMR). A ratio is
+<dt>ratio and verdict</dt><dd>each group's rate divided by the reference group's (for FMR,
+{_reference(settings["reference"]["fmr"])}; for FNMR, {_reference(settings["reference"]["fnmr"])}). A ratio is
 <i>within tolerance</i> when its whole interval lies within [1/{report.tolerance:g}, {report.tolerance:g}],
 <i>exceeds tolerance</i> when it lies wholly outside, and <i>inconclusive</i> when the data cannot tell.
 Tolerance {report.tolerance:g} is the four-fifths rule unless the operator chose another.</dd>

@@ -188,3 +188,14 @@ def test_a_file_whose_scores_are_all_equal_is_refused(tmp_path, run_main):
     assert len(err) == 1 and "every score is 0.5" in err[0], err
     table.loc[0, "score"] = 0.6  # one different score is a (poor) system, reported as usual
     assert len(bf.differential_report(table, fmr=1e-2, n_resamples=40, rng=0).groups) == 4
+
+
+def test_a_rate_no_group_resolves_has_its_missing_reference_said_in_words():
+    """The page read "(per rate: None for FMR, b for FNMR)"."""
+    from biofair._differential_html import render
+
+    with pytest.warns(bf.InsufficientComparisonsWarning):
+        audit = bf.differential_report(groups_table({"a": 200, "b": 200}), fmr=1e-3, n_resamples=40, rng=0)
+    assert audit.to_dict()["settings"]["reference"] == {"fmr": None, "fnmr": "b"}
+    page = render(audit)
+    assert "(for FMR, none: no group resolves this rate; for FNMR, b)" in " ".join(page.split()) and "None" not in page
