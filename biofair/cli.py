@@ -661,13 +661,21 @@ def _write_differential(report, folder: _OutputFolder) -> None:
 
 
 def _kernel_manager(log, connection_file: Path, launched: list) -> type:
-    """A kernel manager whose kernel writes its own messages to ``log``, not the terminal,
-    and its connection file into the run's work folder, not the system temporary folder;
+    """A kernel manager whose kernel runs in this Python (a "python3" kernel installed for
+    the user or another environment would run another biofair), writes its own messages to
+    ``log``, not the terminal, and its connection file into the run's work folder, not the
+    system temporary folder;
     each manager is appended to ``launched`` before it starts its kernel, so that an
     interruption while the kernel starts still finds the process (:func:`_kernel_processes`)."""
+    from ipykernel.kernelspec import get_kernel_dict
     from jupyter_client import AsyncKernelManager
+    from jupyter_client.kernelspec import KernelSpec
 
     class LoggedKernelManager(AsyncKernelManager):
+        @property
+        def kernel_spec(self) -> KernelSpec:  # this Python's kernel, not the first "python3" Jupyter finds
+            return KernelSpec(resource_dir="", **get_kernel_dict())
+
         async def start_kernel(self, **kwargs):
             self.connection_file = str(connection_file)
             launched.append(self)

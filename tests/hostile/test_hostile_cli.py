@@ -443,6 +443,21 @@ def test_an_outdir_name_too_long_is_one_line(unread, tmp_path, run_main, no_note
     assert list(tmp_path.iterdir()) == [unread]
 
 
+def test_the_report_runs_in_this_python_whatever_kernel_jupyter_calls_python3(tmp_path):
+    """A "python3" kernel installed for the user or on JUPYTER_PATH ran the report: another
+    environment's biofair computed it, or a removed one failed with FileNotFoundError."""
+    spec = tmp_path / "jupyter" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": ["/opt/removed-env/bin/python", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "a removed environment", "language": "python"}))
+    run = subprocess.run([str(Path(sys.executable).with_name("biofair")), "report",
+                          str(ROOT / "biofair" / "data" / "example_scores.csv"), "-o", str(tmp_path / "out"), *FAST],
+                         capture_output=True, text=True, timeout=600, env={**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter")})
+    assert run.returncode == 0, run.stderr
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["biofair"] == bf.__version__
+
+
 def test_braces_in_the_outdir_path_are_part_of_its_name(tmp_path, run_main):
     """papermill fills "{name}" in notebook paths with the parameters: "run_{x}" failed with
     "Missing parameter 'x'", "run {}" with an IndexError, and "{seed}" became the seed."""

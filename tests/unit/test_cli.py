@@ -61,7 +61,8 @@ def test_example_report_matches_direct_calls(example_report):
     assert value(summary, "tmr_at_fmr", 0.01) == bf.tmr_at_fmr(mated, nonmated, 0.01)
     at_target = summary[(summary["metric"] == "tmr_at_fmr") & (summary["fmr_target"] == 0.01)]
     assert at_target["threshold"].item() == bf.threshold_at_fmr(nonmated, 0.01)
-    assert json.loads((example_report / "summary.json").read_text())["match"] == "score >= threshold"
+    written = json.loads((example_report / "summary.json").read_text())
+    assert (written["match"], written["biofair"]) == ("score >= threshold", bf.__version__)
     fdr = bf.fairness_discrepancy_rate(table, fmr_targets=[1e-1, 1e-2, 1e-3])
     for row in fdr.itertuples():
         assert value(summary, "fdr", row.fmr_target) == row.fdr
