@@ -140,7 +140,8 @@ def _html_table(frame: pd.DataFrame) -> str | None:
     ``display.min_rows``), with its missing values (NaN, None, pandas' ``<NA>``) left empty:
     in the cells by ``na_rep``; in a table shown whole, also in the row labels and in nullable
     columns, which a copy for the display relabels and converts to objects. A longer table
-    keeps pandas' marks there: the copy would cost the whole table to show a few of its rows."""
+    keeps pandas' marks there: the copy would cost the whole table to show a few of its rows.
+    The table is in a block MathJax skips, so that a ``$`` in a label starts no formula."""
     if not pd.get_option("display.notebook_repr_html"):
         return None
     max_rows, min_rows = pd.get_option("display.max_rows"), pd.get_option("display.min_rows")
@@ -158,10 +159,16 @@ def _html_table(frame: pd.DataFrame) -> str | None:
                 frame.isetitem(i, column.astype(object).where(column.notna(), np.nan))
     elif min_rows:
         max_rows = min(min_rows, max_rows)
-    return frame.to_html(
+    table = frame.to_html(
         na_rep="", notebook=True, bold_rows=True, max_rows=max_rows, max_cols=pd.get_option("display.max_columns"),
         show_dimensions=pd.get_option("display.show_dimensions"),
     )
+    return table.replace("<div>", f'<div class="{_NOT_MATH}">', 1)  # pandas' own block
+
+
+#: The classes MathJax 2 and 3 leave alone: a label "$50k-$100k" in a table is text, not math
+#: (matplotlib's labels are kept from math text by :func:`_plain`).
+_NOT_MATH = "tex2jax_ignore mathjax_ignore"
 
 
 def _ipython() -> InteractiveShell | None:

@@ -209,6 +209,17 @@ def test_in_a_notebook_missing_values_are_empty_cells_and_labels_stay_as_written
     assert "NaN" in table.to_string()  # outside the notebook's HTML, pandas as ever
 
 
+def test_a_dollar_sign_in_a_table_starts_no_formula(monkeypatch):
+    """Income brackets as group labels ("$50k-$100k"): MathJax, which the book and the report's
+    HTML load, typeset "50k-" as a formula in a table cell."""
+    shell = Shell()
+    monkeypatch.setattr("IPython.get_ipython", lambda: shell)
+    plotting.use_style(retina=False)
+    html = shell.display_formatter.formatters["text/html"](pd.DataFrame({"fmr": [0.01, 0.02]}, index=["$50k-$100k", "<$50k"]))
+    assert re.fullmatch(r'<div class="tex2jax_ignore mathjax_ignore">\n<style.*</table>\n</div>', html, flags=re.S)
+    assert cells(html)[2:] == ["$50k-$100k", "0.01", "&lt;$50k", "0.02"]
+
+
 def test_a_table_too_long_to_show_whole_keeps_pandas_marks(monkeypatch):
     """Relabelling would convert every row to show a few: a long table keeps NaN in its labels."""
     shell = Shell()
