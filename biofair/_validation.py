@@ -274,3 +274,12 @@ def fewest_resamples(confidence: float) -> int:
     is the most extreme resample, and one resample gives an interval of zero width that can
     exclude its own estimate."""
     return math.ceil(round(2.0 / (1.0 - confidence), 9))  # 1 - 0.95 is 0.050000000000000044
+
+
+def too_few_resamples(n_resamples: int, confidence: float) -> str:
+    """Why ``n_resamples`` are too few for intervals at ``confidence`` ("" when they are not)."""
+    fewest = fewest_resamples(confidence)
+    if n_resamples >= fewest:
+        return ""
+    return (f"too few for {round(100 * confidence, 10):g}% intervals: give at least {fewest}, so that each interval has a resample "
+            "beyond each end (1,000 or more for ends that change little from seed to seed)")

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from importlib.resources import as_file, files
 from pathlib import Path
 
-from biofair._validation import fewest_resamples
+from biofair._validation import fewest_resamples, too_few_resamples
 
 _TEMPLATE = files("biofair") / "report_template.md"  # the chapter "Analyse your own system"
 _OUTPUTS = ("report.ipynb", "report.html", "summary.json")
@@ -93,13 +93,9 @@ _positive_integer, _seed = _integer(1), _integer(0)
 
 def _resamples(text: str) -> int:
     """An option type: enough bootstrap resamples for the report's 95 % intervals."""
-    value, fewest = _positive_integer(text), fewest_resamples(_CONFIDENCE)
-    if value < fewest:
-        raise argparse.ArgumentTypeError(
-            f"{value} resamples are too few for the report's {_CONFIDENCE:.0%} intervals: give at least {fewest}, "
-            "so that each interval has a resample beyond each end (1,000 or more for ends that change little "
-            "from seed to seed)"
-        )
+    value = _positive_integer(text)
+    if too_few := too_few_resamples(value, _CONFIDENCE):
+        raise argparse.ArgumentTypeError(f"{value} resamples are {too_few}")
     return value
 
 
@@ -224,7 +220,7 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="file format (default: by suffix, then by content)")
     report.add_argument("--fmr-targets", type=_rates, metavar="LIST",
                         help="two or more FMR targets, comma-separated (default: 1e-1,1e-2,1e-3)")
-    report.add_argument("--operating-fmr", type=_rate, default=1e-2, metavar="FMR",
+    report.add_argument("--operating-fmr", type=_rate, metavar="FMR",
                         help="FMR of the single threshold for GARBE and Inequity (default: 1e-2)")
     report.add_argument("--alpha", type=_weight, help="FDR weight of FMR gaps, in [0, 1] (default: 0.5)")
     report.add_argument("-n", "--n-resamples", type=_resamples, default=200, metavar="B",
@@ -265,7 +261,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     if only_standard and args.layout == "differential":  # it was ignored
         report.error(f"argument {only_standard[0]}: only with --layout standard (the differential layout reports "
                      "one threshold: --threshold, or --operating-fmr)")
-    for name, default in _STANDARD_ONLY.items():
+    if args.threshold is not None and args.operating_fmr is not None:  # it was ignored
+        report.error("argument --operating-fmr: not with --threshold (the differential layout reports one threshold)")
+    for name, default in {**_STANDARD_ONLY, "operating_fmr": 1e-2}.items():
         if getattr(args, name) is None:
             setattr(args, name, default)
     return args
@@ -610,15 +608,15 @@ def _operational_threshold(args: argparse.Namespace, table) -> float | None:
 
         typed = float(np.dtype(score_dtype).type(typed))
     threshold = -typed if args.distance else typed  # as read: a match iff score >= threshold
-    low, high = table["score"].min(), table["score"].max()
-    if threshold > high or threshold <= low:
-        written = sorted(-v if args.distance else v for v in (low, high))
-        every = "a non-match (FMR 0, FNMR 1)" if threshold > high else "a match (FMR 1, FNMR 0)"
-        raise ValueError(
-            f"--threshold {args.threshold:g} lies outside the {'distances' if args.distance else 'scores'} of the file "
-            f"(from {written[0]:g} to {written[1]:g}): every comparison would be {every} in every group, which shows "
-            "no differential. Is it in the file's unit (0.7, not 70)?"
-        )
+    low, high = float(table["score"].min()), float(table["score"].max())
+    if threshold > high or threshold <= low:  # the file's largest similarity, or its smallest distance, and beyond
+        beyond, limit = (("below", "smallest") if args.distance else ("above", "largest")) if threshold > high else (
+            ("at or above", "largest") if args.distance else ("at or below", "smallest"))
+        extreme = (-low if args.distance else low) if threshold <= low else (-high if args.distance else high)
+        outcome = "no comparison in any group" if threshold > high else "every comparison in every group"
+        kind = "distance" if args.distance else "score"
+        raise ValueError(f"--threshold {args.threshold!r} is {beyond} every {kind} of the file (the {limit} is {extreme!r}): "
+                         f"{outcome} would be a match, which shows no differential. Is it in the file's unit (0.7, not 70)?")
     return threshold
 
 
@@ -664,9 +662,9 @@ def _kernel_manager(log, connection_file: Path, launched: list) -> type:
     """A kernel manager whose kernel runs in this Python (a "python3" kernel installed for
     the user or another environment would run another biofair), writes its own messages to
     ``log``, not the terminal, and its connection file into the run's work folder, not the
-    system temporary folder;
-    each manager is appended to ``launched`` before it starts its kernel, so that an
-    interruption while the kernel starts still finds the process (:func:`_kernel_processes`)."""
+    system temporary folder; each manager is appended to ``launched`` before it starts its
+    kernel, so that an interruption while the kernel starts still finds the process
+    (:func:`_kernel_processes`)."""
     from ipykernel.kernelspec import get_kernel_dict
     from jupyter_client import AsyncKernelManager
     from jupyter_client.kernelspec import KernelSpec

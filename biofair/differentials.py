@@ -17,7 +17,7 @@ from scipy import stats
 from biofair._resampling import cluster_weights, interval
 from biofair._thresholds import PRECISE, RESOLVED, resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed
-from biofair._validation import as_count, as_number, as_rng, as_threshold, fewest_resamples
+from biofair._validation import as_count, as_number, as_rng, as_threshold, too_few_resamples
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import extrapolated_fmr
 from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
@@ -232,12 +232,11 @@ def _operational_threshold(values: NDArray, mated: NDArray, threshold: float | N
     if threshold is not None:
         value = as_threshold(threshold)
         if value > values.max() or value <= values.min():  # every rate 0 or 1: ratios of 1, "within tolerance"
-            every = "a non-match (FMR 0, FNMR 1)" if value > values.max() else "a match (FMR 1, FNMR 0)"
-            raise ValueError(
-                f"threshold={value!r} lies outside the scores (from {float(values.min())!r} to {float(values.max())!r}): "
-                f"every comparison would be {every} in every group, which shows no differential. Is it in the "
-                "scores' unit (0.7, not 70)?"
-            )
+            where = (f"above every score (the largest is {float(values.max())!r}): no comparison in any group"
+                     if value > values.max() else
+                     f"at or below every score (the smallest is {float(values.min())!r}): every comparison in every group")
+            raise ValueError(f"threshold={value!r} is {where} would be a match, which shows no differential. Is it "
+                             "in the scores' unit (0.7, not 70)?")
         return value, "given", None, {}
     target = as_number(fmr, "fmr", low=0.0, high=1.0, open_low=True, open_high=True)
     nonmated = np.sort(values[~mated])
@@ -400,12 +399,8 @@ def differential_report(
     tolerance = as_number(tolerance, "tolerance", low=1.0, open_low=True)
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     n_resamples = as_count(n_resamples, "n_resamples")
-    if n_resamples < fewest_resamples(confidence):  # the verdicts read the intervals' ends
-        raise ValueError(
-            f"n_resamples={n_resamples} is too few for {confidence:.0%} intervals: give at least "
-            f"{fewest_resamples(confidence)}, so that each interval has a resample beyond each end "
-            "(1,000 or more for ends that change little from seed to seed)"
-        )
+    if too_few := too_few_resamples(n_resamples, confidence):  # the verdicts read the intervals' ends
+        raise ValueError(f"n_resamples={n_resamples} is {too_few}")
     rng = as_rng(rng)
     values = table["score"].to_numpy(dtype=np.float64)
     mated = table["mated"].to_numpy(dtype=bool)

@@ -740,10 +740,14 @@ def add_subject_attributes(
     SchemaError
         When a column is missing, a subject id is missing, a subject appears twice in
         ``attributes``, subjects of the score table have no attributes (counted, never left
-        as NaN), an attribute column would replace a column of ``scores``, or ``scores``
-        has a pair-level column of an attribute's name (a grouping by that name would read
-        it, not the attribute). Missing attribute values are kept: grouping by that
-        attribute then raises, naming them.
+        as NaN), or an attribute column would replace a column of ``scores``. Missing
+        attribute values are kept: grouping by that attribute then raises, naming them.
+
+    Warns
+    -----
+    UserWarning
+        When ``scores`` has a pair-level column of an attribute's name: a grouping by that
+        name reads it, not the attribute.
 
     See Also
     --------
@@ -783,11 +787,11 @@ def add_subject_attributes(
              if f"{side}_{c}" in scores.columns]
     if clash:
         raise SchemaError(f"the scores already have the column(s) {clash}; the subject attributes would replace them")
-    shadowed = [c for c in attributes.columns if c != subject and c in scores.columns]
-    if shadowed:  # a grouping by that name reads the pair-level column first
-        raise SchemaError(
-            f"the scores already have a pair-level column named like the subject attribute(s) {shadowed}, which a "
-            f"grouping by={shadowed[0]!r} would read instead of the attribute: drop or rename one of them"
+    if shadowed := [c for c in attributes.columns if c != subject and c in scores.columns]:
+        warnings.warn(  # a grouping by that name reads the pair-level column first
+            f"the scores have a pair-level column named like the subject attribute(s) {shadowed}: a grouping "
+            f"by={shadowed[0]!r} reads that column, not the attribute; rename one of them to group by the other",
+            UserWarning, stacklevel=2,
         )
     table = attributes.astype({subject: str})
     duplicated = table[subject].duplicated()

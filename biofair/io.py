@@ -30,12 +30,23 @@ from biofair.areas import roc_auc
 from biofair.exceptions import SchemaError, ScoreDirectionWarning
 from biofair.groups import (
     _MISSING_GROUP,
+    _attributes_of,
     _check_no_missing,
     _group_columns,
     add_subject_attributes,
     scores_by_group,
 )
-from biofair.schema import _FILE_ROWS, _SCORE_SETS, CANONICAL_COLUMNS, _row, _score_problems, _stripped, validate_scores
+from biofair.schema import (
+    _FILE_ROWS,
+    _SCORE_SETS,
+    CANONICAL_COLUMNS,
+    _cli_renaming,
+    _misnamed,
+    _row,
+    _score_problems,
+    _stripped,
+    validate_scores,
+)
 
 _ScoreFormat = Literal["auto", "csv", "parquet", "bob"]
 _PathLike = str | os.PathLike
@@ -168,10 +179,11 @@ def _renames(names: list[str], columns: Mapping[str, str] | None) -> dict[str, s
         return {}
     absent = [name for name in columns if name not in names]
     if absent:
-        turned = {target: source for source, target in columns.items()  # {"score": "sim"}: written backwards
-                  if source in absent and source in CANONICAL_COLUMNS and target in names}
+        backwards = {source for source in absent if source in CANONICAL_COLUMNS and columns[source] in names}
+        turned = {(columns[source] if source in backwards else source): (source if source in backwards else columns[source])
+                  for source in columns}  # {"score": "sim"} written backwards, the other pairs as they are
         hint = (f"; a mapping goes from the file's names to biofair's: columns={turned!r} (biofair report --columns "
-                + ",".join(f"{name}={canonical}" for name, canonical in turned.items()) + ")" if turned else "")
+                + ",".join(f"{name}={canonical}" for name, canonical in turned.items()) + ")" if backwards else "")
         raise SchemaError(f"columns {absent} named in the mapping are not in the file (it has {names}){hint}")
     targets = Counter(columns.values())
     for target, count in targets.items():
@@ -205,7 +217,7 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
     renames = _renames(names, columns)
     score = next((source for source, target in renames.items() if target == "score"), "score")
     table = pd.read_csv(
-        path, sep=sep, compression=compression, keep_default_na=False,
+        path, sep=sep, compression=compression, keep_default_na=False, skip_blank_lines=False,  # rows keep their numbers
         dtype={name: str for name in names if name != score},
         na_values={name: _NAN_WORDS if name == score else [""] for name in names},
     )
@@ -314,7 +326,8 @@ def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | 
         )
     table.columns = _BOB_COLUMNS[table.shape[1]]
     numeric = [pd.api.types.is_numeric_dtype(_parsed_scores(table["score"].iloc[[row]])) for row in range(min(2, len(table)))]
-    if numeric == [False, True]:  # a score file with a header line, e.g. "claimed real test score"
+    if numeric == [False, True] and not any(c.isdigit() for c in str(table["score"].iloc[0])):  # a header line:
+        # "claimed real test score", not a first score mistyped ("1.83O5")
         raise SchemaError(
             f"{path}: its first line ({' '.join(map(str, table.iloc[0]))!r}) is a header, which a bob score file does not "
             f"have (its columns are {', '.join(table.columns)}, in that order): delete that line, or start it with '#'"
@@ -400,7 +413,9 @@ def _read_file(
             NotImplementedError) as error:  # Arrow's ArrowNotImplementedError: a type it cannot convert
         raise SchemaError(f"could not read {source} as a score file: {error}") from error
     if kind != "parquet" or table.index.equals(pd.RangeIndex(len(table))):  # not an index stored with the rows
-        table.attrs[_FILE_ROWS] = True  # row label i is data row i + 1 (rows left out keep their labels)
+        # row label i is the (i + 1)-th data row (rows left out keep their labels); a bob file's
+        # blank and comment lines are not counted: its rows are counted as comparisons
+        table.attrs[_FILE_ROWS] = "comparison" if kind == "bob" else "data row"
     if "mated" in table.columns:
         table["mated"] = _as_mated(table["mated"])
     if "score" in table.columns:
@@ -446,8 +461,8 @@ def _warn_if_rows_repeat(table: pd.DataFrame) -> None:
     length, row, copy_of = _longest_copied_run(pd.util.hash_pandas_object(table, index=False))
     if length >= _COPIED_RUN:
         warnings.warn(
-            f"{length:,} rows, from data row {row + 1} on, {_REPEATED_ROWS_WARNING} (from data row "
-            f"{copy_of + 1} on): a file appended to itself? Each row counts as a comparison of its own; "
+            f"{length:,} rows, from {_row(table, row)} on, {_REPEATED_ROWS_WARNING} (from {_row(table, copy_of)} "
+            "on): a file appended to itself? Each row counts as a comparison of its own; "
             "if they are copies, drop them: table.drop_duplicates()",
             UserWarning, stacklevel=3,
         )
@@ -503,10 +518,18 @@ def _read_score_list(path: _PathLike, name: str) -> np.ndarray:
             f"({fields}). A table of scores with labels is read from one CSV file instead"
         )
     values = _parsed_scores(lines[0])
-    values.attrs[_FILE_ROWS] = True  # its messages name a line as "data row N", from 1
+    values.attrs[_FILE_ROWS] = "score number"  # the N-th score (blank and comment lines are not counted)
     if problems := [p.replace("column 'score'", what) for p in _score_problems(values)]:
         raise SchemaError("; ".join(problems))
     return values.to_numpy(dtype=np.float64)
+
+
+def _refuse_misnamed(table: pd.DataFrame, *, grouping: list[str]) -> None:
+    """Refuse a file whose system, split or subject column is named otherwise ("System"):
+    it would be ignored (see :func:`biofair.schema._misnamed`)."""
+    if problem := _misnamed(list(table.columns), grouping=grouping, table=table, renaming=lambda renames: (
+            f"columns={renames!r} ({_cli_renaming(renames)})")):
+        raise SchemaError(problem)
 
 
 def _as_mated(labels: pd.Series) -> pd.Series:
@@ -621,6 +644,7 @@ def read_scores(
     (7920, 720)
     """
     table = validate_scores(_read_file(path, columns, greater_is_match, format))
+    _refuse_misnamed(table, grouping=())
     _warn_if_ids_padded(table)
     _warn_if_reversed(table, greater_is_match)
     table.attrs.pop(_FILE_ROWS, None)  # the labels stay; the table is the caller's now
@@ -710,6 +734,12 @@ def read_grouped_scores(
     score_dtype = table.attrs.get("score_dtype")
     if subjects is not None:
         people = _read_file(_checked_file(subjects, "subject attribute file"), None, True, "auto")
+        if shadowed := [a for a in _attributes_of(by) if a in table.columns and a in people.columns and a != "subject"]:
+            raise SchemaError(
+                f"the score file has a column {shadowed[0]!r} and the subject file an attribute of that name: by="
+                f"{by!r} would read the score file's column, not the attribute. Rename the score file's, e.g. "
+                f"columns={{{shadowed[0]!r}: 'file_{shadowed[0]}'}} (biofair report --columns {shadowed[0]}=file_{shadowed[0]})"
+            )
         table = add_subject_attributes(table, people)
     relabelled = {}
     if missing_groups == "group":
@@ -723,9 +753,11 @@ def read_grouped_scores(
                     )
                 table[column] = table[column].where(~missing, _MISSING_GROUP)
                 relabelled[column] = int(missing.sum())
-    for names in _group_columns(table, by).values():  # missing labels, with the advice above
+    grouping = _group_columns(table, by)
+    for names in grouping.values():  # missing labels, with the advice above
         _check_no_missing(table, names)
     validate_scores(table)
+    _refuse_misnamed(table, grouping=[c for names in grouping.values() for c in names])
     _warn_if_ids_padded(table)
     _warn_if_rows_repeat(table)
     _warn_if_reversed(table, greater_is_match)

@@ -33,17 +33,21 @@ CANONICAL_COLUMNS = _REQUIRED_COLUMNS + _OPTIONAL_COLUMNS
 _GROUP_COLUMNS = ("group", "reference_group", "probe_group")
 
 
-#: ``attrs`` key of a table just read from a file whose row labels count its data rows from 0
-#: (set and removed by :mod:`biofair.io`'s readers), so that messages name the row as the file does.
+#: ``attrs`` key of a table just read from a file: what its rows are called there ("data row",
+#: "comparison", "score number"), when row label i is the (i + 1)-th of them (set and removed by
+#: :mod:`biofair.io`'s readers), so that messages name the row as the file numbers it.
 _FILE_ROWS = "biofair_file_rows"
 
 
 def _row(rows: pd.DataFrame | pd.Series, position: int) -> str:
     """How a message names the row at ``position``: "data row N" (from 1, as a spreadsheet
-    numbers the rows under the header) while a reader checks a table it has just read,
-    otherwise "row <label>" (the table's own row label)."""
+    numbers the rows under the header; "comparison N" in a bob file, "score number N" in a
+    list of scores) while a reader checks a table it has just read, otherwise "row <label>"
+    (the table's own row label)."""
     label = rows.index[position]
-    return f"data row {label + 1}" if rows.attrs.get(_FILE_ROWS) else f"row {label!r}"
+    if noun := rows.attrs.get(_FILE_ROWS):
+        return f"{noun} {label + 1}"
+    return f"row {label.item() if isinstance(label, np.generic) else label!r}"
 
 
 def _missing_groups_fix(column: str) -> str:
@@ -124,10 +128,6 @@ def _cli_renaming(renames: dict[str, str]) -> str:
     return "biofair report --columns '" + ",".join(f"{name}={key}" for name, key in renames.items()) + "'"
 
 
-def _pandas_renaming(renames: dict[str, str]) -> str:
-    return f"scores.rename(columns={renames!r}) ({_cli_renaming(renames)})"
-
-
 def _near_names(missing: list[str], columns: Sequence[str], *,
                 renaming: Callable[[dict[str, str]], str] = _cli_renaming) -> str:
     """What the table has instead of the ``missing`` columns: the names that differ from them
@@ -154,16 +154,21 @@ _READ_ONLY_AS_NAMED = {
 }
 
 
-def _misnamed(columns: Sequence[str], *, renaming: Callable[[dict[str, str]], str] = _cli_renaming) -> str:
+def _misnamed(columns: Sequence[str], *, renaming: Callable[[dict[str, str]], str] = _cli_renaming,
+              grouping: Sequence[str] = (), table: pd.DataFrame | None = None) -> str:
     """The problem of columns named like ``system``, ``split`` or a subject column but for
     case, spaces or hyphens ("System", "Reference Subject"), when the column itself is
     absent: they would be ignored, and the results would change without a word ("" when
-    there are none)."""
+    there are none). Columns in ``grouping`` (what ``by`` names) are read, and are not one;
+    with the ``table``, neither is a system or split column of a single value (nothing to pool)."""
     near = {}
     for name in columns:
         key = "_".join(str(name).strip().lower().replace("-", " ").split())
-        if key in _READ_ONLY_AS_NAMED and key not in columns and key not in near.values():
-            near[name] = key
+        if key not in _READ_ONLY_AS_NAMED or key in columns or key in near.values() or name in grouping:
+            continue
+        if key in _SCORE_SETS and table is not None and table[name].nunique(dropna=True) < 2:
+            continue
+        near[name] = key
     if not near:
         return ""
     harms = "; ".join(dict.fromkeys(_READ_ONLY_AS_NAMED[key] for key in near.values()))
@@ -318,8 +323,6 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     missing = [column for column in _REQUIRED_COLUMNS if column not in scores.columns]
     if missing:
         problems.append(f"missing column(s): {', '.join(missing)}{_near_names(missing, scores.columns)}")
-    if misnamed := _misnamed(list(scores.columns), renaming=_pandas_renaming):
-        problems.append(misnamed)
     if len(scores) == 0:
         problems.append("the table has no rows")
     else:

@@ -20,7 +20,13 @@ from numpy.typing import NDArray
 from biofair._summation import PART, parts
 from biofair._typing import By
 from biofair.exceptions import SchemaError
-from biofair.groups import _check_equal_labels_written_alike, _composite_names, _factorize_categories, _label_names
+from biofair.groups import (
+    _attributes_of,
+    _check_equal_labels_written_alike,
+    _composite_names,
+    _factorize_categories,
+    _label_names,
+)
 from biofair.schema import _SCORE_SETS, _contradiction, _misnamed, _near_names, _refuse_pooling, _score_problems
 
 
@@ -103,12 +109,14 @@ def _as_frame(scores: Any):
     raise TypeError(f"scores must be a dask DataFrame or a Parquet path, got {type(scores).__name__}")
 
 
-def _check_required(frame) -> None:
+def _check_required(frame, grouping: Sequence[str] = ()) -> None:
     """Refuse, before any pass, a frame without a score or mated column (Dask gives a
     Parquet folder the columns of its first file), naming a column that differs only in
     case or spaces. Every partition reported it, after a pass over all of them. Also a
-    system, split or subject column so misnamed (it would be ignored)."""
-    if misnamed := _misnamed(list(frame.columns), renaming=_dask_renaming):
+    system, split or subject column so misnamed, unless ``grouping`` reads it (it would be
+    ignored; by its name alone, as in memory where a system or split column of one value
+    is let through)."""
+    if misnamed := _misnamed(list(frame.columns), renaming=_dask_renaming, grouping=grouping):
         raise SchemaError(misnamed)
     missing = [column for column in ("score", "mated") if column not in frame.columns]
     if missing:
@@ -676,7 +684,7 @@ def census(scores: Any, *, by: By = "group") -> Census:
     (['0', '1', '2'], [100, 100, 100], 3)
     """
     frame = _as_frame(scores)
-    _check_required(frame)
+    _check_required(frame, grouping=[c for name in _attributes_of(by) for c in (name, f"reference_{name}", f"probe_{name}")])
     try:
         columns = _group_columns(list(frame.columns), by)
     except SchemaError as error:  # Dask reads the columns of the first file only: say so

@@ -53,7 +53,7 @@ OPTIONS = {
     "-n 0": (["-n", "0"], r"argument -n/--n-resamples: expected a positive integer, got '0'"),
     "-n -3": (["-n", "-3"], r"argument -n/--n-resamples: expected a positive integer, got '-3'"),
     "-n 1.5": (["-n", "1.5"], r"argument -n/--n-resamples: expected a positive integer, got '1.5'"),
-    "-n 39": (["-n", "39"], r"argument -n/--n-resamples: 39 resamples are too few for the report's 95% intervals: "
+    "-n 39": (["-n", "39"], r"argument -n/--n-resamples: 39 resamples are too few for 95% intervals: "
                             r"give at least 40, so that each interval has a resample beyond each end \(1,000 or more "
                             r"for ends that change little from seed to seed\)$"),
     "--n-permutations 0": (["--n-permutations", "0"], r"argument --n-permutations: expected a positive integer"),
@@ -69,6 +69,9 @@ OPTIONS = {
                                     r"argument --fmr-targets: only with --layout standard \(the differential layout "
                                     r"reports one threshold: --threshold, or --operating-fmr\)$"),
     "--alpha, differential": (["--layout", "differential", "--alpha", "0.3"], r"argument --alpha: only with --layout standard"),
+    "--operating-fmr with --threshold": (["--layout", "differential", "--threshold", "0.5", "--operating-fmr", "0.5"],
+                                         r"argument --operating-fmr: not with --threshold \(the differential layout "
+                                         r"reports one threshold\)$"),
     "--n-permutations, differential": (["--n-permutations", "50", "--layout", "differential"],
                                        r"argument --n-permutations: only with --layout standard"),
     "one FMR target": (["--fmr-targets", "0.01"], r"argument --fmr-targets: at least two FMR targets"),

@@ -148,27 +148,34 @@ def test_a_threshold_outside_the_scores_is_refused(tmp_path, run_main):
     1, and every FNMR verdict "within tolerance", with no warning."""
     table = groups_table({"a": 200, "b": 200})
     low, high = float(table["score"].min()), float(table["score"].max())
-    for threshold, every in ((high + 1, "a non-match (FMR 0, FNMR 1)"), (low, "a match (FMR 1, FNMR 0)")):
+    for threshold, where in ((high + 1, f"above every score (the largest is {high!r}): no comparison in any group"),
+                             (low, f"at or below every score (the smallest is {low!r}): every comparison in every group")):
         with pytest.raises(ValueError, match=re.escape(
-                f"threshold={float(threshold)!r} lies outside the scores (from {low!r} to {high!r}): every comparison "
-                f"would be {every} in every group, which shows no differential. Is it in the scores' unit")):
+                f"threshold={float(threshold)!r} is {where} would be a match, which shows no differential. Is it in the "
+                "scores' unit (0.7, not 70)?")):
             bf.differential_report(table, threshold=threshold, n_resamples=40, rng=0)
     assert bf.differential_report(table, threshold=np.nextafter(low, np.inf), n_resamples=40, rng=0).overall["fmr"] < 1
+    assert bf.differential_report(table, threshold=high, n_resamples=40, rng=0).overall["fnmr"] < 1
     path = tmp_path / "distances.csv"
     table.assign(score=-table["score"]).to_csv(path, index=False)
-    status, err = run_main(path, "--distance", "--threshold", "70", "-o", tmp_path / "out", "--layout", "differential", *FAST_DIFFERENTIAL)
-    assert status == 2 and not (tmp_path / "out").exists()
-    assert err == [f"biofair report: error: --threshold 70 lies outside the distances of the file (from {-high:g} to "
-                   f"{-low:g}): every comparison would be a match (FMR 1, FNMR 0) in every group, which shows no "
-                   "differential. Is it in the file's unit (0.7, not 70)?"], err
+    for threshold, where in (("70", f"at or above every distance of the file (the largest is {-low!r}): every "
+                                    "comparison in every group"),
+                             (repr(float(np.nextafter(-high, -np.inf))), f"below every distance of the file (the smallest "
+                                                                  f"is {-high!r}): no comparison in any group")):
+        status, err = run_main(path, "--distance", "--threshold", threshold, "-o", tmp_path / "out", "--layout",
+                               "differential", *FAST_DIFFERENTIAL)
+        assert status == 2 and not (tmp_path / "out").exists()
+        assert err == [f"biofair report: error: --threshold {float(threshold)!r} is {where} would be a match, which "
+                       "shows no differential. Is it in the file's unit (0.7, not 70)?"], err
 
 
 def test_too_few_resamples_for_the_intervals_are_refused():
     """With one resample every interval had zero width: a group of ratio 1.56 was "within
     tolerance" 1.25 from the interval [1.22, 1.22], which excludes its own estimate."""
     table = groups_table({"a": 200, "b": 200})
-    for n_resamples, confidence, fewest in ((1, 0.95, 40), (39, 0.95, 40), (19, 0.9, 20), (199, 0.99, 200)):
-        with pytest.raises(ValueError, match=rf"^n_resamples={n_resamples} is too few for {confidence:.0%} intervals: "
+    for n_resamples, confidence, fewest, shown in ((1, 0.95, 40, "95"), (39, 0.95, 40, "95"), (19, 0.9, 20, "90"),
+                                                   (199, 0.99, 200, "99"), (1999, 0.999, 2000, "99.9")):
+        with pytest.raises(ValueError, match=rf"^n_resamples={n_resamples} is too few for {shown}% intervals: "
                                              rf"give at least {fewest}, so that each interval has a resample beyond"):
             bf.differential_report(table, fmr=1e-2, n_resamples=n_resamples, confidence=confidence, rng=0)
         report = bf.differential_report(table, fmr=1e-2, n_resamples=fewest, confidence=confidence, rng=0)

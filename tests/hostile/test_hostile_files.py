@@ -133,6 +133,15 @@ def bob_header(tmp_path) -> Case:
         r"or start it with '#'$"))
 
 
+def bob_first_score_mistyped(tmp_path) -> Case:
+    """A letter O in the first score was taken for a header line."""
+    bob, people = subjects_files(tmp_path, {"A": "f", "B": "m", "C": "m"})
+    lines = bob.read_text().splitlines()
+    bob.write_text("\n".join([lines[0].rsplit(" ", 1)[0] + " 1.83O5", *lines[1:]]) + "\n")
+    return Case(bob, {"by": "gender", "subjects": people},
+                error=r"column 'score' must be numeric; 1 values are not numbers \(e.g. '1.83O5'; first in comparison 1\)")
+
+
 def na_is_a_label(tmp_path) -> Case:
     path = labelled(tmp_path, "na.csv", example()["group"].map({"A": "NA", "B": "None", "C": "null"}))
     return Case(path, check=lambda read: set(read["group"]) == {"NA", "None", "null"})
@@ -155,7 +164,7 @@ def missing_attribute(tmp_path, **options) -> Case:
     bob, people = subjects_files(tmp_path, {"A": "f", "B": "m"})  # C's subjects have no gender
     options = {"by": "gender", "subjects": people, **options}
     if "missing_groups" not in options:
-        return Case(bob, options, error=r"column 'reference_gender' has 2640 missing values \(first in data row 5281\); column 'probe_gender' has 2640")
+        return Case(bob, options, error=r"column 'reference_gender' has 2640 missing values \(first in comparison 5281\); column 'probe_gender' has 2640")
 
     def check(read):
         sizes = bf.group_sizes(read, by="gender")
@@ -192,7 +201,7 @@ def text_score_list(tmp_path) -> Case:
     mated, nonmated = tmp_path / "genuine.txt", tmp_path / "impostor.txt"
     mated.write_text("0.9\nhigh\n")
     nonmated.write_text("0.1\n")
-    return Case((mated, nonmated), error=r"genuine.txt must be numeric; 1 values are not numbers \(e.g. 'high'; first in data row 2\)$")
+    return Case((mated, nonmated), error=r"genuine.txt must be numeric; 1 values are not numbers \(e.g. 'high'; first in score number 2\)$")
 
 
 def duplicate_columns(tmp_path) -> Case:
@@ -569,6 +578,7 @@ CASES = {
     "capitalised header, renamed": capitalised_header_renamed,
     "a comment line after the table": comment_footer,
     "a bob file with a header line, with subjects": bob_header,
+    "a bob file whose first score is mistyped": bob_first_score_mistyped,
     "two systems in one file": two_systems,
     "a stray quote in a text column": stray_quote,
     "separators at the end of the data rows": trailing_separators,

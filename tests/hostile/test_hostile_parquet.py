@@ -352,6 +352,8 @@ def test_a_system_column_named_otherwise_is_refused_before_any_pass():
                                           r"read: the rows of several systems would be pooled\. Rename them, e\.g\. "
                                           r"dd\.read_parquet\(path\)\.rename\(columns=\{'System': 'system'\}\)$"):
         bp.census(dd.from_pandas(scores, npartitions=2))
+    grouped = table().assign(Split=table()["group"])  # a column the grouping reads is read
+    assert bp.census(dd.from_pandas(grouped, npartitions=2), by="Split").names == ["a", "b", "c"]
 
 
 @pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")  # Dask's tasks reading the files

@@ -414,15 +414,29 @@ def test_ids_that_differ_from_the_attributes_by_spaces_are_named_as_such():
         bf.add_subject_attributes(unknown, people)
 
 
-def test_subject_attributes_named_like_a_pair_level_column_are_refused():
+def test_subject_attributes_named_like_a_pair_level_column_are_named(tmp_path):
     """A score file with a 'gender' column and a subject file with a 'gender' attribute: the
     per-group rates read the file's column and the cross-group table the attributes, without
-    a word (biofair report --subjects ... --by gender)."""
-    people = pd.DataFrame({"subject": ["s1", "s2", "s3"], "gender": ["f", "m", "f"]})
-    scores = trials(["s1", "s2", "s3"]).assign(gender="m")
-    with pytest.raises(bf.SchemaError, match=re.escape(
-            "the scores already have a pair-level column named like the subject attribute(s) ['gender'], which a "
-            "grouping by='gender' would read instead of the attribute: drop or rename one of them")):
-        bf.add_subject_attributes(scores, people)
-    joined = bf.add_subject_attributes(scores.drop(columns="gender"), people)
+    a word (biofair report --subjects ... --by gender). Grouping by another attribute is fine."""
+    people = pd.DataFrame({"subject": ["s1", "s2", "s3", "s4"], "gender": ["f", "f", "m", "m"],
+                           "age": ["old", "old", "young", "young"]})
+    scores = trials(["s1", "s2", "s3", "s4"]).assign(gender="m")
+    with pytest.warns(UserWarning, match=re.escape(
+            "the scores have a pair-level column named like the subject attribute(s) ['gender']: a grouping "
+            "by='gender' reads that column, not the attribute; rename one of them to group by the other")):
+        joined = bf.add_subject_attributes(scores, people)
     assert joined["reference_gender"].tolist() == people.set_index("subject").loc[joined["reference_subject"], "gender"].tolist()
+    big = pd.concat([scores] * 20, ignore_index=True)
+    big.to_csv(tmp_path / "scores.csv", index=False)
+    people.to_csv(tmp_path / "people.csv", index=False)
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            "the score file has a column 'gender' and the subject file an attribute of that name: by='gender' would "
+            "read the score file's column, not the attribute. Rename the score file's, e.g. columns={'gender': "
+            "'file_gender'} (biofair report --columns gender=file_gender)")):
+        bf.read_grouped_scores(tmp_path / "scores.csv", by="gender", subjects=tmp_path / "people.csv")
+    renamed = bf.read_grouped_scores(tmp_path / "scores.csv", by="gender", subjects=tmp_path / "people.csv",
+                                     columns={"gender": "file_gender"})
+    assert set(renamed["reference_gender"]) == {"f", "m"}
+    with pytest.warns(UserWarning, match="a grouping by='gender' reads that column"):  # by age: read, and told
+        by_age = bf.read_grouped_scores(tmp_path / "scores.csv", by="age", subjects=tmp_path / "people.csv")
+    assert set(by_age["reference_age"]) == {"old", "young"}

@@ -173,6 +173,9 @@ def test_read_errors(tmp_path):
             "a mapping goes from the file's names to biofair's: columns={'sim': 'score', 'label': 'mated'} "
             "(biofair report --columns sim=score,label=mated)")):
         bf.read_scores(tmp_path / "sim.csv", columns={"score": "sim", "mated": "label"})
+    with pytest.raises(bf.SchemaError, match=re.escape(  # half backwards: the other pair is kept
+            "columns={'sim': 'score', 'label': 'mated'} (biofair report --columns sim=score,label=mated)")):
+        bf.read_scores(tmp_path / "sim.csv", columns={"score": "sim", "label": "mated"})
     nan_csv = tmp_path / "nan.csv"
     nan_csv.write_text("score,mated\n0.5,true\n,false\n")
     with pytest.raises(bf.SchemaError, match="column 'score' has 1 NaN"):
@@ -300,28 +303,31 @@ def test_a_spreadsheets_empty_rows_are_left_out_with_a_warning_and_a_comment_hea
 
 def test_system_split_and_subject_columns_named_otherwise_are_refused(tmp_path):
     """A 'System' column (capital S) was ignored, and two systems pooled without a word, where
-    'system' is refused; 'Reference Subject' made a bootstrap by subject one by pair."""
+    'system' is refused; 'Reference Subject' made a bootstrap by subject one by pair. A column
+    the grouping reads, or a system column of one value, is no such column."""
     table = bf.read_scores(bf.datasets.example_scores_path())
     misnamed = table.rename(columns={"reference_subject": "Reference Subject"}).assign(System=["a", "b"] * 3960)
-    with pytest.raises(bf.SchemaError) as error:
-        bf.validate_scores(misnamed)
-    assert str(error.value).splitlines() == [
-        "invalid score table:",
-        "- column(s) 'Reference Subject', 'System' would be ignored, as only the name(s) 'reference_subject', "
-        "'system' are read: comparisons would be resampled one by one, not by subject; the rows of several "
-        "systems would be pooled. Rename them, e.g. scores.rename(columns={'Reference Subject': "
-        "'reference_subject', 'System': 'system'}) (biofair report --columns "
-        "'Reference Subject=reference_subject,System=system')"]
-    unlinked = table.drop(columns=["reference_subject", "probe_subject"])
-    for name in (" split", "PROBE-SUBJECT", "probe  subject"):
-        with pytest.raises(bf.SchemaError, match=f"column\\(s\\) {name!r} would be ignored"):
-            bf.validate_scores(unlinked.assign(**{name: "x"}))
-    bf.validate_scores(table.assign(System="a", system="a"))  # the canonical column is there: read
     misnamed.to_csv(tmp_path / "s.csv", index=False)
-    with pytest.raises(bf.SchemaError, match="'System' would be ignored"):
+    with pytest.raises(bf.SchemaError) as error:
         bf.read_scores(tmp_path / "s.csv")
+    assert str(error.value) == (
+        "column(s) 'Reference Subject', 'System' would be ignored, as only the name(s) 'reference_subject', "
+        "'system' are read: comparisons would be resampled one by one, not by subject; the rows of several "
+        "systems would be pooled. Rename them, e.g. columns={'Reference Subject': 'reference_subject', 'System': "
+        "'system'} (biofair report --columns 'Reference Subject=reference_subject,System=system')")
     renamed = bf.read_scores(tmp_path / "s.csv", columns={"System": "system", "Reference Subject": "reference_subject"})
     assert set(renamed["system"]) == {"a", "b"}
+    unlinked = table.drop(columns=["reference_subject", "probe_subject"])
+    for name in (" split", "PROBE-SUBJECT", "probe  subject"):
+        unlinked.assign(**{name: ["x", "y"] * 3960}).to_csv(tmp_path / "u.csv", index=False)
+        with pytest.raises(bf.SchemaError, match=f"^column\\(s\\) {name!r} would be ignored"):
+            bf.read_scores(tmp_path / "u.csv")
+    table.assign(System="a", system="a").to_csv(tmp_path / "both.csv", index=False)  # the canonical column: read
+    table.assign(System="vendor v1.2").to_csv(tmp_path / "one.csv", index=False)  # one system: nothing to pool
+    table.assign(Split=table["group"]).to_csv(tmp_path / "by.csv", index=False)  # what the grouping reads
+    for path, by in (("both.csv", "group"), ("one.csv", "group"), ("by.csv", "Split")):
+        assert len(bf.read_grouped_scores(tmp_path / path, by=by)) == len(table)
+    bf.validate_scores(misnamed)  # a table in memory: its columns are named as its maker chose
 
 
 def test_a_file_s_rows_are_named_as_the_file_numbers_them(tmp_path):
@@ -347,6 +353,27 @@ def test_a_file_s_rows_are_named_as_the_file_numbers_them(tmp_path):
         assert set(read.attrs) <= {"score_dtype", "missing_groups"}
     with pytest.raises(bf.SchemaError, match=r"\(first in row 41\)"):  # in memory: the row label
         bf.validate_scores(holed)
+    with pytest.raises(bf.SchemaError, match=r"\(first in row 41\)"):  # a NumPy label, not "np.int64(41)"
+        bf.validate_scores(holed.set_axis(holed.index.to_numpy(dtype=np.int64)))  # an Index, not a RangeIndex
+    blank = lines[:5] + ["", ""] + lines[5:]  # blank lines were not counted: data row 5 was called 3
+    (tmp_path / "blank.csv").write_text("\n".join(blank) + "\n")
+    with pytest.warns(UserWarning, match=r"^3 data row\(s\) of blank.csv are empty"):  # with the ",,,," row above
+        with pytest.raises(bf.SchemaError, match=r"first in data row 7\)"):
+            bf.read_scores(tmp_path / "blank.csv")
+    rows = [f"{r} {p} {p}/{i} {s}" for i, (r, p, s) in enumerate(zip(table["reference_subject"], table["probe_subject"],
+                                                                     table["score"].astype(str)))]
+    rows[9] = rows[9].rsplit(" ", 1)[0] + " abc"
+    (tmp_path / "scores-dev").write_text("# a bob file\n" + "\n".join(rows[:5]) + "\n\n" + "\n".join(rows[5:]) + "\n")
+    with pytest.raises(bf.SchemaError, match=r"first in comparison 10\)"):  # its comment and blank lines left out
+        bf.read_scores(tmp_path / "scores-dev")
+    first = table.groupby(["group", "mated"]).head(5)  # 30 rows of each group and class
+    copied = pd.concat([first, first])  # data rows 31-60 repeat 1-30
+    text = copied.to_csv(index=False).splitlines()
+    (tmp_path / "copied.csv").write_text("\n".join(text[:3] + [",,,,"] + text[3:]) + "\n")
+    with pytest.warns(UserWarning) as caught:
+        bf.read_grouped_scores(tmp_path / "copied.csv")
+    assert any(str(w.message).startswith("30 rows, from data row 32 on, repeat earlier rows in every column and "
+                                         "in the same order (from data row 1 on)") for w in caught), [str(w.message) for w in caught]
 
 
 def test_files_of_other_kinds_are_named_and_pandas_index_columns_are_read(tmp_path):
