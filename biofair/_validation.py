@@ -281,5 +281,5 @@ def too_few_resamples(n_resamples: int, confidence: float) -> str:
     fewest = fewest_resamples(confidence)
     if n_resamples >= fewest:
         return ""
-    return (f"too few for {round(100 * confidence, 10):g}% intervals: give at least {fewest}, so that each interval has a resample "
-            "beyond each end (1,000 or more for ends that change little from seed to seed)")
+    return (f"too few for {round(100 * confidence, 10):g}% intervals: give at least {fewest}, so that each "
+            "interval has a resample beyond each end (1,000 or more for ends that change little from seed to seed)")

@@ -609,14 +609,17 @@ def _operational_threshold(args: argparse.Namespace, table) -> float | None:
         typed = float(np.dtype(score_dtype).type(typed))
     threshold = -typed if args.distance else typed  # as read: a match iff score >= threshold
     low, high = float(table["score"].min()), float(table["score"].max())
-    if threshold > high or threshold <= low:  # the file's largest similarity, or its smallest distance, and beyond
-        beyond, limit = (("below", "smallest") if args.distance else ("above", "largest")) if threshold > high else (
-            ("at or above", "largest") if args.distance else ("at or below", "smallest"))
-        extreme = (-low if args.distance else low) if threshold <= low else (-high if args.distance else high)
-        outcome = "no comparison in any group" if threshold > high else "every comparison in every group"
-        kind = "distance" if args.distance else "score"
-        raise ValueError(f"--threshold {args.threshold!r} is {beyond} every {kind} of the file (the {limit} is {extreme!r}): "
-                         f"{outcome} would be a match, which shows no differential. Is it in the file's unit (0.7, not 70)?")
+    if threshold > high or threshold <= low:
+        none_match = threshold > high
+        if args.distance:  # a match iff distance <= T: the distances are the negated scores
+            where = (f"below every distance of the file (the smallest is {-high!r})" if none_match else
+                     f"at or above every distance of the file (the largest is {-low!r})")
+        else:
+            where = (f"above every score of the file (the largest is {high!r})" if none_match else
+                     f"at or below every score of the file (the smallest is {low!r})")
+        outcome = "no comparison in any group" if none_match else "every comparison in every group"
+        raise ValueError(f"--threshold {args.threshold!r} is {where}: {outcome} would be a match, which shows no "
+                         "differential. Is it in the file's unit (0.7, not 70)?")
     return threshold
 
 

@@ -644,7 +644,7 @@ def read_scores(
     (7920, 720)
     """
     table = validate_scores(_read_file(path, columns, greater_is_match, format))
-    _refuse_misnamed(table, grouping=())
+    _refuse_misnamed(table, grouping=[])
     _warn_if_ids_padded(table)
     _warn_if_reversed(table, greater_is_match)
     table.attrs.pop(_FILE_ROWS, None)  # the labels stay; the table is the caller's now
