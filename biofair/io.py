@@ -237,9 +237,9 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
                 f"one row ({table[name].iloc[row][:60]!r}...). Remove the stray quote, or quote the whole "
                 'field and double the quotes inside it ("see ""ticket""")'
             )
-    unscored = table[score].isna().to_numpy() if score in table.columns else np.ones(len(table), dtype=bool)
+    unscored = _blank(table[score]).to_numpy() if score in table.columns else np.ones(len(table), dtype=bool)
     empty = np.zeros(len(table), dtype=bool)
-    empty[unscored] = table[unscored].isna().all(axis=1).to_numpy()  # only the rows without a score are read
+    empty[unscored] = table[unscored].apply(_blank).all(axis=1).to_numpy()  # only the rows without a score are read
     if empty.any():
         warnings.warn(
             f"{int(empty.sum()):,} data row(s) of {path.name} {_EMPTY_ROWS_WARNING} (the first is data row "
@@ -248,6 +248,13 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
         )
         table = table[~empty]
     return table.rename(columns=renames)
+
+
+def _blank(column: pd.Series) -> pd.Series:
+    """Cells that hold nothing: missing, or only spaces (a line of spaces is one such cell)."""
+    if pd.api.types.is_string_dtype(column) or column.dtype == object:
+        return column.isna() | column.astype(str).str.strip().eq("")
+    return column.isna()
 
 
 def _as_text(column: pd.Series) -> pd.Series:

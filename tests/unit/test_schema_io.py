@@ -289,6 +289,11 @@ def test_a_spreadsheets_empty_rows_are_left_out_with_a_warning_and_a_comment_hea
         "trailing rows?): they hold no comparison and are left out"
     ]
     pd.testing.assert_frame_equal(read, bf.read_scores(bf.datasets.example_scores_path()))
+    lines = text.splitlines()  # a blank line and a line of spaces, read as rows (they keep the rows' numbers)
+    (tmp_path / "gaps.csv").write_text("\n".join([*lines[:3], "", "   ", *lines[3:]]) + "\n")
+    with pytest.warns(UserWarning, match=r"^2 data row\(s\) of gaps.csv are empty in every column \(the first is data row 3;"):
+        gaps = bf.read_scores(tmp_path / "gaps.csv")
+    assert gaps["score"].tolist() == read["score"].tolist()
     (tmp_path / "comment.csv").write_text("# exported on Monday\n" + text)
     with pytest.raises(bf.SchemaError, match=r"comment\.csv starts with a comment line \('# exported on Monday'\), "
                                              r"not with the header of its columns: delete the comment lines$"):
