@@ -36,7 +36,7 @@ from biofair._validation import (
     scalar_or_array,
     unmasked,
 )
-from biofair.discrepancy import _discrepancy_table, _max_gap
+from biofair.discrepancy import _discrepancy_table, _max_gap, _warn_if_dev_lacks_groups
 from biofair.exceptions import SchemaError
 from biofair.groups import _text_labels
 from biofair.schema import _check_ids_of_one_kind, _score_problems
@@ -686,6 +686,8 @@ def identification_discrepancy_rate(
     -----
     InsufficientComparisonsWarning
         For targets below 3/N of the development non-enrolled probes (rule of three).
+    UserWarning
+        When ``dev`` has no non-enrolled probes of an evaluation group.
 
     See Also
     --------
@@ -724,6 +726,7 @@ def identification_discrepancy_rate(
     groups = _groups(outcomes, need_open_set=True)
     if dev is not None:
         _check_outcomes(dev, "dev")
+        _warn_if_dev_lacks_groups(list(groups), list(pd.unique(dev.loc[~dev["mated"], "group"])))  # the FPIR's probes
     reference = outcomes if dev is None else dev
     thresholds = np.atleast_1d(threshold_at_fpir(reference, targets))
     dir_rates, fpir_rates = _dir_fpir(groups, thresholds, rank)
