@@ -24,7 +24,7 @@ from biofair._typing import By, Direction, Seed
 from biofair._validation import as_number, as_rng, as_target, as_threshold
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
 from biofair.groups import _attributes_of, _factorized, _torn_subjects, group_labels, scores_by_group
-from biofair.schema import _check_ids_of_one_kind, validate_scores
+from biofair.schema import _check_ids_of_one_kind, _row, validate_scores
 
 _SUBJECT_COLUMNS = ("reference_subject", "probe_subject")
 
@@ -78,8 +78,8 @@ def _subjects(scores: pd.DataFrame, name: str = "scores") -> set:
         missing = scores[column].isna().to_numpy()
         if missing.any():
             raise ValueError(
-                f"column {column!r} has {int(missing.sum())} missing subjects (first in row "
-                f"{scores.index[missing.argmax()]!r}): a comparison without its subjects fits neither split"
+                f"column {column!r} has {int(missing.sum())} missing subjects (first in "
+                f"{_row(scores, int(missing.argmax()))}): a comparison without its subjects fits neither split"
             )
     _check_ids_of_one_kind({f"{name}[{c!r}]": scores[c] for c in _SUBJECT_COLUMNS})
     return set(scores["reference_subject"]) | set(scores["probe_subject"])

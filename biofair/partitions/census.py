@@ -27,7 +27,7 @@ from biofair.groups import (
     _factorize_categories,
     _label_names,
 )
-from biofair.schema import _SCORE_SETS, _contradiction, _misnamed, _near_names, _refuse_pooling, _score_problems
+from biofair.schema import _SCORE_SETS, _contradiction, _misnamed, _near_names, _refuse_pooling, _row, _score_problems
 
 
 class Census(NamedTuple):
@@ -524,7 +524,7 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
     if not everyone and (split := ~homogeneous & mated).any():  # refused as in memory
         return [{"problems": [
             f"partition {index}: {int(split.sum())} mated comparisons have {', '.join(columns[0])} different from "
-            f"{', '.join(columns[1])} (first in row {part.index[split.argmax()]!r}); a mated comparison belongs "
+            f"{', '.join(columns[1])} (first in {_row(part, int(split.argmax()))}); a mated comparison belongs "
             "to one group: correct the attributes or give a pair-level column"
         ]}], *_census_histograms(None, None, None)
     codes, combinations = _combinations(labels, None if everyone else homogeneous)
