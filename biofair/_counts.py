@@ -84,19 +84,25 @@ class ErrorCounts(_Rates):
         return np.flatnonzero(np.concatenate([[True], ~straight, [True]]))
 
 
-def sorted_scores(mated: ArrayLike, nonmated: ArrayLike, *, keep_float32: bool = False) -> tuple[NDArray, NDArray]:
+def sorted_scores(mated: ArrayLike, nonmated: ArrayLike, *, keep_float32: bool = False,
+                  infinite: bool = False) -> tuple[NDArray, NDArray]:
     """Validate both classes and return them sorted ascending (new arrays).
 
-    With ``keep_float32``, float32 scores stay float32 (see :func:`in_dtype_of`).
+    With ``keep_float32``, float32 scores stay float32 (see :func:`in_dtype_of`). With
+    ``infinite``, ±inf is a value like another (log-likelihood ratios: infinite evidence);
+    NaN never is.
     """
-    return _sorted(mated, "mated", keep_float32), _sorted(nonmated, "nonmated", keep_float32)
+    return _sorted(mated, "mated", keep_float32, infinite), _sorted(nonmated, "nonmated", keep_float32, infinite)
 
 
-def _sorted(values: ArrayLike, name: str, keep_float32: bool) -> NDArray:
+def _sorted(values: ArrayLike, name: str, keep_float32: bool, infinite: bool = False) -> NDArray:
     """One class validated and sorted; its finiteness is read at both ends of the sorted
     array (``np.sort`` puts -inf first, +inf and NaN last), not by a pass over all of it."""
     ordered = np.sort(as_scores(values, name, keep_float32=keep_float32, finite=False))
-    if not (np.isfinite(ordered[0]) and np.isfinite(ordered[-1])):
+    if infinite:
+        if np.isnan(ordered[-1]):
+            raise ValueError(f"{name} contains {int(np.isnan(ordered).sum())} NaN values")
+    elif not (np.isfinite(ordered[0]) and np.isfinite(ordered[-1])):
         check_finite(ordered, name)
     return ordered
 

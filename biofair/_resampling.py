@@ -130,8 +130,11 @@ class Sample:
 
 
 def _number(value) -> float:
-    """A statistic's value as a float, or a TypeError that says what the statistic returned."""
+    """A statistic's value as a float, or a TypeError that says what the statistic returned
+    (text too: float("0.5") would read it)."""
     try:
+        if isinstance(value, (str, bytes)):
+            raise TypeError
         return float(value)
     except (TypeError, ValueError):
         raise TypeError(

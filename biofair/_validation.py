@@ -28,9 +28,11 @@ def inexact_integers(values: NDArray) -> NDArray[np.bool_]:
 
 
 def is_real_dtype(dtype: np.dtype) -> bool:
-    """Whether an array of ``dtype`` holds real numbers: not booleans, text, objects or
-    complex numbers (whose imaginary part a float64 cast would drop)."""
-    return dtype != bool and np.issubdtype(dtype, np.number) and not np.issubdtype(dtype, np.complexfloating)
+    """Whether an array of ``dtype`` holds real numbers: not booleans, text, objects,
+    complex numbers (whose imaginary part a float64 cast would drop) or durations (NumPy
+    counts timedelta64 among its integers: their values would depend on the unit)."""
+    return (dtype != bool and dtype.kind != "m" and np.issubdtype(dtype, np.number)
+            and not np.issubdtype(dtype, np.complexfloating))
 
 
 def unmasked(values: ArrayLike, name: str) -> NDArray:

@@ -163,12 +163,14 @@ def _check(n_resamples: int, confidence: float, method: str, unit: str) -> None:
 
 
 def _defined(replicates: NDArray[np.float64], hint: str = "") -> NDArray[np.float64]:
-    """The replicates, if the statistic is defined (not NaN) on every resample."""
-    undefined = int(np.isnan(replicates).sum())
-    if undefined:
+    """The replicates, if the statistic is defined and finite on every resample (an infinite
+    value made an end of the interval NaN)."""
+    undefined, infinite = int(np.isnan(replicates).sum()), int(np.isinf(replicates).sum())
+    if undefined or infinite:
+        what = " and ".join(f"{kind} on {count}" for kind, count in (("NaN", undefined), ("infinite", infinite)) if count)
         raise ValueError(
-            f"the statistic is NaN on {undefined} of {replicates.size} resamples, so no interval can be read "
-            f"from them; make it defined on every resample{hint}"
+            f"the statistic is {what} of {replicates.size} resamples, so no interval can be read "
+            f"from them; make it defined and finite on every resample{hint}"
         )
     return replicates
 

@@ -87,6 +87,13 @@ def cllr(mated: ArrayLike, nonmated: ArrayLike) -> float:
         normalised Bayes risk over all operating points (Brümmer and du Preez, 2006), so it
         penalises both poor discrimination and poor calibration.
 
+    Raises
+    ------
+    ValueError
+        For NaN, or an LLR of infinite evidence for the wrong answer (a mated -inf, a
+        non-mated +inf: Cllr is infinite). Infinite evidence for the right answer costs 0
+        (:func:`biofair.pav_llrs` gives such LLRs).
+
     See Also
     --------
     min_cllr : The part of Cllr that no monotone recalibration removes.
@@ -105,7 +112,11 @@ def cllr(mated: ArrayLike, nonmated: ArrayLike) -> float:
     >>> round(bf.cllr([3.0, 2.0], [-2.0, -4.0]), 4)
     0.1156
     """
-    return _cllr_sorted(as_scores(mated, "mated"), as_scores(nonmated, "nonmated"))
+    m, n = sorted_scores(mated, nonmated, infinite=True)  # LLRs of ±inf: infinite evidence
+    if m[0] == -np.inf or n[-1] == np.inf:
+        raise ValueError("Cllr is infinite: " + ("a mated LLR is -inf" if m[0] == -np.inf else "a non-mated LLR is +inf")
+                         + ", infinite evidence for the wrong answer")
+    return _cllr_sorted(m, n)
 
 
 def _pav_llrs(mated_sorted: NDArray, nonmated_sorted: NDArray) -> tuple[NDArray, NDArray]:
@@ -264,7 +275,7 @@ def actual_dcf(
     0.8333333333333333
     """
     threshold = _bayes_threshold(p_target, c_miss, c_fa)
-    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
+    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated, infinite=True)
     false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, threshold)
     cost = c_miss * p_target * false_non_matches / mated_sorted.size + c_fa * (1 - p_target) * (
         false_matches / nonmated_sorted.size
@@ -328,7 +339,7 @@ def bayes_error_rates(
             f"prior_log_odds must give a prior strictly between 0 and 1 in float64 (x from about -745 to 36), "
             f"got {float(x[extreme][0])!r}"
         )
-    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
+    mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated, infinite=True)
     norm = np.minimum(p, 1.0 - p)
 
     threshold = np.log(1.0 * (1.0 - p)) - np.log(1.0 * p)  # -x, rounded as in actual_dcf

@@ -78,7 +78,8 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
     if mean == 0.0:
         return 0.0
     gini = np.abs(values[:, None] - values[None, :]).sum() / (2 * k**2 * mean)
-    return float(gini * k / (k - 1) if correction else gini)
+    # at most (k - 1)/k, and 1 with the correction (one group holds every error): above it by rounding only
+    return float(min(gini * k / (k - 1), 1.0) if correction else min(gini, (k - 1) / k))
 
 
 def _comparisons_per_group(counts: ArrayLike, k: int) -> NDArray[np.float64]:

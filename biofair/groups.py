@@ -487,6 +487,25 @@ def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:
     return pd.Series(labels, index=scores.index, name="group")
 
 
+def _check_sorted_groups(groups: dict) -> None:
+    """Refuse groups the indices cannot read: fewer than two, or scores that are not a
+    non-empty, ascending, finite 1-D float array per class (every index reads them sorted,
+    and was silently wrong on a ScoresByGroup built by hand from unsorted arrays)."""
+    problems = [] if len(groups) >= 2 else [f"fairness needs at least two groups, got {len(groups)}"]
+    for name, scores in groups.items():
+        for side in ("mated", "nonmated"):
+            values = getattr(scores, side, None)
+            if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype.kind != "f":
+                problems.append(f"group {name!r}: {side} scores must be a 1-D float array (a GroupScores of "
+                                f"np.sort(...) of each class), got {type(values).__name__}")
+            elif values.size == 0 or not (np.isfinite(values[0]) and np.isfinite(values[-1])):
+                problems.append(f"group {name!r}: {side} scores must be finite, and at least one")
+            elif (values[1:] < values[:-1]).any():
+                problems.append(f"group {name!r}: {side} scores must be ascending (np.sort them)")
+    if problems:
+        raise SchemaError("cannot compare groups:\n- " + "\n- ".join(problems))
+
+
 class ScoresByGroup(dict):
     """Sorted mated and homogeneous non-mated scores of every group, keyed by group name.
 
@@ -497,7 +516,8 @@ class ScoresByGroup(dict):
     Parameters
     ----------
     groups : dict of str to GroupScores
-        The sorted scores of each group, keyed by group name.
+        The sorted scores of each group, keyed by group name: two groups or more, each with
+        non-empty, ascending, finite float arrays of both classes (else a SchemaError).
     by : str or sequence of str
         The grouping the groups were made with.
 
@@ -527,6 +547,7 @@ class ScoresByGroup(dict):
     """
 
     def __init__(self, groups: dict[str, GroupScores], by: By):
+        _check_sorted_groups(groups)
         super().__init__(groups)
         self.by = by
 
@@ -676,6 +697,8 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     if isinstance(scores, ScoresByGroup):
         if scores.by != by:
             raise ValueError(f"these groups were formed with by={scores.by!r}, not by={by!r}")
+        if len(scores) < 2:  # a group deleted since
+            raise SchemaError(f"cannot compare groups:\n- fairness needs at least two groups, got {len(scores)}")
         return scores
     _validate_score_set(scores)
     codes, names = _group_codes(scores, by)
@@ -1068,6 +1091,9 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group")
     table = _cross_group_counts(scores, threshold, by=by)
     matrix = (table["accepted"] / table["comparisons"]).set_axis(
         pd.MultiIndex.from_frame(table[["reference", "probe"]])).unstack("probe")
+    mated = scores[scores["mated"].to_numpy(dtype=bool)]  # a group of mated comparisons alone has a row of NaN
+    names = sorted({*matrix.index, *matrix.columns, *group_labels(mated, by=by).dropna()})
+    matrix = matrix.reindex(index=names, columns=names)
     attributes = _attributes_of(by)
     matrix.index.name = " / ".join(f"reference_{a}" for a in attributes)
     matrix.columns.name = " / ".join(f"probe_{a}" for a in attributes)

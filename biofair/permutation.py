@@ -13,7 +13,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from pandas.api.extensions import ExtensionArray
 
-from biofair._resampling import progress, resolution_warned_once
+from biofair._resampling import _number, progress, resolution_warned_once
 from biofair._typing import Alternative, By, Seed
 from biofair._validation import as_count, as_rng
 from biofair.groups import _MISSING_GROUP, _group_codes, _torn_subjects
@@ -258,14 +258,20 @@ def permutation_null(
     _validate_score_set(scores)
     rng = as_rng(rng)
     shuffled = _shuffle_plan(scores, by, _present_cluster(scores, cluster))
-    observed = float(statistic(scores))
+    observed = _number(statistic(scores))
     with resolution_warned_once():
         null = np.array(
             [
-                float(statistic(shuffled(rng)))
+                _number(statistic(shuffled(rng)))
                 for _ in progress(range(n_permutations), total=n_permutations, desc="permutations", show=progress_bar)
             ]
         )
+    undefined = int(np.isnan(null).sum())
+    if np.isnan(observed) or undefined:  # a NaN compares false: a p-value as if nothing were as extreme
+        where = (["the observed table"] if np.isnan(observed) else []) + (
+            [f"{undefined} of {n_permutations} permutations"] if undefined else [])
+        raise ValueError(f"the statistic is NaN on {' and '.join(where)}, so no p-value can be read; make it "
+                         "defined on every arrangement of the groups")
     extreme = null <= observed if alternative == "less" else null >= observed
     p_value = (1 + int(extreme.sum())) / (1 + n_permutations)
     return PermutationNull(observed, null, p_value, n_permutations, alternative)

@@ -336,6 +336,9 @@ def subset_bias(performance: pd.DataFrame, *, reference: str | None = None) -> p
     np.True_
     """
     values = {name: g.sort_values("subset")["value"].to_numpy() for name, g in performance.groupby("group")}
+    if len(values) < 2:  # a group against itself: "perfectly fair" by construction
+        raise ValueError(f"subset bias compares groups: the performance table has {len(values)} "
+                         f"({sorted(values)}); give the subsets of two groups or more")
     means = {name: v.mean() for name, v in values.items()}
     if reference is None:
         reference = min(means, key=means.get)

@@ -290,3 +290,20 @@ def test_a_book_value_given_twice_is_refused():
     book = pd.Series(rows["paper_value"].astype(float).to_numpy(), index=rows["quantity"].to_numpy())
     with pytest.raises(ValueError, match=r"book values given twice for \["):
         bf.reproduction_ledger("cei", "Table 4", pd.concat([book, book.iloc[:1]]))
+
+
+def test_infinite_llrs_are_evidence_and_nan_is_not():
+    """pav_llrs' own example gives [0, inf] and [-inf, 0]: cllr, actual_dcf and
+    bayes_error_rates refused them as non-finite scores, though min_cllr is their Cllr."""
+    mated, nonmated = bf.pav_llrs([0.6, 0.9], [0.1, 0.7])
+    assert np.isinf(mated).any() and np.isinf(nonmated).any()
+    assert bf.cllr(mated, nonmated) == bf.min_cllr([0.6, 0.9], [0.1, 0.7]) == 0.5
+    assert bf.actual_dcf(mated, nonmated, p_target=0.5) == 0.5
+    assert bf.bayes_error_rates(mated, nonmated, prior_log_odds=[0.0])["actual_dcf"].tolist() == [0.5]
+    with pytest.raises(ValueError, match=r"^Cllr is infinite: a mated LLR is -inf, infinite evidence for the wrong answer$"):
+        bf.cllr([-np.inf, 1.0], [0.0])
+    with pytest.raises(ValueError, match=r"^Cllr is infinite: a non-mated LLR is \+inf"):
+        bf.cllr([1.0], [0.0, np.inf])
+    for call in (bf.cllr, bf.actual_dcf):
+        with pytest.raises(ValueError, match=r"^nonmated contains 1 NaN values$"):
+            call([1.0], [0.0, np.nan])

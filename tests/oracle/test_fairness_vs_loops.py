@@ -98,6 +98,15 @@ def test_garbe_equals_double_loop(rates, correction):
     assert bf.garbe(rates, correction=correction) == pytest.approx(loop_garbe(rates, correction), abs=1e-15)
 
 
+@pytest.mark.parametrize("k", range(2, 13))
+@pytest.mark.parametrize("rate", [0.1, 0.3, 1e-5, 0.7, 2.0**-1074])
+def test_garbe_of_one_group_holding_every_error_is_at_most_its_bound(k, rate):
+    """[0.1, 0, 0, 0] gave 1.0000000000000002 (rounding), beyond GARBE's range [0, 1]."""
+    rates = [0.0] * (k - 1) + [rate]
+    assert bf.garbe(rates) == pytest.approx(1.0, abs=1e-15) and bf.garbe(rates) <= 1.0
+    assert bf.garbe(rates, correction=False) <= (k - 1) / k
+
+
 @pytest.mark.parametrize("rates", [[0.1, 0.2, 0.3], [0.001, 0.0005, 0.002, 0.0001], [0.5, 0.5]])
 def test_inequity_equals_loop(rates):
     product = 1.0

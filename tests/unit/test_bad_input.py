@@ -30,6 +30,8 @@ BAD = {
     "2d": ([[0.1, 0.2]], ValueError, r"must be one-dimensional"),
     "text": (["a", "b"], TypeError, r"must hold numeric scores"),
     "bool": ([True, False], TypeError, r"must hold numeric scores"),
+    # NumPy counts durations among its integers: Cllr was 1.80 in seconds and 1442.9 in milliseconds
+    "durations": (np.array([1, 2], dtype="timedelta64[s]"), TypeError, r"must hold numeric scores, got dtype timedelta64\[s\]"),
 }
 
 
