@@ -62,6 +62,18 @@ def _discrepancy_table(
     )
 
 
+def _shares_subjects(scores: pd.DataFrame | ScoresByGroup, dev: pd.DataFrame | ScoresByGroup) -> bool:
+    """Whether the development scores are the evaluation scores, or share a subject with
+    them (a threshold set on a subject it is then applied to is optimistic): by the subject
+    columns, when both tables have them."""
+    if dev is scores:
+        return True
+    subjects = ["reference_subject", "probe_subject"]
+    if not all(isinstance(t, pd.DataFrame) and set(subjects) <= set(t.columns) for t in (scores, dev)):
+        return False
+    return bool(np.isin(pd.unique(dev[subjects].to_numpy().ravel()), pd.unique(scores[subjects].to_numpy().ravel())).any())
+
+
 def _warn_if_dev_lacks_groups(names: Sequence[str], dev_names: Sequence[str]) -> None:
     """Warn when the development scores have none of some evaluation groups: the pooled
     thresholds are then set without those groups' non-mated scores."""
@@ -100,7 +112,9 @@ def fairness_discrepancy_rate(
         The grouping attribute(s).
     dev : pandas.DataFrame or ScoresByGroup, optional
         Development table the thresholds are set on. Without it they are set on
-        ``scores`` itself, which is optimistic (flagged in the ``optimistic`` column).
+        ``scores`` itself, which is optimistic (flagged in the ``optimistic`` column), as
+        they are when ``dev`` is ``scores`` or shares a subject with it (by the subject
+        columns, when both tables have them).
 
     Returns
     -------
@@ -159,7 +173,7 @@ def fairness_discrepancy_rate(
     return _discrepancy_table(
         targets, thresholds, (_max_gap(rates.fmr), _max_gap(rates.fnmr)), alpha=alpha,
         n_dev=_pooled_size(dev_groups), at_or_above=_pooled_at_or_above(dev_groups, thresholds),
-        optimistic=dev is None,
+        optimistic=dev is None or _shares_subjects(scores, dev),
     )
 
 

@@ -373,3 +373,13 @@ def test_cross_group_fmr_keeps_a_group_without_non_mated_pairs():
     assert matrix.loc["C"].isna().all() and matrix["C"].isna().all()
     nonmated = sides[~sides["mated"] & (sides["reference_group"] == "A")]
     assert matrix.loc["A", "A"] == (nonmated["score"] >= 1.0).mean()
+
+
+def test_fdr_on_dev_scores_that_share_subjects_with_the_evaluation_is_flagged_optimistic():
+    """dev=the evaluation table itself gave the same numbers with optimistic False (SPEC 4:
+    thresholds set on the scores they are applied to are flagged)."""
+    table = bf.read_scores(bf.datasets.example_scores_path())
+    split = bf.mitigation.subject_disjoint_split(table, rng=0)
+    flags = {name: bf.fairness_discrepancy_rate(split.eval, dev=dev, fmr_targets=[0.1])["optimistic"].item()
+             for name, dev in (("itself", split.eval), ("every subject", table), ("disjoint", split.dev))}
+    assert flags == {"itself": True, "every subject": True, "disjoint": False}
