@@ -129,18 +129,16 @@ class Sample:
             return np.array([self.evaluate(statistic, args, rows) for rows in progress(plan, total=total, desc=desc, show=show)])
 
 
-def _number(value) -> float:
+def _number(value, example: str = "lambda mated, nonmated: bf.eer(mated, nonmated).eer") -> float:
     """A statistic's value as a float, or a TypeError that says what the statistic returned
-    (text too: float("0.5") would read it)."""
+    (text too: float("0.5") would read it) and gives an ``example`` of one that picks a number."""
     try:
         if isinstance(value, (str, bytes)):
             raise TypeError
         return float(value)
     except (TypeError, ValueError):
-        raise TypeError(
-            f"the statistic must return a number, got {type(value).__name__}: wrap it to pick one, "
-            "e.g. lambda mated, nonmated: bf.eer(mated, nonmated).eer"
-        ) from None
+        raise TypeError(f"the statistic must return a number, got {type(value).__name__}: wrap it to pick one, "
+                        f"e.g. {example}") from None
 
 
 def check_unit(unit: str) -> str:

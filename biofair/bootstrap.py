@@ -518,6 +518,11 @@ def ranking_flips(
     >>> bf.ranking_flips({"roc_auc": auc, "tmr_at_fmr": tmr})
     [('tmr_at_fmr', 'roc_auc')]
     """
+    if not isinstance(comparisons, Mapping) or not all(isinstance(c, PairedResult) for c in comparisons.values()):
+        got = (type(comparisons).__name__ if not isinstance(comparisons, Mapping) else
+               "a " + next(type(c).__name__ for c in comparisons.values() if not isinstance(c, PairedResult)))
+        raise TypeError("comparisons must map each metric's name to its biofair.paired_bootstrap result (a "
+                        f"PairedResult), e.g. {{'roc_auc': paired_bootstrap(...)}}, got {got}")
     orientation = dict(higher_is_better or {})
     unknown = [name for name in orientation if name not in comparisons]
     if unknown:

@@ -258,11 +258,12 @@ def permutation_null(
     _validate_score_set(scores)
     rng = as_rng(rng)
     shuffled = _shuffle_plan(scores, by, _present_cluster(scores, cluster))
-    observed = _number(statistic(scores))
+    example = "lambda table: bf.outcome_fairness(table, fmr=1e-3).garbe_fnmr"
+    observed = _number(statistic(scores), example)
     with resolution_warned_once():
         null = np.array(
             [
-                _number(statistic(shuffled(rng)))
+                _number(statistic(shuffled(rng)), example)
                 for _ in progress(range(n_permutations), total=n_permutations, desc="permutations", show=progress_bar)
             ]
         )

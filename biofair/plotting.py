@@ -335,6 +335,8 @@ def plot_score_distributions(
     """
     bins = check_bins(bins)
     mated, nonmated = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
+    if thresholds is not None and not isinstance(thresholds, Mapping):  # a line is drawn with its label
+        raise TypeError(f"thresholds must map a label to each threshold, e.g. {{'FMR = 1e-3': 2.1}}, got {thresholds!r}")
     marks = {label: as_threshold(value, f"thresholds[{label!r}]") for label, value in (thresholds or {}).items()}
     exponent = power_of_two_exponent(mated, nonmated)  # exact: the same histogram, in units matplotlib can draw
     mated, nonmated = np.ldexp(mated, -exponent), np.ldexp(nonmated, -exponent)

@@ -290,3 +290,10 @@ def test_cross_group_heatmap_checks_its_input():
         plotting.plot_cross_group_fmr(fmr, pairs=fmr[["b", "a"]])
     with pytest.raises(ValueError, match=r"rates in \[0, 1\]"):
         plotting.plot_cross_group_fmr(fmr * 10)
+
+
+def test_score_distribution_thresholds_need_their_labels():
+    """A list of thresholds gave "'list' object has no attribute 'items'"."""
+    with pytest.raises(TypeError, match=r"^thresholds must map a label to each threshold, e\.g\. \{'FMR = 1e-3': 2\.1\}, "
+                                        r"got \[1\.0\]$"):
+        plotting.plot_score_distributions([1.0, 2.0], [0.0, 0.5], thresholds=[1.0])

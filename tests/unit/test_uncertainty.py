@@ -390,3 +390,34 @@ def test_bca_of_a_paired_difference_and_undefined_cases():
     constant = lambda m, n: 1.0  # noqa: E731
     with pytest.raises(ValueError, match="method='bca' is undefined"):
         bf.bootstrap(constant, (np.arange(5.0), np.arange(6.0)), method="bca", n_resamples=20, rng=0)
+
+
+def test_ranking_flips_names_what_it_needs():
+    """A list, or a BootstrapResult among the values, gave AttributeError ('list' has no 'items')."""
+    paired = bf.PairedResult(0.01, 0.005, 0.02, 0.0, 0.95, 40, "pair", "percentile", np.zeros(40))
+    single = bf.bootstrap(lambda m, n: float(np.mean(m)), (np.arange(5.0), np.arange(5.0)), n_resamples=40, rng=0)
+    for comparisons, got in (([paired, paired], "list"), ({"a": paired, "b": single}, "a BootstrapResult")):
+        with pytest.raises(TypeError, match=rf"^comparisons must map each metric's name to its biofair.paired_bootstrap "
+                                            rf"result \(a PairedResult\), e.g. .*, got {got}$"):
+            bf.ranking_flips(comparisons)
+
+
+def test_a_permutation_null_of_a_statistic_without_a_number_is_refused():
+    """A NaN statistic gave observed=nan and p = 1/(P+1), read as significant; None or text
+    were raw Python errors or read as numbers."""
+    table = bf.read_scores(bf.datasets.example_scores_path())
+    with pytest.raises(ValueError, match=r"^the statistic is NaN on the observed table and 5 of 5 permutations, so no "
+                                         r"p-value can be read"):
+        bf.permutation_null(lambda t: float("nan"), table, n_permutations=5, rng=0)
+    calls = []  # the observed table first, then the permutations
+
+    def defined_once(t):
+        calls.append(t)
+        return 0.5 if len(calls) == 1 else float("nan")
+
+    with pytest.raises(ValueError, match=r"^the statistic is NaN on 5 of 5 permutations, so no p-value can be read"):
+        bf.permutation_null(defined_once, table, n_permutations=5, rng=0)
+    for value in (None, "0.5"):
+        with pytest.raises(TypeError, match=r"^the statistic must return a number, got (NoneType|str): wrap it to pick "
+                                            r"one, e\.g\. lambda table: "):
+            bf.permutation_null(lambda t, value=value: value, table, n_permutations=5, rng=0)
