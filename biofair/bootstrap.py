@@ -267,7 +267,7 @@ def bootstrap(
     Raises
     ------
     ValueError
-        When the statistic is NaN on some resample (no interval can be read), or for
+        When the statistic is NaN or infinite on some resample (no interval can be read), or for
         ``unit="subject"`` when the cluster column has missing values or a single subject,
         or mixes numbers and text (a ``SchemaError``: ``1`` and ``"1"`` would be two subjects).
     TypeError
@@ -427,7 +427,7 @@ def paired_bootstrap(
     ------
     ValueError
         When the two systems do not hold the same trials in the same order, when the
-        difference is NaN on some resample, or as :func:`biofair.bootstrap` for the clusters;
+        difference is NaN or infinite on some resample, or as :func:`biofair.bootstrap` for the clusters;
         a ``SchemaError`` when a subject or trial column is numbers in one table and text in
         the other (``1`` and ``"1"``: read both the same way).
     TypeError

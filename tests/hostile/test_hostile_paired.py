@@ -126,7 +126,7 @@ def test_a_statistic_undefined_on_resamples_gives_no_interval(resampler):
     table = bf.synthetic.gaussian_scores(n_mated=20, n_nonmated=200, rng=0)
     run, hint = NAN_RESAMPLERS[resampler]
     message = ("the statistic is NaN on 50 of 50 resamples, so no interval can be read from them; "
-               f"make it defined on every resample{hint}")
+               f"make it defined and finite on every resample{hint}")
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         run(table)
 
