@@ -331,6 +331,8 @@ def bayes_error_rates(
     >>> table[["p_target", "actual_dcf", "min_dcf"]].round(4).to_dict("records")
     [{'p_target': 0.5, 'actual_dcf': 0.8333, 'min_dcf': 0.5}]
     """
+    if prior_log_odds is not None and np.size(prior_log_odds) == 0:
+        raise ValueError("prior_log_odds is empty: give at least one operating point's prior log-odds")
     x = np.linspace(-6.0, 6.0, 61) if prior_log_odds is None else as_scores(prior_log_odds, "prior_log_odds")
     p = expit(x)
     extreme = (p <= 0.0) | (p >= 1.0)

@@ -307,3 +307,9 @@ def test_infinite_llrs_are_evidence_and_nan_is_not():
     for call in (bf.cllr, bf.actual_dcf):
         with pytest.raises(ValueError, match=r"^nonmated contains 1 NaN values$"):
             call([1.0], [0.0, np.nan])
+
+
+def test_no_prior_log_odds_is_named_as_such():
+    """[] said "at least one comparison score is needed"."""
+    with pytest.raises(ValueError, match=r"^prior_log_odds is empty: give at least one operating point's prior log-odds$"):
+        bf.bayes_error_rates([1.0, 2.0], [0.0, -1.0], prior_log_odds=[])

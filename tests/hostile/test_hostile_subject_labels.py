@@ -440,3 +440,14 @@ def test_subject_attributes_named_like_a_pair_level_column_are_named(tmp_path):
     with pytest.warns(UserWarning, match="a grouping by='gender' reads that column"):  # by age: read, and told
         by_age = bf.read_grouped_scores(tmp_path / "scores.csv", by="age", subjects=tmp_path / "people.csv")
     assert set(by_age["reference_age"]) == {"old", "young"}
+
+
+def test_ids_written_as_other_numbers_in_the_attributes_are_named_as_such():
+    """Ids 0, 1, ... in the scores and 0.0, 1.0, ... in the attributes: "no attributes, e.g.
+    ['0', '1']", with no word on why."""
+    people = pd.DataFrame({"subject": [1.0, 2.0, 3.0, 4.0], "gender": ["f", "f", "m", "m"]})
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            "4 subjects of the score table have no attributes, e.g. ['1', '2', '3', '4']; 4 of them are the number "
+            "of a subject of the attributes written otherwise (e.g. '1' and '1.0'): read the ids of both tables as "
+            "text, or write them one way")):
+        bf.add_subject_attributes(trials([1, 2, 3, 4]), people)
