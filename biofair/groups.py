@@ -835,26 +835,18 @@ def add_subject_attributes(
     if unknown:
         known = {name.strip(): name for name in table.index}  # spaces around an id on either side
         padded = sorted(name for name in unknown if name.strip() in known)
-        numbers = {value: name for name in table.index if (value := _number_or_none(name)) is not None}
-        written = sorted(name for name in unknown if _number_or_none(name) in numbers)  # 0 and 0.0
+        numbers = {value: name for name in table.index if (value := _number(name)) is not None}
+        written = sorted(name for name in unknown if _number(name) in numbers)  # 0 and 0.0
         raise SchemaError(
             f"{len(unknown)} subjects of the score table have no attributes, e.g. {sorted(unknown)[:5]}"
             + (f"; {len(padded)} of them differ from a subject of the attributes only by surrounding spaces "
                f"(e.g. {padded[0]!r} and {known[padded[0].strip()]!r}): strip the ids (table[column].str.strip())"
                if padded else "")
             + (f"; {len(written)} of them are the number of a subject of the attributes written otherwise (e.g. "
-               f"{written[0]!r} and {numbers[_number_or_none(written[0])]!r}): read the ids of both tables as text, "
+               f"{written[0]!r} and {numbers[_number(written[0])]!r}): read the ids of both tables as text, "
                "or write them one way" if written else "")
         )
     return result
-
-
-def _number_or_none(text: str) -> float | None:
-    """The number an id's text writes ("0", "0.0", "1e2"), or None when it writes none."""
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 def group_sizes(
