@@ -194,9 +194,15 @@ def as_rng(rng: np.random.Generator | int | None, name: str = "rng") -> np.rando
 def power_of_two_exponent(*arrays: NDArray[np.float64]) -> int:
     """The exponent ``e`` that :func:`power_of_two_scaled` divides by (``2^e``); 0 for none."""
     largest = max(max(float(a.max()), -float(a.min())) for a in arrays)
-    if largest == 0.0 or 2.0**-500 <= largest <= 2.0**500:
-        return 0
-    return int(np.frexp(largest)[1])
+    return int(power_of_two_exponents(np.array([largest]))[0])
+
+
+def power_of_two_exponents(largest: NDArray[np.float64]) -> NDArray[np.int64]:
+    """For each largest magnitude, the exponent that brings it into ``[0.5, 1)`` when it lies
+    outside ``[2^-500, 2^500]``, else 0 (as for 0): the rule of :func:`power_of_two_exponent`,
+    value by value (per group, out of core)."""
+    inside = (largest == 0.0) | ((largest >= 2.0**-500) & (largest <= 2.0**500))
+    return np.where(inside, 0, np.frexp(largest)[1]).astype(np.int64)
 
 
 def power_of_two_scaled(*arrays: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:

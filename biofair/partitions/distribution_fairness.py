@@ -17,7 +17,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._typing import By, Combine, MeanTail, ScoreKind
-from biofair._validation import check_bins, check_choice, check_kind
+from biofair._validation import check_bins, check_choice, check_kind, power_of_two_exponents
 from biofair.distribution_fairness import (
     EquityIndex,
     _automatic_parameters,
@@ -255,14 +255,6 @@ def comprehensive_equity_index(
     return _index_from_divergences(divergences, data.census.names, parameters)
 
 
-def _scale_exponents(largest: NDArray[np.float64]) -> NDArray[np.int64]:
-    """Per group, the power of two the in-memory index divides its scores by
-    (:func:`biofair._validation.power_of_two_exponent` of its largest magnitude): 0 within
-    ``[2^-500, 2^500]``, else the exponent that brings the largest into ``[0.5, 1)``."""
-    inside = (largest == 0.0) | ((largest >= 2.0**-500) & (largest <= 2.0**500))
-    return np.where(inside, 0, np.frexp(largest)[1]).astype(np.int64)
-
-
 def _moments_part(part: pd.DataFrame, index: int, census: Census, kind: str) -> NDArray[np.float64]:
     """Per group: count, a reference score ``r``, the mean of ``v - r``, the sum of squared
     deviations from that mean, and the power of two ``e`` they are in units of (5 x groups).
@@ -279,7 +271,7 @@ def _moments_part(part: pd.DataFrame, index: int, census: Census, kind: str) -> 
     size = len(census.names)
     largest = np.zeros(size)
     np.maximum.at(largest, group, np.abs(values))
-    exponent = _scale_exponents(largest)
+    exponent = power_of_two_exponents(largest)  # the in-memory index's rule, per group
     if exponent.any():
         values = np.ldexp(values, -exponent[group])
     reference = np.zeros(size)
