@@ -551,6 +551,15 @@ class ScoresByGroup(dict):
         super().__init__(groups)
         self.by = by
 
+    @classmethod
+    def _of_sorted(cls, groups: dict[str, GroupScores], by: By) -> ScoresByGroup:
+        """The groups :func:`scores_by_group` has just split and sorted, unchecked (the check
+        would read every score again)."""
+        made = cls.__new__(cls)
+        dict.__init__(made, groups)
+        made.by = by
+        return made
+
     @functools.cached_property
     def pooled_nonmated(self) -> NDArray[np.float64]:
         """All groups' homogeneous non-mated scores, sorted (merged from the sorted runs)."""
@@ -732,7 +741,7 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
             problems = problems[:_PROBLEMS_SHOWN] + [f"and {len(problems) - _PROBLEMS_SHOWN:,} more such groups, of "
                                                      f"{len(names):,} in all (is by={by!r} the grouping you meant?)"]
         raise SchemaError("cannot compare groups:\n- " + "\n- ".join(problems))
-    return ScoresByGroup(groups, by)
+    return ScoresByGroup._of_sorted(groups, by)
 
 
 def add_subject_attributes(
