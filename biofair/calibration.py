@@ -220,9 +220,14 @@ def min_cllr(mated: ArrayLike, nonmated: ArrayLike) -> float:
     >>> bf.min_cllr([0.6, 0.9], [0.1, 0.7])
     0.5
     """
+    return _min_cllr_sorted(*sorted_scores(mated, nonmated))
+
+
+def _min_cllr_sorted(mated: NDArray, nonmated: NDArray) -> float:
+    """minCllr in bits of two ascending arrays."""
     # the constant LLR 0 is one of the monotone maps PAV optimises over, and costs exactly 1 bit:
     # a value above 1 can only be rounding (all scores tied give 1 + 2e-16 without the min)
-    return min(_cllr_sorted(*_pav_llrs(*sorted_scores(mated, nonmated))), 1.0)
+    return min(_cllr_sorted(*_pav_llrs(mated, nonmated)), 1.0)
 
 
 def actual_dcf(
@@ -303,7 +308,8 @@ def bayes_error_rates(
     -------
     pandas.DataFrame
         One row per ``prior_log_odds``: ``p_target`` = sigmoid(x), ``actual_dcf`` (Bayes
-        decision, match iff ``llr >= ln((1-p)/p)`` = -x) and ``min_dcf`` (best threshold), both with unit
+        decision, match iff ``llr >= -x`` = ``ln((1-p)/p)``, with ``-x`` exactly, not recomputed
+        from the rounded ``p``) and ``min_dcf`` (best threshold), both with unit
         costs and normalised by ``min(p, 1-p)``, and ``pav_dcf``, the actual DCF of the PAV
         LLRs, which equals ``min_dcf``: PAV is optimal at every prior at once. Multiplied back
         by ``min(p, 1-p)``, the actual curve is the Bayes error rate
@@ -344,7 +350,7 @@ def bayes_error_rates(
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated, infinite=True)
     norm = np.minimum(p, 1.0 - p)
 
-    threshold = np.log(1.0 * (1.0 - p)) - np.log(1.0 * p)  # -x, rounded as in actual_dcf
+    threshold = -x  # exact: ln((1-p)/p) from the rounded p would move it (by 0.04 at x = 36)
 
     def dcf_at_bayes(m: NDArray, n: NDArray) -> NDArray:
         false_matches, false_non_matches = counts_at(m, n, threshold)
@@ -548,7 +554,7 @@ def fit_logistic_calibration(
 def _calibration_row(mated: NDArray, nonmated: NDArray, p_target: float, c_miss: float, c_fa: float) -> dict:
     """Cllr, minCllr and both DCFs of two ascending arrays."""
     full = _cllr_sorted(mated, nonmated)
-    minimum = _cllr_sorted(*_pav_llrs(mated, nonmated))
+    minimum = _min_cllr_sorted(mated, nonmated)
     costs = {"p_target": p_target, "c_miss": c_miss, "c_fa": c_fa}
     dcf = actual_dcf(mated, nonmated, **costs)
     best = _min_dcf_from_counts(error_counts_sorted(mated, nonmated), p_target, c_miss, c_fa)

@@ -93,11 +93,12 @@ class ScoreDirectionWarning(UserWarning):
     --------
     >>> import pathlib, tempfile, warnings
     >>> import biofair as bf
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "distances.csv"
-    >>> _ = path.write_text("score,mated\\n0.1,1\\n0.2,1\\n0.8,0\\n0.9,0\\n")
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     table = bf.read_scores(path)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "distances.csv"
+    ...     _ = path.write_text("score,mated\\n0.1,1\\n0.2,1\\n0.8,0\\n0.9,0\\n")
+    ...     with warnings.catch_warnings(record=True) as caught:
+    ...         warnings.simplefilter("always")
+    ...         table = bf.read_scores(path)
     >>> caught[0].category.__name__
     'ScoreDirectionWarning'
     """

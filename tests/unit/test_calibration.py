@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -136,7 +137,14 @@ def test_bayes_error_rates_rows_match_single_calls(mated, nonmated):
     x = np.array([-3.0, -0.5, 0.0, 2.0])
     table = bf.bayes_error_rates(mated, nonmated, prior_log_odds=x)
     for row in table.itertuples():
-        assert row.actual_dcf == pytest.approx(bf.actual_dcf(mated, nonmated, p_target=row.p_target), rel=1e-9)
+        # the Bayes decision at prior log-odds x: match iff llr >= -x, exactly
+        fnmr = sum(s < -row.prior_log_odds for s in mated) / len(mated)
+        fmr = sum(s >= -row.prior_log_odds for s in nonmated) / len(nonmated)
+        p = row.p_target
+        assert row.actual_dcf == pytest.approx((p * fnmr + (1 - p) * fmr) / min(p, 1 - p), rel=1e-12)
+        if not np.isclose(np.concatenate([mated, nonmated]), -row.prior_log_odds, rtol=0, atol=1e-9).any():
+            # actual_dcf's threshold ln((1-p)/p) differs from -x only by p's rounding
+            assert row.actual_dcf == pytest.approx(bf.actual_dcf(mated, nonmated, p_target=p), rel=1e-9)
         assert row.min_dcf == pytest.approx(bf.min_dcf(mated, nonmated, p_target=row.p_target), rel=1e-9)
         # PAV's LLRs are optimal at every prior: their Bayes decision reaches minimum DCF
         assert row.pav_dcf == pytest.approx(row.min_dcf, rel=1e-9, abs=1e-12)
@@ -161,15 +169,32 @@ def test_bayes_error_areas_are_cllr_and_min_cllr():
     assert ratios[1] > 2 * ratios[0]
 
 
+def test_bayes_error_rates_decide_at_minus_x_exactly():
+    # ln((1-p)/p) from p = sigmoid(x) rounds: -1.9999999999999987 at x = 2, -36.04 at x = 36,
+    # which turned an LLR of exactly -x (a match) into a miss
+    table = bf.bayes_error_rates([-2.0, 3.0], [-4.0], prior_log_odds=[2.0])
+    assert table["actual_dcf"].tolist() == [0.0]
+    table = bf.bayes_error_rates([-36.02, 0.0], [-100.0], prior_log_odds=[36.0])
+    p = table["p_target"].iloc[0]
+    assert table["actual_dcf"].iloc[0] == pytest.approx(p * 0.5 / (1 - p), rel=1e-12)
+
+
 def test_bayes_error_rates_refuse_a_prior_of_one():
     with pytest.raises(ValueError, match="prior_log_odds"):
         bf.bayes_error_rates([1.0, 2.0], [0.0, -1.0], prior_log_odds=[0.0, 40.0])
 
 
+def test_calibration_by_group_caps_min_cllr_at_one_as_min_cllr_does():
+    # a group of tied scores: PAV's constant LLR costs 1 bit, 1 + 2e-16 after rounding
+    table = pd.DataFrame({"score": [0.0] * 7 + [1.0, -1.0, 2.0], "mated": [True] * 3 + [False] * 4 + [True, False, True],
+                          "group": ["a"] * 7 + ["b"] * 3})
+    row = bf.calibration_by_group(table, p_target=0.5).loc["a"]
+    assert row["min_cllr"] == bf.min_cllr(np.zeros(3), np.zeros(4)) == 1.0
+    assert row["calibration_loss"] == 0.0
+
+
 def test_calibration_by_group_matches_per_group_calls():
     rng = np.random.default_rng(3)
-    import pandas as pd
-
     table = pd.concat([
         bf.synthetic.gaussian_scores(n_mated=200, n_nonmated=400, mated_mean=m, rng=rng).assign(group=g)
         for g, m in (("a", 1.0), ("b", 3.0))
