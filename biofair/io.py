@@ -583,7 +583,7 @@ def read_scores(
 ) -> pd.DataFrame:
     """Read a score file into a validated score table.
 
-    Read more in the chapter "Compute error rates from scores".
+    Read more in the chapter "Analyse your own system", which reads a score file.
 
     Parameters
     ----------

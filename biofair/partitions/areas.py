@@ -59,10 +59,15 @@ def _area_bounds(frame, edges: NDArray, n_mated: int, n_nonmated: int, bound: fl
     summation order can depend on memory alignment, and could put ``low`` an ulp above
     ``high`` where they are equal.
     """
-    counts = at_or_above(_on_partitions(frame, _class_histogram_part, edges, columns=["score", "mated"], total=True))
+    counts = _class_counts(frame, edges)
     fmr, tmr = counts[0] / n_nonmated, counts[1] / n_mated
     span = np.clip(np.minimum(fmr[:-1], bound) - fmr[1:], 0.0, None)
     return math.fsum(span * tmr[1:]), math.fsum(span * tmr[:-1])
+
+
+def _class_counts(frame, edges: NDArray) -> NDArray[np.int64]:
+    """Non-mated (row 0) and mated (row 1) scores at or above each edge: one histogram pass."""
+    return at_or_above(_on_partitions(frame, _class_histogram_part, edges, columns=["score", "mated"], total=True))
 
 
 def roc_auc(scores: Any, *, bins: int = LOCATING_BINS) -> BoundedValue:
@@ -85,7 +90,9 @@ def roc_auc(scores: Any, *, bins: int = LOCATING_BINS) -> BoundedValue:
         mated and non-mated counts of bin ``b``: pairs in different bins are ordered
         exactly, ``D = Σ_b m_b Σ_{b' < b} n_b'``, and the ``S = Σ_b m_b n_b`` pairs inside
         one bin are not, so the exact AUC (ties counted one half) lies in
-        ``[D / MN, (D + S) / MN]``. The width ``S / MN`` shrinks with finer bins.
+        ``[D / MN, (D + S) / MN]``, both counted in integers and correctly rounded, as
+        :func:`biofair.roc_auc` is: the bounds hold its value to the last bit. The width
+        ``S / MN`` shrinks with finer bins.
 
     See Also
     --------
@@ -116,7 +123,14 @@ def roc_auc(scores: Any, *, bins: int = LOCATING_BINS) -> BoundedValue:
     frame = _as_frame(scores)
     counts = _class_census(frame)
     edges = _area_edges(counts.low, counts.high, bins)
-    low, high = _area_bounds(frame, edges, counts.n_mated, counts.n_nonmated, 1.0)
+    at_or_above_edge = _class_counts(frame, edges).astype(object)  # Python ints: D and S exactly
+    nonmated_in_bin = at_or_above_edge[0, :-1] - at_or_above_edge[0, 1:]
+    pairs = counts.n_mated * counts.n_nonmated
+    ordered = int(np.dot(nonmated_in_bin, at_or_above_edge[1, 1:]))  # D
+    with_same_bin = int(np.dot(nonmated_in_bin, at_or_above_edge[1, :-1]))  # D + S
+    # int / int is correctly rounded, as the in-memory value is: the bounds hold it, also where
+    # they meet (S = 0); float sums of rates were an ulp off there, on either side
+    low, high = ordered / pairs, with_same_bin / pairs
     return BoundedValue((low + high) / 2, low=low, high=high)
 
 

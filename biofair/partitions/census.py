@@ -81,6 +81,7 @@ class Census(NamedTuple):
 def _as_frame(scores: Any):
     """A Dask DataFrame from a Dask DataFrame, a Parquet path or glob, or a Partitioned."""
     import dask.dataframe as dd
+    import pyarrow as pa
 
     if isinstance(scores, Partitioned):
         return scores.frame
@@ -93,6 +94,9 @@ def _as_frame(scores: Any):
                 frame = dd.read_parquet(str(scores))
         except FileNotFoundError:
             raise FileNotFoundError(f"no Parquet file or folder at {str(scores)!r}") from None
+        except pa.ArrowException as error:  # a damaged file, or duplicate names: name the file if Arrow did not
+            problem = next(filter(None, map(_unreadable, _files_of(str(scores)))), None)
+            raise SchemaError(problem or f"{str(scores)!r} cannot be read as Parquet: {error}") from None
         except ValueError as error:  # a folder without Parquet files: Dask's words
             if "No files satisfy" not in str(error):
                 raise
@@ -272,11 +276,40 @@ def _read_and_apply(file: str, columns: list[str] | None, function: Callable, in
     try:
         part = pd.read_parquet(file, columns=columns)
     except (pa.ArrowInvalid, KeyError):
+        if problem := _unreadable(file):
+            raise SchemaError(f"partition {index}: {problem}") from None
         present = set(pq.read_schema(file).names)
         if columns is None or set(columns) <= present:
             raise
         part = pd.read_parquet(file, columns=[c for c in columns if c in present])
     return function(part, index, *args)
+
+
+def _unreadable(file: str) -> str | None:
+    """Why Arrow cannot read ``file`` as a score table (not Parquet, a damaged footer, two
+    columns of one name), naming it; None when its schema reads."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        names = pq.read_schema(file).names
+    except (pa.ArrowException, OSError) as error:
+        return f"{file} cannot be read as Parquet ({error})"
+    if repeated := sorted({name for name in names if names.count(name) > 1}):
+        return f"{file} has duplicate column name(s) {repeated}; every column needs its own name"
+    return None
+
+
+def _files_of(path: str) -> list[str]:
+    """The files Dask reads for a local Parquet path, folder (recursively, without the hidden
+    and ``_``-prefixed files Dask skips) or glob."""
+    import glob
+    from pathlib import Path
+
+    if Path(path).is_dir():
+        return sorted(str(f) for f in Path(path).rglob("*")
+                      if f.is_file() and not any(p.startswith(("_", ".")) for p in f.relative_to(path).parts))
+    return sorted(f for f in glob.glob(path, recursive=True) if Path(f).is_file())
 
 
 def _stored_index(frame) -> list[str | None]:
@@ -446,6 +479,8 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
     missing = [c for c in ("score", "mated", *columns) if c not in part.columns]
     if missing:
         return [f"partition {index}: missing column(s) {', '.join(missing)}"]
+    if part.empty:  # no row to be wrong about, whatever types its writer gave the columns (Arrow's null)
+        return []
     problems = []
     column = part["score"]
     if pd.api.types.is_float_dtype(column.dtype):  # NumPy floats checked as they are; nulls read as NaN
@@ -459,7 +494,10 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
         problems += [f"partition {index}: {problem}" for problem in _score_problems(column)]
     mated = part["mated"]
     if not pd.api.types.is_bool_dtype(mated):
-        problems.append(f"partition {index}: column 'mated' must be boolean, got {mated.dtype}")
+        hint = ""
+        if pd.api.types.is_integer_dtype(mated.dtype) and mated.isin([0, 1]).all():  # read_scores takes them
+            hint = "; its labels are 0 and 1: give dd.read_parquet(path).astype({'mated': bool})"
+        problems.append(f"partition {index}: column 'mated' must be boolean, got {mated.dtype}{hint}")
     elif n_missing := _n_missing(mated):  # a nullable boolean (pyarrow, "boolean")
         problems.append(f"partition {index}: column 'mated' has {n_missing} missing values")
     elif set(_SUBJECTS) <= set(part.columns) and (problem := _contradiction(part)):
@@ -765,8 +803,10 @@ def partitioned(scores: Any, *, by: By = "group", scheduler: Any = None) -> Part
         The grouping attribute(s).
     scheduler : str or distributed.Client, optional
         Where every pass over these data runs: the address of a Dask distributed scheduler
-        (``"tcp://host:8786"``; a client is connected to it, not made the default one) or a
-        ``Client``. Without it, Dask's current scheduler (the default client if there is one).
+        (``"tcp://host:8786"``; a client is connected to it, not made the default one), a
+        ``Client``, or one of Dask's schedulers on this machine by name (``"threads"``,
+        ``"processes"``, ``"synchronous"``). Without it, Dask's current scheduler (the
+        default client if there is one).
         The workers must reach the data (a shared file system or object store).
 
     Returns
@@ -780,7 +820,8 @@ def partitioned(scores: Any, *, by: By = "group", scheduler: Any = None) -> Part
     Raises
     ------
     ValueError
-        When a ``Partitioned`` was made for another grouping.
+        When a ``Partitioned`` was made for another grouping, or ``scheduler`` is text that
+        is neither an address with a port nor a local scheduler's name.
 
     See Also
     --------
@@ -816,11 +857,21 @@ def partitioned(scores: Any, *, by: By = "group", scheduler: Any = None) -> Part
     return Partitioned(frame, census(frame, by=by))
 
 
+#: Dask's schedulers on this machine, by the names ``dask.compute(scheduler=...)`` takes.
+_LOCAL_SCHEDULERS = ("threads", "processes", "synchronous", "sync", "single-threaded")
+
+
 def _client(scheduler: Any, frame) -> Any:
-    """The client given, or a distributed ``Client`` for a scheduler address that is closed
-    when ``frame`` is dropped (a client left open keeps trying to reach its scheduler)."""
-    if not isinstance(scheduler, str):
+    """The client given, one of Dask's local schedulers by name, or a distributed ``Client``
+    for a scheduler address that is closed when ``frame`` is dropped (a client left open
+    keeps trying to reach its scheduler)."""
+    if not isinstance(scheduler, str) or scheduler in _LOCAL_SCHEDULERS:
         return scheduler
+    if ":" not in scheduler:  # distributed's "missing port number in address 'processes'"
+        raise ValueError(
+            f"scheduler must be a Dask scheduler's address with its port ('tcp://host:8786'), a distributed "
+            f"Client, or one of Dask's local schedulers {', '.join(map(repr, _LOCAL_SCHEDULERS))}; got {scheduler!r}"
+        )
     from distributed import Client
 
     client = Client(scheduler, set_as_default=False)

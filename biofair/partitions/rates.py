@@ -14,8 +14,34 @@ from biofair._validation import as_target, as_targets, as_thresholds, check_alph
 from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_gap, _warn_if_dev_lacks_groups
 from biofair.dispersion import OutcomeFairness, _outcome_from_rates
 from biofair.groups import GroupRates, _rates_table
-from biofair.partitions.census import Census, _context, _group_keys, _needed, _on_partitions, partitioned
+from biofair.partitions.census import (
+    _SUBJECTS,
+    Census,
+    Partitioned,
+    _context,
+    _group_keys,
+    _needed,
+    _on_partitions,
+    partitioned,
+)
 from biofair.partitions.thresholds import _pooled_thresholds_and_counts, _at_or_above_each
+
+
+def _subjects_part(part: pd.DataFrame, index: int) -> NDArray:
+    return pd.unique(part[list(_SUBJECTS)].to_numpy().ravel())
+
+
+def _optimistic(data: Partitioned, dev: Partitioned | None) -> bool:
+    """Whether thresholds set on ``dev`` are optimistic for ``data``, as in memory: no ``dev``,
+    the same data (the same frame, or one read alike), or a subject in both, by the subject
+    columns when both have them (one pass over those two columns of each)."""
+    if dev is None or dev.frame is data.frame or dev.frame._name == data.frame._name:
+        return True
+    if not all(set(_SUBJECTS) <= set(d.frame.columns) for d in (data, dev)):
+        return False
+    ids = [pd.unique(np.concatenate(_on_partitions(d.frame, _subjects_part, columns=list(_SUBJECTS))))
+           for d in (data, dev)]
+    return bool(pd.Series(ids[1]).isin(ids[0]).any())
 
 def _counts_at_part(part: pd.DataFrame, index: int, census: Census, thresholds: NDArray) -> NDArray:
     values, group, mated = _group_keys(part, census)
@@ -174,7 +200,10 @@ def fairness_discrepancy_rate(
     by : str or sequence of str, default "group"
         The grouping attribute(s).
     dev : dask.dataframe.DataFrame, str or Partitioned, optional
-        Development set the thresholds are set on; without it, ``scores`` (optimistic).
+        Development set the thresholds are set on; without it, ``scores``. Optimistic (the
+        ``optimistic`` column) without it, and when it is ``scores`` (or the same files) or
+        shares a subject with it (by the subject columns, when both have them: one more pass
+        over those two columns).
 
     Returns
     -------
@@ -221,7 +250,7 @@ def fairness_discrepancy_rate(
     rates, _ = group_rates_at(data, thresholds, by=by)
     return _discrepancy_table(
         targets, thresholds, (_max_gap(rates.fmr), _max_gap(rates.fnmr)), alpha=alpha,
-        n_dev=n_dev, at_or_above=at_or_above, optimistic=dev is None,
+        n_dev=n_dev, at_or_above=at_or_above, optimistic=_optimistic(data, None if dev is None else dev_data),
     )
 
 

@@ -149,3 +149,19 @@ def test_glossary_defines_every_metric_of_the_book():
                  "FPIR", "FDR′", "Mated comparison", "Non-mated comparison", "Resolution", "Bootstrap interval",
                  "Paired bootstrap", "Ranking flip", "Permutation null", "Homogeneous pair"):
         assert term in terms, term
+
+
+def test_the_api_pages_chapter_pointers_link_to_their_chapters():
+    """Each docstring's 'Read more in the chapter "..."' is a link to that chapter on the API
+    page (book/_ext/chapter_pointers.py); it was plain text."""
+    page = soup("book/api")
+    pointers = [p for p in page.find_all("p") if "Read more in the chapter" in p.get_text()]
+    assert len(pointers) >= 100
+    titles = {(HTML / "book" / "chapters" / f"{name}.html").resolve(): name for name in NOTEBOOKS}
+    for pointer in pointers:
+        links = [a for a in pointer.find_all("a") if "chapters/" in a.get("href", "")]
+        assert links, pointer.get_text()
+        for link in links:
+            target = (HTML / "book" / link["href"].split("#")[0]).resolve()
+            assert target in titles and target.exists(), link["href"]
+

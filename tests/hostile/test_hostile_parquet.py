@@ -116,6 +116,67 @@ def test_a_file_without_a_column_read_in_row_groups_is_a_schema_error(tmp_path):
     assert bp.eer(dd.read_parquet(path, split_row_groups=True)) == bf.eer(*bf.split_scores(table()))
 
 
+def test_a_damaged_file_is_named(tmp_path):
+    """Before: ``pyarrow.lib.ArrowInvalid: Parquet magic bytes not found in footer ...``, from
+    the reader of one partition, naming no file."""
+    path, _ = files(tmp_path)
+    (tmp_path / "part-1.parquet").write_bytes(b"not a parquet file at all")
+    for given in (path, str(tmp_path)):
+        with pytest.raises(SchemaError, match=re.escape(f"{tmp_path / 'part-1.parquet'} cannot be read as Parquet (")):
+            bp.census(given)
+
+
+def test_a_file_with_two_columns_of_one_name_is_named(tmp_path):
+    """Before: ``ArrowInvalid: ... Can't unify schema with duplicate field names``, from Dask,
+    naming no file; in memory ``read_grouped_scores`` names it."""
+    path, _ = files(tmp_path, lambda part: part.append_column("group", part.column("group")))
+    message = f"{tmp_path / 'part-1.parquet'} has duplicate column name(s) ['group']; every column needs its own name"
+    with pytest.raises(SchemaError) as error:
+        bp.census(path)
+    assert str(error.value) == f"partition 1: {message}"  # found by the pass that reads it
+    alone = tmp_path / "alone"  # the first file Dask plans: Dask fails, before any pass
+    alone.mkdir()
+    (tmp_path / "part-1.parquet").rename(alone / "part-1.parquet")
+    with pytest.raises(SchemaError) as error:
+        bp.census(str(alone))
+    assert str(error.value) == message.replace(str(tmp_path), str(alone))
+
+
+def test_a_file_without_rows_is_left_out_whatever_its_column_types(tmp_path):
+    """Some writers give the columns of an empty file Arrow's null type. Before: "partition 1:
+    column 'score' must be numeric, got dtype object", about a file without a score."""
+    path, _ = files(tmp_path, lambda part: pa.table({"score": pa.nulls(0), "mated": pa.nulls(0),
+                                                    "group": pa.nulls(0)}))
+    kept = pd.concat([table().iloc[rows] for rows in np.array_split(np.arange(300), 3)[::2]])
+    assert bp.eer(path) == bf.eer(*bf.split_scores(kept))
+    pd.testing.assert_frame_equal(bp.fairness_discrepancy_rate(path, fmr_targets=[1e-1]),
+                                  bf.fairness_discrepancy_rate(kept, fmr_targets=[1e-1]))
+
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")  # Dask's reader: not ours
+def test_labels_stored_as_0_and_1_are_refused_with_the_conversion(tmp_path):
+    """read_scores reads 0/1 labels; out of core they are refused, and the message now says how."""
+    path, _ = files(tmp_path, replaced("mated", lambda c: pa.compute.cast(c, pa.int8())))
+    with pytest.raises(SchemaError, match=re.escape(
+            "partition 1: column 'mated' must be boolean, got int8; its labels are 0 and 1: give "
+            "dd.read_parquet(path).astype({'mated': bool})")):
+        bp.census(path)
+    assert bp.census(dd.read_parquet(path).astype({"mated": bool})).names == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("scheduler", ["synchronous", "threads"])
+def test_a_local_scheduler_by_name_gives_the_same_results(scheduler, tmp_path):
+    """Before: ``ValueError: missing port number in address 'processes'``."""
+    path, _ = files(tmp_path)
+    assert bp.eer(bp.partitioned(path, scheduler=scheduler)) == bf.eer(*bf.split_scores(table()))
+
+
+def test_a_scheduler_that_is_neither_an_address_nor_a_name_is_refused(tmp_path):
+    path, _ = files(tmp_path)
+    with pytest.raises(ValueError, match="scheduler must be a Dask scheduler's address with its port"):
+        bp.partitioned(path, scheduler="proc")
+
+
 def test_a_glob_that_matches_no_file_says_so(tmp_path):
     """Before: ``SchemaError: no group column for 'group' ... (the data have [])``, and the EER
     ``partition 0: missing column(s) score, mated``: a partition that does not exist."""

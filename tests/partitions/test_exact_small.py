@@ -362,6 +362,26 @@ def test_partial_auc_bounds_hold_the_in_memory_value_where_they_round_differentl
     assert bounded.high - bounded.low <= 8 * np.spacing(exact)  # and no wider than the rounding
 
 
+@SETTINGS
+@given(st.lists(st.integers(0, 60), min_size=1, max_size=40), st.lists(st.integers(0, 60), min_size=1, max_size=40),
+       st.integers(1, 3))
+def test_roc_auc_bounds_hold_the_in_memory_value_to_the_last_bit(mated, nonmated, parts):
+    """Where the bins separate every pair the bounds meet, and they are the in-memory value: as
+    float sums of rates they were an ulp off (0.6666666666666667 for 4/6, on both bounds)."""
+    scores = pd.DataFrame({"score": np.array(mated + nonmated, dtype=float),
+                           "mated": np.repeat([True, False], [len(mated), len(nonmated)])})
+    exact = bf.roc_auc(mated, nonmated)
+    bounded = bp.roc_auc(frame(scores, parts))
+    assert bounded.low <= exact <= bounded.high
+    if bounded.exact:
+        assert bounded.low == exact
+    # integer scores in 65,536 bins: one score per bin, so D counts the pairs ordered and S the
+    # pairs tied, and the bounds are D / MN and (D + S) / MN exactly
+    ordered = sum(m > n for m in mated for n in nonmated)
+    assert bounded.low == ordered / (len(mated) * len(nonmated))
+    assert bounded.high == (ordered + sum(m == n for m in mated for n in nonmated)) / (len(mated) * len(nonmated))
+
+
 @pytest.mark.parametrize("spread", [1e-16, 1e-13, 1e-9])
 def test_area_bounds_of_scores_a_few_ulps_apart_hold_the_in_memory_value(spread):
     """Scores within ~1,000 ulps of 0.5 hold fewer floats than 65,536 bins: NumPy refused the
@@ -399,3 +419,29 @@ def test_scores_of_extreme_magnitudes_give_the_in_memory_values(scale):
     exact = bf.roc_auc(*bf.split_scores(scores))
     bounded = bp.roc_auc(data, bins=256)
     assert bounded.low <= exact <= bounded.high
+
+
+def test_fdr_flags_a_development_set_optimistic_as_in_memory(tmp_path):
+    """bp flagged only ``dev=None``: the same files as ``dev``, or a development set sharing
+    subjects with the evaluation set, were called unbiased where memory flags them."""
+    scores = bf.synthetic.demographic_scores(rng=0)
+    subjects = scores["reference_subject"].unique()
+    on = [scores["reference_subject"].isin(half) & scores["probe_subject"].isin(half)
+          for half in (subjects[::2], subjects[1::2])]
+    dev, evaluation = scores[on[0]], scores[on[1]]
+    cases = {"none": (evaluation, None), "itself": (evaluation, evaluation), "disjoint": (evaluation, dev),
+             "sharing": (evaluation, pd.concat([dev, evaluation.iloc[:50]]))}
+    for name, (here, there) in cases.items():
+        paths = []
+        for role, table in (("eval", here), ("dev", there)):
+            if table is not None:
+                paths.append(str(tmp_path / f"{name}-{role}.parquet"))
+                table.to_parquet(paths[-1], index=False)
+        dev_path = None if there is None else (paths[0] if there is here else paths[1])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
+            found = bp.fairness_discrepancy_rate(paths[0], dev=dev_path, fmr_targets=[1e-2])
+            expected = bf.fairness_discrepancy_rate(here, dev=there, fmr_targets=[1e-2])
+        assert found["optimistic"].tolist() == expected["optimistic"].tolist() == [name != "disjoint"], name
+    data = bp.partitioned(paths[0])  # one Partitioned given twice is the same data
+    assert bp.fairness_discrepancy_rate(data, dev=data, fmr_targets=[1e-2])["optimistic"].tolist() == [True]
