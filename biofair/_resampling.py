@@ -74,9 +74,10 @@ class Sample:
                     "so every resample would repeat the data (an interval of width 0); use unit='pair'"
                 )
             labels = self.table[cluster] if self.strata is None else [self.strata, self.table[cluster]]
-            # a subject's comparisons in two strata are two clusters, each drawn among its stratum's
+            # a subject's comparisons in two strata are two clusters, each drawn among its stratum's;
+            # numbered in sorted order, so that one seed draws the same subjects whatever the rows' order
             self.clusters = pd.factorize(pd.MultiIndex.from_arrays(labels) if self.strata is not None
-                                         else labels, sort=self.strata is not None)[0]
+                                         else labels, sort=True)[0]
 
     def __len__(self) -> int:
         return len(self.table) if self.table is not None else sum(scores.size for scores in self._classes)
@@ -198,7 +199,23 @@ def resample_rows(sample: Sample, unit: Unit, n_resamples: int, rng: np.random.G
         yield np.repeat(rows, np.bincount(drawn, minlength=n_clusters)[sample.clusters])
 
 
-def jackknife_rows(sample: Sample, unit: Unit) -> list[Iterator[NDArray[np.intp]]]:
+class _LeaveOneOut:
+    """The rows without each unit of ``left_out`` in turn (a comparison, or all the rows of
+    a cluster): iterable, and sized for the progress bar's total."""
+
+    def __init__(self, rows: NDArray[np.intp], left_out: NDArray[np.intp], clusters: NDArray[np.intp] | None = None):
+        self.rows, self.left_out, self.clusters = rows, left_out, clusters
+
+    def __len__(self) -> int:
+        return len(self.left_out)
+
+    def __iter__(self) -> Iterator[NDArray[np.intp]]:
+        if self.clusters is None:
+            return (np.delete(self.rows, i) for i in self.left_out)
+        return (self.rows[self.clusters != c] for c in self.left_out)
+
+
+def jackknife_rows(sample: Sample, unit: Unit) -> list[_LeaveOneOut]:
     """Leave-one-out plans, one per independently resampled sample (as scipy's BCa).
 
     ``"pair"``: the mated rows and the non-mated rows (of each stratum, with strata) are
@@ -207,18 +224,13 @@ def jackknife_rows(sample: Sample, unit: Unit) -> list[Iterator[NDArray[np.intp]
     """
     rows = np.arange(len(sample))
     if unit == "pair":
-        return [(np.delete(rows, i) for i in cell) for cell in _cells(sample)]
+        return [_LeaveOneOut(rows, cell) for cell in _cells(sample)]
     n_clusters = int(sample.clusters.max()) + 1
     if sample.strata is None:
-        return [_without_each(rows, sample.clusters, np.arange(n_clusters))]
+        return [_LeaveOneOut(rows, np.arange(n_clusters), sample.clusters)]
     stratum_of = np.zeros(n_clusters, dtype=np.intp)
     stratum_of[sample.clusters] = sample.strata
-    return [_without_each(rows, sample.clusters, np.flatnonzero(stratum_of == s)) for s in np.unique(stratum_of)]
-
-
-def _without_each(rows: NDArray[np.intp], clusters: NDArray[np.intp], left_out: NDArray[np.intp]):
-    """The rows without those of each cluster of ``left_out`` in turn."""
-    return (rows[clusters != c] for c in left_out)
+    return [_LeaveOneOut(rows, np.flatnonzero(stratum_of == s), sample.clusters) for s in np.unique(stratum_of)]
 
 
 def interval(

@@ -143,6 +143,52 @@ def roc_auc(mated: ArrayLike, nonmated: ArrayLike) -> BoundedValue:
     return BoundedValue(_roc_auc_from_counts(mated_counts(mated, nonmated)))
 
 
+def _roc_auc_jackknife(
+    mated: NDArray, nonmated: NDArray, *, clusters: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None
+) -> list[tuple[NDArray[np.float64], NDArray[np.int64]]]:
+    """Leave-one-out values of :func:`roc_auc` for the BCa acceleration, in closed form.
+
+    With ``w_i = 2·#{n < m_i} + #{n = m_i}`` the twice-credit of mated score ``i`` and
+    ``v_j = 2·#{m > n_j} + #{m = n_j}`` that of non-mated score ``j``, twice the Mann-Whitney
+    count is ``U2 = Σ w_i = Σ v_j``. ``unit="pair"`` (``clusters=None``): leaving out mated
+    ``i`` gives ``(U2 - w_i) / (2 (M-1) N)``, non-mated ``j`` ``(U2 - v_j) / (2 M (N-1))``;
+    one sample per class. ``unit="subject"``: leaving out cluster ``c`` removes its credits
+    and adds back those of its own mated/non-mated pairs, which both sums took away:
+    ``(U2 - Σ_c w - Σ_c v + W_c) / (2 (M - M_c)(N - N_c))``. One sort of each class and
+    one of the (cluster, rank) keys: no evaluation per unit, which made BCa quadratic.
+    """
+    m_sorted, n_sorted = np.sort(mated), np.sort(nonmated)
+    w = (np.searchsorted(n_sorted, mated, "left") + np.searchsorted(n_sorted, mated, "right")).astype(np.int64)
+    v = (2 * m_sorted.size - np.searchsorted(m_sorted, nonmated, "left")
+         - np.searchsorted(m_sorted, nonmated, "right")).astype(np.int64)
+    twice = int(w.sum())
+    n_m, n_n = mated.size, nonmated.size
+    if clusters is None:
+        if n_m < 2 or n_n < 2:
+            raise ValueError("method='bca' needs at least two comparisons of each class to leave one out")
+        return [((twice - w) / (2.0 * (n_m - 1) * n_n), np.ones(n_m, dtype=np.int64)),
+                ((twice - v) / (2.0 * n_m * (n_n - 1)), np.ones(n_n, dtype=np.int64))]
+    c_m, c_n = clusters
+    k = int(max(c_m.max(initial=-1), c_n.max(initial=-1))) + 1
+    distinct, ranks = np.unique(np.concatenate([mated, nonmated]), return_inverse=True)
+    rank_m, rank_n = ranks[:n_m], ranks[n_m:]
+    keys = np.sort(c_n.astype(np.int64) * distinct.size + rank_n)  # non-mated by (cluster, score)
+    key_m, start_m = c_m.astype(np.int64) * distinct.size + rank_m, c_m.astype(np.int64) * distinct.size
+    below = np.searchsorted(keys, key_m, "left") - np.searchsorted(keys, start_m, "left")
+    tied = np.searchsorted(keys, key_m, "right") - np.searchsorted(keys, key_m, "left")
+    own = np.bincount(c_m, weights=2 * below + tied, minlength=k)  # W_c: pairs within cluster c
+    left = twice - np.bincount(c_m, weights=w, minlength=k) - np.bincount(c_n, weights=v, minlength=k) + own
+    pairs = 2.0 * (n_m - np.bincount(c_m, minlength=k)) * (n_n - np.bincount(c_n, minlength=k))
+    if (pairs == 0).any():
+        raise ValueError("method='bca' is undefined here: leaving out one subject leaves no mated or no "
+                         "non-mated comparison; use method='percentile'")
+    return [(left / pairs, np.ones(k, dtype=np.int64))]
+
+
+# The fast path this statistic declares to biofair.bootstrap (see its "Fast path" notes).
+roc_auc.jackknife_replicates = _roc_auc_jackknife
+
+
 def _twice_area(false_matches: NDArray, true_matches: NDArray, start: int, stop: int, exact: bool) -> int | float:
     """Twice the area under the ROC polyline from vertex ``start`` to vertex ``stop``, in
     counts: trapezoids summed part by part (small temporaries), in exact integers if ``exact``."""

@@ -21,7 +21,7 @@ from biofair._validation import as_count, as_number, as_rng, as_threshold, too_f
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import extrapolated_fmr
 from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
-from biofair.schema import _present_cluster, _validate_score_set
+from biofair.schema import _check_ids_of_one_kind, _present_cluster, _validate_score_set
 
 #: Default tolerance of a ratio of error rates: the four-fifths rule (see differential_report).
 _DEFAULT_TOLERANCE = 1.25
@@ -458,6 +458,8 @@ def _cluster_column(table: pd.DataFrame, cluster: str | None, notes: list[str]) 
     """The subject column the bootstrap resamples, or None. A missing column is an error,
     unless it is the default one: then comparisons are resampled and a note says so."""
     column = _present_cluster(table, cluster)
+    if column is not None:
+        _check_ids_of_one_kind({f"column {column!r}": table[column]})  # 1 and "1": two subjects
     if column is None and cluster is not None:
         notes.append(f"no column {cluster!r}: the bootstrap resamples comparisons as if they were "
                      "independent (intervals too narrow when a subject has several comparisons)")
@@ -485,7 +487,7 @@ def _counts_and_replicates(table: pd.DataFrame, codes: NDArray, names: list[str]
         k = np.array([errors[chosen[r]].sum() for r in _RATES])
         n = np.array([chosen[r].sum() for r in _RATES])
         if subjects:
-            clusters = pd.factorize(table[subjects].to_numpy()[in_group])[0]
+            clusters = pd.factorize(table[subjects].to_numpy()[in_group], sort=True)[0]  # row order: no effect
             size = clusters.max() + 1
             of_rate = [chosen[r][in_group] for r in _RATES]
             e = np.stack([np.bincount(clusters[c], weights=errors[in_group][c], minlength=size) for c in of_rate], 1)

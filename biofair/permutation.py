@@ -131,7 +131,8 @@ def _subject_shuffle(scores: pd.DataFrame, columns: dict[str, list[str]], cluste
             subject_of[names[1]] = probe
     sides = sorted(set(subject_of.values()))
     _check_ids_of_one_kind({f"column {side!r}": scores[side] for side in sides})  # 1 and "1": two subjects
-    codes, ids = pd.factorize(pd.concat([scores[side] for side in sides], ignore_index=True))
+    # sorted: one seed permutes the same subjects whatever the rows' order
+    codes, ids = pd.factorize(pd.concat([scores[side] for side in sides], ignore_index=True), sort=True)
     codes = dict(zip(sides, np.split(codes, len(sides))))
     n_subjects = int(max(c.max() for c in codes.values())) + 1
     # Each subject's own value of every attribute: the first row where it appears among the

@@ -281,17 +281,20 @@ def subset_performance(
     as_count(n_subsets, "n_subsets", minimum=2)
     as_count(size, "size", minimum=2)
     rng = as_rng(rng)
-    rows = []
-    for name, group in scores_by_group(scores, by=by).items():
+    groups = scores_by_group(scores, by=by)
+    rows = {}
+    for name in sorted(groups):  # drawn in the names' order: the categories' order changes no subset
+        group = groups[name]
         share = group.mated.size / (group.mated.size + group.nonmated.size)
         n_mated = int(np.clip(round(size * share), 1, size - 1))
         if metric == "tmr":
             warn_unresolved(np.array([0.01]), size - n_mated)
+        rows[name] = []
         for subset in range(n_subsets):
             mated = rng.choice(group.mated, n_mated, replace=True)
             nonmated = rng.choice(group.nonmated, size - n_mated, replace=True)
-            rows.append((name, subset, _subset_value(mated, nonmated, metric)))
-    table = pd.DataFrame(rows, columns=["group", "subset", "value"])
+            rows[name].append((name, subset, _subset_value(mated, nonmated, metric)))
+    table = pd.DataFrame([row for name in groups for row in rows[name]], columns=["group", "subset", "value"])
     table.attrs["metric"] = metric
     return table
 

@@ -162,10 +162,17 @@ def test_chapters_have_figures_and_math(browser, site):
 
 
 @pytest.mark.parametrize("page", CHAPTERS)
-def test_every_figure_opens_at_full_size(browser, site, page):
+def test_every_figure_opens_at_full_size_and_glued_numbers_keep_to_one_line(browser, site, page):
     """On a phone a figure shrinks to the column (its tick labels to 5-7 px); a tap on it opens
-    the image itself, which the reader can zoom."""
+    the image itself, which the reader can zoom. A number quoted from the code broke after
+    its minus sign ("4.6e-" at the end of one line, "02" on the next)."""
     tab = open_page(browser, site, page, PHONE)
+    broken = tab.eval_on_selector_all(
+        ".bd-article span.pasted-text",
+        "els => els.filter(e => !/\\s/.test(e.textContent.trim()) && e.getClientRects().length > 1)"
+        ".map(e => e.textContent)")
+    assert broken == []
+    assert tab.locator(".bd-article span.glued-number").count() > 0
     figures = tab.eval_on_selector_all(
         ".bd-article .cell_output img",
         "els => els.map(e => ({src: e.src, link: e.closest('a') ? e.closest('a').href : null}))")

@@ -146,6 +146,22 @@ def test_subset_performance_is_seeded_and_tmr_warns_below_resolution(scenarios):
         bf.subset_performance(table, n_subsets=2, size=60, metric="tmr", rng=4)
 
 
+def test_subset_performance_does_not_depend_on_the_order_of_the_categories():
+    """The subsets were drawn in the categories' order: reversing it moved a group's N-Sigma
+    from 1.78 to 2.97 on the same scores and seed. The table keeps the groups' order."""
+    rng = np.random.default_rng(8)
+    table = pd.concat([bf.synthetic.gaussian_scores(n_mated=300, n_nonmated=900, mated_mean=1.0, rng=rng).assign(group=g)
+                       for g in ("a", "b", "c")], ignore_index=True)
+    names = sorted(table["group"].unique())
+    found = [bf.subset_performance(table.assign(group=pd.Categorical(table["group"], categories=order)),
+                                   n_subsets=4, size=300, rng=4) for order in (names, names[::-1])]
+    assert found[1]["group"].unique().tolist() == names[::-1]
+    pd.testing.assert_frame_equal(found[0].sort_values(["group", "subset"], ignore_index=True),
+                                  found[1].sort_values(["group", "subset"], ignore_index=True))
+    as_text = bf.subset_performance(table.assign(group=table["group"].astype(str)), n_subsets=4, size=300, rng=4)
+    pd.testing.assert_frame_equal(found[0], as_text)
+
+
 def two_groups(**overrides):
     table = pd.DataFrame({
         "score": [0.9, 0.8, 0.1, 0.2, 0.7, 0.6, 0.3, 0.2],

@@ -97,6 +97,26 @@ def test_seeded_runs_are_bit_for_bit_reproducible():
     np.testing.assert_array_equal(*paired)
 
 
+def test_subject_resamples_do_not_depend_on_the_rows_order():
+    """Subjects were numbered by first appearance: one seed drew other subjects when the same
+    file came in another row order (CSV against Parquet), and every interval moved."""
+    table = bf.synthetic.demographic_scores(rng=0)
+    shuffled = table.sample(frac=1, random_state=3)
+    for statistic, args in ((bf.tmr_at_fmr, (1e-2,)), (bf.roc_auc, ())):
+        found = [bf.bootstrap(statistic, t, args=args, unit="subject", n_resamples=60, rng=9).replicates
+                 for t in (table, shuffled)]
+        np.testing.assert_array_equal(*found)
+    audits = [bf.differential_report(t, by="group", fmr=1e-2, n_resamples=40, rng=9).to_frame()
+              for t in (table, shuffled)]
+    pd.testing.assert_frame_equal(*audits)
+
+    def fdr(t):
+        return bf.fairness_discrepancy_rate(t, by="group", fmr_targets=[1e-2])["fdr"].iloc[0]
+
+    nulls = [bf.permutation_null(fdr, t, by="group", n_permutations=19, rng=9).null for t in (table, shuffled)]
+    np.testing.assert_array_equal(*nulls)
+
+
 def test_pair_resamples_read_by_class_are_the_rows_a_table_statistic_gets():
     """A statistic of arrays reads each pair resample as positions within the two classes,
     a statistic of tables as rows: the same draws, so the same replicates, for one system
