@@ -424,6 +424,18 @@ class _ProbitTicks(Locator):
         return ndtri(np.sort(kept))
 
 
+def _corners(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Which points of a polyline to draw: all but those inside a horizontal or vertical run
+    (three points in a row with equal ``x``, or equal ``y``), which lie on the segment its
+    neighbours draw. On any axes whose scales are monotone (log, probit) the line is the same:
+    a ROC or DET curve of 1e7 distinct scores drew every one (10 s, 644 MB held by the figure)."""
+    keep = np.ones(x.size, dtype=bool)
+    if x.size > 2:
+        same_x, same_y = x[1:] == x[:-1], y[1:] == y[:-1]
+        keep[1:-1] = ~((same_x[:-1] & same_x[1:]) | (same_y[:-1] & same_y[1:]))
+    return keep
+
+
 def _probit_axis(ax: Axes, axis: str, n_comparisons: int, upper: float) -> None:
     """Probit axis from the data's resolution (1/n, as a decade, at least 1e-6) to ``upper``.
 
@@ -545,9 +557,10 @@ def plot_det(
     _probit_axis(ax, "y", counts.n_mated, max_rate)
     # Rates of 0 and 1 sit below every axis this or a later curve can set (never below 1e-6).
     clip = min(_DET_TICKS) / 2
+    drawn = _corners(counts.false_matches, counts.false_non_matches)
     (line,) = ax.plot(
-        ndtri(np.clip(counts.fmr, clip, 1 - clip)),
-        ndtri(np.clip(counts.fnmr, clip, 1 - clip)),
+        ndtri(np.clip(counts.fmr[drawn], clip, 1 - clip)),
+        ndtri(np.clip(counts.fnmr[drawn], clip, 1 - clip)),
         label=_shown(label),
         **line_kwargs,
     )
@@ -628,8 +641,10 @@ def plot_roc(
     if ax.has_data() and ax.get_xscale() == "log":  # another curve is there: keep its range too
         left = min(left, ax.get_xlim()[0])
     shown = fmr > 0
-    point = {"marker": "o"} if np.count_nonzero(shown) == 1 else {}  # a line of one vertex draws nothing
-    ax.plot(fmr[shown], tmr[shown], label=_shown(label), **{**point, **line_kwargs})
+    fmr, tmr = fmr[shown], tmr[shown]
+    drawn = _corners(fmr, tmr)
+    point = {"marker": "o"} if fmr.size == 1 else {}  # a line of one vertex draws nothing
+    ax.plot(fmr[drawn], tmr[drawn], label=_shown(label), **{**point, **line_kwargs})
     ax.set_xscale("log")
     ax.set_xlim(left, 1.0)
     ax.set_ylim(-0.02, 1.02)  # a TMR of 1 (or 0) is not hidden under the top (bottom) spine

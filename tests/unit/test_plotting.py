@@ -70,6 +70,33 @@ def test_det_tick_labels_never_collide(width, panels):
         assert corner == [], corner
 
 
+@pytest.mark.parametrize("decimals", [0, 2, 12])
+def test_roc_and_det_lines_leave_out_only_points_inside_straight_runs(decimals):
+    """Every vertex was drawn (1e7 for 1e7 distinct scores, 644 MB kept by the figure); a point
+    inside a horizontal or vertical run lies on the segment its neighbours draw, on any
+    monotone axis scale, so leaving it out draws the same line."""
+    rng = np.random.default_rng(decimals)
+    mated, nonmated = np.round(rng.normal(1.5, 1, 300), decimals), np.round(rng.normal(0, 1, 3_000), decimals)
+    counts = bf.roc_curve(mated, nonmated)
+    full = (counts.fmr[::-1], counts.tmr[::-1])
+    ax = plotting.plot_roc(mated, nonmated)
+    x, y = ax.lines[0].get_data()
+    positive = full[0] > 0
+    every = np.column_stack([full[0][positive], full[1][positive]])
+    kept = np.column_stack([x, y])
+    assert len(kept) < len(every) and len(kept) >= 2
+    # each point left out lies on the straight segment between the kept points around it
+    kept_at = np.flatnonzero((every[:, None, :] == kept[None, :, :]).all(2).any(1))
+    assert len(kept_at) == len(kept) and kept_at[0] == 0 and kept_at[-1] == len(every) - 1
+    for i in np.setdiff1d(np.arange(len(every)), kept_at):
+        before, after = every[kept_at[kept_at < i][-1]], every[kept_at[kept_at > i][0]]
+        assert (before[0] == every[i][0] == after[0]) or (before[1] == every[i][1] == after[1])
+    plt.close("all")
+    det = plotting.plot_det(mated, nonmated).lines[0]  # the same rule on (FMR, FNMR), FMR = 0 included
+    assert len(det.get_xdata()) == plotting._corners(counts.fmr, 1 - counts.tmr).sum() < len(counts.fmr)
+    plt.close("all")
+
+
 def test_det_ticks_are_probit_positions_labelled_in_percent():
     mated, nonmated = scores(np.random.default_rng(1))
     ax = plotting.plot_det(mated, nonmated, max_rate=0.5)
