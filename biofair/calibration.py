@@ -321,7 +321,8 @@ def bayes_error_rates(
     See Also
     --------
     biofair.plotting.plot_bayes_error : Draws this table.
-    actual_dcf : One row of it.
+    actual_dcf : One row of it, its threshold computed from the rounded ``p`` (the same
+        unless an LLR lies within rounding of ``-x``).
 
     References
     ----------

@@ -275,12 +275,12 @@ def _read_and_apply(file: str, columns: list[str] | None, function: Callable, in
 
     try:
         part = pd.read_parquet(file, columns=columns)
-    except (pa.ArrowInvalid, KeyError):
+    except (pa.ArrowException, OSError, KeyError) as error:  # a damaged footer or data page, or a column it lacks
         if problem := _unreadable(file):
             raise SchemaError(f"partition {index}: {problem}") from None
         present = set(pq.read_schema(file).names)
         if columns is None or set(columns) <= present:
-            raise
+            raise SchemaError(f"partition {index}: {file} cannot be read ({' '.join(str(error).split())})") from None
         part = pd.read_parquet(file, columns=[c for c in columns if c in present])
     return function(part, index, *args)
 

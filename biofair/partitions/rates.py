@@ -41,7 +41,7 @@ def _optimistic(data: Partitioned, dev: Partitioned | None) -> bool:
         return False
     ids = [pd.unique(np.concatenate(_on_partitions(d.frame, _subjects_part, columns=list(_SUBJECTS))))
            for d in (data, dev)]
-    return bool(pd.Series(ids[1]).isin(ids[0]).any())
+    return bool(pd.Series(ids[1]).dropna().isin(ids[0]).any())  # a missing id is no subject to share
 
 def _counts_at_part(part: pd.DataFrame, index: int, census: Census, thresholds: NDArray) -> NDArray:
     values, group, mated = _group_keys(part, census)

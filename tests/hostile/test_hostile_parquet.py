@@ -126,6 +126,18 @@ def test_a_damaged_file_is_named(tmp_path):
             bp.census(given)
 
 
+def test_a_file_with_a_damaged_data_page_is_named(tmp_path):
+    """Its footer reads, its data do not. Before: ``OSError: Couldn't deserialize thrift ...
+    Deserializing page header failed.``, naming no file."""
+    path, _ = files(tmp_path)
+    damaged = bytearray((tmp_path / "part-1.parquet").read_bytes())
+    damaged[8:60] = b"\xff" * 52  # the first page header, after the magic bytes
+    (tmp_path / "part-1.parquet").write_bytes(bytes(damaged))
+    for metric in (bp.census, bp.roc_auc):
+        with pytest.raises(SchemaError, match=re.escape(f"partition 1: {tmp_path / 'part-1.parquet'} cannot be read (")):
+            metric(path)
+
+
 def test_a_file_with_two_columns_of_one_name_is_named(tmp_path):
     """Before: ``ArrowInvalid: ... Can't unify schema with duplicate field names``, from Dask,
     naming no file; in memory ``read_grouped_scores`` names it."""

@@ -443,5 +443,15 @@ def test_fdr_flags_a_development_set_optimistic_as_in_memory(tmp_path):
             found = bp.fairness_discrepancy_rate(paths[0], dev=dev_path, fmr_targets=[1e-2])
             expected = bf.fairness_discrepancy_rate(here, dev=there, fmr_targets=[1e-2])
         assert found["optimistic"].tolist() == expected["optimistic"].tolist() == [name != "disjoint"], name
+    # a missing subject id on both sides is no shared subject (pandas' isin matched NaN to NaN)
+    with_gaps = [t.assign(reference_subject=t["reference_subject"].astype(object)) for t in (evaluation, dev)]
+    for table in with_gaps:  # on a non-mated row: a mated one would contradict reference == probe
+        table.iloc[int(np.argmin(table["mated"].to_numpy())), table.columns.get_loc("reference_subject")] = None
+    gap_paths = [str(tmp_path / f"gap-{i}.parquet") for i in range(2)]
+    for table, gap_path in zip(with_gaps, gap_paths):
+        table.to_parquet(gap_path, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
+        assert bp.fairness_discrepancy_rate(gap_paths[0], dev=gap_paths[1], fmr_targets=[1e-2])["optimistic"].tolist() == [False]
     data = bp.partitioned(paths[0])  # one Partitioned given twice is the same data
     assert bp.fairness_discrepancy_rate(data, dev=data, fmr_targets=[1e-2])["optimistic"].tolist() == [True]
