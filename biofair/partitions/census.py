@@ -27,6 +27,7 @@ from biofair.groups import (
     _factorize_categories,
     _label_names,
 )
+from biofair.io import _check_names
 from biofair.schema import _SCORE_SETS, _contradiction, _misnamed, _near_names, _refuse_pooling, _row, _score_problems
 
 
@@ -292,11 +293,11 @@ def _unreadable(file: str) -> str | None:
     import pyarrow.parquet as pq
 
     try:
-        names = pq.read_schema(file).names
+        _check_names(pq.read_schema(file).names, file)  # the in-memory reader's check and words
     except (pa.ArrowException, OSError) as error:
         return f"{file} cannot be read as Parquet ({error})"
-    if repeated := sorted({name for name in names if names.count(name) > 1}):
-        return f"{file} has duplicate column name(s) {repeated}; every column needs its own name"
+    except SchemaError as error:
+        return str(error)
     return None
 
 
