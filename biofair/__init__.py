@@ -2,8 +2,9 @@
 
 Conventions (see the book's conventions page): higher score = more similar; a comparison
 is a match iff ``score >= threshold``; rates are fractions in [0, 1]; metric functions
-take ``(mated, nonmated)`` arrays positionally and options by keyword. ``__all__`` is the
-public API; modules and names with a leading underscore are not.
+take ``(mated, nonmated)`` arrays positionally (a required threshold or target may follow)
+and every optional setting by keyword. ``__all__`` is the public API; modules and names with
+a leading underscore are not.
 """
 
 from __future__ import annotations

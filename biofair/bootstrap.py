@@ -45,7 +45,7 @@ from biofair._resampling import (
     resolution_warned_once,
 )
 from biofair._typing import By, IntervalMethod, Seed, StatisticData, Unit
-from biofair._validation import as_count, as_number, as_rng, check_choice
+from biofair._validation import as_count, as_number, as_rng, check_choice, too_few_resamples
 from biofair.schema import _check_ids_of_one_kind
 
 
@@ -161,6 +161,8 @@ def _check(n_resamples: int, confidence: float, method: str, unit: str) -> None:
     as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     check_choice(method, "method", ("percentile", "bca"))
     check_unit(unit)
+    if too_few := too_few_resamples(n_resamples, confidence):  # an end would be the most extreme resample
+        raise ValueError(f"n_resamples={n_resamples} is {too_few}")
 
 
 def _defined(replicates: NDArray[np.float64], hint: str = "") -> NDArray[np.float64]:
@@ -235,7 +237,8 @@ def bootstrap(
         once more per unit (every comparison for ``unit="pair"``, every cluster for
         ``"subject"``), unless the statistic declares its leave-one-out values (see Notes).
     n_resamples : int, default 1000
-        Bootstrap resamples B.
+        Bootstrap resamples B, at least ``2 / (1 - confidence)`` (40 at 95%), so that each
+        end of the interval has a resample beyond it.
     unit : {"pair", "subject"}, default "pair"
         ``"pair"`` resamples comparisons within each class; ``"subject"`` resamples the
         clusters of ``cluster`` with replacement and keeps all their comparisons
@@ -268,7 +271,8 @@ def bootstrap(
     Raises
     ------
     ValueError
-        When the statistic is NaN or infinite on some resample (no interval can be read), or for
+        When ``n_resamples`` is below ``2 / (1 - confidence)``, when the statistic is NaN or
+        infinite on some resample (no interval can be read), or for
         ``unit="subject"`` when the cluster column has missing values or a single subject,
         or mixes numbers and text (a ``SchemaError``: ``1`` and ``"1"`` would be two subjects).
     TypeError
@@ -408,7 +412,8 @@ def paired_bootstrap(
     method : {"percentile", "bca"}, default "percentile"
         How the interval is read from the replicates of the difference.
     n_resamples : int, default 1000
-        Bootstrap resamples B; both systems get the same resampled rows.
+        Bootstrap resamples B, at least ``2 / (1 - confidence)`` (40 at 95%); both systems get
+        the same resampled rows.
     unit : {"pair", "subject"}, default "pair"
         What is resampled, as for :func:`biofair.bootstrap`.
     cluster : str, default "reference_subject"
@@ -430,7 +435,8 @@ def paired_bootstrap(
     Raises
     ------
     ValueError
-        When the two systems do not hold the same trials in the same order, when the
+        When ``n_resamples`` is below ``2 / (1 - confidence)``, when the two systems do not
+        hold the same trials in the same order, when the
         difference is NaN or infinite on some resample, or as :func:`biofair.bootstrap` for the clusters;
         a ``SchemaError`` when a subject or trial column is numbers in one table and text in
         the other (``1`` and ``"1"``: read both the same way).

@@ -12,6 +12,7 @@ Read more in the chapter "Calibration: from scores to evidence" (``notebooks/11`
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -25,7 +26,7 @@ from biofair._typing import By
 from biofair._validation import as_count, as_number, as_scores, power_of_two_exponent
 from biofair.detection_cost import _min_dcf_from_counts
 from biofair.dispersion import garbe, inequity
-from biofair.exceptions import SchemaError
+from biofair.exceptions import SchemaError, UndefinedRateWarning
 from biofair.groups import ScoresByGroup, scores_by_group
 
 _LN2 = np.log(2.0)
@@ -166,7 +167,7 @@ def pav_llrs(mated: ArrayLike, nonmated: ArrayLike) -> tuple[NDArray[np.float64]
     -----
     Computed with ``scipy.optimize.isotonic_regression`` on the label means of the
     distinct scores, weighted by their counts. PAV maximises the likelihood among all
-    monotone maps, and so minimises Cllr among them (Brümmer and du Preez, 2007).
+    monotone maps, and so minimises Cllr among them (Brümmer and du Preez, 2013).
 
     References
     ----------
@@ -447,7 +448,8 @@ def fit_logistic_calibration(
         Non-mated (impostor) development scores.
     p_target : float, default 0.5
         Training prior ``p``: the mated class weighs ``p / M`` and the non-mated class
-        ``(1 - p) / N``, whatever their sizes.
+        ``(1 - p) / N``, whatever their sizes. 0.5 weighs the classes equally, the prior of
+        Cllr; it is not the application prior of :func:`actual_dcf` (default 0.01).
     max_iter : int, default 100
         Most Newton steps.
 
@@ -635,6 +637,10 @@ def calibration_by_group(
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("group")
 
 
+def _listed(names: pd.Index, values: NDArray) -> str:
+    return ", ".join(f"{name!r}: {float(value)!r}" for name, value in zip(names, values))
+
+
 def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
     """Fairness indices of per-group calibration: max/min ratio, largest gap, GARBE, Inequity.
 
@@ -653,7 +659,21 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
         ``garbe`` (:func:`biofair.garbe`, the Gini coefficient of the per-group values) and
         ``inequity`` (:func:`biofair.inequity`, max / geometric mean). GARBE and Inequity are
         scale-free, so they are computed on the values divided by their maximum (these costs
-        are not rates and can exceed 1). Lower is fairer in every column.
+        are not rates and can exceed 1). Lower is fairer in every column. A group whose value
+        is 0 (a perfectly separated group has minDCF 0) makes ``ratio`` and ``inequity``
+        infinite, with a warning; when every group's value is 0 they are 1, as for any equal
+        values.
+
+    Raises
+    ------
+    ValueError
+        When a column is missing, fewer than two groups remain, or a value is negative, NaN
+        or infinite.
+
+    Warns
+    -----
+    UndefinedRateWarning
+        When some but not all groups have the value 0, naming the measure and the groups.
 
     See Also
     --------
@@ -662,8 +682,8 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
 
     References
     ----------
-    J. J. Howard, E. J. Laird, Y. B. Sirotin, R. E. Rubin, J. L. Tipton and A. R. Vemury,
-    "Evaluating proposed fairness models for face recognition algorithms", 2022 (GARBE);
+    J. J. Howard, E. J. Laird, R. E. Rubin, Y. B. Sirotin, J. L. Tipton and A. R. Vemury,
+    "Evaluating Proposed Fairness Models for Face Recognition Algorithms", ICPR 2022 workshops (GARBE);
     the CEI paper (Inequity as eq. 1-2, GARBE as eq. 3-4).
 
     Examples
@@ -685,16 +705,23 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
     rows = {}
     for measure in _FAIRNESS_MEASURES:
         values = groups[measure].to_numpy(dtype=np.float64)
-        bad = ~(np.isfinite(values) & (values > 0))
+        bad = ~(np.isfinite(values) & (values >= 0))
         if bad.any():
-            listed = ", ".join(f"{name!r}: {float(value)!r}" for name, value in zip(groups.index[bad], values[bad]))
-            raise ValueError(f"{measure} must be positive and finite in every group for ratios; it is not in {listed}")
-        scaled = values / values.max()
+            raise ValueError(f"{measure} must be finite and non-negative in every group; it is not in "
+                             f"{_listed(groups.index[bad], values[bad])}")
+        largest, zero = values.max(), values == 0.0
+        if zero.all():  # equal values: perfectly fair, as garbe says
+            rows[measure] = {"max_gap": 0.0, "ratio": 1.0, "garbe": 0.0, "inequity": 1.0}
+            continue
+        if zero.any():
+            warnings.warn(f"{measure} is 0 in {_listed(groups.index[zero], values[zero])}: its ratio and "
+                          "inequity (max over min, max over the geometric mean) are infinite",
+                          UndefinedRateWarning, stacklevel=2)
         rows[measure] = {
-            "max_gap": values.max() - values.min(),
-            "ratio": values.max() / values.min(),
-            "garbe": garbe(scaled),
-            "inequity": inequity(scaled, zero="raise"),
+            "max_gap": largest - values.min(),
+            "ratio": np.inf if zero.any() else largest / values.min(),
+            "garbe": garbe(values / largest),
+            "inequity": np.inf if zero.any() else inequity(values / largest, zero="raise"),
         }
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("measure")
 

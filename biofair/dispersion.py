@@ -13,7 +13,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, ZeroRate
-from biofair._validation import as_rates, as_threshold, check_alpha, is_real_dtype, power_of_two_scaled, unmasked
+from biofair._validation import as_rates, as_target, as_threshold, check_alpha, is_real_dtype, power_of_two_scaled, unmasked
 from biofair.exceptions import UndefinedRateWarning
 from biofair.groups import GroupRates, ScoresByGroup, _group_rates, _pooled_threshold, scores_by_group
 
@@ -38,13 +38,14 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
         One error rate (FMR or FNMR) per group, K >= 2.
     correction : bool, default True
         Multiply by K/(K-1) (Howard et al.), so that one group holding all errors gives 1.
-        False gives eq. 3-4 of the CEI paper as printed.
+        False gives eq. 3-4 of the CEI paper as printed, which lies in [0, (K-1)/K].
 
     Returns
     -------
     float
-        ``G = (K/(K-1)) · Σ_i Σ_j |x_i - x_j| / (2 K² mean(x))`` in [0, 1]; 0 when all rates
-        are equal (including all zero). Higher is less equitable.
+        ``G = (K/(K-1)) · Σ_i Σ_j |x_i - x_j| / (2 K² mean(x))`` in [0, 1] (without the
+        factor K/(K-1) when ``correction=False``); 0 when all rates are equal (including all
+        zero). Higher is less equitable.
 
     See Also
     --------
@@ -132,8 +133,9 @@ def inequity(
         Comparisons behind each rate (whole, positive numbers); needed when a rate is zero.
     zero : {"upper_bound", "raise"}, default "upper_bound"
         A zero rate makes the geometric mean 0. ``"upper_bound"`` replaces it by the
-        one-sided 95% upper bound ``1 - 0.05^(1/n_i)`` (about 3/n_i) and warns, naming the
-        groups; ``"raise"`` raises.
+        one-sided 95% upper bound ``1 - 0.05^(1/n_i)`` (about 3/n_i) and warns, giving the
+        positions of the replaced rates (:func:`biofair.outcome_fairness` names the groups);
+        ``"raise"`` raises.
 
     Returns
     -------
@@ -268,6 +270,15 @@ def outcome_fairness(
         The indices and a per-group ``rates`` table; zero rates replaced for Inequity are
         flagged in its ``fmr_bounded`` / ``fnmr_bounded`` columns.
 
+    Raises
+    ------
+    TypeError
+        When ``threshold`` is not a number, or ``fmr`` is not one rate (a sequence is refused:
+        :func:`biofair.fairness_discrepancy_rate` takes several targets).
+    ValueError
+        When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN,
+        ``fmr`` lies outside [0, 1], or a rate is zero with ``zero="raise"``.
+
     Warns
     -----
     InsufficientComparisonsWarning
@@ -299,6 +310,8 @@ def outcome_fairness(
         raise ValueError("give exactly one of threshold= and fmr=")
     if threshold is not None:
         threshold = as_threshold(threshold)
+    else:
+        fmr = float(as_target(fmr)[0])
     check_alpha(alpha)
     groups = scores_by_group(scores, by=by)
     if fmr is not None:

@@ -661,7 +661,9 @@ def identification_discrepancy_rate(
         Rank up to which a mate counts as identified.
     dev : pandas.DataFrame, optional
         Development outcomes the thresholds are set on; without them they are set on
-        ``outcomes`` itself, which is optimistic (flagged in the ``optimistic`` column).
+        ``outcomes`` itself, which is optimistic (flagged in the ``optimistic`` column), as
+        it is when ``dev`` is ``outcomes``. Probe ids are not compared: those of
+        :func:`probe_outcomes_from_matrix` default to 0, 1, ... in every table.
 
     Returns
     -------
@@ -734,5 +736,5 @@ def identification_discrepancy_rate(
     return _discrepancy_table(
         targets, thresholds, (_max_gap(fpir_rates), _max_gap(dir_rates)), alpha=alpha,
         n_dev=open_set.size, at_or_above=open_set.size - np.searchsorted(open_set, thresholds, side="left"),
-        optimistic=dev is None, rate="fpir",
+        optimistic=dev is None or dev is outcomes, rate="fpir",
     )

@@ -85,7 +85,7 @@ def _subjects(scores: pd.DataFrame, name: str = "scores") -> set:
     return set(scores["reference_subject"]) | set(scores["probe_subject"])
 
 
-def check_subject_disjoint(dev: pd.DataFrame, eval: pd.DataFrame) -> None:
+def check_subject_disjoint(dev: pd.DataFrame, evaluation: pd.DataFrame) -> None:
     """Raise if any subject of the evaluation comparisons appears in the development ones.
 
     Read more in the chapter "Mitigation and its price".
@@ -94,7 +94,7 @@ def check_subject_disjoint(dev: pd.DataFrame, eval: pd.DataFrame) -> None:
     ----------
     dev : pandas.DataFrame
         Development comparisons, with ``reference_subject`` and ``probe_subject``.
-    eval : pandas.DataFrame
+    evaluation : pandas.DataFrame
         Evaluation comparisons, with the same columns.
 
     Returns
@@ -132,8 +132,8 @@ def check_subject_disjoint(dev: pd.DataFrame, eval: pd.DataFrame) -> None:
     ...
     ValueError: 2 evaluation subject(s) also in the development split, e.g. a, b
     """
-    dev_subjects, eval_subjects = _subjects(dev, "dev"), _subjects(eval, "eval")
-    _check_ids_of_one_kind({f"{name}[{c!r}]": table[c] for name, table in (("dev", dev), ("eval", eval))
+    dev_subjects, eval_subjects = _subjects(dev, "dev"), _subjects(evaluation, "evaluation")
+    _check_ids_of_one_kind({f"{name}[{c!r}]": table[c] for name, table in (("dev", dev), ("evaluation", evaluation))
                             for c in _SUBJECT_COLUMNS})
     shared = sorted(dev_subjects & eval_subjects, key=str)
     if shared:
@@ -415,7 +415,8 @@ def fit_group_calibration(
     by : str or sequence of str, default "group"
         The grouping attribute(s) (or cluster labels, for a FairCal-like variant).
     p_target : float, default 0.5
-        Training prior of each fit.
+        Training prior of each fit, as in :func:`biofair.fit_logistic_calibration` (not
+        the application prior of :func:`biofair.actual_dcf`).
 
     Returns
     -------

@@ -111,7 +111,8 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
         What the statistics are kept per: a subject (classic Z/T-norm) or a group label
         (group-aware normalisation).
     min_size : int, default 10
-        Fewest cohort scores a key needs; keys with fewer are left out.
+        Fewest cohort scores a key needs, at least 2 (a standard deviation needs two); keys
+        with fewer are left out.
 
     Returns
     -------
@@ -223,10 +224,15 @@ def normalise_scores(
     Raises
     ------
     ValueError
-        When a comparison's side has no cohort statistics.
+        When a comparison's side has no cohort statistics, a ``reference_key`` or
+        ``probe_key`` column the method needs is missing, or ``statistics`` is not a table of
+        :func:`cohort_statistics` (a missing ``mean`` or ``std`` column, a key given twice, a
+        mean that is not finite or a std that is not positive and finite).
     SchemaError
-        When it has none because its keys are numbers and the statistics' text, or the
-        reverse (``1 != "1"``).
+        When a side has no statistics because its keys are numbers and the statistics' text,
+        or the reverse (``1 != "1"``).
+    OverflowError
+        When a normalised score overflows float64 (statistics on another scale).
 
     See Also
     --------

@@ -739,7 +739,7 @@ def plot_reliability(
     mated: ArrayLike,
     nonmated: ArrayLike,
     *,
-    n_bins: int = 10,
+    bins: int = 10,
     label: str | None = None,
     ax: Axes | None = None,
     **line_kwargs,
@@ -752,7 +752,7 @@ def plot_reliability(
     ----------
     mated, nonmated : array_like
         Scores of mated and non-mated comparisons, read as natural-log likelihood ratios.
-    n_bins : int, default 10
+    bins : int, default 10
         Bins of equal count over the predicted probability.
     label : str, optional
         Legend entry of the curve.
@@ -785,7 +785,7 @@ def plot_reliability(
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> ax = plot_reliability(rng.normal(2, 2, 500), rng.normal(-2, 2, 500), n_bins=5)
+    >>> ax = plot_reliability(rng.normal(2, 2, 500), rng.normal(-2, 2, 500), bins=5)
     >>> len(ax.get_lines()[0].get_xdata())
     5
     """
@@ -794,13 +794,13 @@ def plot_reliability(
     from biofair._validation import as_count
 
     m, n = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
-    bins = as_count(n_bins, "n_bins")
+    count = as_count(bins, "bins")
     ax = _axes(ax)
     llr = np.concatenate([m, n])
     label_mated = np.concatenate([np.ones(m.size), np.zeros(n.size)])
     predicted = expit(llr + np.log(m.size / n.size))
     order = np.argsort(predicted, kind="stable")
-    parts = np.array_split(order, bins)
+    parts = np.array_split(order, count)
     x = [predicted[p].mean() for p in parts if p.size]
     y = [label_mated[p].mean() for p in parts if p.size]
     # rates of 0 and 1 lie on the frame: their markers drawn whole, not cut in half
@@ -812,7 +812,6 @@ def plot_reliability(
     ax.set_ylabel("observed share of mated pairs")
     _legend(ax, label)
     return ax
-
 
 
 def plot_cross_group_fmr(

@@ -127,8 +127,7 @@ def welch_similarity(a: ArrayLike, b: ArrayLike) -> float:
     See Also
     --------
     biofair.n_sigma : The distance of the same sets in standard deviations.
-    biofair.subset_bias : The similarity of every group to a reference (``scipy.stats.ttest_ind``
-        with ``equal_var=False``).
+    biofair.subset_bias : The similarity of every group to a reference.
 
     Notes
     -----

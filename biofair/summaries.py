@@ -239,8 +239,8 @@ def fairness_summary(
     fmr_targets: Sequence[float] = (1e-1, 1e-2, 1e-3),
     operating_fmr: float = 1e-2,
     alpha: float = 0.5,
-    n_resamples: int = 200,
-    n_permutations: int = 100,
+    n_resamples: int = 1000,
+    n_permutations: int = 200,
     unit: Unit | None = None,
     cluster: str = "reference_subject",
     confidence: float = 0.95,
@@ -266,10 +266,11 @@ def fairness_summary(
         Inequity.
     alpha : float, default 0.5
         Weight of the FMR differential in FDR and of GARBE_FMR in GARBE.
-    n_resamples : int, default 200
-        Bootstrap resamples of the resampled rows.
-    n_permutations : int, default 100
-        Permutations of the CEI nulls.
+    n_resamples : int, default 1000
+        Bootstrap resamples of the resampled rows, at least ``2 / (1 - confidence)`` (40 at
+        95%).
+    n_permutations : int, default 200
+        Permutations of the CEI nulls (as :func:`biofair.permutation_null`).
     unit : {"pair", "subject"}, optional
         What the bootstrap resamples; by default ``"subject"`` when the table has the
         ``cluster`` column (subjects recur in many comparisons), else ``"pair"``. With
@@ -331,7 +332,7 @@ def fairness_summary(
     --------
     >>> import biofair as bf
     >>> table = bf.read_grouped_scores(bf.datasets.example_scores_path())
-    >>> summary = bf.fairness_summary(table, n_resamples=20, n_permutations=10, rng=0)
+    >>> summary = bf.fairness_summary(table, n_resamples=40, n_permutations=10, rng=0)
     >>> rows = summary.query("metric == 'fdr'").reset_index(drop=True)
     >>> rows[["attribute", "fmr_target", "k", "resolved", "precise"]]
       attribute  fmr_target    k  resolved  precise

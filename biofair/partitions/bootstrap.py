@@ -10,7 +10,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, Seed
-from biofair._validation import as_count, as_number, as_rng, as_thresholds, check_alpha
+from biofair._validation import as_count, as_number, as_rng, as_thresholds, check_alpha, too_few_resamples
 from biofair.discrepancy import _discrepancy, _max_gap
 from biofair.exceptions import UndefinedRateWarning
 from biofair.partitions.census import Census, _group_keys, _needed, _on_partitions, partitioned
@@ -59,7 +59,7 @@ def poisson_bootstrap(
     *,
     by: By = "group",
     alpha: float = 0.5,
-    n_resamples: int = 200,
+    n_resamples: int = 1000,
     confidence: float = 0.95,
     rng: Seed = None,
 ) -> pd.DataFrame:
@@ -77,8 +77,8 @@ def poisson_bootstrap(
         The grouping attribute(s).
     alpha : float, default 0.5
         Weight of the FMR differential of FDR.
-    n_resamples : int, default 200
-        Bootstrap resamples B.
+    n_resamples : int, default 1000
+        Bootstrap resamples B, at least ``2 / (1 - confidence)`` (40 at 95%).
     confidence : float, default 0.95
         Coverage of the percentile intervals.
     rng : numpy.random.Generator or int, optional
@@ -131,7 +131,9 @@ def poisson_bootstrap(
     """
     check_alpha(alpha)
     n_resamples = as_count(n_resamples, "n_resamples")
-    as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
+    confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
+    if too_few := too_few_resamples(n_resamples, confidence):
+        raise ValueError(f"n_resamples={n_resamples} is {too_few}")
     values = as_thresholds(thresholds, flat=True)
     data = partitioned(scores, by=by)
     frame, census_ = data

@@ -114,6 +114,8 @@ CASES = {
                                           (TypeError, r"^threshold must be a number, got '0.5'")),
     "outcome_fairness(fmr=nan)": (lambda: bf.outcome_fairness(TABLE, fmr=float("nan")),
                                   (ValueError, r"^fmr must lie in \[0, 1\]")),
+    "outcome_fairness(fmr=[0.1])": (lambda: bf.outcome_fairness(TABLE, fmr=[0.1]),  # was numpy's "only 0-dimensional arrays"
+                                    (TypeError, r"^fmr must be one target FMR, got \[0.1\]$")),
     "fmr_targets=0.1": (lambda: bf.fairness_discrepancy_rate(TABLE, fmr_targets=0.1),
                         (TypeError, r"^fmr_targets must be a sequence of rates, e.g. \[0.01\], got 0.1")),
     "fmr_targets=[[]]": (lambda: bf.fairness_discrepancy_rate(TABLE, fmr_targets=[[]]),
@@ -132,7 +134,7 @@ CASES = {
     "alpha='0.5'": (lambda: bf.fairness_discrepancy_rate(TABLE, alpha="0.5"), (TypeError, r"^alpha must be a number, got '0.5'")),
     "alpha=nan": (lambda: bf.outcome_fairness(TABLE, fmr=0.1, alpha=float("nan")), (ValueError, r"^alpha must lie in \[0, 1\], got nan")),
     "alpha=2": (lambda: bf.fairness_discrepancy_rate(TABLE, alpha=2), (ValueError, r"^alpha must lie in \[0, 1\], got 2")),
-    "rng=-1": (lambda: bf.bootstrap(bf.roc_auc, (MATED, NONMATED), n_resamples=5, rng=-1),
+    "rng=-1": (lambda: bf.bootstrap(bf.roc_auc, (MATED, NONMATED), n_resamples=40, rng=-1),
                (TypeError, r"^rng must be a numpy Generator, a non-negative integer seed or None, got -1")),
     "rng='seed'": (lambda: bf.permutation_null(lambda t: 1.0, TABLE, n_permutations=2, rng="seed"), (TypeError, r"^rng must be")),
     "rng=1.5": (lambda: bf.subset_performance(TABLE, size=50, rng=1.5), (TypeError, r"^rng must be")),
@@ -242,7 +244,7 @@ def test_a_resampled_index_warns_once_about_resolution(resample):
 
     with pytest.warns(bf.InsufficientComparisonsWarning, match=r"target FMR 0.0001 is below 3/N") as caught:
         if resample == "bootstrap":
-            bf.bootstrap(index, table, data="table", n_resamples=20, rng=0)
+            bf.bootstrap(index, table, data="table", n_resamples=40, rng=0)
         else:
             bf.permutation_null(index, table, n_permutations=20, rng=0)
     assert len(caught) == 1

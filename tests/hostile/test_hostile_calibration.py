@@ -126,17 +126,30 @@ def by_group_table(**columns) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("table, message", [
-    (by_group_table(cllr=[np.nan, 0.4]), r"^cllr must be positive and finite in every group for ratios; it is not in 'a': nan"),
-    (by_group_table(cllr=[np.inf, 0.4]), r"^cllr must be positive and finite .* 'a': inf"),
-    (by_group_table(min_cllr=[0.0, 0.1]), r"^min_cllr must be positive and finite .* 'a': 0.0"),
+    (by_group_table(cllr=[np.nan, 0.4]), r"^cllr must be finite and non-negative in every group; it is not in 'a': nan"),
+    (by_group_table(cllr=[np.inf, 0.4]), r"^cllr must be finite and non-negative .* 'a': inf"),
+    (by_group_table(min_cllr=[-0.1, 0.1]), r"^min_cllr must be finite and non-negative .* 'a': -0.1"),
     (by_group_table().drop(columns="min_dcf"), r"^by_group lacks the column\(s\) \['min_dcf'\]"),
     (by_group_table().iloc[:1], r"^calibration fairness compares groups: by_group has 1 besides '\(all\)'"),
     (by_group_table().iloc[:0], r"^calibration fairness compares groups: by_group has 0"),
-], ids=["nan", "inf", "zero", "missing column", "one group", "no group"])
+], ids=["nan", "inf", "negative", "missing column", "one group", "no group"])
 def test_calibration_fairness_names_the_measure_and_group(table, message):
     """NaN and inf were reported as rates outside [0, 1]; an empty table as numpy's reduction error."""
     with pytest.raises(ValueError, match=message):
         bf.calibration_fairness(table)
+
+
+def test_calibration_fairness_of_a_zero_value_is_infinite_and_named():
+    """A perfectly separated group (minDCF 0) raised, which withheld the gap and GARBE too."""
+    with pytest.warns(bf.UndefinedRateWarning, match=r"^min_dcf is 0 in 'b': 0.0: its ratio and inequity"):
+        fairness = bf.calibration_fairness(by_group_table(min_dcf=[0.3, 0.0]))
+    assert fairness.loc["min_dcf"].to_dict() == {"max_gap": 0.3, "ratio": np.inf, "garbe": 1.0, "inequity": np.inf}
+    assert fairness.loc["cllr", "ratio"] == 2.0  # the other measures as before
+
+
+def test_calibration_fairness_of_all_zero_values_is_perfect():
+    fairness = bf.calibration_fairness(by_group_table(min_dcf=[0.0, 0.0]))  # no warning (filterwarnings=error)
+    assert fairness.loc["min_dcf"].to_dict() == {"max_gap": 0.0, "ratio": 1.0, "garbe": 0.0, "inequity": 1.0}
 
 
 # -- mitigation ---------------------------------------------------------------------------------

@@ -400,6 +400,9 @@ def test_tmr_at_fmr_keeps_the_shape_of_its_targets():
     (lambda f: bp.poisson_bootstrap(f, ["0.5"]), TypeError, "thresholds must be numbers, got ['0.5']"),  # was accepted
     (lambda f: bp.poisson_bootstrap(f, [0.5], n_resamples=2.5), TypeError, "n_resamples must be an integer, got 2.5"),
     (lambda f: bp.poisson_bootstrap(f, [0.5], confidence=1.0), ValueError, "confidence must lie in (0, 1), got 1.0"),
+    (lambda f: bp.poisson_bootstrap(f, [0.5], n_resamples=1), ValueError,  # an interval of zero width
+     "n_resamples=1 is too few for 95% intervals: give at least 40, so that each interval has a resample beyond "
+     "each end (1,000 or more for ends that change little from seed to seed)"),
 ])
 def test_options_out_of_core_are_checked_as_in_memory(call, error, message):
     with pytest.raises(error, match="^" + re.escape(message) + "$"):

@@ -46,7 +46,7 @@ def test_a_leak_check_refuses_numbers_against_text():
     (1 != "1"), reporting the tables disjoint although the same person is in both."""
     dev, evaluation = trials([1, 2, 3]), trials(["1", "4", "5"])
     message = ("subject ids are numbers in dev['reference_subject'] (int64), dev['probe_subject'] (int64) but text "
-               f"in eval['reference_subject'] ({evaluation['reference_subject'].dtype}), eval['probe_subject'] "
+               f"in evaluation['reference_subject'] ({evaluation['reference_subject'].dtype}), evaluation['probe_subject'] "
                f"({evaluation['probe_subject'].dtype}): a subject written 1 in one and '1' in the other would be two "
                f"subjects. {AS_TEXT}")
     with pytest.raises(bf.SchemaError, match="^" + re.escape(message) + "$"):
@@ -100,7 +100,7 @@ def test_a_subject_bootstrap_refuses_a_column_of_numbers_and_text():
     message = ("column 'reference_subject' holds subject ids of several types, e.g. 1 (int), '1' (str): 1 and '1' "
                f"would be two subjects. {AS_TEXT}")
     with pytest.raises(bf.SchemaError, match="^" + re.escape(message) + "$"):
-        bf.bootstrap(bf.roc_auc, table, unit="subject", n_resamples=10, rng=0)
+        bf.bootstrap(bf.roc_auc, table, unit="subject", n_resamples=40, rng=0)
 
 
 # -- 2. a split stratified on labels that disagree within a subject -------------------------------
@@ -331,7 +331,7 @@ def test_a_permutation_by_a_subject_column_the_table_lacks_is_refused():
     without_default = bf.permutation_null(fdr_at_half, table.drop(columns="reference_subject"), n_permutations=5, rng=0)
     np.testing.assert_array_equal(without_default.null, by_comparison.null)
     with pytest.raises(bf.SchemaError, match=r"^cluster='subject_id' names no column"):  # it fell back to pairs
-        bf.fairness_summary(table, cluster="subject_id", n_resamples=5, n_permutations=5, rng=0)
+        bf.fairness_summary(table, cluster="subject_id", n_resamples=40, n_permutations=5, rng=0)
 
 
 # -- identification from a matrix: probe identities against gallery identities ---------------------------
@@ -380,9 +380,9 @@ def test_paired_systems_with_ids_read_as_numbers_and_as_text_are_told_so():
                f"scores_b['reference_subject'] ({b['reference_subject'].dtype}): a subject written 1 in one and "
                f"'1' in the other would be two subjects. {AS_TEXT}")
     with pytest.raises(bf.SchemaError, match="^" + re.escape(message) + "$"):
-        bf.paired_bootstrap(bf.roc_auc, a, b, n_resamples=20, rng=0)
+        bf.paired_bootstrap(bf.roc_auc, a, b, n_resamples=40, rng=0)
     same = bf.paired_bootstrap(bf.roc_auc, a.astype({"reference_subject": str, "probe_subject": str}), b,
-                               n_resamples=20, rng=0)
+                               n_resamples=40, rng=0)
     assert np.isfinite([same.low, same.high]).all()
 
 

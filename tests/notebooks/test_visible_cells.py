@@ -38,14 +38,15 @@ SMALL = {
     # 04: its ledger asserts the paper's verdicts, which hold at the chapter's own sizes only.
     "05": {"n_mated": 2_000, "n_nonmated": 10_000, "n_permutations": 20},
     # 06: its exercise on the reference group needs the chapter's own subset sizes (and runs fast).
-    "07": {"n_enrolled": 200, "n_nonenrolled": 200, "n_resamples": 20, "n_permutations": 19},
-    # 08: its exercise asserts that some, not all, paired intervals hold 0: 20 resamples keep
-    # the intervals wide enough for that (checked at the chapter's seed).
-    "08": {"n_resamples": 20, "n_permutations": 10},
-    "09": {"n_resamples": 5},
+    # 40 resamples: the fewest that give 95% intervals a resample beyond each end.
+    "07": {"n_enrolled": 200, "n_nonenrolled": 200, "n_resamples": 40, "n_permutations": 19},
+    # 08: its exercise asserts that some, not all, paired intervals hold 0 (checked at the
+    # chapter's seed with 40 resamples).
+    "08": {"n_resamples": 40, "n_permutations": 10},
+    "09": {"n_resamples": 40},
     "10": {"n_resamples": 100, "coverage_repeats": 50, "tail_repeats": 50},
-    "13": {"n_resamples": 20, "n_permutations": 20},
-    "14": {"n_rows": 200_000, "n_resamples": 5},
+    "13": {"n_resamples": 40, "n_permutations": 20},
+    "14": {"n_rows": 200_000, "n_resamples": 40},
 }
 
 

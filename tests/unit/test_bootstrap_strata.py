@@ -99,7 +99,7 @@ def test_a_subject_in_two_groups_is_two_clusters_and_cross_group_pairs_a_stratum
 def test_strata_need_a_table():
     mated, nonmated = np.array([1.0, 2.0]), np.array([0.0, 0.5])
     with pytest.raises(TypeError, match="strata need scores given as a table"):
-        bf.bootstrap(bf.roc_auc, (mated, nonmated), strata="group", n_resamples=5)
+        bf.bootstrap(bf.roc_auc, (mated, nonmated), strata="group", n_resamples=40)
 
 
 def test_without_strata_the_seeded_stream_is_unchanged():

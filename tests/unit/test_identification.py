@@ -50,6 +50,17 @@ def test_identical_groups_are_perfectly_fair(data):
     assert (fdr["fdr"] == 1.0).all() and (fdr["A"] == 0).all() and (fdr["B"] == 0).all()
 
 
+def test_thresholds_set_on_the_evaluation_outcomes_are_flagged_optimistic():
+    """dev=outcomes was not flagged, while fairness_discrepancy_rate(dev=scores) was."""
+    matrix = np.random.default_rng(4).normal(size=(40, 5))
+    outcomes = bf.probe_outcomes_from_matrix(matrix, probe_subjects=[f"s{i % 8}" for i in range(40)],
+                                             gallery_subjects=["s0", "s1", "s2", "s3", "s4"],
+                                             probe_groups=["x", "y"] * 20)
+    flags = {name: bf.identification_discrepancy_rate(outcomes, fpir_targets=[0.2], dev=dev)["optimistic"].tolist()
+             for name, dev in (("none", None), ("itself", outcomes), ("a copy", outcomes.copy()))}
+    assert flags == {"none": [True], "itself": [True], "a copy": [False]}  # ids are not compared (see docstring)
+
+
 @settings(max_examples=40, deadline=None)
 @given(matrices)
 def test_bounds_monotone_cmc_and_optimistic_ties(data):

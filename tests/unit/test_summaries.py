@@ -164,7 +164,7 @@ def test_every_table_at_targets_carries_k_resolved_and_precise():
 @pytest.fixture(scope="module")
 def example():
     table = bf.read_grouped_scores(bf.datasets.example_scores_path())
-    return table, bf.fairness_summary(table, n_resamples=30, n_permutations=12, rng=5)
+    return table, bf.fairness_summary(table, n_resamples=40, n_permutations=12, rng=5)
 
 
 def test_fairness_summary_rows_equal_the_individual_functions(example):
@@ -198,7 +198,7 @@ def test_fairness_summary_resamples_subjects_and_marks_what_it_resampled(example
     assert set(resampled["metric"]) == {"roc_auc", "eer", "tmr_at_fmr", "area_under_fdr_log10"}
     cei = summary[summary["metric"].isin(["cei_extreme_mated", "cei_extreme_nonmated"])]
     assert len(cei) == 2 and cei["low"].isna().all() and cei["value"].notna().all()
-    assert set(resampled["unit"]) == {"subject"} and (resampled["n_resamples"] == 30).all()
+    assert set(resampled["unit"]) == {"subject"} and (resampled["n_resamples"] == 40).all()
     assert (resampled["low"] <= resampled["high"]).all()
     assert summary.loc[summary["low"].isna(), ["unit", "n_resamples"]].isna().all().all()
     system = summary[summary["attribute"].isna()]
@@ -210,13 +210,13 @@ def test_fairness_summary_resamples_subjects_and_marks_what_it_resampled(example
 
 def test_fairness_summary_is_seeded(example):
     table, summary = example
-    again = bf.fairness_summary(table, n_resamples=30, n_permutations=12, rng=5)
+    again = bf.fairness_summary(table, n_resamples=40, n_permutations=12, rng=5)
     pd.testing.assert_frame_equal(summary, again)
 
 
 def test_fairness_summary_with_one_target_and_pair_unit():
     table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=300, n_nonmated=3_000, rng=1)
     with pytest.warns(bf.UndefinedRateWarning, match=r"FNMR of groups \['0', '1', '2'\]"):  # no false non-match
-        summary = bf.fairness_summary(table, fmr_targets=[1e-2], n_resamples=10, n_permutations=5, rng=0)
+        summary = bf.fairness_summary(table, fmr_targets=[1e-2], n_resamples=40, n_permutations=5, rng=0)
     assert "area_under_fdr_log10" not in set(summary["metric"])  # an area needs two targets
     assert set(summary["unit"].dropna()) == {"pair"}  # no subject column

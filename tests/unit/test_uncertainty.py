@@ -93,7 +93,7 @@ def test_seeded_runs_are_bit_for_bit_reproducible():
     fast = [bf.bootstrap(bf.tmr_at_fmr, (mated, nonmated), args=(0.05,), n_resamples=50, rng=9).replicates
             for _ in range(2)]
     np.testing.assert_array_equal(*fast)
-    paired = [bf.paired_bootstrap(bf.roc_auc, table, table.assign(score=table["score"] ** 3), n_resamples=30, rng=2).replicates for _ in range(2)]
+    paired = [bf.paired_bootstrap(bf.roc_auc, table, table.assign(score=table["score"] ** 3), n_resamples=40, rng=2).replicates for _ in range(2)]
     np.testing.assert_array_equal(*paired)
 
 
@@ -131,8 +131,8 @@ def test_pair_resamples_read_by_class_are_the_rows_a_table_statistic_gets():
     for scores in (table, arrays):
         np.testing.assert_array_equal(bf.bootstrap(bf.roc_auc, scores, n_resamples=40, rng=3).replicates, rows)
     other = table.assign(score=table["score"] + np.random.default_rng(6).normal(0, 0.5, len(table)))
-    paired_rows = bf.paired_bootstrap(auc_of_table, table, other, data="table", n_resamples=30, rng=4).replicates
-    paired = bf.paired_bootstrap(bf.roc_auc, table, other, n_resamples=30, rng=4).replicates
+    paired_rows = bf.paired_bootstrap(auc_of_table, table, other, data="table", n_resamples=40, rng=4).replicates
+    paired = bf.paired_bootstrap(bf.roc_auc, table, other, n_resamples=40, rng=4).replicates
     np.testing.assert_array_equal(paired, paired_rows)
     assert np.ptp(paired) > 0
 
@@ -262,32 +262,32 @@ def test_a_subject_seen_only_as_a_probe_swaps_labels_with_its_own_kind():
 
 def test_progress_bar_only_when_asked(capsys):
     mated, nonmated = np.arange(5.0), np.arange(10.0)
-    bf.bootstrap(bf.roc_auc, (mated, nonmated), n_resamples=5, rng=0)
+    bf.bootstrap(bf.roc_auc, (mated, nonmated), n_resamples=40, rng=0)
     assert capsys.readouterr().err == ""  # not a terminal: no bar
-    bf.bootstrap(bf.roc_auc, (mated, nonmated), n_resamples=5, rng=0, progress_bar=True)
+    bf.bootstrap(bf.roc_auc, (mated, nonmated), n_resamples=40, rng=0, progress_bar=True)
     assert "bootstrap" in capsys.readouterr().err
 
 
 def test_bad_input_is_named():
     data = (np.arange(5.0), np.arange(10.0))
     with pytest.raises(ValueError, match="unit must be 'pair' or 'subject'"):
-        bf.bootstrap(bf.roc_auc, data, unit="row", n_resamples=2)
+        bf.bootstrap(bf.roc_auc, data, unit="row", n_resamples=40)
     with pytest.raises(ValueError, match="confidence must lie in"):
         bf.bootstrap(bf.roc_auc, data, confidence=95)
     with pytest.raises(ValueError, match="n_resamples must be at least 1"):
         bf.bootstrap(bf.roc_auc, data, n_resamples=0)
     with pytest.raises(ValueError, match="needs a score table with a 'reference_subject' column"):
-        bf.bootstrap(bf.roc_auc, data, unit="subject", n_resamples=2)
+        bf.bootstrap(bf.roc_auc, data, unit="subject", n_resamples=40)
     with pytest.raises(TypeError, match="needs scores given as a table"):
-        bf.bootstrap(lambda t: 0.0, data, data="table", n_resamples=2)
+        bf.bootstrap(lambda t: 0.0, data, data="table", n_resamples=40)
     with pytest.raises(ValueError, match="data must be 'arrays' or 'table'"):
-        bf.bootstrap(bf.roc_auc, data, data="frame", n_resamples=2)
+        bf.bootstrap(bf.roc_auc, data, data="frame", n_resamples=40)
     with pytest.raises(ValueError, match="method must be 'percentile' or 'bca'"):
-        bf.bootstrap(bf.roc_auc, data, method="basic", n_resamples=2)
+        bf.bootstrap(bf.roc_auc, data, method="basic", n_resamples=40)
     with pytest.raises(ValueError, match="same trials in the same order"):
-        bf.paired_bootstrap(bf.roc_auc, data, (np.arange(4.0), np.arange(10.0)), n_resamples=2)
+        bf.paired_bootstrap(bf.roc_auc, data, (np.arange(4.0), np.arange(10.0)), n_resamples=40)
     with pytest.warns(bf.InsufficientComparisonsWarning):
-        bf.bootstrap(bf.tmr_at_fmr, data, args=(1e-3,), n_resamples=2, rng=0)
+        bf.bootstrap(bf.tmr_at_fmr, data, args=(1e-3,), n_resamples=40, rng=0)
 
 
 # -- the fast-path protocol ------------------------------------------------------------------------
@@ -310,17 +310,17 @@ class DeclaredStatistic:
 def test_a_declared_fast_path_is_taken_and_nothing_is_guessed():
     table = clustered_table(np.random.default_rng(2), n_subjects=10)
     statistic = DeclaredStatistic()
-    result = bf.bootstrap(statistic, table, args=(1.0,), n_resamples=7, rng=0)
-    assert statistic.calls == [(100, 400, 1.0, 7, True)]  # arrays in, its replicates out
-    assert result.replicates.tolist() == [result.estimate] * 7
-    bf.bootstrap(statistic, table, unit="subject", n_resamples=3, rng=0)
+    result = bf.bootstrap(statistic, table, args=(1.0,), n_resamples=40, rng=0)
+    assert statistic.calls == [(100, 400, 1.0, 40, True)]  # arrays in, its replicates out
+    assert result.replicates.tolist() == [result.estimate] * 40
+    bf.bootstrap(statistic, table, unit="subject", n_resamples=40, rng=0)
     assert statistic.calls[-1][-1] is False  # the clusters were passed on
     # A lambda around it declares nothing: the plain path resamples the rows.
-    plain = bf.bootstrap(lambda m, n: statistic(m, n, 1.0), table, n_resamples=7, rng=0)
+    plain = bf.bootstrap(lambda m, n: statistic(m, n, 1.0), table, n_resamples=40, rng=0)
     assert len(statistic.calls) == 2 and np.unique(plain.replicates).size > 1
     # data="table" passes the table: no fast path applies.
-    on_table = bf.bootstrap(lambda t: statistic(*bf.split_scores(t)), table, data="table", n_resamples=5, rng=0)
-    assert len(statistic.calls) == 2 and on_table.replicates.size == 5
+    on_table = bf.bootstrap(lambda t: statistic(*bf.split_scores(t)), table, data="table", n_resamples=40, rng=0)
+    assert len(statistic.calls) == 2 and on_table.replicates.size == 40
 
 
 def brute_force_subject_tmr(mated, nonmated, fmr, clusters, weights):
@@ -409,7 +409,7 @@ def test_bca_of_a_paired_difference_and_undefined_cases():
     assert paired.low <= paired.difference <= paired.high and paired.method == "bca"
     constant = lambda m, n: 1.0  # noqa: E731
     with pytest.raises(ValueError, match="method='bca' is undefined"):
-        bf.bootstrap(constant, (np.arange(5.0), np.arange(6.0)), method="bca", n_resamples=20, rng=0)
+        bf.bootstrap(constant, (np.arange(5.0), np.arange(6.0)), method="bca", n_resamples=40, rng=0)
 
 
 def test_ranking_flips_names_what_it_needs():
