@@ -228,6 +228,9 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--n-permutations", type=_positive_integer, metavar="P",
                         help="permutations of the CEI null (default: 100)")
     report.add_argument("--seed", type=_seed, default=0, help="random seed, a non-negative integer (default: 0)")
+    report.add_argument("--progress", action="store_true", default=None,
+                        help="show the progress of the notebook's cells on stderr even when it is not a terminal "
+                             "(a CI log; default: only on a terminal)")
     report.add_argument("--layout", default="standard", choices=["standard", "differential"],
                         help="standard: every metric of the book (notebook, HTML, JSON); differential: the "
                              "demographic differential audit at one threshold (HTML, JSON)")
@@ -261,6 +264,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     if only_standard and args.layout == "differential":  # it was ignored
         report.error(f"argument {only_standard[0]}: only with --layout standard (the differential layout reports "
                      "one threshold: --threshold, or --operating-fmr)")
+    if args.progress and args.layout == "differential":
+        report.error("argument --progress: only with --layout standard (the differential layout shows no progress)")
     if args.threshold is not None and args.operating_fmr is not None:  # it was ignored
         report.error("argument --operating-fmr: not with --threshold (the differential layout reports one threshold)")
     for name, default in {**_STANDARD_ONLY, "operating_fmr": 1e-2}.items():
@@ -750,7 +755,7 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
         with open(folder.scratch / "kernel.log", "w") as log:
             papermill.execute_notebook(
                 _as_written(template), _as_written(notebook_path), parameters=parameters, cwd=str(folder.scratch),
-                progress_bar=sys.stderr.isatty(), kernel_name="python3",
+                progress_bar=bool(args.progress) or sys.stderr.isatty(), kernel_name="python3",
                 kernel_manager_class=_kernel_manager(log, folder.scratch / "kernel.json", launched),
             )
     except papermill.PapermillExecutionError as error:

@@ -239,7 +239,7 @@ def probe_outcomes_from_matrix(
         Group of each probe, read as text; two labels that differ only in type (``1`` and
         ``"1"``) are an error.
     probe_ids : array_like of shape (P,), optional
-        Names of the probes (default 0 ... P-1).
+        Names of the probes, one each (default 0 ... P-1).
     block_size : int, default 256
         Probes per block: memory is about ``16 · block_size · G`` bytes.
     ties : {"pessimistic", "optimistic"}, default "pessimistic"
@@ -311,6 +311,10 @@ def probe_outcomes_from_matrix(
         problems.append(f"probe_groups has {int(pd.isna(groups).sum())} missing values")
     if ids.shape != (n_probes,):
         problems.append(f"probe_ids has shape {ids.shape} for {n_probes} probes")
+    elif not pd.Index(ids).is_unique:  # as probe_outcomes, whose probes are its probe_id values
+        repeated = pd.Index(ids)[pd.Index(ids).duplicated()].unique()
+        problems.append(f"probe_ids repeats {len(repeated)} id(s), e.g. {repeated[0]!r}: each row of the matrix is "
+                        "one probe's search and needs its own id")
     if isinstance(block_size, (bool, np.bool_)) or not isinstance(block_size, numbers.Integral) or block_size < 1:
         problems.append(f"block_size must be an integer of at least 1, got {block_size!r}")
     if problems:

@@ -36,6 +36,9 @@ def test_matrix_integers_beyond_two_to_the_53_are_refused():
     (np.zeros((0, 2)), {"probe_subjects": [], "probe_groups": []}, "probe_subjects is empty: there is no probe to search"),
     (np.zeros((4, 0)), {"gallery_subjects": []}, "gallery_subjects is empty: a search needs at least one gallery entry"),
     (MATRIX, {"probe_ids": ["p", "q"]}, "probe_ids has shape (2,) for 4 probes"),
+    # two searches under one id: probe_outcomes treats rows of one probe_id as one probe
+    (MATRIX, {"probe_ids": ["p", "q", "p", "r"]}, "probe_ids repeats 1 id(s), e.g. 'p': each row of the matrix is "
+                                                  "one probe's search and needs its own id"),
     (MATRIX, {"block_size": 2.5}, "block_size must be an integer of at least 1, got 2.5"),
     (MATRIX, {"block_size": "2"}, "block_size must be an integer of at least 1, got '2'"),
     (MATRIX, {"probe_subjects": [["a", "b"], ["y", "z"]]}, "probe_subjects must be one-dimensional, got shape (2, 2)"),

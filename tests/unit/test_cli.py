@@ -96,6 +96,7 @@ def test_bob_file_with_subject_attributes(tmp_path):
     people.to_csv(subjects, index=False)
     run = biofair_command("report", bob, "--subjects", subjects, "-o", tmp_path / "out", *FAST)
     assert run.returncode == 0, run.stderr[-2000:]
+    assert "Executing" not in run.stderr  # stderr is no terminal: no progress unless asked
     summary = summary_values(tmp_path / "out")
     assert value(summary, "roc_auc") == bf.roc_auc(*bf.split_scores(table))
     assert value(summary, "fdr", 0.01) == bf.fairness_discrepancy_rate(table, fmr_targets=[0.01])["fdr"].item()
@@ -106,8 +107,9 @@ def test_distance_file(tmp_path):
     distances = tmp_path / "distances.csv"
     table.assign(dist=-table["score"]).drop(columns="score").rename(columns={"mated": "genuine"}).to_csv(distances, index=False)
     run = biofair_command("report", distances, "--columns", "dist=score,genuine=mated", "--distance",
-                          "-o", tmp_path / "out", *FAST)
+                          "-o", tmp_path / "out", "--progress", *FAST)
     assert run.returncode == 0, run.stderr[-2000:]
+    assert re.search(r"Executing: 100%\|.*\| (\d+)/\1 \[", run.stderr), run.stderr[-2000:]  # asked for, in a log
     summary = summary_values(tmp_path / "out")
     assert value(summary, "roc_auc") == bf.roc_auc(*bf.split_scores(table))
     # thresholds in the file's units (they were the negated distances): a match is a distance at or below
@@ -153,7 +155,7 @@ def test_help_documents_every_option():
     run = biofair_command("report", "--help")
     assert run.returncode == 0
     for option in ("--columns", "--by", "--missing-groups", "--subjects", "--distance", "--format", "--fmr-targets",
-                   "--operating-fmr", "--alpha", "--n-resamples", "--n-permutations", "--seed", "--layout",
+                   "--operating-fmr", "--alpha", "--n-resamples", "--n-permutations", "--seed", "--progress", "--layout",
                    "--threshold", "--reference", "--tolerance", "examples:"):
         assert option in run.stdout
 
