@@ -7,6 +7,7 @@ Read more in the chapter "Audit demographic differentials" (``notebooks/10``).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -362,10 +363,17 @@ def differential_report(
     groups are resolved or a rate is 0. A resample in which the denominator's group has no
     errors gives an infinite ratio: it is kept, so an interval can reach ``+inf`` (unbounded,
     never within tolerance; null in JSON, and listed in the notes). ``max_min = max_g r_g / min_g r_g`` and
-    ``max_geomean = max_g r_g / (prod_g r_g)^(1/K)`` over the K resolved groups; each ratio's
-    interval is the percentile interval of its bootstrap replicates, all groups resampled
-    together (independently within each group), so the intervals reflect every group's
-    uncertainty. The design effect ``deff = var_boot / (p(1-p)/n)`` says by how much
+    ``max_geomean = max_g r_g / (prod_g r_g)^(1/K)`` over the K resolved groups. All groups are
+    resampled together (independently within each group), so the intervals reflect every
+    group's uncertainty. A ratio to the reference has the percentile interval of its
+    replicates. ``max_min`` and ``max_geomean`` are the largest of several log-rate contrasts
+    (``|log r_i - log r_j|`` over pairs, ``log r_i - mean log r`` over groups), and the largest
+    of K noisy rates over the smallest exceeds 1 in almost every resample: a percentile
+    interval of the resampled index lies above 1 for identical groups. Their intervals are
+    instead bounds from simultaneous max-t bootstrap bands of the contrasts (each
+    ``θ̂_c ± q·s_c``, ``s_c`` the half-width of the replicates' 16th to 84th percentiles,
+    ``q`` the ``confidence`` quantile of ``max_c |θ*_c - θ̂_c| / s_c``): conservative for
+    K > 2, and for two groups the studentized interval of the one ratio. The design effect ``deff = var_boot / (p(1-p)/n)`` says by how much
     clustering inflates the variance: binomial intervals assume ``deff = 1`` and are too
     narrow by about ``sqrt(deff)``.
 
@@ -601,16 +609,62 @@ def _differentials(rate: str, usable: pd.DataFrame, boot: dict, excluded: list, 
     if len(usable) < 2:
         return row
     reps = np.stack([boot[i] for i in usable.index], axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        statistics = {
-            "max_min": (estimates.max() / estimates.min(), reps.max(1) / reps.min(1)),
-            "max_geomean": (estimates.max() / np.exp(np.log(estimates).mean()), reps.max(1) / np.exp(np.log(reps).mean(1))),
-        }
-    for name, (estimate, replicates) in statistics.items():
-        low, high = _ratio_interval(replicates, estimate, confidence)
+    reps = reps[~np.isnan(reps).any(axis=1)]  # a resample without a group's comparisons: no index
+    logs = np.log(estimates)
+    with np.errstate(divide="ignore"):  # a resample's rate of 0: log -inf, an infinite ratio
+        log_reps = np.log(reps)
+    k = len(usable)
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    contrasts = {  # log max/min is the largest |log r_i - log r_j|; log max/geomean the largest log r_i - mean
+        "max_min": (lambda i, j: logs[i] - logs[j], lambda i, j: log_reps[:, i] - log_reps[:, j], pairs, True),
+        "max_geomean": (lambda i: logs[i] - logs.mean(), lambda i: log_reps[:, i] - log_reps.mean(axis=1),
+                        [(i,) for i in range(k)], False),
+    }
+    for name, (value, replicate, indices, absolute) in contrasts.items():
+        estimate = float(np.exp(max(abs(value(*c)) if absolute else value(*c) for c in indices)))
+        if 2 * len(reps) < len(boot[usable.index[0]]):  # fewer than half the resamples are defined
+            low, high = np.nan, np.nan
+        else:
+            with np.errstate(invalid="ignore"):  # -inf - -inf: a pair's rates both 0 in a resample, undefined
+                low, high = _largest_contrast_bounds(
+                    ((value(*c), replicate(*c)) for c in indices), len(reps), confidence, absolute=absolute)
         row.update({name: estimate, f"{name}_low": low, f"{name}_high": high})
     row["highest_group"] = usable["group"].iloc[int(estimates.argmax())]
     row["lowest_group"] = usable["group"].iloc[int(estimates.argmin())]
-    # max/min >= 1 by construction: only its upper side can break the tolerance
-    row["verdict"] = _verdict(max(row["max_min_low"], 1.0), row["max_min_high"], tolerance)
+    row["verdict"] = _verdict(row["max_min_low"], row["max_min_high"], tolerance)
     return row
+
+
+def _largest_contrast_bounds(contrasts: Iterable[tuple[float, NDArray]], n_resamples: int, confidence: float, *,
+                             absolute: bool) -> tuple[float, float]:
+    """exp of the bounds of ``θ = max_c θ_c`` (of ``|θ_c|`` with ``absolute``) from
+    simultaneous max-t bootstrap bands of the log-rate contrasts ``θ_c``.
+
+    Each contrast has its estimate ``θ̂_c`` and replicates ``θ*_c``; its spread ``s_c`` is
+    half the distance between their 16th and 84th percentiles (a standard error that a few
+    infinite replicates do not make infinite). ``q`` is the ``confidence`` quantile over the
+    resamples of ``max_c |θ*_c - θ̂_c| / s_c``, so that every ``θ_c`` lies in its band
+    ``θ̂_c ± q·s_c`` together. Then ``max_c θ_c`` lies in ``[max_c (θ̂_c - q·s_c),
+    max_c (θ̂_c + q·s_c)]``, and ``max_c |θ_c|`` in the same with ``|θ̂_c| - q·s_c`` below,
+    clipped at 0 (both indices are at least 1). A percentile interval of the resampled
+    largest contrast would not do: the largest of K noisy rates over the smallest exceeds 1
+    in almost every resample, so identical groups got an interval above 1. An undefined
+    replicate (a rate of 0 in both groups of a pair) counts as an infinite deviation.
+    """
+    worst = np.zeros(n_resamples)
+    estimates, spreads = [], []
+    for estimate, replicates in contrasts:
+        with np.errstate(invalid="ignore"):  # inf - inf: both rates 0 in a resample
+            deviation = np.abs(replicates - estimate)
+            lower, upper = (np.quantile(replicates, q, method=m) for q, m in ((0.16, "lower"), (0.84, "higher")))
+            spread = (upper - lower) / 2
+            t = np.where(deviation == 0, 0.0, deviation / spread)
+        worst = np.maximum(worst, np.where(np.isnan(t), np.inf, t))
+        estimates.append(abs(estimate) if absolute else estimate)
+        spreads.append(spread)
+    q = np.quantile(worst, confidence, method="higher")
+    estimate, spread = np.array(estimates), np.array(spreads)
+    with np.errstate(invalid="ignore"):  # inf · 0
+        band = np.where(np.isnan(q * spread), np.inf, q * spread)
+    low, high = np.max(estimate - band), np.max(estimate + band)
+    return float(np.exp(max(low, 0.0))), float(np.exp(high))

@@ -37,7 +37,7 @@ from biofair.distribution_fairness import (
     distribution_fairness_index,
 )
 from biofair.equal_error_rate import _eer_from_mated_counts, eer
-from biofair.groups import _group_columns, _pooled_at_or_above, _pooled_size, scores_by_group
+from biofair.groups import _pooled_at_or_above, _pooled_size, scores_by_group
 from biofair.permutation import permutation_null
 from biofair.rates import tmr_at_fmr
 from biofair.schema import _present_cluster, split_scores
@@ -270,13 +270,11 @@ def fairness_summary(
         Bootstrap resamples of the resampled rows, at least ``2 / (1 - confidence)`` (40 at
         95%).
     n_permutations : int, default 200
-        Permutations of the CEI nulls (as :func:`biofair.permutation_null`).
+        Permutations of the nulls of the FDR area and CEI (as :func:`biofair.permutation_null`).
     unit : {"pair", "subject"}, optional
         What the bootstrap resamples; by default ``"subject"`` when the table has the
         ``cluster`` column (subjects recur in many comparisons), else ``"pair"``. With
-        ``"subject"`` the permutation nulls also move whole subjects. The interval of the
-        FDR area resamples each group among its own comparisons or subjects
-        (``bootstrap(..., strata=by)``), so that no resample loses a small group.
+        ``"subject"`` the permutation nulls also move whole subjects.
     cluster : str, default "reference_subject"
         The subject column that defines the clusters (a name the table lacks, other than
         the default, is an error).
@@ -300,10 +298,11 @@ def fairness_summary(
         :func:`biofair.operating_summary`, with intervals on ``roc_auc``, ``eer`` and
         ``tmr_at_fmr`` (its fast path). The group rows: ``fdr`` per target;
         ``area_under_fdr_log10`` (with two targets or more; over FMR from the smallest to
-        the largest of ``fmr_targets``, each decade weighing the same) with its interval;
-        ``cei_extreme_mated`` / ``_nonmated`` without one (resampling biases CEI downwards,
-        so a percentile interval can exclude the estimate) but with its permutation
-        ``_null_mean`` and ``_p_value``; ``garbe_fmr``, ``garbe_fnmr``, ``inequity_fmr`` and ``inequity_fnmr``
+        the largest of ``fmr_targets``, each decade weighing the same) and
+        ``cei_extreme_mated`` / ``_nonmated``, each without an interval (resampling makes
+        the groups differ more than the data do and biases both downwards, so a percentile
+        interval can exclude the estimate: identical groups, area 1, got [0.917, 0.973])
+        but with its permutation ``_null_mean`` and ``_p_value``; ``garbe_fmr``, ``garbe_fnmr``, ``inequity_fmr`` and ``inequity_fnmr``
         at ``operating_fmr``; ``dfi_normal``, ``dfi_extreme``; ``cei_auto_extreme_mated``
         and ``_nonmated`` (CEIᴬ).
 
@@ -381,18 +380,14 @@ def fairness_summary(
     def cei_extreme(kind: str):
         return lambda table: comprehensive_equity_index(table, by=by, kind=kind).extreme
 
+    # The FDR area and CEI get no bootstrap interval. Resampling makes the groups differ more
+    # than the data do (the largest gap in rates grows, the histograms part), so their
+    # replicates sit below the estimate: identical groups, area 1, got the interval
+    # [0.917, 0.973]. Each is read against its permutation null instead.
+    indices = {f"cei_extreme_{kind}": cei_extreme(kind) for kind in ("mated", "nonmated")}
     if np.unique(targets).size >= 2:  # an area needs two targets
-        # every group in every resample; the resampled tables carry only the columns the area
-        # reads and the cluster column (by which unit="subject" draws)
-        read = ["score", "mated", *(c for columns in _group_columns(scores, by).values() for c in columns), cluster]
-        needed = [column for column in dict.fromkeys(read) if column in scores.columns]
-        result = bootstrap(fdr_area, scores[needed], data="table", strata=by, **resampling)
-        add("area_under_fdr_log10", attribute, nan, result.estimate, result)
-    # CEI gets no bootstrap interval: resampling repeats scores, which makes the groups'
-    # histograms differ more, so the replicates sit below the estimate and a percentile
-    # interval can exclude it. It is read against its permutation null instead.
-    for kind in ("mated", "nonmated"):
-        name, statistic = f"cei_extreme_{kind}", cei_extreme(kind)
+        indices = {"area_under_fdr_log10": fdr_area, **indices}
+    for name, statistic in indices.items():
         add(name, attribute, nan, statistic(scores))
         null = permutation_null(statistic, scores, by=by, n_permutations=n_permutations, rng=rng,
                                 cluster=cluster if unit == "subject" else None, progress_bar=progress_bar)

@@ -129,7 +129,7 @@ def test_bca_with_strata_leaves_out_one_comparison_per_cell():
     assert abs(bca.low - percentile.low) < 0.1 * width and abs(bca.high - percentile.high) < 0.1 * width
 
 
-def test_fairness_summary_intervals_survive_a_group_of_two_subjects():
+def test_strata_keep_a_group_of_two_subjects_in_every_resample():
     """Group c: two subjects, only one of them with mated comparisons. Resampling subjects
     over the whole table drops c's mated comparisons from about a third of the resamples (the
     FDR area is then undefined); within c's own classes it never does."""
@@ -138,10 +138,12 @@ def test_fairness_summary_intervals_survive_a_group_of_two_subjects():
                       "mated": np.repeat([True, False], [40, 80]), "group": "c",
                       "reference_subject": ["c0"] * 80 + ["c1"] * 40})
     table = pd.concat([subjects_table({"a": 60, "b": 60}, seed=5), c], ignore_index=True)
-    summary = bf.fairness_summary(table, fmr_targets=[0.1, 0.05], operating_fmr=0.1,
-                                 n_resamples=100, n_permutations=10, rng=0)
-    area = summary.set_index("metric").loc["area_under_fdr_log10"]
-    assert area["unit"] == "subject" and area["low"] <= area["value"] <= area["high"]
+    def area(t):
+        values = bf.fairness_discrepancy_rate(t, fmr_targets=[0.1, 0.05])
+        return bf.area_under_fdr(values["fdr"], values["fmr_target"], scale="log10")
+
+    result = bf.bootstrap(area, table, data="table", unit="subject", strata="group", n_resamples=100, rng=0)
+    assert result.unit == "subject" and np.isfinite(result.replicates).all() and result.low <= result.high
     subjects = bf._resampling.Sample(table, data="table", cluster="reference_subject")
     lost = [not table.iloc[rows].query("group == 'c' and mated").size
             for rows in bf._resampling.resample_rows(subjects, "subject", 300, np.random.default_rng(0))]

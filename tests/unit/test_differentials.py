@@ -21,7 +21,7 @@ from scipy import optimize, stats
 
 import biofair as bf
 from biofair._validation import as_rng
-from biofair.differentials import _binomial_intervals, _clustered_replicates, _verdict
+from biofair.differentials import _binomial_intervals, _clustered_replicates, _largest_contrast_bounds, _verdict
 
 SCHEMA = json.loads((files("biofair") / "data" / "differential_report.schema.json").read_text())
 
@@ -143,6 +143,50 @@ def test_without_extrapolation_the_same_report_leaves_the_tail_columns_empty(dem
     assert plain.groups[tail].isna().all().all()
     pd.testing.assert_frame_equal(plain.groups.drop(columns=tail), report.groups.drop(columns=tail))
     assert all(group["extrapolated"] is None for group in plain.to_dict()["groups"])
+
+
+def brute_largest_contrast_bounds(estimates, replicates, confidence, absolute):
+    """The simultaneous max-t bounds written out one contrast and one resample at a time."""
+    b, c = replicates.shape
+    spreads = []
+    for j in range(c):
+        ordered = sorted(replicates[:, j])
+        lower = ordered[int(np.floor(0.16 * (b - 1)))]  # numpy's "lower" and "higher" order statistics
+        upper = ordered[int(np.ceil(0.84 * (b - 1)))]
+        spreads.append((upper - lower) / 2)
+    worst = [max(abs(replicates[r, j] - estimates[j]) / spreads[j] for j in range(c)) for r in range(b)]
+    q = sorted(worst)[int(np.ceil(confidence * (b - 1)))]
+    centre = [abs(e) if absolute else e for e in estimates]
+    low = max(centre[j] - q * spreads[j] for j in range(c))
+    high = max(centre[j] + q * spreads[j] for j in range(c))
+    return np.exp(max(low, 0.0)), np.exp(high)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.booleans(), st.sampled_from([0.8, 0.9, 0.95]))
+def test_largest_contrast_bounds_equal_a_loop(seed, n_contrasts, absolute, confidence):
+    rng = np.random.default_rng(seed)
+    estimates = rng.normal(0, 0.5, n_contrasts)
+    replicates = estimates + rng.normal(0, rng.uniform(0.05, 0.5, n_contrasts), (60, n_contrasts))
+    found = _largest_contrast_bounds(((estimates[j], replicates[:, j]) for j in range(n_contrasts)), 60, confidence,
+                                     absolute=absolute)
+    np.testing.assert_allclose(found, brute_largest_contrast_bounds(estimates, replicates, confidence, absolute),
+                               rtol=1e-12)
+    largest = np.exp(max(np.abs(estimates) if absolute else estimates))
+    assert found[0] <= max(largest, 1.0) and largest <= found[1]  # the lower end is clipped at 1
+
+
+@pytest.mark.parametrize("k", [2, 3, 8])
+def test_identical_groups_get_differentials_that_start_at_one(k):
+    """With 8 groups of identical scores, max/min (1) had the interval [1.28, 2.32] and the
+    verdict "exceeds tolerance": a percentile interval of the resampled max over min."""
+    rng = np.random.default_rng(0)
+    base = pd.DataFrame({"score": np.r_[rng.normal(2, 1, 100), rng.normal(0, 1, 300)], "mated": [True] * 100 + [False] * 300})
+    table = pd.concat([base.assign(group=f"g{i}") for i in range(k)], ignore_index=True)
+    report = bf.differential_report(table, fmr=0.1, n_resamples=400, cluster=None, extrapolate=False, rng=0)
+    d = report.differentials.set_index("rate")
+    assert (d[["max_min", "max_min_low", "max_geomean", "max_geomean_low"]] == 1.0).all().all()
+    assert (d["max_min_high"] > 1.0).all() and (d["verdict"] == "inconclusive").all()
 
 
 def test_ratios_and_differentials_by_hand(report):

@@ -194,10 +194,14 @@ def test_fairness_summary_rows_equal_the_individual_functions(example):
 def test_fairness_summary_resamples_subjects_and_marks_what_it_resampled(example):
     table, summary = example
     resampled = summary.dropna(subset=["low"])
-    # CEI is read against its permutation null, never given a (downward-biased) bootstrap interval
-    assert set(resampled["metric"]) == {"roc_auc", "eer", "tmr_at_fmr", "area_under_fdr_log10"}
-    cei = summary[summary["metric"].isin(["cei_extreme_mated", "cei_extreme_nonmated"])]
-    assert len(cei) == 2 and cei["low"].isna().all() and cei["value"].notna().all()
+    # the FDR area and CEI are read against their permutation nulls, never given a
+    # (downward-biased) bootstrap interval
+    assert set(resampled["metric"]) == {"roc_auc", "eer", "tmr_at_fmr"}
+    indices = ["area_under_fdr_log10", "cei_extreme_mated", "cei_extreme_nonmated"]
+    unresampled = summary.set_index("metric").loc[indices]
+    assert unresampled["low"].isna().all() and unresampled["value"].notna().all()
+    nulls = summary.set_index("metric").loc[[f"{name}_{row}" for name in indices for row in ("null_mean", "p_value")]]
+    assert nulls["value"].between(0, 1).all()
     assert set(resampled["unit"]) == {"subject"} and (resampled["n_resamples"] == 40).all()
     assert (resampled["low"] <= resampled["high"]).all()
     assert summary.loc[summary["low"].isna(), ["unit", "n_resamples"]].isna().all().all()
@@ -220,3 +224,17 @@ def test_fairness_summary_with_one_target_and_pair_unit():
         summary = bf.fairness_summary(table, fmr_targets=[1e-2], n_resamples=40, n_permutations=5, rng=0)
     assert "area_under_fdr_log10" not in set(summary["metric"])  # an area needs two targets
     assert set(summary["unit"].dropna()) == {"pair"}  # no subject column
+
+
+def test_identical_groups_have_a_perfect_fdr_area_and_nothing_to_reject():
+    """Three copies of one group (each with its own subjects): the area is 1, and its
+    bootstrap interval was [0.917, 0.973], which excludes it."""
+    one = bf.read_grouped_scores(bf.datasets.example_scores_path()).query("group == group.iloc[0]")
+    copies = pd.concat([one.assign(group=name, reference_subject=name + one["reference_subject"].astype(str),
+                                   probe_subject=name + one["probe_subject"].astype(str)) for name in "xyz"],
+                       ignore_index=True)
+    summary = bf.fairness_summary(copies, fmr_targets=[1e-1, 1e-2], n_resamples=40, n_permutations=20, rng=0)
+    rows = summary.set_index("metric")
+    assert rows.loc["area_under_fdr_log10", "value"] == 1.0 and np.isnan(rows.loc["area_under_fdr_log10", "low"])
+    assert rows.loc["area_under_fdr_log10_null_mean", "value"] <= 1.0
+    assert rows.loc["area_under_fdr_log10_p_value", "value"] == 1.0  # no permutation is fairer than identical
