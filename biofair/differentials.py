@@ -282,7 +282,9 @@ def differential_report(
     fmr : float, optional
         Instead, a target FMR: the threshold is set at it on **all** the table's non-mated
         scores (homogeneous and cross-group), as a deployed system sets one threshold for
-        everyone. Give exactly one of ``threshold`` and ``fmr``.
+        everyone. Give exactly one of ``threshold`` and ``fmr``. Either way the intervals are
+        conditional on the threshold: it is held fixed in every resample, as an operator's
+        is, so they leave out the uncertainty of setting it from these data.
     reference : str, optional
         The group every rate is compared to; by default, per rate, the resolved group with
         the lowest rate (so that ratios read "times the best group").

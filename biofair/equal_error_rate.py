@@ -126,18 +126,30 @@ def _rocch(fmr: NDArray, fnmr: NDArray, near: ErrorCounts) -> EqualErrorRate:
     return EqualErrorRate(eer_value, _midpoint(near).threshold, eer_value, eer_value, "rocch")
 
 
+def _cross_multiplied(near: ErrorCounts) -> tuple[NDArray, NDArray]:
+    """``FMR·N·M`` and ``FNMR·N·M`` as exact integers (false matches times M, false
+    non-matches times N), so that ties between rates, and between sums and gaps of rates, are
+    decided exactly and not by the rounding of the quotients: FMR 1/3 and FNMR 1 are as far
+    apart as FMR 2/3 and FNMR 0. Beyond 2^62 (N·M of more than 4.6e18) the rates themselves."""
+    if near.n_mated * near.n_nonmated >= 2**62:
+        return near.fmr, near.fnmr
+    return near.false_matches * np.int64(near.n_mated), near.false_non_matches * np.int64(near.n_nonmated)
+
+
 def _midpoint(near: ErrorCounts) -> EqualErrorRate:
     fmr, fnmr = near.fmr, near.fnmr
-    k = int(np.argmin(np.abs(fmr - fnmr)))  # the lowest such threshold on a tie
+    scaled_fmr, scaled_fnmr = _cross_multiplied(near)
+    k = int(np.argmin(np.abs(scaled_fmr - scaled_fnmr)))  # the lowest such threshold on a tie
     low, high = sorted((float(fmr[k]), float(fnmr[k])))
     return EqualErrorRate((low + high) / 2, float(near.thresholds[k]) + 0.0, low, high, "midpoint")  # -0.0 as 0.0
 
 
 def _interval(near: ErrorCounts) -> EqualErrorRate:
     fmr, fnmr, thresholds = near.fmr, near.fnmr, near.thresholds
-    below = np.flatnonzero(fnmr <= fmr)[-1]  # t1: largest threshold with FNMR <= FMR
-    above = np.flatnonzero(fnmr >= fmr)[0]  # t2: smallest threshold with FNMR >= FMR
-    if fnmr[below] + fmr[below] <= fmr[above] + fnmr[above]:
+    scaled_fmr, scaled_fnmr = _cross_multiplied(near)
+    below = np.flatnonzero(scaled_fnmr <= scaled_fmr)[-1]  # t1: largest threshold with FNMR <= FMR
+    above = np.flatnonzero(scaled_fnmr >= scaled_fmr)[0]  # t2: smallest threshold with FNMR >= FMR
+    if scaled_fnmr[below] + scaled_fmr[below] <= scaled_fmr[above] + scaled_fnmr[above]:
         low, high, k = float(fnmr[below]), float(fmr[below]), below
     else:
         low, high, k = float(fmr[above]), float(fnmr[above]), above

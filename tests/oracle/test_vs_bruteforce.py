@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import integrate
 from scipy.spatial import ConvexHull
 
@@ -133,6 +137,36 @@ def test_eer_midpoint_and_interval_equal_loops(scores):
     low, high = (fnmr1, fmr1) if fnmr1 + fmr1 <= fmr2 + fnmr2 else (fmr2, fnmr2)
     interval = bf.eer(mated, nonmated, method="interval")
     assert (interval.low, interval.high, interval.eer) == (low, high, (low + high) / 2)
+
+
+def exact_eer_rules(mated, nonmated):
+    """The midpoint and interval rules in exact fractions: (threshold, low, high) of each."""
+    rates = [(t, Fraction(int(np.sum(nonmated >= t)), nonmated.size), Fraction(int(np.sum(mated < t)), mated.size))
+             for t in all_thresholds(mated, nonmated)]
+    t_best, fmr_best, fnmr_best = min(rates, key=lambda r: (abs(r[1] - r[2]), r[0]))
+    t1, fmr1, fnmr1 = max(r for r in rates if r[2] <= r[1])
+    t2, fmr2, fnmr2 = min(r for r in rates if r[2] >= r[1])
+    interval = (t1, fnmr1, fmr1) if fnmr1 + fmr1 <= fmr2 + fnmr2 else (t2, fmr2, fnmr2)
+    return (t_best, *sorted((fmr_best, fnmr_best))), interval
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=1, max_size=12), st.lists(st.integers(-3, 3), min_size=1, max_size=12))
+def test_eer_rules_break_exact_ties_as_documented(mated, nonmated):
+    """|FMR - FNMR| and FMR + FNMR were compared in floats: mated [0, 1, 2] against non-mated
+    [1] gave EER 1/3 at threshold 2 where the lowest of two equal gaps (2/3 at 1 and at 2)
+    gives 2/3 at threshold 1; the interval rule's tie went the same way."""
+    mated, nonmated = np.array(mated, dtype=float), np.array(nonmated, dtype=float)
+    for method, (threshold, low, high) in zip(("midpoint", "interval"), exact_eer_rules(mated, nonmated)):
+        found = bf.eer(mated, nonmated, method=method)
+        assert (found.threshold, found.low, found.high) == (threshold, float(low), float(high)), method
+        assert found.eer == pytest.approx(float((low + high) / 2), abs=1e-15)
+        if np.ptp(mated) > 0 or np.ptp(nonmated) > 0:  # else d' is undefined and the summary refuses
+            with warnings.catch_warnings():  # a few scores resolve no target: not what is tested here
+                warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+                summary = bf.operating_summary(mated, nonmated, fmr_targets=[0.5], eer_method=method)
+            assert summary.set_index("metric").loc["eer", "value"] == found.eer  # the summary's own path
+    assert bf.eer(mated, nonmated).threshold == exact_eer_rules(mated, nonmated)[0][0]  # rocch reports the midpoint's
 
 
 def test_eer_rocch_below_larger_rate_everywhere(scores):
