@@ -199,20 +199,36 @@ def resample_rows(sample: Sample, unit: Unit, n_resamples: int, rng: np.random.G
         yield np.repeat(rows, np.bincount(drawn, minlength=n_clusters)[sample.clusters])
 
 
-class _LeaveOneOut:
-    """The rows without each unit of ``left_out`` in turn (a comparison, or all the rows of
-    a cluster): iterable, and sized for the progress bar's total."""
+#: Most leave-out evaluations per independently resampled sample in a jackknife: beyond it the
+#: units are left out in this many groups (the grouped jackknife of Efron and Narasimhan's bcajack).
+JACKKNIFE_GROUPS = 1000
 
-    def __init__(self, rows: NDArray[np.intp], left_out: NDArray[np.intp], clusters: NDArray[np.intp] | None = None):
-        self.rows, self.left_out, self.clusters = rows, left_out, clusters
+
+class _LeaveOneOut:
+    """The rows without each group of units of ``groups`` in turn (a unit: a comparison, or
+    all the rows of a cluster): iterable, and sized for the progress bar's total."""
+
+    def __init__(self, rows: NDArray[np.intp], groups: list[NDArray[np.intp]], clusters: NDArray[np.intp] | None = None):
+        self.rows, self.groups, self.clusters = rows, groups, clusters
 
     def __len__(self) -> int:
-        return len(self.left_out)
+        return len(self.groups)
 
     def __iter__(self) -> Iterator[NDArray[np.intp]]:
         if self.clusters is None:
-            return (np.delete(self.rows, i) for i in self.left_out)
-        return (self.rows[self.clusters != c] for c in self.left_out)
+            return (np.delete(self.rows, group) for group in self.groups)
+        return (self.rows[~np.isin(self.clusters, group)] for group in self.groups)
+
+
+def _groups(units: NDArray[np.intp], order: NDArray | None = None) -> list[NDArray[np.intp]]:
+    """Each unit alone, or, for more than :data:`JACKKNIFE_GROUPS` units, that many groups:
+    the unit of rank ``r`` in ``order`` (scores; the units' own order without it) in group
+    ``r mod G``, so that every group spans the whole range and the groups do not depend on the
+    rows' order (except among tied scores)."""
+    if units.size <= JACKKNIFE_GROUPS:
+        return [units[i : i + 1] for i in range(units.size)]
+    ranked = units if order is None else units[np.argsort(order, kind="stable")]
+    return [ranked[g::JACKKNIFE_GROUPS] for g in range(JACKKNIFE_GROUPS)]
 
 
 def jackknife_rows(sample: Sample, unit: Unit) -> list[_LeaveOneOut]:
@@ -220,17 +236,20 @@ def jackknife_rows(sample: Sample, unit: Unit) -> list[_LeaveOneOut]:
 
     ``"pair"``: the mated rows and the non-mated rows (of each stratum, with strata) are
     independent samples, each left out one comparison at a time; ``"subject"``: one sample
-    of clusters (one per stratum, with strata), left out one at a time.
+    of clusters (one per stratum, with strata), left out one at a time. A sample of more
+    than :data:`JACKKNIFE_GROUPS` units leaves them out in that many groups (see
+    :func:`_groups`), which bounds the evaluations and changes only the estimate of the
+    acceleration: each group then counts as one unit.
     """
     rows = np.arange(len(sample))
     if unit == "pair":
-        return [_LeaveOneOut(rows, cell) for cell in _cells(sample)]
+        return [_LeaveOneOut(rows, _groups(cell, sample.values[cell])) for cell in _cells(sample)]
     n_clusters = int(sample.clusters.max()) + 1
     if sample.strata is None:
-        return [_LeaveOneOut(rows, np.arange(n_clusters), sample.clusters)]
+        return [_LeaveOneOut(rows, _groups(np.arange(n_clusters)), sample.clusters)]
     stratum_of = np.zeros(n_clusters, dtype=np.intp)
     stratum_of[sample.clusters] = sample.strata
-    return [_LeaveOneOut(rows, np.flatnonzero(stratum_of == s), sample.clusters) for s in np.unique(stratum_of)]
+    return [_LeaveOneOut(rows, _groups(np.flatnonzero(stratum_of == s)), sample.clusters) for s in np.unique(stratum_of)]
 
 
 def interval(

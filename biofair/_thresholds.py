@@ -161,9 +161,11 @@ def warn_unresolved(
     rate: str = "FMR",
     counted: str = "non-mated comparisons",
     errors: str = "false matches",
+    consequence: str = "such rows are marked unresolved",
     stacklevel: int = 3,
 ) -> NDArray[np.bool_]:
-    """Warn for the targets the data cannot resolve; return the mask of resolved targets."""
+    """Warn for the targets the data cannot resolve; return the mask of resolved targets.
+    ``consequence`` ends the message: what the caller's result does about it."""
     values = np.asarray(targets, dtype=np.float64)
     resolved, _ = resolution(values, n)
     if not resolved.all():
@@ -172,7 +174,7 @@ def warn_unresolved(
         warnings.warn(
             f"{target} {rate} {', '.join(f'{x:g}' for x in bad)} {is_} below {RESOLVED}/N = "
             f"{RESOLVED / n:.3g} (N = {n} {counted}): {it} allows fewer than {RESOLVED} {errors}, too "
-            "few to bound the rate (rule of three); such rows are marked unresolved",
+            f"few to bound the rate (rule of three); {consequence}",
             InsufficientComparisonsWarning,
             stacklevel=stacklevel,
         )

@@ -73,6 +73,15 @@ def as_scores(
             f"{name} has {int(inexact.sum())} integer scores beyond ±2^53 (e.g. {array[inexact][0]}) "
             "that float64 cannot hold exactly: distinct scores would become ties"
         )
+    if array.dtype.kind == "f" and array.dtype.itemsize > 8:  # long double: float64 must hold it exactly
+        with np.errstate(over="ignore"):
+            inexact = np.isfinite(array) & (array.astype(np.float64) != array)
+        if inexact.any():
+            raise ValueError(
+                f"{name} has {int(inexact.sum())} long double scores (e.g. {array[inexact][0]!r}) that float64 cannot "
+                "hold exactly: distinct scores would become ties, or overflow; round them to float64 yourself "
+                "if that is what you mean"
+            )
     array = array.astype(np.float32 if keep_float32 and array.dtype == np.float32 else np.float64, copy=False)
     return check_finite(array, name) if finite else array
 

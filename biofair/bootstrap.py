@@ -236,6 +236,8 @@ def bootstrap(
         acceleration from a jackknife over the resampling units; it evaluates the statistic
         once more per unit (every comparison for ``unit="pair"``, every cluster for
         ``"subject"``), unless the statistic declares its leave-one-out values (see Notes).
+        Beyond 1,000 units of a class (or stratum) it leaves them out in 1,000 groups
+        instead (the grouped jackknife), so that at most 1,000 evaluations per class are made.
     n_resamples : int, default 1000
         Bootstrap resamples B, at least ``2 / (1 - confidence)`` (40 at 95%), so that each
         end of the interval has a resample beyond it.
@@ -309,13 +311,20 @@ def bootstrap(
     subjects, so ``method="bca"`` costs about as much as ``"percentile"``. ``bf.roc_auc``
     declares only the leave-one-out values (closed form from each score's Mann-Whitney
     credit, for both units): its BCa interval needs no evaluation per comparison, which
-    made it quadratic (41 s at 30,000 comparisons).
+    made it quadratic (41 s at 30,000 comparisons). Any other statistic (the EER, minDCF)
+    is evaluated once per left-out unit, or per left-out group beyond 1,000 units: the
+    jackknife then leaves out the units of rank ``r``, ``r + 1000``, ... in their class's score
+    order (clusters in their sorted order), and each group counts as one unit in the
+    acceleration, as in Efron and Narasimhan's grouped jackknife. Exact leave-one-out took
+    10 s for the EER of 11,000 comparisons, and about 17 minutes at 110,000.
 
     References
     ----------
     B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap", Chapman & Hall, 1993
-    (percentile and BCa intervals, eq. 14.10 and 14.15). Beyond ROC-AUC: Operating-Point
-    Performance Reporting for Biometric Verification (intervals on every metric).
+    (percentile and BCa intervals, eq. 14.10 and 14.15). B. Efron and B. Narasimhan, "The
+    automatic construction of bootstrap confidence intervals", Journal of Computational and
+    Graphical Statistics 29, 2020 (the grouped jackknife of their bcajack). Beyond ROC-AUC:
+    Operating-Point Performance Reporting for Biometric Verification (intervals on every metric).
 
     Examples
     --------

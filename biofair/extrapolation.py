@@ -159,15 +159,15 @@ def _constrained_loglik(excess: NDArray, distance: NDArray, survival: NDArray) -
     return loglik.max(1)
 
 
-def _accepted_range(grid: NDArray, profile: NDArray, loglik: float, confidence: float) -> tuple[float, float]:
+def _accepted_range(grid: NDArray, profile: NDArray, loglik: float, confidence: float) -> tuple[float, float] | None:
     """The ends of the grid region where the likelihood ratio test accepts (Wilks: the
     deviance ``2 (l_hat - l_p)`` below the chi-square(1) quantile), interpolated linearly
-    between grid points; an end of the grid where the region reaches it."""
+    between grid points; an end of the grid where the region reaches it. None when the test
+    accepts no grid point (an estimate off the grid: FMR 0 beyond a bounded tail's end)."""
     cut = loglik - stats.chi2.ppf(confidence, 1) / 2
     inside = np.flatnonzero(profile >= cut)
-    if inside.size == 0:  # the grid misses the maximum: the estimate alone
-        best = int(np.argmax(profile))
-        return float(grid[best]), float(grid[best])
+    if inside.size == 0:
+        return None
     ends = []
     for edge, step in ((inside[0], -1), (inside[-1], 1)):
         out = edge + step
@@ -269,7 +269,8 @@ def extrapolated_fmr(
     if survival > 0:
         grid = np.unique(np.append(grid, np.log10(survival)))
     profile = _constrained_loglik(tail.excess, np.full(grid.size, distance), 10**grid)
-    low, high = _accepted_range(grid, profile, max(tail.loglik, profile.max()), confidence)
+    # beyond a bounded tail's end (survival 0) the test may accept no S > 0: the interval is 0 alone
+    low, high = _accepted_range(grid, profile, max(tail.loglik, profile.max()), confidence) or (-np.inf, -np.inf)
     low = 0.0 if low <= grid[0] else 10**low
     high = 1.0 if high >= grid[-1] else 10**high  # S(d) <= 1: the FMR at u is its bound
     fmr = tail.share * survival
@@ -354,6 +355,7 @@ def extrapolated_threshold(
     span = tail.excess.max()
     grid = np.unique(np.concatenate([np.linspace(0, 1, 60)[1:] * span, span * np.logspace(0, 2, 60)[1:], [distance]]))
     profile = _constrained_loglik(tail.excess, grid, np.full(grid.size, survival))
+    # the grid holds the estimate's distance, whose profile is the maximum: always accepted
     low, high = _accepted_range(grid, profile, max(tail.loglik, profile.max()), confidence)
     high = np.inf if high >= grid[-1] else high
     with np.errstate(over="ignore"):

@@ -753,7 +753,8 @@ def plot_reliability(
     mated, nonmated : array_like
         Scores of mated and non-mated comparisons, read as natural-log likelihood ratios.
     bins : int, default 10
-        Bins of equal count over the predicted probability.
+        Bins of equal count over the predicted probability; tied predictions share a bin,
+        so bins holding ties hold more.
     label : str, optional
         Legend entry of the curve.
     ax : matplotlib.axes.Axes, optional
@@ -796,13 +797,17 @@ def plot_reliability(
     m, n = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
     count = as_count(bins, "bins")
     ax = _axes(ax)
-    llr = np.concatenate([m, n])
-    label_mated = np.concatenate([np.ones(m.size), np.zeros(n.size)])
-    predicted = expit(llr + np.log(m.size / n.size))
-    order = np.argsort(predicted, kind="stable")
-    parts = np.array_split(order, count)
-    x = [predicted[p].mean() for p in parts if p.size]
-    y = [label_mated[p].mean() for p in parts if p.size]
+    predicted = expit(np.concatenate([m, n]) + np.log(m.size / n.size))
+    values, inverse = np.unique(predicted, return_inverse=True)
+    rows = np.bincount(inverse)
+    mated_rows = np.bincount(inverse[: m.size], minlength=values.size)
+    # each distinct prediction goes whole to the bin of its first row: equal-count bins that
+    # never split a tie (a split put a tie's mated rows in one bin, its non-mated in the next)
+    bin_of = (np.cumsum(rows) - rows) * count // predicted.size
+    in_bin = np.bincount(bin_of, weights=rows)
+    shown = in_bin > 0
+    x = (np.bincount(bin_of, weights=values * rows) / np.where(shown, in_bin, 1))[shown]
+    y = (np.bincount(bin_of, weights=mated_rows) / np.where(shown, in_bin, 1))[shown]
     # rates of 0 and 1 lie on the frame: their markers drawn whole, not cut in half
     ax.plot(x, y, marker="o", label=_shown(label), **{"clip_on": False, **line_kwargs})
     ax.add_line(Line2D([0, 1], [0, 1], color="0.6", linewidth=0.8))  # not ax.plot: takes no style of the cycle

@@ -7,6 +7,7 @@ stratified bootstrap; each test names the behaviour that was wrong before its fi
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -131,3 +132,15 @@ def test_fmr_bounds_down_to_the_smallest_normal_float():
     # (0.5 ln(0.5 / a) + 1 ln(1 / 0.5)) / ln(1 / a), a = 2**-1022: (0.5·1021 + 1) / 1022
     assert bf.log_fmr_auc(mated, nonmated, min_fmr=smallest) == pytest.approx(511.5 / 1022, rel=1e-14)
     assert bf.log_fmr_auc([1.0], [0.0], min_fmr=smallest) == 1.0
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).eps >= np.finfo(np.float64).eps, reason="long double is float64 here")
+def test_long_double_scores_that_float64_cannot_hold_are_refused():
+    """1 + eps(long double) against 1 was rounded to float64 silently: a tie, ROC-AUC 0.5 where
+    it is 1 (as int64 beyond 2^53 is refused); 1e400 was reported as an infinite score."""
+    one = np.array([1.0], dtype=np.longdouble)
+    for mated, shown in ((one + np.finfo(np.longdouble).eps, "1.0000000000000000001"), (one * np.longdouble("1e400"), "1e+400")):
+        with pytest.raises(ValueError, match=re.escape(f"mated has 1 long double scores (e.g. np.longdouble('{shown}')) "
+                                                       "that float64 cannot hold exactly")):
+            bf.roc_auc(mated, one)
+    assert bf.roc_auc(one * 2, one) == 1.0  # exact in float64: read as it is

@@ -364,3 +364,20 @@ def test_tail_estimate_moves_with_the_scores_and_falls_with_the_threshold(seed, 
                                rtol=1e-9, atol=1e-15)  # the fit is made in units of the mean excess
     higher = bf.extrapolated_fmr(scores, 3.6)
     assert higher.estimate <= base.estimate and higher.high <= base.high
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shape=st.sampled_from([-0.5, -0.3, 0.0, 0.2]),
+       beyond=st.floats(0.5, 3.0))
+def test_the_tail_interval_holds_its_estimate(seed, shape, beyond):
+    """Beyond the end of a fitted bounded tail the estimate is 0, and the interval was the
+    best grid point alone, [2.5e-14, 2.5e-14], above it."""
+    scores = np.round(stats.genpareto.rvs(shape, size=1_000, random_state=np.random.default_rng(seed)), 2)
+    tail = bf.extrapolated_fmr(scores, float(scores.max()) + beyond)
+    assert tail.low <= tail.estimate <= tail.high
+
+
+def test_beyond_the_end_of_a_bounded_tail_the_interval_is_zero():
+    scores = np.round(stats.genpareto.rvs(-0.3, size=202, random_state=np.random.default_rng(203407)), 1)
+    tail = bf.extrapolated_fmr(scores, 10.0)
+    assert tail.shape < 0 and (tail.estimate, tail.low, tail.high) == (0.0, 0.0, 0.0)

@@ -14,7 +14,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from IPython.core.formatters import HTMLFormatter
+from scipy.special import expit
 from scipy.stats import norm
 
 import biofair as bf
@@ -324,3 +327,30 @@ def test_score_distribution_thresholds_need_their_labels():
     with pytest.raises(TypeError, match=r"^thresholds must map a label to each threshold, e\.g\. \{'FMR = 1e-3': 2\.1\}, "
                                         r"got \[1\.0\]$"):
         plotting.plot_score_distributions([1.0, 2.0], [0.0, 0.5], thresholds=[1.0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(mated=st.lists(st.integers(-2, 2), min_size=1, max_size=30), nonmated=st.lists(st.integers(-2, 2), min_size=1,
+       max_size=30), bins=st.integers(1, 8))
+def test_reliability_bins_never_split_a_tie_and_count_every_row(mated, nonmated, bins):
+    """A stable sort put a tie's mated rows before its non-mated ones, so a bin edge inside
+    the tie drew (0.5, 1.0) and (0.5, 0.0) for one prediction whose share of mated pairs is 0.5."""
+    m, n = np.array(mated, dtype=float), np.array(nonmated, dtype=float)
+    ax = plotting.plot_reliability(m, n, bins=bins)
+    x, y = ax.lines[0].get_data()
+    plt.close(ax.figure)
+    predicted = expit(np.r_[m, n] + np.log(m.size / n.size))
+    is_mated = np.r_[np.ones(m.size), np.zeros(n.size)]
+    # a loop over the bins: each holds whole ties, and the points are their rows' means
+    order = np.argsort(predicted, kind="stable")
+    groups, start = [], 0
+    for value in np.unique(predicted):
+        rows = order[predicted[order] == value]
+        groups.append((start * bins // predicted.size, rows))
+        start += rows.size
+    expected = {}
+    for b, rows in groups:
+        expected.setdefault(b, []).extend(rows)
+    assert len(x) == len(expected) <= bins
+    for (b, rows), px, py in zip(sorted(expected.items()), x, y):
+        assert px == pytest.approx(predicted[rows].mean()) and py == pytest.approx(is_mated[rows].mean())
