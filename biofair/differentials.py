@@ -375,9 +375,9 @@ def differential_report(
     instead bounds from simultaneous max-t bootstrap bands of the contrasts (each
     ``θ̂_c ± q·s_c``, ``s_c`` the half-width of the replicates' 16th to 84th percentiles,
     ``q`` the ``confidence`` quantile of ``max_c |θ*_c - θ̂_c| / s_c``): conservative for
-    K > 2, and for two groups the studentized interval of the one ratio. The design effect ``deff = var_boot / (p(1-p)/n)`` says by how much
-    clustering inflates the variance: binomial intervals assume ``deff = 1`` and are too
-    narrow by about ``sqrt(deff)``.
+    K > 2, and for two groups the studentized interval of the one ratio. The design effect
+    ``deff = var_boot / (p(1-p)/n)`` says by how much clustering inflates the variance:
+    binomial intervals assume ``deff = 1`` and are too narrow by about ``sqrt(deff)``.
 
     References
     ----------
