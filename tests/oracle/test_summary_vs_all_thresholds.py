@@ -80,16 +80,19 @@ def expected_summary(mated, nonmated, eer_method):
     values[("log_fmr_auc", MIN_FMR)] = log_area(roc_fmr, roc_tmr, MIN_FMR, 1.0)
     cost = P_TARGET * fnmr + (1 - P_TARGET) * fmr
     values[("min_dcf", None)] = cost.min() / min(P_TARGET, 1 - P_TARGET)
-    gap = np.abs(fmr - fnmr)
+    # the rules compare rates exactly, as fractions with the common denominator m·n (in floats
+    # a tie between |FMR - FNMR| at two thresholds was broken by rounding)
+    scaled_fmr, scaled_fnmr = fm.astype(object) * m, fnm.astype(object) * n
+    gap = np.abs(scaled_fmr - scaled_fnmr)
     closest = int(np.flatnonzero(gap == gap.min())[0])  # the lowest such threshold
     if eer_method == "rocch":
         eer, eer_threshold = rocch_eer(fmr, fnmr), thresholds[closest]
     elif eer_method == "midpoint":
         eer, eer_threshold = (fmr[closest] + fnmr[closest]) / 2, thresholds[closest]
     else:
-        below = np.flatnonzero(fnmr <= fmr)[-1]
-        above = np.flatnonzero(fnmr >= fmr)[0]
-        k = below if fnmr[below] + fmr[below] <= fmr[above] + fnmr[above] else above
+        below = np.flatnonzero(scaled_fnmr <= scaled_fmr)[-1]
+        above = np.flatnonzero(scaled_fnmr >= scaled_fmr)[0]
+        k = below if scaled_fnmr[below] + scaled_fmr[below] <= scaled_fmr[above] + scaled_fnmr[above] else above
         eer, eer_threshold = (fmr[k] + fnmr[k]) / 2, thresholds[k]
     values[("eer", None)] = eer
     values[("decidability", None)] = exact_decidability(mated, nonmated)
