@@ -154,6 +154,10 @@ def resolution(targets: ArrayLike, n: int) -> tuple[NDArray[np.bool_], NDArray[n
     return allowed >= RESOLVED, allowed >= PRECISE
 
 
+#: How the warning ends for a function that returns numbers, with no row to mark unresolved.
+RETURNED_UNRESOLVED = "read the value returned for it as unresolved"
+
+
 def warn_unresolved(
     targets: ArrayLike,
     n: int,

@@ -300,3 +300,10 @@ def too_few_resamples(n_resamples: int, confidence: float) -> str:
         return ""
     return (f"too few for {round(100 * confidence, 10):g}% intervals: give at least {fewest}, so that each "
             "interval has a resample beyond each end (1,000 or more for ends that change little from seed to seed)")
+
+
+def check_resamples(n_resamples: int, confidence: float) -> None:
+    """Raise a ValueError naming ``n_resamples`` when they are too few for intervals at
+    ``confidence`` (:func:`too_few_resamples`)."""
+    if too_few := too_few_resamples(n_resamples, confidence):
+        raise ValueError(f"n_resamples={n_resamples} is {too_few}")

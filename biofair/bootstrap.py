@@ -45,7 +45,7 @@ from biofair._resampling import (
     resolution_warned_once,
 )
 from biofair._typing import By, IntervalMethod, Seed, StatisticData, Unit
-from biofair._validation import as_count, as_number, as_rng, check_choice, too_few_resamples
+from biofair._validation import as_count, as_number, as_rng, check_choice, check_resamples
 from biofair.schema import _check_ids_of_one_kind
 
 
@@ -161,8 +161,7 @@ def _check(n_resamples: int, confidence: float, method: str, unit: str) -> None:
     as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     check_choice(method, "method", ("percentile", "bca"))
     check_unit(unit)
-    if too_few := too_few_resamples(n_resamples, confidence):  # an end would be the most extreme resample
-        raise ValueError(f"n_resamples={n_resamples} is {too_few}")
+    check_resamples(n_resamples, confidence)  # else an end would be the most extreme resample
 
 
 def _defined(replicates: NDArray[np.float64], hint: str = "") -> NDArray[np.float64]:

@@ -18,7 +18,7 @@ from scipy import stats
 from biofair._resampling import cluster_weights, interval
 from biofair._thresholds import PRECISE, RESOLVED, resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed
-from biofair._validation import as_count, as_number, as_rng, as_threshold, too_few_resamples
+from biofair._validation import as_count, as_number, as_rng, as_threshold, check_resamples
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import extrapolated_fmr
 from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
@@ -409,8 +409,7 @@ def differential_report(
     tolerance = as_number(tolerance, "tolerance", low=1.0, open_low=True)
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     n_resamples = as_count(n_resamples, "n_resamples")
-    if too_few := too_few_resamples(n_resamples, confidence):  # the verdicts read the intervals' ends
-        raise ValueError(f"n_resamples={n_resamples} is {too_few}")
+    check_resamples(n_resamples, confidence)  # the verdicts read the intervals' ends
     rng = as_rng(rng)
     values = table["score"].to_numpy(dtype=np.float64)
     mated = table["mated"].to_numpy(dtype=bool)

@@ -23,7 +23,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._summation import parts
-from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
+from biofair._thresholds import RETURNED_UNRESOLVED, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Ties
 from biofair._validation import (
     as_count,
@@ -556,7 +556,7 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
         raise SchemaError("the outcomes have no non-enrolled probe: FPIR needs open-set probes")
     targets = as_rates(fpir, "fpir")
     warn_unresolved(np.ravel(targets), open_set.size, rate="FPIR", counted="non-enrolled probes",
-                    errors="false alarms")
+                    errors="false alarms", consequence=RETURNED_UNRESOLVED)
     return scalar_or_array(threshold_at_fmr_sorted(open_set, targets), fpir)
 
 

@@ -12,11 +12,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at, sorted_scores, tmr_sorted
 from biofair._fast_tmr import tmr_at_fmr_jackknife, tmr_at_fmr_replicates
-from biofair._thresholds import largest_sorted, threshold_at_fmr_sorted, warn_unresolved
+from biofair._thresholds import RETURNED_UNRESOLVED, largest_sorted, threshold_at_fmr_sorted, warn_unresolved
 from biofair._validation import as_rates, as_scores, as_target, as_threshold, as_thresholds, scalar_or_array
-
-#: How the warning of a function that returns numbers (no row to mark unresolved) ends.
-_UNMARKED = "read the value returned for it as unresolved"
 
 
 class ErrorRates(NamedTuple):
@@ -200,7 +197,7 @@ def threshold_at_fmr(nonmated: ArrayLike, fmr: float | ArrayLike) -> float | NDA
     """
     scores = as_scores(nonmated, "nonmated", keep_float32=True)
     targets = as_rates(fmr, "fmr")
-    warn_unresolved(np.ravel(targets), scores.size, consequence=_UNMARKED)
+    warn_unresolved(np.ravel(targets), scores.size, consequence=RETURNED_UNRESOLVED)
     largest = largest_sorted(scores, np.ravel(targets))
     return scalar_or_array(threshold_at_fmr_sorted(largest, targets, scores.size), fmr)
 
@@ -260,7 +257,7 @@ def tmr_at_fmr(mated: ArrayLike, nonmated: ArrayLike, fmr: float | ArrayLike) ->
     """
     mated_sorted, scores = np.sort(as_scores(mated, "mated")), as_scores(nonmated, "nonmated")
     targets = as_rates(fmr, "fmr")
-    warn_unresolved(np.ravel(targets), scores.size, consequence=_UNMARKED)
+    warn_unresolved(np.ravel(targets), scores.size, consequence=RETURNED_UNRESOLVED)
     largest = largest_sorted(scores, np.ravel(targets))  # the only non-mated scores the rule reads
     tmr = tmr_sorted(mated_sorted, threshold_at_fmr_sorted(largest, targets, scores.size))
     return scalar_or_array(tmr, fmr)
@@ -325,7 +322,7 @@ def operating_point(
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated)
     if fmr is not None:
         target = as_target(fmr)
-        warn_unresolved(target, nonmated_sorted.size, consequence=_UNMARKED)
+        warn_unresolved(target, nonmated_sorted.size, consequence=RETURNED_UNRESOLVED)
         threshold = float(threshold_at_fmr_sorted(nonmated_sorted, target)[0])
     value = as_threshold(threshold)
     false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, value)

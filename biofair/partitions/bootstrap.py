@@ -10,7 +10,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, Seed
-from biofair._validation import as_count, as_number, as_rng, as_thresholds, check_alpha, too_few_resamples
+from biofair._validation import as_count, as_number, as_rng, as_thresholds, check_alpha, check_resamples
 from biofair.discrepancy import _discrepancy, _max_gap
 from biofair.exceptions import UndefinedRateWarning
 from biofair.partitions.census import Census, _group_keys, _needed, _on_partitions, partitioned
@@ -132,8 +132,7 @@ def poisson_bootstrap(
     check_alpha(alpha)
     n_resamples = as_count(n_resamples, "n_resamples")
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
-    if too_few := too_few_resamples(n_resamples, confidence):
-        raise ValueError(f"n_resamples={n_resamples} is {too_few}")
+    check_resamples(n_resamples, confidence)
     values = as_thresholds(thresholds, flat=True)
     data = partitioned(scores, by=by)
     frame, census_ = data

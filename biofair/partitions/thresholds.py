@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import just_above
 from biofair._summation import PART, parts
-from biofair._thresholds import allowed_false_matches, warn_unresolved
+from biofair._thresholds import RETURNED_UNRESOLVED, allowed_false_matches, warn_unresolved
 from biofair._typing import By
 from biofair._validation import as_rates, as_targets, scalar_or_array
 from biofair.partitions._order_statistics import (
@@ -238,7 +238,7 @@ def tmr_at_fmr(scores: Any, fmr: float | ArrayLike) -> float | NDArray:
     frame = _as_frame(scores)
     targets = as_rates(fmr, "fmr").ravel()  # any shape, as in memory: the result takes it back
     counts = _class_census(frame)
-    warn_unresolved(targets, counts.n_nonmated)
+    warn_unresolved(targets, counts.n_nonmated, consequence=RETURNED_UNRESOLVED)
     windows = order_statistics(frame, by_class, (), 2, lambda sizes: [_ranks(targets, int(sizes[0])), []])
     thresholds, _ = _thresholds_from(windows, 0, targets)
     matches = _on_partitions(frame, _mated_at_or_above_part, thresholds, columns=["score", "mated"], total=True)
