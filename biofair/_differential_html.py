@@ -20,6 +20,7 @@ th { background: #f2f2f2; } td.text, th.text { text-align: left; }
 .unresolved { color: #8a4b00; } .exceeds { color: #b00020; font-weight: bold; } .within { color: #006d2c; }
 .note { background: #fff8e1; border-left: 4px solid #f0b400; padding: 0.5rem 1rem; }
 dt { font-weight: bold; } dd { margin: 0 0 0.5rem 1.5rem; }
+code { overflow-wrap: anywhere; }  /* a path or a hash wraps on a phone */
 """
 
 _RATE_NAMES = {
@@ -138,6 +139,16 @@ def _cross(report) -> str:
             f"<table>{head}{''.join(rows)}</table>")
 
 
+def _provenance(source: dict | None) -> str:
+    """The paragraph that names the score file, when the report says which it was."""
+    from biofair import __version__
+
+    if source is None:
+        return ""
+    return (f"<p>Scores: <code>{_e(source['path'])}</code> ({source['bytes']:,} bytes, SHA-256 "
+            f"<code>{source['sha256']}</code>); biofair {_e(__version__)}.</p>")
+
+
 def render(report) -> str:
     """The report as one self-contained HTML page."""
     settings = report.to_dict()["settings"]
@@ -152,6 +163,7 @@ def render(report) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>Demographic differential report</title>
 <style>{_STYLE}</style></head><body>
 <h1>Demographic differential report</h1>
+{_provenance(report.source)}
 <p>Groups by <b>{_e(", ".join(report.by))}</b>. Threshold <b>{_number(report.threshold, 6)}</b> (a comparison
 is a match when its {"distance is at or below" if report.distance else "score is at or above"} it), {source}. At this threshold the whole data set has
 FMR {_number(overall["fmr"])} ({overall["false_matches"]:,} of {overall["n_nonmated"]:,} non-mated comparisons)
@@ -170,6 +182,8 @@ above 1.</dd>
 {_reference(settings["reference"]["fmr"])}; for FNMR, {_reference(settings["reference"]["fnmr"])}). A ratio is
 <i>within tolerance</i> when its whole interval lies within [1/{report.tolerance:g}, {report.tolerance:g}],
 <i>exceeds tolerance</i> when it lies wholly outside, and <i>inconclusive</i> when the data cannot tell.
+The intervals of the ratios, and of max/min, hold for every pair of groups at once, so that reading all of
+them, and a reference picked as the lowest rate, does not make equal groups look unequal.
 Tolerance {report.tolerance:g} is the four-fifths rule unless the operator chose another.</dd>
 <dt>extrapolated FMR</dt><dd>for a group too small to resolve the target FMR: an estimate from a generalised
 Pareto model of the group's highest non-mated scores, with a profile-likelihood interval. It rests on the

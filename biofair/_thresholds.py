@@ -14,12 +14,12 @@ of three) and *precise* iff ``c >= 30`` (rule of thirty). In exact arithmetic ``
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import just_above
+from biofair._warnings import warn
 from biofair.exceptions import InsufficientComparisonsWarning
 
 #: Fewest false matches a resolved target allows (rule of three).
@@ -154,6 +154,8 @@ def resolution(targets: ArrayLike, n: int) -> tuple[NDArray[np.bool_], NDArray[n
     return allowed >= RESOLVED, allowed >= PRECISE
 
 
+#: How the warning ends for a function that returns a table, whose rows say ``resolved``.
+MARKED_UNRESOLVED = "such rows are marked unresolved"
 #: How the warning ends for a function that returns numbers, with no row to mark unresolved.
 RETURNED_UNRESOLVED = "read the value returned for it as unresolved"
 
@@ -165,8 +167,7 @@ def warn_unresolved(
     rate: str = "FMR",
     counted: str = "non-mated comparisons",
     errors: str = "false matches",
-    consequence: str = "such rows are marked unresolved",
-    stacklevel: int = 3,
+    consequence: str = MARKED_UNRESOLVED,
 ) -> NDArray[np.bool_]:
     """Warn for the targets the data cannot resolve; return the mask of resolved targets.
     ``consequence`` ends the message: what the caller's result does about it."""
@@ -175,12 +176,11 @@ def warn_unresolved(
     if not resolved.all():
         bad = np.unique(values[~resolved])
         target, is_, it = ("targets", "are", "each") if bad.size > 1 else ("target", "is", "it")
-        warnings.warn(
+        warn(
             f"{target} {rate} {', '.join(f'{x:g}' for x in bad)} {is_} below {RESOLVED}/N = "
             f"{RESOLVED / n:.3g} (N = {n} {counted}): {it} allows fewer than {RESOLVED} {errors}, too "
             f"few to bound the rate (rule of three); {consequence}",
             InsufficientComparisonsWarning,
-            stacklevel=stacklevel,
         )
     return resolved
 

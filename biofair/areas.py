@@ -242,7 +242,7 @@ def _partial_from_area(area: float, bound: float, standardized: bool) -> float:
 
 
 def partial_auc(
-    mated: ArrayLike, nonmated: ArrayLike, *, max_fmr: float, standardized: bool = False
+    mated: ArrayLike, nonmated: ArrayLike, max_fmr: float, *, standardized: bool = False
 ) -> BoundedValue:
     """Average TMR below an FMR bound (normalised partial ROC area).
 

@@ -12,7 +12,6 @@ Read more in the chapter "Calibration: from scores to evidence" (``notebooks/11`
 
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -24,6 +23,7 @@ from scipy.special import expit, logit
 from biofair._counts import counts_at, error_counts_sorted, sorted_scores
 from biofair._typing import By
 from biofair._validation import as_count, as_number, as_scores, power_of_two_exponent
+from biofair._warnings import warn
 from biofair.detection_cost import _min_dcf_from_counts
 from biofair.dispersion import garbe, inequity
 from biofair.exceptions import SchemaError, UndefinedRateWarning
@@ -714,9 +714,8 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
             rows[measure] = {"max_gap": 0.0, "ratio": 1.0, "garbe": 0.0, "inequity": 1.0}
             continue
         if zero.any():
-            warnings.warn(f"{measure} is 0 in {_listed(groups.index[zero], values[zero])}: its ratio and "
-                          "inequity (max over min, max over the geometric mean) are infinite",
-                          UndefinedRateWarning, stacklevel=2)
+            warn(f"{measure} is 0 in {_listed(groups.index[zero], values[zero])}: its ratio and "
+                 "inequity (max over min, max over the geometric mean) are infinite", UndefinedRateWarning)
         rows[measure] = {
             "max_gap": largest - values.min(),
             "ratio": np.inf if zero.any() else largest / values.min(),

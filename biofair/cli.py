@@ -581,11 +581,11 @@ def _computing(metric: str) -> Iterator[None]:
 
 def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
     """The warnings a user of the command must see, once each, one line each: scores that
-    look like distances, targets the data cannot resolve, group labels that differ only by
-    spaces, case, Unicode form or how a number is written (two groups, as written, but often
-    one typed twice), subject ids that differ only by spaces (likewise), runs of rows copied
-    from earlier rows (each counted, but often a file appended to itself), and rows empty in
-    every column (left out)."""
+    look like distances, targets the data cannot resolve, zero rates replaced by their upper
+    bound (Inequity), group labels that differ only by spaces, case, Unicode form or how a
+    number is written (two groups, as written, but often one typed twice), subject ids that
+    differ only by spaces (likewise), runs of rows copied from earlier rows (each counted,
+    but often a file appended to itself), and rows empty in every column (left out)."""
     import biofair as bf
     from biofair.groups import _LOOK_ALIKE_WARNING
     from biofair.io import _EMPTY_ROWS_WARNING, _PADDED_IDS_WARNING, _REPEATED_ROWS_WARNING
@@ -593,7 +593,8 @@ def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
     words = (_LOOK_ALIKE_WARNING, _PADDED_IDS_WARNING, _REPEATED_ROWS_WARNING, _EMPTY_ROWS_WARNING)
 
     def shown(warning: warnings.WarningMessage) -> bool:
-        return (issubclass(warning.category, (bf.ScoreDirectionWarning, bf.InsufficientComparisonsWarning))
+        return (issubclass(warning.category, (bf.ScoreDirectionWarning, bf.InsufficientComparisonsWarning,
+                                              bf.UndefinedRateWarning))
                 or any(phrase in str(warning.message) for phrase in words))
 
     return list(dict.fromkeys(_one_line(w.message) for w in caught if shown(w)))
@@ -651,7 +652,18 @@ def _differential_analysis(args: argparse.Namespace):
         )
     if args.distance:
         report = report.in_distance_units()
-    return report, _shown(caught)
+    shown = _shown(caught)  # in the report too: its reader may never see the terminal
+    notes = [f"warning: {line}" for line in shown] + list(report.notes)
+    return report._replace(notes=notes, source=_source(Path(args.scores))), shown
+
+
+def _source(path: Path) -> dict:
+    """The score file as a report names it: its path as given, its size and its SHA-256."""
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return {"path": str(path), "bytes": path.stat().st_size, "sha256": digest.hexdigest()}
 
 
 def _write_differential(report, folder: _OutputFolder) -> None:
@@ -993,6 +1005,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # its reader has gone (| head): the report is written all the same
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error as Python exits
     return 0
+
+
+__all__ = ["main"]
 
 
 if __name__ == "__main__":

@@ -186,3 +186,12 @@ def load_voxceleb1h(
         table.to_parquet(partial, index=False)
         partial.replace(cached)  # never leave a half-written cache behind
     return table
+
+
+__all__ = [
+    "BT4VT_REQUIREMENT",
+    "VOXCELEB_MODELS",
+    "cache_dir",
+    "example_scores_path",
+    "load_voxceleb1h",
+]

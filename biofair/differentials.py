@@ -7,7 +7,6 @@ Read more in the chapter "Audit demographic differentials" (``notebooks/10``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -17,12 +16,15 @@ from scipy import stats
 
 from biofair._resampling import cluster_weights, interval
 from biofair._thresholds import PRECISE, RESOLVED, resolution, threshold_at_fmr_sorted, warn_unresolved
-from biofair._typing import By, Seed
+from biofair._typing import By, Seed, Unit
 from biofair._validation import as_count, as_number, as_rng, as_threshold, check_resamples
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import extrapolated_fmr
 from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
-from biofair.schema import _check_ids_of_one_kind, _present_cluster, _validate_score_set
+from biofair.schema import _check_ids_of_one_kind, _resampled_cluster, _validate_score_set
+
+#: Notes of one kind listed one by one; more are merged into one note (hundreds of small groups).
+_NOTES_PER_KIND = 5
 
 #: Default tolerance of a ratio of error rates: the four-fifths rule (see differential_report).
 _DEFAULT_TOLERANCE = 1.25
@@ -78,19 +80,6 @@ def _verdict(low: float, high: float, tolerance: float) -> str:
     return _INCONCLUSIVE
 
 
-def _ratio_interval(replicates: NDArray, estimate: float, confidence: float) -> tuple[float, float]:
-    """Percentile interval of the defined replicates of a ratio: a resample whose two rates
-    are 0 has no ratio (NaN) and is left out; one whose denominator alone is 0 has an
-    infinite ratio and is kept, so that the upper end is +inf (unbounded) when such
-    resamples reach the upper percentile. NaN when fewer than half are defined."""
-    defined = replicates[~np.isnan(replicates)]
-    if defined.size < replicates.size / 2 or not np.isfinite(estimate):
-        return np.nan, np.nan
-    with np.errstate(invalid="ignore"):  # inf - inf between two infinite order statistics
-        low, high = interval(defined, estimate, lambda: [], method="percentile", confidence=confidence)
-    return (np.inf if np.isnan(low) else low), (np.inf if np.isnan(high) else high)
-
-
 class DifferentialReport(NamedTuple):
     """Per-group error rates at one threshold, their differentials and their sufficiency.
 
@@ -134,6 +123,10 @@ class DifferentialReport(NamedTuple):
     distance : bool
         Whether ``threshold`` is in the distance units of the score file (see
         :meth:`in_distance_units`).
+    source : dict or None
+        The score file the report was made from, as ``biofair report`` read it: ``path`` (as
+        given), ``bytes`` and ``sha256``, so that a reader can tell which file it describes
+        (None when the report was made from a table in Python).
 
     See Also
     --------
@@ -163,6 +156,7 @@ class DifferentialReport(NamedTuple):
     cluster: str | None
     notes: list
     distance: bool = False
+    source: dict | None = None
 
     def in_distance_units(self) -> DifferentialReport:
         """The report with its threshold in the units of a file of distances.
@@ -193,6 +187,7 @@ class DifferentialReport(NamedTuple):
         return {
             "report": "biofair differential report",
             "biofair_version": __version__,
+            "source": self.source,
             "settings": {
                 "by": list(self.by), "threshold": self.threshold,
                 "match": "distance <= threshold" if self.distance else "score >= threshold",
@@ -241,7 +236,7 @@ def _operational_threshold(values: NDArray, mated: NDArray, threshold: float | N
         return value, "given", None, {}
     target = as_number(fmr, "fmr", low=0.0, high=1.0, open_low=True, open_high=True)
     nonmated = np.sort(values[~mated])
-    warn_unresolved([target], nonmated.size, stacklevel=4)
+    warn_unresolved([target], nonmated.size)
     (resolved,), (precise,) = resolution([target], nonmated.size)
     value = float(threshold_at_fmr_sorted(nonmated, np.array([target]))[0])
     return value, "fmr", target, {"target_resolved": bool(resolved), "target_precise": bool(precise)}
@@ -257,7 +252,8 @@ def differential_report(
     tolerance: float = _DEFAULT_TOLERANCE,
     confidence: float = 0.95,
     n_resamples: int = 1000,
-    cluster: str | None = "reference_subject",
+    unit: Unit | None = None,
+    cluster: str = "reference_subject",
     extrapolate: bool = True,
     rng: Seed = None,
 ) -> DifferentialReport:
@@ -300,12 +296,15 @@ def differential_report(
         Bootstrap resamples: at least ``2 / (1 - confidence)`` (40 at 95 %), so that each
         interval has a resample beyond each end (one resample gave a zero-width interval
         that could exclude its estimate, and a verdict from it).
-    cluster : str or None, default "reference_subject"
-        Subject column: the bootstrap resamples subjects within each group and keeps all
-        their comparisons (a subject's comparisons are not independent). None resamples
-        comparisons; so does a table without the default column (a note says so). Any other
-        column that is absent is an error. A group whose comparisons of one class come from a
-        single subject has no clustered interval and is left out of the differentials.
+    unit : {"pair", "subject"}, optional
+        What the bootstrap resamples. ``"subject"``: subjects within each group, each with
+        all its comparisons (a subject's comparisons are not independent); a group whose
+        comparisons of one class come from a single subject has no clustered interval and
+        is left out of the differentials. ``"pair"``: comparisons. By default
+        ``"subject"`` when the table has the ``cluster`` column, else ``"pair"`` (a note
+        says so).
+    cluster : str, default "reference_subject"
+        The subject column (a name the table lacks, other than the default, is an error).
     extrapolate : bool, default True
         For a group whose non-mated comparisons cannot resolve the target FMR, add a
         generalised Pareto estimate of its FMR (:func:`biofair.extrapolated_fmr`), marked
@@ -367,15 +366,19 @@ def differential_report(
     never within tolerance; null in JSON, and listed in the notes). ``max_min = max_g r_g / min_g r_g`` and
     ``max_geomean = max_g r_g / (prod_g r_g)^(1/K)`` over the K resolved groups. All groups are
     resampled together (independently within each group), so the intervals reflect every
-    group's uncertainty. A ratio to the reference has the percentile interval of its
-    replicates. ``max_min`` and ``max_geomean`` are the largest of several log-rate contrasts
-    (``|log r_i - log r_j|`` over pairs, ``log r_i - mean log r`` over groups), and the largest
-    of K noisy rates over the smallest exceeds 1 in almost every resample: a percentile
-    interval of the resampled index lies above 1 for identical groups. Their intervals are
-    instead bounds from simultaneous max-t bootstrap bands of the contrasts (each
-    ``θ̂_c ± q·s_c``, ``s_c`` the half-width of the replicates' 16th to 84th percentiles,
-    ``q`` the ``confidence`` quantile of ``max_c |θ*_c - θ̂_c| / s_c``): conservative for
-    K > 2, and for two groups the studentized interval of the one ratio. The design effect
+    group's uncertainty. ``max_min`` and ``max_geomean`` are the largest of several log-rate
+    contrasts (``|log r_i - log r_j|`` over pairs, ``log r_i - mean log r`` over groups), and
+    the largest of K noisy rates over the smallest exceeds 1 in almost every resample: a
+    percentile interval of the resampled index lies above 1 for identical groups. Their
+    intervals are instead bounds from simultaneous max-t bootstrap bands of the contrasts
+    (each ``θ̂_c ± q·s_c``, ``s_c`` the half-width of the replicates' 16th to 84th
+    percentiles, ``q`` the ``confidence`` quantile of ``max_c |θ*_c - θ̂_c| / s_c``):
+    conservative for K > 2, and for two groups the studentized interval of the one ratio. A
+    ratio to the reference has the band of its pair from the same pairwise family, which
+    holds for all pairs together: a reference chosen as the lowest rate, and the K - 1 ratios
+    read at once, do not make identical groups look unequal, and no ratio's verdict exceeds
+    the tolerance unless ``max_min``'s does (a percentile interval per ratio flagged some
+    group of 3 identical ones in 1 run of 10). The design effect
     ``deff = var_boot / (p(1-p)/n)`` says by how much clustering inflates the variance:
     binomial intervals assume ``deff = 1`` and are too narrow by about ``sqrt(deff)``.
 
@@ -431,7 +434,7 @@ def differential_report(
     overall.update(target_resolution)
     targets = {"fmr": target_fmr if target_fmr is not None else overall["fmr"], "fnmr": overall["fnmr"]}
     notes: list[str] = []
-    subjects = _cluster_column(table, cluster, notes)
+    subjects = _cluster_column(table, unit, cluster, notes)
 
     groups, replicates = _counts_and_replicates(table, codes, names, errors, subjects, n_resamples, rng)
     groups = _sufficiency(groups, targets, confidence)
@@ -442,7 +445,7 @@ def differential_report(
     for rate in _RATES:
         references[rate], row = _ratios(groups, rate, boot, reference, tolerance, confidence, notes)
         differential_rows.append(row)
-    unbounded = sorted({f"{r['rate'].upper()} {r['group']}" for _, r in groups.iterrows() if r["ratio_high"] == np.inf}
+    unbounded = sorted({f"{r['rate'].upper()} {r['group']!r}" for _, r in groups.iterrows() if r["ratio_high"] == np.inf}
                        | {f"{r['rate'].upper()} {name}" for r in differential_rows for name in ("max_min", "max_geomean")
                           if r[f"{name}_high"] == np.inf})
     if unbounded:
@@ -463,13 +466,13 @@ def differential_report(
                               attributes, references, tolerance, confidence, n_resamples, subjects, notes)
 
 
-def _cluster_column(table: pd.DataFrame, cluster: str | None, notes: list[str]) -> str | None:
-    """The subject column the bootstrap resamples, or None. A missing column is an error,
-    unless it is the default one: then comparisons are resampled and a note says so."""
-    column = _present_cluster(table, cluster)
+def _cluster_column(table: pd.DataFrame, unit: Unit | None, cluster: str, notes: list[str]) -> str | None:
+    """The subject column the bootstrap resamples, or None for comparisons; when the default
+    column is absent and ``unit`` was not given, a note says that comparisons are resampled."""
+    column = _resampled_cluster(table, unit, cluster)
     if column is not None:
         _check_ids_of_one_kind({f"column {column!r}": table[column]})  # 1 and "1": two subjects
-    if column is None and cluster is not None:
+    elif unit is None:
         notes.append(f"no column {cluster!r}: the bootstrap resamples comparisons as if they were "
                      "independent (intervals too narrow when a subject has several comparisons)")
     return column
@@ -569,46 +572,58 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
                      "differentials")
     if excluded:
         notes.append(f"{rate.upper()}: left out of the differentials (unresolved, no comparisons, a rate of 0 or one subject): "
-                     + ", ".join(excluded))
+                     + ", ".join(map(repr, excluded)))  # quoted: 'F' and 'F ' look alike
     if reference is None and len(usable):
         reference = usable.loc[usable["estimate"].idxmin(), "group"]
     if reference is not None and reference not in set(usable["group"]):
         notes.append(f"{rate.upper()}: the reference group {reference!r} is not among the compared groups (see above); no ratios to it")
-    elif reference is not None:
-        base = usable.index[usable["group"] == reference][0]
-        for i in usable.index:
-            estimate = groups.loc[i, "estimate"] / groups.loc[base, "estimate"]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                low, high = _ratio_interval(boot[i] / boot[base], estimate, confidence)
-            groups.loc[i, ["ratio", "ratio_low", "ratio_high"]] = estimate, low, high
-            groups.loc[i, "ratio_verdict"] = "reference" if i == base else _verdict(low, high, tolerance)
-    return reference, _differentials(rate, usable, boot, excluded, reference, tolerance, confidence)
+    row, pair_bands = _differentials(rate, usable, boot, excluded, reference, tolerance, confidence)
+    if reference in set(usable["group"]):
+        base = list(usable["group"]).index(reference)
+        for position, i in enumerate(usable.index):
+            log_ratio = float(np.log(usable.loc[i, "estimate"] / usable.iloc[base]["estimate"]))
+            band = 0.0 if position == base else pair_bands.get(tuple(sorted((position, base))), np.nan)
+            groups.loc[i, ["ratio", "ratio_low", "ratio_high"]] = np.exp([log_ratio, log_ratio - band, log_ratio + band])
+            groups.loc[i, "ratio_verdict"] = "reference" if position == base else _verdict(
+                groups.loc[i, "ratio_low"], groups.loc[i, "ratio_high"], tolerance)
+    return reference, row
 
 
 def _extrapolate(groups: pd.DataFrame, nonmated: NDArray, codes: NDArray, names: list[str], threshold: float,
                  confidence: float, notes: list[str]) -> None:
     """Fill in the generalised Pareto FMR of every unresolved group with scores enough for a tail."""
+    refused = {}  # group: why its tail could not be fitted
     for i in groups.index[(groups["rate"] == "fmr") & (groups["status"] == _UNRESOLVED)]:
         name = groups.loc[i, "group"]
         try:
             tail = extrapolated_fmr(nonmated[codes == names.index(name)], threshold, confidence=confidence)
         except ValueError as error:
-            notes.append(f"FMR of {name!r} not extrapolated: {error}")
+            refused[name] = str(error)
             continue
         groups.loc[i, ["extrapolated", "extrapolated_low", "extrapolated_high"]] = tail.estimate, tail.low, tail.high
+    if len(refused) <= _NOTES_PER_KIND:
+        notes.extend(f"FMR of {name!r} not extrapolated: {why}" for name, why in refused.items())
+    else:  # hundreds of small groups: one note, not one per group
+        first, why = next(iter(refused.items()))
+        notes.append(f"FMR of {len(refused)} groups not extrapolated ({', '.join(map(repr, refused))}); for "
+                     f"{first!r}: {why}")
 
 
 def _differentials(rate: str, usable: pd.DataFrame, boot: dict, excluded: list, reference: str | None,
-                   tolerance: float, confidence: float) -> dict:
-    """One row of the differentials table: max/min and max/geometric mean with intervals."""
+                   tolerance: float, confidence: float) -> tuple[dict, dict]:
+    """One row of the differentials table: max/min and max/geometric mean with intervals; and
+    the simultaneous band half-width of every pairwise log ratio, keyed by the pair of positions
+    ``(i, j)``, ``i < j``, in ``usable`` (empty when fewer than two groups or half the resamples
+    are defined), from which the ratios to the reference take their intervals."""
     row = {"rate": rate, "groups_compared": len(usable), "excluded": "; ".join(excluded), "reference": reference,
            "highest_group": None, "lowest_group": None}
     estimates = usable["estimate"].to_numpy(dtype=np.float64)
     for name in ("max_min", "max_geomean"):
         row.update({name: np.nan, f"{name}_low": np.nan, f"{name}_high": np.nan})
     row["tolerance"], row["verdict"] = tolerance, _NOT_ASSESSABLE
+    pair_bands: dict = {}
     if len(usable) < 2:
-        return row
+        return row, pair_bands
     reps = np.stack([boot[i] for i in usable.index], axis=1)
     reps = reps[~np.isnan(reps).any(axis=1)]  # a resample without a group's comparisons: no index
     logs = np.log(estimates)
@@ -622,50 +637,56 @@ def _differentials(rate: str, usable: pd.DataFrame, boot: dict, excluded: list, 
                         [(i,) for i in range(k)], False),
     }
     for name, (value, replicate, indices, absolute) in contrasts.items():
-        estimate = float(np.exp(max(abs(value(*c)) if absolute else value(*c) for c in indices)))
+        values = np.array([value(*c) for c in indices])
+        estimate = float(np.exp(np.max(np.abs(values) if absolute else values)))
         if 2 * len(reps) < len(boot[usable.index[0]]):  # fewer than half the resamples are defined
             low, high = np.nan, np.nan
         else:
             with np.errstate(invalid="ignore"):  # -inf - -inf: a pair's rates both 0 in a resample, undefined
-                low, high = _largest_contrast_bounds(
-                    ((value(*c), replicate(*c)) for c in indices), len(reps), confidence, absolute=absolute)
+                bands = _max_t_bands(values, [replicate(*c) for c in indices], len(reps), confidence)
+            low, high = _largest_contrast_bounds(values, bands, absolute=absolute)
+            if name == "max_min":
+                pair_bands = dict(zip(indices, bands))
         row.update({name: estimate, f"{name}_low": low, f"{name}_high": high})
     row["highest_group"] = usable["group"].iloc[int(estimates.argmax())]
     row["lowest_group"] = usable["group"].iloc[int(estimates.argmin())]
     row["verdict"] = _verdict(row["max_min_low"], row["max_min_high"], tolerance)
-    return row
+    return row, pair_bands
 
 
-def _largest_contrast_bounds(contrasts: Iterable[tuple[float, NDArray]], n_resamples: int, confidence: float, *,
-                             absolute: bool) -> tuple[float, float]:
-    """exp of the bounds of ``θ = max_c θ_c`` (of ``|θ_c|`` with ``absolute``) from
-    simultaneous max-t bootstrap bands of the log-rate contrasts ``θ_c``.
+def _max_t_bands(estimates: NDArray, replicates: list[NDArray], n_resamples: int, confidence: float) -> NDArray:
+    """Half-widths ``q·s_c`` of simultaneous max-t bootstrap bands of the log-rate contrasts
+    ``θ_c``, each with its estimate ``θ̂_c`` and replicates ``θ*_c``.
 
-    Each contrast has its estimate ``θ̂_c`` and replicates ``θ*_c``; its spread ``s_c`` is
-    half the distance between their 16th and 84th percentiles (a standard error that a few
-    infinite replicates do not make infinite). ``q`` is the ``confidence`` quantile over the
-    resamples of ``max_c |θ*_c - θ̂_c| / s_c``, so that every ``θ_c`` lies in its band
-    ``θ̂_c ± q·s_c`` together. Then ``max_c θ_c`` lies in ``[max_c (θ̂_c - q·s_c),
-    max_c (θ̂_c + q·s_c)]``, and ``max_c |θ_c|`` in the same with ``|θ̂_c| - q·s_c`` below,
-    clipped at 0 (both indices are at least 1). A percentile interval of the resampled
-    largest contrast would not do: the largest of K noisy rates over the smallest exceeds 1
-    in almost every resample, so identical groups got an interval above 1. An undefined
-    replicate (a rate of 0 in both groups of a pair) counts as an infinite deviation.
+    ``s_c`` is half the distance between the 16th and 84th percentiles of the replicates (a
+    standard error that a few infinite replicates do not make infinite); ``q`` is the
+    ``confidence`` quantile over the resamples of ``max_c |θ*_c - θ̂_c| / s_c``, so that every
+    ``θ_c`` lies in its band ``θ̂_c ± q·s_c`` together, whichever contrasts a reader then
+    singles out (the one to a reference chosen as the lowest rate, or the largest). An
+    undefined replicate (a rate of 0 in both groups of a pair) counts as an infinite
+    deviation; an infinite ``q·s_c`` is an unbounded band.
     """
     worst = np.zeros(n_resamples)
-    estimates, spreads = [], []
-    for estimate, replicates in contrasts:
-        with np.errstate(invalid="ignore"):  # inf - inf: both rates 0 in a resample
-            deviation = np.abs(replicates - estimate)
-            lower, upper = (np.quantile(replicates, q, method=m) for q, m in ((0.16, "lower"), (0.84, "higher")))
-            spread = (upper - lower) / 2
-            t = np.where(deviation == 0, 0.0, deviation / spread)
+    spreads = []
+    for estimate, replicate in zip(estimates, replicates):
+        deviation = np.abs(replicate - estimate)
+        lower, upper = (np.quantile(replicate, q, method=m) for q, m in ((0.16, "lower"), (0.84, "higher")))
+        spread = (upper - lower) / 2
+        t = np.where(deviation == 0, 0.0, deviation / spread)
         worst = np.maximum(worst, np.where(np.isnan(t), np.inf, t))
-        estimates.append(abs(estimate) if absolute else estimate)
         spreads.append(spread)
     q = np.quantile(worst, confidence, method="higher")
-    estimate, spread = np.array(estimates), np.array(spreads)
-    with np.errstate(invalid="ignore"):  # inf · 0
-        band = np.where(np.isnan(q * spread), np.inf, q * spread)
-    low, high = np.max(estimate - band), np.max(estimate + band)
+    band = q * np.array(spreads)
+    return np.where(np.isnan(band), np.inf, band)  # inf · 0
+
+
+def _largest_contrast_bounds(estimates: NDArray, bands: NDArray, *, absolute: bool) -> tuple[float, float]:
+    """exp of the bounds of ``θ = max_c θ_c`` (of ``|θ_c|`` with ``absolute``) from simultaneous
+    bands ``θ̂_c ± b_c`` (:func:`_max_t_bands`): ``[max_c (θ̂_c - b_c), max_c (θ̂_c + b_c)]``,
+    and for ``max_c |θ_c|`` the same with ``|θ̂_c| - b_c`` below, clipped at 0 (both indices
+    are at least 1). A percentile interval of the resampled largest contrast would not do: the
+    largest of K noisy rates over the smallest exceeds 1 in almost every resample, so
+    identical groups got an interval above 1."""
+    estimate = np.abs(estimates) if absolute else estimates
+    low, high = np.max(estimate - bands), np.max(estimate + bands)
     return float(np.exp(max(low, 0.0))), float(np.exp(high))

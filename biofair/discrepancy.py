@@ -5,7 +5,6 @@ Read more in the chapter "Set one threshold for everyone" (``notebooks/03``).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,6 +14,7 @@ from numpy.typing import ArrayLike
 from biofair._thresholds import resolution_columns
 from biofair._typing import By, Scale
 from biofair._validation import as_rates, as_targets, check_alpha
+from biofair._warnings import warn
 from biofair.groups import (ScoresByGroup, _group_rates, _pooled_at_or_above, _pooled_size, _pooled_threshold,
                             scores_by_group)
 
@@ -80,10 +80,10 @@ def _warn_if_dev_lacks_groups(names: Sequence[str], dev_names: Sequence[str]) ->
     missing = [name for name in names if name not in set(dev_names)]
     if missing:
         shown = ", ".join(repr(name) for name in missing[:5]) + (", ..." if len(missing) > 5 else "")
-        warnings.warn(
+        warn(
             f"the development scores have no comparisons of {len(missing)} of the {len(names)} evaluation "
             f"groups ({shown}): the thresholds are set on the other groups' non-mated scores only",
-            UserWarning, stacklevel=3,
+            UserWarning,
         )
 
 

@@ -5,7 +5,6 @@ Read more in the chapter "Find bias in the tails" (``notebooks/04``).
 
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -14,6 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, ZeroRate
 from biofair._validation import as_rates, as_target, as_threshold, check_alpha, is_real_dtype, power_of_two_scaled, unmasked
+from biofair._warnings import warn
 from biofair.exceptions import UndefinedRateWarning
 from biofair.groups import GroupRates, ScoresByGroup, _group_rates, _pooled_threshold, scores_by_group
 
@@ -177,11 +177,10 @@ def inequity(
     n = None if counts is None else _comparisons_per_group(counts, values.size)
     value, replaced = _inequity(values, n, zero)
     if replaced.any():
-        warnings.warn(
+        warn(
             f"{int(replaced.sum())} zero rate(s) at positions {np.flatnonzero(replaced).tolist()} "
             "replaced by their 95% upper bound 1 - 0.05^(1/n)",
             UndefinedRateWarning,
-            stacklevel=2,
         )
     return value
 
@@ -329,11 +328,10 @@ def _outcome_from_rates(
     in_fnmr, fnmr_bounded = _inequity(fnmr_rates, rates.n_mated[:, 0], zero)
     if fmr_bounded.any() or fnmr_bounded.any():
         named = [n for n, b in zip(names, fmr_bounded) if b], [n for n, b in zip(names, fnmr_bounded) if b]
-        warnings.warn(
+        warn(
             f"zero rates replaced by their 95% upper bound: FMR of groups {named[0]}, "
             f"FNMR of groups {named[1]}",
             UndefinedRateWarning,
-            stacklevel=3,
         )
     garbe_fmr = garbe(fmr_rates, correction=correction)
     garbe_fnmr = garbe(fnmr_rates, correction=correction)

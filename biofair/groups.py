@@ -12,7 +12,6 @@ from __future__ import annotations
 import decimal
 import functools
 import unicodedata
-import warnings
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -25,6 +24,7 @@ from biofair._thresholds import at_or_above_runs, threshold_at_fmr_runs, warn_un
 from biofair._threads import IN_TWO_THREADS_FROM, in_two_threads
 from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, as_thresholds, scalar_or_array
+from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.schema import _check_ids_of_one_kind, _missing_groups_fix, _row, _validate_score_set
 
@@ -227,11 +227,11 @@ def _warn_if_labels_look_alike(names: list[str], columns: list[str]) -> None:
                         ("numbers", by_number)):
         if found:
             how, fix = _LOOK_ALIKE[kind]
-            warnings.warn(
+            warn(
                 f"column(s) {columns} {_LOOK_ALIKE_WARNING} {how}: "
                 f"{'; '.join(', '.join(map(_shown, variants)) for variants in found)}; they are kept as "
                 f"separate groups. {fix} if they are one group",
-                UserWarning, stacklevel=2,
+                UserWarning,
             )
 
 
@@ -506,6 +506,10 @@ def _check_sorted_groups(groups: dict) -> None:
         raise SchemaError("cannot compare groups:\n- " + "\n- ".join(problems))
 
 
+#: Groups a ScoresByGroup's repr lists before it says how many more there are.
+_REPR_GROUPS = 10
+
+
 class ScoresByGroup(dict):
     """Sorted mated and homogeneous non-mated scores of every group, keyed by group name.
 
@@ -559,6 +563,13 @@ class ScoresByGroup(dict):
         dict.__init__(made, groups)
         made.by = by
         return made
+
+    def __repr__(self) -> str:
+        """The grouping and each group's counts, not its scores (millions of them)."""
+        shown = [f"{name!r} ({g.mated.size:,} mated, {g.nonmated.size:,} non-mated)"
+                 for name, g in list(self.items())[:_REPR_GROUPS]]
+        more = f", ... ({len(self) - _REPR_GROUPS:,} more groups)" if len(self) > _REPR_GROUPS else ""
+        return f"<ScoresByGroup by={self.by!r}: {', '.join(shown)}{more}>"
 
     @functools.cached_property
     def pooled_nonmated(self) -> NDArray[np.float64]:
@@ -665,7 +676,9 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     -------
     ScoresByGroup
         Every fairness index accepts it in place of the table: compute it once when you
-        compute several indices of the same data.
+        compute several indices of the same data. One group per label that some comparison
+        has: a category of a categorical column that none has (left over from a filter)
+        forms no group, as in pandas' ``groupby(observed=True)``.
 
     Raises
     ------
@@ -820,10 +833,10 @@ def add_subject_attributes(
     if clash:
         raise SchemaError(f"the scores already have the column(s) {clash}; the subject attributes would replace them")
     if shadowed := [c for c in attributes.columns if c != subject and c in scores.columns]:
-        warnings.warn(  # a grouping by that name reads the pair-level column first
+        warn(  # a grouping by that name reads the pair-level column first
             f"the scores have a pair-level column named like the subject attribute(s) {shadowed}: a grouping "
             f"by={shadowed[0]!r} reads that column, not the attribute; rename one of them to group by the other",
-            UserWarning, stacklevel=2,
+            UserWarning,
         )
     table = attributes.astype({subject: str})
     duplicated = table[subject].duplicated()
@@ -957,7 +970,7 @@ def _pooled_threshold(groups: ScoresByGroup, fmr: ArrayLike) -> float | NDArray:
     """Threshold at a target FMR on the pooled homogeneous non-mated scores of all groups,
     selected from the groups' sorted scores (the pooled scores are never merged)."""
     targets = as_rates(fmr, "fmr")
-    warn_unresolved(np.ravel(targets), _pooled_size(groups), stacklevel=4)
+    warn_unresolved(np.ravel(targets), _pooled_size(groups))
     runs = [g.nonmated for g in groups.values()]
     return scalar_or_array(threshold_at_fmr_runs(runs, targets.ravel()).reshape(targets.shape), fmr)
 

@@ -451,7 +451,7 @@ def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
     return _rank_n_rates(outcomes, np.arange(1, as_count(max_rank, "max_rank") + 1))
 
 
-def rank_n_differential(outcomes: pd.DataFrame, *, n: int = 1) -> float:
+def rank_n_differential(outcomes: pd.DataFrame, *, rank: int = 1) -> float:
     """Largest gap in rank-n identification rate between two groups (closed set).
 
     Read more in the chapter "Identify fairly".
@@ -460,8 +460,8 @@ def rank_n_differential(outcomes: pd.DataFrame, *, n: int = 1) -> float:
     ----------
     outcomes : pandas.DataFrame
         Probe outcomes (:func:`biofair.probe_outcomes`); only enrolled probes count.
-    n : int, default 1
-        The rank.
+    rank : int, default 1
+        The rank n (the same keyword as :func:`biofair.identification_rates`).
 
     Returns
     -------
@@ -476,7 +476,7 @@ def rank_n_differential(outcomes: pd.DataFrame, *, n: int = 1) -> float:
         ``mated``, a non-finite score, a missing group), has fewer than two groups, or a group
         lacks the probes the measure needs (named, with its counts).
     TypeError
-        When ``n`` is not an integer (a ValueError when it is below 1).
+        When ``rank`` is not an integer (a ValueError when it is below 1).
 
     See Also
     --------
@@ -494,10 +494,10 @@ def rank_n_differential(outcomes: pd.DataFrame, *, n: int = 1) -> float:
     >>> matrix = np.array([[0.9, 0.2], [0.3, 0.8], [0.9, 0.5]])
     >>> outcomes = bf.probe_outcomes_from_matrix(matrix, probe_subjects=["a", "b", "b"],
     ...                                          gallery_subjects=["a", "b"], probe_groups=["x", "y", "y"])
-    >>> bf.rank_n_differential(outcomes, n=1)
+    >>> bf.rank_n_differential(outcomes, rank=1)
     0.5
     """
-    rates = _rank_n_rates(outcomes, np.array([as_count(n, "n")])).to_numpy()
+    rates = _rank_n_rates(outcomes, np.array([as_count(rank, "rank")])).to_numpy()
     return float(_max_gap(rates.T)[0])
 
 

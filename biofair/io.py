@@ -14,7 +14,6 @@ import csv
 import gzip
 import lzma
 import os
-import warnings
 import zipfile
 from collections import Counter
 from collections.abc import Mapping
@@ -26,6 +25,7 @@ import pandas as pd
 
 from biofair._typing import By, MissingGroups
 from biofair._validation import inexact_integers
+from biofair._warnings import warn
 from biofair.areas import roc_auc
 from biofair.exceptions import SchemaError, ScoreDirectionWarning
 from biofair.groups import (
@@ -241,10 +241,10 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
     empty = np.zeros(len(table), dtype=bool)
     empty[unscored] = table[unscored].apply(_blank).all(axis=1).to_numpy()  # only the rows without a score are read
     if empty.any():
-        warnings.warn(
+        warn(
             f"{int(empty.sum()):,} data row(s) of {path.name} {_EMPTY_ROWS_WARNING} (the first is data row "
             f"{int(empty.argmax()) + 1}; a spreadsheet's trailing rows?): they hold no comparison and are left out",
-            UserWarning, stacklevel=4,
+            UserWarning,
         )
         table = table[~empty]
     return table.rename(columns=renames)
@@ -467,11 +467,11 @@ def _warn_if_rows_repeat(table: pd.DataFrame) -> None:
         return
     length, row, copy_of = _longest_copied_run(pd.util.hash_pandas_object(table, index=False))
     if length >= _COPIED_RUN:
-        warnings.warn(
+        warn(
             f"{length:,} rows, from {_row(table, row)} on, {_REPEATED_ROWS_WARNING} (from {_row(table, copy_of)} "
             "on): a file appended to itself? Each row counts as a comparison of its own; "
             "if they are copies, drop them: table.drop_duplicates()",
-            UserWarning, stacklevel=3,
+            UserWarning,
         )
 
 
@@ -496,11 +496,11 @@ def _warn_if_ids_padded(table: pd.DataFrame) -> None:
     found = [ids[variants.index].tolist() for _, variants in alike.groupby(alike, sort=False) if len(variants) > 1]
     if found:
         shown = "; ".join(", ".join(map(repr, variants)) for variants in found[:3]) + ("; ..." if len(found) > 3 else "")
-        warnings.warn(
+        warn(
             f"column(s) {columns} {_PADDED_IDS_WARNING} ({len(found):,} such set(s) of ids: {shown}): each is kept "
             "as a subject of its own, so a bootstrap or permutation by subject treats their comparisons as "
             "different people's. Strip them (table[column].str.strip()) if they name one subject",
-            UserWarning, stacklevel=3,
+            UserWarning,
         )
 
 
@@ -567,10 +567,9 @@ def _warn_if_reversed(table: pd.DataFrame, greater_is_match: bool) -> None:
             if greater_is_match
             else "the scores may be similarities: read them with greater_is_match=True (biofair report without --distance)"
         )
-        warnings.warn(
+        warn(
             f"mated scores are mostly below non-mated ones (ROC AUC = {auc:.3f} < 0.5); {advice}",
             ScoreDirectionWarning,
-            stacklevel=3,
         )
 
 

@@ -68,6 +68,12 @@ class SubjectSplit(NamedTuple):
     dev_subjects: frozenset
     eval_subjects: frozenset
 
+    def __repr__(self) -> str:
+        """How many comparisons and subjects each part holds, not the tables themselves."""
+        return (f"<SubjectSplit dev: {len(self.dev):,} comparisons of {len(self.dev_subjects):,} subjects; "
+                f"eval: {len(self.eval):,} comparisons of {len(self.eval_subjects):,} subjects; "
+                f"cross: {len(self.cross):,} comparisons>")
+
 
 def _subjects(scores: pd.DataFrame, name: str = "scores") -> set:
     """The subjects of a table (either side), once the ids are known present and of one kind."""
@@ -254,7 +260,7 @@ def subject_disjoint_split(
     )
 
 
-def group_thresholds(dev: pd.DataFrame, *, fmr: float, by: By = "group") -> pd.DataFrame:
+def group_thresholds(dev: pd.DataFrame, fmr: float, *, by: By = "group") -> pd.DataFrame:
     """One threshold per group, each at the same target FMR on that group's own impostors.
 
     Read more in the chapter "Mitigation and its price".

@@ -14,10 +14,10 @@ from numpy.typing import NDArray
 from pandas.api.extensions import ExtensionArray
 
 from biofair._resampling import _number, progress, resolution_warned_once
-from biofair._typing import Alternative, By, Seed
+from biofair._typing import Alternative, By, Seed, Unit
 from biofair._validation import as_count, as_rng
 from biofair.groups import _MISSING_GROUP, _group_codes, _torn_subjects
-from biofair.schema import _check_ids_of_one_kind, _present_cluster, _validate_score_set
+from biofair.schema import _check_ids_of_one_kind, _resampled_cluster, _validate_score_set
 
 
 class PermutationNull(NamedTuple):
@@ -64,7 +64,7 @@ def _column(labels: ExtensionArray, index: pd.Index) -> pd.Series:
     return pd.Series(labels, index=index, dtype=labels.dtype)
 
 
-def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None, *, instead: str | None = "cluster=None"):
+def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None, *, instead: str | None = "unit='pair'"):
     """A function returning one permuted copy of ``scores`` per call.
 
     ``instead``: the option that shuffles comparisons rather than subjects, which the error
@@ -79,7 +79,8 @@ def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None, *, instead:
     if per_side:
         raise ValueError(
             f"per-side group columns {['reference_' + a for a in per_side]} can only be "
-            "shuffled by subject: give cluster= a subject column"
+            "shuffled by subject: give the table its subject column (cluster=, by default 'reference_subject'), "
+            "with unit='subject' or unit=None"
         )
     mated = scores["mated"].to_numpy(dtype=bool)
     labels = {a: scores[a].array for a in columns}  # taken as they are: categories stay codes, text stays Arrow
@@ -173,7 +174,8 @@ def permutation_null(
     *,
     by: By = "group",
     n_permutations: int = 200,
-    cluster: str | None = "reference_subject",
+    unit: Unit | None = None,
+    cluster: str = "reference_subject",
     alternative: Alternative = "less",
     rng: Seed = None,
     progress_bar: bool | None = None,
@@ -193,13 +195,15 @@ def permutation_null(
         The grouping attribute(s) to shuffle.
     n_permutations : int, default 200
         Permutations.
-    cluster : str or None, default "reference_subject"
-        The subject column: labels are shuffled between subjects, a subject keeps all
-        its comparisons and takes another subject's group (one with labels of the same
-        attributes: a subject seen only as a probe has no pair-level label, and swaps with
-        its like). With None, or when the default column is absent, labels are shuffled
-        between comparisons within each class (group class sizes kept). Any other name the
-        table lacks is an error.
+    unit : {"pair", "subject"}, optional
+        What the labels move with. ``"subject"``: labels are shuffled between subjects, a
+        subject keeps all its comparisons and takes another subject's group (one with
+        labels of the same attributes: a subject seen only as a probe has no pair-level
+        label, and swaps with its like). ``"pair"``: labels are shuffled between comparisons
+        within each class (group class sizes kept). By default ``"subject"`` when the table
+        has the ``cluster`` column, else ``"pair"``.
+    cluster : str, default "reference_subject"
+        The subject column (a name the table lacks, other than the default, is an error).
     alternative : {"less", "greater"}, default "less"
         Direction of unfairness: "less" for indices where 1 is fair (FDR, DFI, CEI),
         "greater" for GARBE, Inequity and N-Sigma.
@@ -225,7 +229,7 @@ def permutation_null(
         When the table is invalid, its group labels cannot be named one way (see
         :func:`biofair.group_labels`), the subject ids mix numbers and text (``1`` and
         ``"1"`` would be two subjects), or ``cluster`` names a column the table lacks
-        (other than the default).
+        (other than the default, or with ``unit="subject"``).
 
     See Also
     --------
@@ -258,7 +262,7 @@ def permutation_null(
         raise ValueError(f"alternative must be 'less' or 'greater', got {alternative!r}")
     _validate_score_set(scores)
     rng = as_rng(rng)
-    shuffled = _shuffle_plan(scores, by, _present_cluster(scores, cluster))
+    shuffled = _shuffle_plan(scores, by, _resampled_cluster(scores, unit, cluster))
     example = "lambda table: bf.outcome_fairness(table, fmr=1e-3).garbe_fnmr"
     observed = _number(statistic(scores), example)
     with resolution_warned_once():

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from biofair._typing import Unit
 from biofair._validation import inexact_integers
 from biofair.exceptions import SchemaError
 
@@ -378,16 +379,25 @@ def _refuse_pooling(column: str, values: Sequence) -> None:
 _DEFAULT_CLUSTER = "reference_subject"
 
 
-def _present_cluster(scores: pd.DataFrame, cluster: str | None) -> str | None:
-    """The subject column ``cluster`` when the table has it; None when ``cluster`` is None or
-    the default column is absent (the caller then works by comparison). Any other absent
-    name is a misspelling: a SchemaError naming the table's columns."""
-    if cluster is None:
-        return None
+def _resampled_cluster(scores: pd.DataFrame, unit: Unit | None, cluster: str) -> str | None:
+    """The subject column whose comparisons a resampling or a shuffle keeps together, or None
+    to take comparisons as the units.
+
+    ``unit="pair"``: None. ``unit="subject"``: ``cluster``, which the table must have.
+    ``unit=None``: ``cluster`` when the table has it; else None for the default column (a
+    table without subject ids) and a SchemaError for any other name (a misspelling)."""
+    if unit not in (None, "pair", "subject"):
+        raise ValueError(f"unit must be 'pair', 'subject' or None, got {unit!r}")
     if not isinstance(cluster, str):
-        raise TypeError(f"cluster must be a column name or None, got {cluster!r}")
+        advice = " (to take comparisons as the units, give unit='pair')" if cluster is None else ""
+        raise TypeError(f"cluster must be a column name, got {cluster!r}{advice}")
+    if unit == "pair":
+        return None
     if cluster in scores.columns:
         return cluster
+    if unit == "subject":
+        raise SchemaError(f"unit='subject' needs a score table with a {cluster!r} column; the table has "
+                          f"{list(scores.columns)}")
     if cluster != _DEFAULT_CLUSTER:
         raise SchemaError(f"cluster={cluster!r} names no column; the table has {list(scores.columns)}")
     return None

@@ -15,10 +15,12 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at, mated_counts_sorted
+from biofair._resampling import resolution_warned_once
 from biofair._threads import IN_TWO_THREADS_FROM, here_and_there
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
 from biofair._validation import as_rng, as_scores, as_targets, check_bound, check_finite
+from biofair._warnings import each_warning_once
 from biofair.areas import (
     _log_fmr_auc_from_counts,
     _partial_aucs_from_counts,
@@ -40,7 +42,7 @@ from biofair.equal_error_rate import _eer_from_mated_counts, eer
 from biofair.groups import _pooled_at_or_above, _pooled_size, scores_by_group
 from biofair.permutation import permutation_null
 from biofair.rates import tmr_at_fmr
-from biofair.schema import _present_cluster, split_scores
+from biofair.schema import _resampled_cluster, split_scores
 
 _LOWER_SHARE = 0.45  # of the non-mated scores, sorted by the calling thread (it first computes d')
 _OPERATING_COLUMNS = ["metric", "fmr_target", "value", "threshold", "k", "resolved", "precise"]
@@ -232,6 +234,7 @@ def _eer_value(mated: NDArray, nonmated: NDArray) -> float:
     return eer(mated, nonmated).eer
 
 
+@each_warning_once()
 def fairness_summary(
     scores: pd.DataFrame,
     *,
@@ -342,8 +345,7 @@ def fairness_summary(
     ['subject']
     """
     targets = as_targets(fmr_targets, "fmr_targets")
-    if unit is None:
-        unit = "pair" if _present_cluster(scores, cluster) is None else "subject"
+    unit = "pair" if _resampled_cluster(scores, unit, cluster) is None else "subject"
     rng = as_rng(rng)
     resampling = {"n_resamples": n_resamples, "unit": unit, "cluster": cluster, "confidence": confidence,
                   "rng": rng, "progress_bar": progress_bar}
@@ -357,9 +359,10 @@ def fairness_summary(
 
     # The whole system: the operating summary, with intervals on its headline rows.
     mated, nonmated = split_scores(scores)
-    headline = {"roc_auc": {None: bootstrap(roc_auc, scores, **resampling)},
-                "eer": {None: bootstrap(_eer_value, scores, **resampling)},
-                "tmr_at_fmr": {float(t): bootstrap(tmr_at_fmr, scores, args=(t,), **resampling) for t in targets}}
+    with resolution_warned_once():  # operating_summary warns for these targets, in a table's words
+        headline = {"roc_auc": {None: bootstrap(roc_auc, scores, **resampling)},
+                    "eer": {None: bootstrap(_eer_value, scores, **resampling)},
+                    "tmr_at_fmr": {float(t): bootstrap(tmr_at_fmr, scores, args=(t,), **resampling) for t in targets}}
     system = operating_summary(mated, nonmated, fmr_targets=targets, pauc_bounds=targets, min_fmr=targets.min())
     for row in system.itertuples(index=False):
         target = None if np.isnan(row.fmr_target) else float(row.fmr_target)
@@ -389,8 +392,8 @@ def fairness_summary(
         indices = {"area_under_fdr_log10": fdr_area, **indices}
     for name, statistic in indices.items():
         add(name, attribute, nan, statistic(scores))
-        null = permutation_null(statistic, scores, by=by, n_permutations=n_permutations, rng=rng,
-                                cluster=cluster if unit == "subject" else None, progress_bar=progress_bar)
+        null = permutation_null(statistic, scores, by=by, n_permutations=n_permutations, rng=rng, unit=unit,
+                                cluster=cluster, progress_bar=progress_bar)
         add(f"{name}_null_mean", attribute, nan, null.null.mean())
         add(f"{name}_p_value", attribute, nan, null.p_value)
     outcome = outcome_fairness(groups, by=by, fmr=operating_fmr, alpha=alpha)

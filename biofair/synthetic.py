@@ -800,3 +800,25 @@ def interval_coverage(
                      "coverage_high": band.high, "mean_width": float(np.mean(high - low)),
                      "design_effect": float(np.mean(deff))})
     return pd.DataFrame(rows)
+
+
+__all__ = [
+    "BETA_BC_KEPT",
+    "BETA_BC_SHIFT",
+    "BETA_BG_TAIL",
+    "BETA_BI_TAIL",
+    "BETA_MATED",
+    "BETA_NONMATED",
+    "DEMOGRAPHIC_GROUPS",
+    "FDR_CANONICAL",
+    "IDENTIFICATION_GROUPS",
+    "IdentificationData",
+    "beta_scenario",
+    "demographic_scores",
+    "fdr_canonical_rates",
+    "fdr_canonical_system",
+    "fdr_cross_group_system",
+    "gaussian_scores",
+    "identification_embeddings",
+    "interval_coverage",
+]

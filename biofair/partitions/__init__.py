@@ -36,6 +36,13 @@ What is exact equals the in-memory function's result bit for bit; what can only 
 option order, option types and return type; options that exist only out of core (``bins``
 of the areas, ``max_passes`` of the EER) come last. Requires the optional dependencies
 ``biofair[dask]``.
+
+Scores are similarities (a match iff ``score >= threshold``), as in memory. Distances are
+negated as they are read, which is what ``biofair.read_scores(..., greater_is_match=False)``
+does: ``dd.read_parquet(path).assign(score=lambda f: -f["score"])``. A
+:class:`~biofair.partitions.Partitioned` describes its local Parquet files as its first pass
+found them: a file rewritten or removed since then is refused, not mixed with what was
+counted.
 """
 
 from biofair.partitions import _order_statistics

@@ -134,7 +134,7 @@ def roc_auc(scores: Any, *, bins: int = LOCATING_BINS) -> BoundedValue:
     return BoundedValue((low + high) / 2, low=low, high=high)
 
 
-def partial_auc(scores: Any, *, max_fmr: float, standardized: bool = False,
+def partial_auc(scores: Any, max_fmr: float, *, standardized: bool = False,
                 bins: int = LOCATING_BINS) -> BoundedValue:
     """Average TMR below an FMR bound of a partitioned score set, bounded from histograms.
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -11,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, Seed
 from biofair._validation import as_count, as_number, as_rng, as_thresholds, check_alpha, check_resamples
+from biofair._warnings import warn
 from biofair.discrepancy import _discrepancy, _max_gap
 from biofair.exceptions import UndefinedRateWarning
 from biofair.partitions.census import Census, _group_keys, _needed, _on_partitions, partitioned
@@ -44,12 +44,11 @@ def _warn_empty(empty: NDArray[np.bool_], names: list[str]) -> None:
     counts = empty.sum(axis=0)
     which = ", ".join(f"{names[k // 2]!r} {'mated' if k % 2 else 'non-mated'} ({counts[k]})"
                       for k in np.flatnonzero(counts))
-    warnings.warn(
+    warn(
         f"{int(empty.any(axis=1).sum())} of {empty.shape[0]} Poisson resamples weigh every comparison of a "
         f"group's class 0, which leaves its rate (and FDR) undefined there; the intervals leave those "
         f"resamples out: {which}. A group this small is better served by biofair.bootstrap in memory",
         UndefinedRateWarning,
-        stacklevel=3,
     )
 
 

@@ -7,6 +7,7 @@ class, the score range and every problem of the data, each naming its partition.
 from __future__ import annotations
 
 import functools
+import os
 import uuid
 import warnings
 import weakref
@@ -84,10 +85,10 @@ def _as_frame(scores: Any):
     import dask.dataframe as dd
     import pyarrow as pa
 
-    if isinstance(scores, Partitioned):
-        return scores.frame
-    if isinstance(scores, dd.DataFrame):
-        return scores
+    if isinstance(scores, (Partitioned, dd.DataFrame)):
+        frame = scores.frame if isinstance(scores, Partitioned) else scores
+        _check_unchanged(_known(frame).get("stamps"))  # what is kept about it still holds
+        return frame
     if isinstance(scores, str) or hasattr(scores, "__fspath__"):
         try:
             with warnings.catch_warnings():  # Dask's own use of pandas' deprecated inplace=, for a stored index
@@ -99,6 +100,12 @@ def _as_frame(scores: Any):
             problem = next(filter(None, map(_unreadable, _files_of(str(scores)))), None)
             raise SchemaError(problem or f"{str(scores)!r} cannot be read as Parquet: {error}") from None
         except ValueError as error:  # a folder without Parquet files: Dask's words
+            if "categories must be unique" in str(error):  # hive folders group=1/ and group=01/
+                raise SchemaError(
+                    f"the folder names of {str(scores)!r} (hive style, column=value/) hold values that read as "
+                    "the same number (such as 1 and 01): Dask makes one category of them and fails. Rename "
+                    "the folders, or put the column in the files"
+                ) from None
             if "No files satisfy" not in str(error):
                 raise
             raise FileNotFoundError(f"no Parquet file (*.parquet) in the folder {str(scores)!r}") from None
@@ -179,6 +186,12 @@ def _context(frame) -> _Context:
     return _CONTEXTS[key]
 
 
+def _known(frame) -> dict:
+    """What is kept about ``frame`` (its context's cache), without making a context."""
+    context = _CONTEXTS.get(id(frame))
+    return {} if context is None else context.cache
+
+
 def _cached(frame, key: tuple, compute: Callable[[], Any]) -> Any:
     """``compute()`` once per frame object and key."""
     cache = _context(frame).cache
@@ -240,6 +253,11 @@ def _on_partitions(frame, function: Callable, *args, columns: Sequence[str] | No
     import dask
 
     context = _context(frame)
+    if "stamps" not in context.cache:  # the first pass: what the files are as it reads them
+        files = _local_files(frame)
+        context.cache["stamps"] = None if files is None else _stamps(files)
+    else:  # a later pass: the same files, or its counts would be mixed with the ones kept
+        _check_unchanged(context.cache["stamps"])
     if columns is not None:
         columns = [c for c in dict.fromkeys(columns) if c in frame.columns]
     if "files" not in context.cache:
@@ -320,6 +338,52 @@ def _stored_index(frame) -> list[str | None]:
         return list(frame.expr._dataset_info.get("index") or [])
     except (AttributeError, KeyError, TypeError):
         return []
+
+
+def _local_files(frame) -> list[str] | None:
+    """The local files a ``dask.dataframe.read_parquet`` frame reads, from Dask's plan (None
+    for any other frame: in memory, transformed, or on another file system)."""
+    expr = getattr(frame, "expr", None)
+    try:
+        info, parts = expr._dataset_info, expr._plan["parts"]
+    except (AttributeError, KeyError, TypeError):
+        return None
+    if not type(expr).__name__.startswith("ReadParquet") or type(info.get("fs")).__name__ != "LocalFileSystem":
+        return None
+    pieces = [part.get("piece") if isinstance(part, dict) else None for part in parts]
+    if not all(isinstance(piece, tuple) for piece in pieces):
+        return None
+    return sorted({piece[0] for piece in pieces})
+
+
+def _stamps(files: list[str]) -> dict[str, tuple[int, int] | None]:
+    """Size and modification time (ns) of each file; None for one that is gone."""
+    stamps = {}
+    for file in files:
+        try:
+            stat = os.stat(file)
+        except FileNotFoundError:
+            stamps[file] = None
+        else:
+            stamps[file] = (stat.st_size, stat.st_mtime_ns)
+    return stamps
+
+
+def _check_unchanged(stamps: dict[str, tuple[int, int] | None] | None) -> None:
+    """Raise when a file changed since the first pass over a frame: what the census and
+    earlier passes found (kept for later calls) no longer describes it, and a new pass
+    would mix the two (a helper saw negative error counts)."""
+    if stamps is None:
+        return
+    now = _stamps(list(stamps))
+    changed = [file for file in stamps if now[file] != stamps[file]]
+    if changed:
+        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+        raise SchemaError(
+            f"{len(changed)} Parquet file(s) changed or vanished since this score set was first read: {shown}. "
+            "What was counted then no longer describes them; read the files again with a new "
+            "biofair.partitions.partitioned(path)"
+        )
 
 
 def _whole_files(frame) -> list[str] | None:
@@ -490,7 +554,7 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
         else:
             values = column.to_numpy(dtype=np.float64, na_value=np.nan)
         if bad := _n_not_finite(values):
-            problems.append(f"partition {index}: {bad} NaN or infinite scores")
+            problems.append(f"partition {index}: {bad} NaN or infinite scores in column 'score'")
     else:  # text, decimals, booleans, integers (beyond 2**53?): refused as in memory, in its words
         problems += [f"partition {index}: {problem}" for problem in _score_problems(column)]
     mated = part["mated"]
@@ -823,6 +887,11 @@ def partitioned(scores: Any, *, by: By = "group", scheduler: Any = None) -> Part
     ValueError
         When a ``Partitioned`` was made for another grouping, or ``scheduler`` is text that
         is neither an address with a port nor a local scheduler's name.
+    SchemaError
+        When, given a ``Partitioned`` (or a frame read before), a local Parquet file it reads
+        has changed size or modification time, or is gone, since the first pass over it:
+        what was counted then no longer describes the files (every function of
+        :mod:`biofair.partitions` checks this before it uses or reads anything).
 
     See Also
     --------
@@ -847,6 +916,7 @@ def partitioned(scores: Any, *, by: By = "group", scheduler: Any = None) -> Part
     True
     """
     if isinstance(scores, Partitioned):
+        _check_unchanged(_known(scores.frame).get("stamps"))
         if scores.census.columns != _group_columns(list(scores.frame.columns), by):
             raise ValueError(f"this census was made for other group columns than by={by!r}")
         if scheduler is not None:
@@ -933,6 +1003,6 @@ def _class_census(frame) -> _ClassCensus:
 
     counts = _cached(frame, ("classes",), count)
     if counts.n_mated == 0 or counts.n_nonmated == 0:
-        raise SchemaError(f"the scores hold {counts.n_mated} mated and {counts.n_nonmated} non-mated "
+        raise SchemaError(f"column 'mated' marks {counts.n_mated} mated and {counts.n_nonmated} non-mated "
                           "comparisons; both classes are needed")
     return counts

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import just_above
 from biofair._summation import PART, parts
-from biofair._thresholds import RETURNED_UNRESOLVED, allowed_false_matches, warn_unresolved
+from biofair._thresholds import MARKED_UNRESOLVED, RETURNED_UNRESOLVED, allowed_false_matches, warn_unresolved
 from biofair._typing import By
 from biofair._validation import as_rates, as_targets, scalar_or_array
 from biofair.partitions._order_statistics import (
@@ -56,12 +56,14 @@ def _thresholds_from(windows: Windows, stream: int, targets: NDArray) -> tuple[N
     return np.array(thresholds, dtype=np.float64), np.array(at_or_above, dtype=np.int64)
 
 
-def _pooled_thresholds_and_counts(scores: Any, targets: NDArray, by: By) -> tuple[NDArray, NDArray, int]:
+def _pooled_thresholds_and_counts(scores: Any, targets: NDArray, by: By, *,
+                                  unresolved: str = MARKED_UNRESOLVED) -> tuple[NDArray, NDArray, int]:
     """Thresholds on the pooled homogeneous non-mated scores, the scores at or above each, and N
-    (found once per frame, grouping and targets: FDR after pooled_thresholds reads nothing)."""
+    (found once per frame, grouping and targets: FDR after pooled_thresholds reads nothing).
+    ``unresolved`` ends the warning of unresolved targets: what the caller's result does."""
     frame, census_ = partitioned(scores, by=by)
     n_nonmated = int(census_.n_nonmated.sum())
-    warn_unresolved(targets, n_nonmated, stacklevel=4)
+    warn_unresolved(targets, n_nonmated, consequence=unresolved)
 
     def find() -> tuple[NDArray, NDArray]:
         # without cross-group pairs, the homogeneous non-mated scores are the non-mated class:
@@ -140,7 +142,7 @@ def pooled_thresholds(scores: Any, fmr_targets: ArrayLike, *, by: By = "group") 
     np.True_
     """
     targets = as_targets(fmr_targets, "fmr_targets")
-    return _pooled_thresholds_and_counts(scores, targets, by)[0]
+    return _pooled_thresholds_and_counts(scores, targets, by, unresolved=RETURNED_UNRESOLVED)[0]
 
 
 def _mated_at_or_above_part(part: pd.DataFrame, index: int, thresholds: NDArray) -> NDArray[np.int64]:

@@ -67,8 +67,9 @@ def test_a_group_of_one_subject_gives_no_clustered_interval():
 
 @pytest.mark.parametrize("cluster, error, message", [
     ("speaker", bf.SchemaError, r"^cluster='speaker' names no column; the table has \["),
-    (3, TypeError, r"^cluster must be a column name or None, got 3"),
-], ids=["typo", "int"])
+    (3, TypeError, r"^cluster must be a column name, got 3"),
+    (None, TypeError, r"^cluster must be a column name, got None \(to take comparisons as the units, give unit='pair'\)"),
+], ids=["typo", "int", "none"])
 def test_a_cluster_column_that_is_not_there_is_an_error(cluster, error, message):
     """A misspelt cluster column silently resampled comparisons (narrower intervals: the FMR
     verdict went from 'inconclusive' to 'exceeds tolerance')."""
@@ -80,6 +81,20 @@ def test_without_the_default_subject_column_the_report_says_so():
     result = report(groups_table({"a": 400, "b": 400}).drop(columns="reference_subject"))
     assert result.cluster is None
     assert any(note.startswith("no column 'reference_subject': the bootstrap resamples comparisons") for note in result.notes)
+
+
+def test_unit_says_what_the_bootstrap_resamples():
+    """The same spelling as bootstrap, fairness_summary and permutation_null: unit="pair"
+    resamples comparisons of a table that has subjects (no note: it was asked for);
+    unit="subject" without the subject column is an error, not a fallback."""
+    table = groups_table({"a": 400, "b": 400})
+    pairs = report(table, unit="pair")
+    assert pairs.cluster is None and not any(note.startswith("no column") for note in pairs.notes)
+    assert report(table, unit="subject").cluster == "reference_subject" == report(table).cluster
+    with pytest.raises(bf.SchemaError, match=r"^unit='subject' needs a score table with a 'reference_subject' column"):
+        report(table.drop(columns="reference_subject"), unit="subject")
+    with pytest.raises(ValueError, match=r"^unit must be 'pair', 'subject' or None, got 'speaker'"):
+        report(table, unit="speaker")
 
 
 @pytest.mark.parametrize("value", ["no", 0, None])
@@ -206,3 +221,17 @@ def test_a_rate_no_group_resolves_has_its_missing_reference_said_in_words():
     assert audit.to_dict()["settings"]["reference"] == {"fmr": None, "fnmr": "b"}
     page = render(audit)
     assert "(for FMR, none: no group resolves this rate; for FNMR, b)" in " ".join(page.split()) and "None" not in page
+
+
+@pytest.mark.parametrize("n_small", [2, 40])
+def test_groups_too_small_for_a_tail_share_one_note_when_they_are_many(n_small):
+    """300 groups gave 300 near-identical "not extrapolated" notes (a helper's audit): past a
+    few, one note names them all, with the reason for the first."""
+    small = {f"s{i:02d}": 40 for i in range(n_small)}  # about 32 non-mated each: FMR 1e-3 unresolved, no tail
+    result = report(groups_table({"big1": 4000, "big2": 4000, **small}), fmr=1e-3)
+    notes = [note for note in result.notes if "not extrapolated" in note]
+    if n_small == 2:
+        assert [note.split(" not")[0] for note in notes] == ["FMR of 's00'", "FMR of 's01'"]
+    else:
+        assert len(notes) == 1 and notes[0].startswith(f"FMR of {n_small} groups not extrapolated ('s00', 's01', ")
+        assert "; for 's00': nonmated has " in notes[0]

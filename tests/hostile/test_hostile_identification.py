@@ -98,8 +98,8 @@ def outcomes() -> pd.DataFrame:
 @pytest.mark.parametrize(("call", "error", "message"), [
     (lambda o: bf.cmc(o, max_rank=2.5), TypeError, "max_rank must be an integer, got 2.5"),
     (lambda o: bf.cmc(o, max_rank=True), TypeError, "max_rank must be an integer, got True"),
-    (lambda o: bf.rank_n_differential(o, n=float("nan")), TypeError, "n must be an integer, got nan"),
-    (lambda o: bf.rank_n_differential(o, n=1.5), TypeError, "n must be an integer, got 1.5"),
+    (lambda o: bf.rank_n_differential(o, rank=float("nan")), TypeError, "rank must be an integer, got nan"),
+    (lambda o: bf.rank_n_differential(o, rank=1.5), TypeError, "rank must be an integer, got 1.5"),
     (lambda o: bf.identification_rates(o, [0.6], rank=1.5), TypeError, "rank must be an integer, got 1.5"),
     (lambda o: bf.identification_discrepancy_rate(o, fpir_targets=[0.5], rank=np.nan), TypeError,
      "rank must be an integer, got nan"),

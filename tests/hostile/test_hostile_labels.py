@@ -71,7 +71,7 @@ def test_identification_keeps_both_groups(case):
     assert sorted(rates.index) == sorted(names)
     assert (rates.loc[name_x, "dir"], rates.loc[name_x, "fpir"]) == (1.0, 1.0)
     assert (rates.loc[name_y, "dir"], rates.loc[name_y, "fpir"]) == (0.0, 0.0)
-    assert bf.rank_n_differential(outcomes, n=1) == 1.0
+    assert bf.rank_n_differential(outcomes, rank=1) == 1.0
 
 
 def test_identification_refuses_labels_that_differ_only_in_type():

@@ -282,7 +282,7 @@ def test_a_permutation_by_subject_refuses_a_subject_with_two_labels():
     with pytest.raises(ValueError, match="^" + re.escape(
             "1 subject(s) have comparisons with different labels in column(s) ['group'] ('a': ['x', 'y']); a shuffle "
             "by subject gives each subject one label: correct the labels or shuffle comparisons instead "
-            "(cluster=None)") + "$"):
+            "(unit='pair')") + "$"):
         bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0)
     of = dict(zip("abcdef", "xxxyyy"))
     per_side = table.drop(columns="group").assign(reference_group=table["reference_subject"].map(of),
@@ -305,7 +305,7 @@ def test_a_subject_torn_by_the_missing_group_is_told_to_fill_in_its_label():
     with pytest.raises(ValueError, match="^" + re.escape(
             "1 subject(s) have comparisons with different labels in column(s) ['group'] ('a': ['(missing)', 'x']); "
             "a shuffle by subject gives each subject one label: correct the labels or shuffle comparisons instead "
-            "(cluster=None) ('(missing)' is the label missing_groups='group' gives empty cells: where a subject has "
+            "(unit='pair') ('(missing)' is the label missing_groups='group' gives empty cells: where a subject has "
             "its label in other rows, the empty cells are omissions, so fill them in with that label)") + "$"):
         bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0)
 
@@ -325,9 +325,15 @@ def test_a_permutation_by_a_subject_column_the_table_lacks_is_refused():
     table = trials(["a", "b", "c", "d", "e", "f"], ["x", "x", "x", "y", "y", "y"])
     with pytest.raises(bf.SchemaError, match=r"^cluster='subject_id' names no column; the table has \['score'"):
         bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0, cluster="subject_id")
-    with pytest.raises(TypeError, match=r"^cluster must be a column name or None, got 3$"):
+    with pytest.raises(TypeError, match=r"^cluster must be a column name, got 3$"):
         bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0, cluster=3)
-    by_comparison = bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0, cluster=None)
+    with pytest.raises(TypeError, match=r"^cluster must be a column name, got None \(to take comparisons as the units, "
+                                        r"give unit='pair'\)$"):
+        bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0, cluster=None)
+    with pytest.raises(bf.SchemaError, match=r"^unit='subject' needs a score table with a 'reference_subject' column"):
+        bf.permutation_null(fdr_at_half, table.drop(columns="reference_subject"), n_permutations=5, rng=0,
+                            unit="subject")
+    by_comparison = bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0, unit="pair")
     without_default = bf.permutation_null(fdr_at_half, table.drop(columns="reference_subject"), n_permutations=5, rng=0)
     np.testing.assert_array_equal(without_default.null, by_comparison.null)
     with pytest.raises(bf.SchemaError, match=r"^cluster='subject_id' names no column"):  # it fell back to pairs

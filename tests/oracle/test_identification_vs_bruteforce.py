@@ -91,7 +91,7 @@ def test_cmc_dir_fpir_and_differentials_equal_loops(seed):
             assert curve.loc[n, name] == sum(1 for r in ranks if r <= n) / ranks.size
     for n in (1, 2, 3):
         gaps = [abs(curve.loc[n, a] - curve.loc[n, b]) for a, b in itertools.combinations(curve.columns, 2)]
-        assert bf.rank_n_differential(outcomes, n=n) == max(gaps)
+        assert bf.rank_n_differential(outcomes, rank=n) == max(gaps)
     thresholds = np.array([-1.0, 0.0, 2.0, 3.0, 4.5, 5.0, 6.0])
     for rank in (1, 2):
         table = bf.identification_rates(outcomes, thresholds, rank=rank).set_index(["group", "threshold"])

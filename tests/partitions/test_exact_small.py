@@ -455,3 +455,42 @@ def test_fdr_flags_a_development_set_optimistic_as_in_memory(tmp_path):
         assert bp.fairness_discrepancy_rate(gap_paths[0], dev=gap_paths[1], fmr_targets=[1e-2])["optimistic"].tolist() == [False]
     data = bp.partitioned(paths[0])  # one Partitioned given twice is the same data
     assert bp.fairness_discrepancy_rate(data, dev=data, fmr_targets=[1e-2])["optimistic"].tolist() == [True]
+
+
+@pytest.mark.parametrize("change", ["rewritten", "deleted"])
+def test_files_that_change_after_the_census_are_refused(tmp_path, change):
+    """A Partitioned kept the census and thresholds of files a pipeline then rewrote: later
+    passes read the new rows and combined them with the old counts (negative error counts,
+    an internal RuntimeError for a new target; a helper's audit). Every call now checks the
+    files' size and modification time first."""
+    for i, seed in enumerate((1, 2)):
+        table(seed, 400, decimals=2).to_parquet(tmp_path / f"part-{i}.parquet", index=False)
+    data = bp.partitioned(str(tmp_path))
+    frame = dd.read_parquet(str(tmp_path))
+    before = bp.rates_by_group(data, [0.5])
+    bp.census(frame)
+    if change == "rewritten":
+        table(3, 900, decimals=2).to_parquet(tmp_path / "part-1.parquet", index=False)
+    else:
+        (tmp_path / "part-1.parquet").unlink()
+    stale = r"^1 Parquet file\(s\) changed or vanished since this score set was first read: .*part-1\.parquet\. "
+    for call in (lambda: bp.rates_by_group(data, [0.5]),  # counted before: nothing to read
+                 lambda: bp.rates_by_group(data, [0.7]),  # a new pass
+                 lambda: bp.tmr_at_fmr(data, 0.01), lambda: bp.partitioned(data), lambda: bp.census(frame)):
+        with pytest.raises(SchemaError, match=stale):
+            call()
+    if change == "rewritten":  # read again, the files give what they now hold
+        again = bp.rates_by_group(bp.partitioned(str(tmp_path)), [0.5])
+        expected = bf.rates_by_group(pd.read_parquet(tmp_path), [0.5])
+        assert again["false_matches"].tolist() == expected["false_matches"].tolist()
+        assert again["false_matches"].tolist() != before["false_matches"].tolist()
+
+
+def test_hive_folders_whose_values_read_as_one_number_are_named(tmp_path):
+    """group=1/ and group=01/ (site codes): Dask failed with "Categorical categories must be
+    unique", from deep inside its reader (a helper's audit)."""
+    for folder, seed in (("group=1", 1), ("group=01", 2)):
+        (tmp_path / folder).mkdir()
+        table(seed, 200, decimals=2).drop(columns="group").to_parquet(tmp_path / folder / "part-0.parquet", index=False)
+    with pytest.raises(SchemaError, match=r"hold values that read as the same number \(such as 1 and 01\)"):
+        bp.census(str(tmp_path))

@@ -168,8 +168,10 @@ def test_bad_partitions_are_named(tmp_path, cluster):
     broken = good.copy()
     broken.loc[[3, 8], "score"] = np.nan
     broken.to_parquet(tmp_path / "p1.parquet", index=False)
-    with pytest.raises(SchemaError, match="partition 1: 2 NaN or infinite scores"):
+    with pytest.raises(SchemaError, match="partition 1: 2 NaN or infinite scores in column 'score'"):
         bp.census(str(tmp_path / "p*.parquet"))
+    with pytest.raises(SchemaError, match=r"^column 'mated' marks 0 mated and \d+ non-mated comparisons; both"):
+        bp.eer(dd.from_pandas(good[~good["mated"]], npartitions=2))
     with pytest.raises(SchemaError, match="no group column for 'gender'"):
         bp.census(str(tmp_path / "p0.parquet"), by="gender")
     no_mated_e = good[~((good["reference_group"] == "e") & good["mated"])]

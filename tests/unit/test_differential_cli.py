@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from importlib.resources import files
 
@@ -53,6 +54,18 @@ def test_json_follows_the_schema_and_equals_the_direct_call(audit):
     assert document["settings"]["threshold_source"] == "fmr"
     unresolved = [g for g in document["groups"] if g["status"] == "unresolved"]
     assert unresolved and all(g["estimate"] is None for g in unresolved)
+    assert expected["source"] is None  # a report made in Python names no file
+
+
+def test_the_report_names_the_file_it_was_made_from(audit):
+    """Neither the page nor the JSON named the score file, so a report could not be tied to
+    the data it describes (a helper's audit, as an auditor would file it)."""
+    _, out, _ = audit
+    scores = out.parent / "scores.csv"
+    source = json.loads((out / "differential.json").read_text())["source"]
+    assert source == {"path": str(scores), "bytes": scores.stat().st_size,
+                      "sha256": hashlib.sha256(scores.read_bytes()).hexdigest()}
+    assert f"<code>{source['sha256']}</code>" in (out / "report.html").read_text()
 
 
 def test_html_says_what_every_number_is_and_escapes_labels(audit):
@@ -157,16 +170,33 @@ def test_a_float32_parquet_file_and_its_text_twin_give_the_same_counts_at_a_type
     assert bf.read_scores(tmp_path / "text.csv").attrs["score_dtype"] == "float64"
 
 
-def test_labels_that_differ_only_by_spaces_are_named_on_the_terminal(tmp_path, capsys):
+def test_labels_that_differ_only_by_spaces_are_named_on_the_terminal_and_in_the_report(tmp_path, capsys):
     """The library warned, but the command showed only two kinds of warning: ' x' and 'x'
-    became two groups without a word."""
+    became two groups without a word. Then the terminal said it, but the report, which its
+    reader may get without the terminal, did not (a helper's audit)."""
     table = bf.synthetic.gaussian_scores(n_mated=300, n_nonmated=3_000, rng=0)
     table["group"] = np.array(["x", " x", "y"])[np.arange(len(table)) % 3]
     path = tmp_path / "scores.csv"
     pd.DataFrame(table).to_csv(path, index=False)
     assert run(path, "--layout", "differential", "-n", "40", "-o", tmp_path / "out") == 0
-    assert "biofair report: warning: column(s) ['group'] hold labels that differ only by surrounding spaces: " \
-           "' x', 'x'" in capsys.readouterr().err
+    warning = "column(s) ['group'] hold labels that differ only by surrounding spaces: ' x', 'x'"
+    assert f"biofair report: warning: {warning}" in capsys.readouterr().err
+    notes = json.loads((tmp_path / "out" / "differential.json").read_text())["notes"]
+    assert notes[0].startswith(f"warning: {warning}")
+    assert "warning: column(s) [&#x27;group&#x27;] hold labels" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_scores_that_look_like_distances_are_named_in_the_report(tmp_path, capsys):
+    """Distances read as similarities: every FNMR 1, a zero-width interval and a green
+    "within tolerance", with the warning on the terminal only (a helper's audit)."""
+    table = bf.synthetic.demographic_scores(rng=0)
+    table["score"] = -table["score"]
+    path = tmp_path / "distances.csv"
+    table.to_csv(path, index=False)
+    assert run(path, "--layout", "differential", "-n", "40", "-o", tmp_path / "out") == 0
+    assert "may be distances" in capsys.readouterr().err
+    notes = json.loads((tmp_path / "out" / "differential.json").read_text())["notes"]
+    assert notes[0].startswith("warning: mated scores are mostly below non-mated ones")
 
 
 def test_subject_ids_that_differ_only_by_spaces_are_named_on_the_terminal(tmp_path, capsys):

@@ -45,7 +45,7 @@ def test_identical_groups_are_perfectly_fair(data):
     outcomes = random_outcomes(matrix, rng)
     copies = pd.concat([outcomes.assign(group=name) for name in ("x", "y", "z")], ignore_index=True)
     for n in (1, 3):
-        assert bf.rank_n_differential(copies, n=n) == 0.0
+        assert bf.rank_n_differential(copies, rank=n) == 0.0
     fdr = bf.identification_discrepancy_rate(copies, fpir_targets=[0.9, 0.5, 0.1])
     assert (fdr["fdr"] == 1.0).all() and (fdr["A"] == 0).all() and (fdr["B"] == 0).all()
 
@@ -206,7 +206,7 @@ def test_bad_matrices_and_options_are_named():
     with pytest.raises(ValueError, match="ties must be"):
         bf.probe_outcomes_from_matrix(matrix, **options, ties="random")
     outcomes = bf.probe_outcomes_from_matrix(matrix, **options)
-    for call in (functools.partial(bf.cmc, max_rank=0), functools.partial(bf.rank_n_differential, n=0),
+    for call in (functools.partial(bf.cmc, max_rank=0), functools.partial(bf.rank_n_differential, rank=0),
                  functools.partial(bf.identification_rates, thresholds=[0.5], rank=0),
                  functools.partial(bf.identification_discrepancy_rate, alpha=1.5)):
         with pytest.raises(ValueError):

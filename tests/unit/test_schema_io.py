@@ -197,7 +197,7 @@ def test_a_metric_refuses_to_pool_systems_or_splits(column, values):
     for metric in (bf.split_scores, bf.scores_by_group, bf.group_sizes, lambda t: bf.cross_group_fmr(t, threshold=0.5),
                    lambda t: bf.fairness_discrepancy_rate(t, fmr_targets=[0.1]), lambda t: bf.bootstrap(bf.eer, t),
                    lambda t: bf.differential_report(t, threshold=0.5),
-                   lambda t: bf.permutation_null(lambda s: 0.0, t, cluster=None)):
+                   lambda t: bf.permutation_null(lambda s: 0.0, t, unit="pair")):
         with pytest.raises(bf.SchemaError, match=message):
             metric(both)
     one = both[both[column] == values[0]]

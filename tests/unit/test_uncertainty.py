@@ -216,9 +216,8 @@ def test_permutation_moves_whole_subjects():
 
 
 @pytest.mark.parametrize("dtype", ["category", "str", object])
-@pytest.mark.parametrize(("per_side", "cluster"), [(False, None), (False, "reference_subject"),
-                                                   (True, "reference_subject")])  # per-side: by subject only
-def test_permuted_tables_keep_the_labels_dtype_and_draw_the_same_labels(dtype, per_side, cluster):
+@pytest.mark.parametrize(("per_side", "unit"), [(False, "pair"), (False, "subject"), (True, "subject")])  # per-side: by subject only
+def test_permuted_tables_keep_the_labels_dtype_and_draw_the_same_labels(dtype, per_side, unit):
     """The labels are permuted as they are stored (categorical codes, Arrow text), which draws
     the same labels as permuting them as Python objects."""
     table = clustered_table(np.random.default_rng(5), n_subjects=12)
@@ -228,10 +227,10 @@ def test_permuted_tables_keep_the_labels_dtype_and_draw_the_same_labels(dtype, p
         table[column] = table[side].map(subject_group).astype(dtype)
     seen = []
     index = lambda t: seen.append(t) or bf.fairness_discrepancy_rate(t, fmr_targets=[0.1])["fdr"].item()  # noqa: E731
-    stored = bf.permutation_null(index, table, n_permutations=4, rng=0, cluster=cluster)
+    stored = bf.permutation_null(index, table, n_permutations=4, rng=0, unit=unit)
     assert all(t[c].dtype == table[c].dtype for t in seen[1:] for c in columns)
     as_objects = table.astype({c: object for c in columns})
-    objects = bf.permutation_null(index, as_objects, n_permutations=4, rng=0, cluster=cluster)
+    objects = bf.permutation_null(index, as_objects, n_permutations=4, rng=0, unit=unit)
     np.testing.assert_array_equal(stored.null, objects.null)
     for kept, plain in zip(seen[1:5], seen[6:]):
         for c in columns:

@@ -1,0 +1,76 @@
+"""Warnings name the user's line that caused them, and say it once.
+
+A fixed ``stacklevel`` is right for one depth of calls only: the warning of an unresolved
+target raised under ``fairness_summary`` pointed into ``_resampling.py`` and ``summaries.py``,
+five lines in all, so the default filter showed it five times and never named the call.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+from biofair import partitions as bp
+from biofair._thresholds import RETURNED_UNRESOLVED
+
+
+@pytest.fixture(scope="module")
+def table() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    n = 300
+    return pd.DataFrame({
+        "score": np.r_[rng.normal(2, 1, n), rng.normal(0, 1, 4 * n)],
+        "mated": np.r_[np.ones(n, bool), np.zeros(4 * n, bool)],
+        "gender": rng.choice(["F", "M"], 5 * n),
+    })
+
+
+CALLS = {
+    "threshold_at_fmr": lambda t: bf.threshold_at_fmr(bf.split_scores(t)[1], 1e-4),
+    "operating_summary": lambda t: bf.operating_summary(*bf.split_scores(t)),
+    "fairness_discrepancy_rate": lambda t: bf.fairness_discrepancy_rate(t, by="gender"),
+    "fairness_summary": lambda t: bf.fairness_summary(t, by="gender", n_resamples=40, n_permutations=20),
+    "differential_report": lambda t: bf.differential_report(t, by="gender", fmr=1e-4),
+    "inequity": lambda t: bf.inequity([0.0, 0.01], counts=[1000, 1000]),
+}
+
+
+@pytest.mark.parametrize("name", CALLS)
+def test_warnings_point_at_the_calling_line(name: str, table: pd.DataFrame) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        CALLS[name](table)
+    assert caught, f"{name} was expected to warn on this table"
+    assert {w.filename for w in caught} == {__file__}, [(w.filename, w.lineno) for w in caught]
+
+
+def test_a_warning_raised_by_several_metrics_is_shown_once(table: pd.DataFrame) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # even so: five metrics, one warning
+        bf.fairness_summary(table, by="gender", n_resamples=40, n_permutations=20)
+    messages = [str(w.message) for w in caught if issubclass(w.category, bf.InsufficientComparisonsWarning)]
+    assert len(messages) == 1, messages
+
+
+def test_a_warning_of_a_file_being_read_points_at_the_call(tmp_path) -> None:
+    path = tmp_path / "scores.csv"
+    path.write_text("score,mated\n0.9,1\n0.1,0\n0.2,0\n,\n,\n")  # a spreadsheet's trailing rows
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        bf.read_scores(path)
+    assert [w.filename for w in caught] == [__file__]
+
+
+def test_out_of_core_warnings_point_at_the_call(tmp_path, table: pd.DataFrame) -> None:
+    table.to_parquet(tmp_path / "part.parquet")
+    data = bp.partitioned(str(tmp_path / "*.parquet"), by="gender")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        bp.pooled_thresholds(data, [1e-4], by="gender")
+    assert caught and {w.filename for w in caught} == {__file__}
+    # it returns thresholds, not rows to mark unresolved
+    assert all(str(w.message).endswith(RETURNED_UNRESOLVED) for w in caught), caught[0].message
