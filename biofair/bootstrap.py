@@ -46,7 +46,7 @@ from biofair._resampling import (
 )
 from biofair._typing import By, IntervalMethod, Seed, StatisticData, Unit
 from biofair._validation import as_count, as_number, as_rng, check_choice, check_resamples
-from biofair.schema import _check_ids_of_one_kind
+from biofair.schema import _check_cluster_name, _check_ids_of_one_kind
 
 
 class BootstrapResult(NamedTuple):
@@ -156,11 +156,12 @@ class PairedResult(NamedTuple):
         return self.low > 0 or self.high < 0
 
 
-def _check(n_resamples: int, confidence: float, method: str, unit: str) -> None:
+def _check(n_resamples: int, confidence: float, method: str, unit: str, cluster: object) -> None:
     as_count(n_resamples, "n_resamples")
     as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     check_choice(method, "method", ("percentile", "bca"))
     check_unit(unit)
+    _check_cluster_name(cluster, unit)
     check_resamples(n_resamples, confidence)  # else an end would be the most extreme resample
 
 
@@ -333,7 +334,7 @@ def bootstrap(
     >>> bool(result.low < result.estimate < result.high)
     True
     """
-    _check(n_resamples, confidence, method, unit)
+    _check(n_resamples, confidence, method, unit, cluster)
     rng = as_rng(rng)
     sample = Sample(scores, data=data, cluster=cluster if unit == "subject" else None, strata=strata)
     estimate = sample.evaluate(statistic, args)  # validates the data and the targets, and warns
@@ -470,7 +471,7 @@ def paired_bootstrap(
     >>> result.significant, result.p_greater
     (True, 0.0)
     """
-    _check(n_resamples, confidence, method, unit)
+    _check(n_resamples, confidence, method, unit, cluster)
     rng = as_rng(rng)
     clusters = cluster if unit == "subject" else None
     a, b = Sample(scores_a, data=data, cluster=clusters), Sample(scores_b, data=data, cluster=clusters)

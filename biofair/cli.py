@@ -638,6 +638,7 @@ def _differential_analysis(args: argparse.Namespace):
     import biofair as bf
 
     by = _by(args)
+    source = _source(Path(args.scores))  # before it is read: the file the report describes
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = bf.read_grouped_scores(
@@ -654,7 +655,7 @@ def _differential_analysis(args: argparse.Namespace):
         report = report.in_distance_units()
     shown = _shown(caught)  # in the report too: its reader may never see the terminal
     notes = [f"warning: {line}" for line in shown] + list(report.notes)
-    return report._replace(notes=notes, source=_source(Path(args.scores))), shown
+    return report._replace(notes=notes, source=source), shown
 
 
 def _source(path: Path) -> dict:

@@ -361,9 +361,10 @@ def differential_report(
     Decision rule: a ratio's verdict is ``"within tolerance"`` when its interval lies in
     ``[1/tolerance, tolerance]``, ``"exceeds tolerance"`` when it lies wholly outside, else
     ``"inconclusive"`` (the data can tell neither); ``"not assessable"`` when fewer than two
-    groups are resolved or a rate is 0. A resample in which the denominator's group has no
-    errors gives an infinite ratio: it is kept, so an interval can reach ``+inf`` (unbounded,
-    never within tolerance; null in JSON, and listed in the notes). ``max_min = max_g r_g / min_g r_g`` and
+    groups are resolved or a rate is 0. A resample in which a group of a pair has no errors
+    (or no comparisons) gives that pair no finite log ratio; when more than ``1 - confidence``
+    of the resamples do, the pair's interval is ``[0, +inf]`` (unbounded, never within
+    tolerance; null in JSON, and listed in the notes), and the other pairs keep theirs. ``max_min = max_g r_g / min_g r_g`` and
     ``max_geomean = max_g r_g / (prod_g r_g)^(1/K)`` over the K resolved groups. All groups are
     resampled together (independently within each group), so the intervals reflect every
     group's uncertainty. ``max_min`` and ``max_geomean`` are the largest of several log-rate
@@ -449,8 +450,8 @@ def differential_report(
                        | {f"{r['rate'].upper()} {name}" for r in differential_rows for name in ("max_min", "max_geomean")
                           if r[f"{name}_high"] == np.inf})
     if unbounded:
-        notes.append("unbounded intervals (upper end +inf, null in JSON: in enough resamples the denominator "
-                     "group has no errors): " + ", ".join(unbounded))
+        notes.append("unbounded intervals (upper end +inf, null in JSON: in too many resamples a group of the pair "
+                     "has no errors): " + ", ".join(unbounded))
     groups["extrapolated"] = groups["extrapolated_low"] = groups["extrapolated_high"] = np.nan
     if extrapolate:
         _extrapolate(groups, values[~mated], codes[~mated], names, thr, confidence, notes)
@@ -613,8 +614,8 @@ def _differentials(rate: str, usable: pd.DataFrame, boot: dict, excluded: list, 
                    tolerance: float, confidence: float) -> tuple[dict, dict]:
     """One row of the differentials table: max/min and max/geometric mean with intervals; and
     the simultaneous band half-width of every pairwise log ratio, keyed by the pair of positions
-    ``(i, j)``, ``i < j``, in ``usable`` (empty when fewer than two groups or half the resamples
-    are defined), from which the ratios to the reference take their intervals."""
+    ``(i, j)``, ``i < j``, in ``usable`` (empty with fewer than two groups), from which the
+    ratios to the reference take their intervals."""
     row = {"rate": rate, "groups_compared": len(usable), "excluded": "; ".join(excluded), "reference": reference,
            "highest_group": None, "lowest_group": None}
     estimates = usable["estimate"].to_numpy(dtype=np.float64)
@@ -624,8 +625,7 @@ def _differentials(rate: str, usable: pd.DataFrame, boot: dict, excluded: list, 
     pair_bands: dict = {}
     if len(usable) < 2:
         return row, pair_bands
-    reps = np.stack([boot[i] for i in usable.index], axis=1)
-    reps = reps[~np.isnan(reps).any(axis=1)]  # a resample without a group's comparisons: no index
+    reps = np.stack([boot[i] for i in usable.index], axis=1)  # NaN: a resample without a group's comparisons
     logs = np.log(estimates)
     with np.errstate(divide="ignore"):  # a resample's rate of 0: log -inf, an infinite ratio
         log_reps = np.log(reps)
@@ -639,14 +639,11 @@ def _differentials(rate: str, usable: pd.DataFrame, boot: dict, excluded: list, 
     for name, (value, replicate, indices, absolute) in contrasts.items():
         values = np.array([value(*c) for c in indices])
         estimate = float(np.exp(np.max(np.abs(values) if absolute else values)))
-        if 2 * len(reps) < len(boot[usable.index[0]]):  # fewer than half the resamples are defined
-            low, high = np.nan, np.nan
-        else:
-            with np.errstate(invalid="ignore"):  # -inf - -inf: a pair's rates both 0 in a resample, undefined
-                bands = _max_t_bands(values, [replicate(*c) for c in indices], len(reps), confidence)
-            low, high = _largest_contrast_bounds(values, bands, absolute=absolute)
-            if name == "max_min":
-                pair_bands = dict(zip(indices, bands))
+        with np.errstate(invalid="ignore"):  # -inf - -inf: a pair's rates both 0 in a resample, undefined
+            bands = _max_t_bands(values, [replicate(*c) for c in indices], len(reps), confidence)
+        low, high = _largest_contrast_bounds(values, bands, absolute=absolute)
+        if name == "max_min":
+            pair_bands = dict(zip(indices, bands))
         row.update({name: estimate, f"{name}_low": low, f"{name}_high": high})
     row["highest_group"] = usable["group"].iloc[int(estimates.argmax())]
     row["lowest_group"] = usable["group"].iloc[int(estimates.argmin())]
@@ -658,25 +655,31 @@ def _max_t_bands(estimates: NDArray, replicates: list[NDArray], n_resamples: int
     """Half-widths ``q·s_c`` of simultaneous max-t bootstrap bands of the log-rate contrasts
     ``θ_c``, each with its estimate ``θ̂_c`` and replicates ``θ*_c``.
 
-    ``s_c`` is half the distance between the 16th and 84th percentiles of the replicates (a
-    standard error that a few infinite replicates do not make infinite); ``q`` is the
-    ``confidence`` quantile over the resamples of ``max_c |θ*_c - θ̂_c| / s_c``, so that every
-    ``θ_c`` lies in its band ``θ̂_c ± q·s_c`` together, whichever contrasts a reader then
-    singles out (the one to a reference chosen as the lowest rate, or the largest). An
-    undefined replicate (a rate of 0 in both groups of a pair) counts as an infinite
-    deviation; an infinite ``q·s_c`` is an unbounded band.
+    ``s_c`` is half the distance between the 16th and 84th percentiles of the defined
+    replicates (a standard error that a few infinite replicates do not make infinite), and
+    ``t_c = |θ*_c - θ̂_c| / s_c``, infinite where a replicate is undefined (a group without
+    errors or comparisons in the resample). A contrast whose ``t_c`` is infinite in more than
+    ``1 - confidence`` of the resamples gets an unbounded band of its own; the others share
+    ``q``, the ``confidence`` quantile over the resamples of their largest ``t_c``, so that
+    they lie in their bands ``θ̂_c ± q·s_c`` together, whichever a reader then singles out
+    (the one to a reference chosen as the lowest rate, or the largest). One unstable group
+    leaves the contrasts without it bounded.
     """
-    worst = np.zeros(n_resamples)
-    spreads = []
-    for estimate, replicate in zip(estimates, replicates):
+    t = np.empty((len(estimates), n_resamples))
+    spreads = np.full(len(estimates), np.nan)
+    for c, (estimate, replicate) in enumerate(zip(estimates, replicates)):
+        defined = replicate[~np.isnan(replicate)]
+        if defined.size:
+            lower, upper = (np.quantile(defined, q, method=m) for q, m in ((0.16, "lower"), (0.84, "higher")))
+            spreads[c] = (upper - lower) / 2
         deviation = np.abs(replicate - estimate)
-        lower, upper = (np.quantile(replicate, q, method=m) for q, m in ((0.16, "lower"), (0.84, "higher")))
-        spread = (upper - lower) / 2
-        t = np.where(deviation == 0, 0.0, deviation / spread)
-        worst = np.maximum(worst, np.where(np.isnan(t), np.inf, t))
-        spreads.append(spread)
-    q = np.quantile(worst, confidence, method="higher")
-    band = q * np.array(spreads)
+        t[c] = np.where(deviation == 0, 0.0, deviation / spreads[c])
+    t[np.isnan(t)] = np.inf
+    bounded = np.quantile(t, confidence, axis=1, method="higher") < np.inf
+    band = np.full(len(estimates), np.inf)
+    if bounded.any():
+        q = np.quantile(t[bounded].max(axis=0), confidence, method="higher")
+        band[bounded] = q * spreads[bounded]
     return np.where(np.isnan(band), np.inf, band)  # inf · 0
 
 

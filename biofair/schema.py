@@ -379,6 +379,14 @@ def _refuse_pooling(column: str, values: Sequence) -> None:
 _DEFAULT_CLUSTER = "reference_subject"
 
 
+def _check_cluster_name(cluster: object, unit: str | None) -> None:
+    """Raise a TypeError unless ``cluster`` is a column name (None once meant "by comparison",
+    which ``unit="pair"`` now says)."""
+    if not isinstance(cluster, str):
+        advice = " (to take comparisons as the units, give unit='pair')" if cluster is None and unit != "pair" else ""
+        raise TypeError(f"cluster must be a column name, got {cluster!r}{advice}")
+
+
 def _resampled_cluster(scores: pd.DataFrame, unit: Unit | None, cluster: str) -> str | None:
     """The subject column whose comparisons a resampling or a shuffle keeps together, or None
     to take comparisons as the units.
@@ -388,9 +396,7 @@ def _resampled_cluster(scores: pd.DataFrame, unit: Unit | None, cluster: str) ->
     table without subject ids) and a SchemaError for any other name (a misspelling)."""
     if unit not in (None, "pair", "subject"):
         raise ValueError(f"unit must be 'pair', 'subject' or None, got {unit!r}")
-    if not isinstance(cluster, str):
-        advice = " (to take comparisons as the units, give unit='pair')" if cluster is None else ""
-        raise TypeError(f"cluster must be a column name, got {cluster!r}{advice}")
+    _check_cluster_name(cluster, unit)
     if unit == "pair":
         return None
     if cluster in scores.columns:

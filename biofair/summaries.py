@@ -20,7 +20,6 @@ from biofair._threads import IN_TWO_THREADS_FROM, here_and_there
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
 from biofair._validation import as_rng, as_scores, as_targets, check_bound, check_finite
-from biofair._warnings import each_warning_once
 from biofair.areas import (
     _log_fmr_auc_from_counts,
     _partial_aucs_from_counts,
@@ -234,7 +233,6 @@ def _eer_value(mated: NDArray, nonmated: NDArray) -> float:
     return eer(mated, nonmated).eer
 
 
-@each_warning_once()
 def fairness_summary(
     scores: pd.DataFrame,
     *,
@@ -372,7 +370,11 @@ def fairness_summary(
     # The groups: one threshold for everyone at each target, and the distribution indices.
     attribute = by if isinstance(by, str) else " / ".join(by)
     groups = scores_by_group(scores, by=by)
-    fdr = fairness_discrepancy_rate(groups, by=by, fmr_targets=targets, alpha=alpha)
+    # Without cross-group pairs the thresholds rest on the scores the system rows used, whose
+    # warning has named the same targets with the same N: it is not given twice.
+    repeated = _pooled_size(groups) == nonmated.size
+    with resolution_warned_once() if repeated else nullcontext():
+        fdr = fairness_discrepancy_rate(groups, by=by, fmr_targets=targets, alpha=alpha)
     for row in fdr.itertuples(index=False):
         add("fdr", attribute, row.fmr_target, row.fdr, None, row.threshold, row.k, row.resolved, row.precise)
 
@@ -391,9 +393,10 @@ def fairness_summary(
     if np.unique(targets).size >= 2:  # an area needs two targets
         indices = {"area_under_fdr_log10": fdr_area, **indices}
     for name, statistic in indices.items():
-        add(name, attribute, nan, statistic(scores))
-        null = permutation_null(statistic, scores, by=by, n_permutations=n_permutations, rng=rng, unit=unit,
-                                cluster=cluster, progress_bar=progress_bar)
+        with resolution_warned_once():  # the FDR rows (or the system rows) have warned for these targets
+            add(name, attribute, nan, statistic(scores))
+            null = permutation_null(statistic, scores, by=by, n_permutations=n_permutations, rng=rng, unit=unit,
+                                    cluster=cluster, progress_bar=progress_bar)
         add(f"{name}_null_mean", attribute, nan, null.null.mean())
         add(f"{name}_p_value", attribute, nan, null.p_value)
     outcome = outcome_fairness(groups, by=by, fmr=operating_fmr, alpha=alpha)

@@ -40,9 +40,11 @@ of the areas, ``max_passes`` of the EER) come last. Requires the optional depend
 Scores are similarities (a match iff ``score >= threshold``), as in memory. Distances are
 negated as they are read, which is what ``biofair.read_scores(..., greater_is_match=False)``
 does: ``dd.read_parquet(path).assign(score=lambda f: -f["score"])``. A
-:class:`~biofair.partitions.Partitioned` describes its local Parquet files as its first pass
-found them: a file rewritten or removed since then is refused, not mixed with what was
-counted.
+:class:`~biofair.partitions.Partitioned` of local Parquet files read as they are (a path, or
+``dd.read_parquet``) describes them as its first pass found them: a file whose size or
+modification time has changed since, or that is gone, is refused rather than mixed with
+what was counted. A frame transformed after reading (the distances above) is not checked:
+read it again after its files change.
 """
 
 from biofair.partitions import _order_statistics

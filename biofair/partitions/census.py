@@ -357,12 +357,12 @@ def _local_files(frame) -> list[str] | None:
 
 
 def _stamps(files: list[str]) -> dict[str, tuple[int, int] | None]:
-    """Size and modification time (ns) of each file; None for one that is gone."""
+    """Size and modification time (ns) of each file; None for one that is gone or unreadable."""
     stamps = {}
     for file in files:
         try:
             stat = os.stat(file)
-        except FileNotFoundError:
+        except OSError:  # gone, or no longer readable
             stamps[file] = None
         else:
             stamps[file] = (stat.st_size, stat.st_mtime_ns)

@@ -95,6 +95,12 @@ def test_unit_says_what_the_bootstrap_resamples():
         report(table.drop(columns="reference_subject"), unit="subject")
     with pytest.raises(ValueError, match=r"^unit must be 'pair', 'subject' or None, got 'speaker'"):
         report(table, unit="speaker")
+    with pytest.raises(TypeError, match=r"^cluster must be a column name, got None$"):  # no advice to give unit='pair'
+        report(table, unit="pair", cluster=None)
+    for resample in (bf.bootstrap, lambda statistic, t, **options: bf.paired_bootstrap(statistic, t, t, **options)):
+        for unit, advice in (("subject", " (to take comparisons as the units, give unit='pair')"), ("pair", "")):
+            with pytest.raises(TypeError, match=re.escape(f"cluster must be a column name, got None{advice}") + "$"):
+                resample(bf.eer, table, unit=unit, cluster=None)  # an AttributeError deep inside, or silently pairs
 
 
 @pytest.mark.parametrize("value", ["no", 0, None])

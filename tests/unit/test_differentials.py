@@ -409,3 +409,28 @@ def test_ratios_to_the_reference_share_the_simultaneous_bands_of_max_min():
             assert (lowest_end <= headline.loc[rate, "max_min_low"] * (1 + 1e-12)).all()
             flagged += (rows["ratio_verdict"] == "exceeds tolerance").any()
     assert flagged <= 2  # 95% bands over 80 (run, rate) cases of equal rates: a few at most
+
+
+def test_one_unstable_group_leaves_the_other_ratios_bounded():
+    """A group whose 6 errors all come from one of its 20 subjects has none in most resamples.
+    With one max-t quantile over every pair its infinite deviations made every band
+    unbounded, B/A too (a review of the change that gave the ratios these bands): its own
+    pairs are now unbounded, the others share the quantile of the bounded pairs."""
+    rng = np.random.default_rng(0)
+    parts = []
+    for name, n, errors in (("A", 10_000, 100), ("B", 10_000, 100)):
+        wrong = np.zeros(n, bool)
+        wrong[rng.choice(n, errors, replace=False)] = True
+        parts.append(pd.DataFrame({"score": np.where(wrong, 1.0, -1.0), "mated": False, "group": name,
+                                   "reference_subject": [f"{name}{s}" for s in rng.integers(0, 100, n)]}))
+    c = pd.DataFrame({"score": -1.0, "mated": False, "group": "C", "reference_subject": [f"C{i % 20}" for i in range(400)]})
+    c.loc[:5, ["score", "reference_subject"]] = [1.0, "C0"]
+    mated = pd.DataFrame({"score": 2.0, "mated": True, "group": np.repeat(["A", "B", "C"], 200),
+                          "reference_subject": [f"{g}{i % 20}" for g in "ABC" for i in range(200)]})
+    report = bf.differential_report(pd.concat([*parts, c, mated], ignore_index=True), threshold=0.0, reference="A",
+                                    n_resamples=1000, extrapolate=False, rng=0)
+    fmr = report.groups.query("rate == 'fmr'").set_index("group")
+    assert 0.6 < fmr.loc["B", "ratio_low"] < 1 < fmr.loc["B", "ratio_high"] < 1.6
+    assert fmr.loc["C", "ratio_low"] == 0 and fmr.loc["C", "ratio_high"] == np.inf
+    assert any(note.startswith("unbounded intervals") and "FMR 'C'" in note and "FMR 'B'" not in note
+               for note in report.notes)

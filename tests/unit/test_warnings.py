@@ -50,10 +50,30 @@ def test_warnings_point_at_the_calling_line(name: str, table: pd.DataFrame) -> N
 
 def test_a_warning_raised_by_several_metrics_is_shown_once(table: pd.DataFrame) -> None:
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")  # even so: five metrics, one warning
+        warnings.simplefilter("default")
         bf.fairness_summary(table, by="gender", n_resamples=40, n_permutations=20)
     messages = [str(w.message) for w in caught if issubclass(w.category, bf.InsufficientComparisonsWarning)]
     assert len(messages) == 1, messages
+    assert messages[0].endswith("such rows are marked unresolved")  # not the bootstraps' "value returned"
+
+
+def test_a_package_imported_through_a_symbolic_link_still_points_at_the_caller(tmp_path) -> None:
+    """Frames of biofair imported as /tmp/link/biofair/... were not recognised as biofair's when
+    the package's own path was resolved and theirs was not (macOS's /tmp is such a link)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    link = tmp_path / "link"
+    link.symlink_to(Path(bf.__file__).resolve().parents[1])
+    script = ("import sys, warnings, numpy as np; sys.path.insert(0, sys.argv[1]); import biofair as bf\n"
+              "assert bf.__file__.startswith(sys.argv[1])\n"
+              "with warnings.catch_warnings(record=True) as caught:\n"
+              "    warnings.simplefilter('always')\n"
+              "    bf.threshold_at_fmr(np.arange(100.0), 1e-3)\n"
+              "print(caught[0].filename)\n")
+    found = subprocess.run([sys.executable, "-c", script, str(link)], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "<string>"
 
 
 def test_a_warning_of_a_file_being_read_points_at_the_call(tmp_path) -> None:
