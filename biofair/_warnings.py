@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import sys
 import warnings
 from pathlib import Path
 
-#: Frames skipped: biofair's own, and those of ``contextlib`` that wrap a decorated function.
-_SKIPPED = (os.path.realpath(Path(__file__).parent) + os.sep, os.path.realpath(contextlib.__file__))
+#: Where biofair's own frames are (its real path).
+_PACKAGE = os.path.realpath(Path(__file__).parent) + os.sep
 
 
 @functools.lru_cache(maxsize=256)
 def _skipped(filename: str) -> bool:
     """Whether a frame of this file is biofair's (its real path: a package imported through a
     symbolic link, such as macOS's /tmp, has frames under the link's name)."""
-    return os.path.realpath(filename).startswith(_SKIPPED)
+    return os.path.realpath(filename).startswith(_PACKAGE)
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:

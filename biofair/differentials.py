@@ -583,7 +583,7 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
         base = list(usable["group"]).index(reference)
         for position, i in enumerate(usable.index):
             log_ratio = float(np.log(usable.loc[i, "estimate"] / usable.iloc[base]["estimate"]))
-            band = 0.0 if position == base else pair_bands.get(tuple(sorted((position, base))), np.nan)
+            band = 0.0 if position == base else pair_bands[tuple(sorted((position, base)))]
             groups.loc[i, ["ratio", "ratio_low", "ratio_high"]] = np.exp([log_ratio, log_ratio - band, log_ratio + band])
             groups.loc[i, "ratio_verdict"] = "reference" if position == base else _verdict(
                 groups.loc[i, "ratio_low"], groups.loc[i, "ratio_high"], tolerance)
