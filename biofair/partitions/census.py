@@ -340,9 +340,10 @@ def _stored_index(frame) -> list[str | None]:
         return []
 
 
-def _local_files(frame) -> list[str] | None:
-    """The local files a ``dask.dataframe.read_parquet`` frame reads, from Dask's plan (None
-    for any other frame: in memory, transformed, or on another file system)."""
+def _local_plan(frame) -> tuple[dict, list] | None:
+    """Dask's plan of a ``dask.dataframe.read_parquet`` frame of local files: its dataset
+    information and the piece (file, row groups, filters) of each partition; None for any
+    other frame (in memory, transformed, or on another file system)."""
     expr = getattr(frame, "expr", None)
     try:
         info, parts = expr._dataset_info, expr._plan["parts"]
@@ -351,9 +352,13 @@ def _local_files(frame) -> list[str] | None:
     if not type(expr).__name__.startswith("ReadParquet") or type(info.get("fs")).__name__ != "LocalFileSystem":
         return None
     pieces = [part.get("piece") if isinstance(part, dict) else None for part in parts]
-    if not all(isinstance(piece, tuple) for piece in pieces):
-        return None
-    return sorted({piece[0] for piece in pieces})
+    return None if not all(isinstance(piece, tuple) for piece in pieces) else (info, pieces)
+
+
+def _local_files(frame) -> list[str] | None:
+    """The local files a ``dask.dataframe.read_parquet`` frame reads (None for any other frame)."""
+    plan = _local_plan(frame)
+    return None if plan is None else sorted({piece[0] for piece in plan[1]})
 
 
 def _stamps(files: list[str]) -> dict[str, tuple[int, int] | None]:
@@ -393,17 +398,12 @@ def _whole_files(frame) -> list[str] | None:
     counts as none) or columns read from hive-style folder names (``group=a/``, which the
     file itself lacks); otherwise None (the frame's own tasks read it). Reads Dask's plan of
     the files, checked against every way it could differ."""
-    expr = getattr(frame, "expr", None)
-    try:
-        info, parts = expr._dataset_info, expr._plan["parts"]
-    except (AttributeError, KeyError, TypeError):
+    plan = _local_plan(frame)
+    if plan is None:
         return None
-    if (not type(expr).__name__.startswith("ReadParquet") or type(info.get("fs")).__name__ != "LocalFileSystem"
-            or info.get("filters") or any(_stored_index(frame)) or info.get("partition_names")
-            or len(parts) != frame.npartitions):
-        return None
-    pieces = [part.get("piece") if isinstance(part, dict) else None for part in parts]
-    if not all(isinstance(piece, tuple) and piece[1:] == (None, None) for piece in pieces):
+    info, pieces = plan
+    if (info.get("filters") or any(_stored_index(frame)) or info.get("partition_names")
+            or len(pieces) != frame.npartitions or any(piece[1:] != (None, None) for piece in pieces)):
         return None
     return [piece[0] for piece in pieces]
 
