@@ -195,47 +195,33 @@ def tmr_sorted(mated_sorted: NDArray, thresholds: ArrayLike) -> NDArray[np.float
     return (mated_sorted.size - below) / mated_sorted.size
 
 
-@dataclass(frozen=True, eq=False)
-class MatedCounts(_Rates):
+class CountsAtMatedScores(_Rates):
     """The counts every ROC metric is computed from: those at the distinct mated scores.
 
-    FNMR changes only at mated scores. ``values`` holds the D distinct mated scores,
-    ascending; at ``values[i]``, ``first[i]`` mated scores lie below it (its false
-    non-matches), ``below[i]`` non-mated scores lie below it (``N - below[i]`` false
-    matches) and ``after[i]`` at or below it (``after[i] - below[i]`` of them tie it;
-    ``after`` is ``below`` itself when none does). With thresholds ascending, the ROC in
-    counts (false matches, false non-matches) runs from the accept-all point ``(N, 0)``
-    through ``A_i = (N - below[i], first[i])`` at ``values[i]`` and
-    ``B_i = (N - after[i], first[i+1])`` at the next score above it (``first[D] = M``) to the
-    reject-all point ``(0, M)``: from ``A_i`` to ``B_i`` it steps to the next FNMR (along a
-    diagonal when non-mated scores tie ``values[i]``), from ``B_i`` to ``A_{i+1}`` it runs
-    straight along FMR past the non-mated scores between the two mated ones.
+    FNMR changes only at mated scores. With D distinct mated scores ``values``, ascending:
+    at ``values[i]``, ``first[i]`` mated comparisons lie below it (its false non-matches),
+    ``below[i]`` non-mated ones lie below it (``N - below[i]`` false matches) and
+    ``after[i]`` at or below it (``after[i] - below[i]`` of them tie it; ``after`` is
+    ``below`` itself when none does). With thresholds ascending, the ROC in counts (false
+    matches, false non-matches) runs from the accept-all point ``(N, 0)`` through
+    ``A_i = (N - below[i], first[i])`` at ``values[i]`` and ``B_i = (N - after[i], first[i+1])``
+    at the next score above it (``first[D] = M``) to the reject-all point ``(0, M)``: from
+    ``A_i`` to ``B_i`` it steps to the next FNMR (along a diagonal when non-mated scores tie
+    ``values[i]``), from ``B_i`` to ``A_{i+1}`` it runs straight along FMR past the non-mated
+    scores between the two mated ones.
 
     ``false_matches`` and ``false_non_matches`` (made on each use) and the rates (kept)
     are those at ``(N, 0)``, at each ``A_i`` and at ``(0, M)``, thresholds ascending: a cost
     increasing in both errors is smallest at one of them, and the ROC convex hull's vertices
-    are among them (each ``B_i`` lies above the chord from ``A_{i+1}`` to ``A_i``). The sorted
-    scores are held, not copied.
+    are among them (each ``B_i`` lies above the chord from ``A_{i+1}`` to ``A_i``).
+
+    :class:`MatedCounts` holds the counts of the sorted scores themselves,
+    :class:`WeightedCounts` those of a resample that repeats each comparison.
     """
 
-    mated_sorted: NDArray[np.floating]
-    nonmated_sorted: NDArray[np.floating]
-    first: NDArray[np.intp]
-    below: NDArray[np.intp]
-    after: NDArray[np.intp]
-
-    @property
-    def n_mated(self) -> int:
-        return self.mated_sorted.size
-
-    @property
-    def n_nonmated(self) -> int:
-        return self.nonmated_sorted.size
-
-    @property
-    def values(self) -> NDArray[np.floating]:
-        """The distinct mated scores, ascending (a new array)."""
-        return self.mated_sorted[self.first]
+    first: NDArray[np.integer]
+    below: NDArray[np.integer]
+    after: NDArray[np.integer]
 
     @property
     def false_matches(self) -> NDArray[np.intp]:
@@ -296,6 +282,67 @@ class MatedCounts(_Rates):
         np.subtract(m, self.first[::-1], out=true_matches[2:-1:2])  # at A_i
         true_matches[1], true_matches[3:-1:2] = 0, true_matches[2:-3:2]  # B_i: as at A_{i+1}
         return false_matches, true_matches
+
+
+@dataclass(frozen=True, eq=False)
+class MatedCounts(CountsAtMatedScores):
+    """The counts at the distinct mated scores of two sorted classes.
+
+    ``first``, ``below`` and ``after`` are positions in ``mated_sorted`` and
+    ``nonmated_sorted``, which are counts of the scores below them. The sorted scores are
+    held, not copied.
+    """
+
+    mated_sorted: NDArray[np.floating]
+    nonmated_sorted: NDArray[np.floating]
+    first: NDArray[np.intp]
+    below: NDArray[np.intp]
+    after: NDArray[np.intp]
+
+    @property
+    def n_mated(self) -> int:
+        return self.mated_sorted.size
+
+    @property
+    def n_nonmated(self) -> int:
+        return self.nonmated_sorted.size
+
+    @property
+    def values(self) -> NDArray[np.floating]:
+        """The distinct mated scores, ascending (a new array)."""
+        return self.mated_sorted[self.first]
+
+    def weighted(self, mated_weights: NDArray[np.integer], nonmated_weights: NDArray[np.integer]) -> WeightedCounts:
+        """The counts of the resample that repeats the i-th sorted mated score
+        ``mated_weights[i]`` times and the j-th sorted non-mated one ``nonmated_weights[j]``
+        times, from cumulative sums: O(M + N), no sort.
+
+        A distinct mated score drawn 0 times keeps its point: the ROC point of the resample
+        at that threshold, on a straight stretch of its curve, so every area and the hull
+        are those of the resample's own distinct scores.
+        """
+        mated_below, nonmated_below = _cumulative(mated_weights), _cumulative(nonmated_weights)
+        return WeightedCounts(mated_below[self.first], nonmated_below[self.below], nonmated_below[self.after],
+                              int(mated_below[-1]), int(nonmated_below[-1]))
+
+
+def _cumulative(weights: NDArray[np.integer]) -> NDArray[np.int64]:
+    """``[0, w0, w0 + w1, ...]``: the weight below each position, and the total last."""
+    below = np.empty(weights.size + 1, dtype=np.int64)
+    below[0] = 0
+    np.cumsum(weights, out=below[1:])
+    return below
+
+
+@dataclass(frozen=True, eq=False)
+class WeightedCounts(CountsAtMatedScores):
+    """The counts at the distinct mated scores of a resample (see :meth:`MatedCounts.weighted`)."""
+
+    first: NDArray[np.int64]
+    below: NDArray[np.int64]
+    after: NDArray[np.int64]
+    n_mated: int
+    n_nonmated: int
 
 
 #: Ascending keys :func:`searchsorted_ascending` searches at a time.

@@ -29,8 +29,12 @@ def tmr_at_fmr_replicates(
     n_resamples: int,
     rng: np.random.Generator,
     clusters: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
+    progress_bar: bool | None = None,
 ) -> NDArray[np.float64]:
     """Bootstrap replicates of ``tmr_at_fmr(mated, nonmated, fmr)`` (the fast-path protocol).
+
+    It shows no progress bar (``progress_bar`` is accepted and ignored): the replicates take
+    a few vectorised passes, not one evaluation per resample.
 
     ``clusters`` is None for ``unit="pair"`` and ``(mated_clusters, nonmated_clusters)``,
     the cluster code of every comparison, for ``unit="subject"``.

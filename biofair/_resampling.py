@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 from tqdm import tqdm
 
+from biofair._counts import CountsAtMatedScores, mated_counts_sorted
 from biofair._typing import By, IntervalMethod, StatisticData, Unit
 from biofair._validation import as_scores, check_choice
 from biofair.exceptions import InsufficientComparisonsWarning
@@ -153,6 +154,46 @@ def cluster_weights(n_clusters: int, n_resamples: int, rng: np.random.Generator)
     """How often each cluster is drawn in each resample (clusters drawn with replacement)."""
     for _ in range(n_resamples):
         yield np.bincount(rng.integers(0, n_clusters, n_clusters), minlength=n_clusters)
+
+
+def weighted_replicates(
+    metric: Callable[[CountsAtMatedScores], float],
+    mated: NDArray,
+    nonmated: NDArray,
+    *,
+    n_resamples: int,
+    rng: np.random.Generator,
+    clusters: tuple[NDArray[np.intp], NDArray[np.intp]] | None,
+    progress_bar: bool | None,
+) -> NDArray[np.float64]:
+    """Bootstrap replicates of a metric of the counts at the distinct mated scores, without
+    re-sorting: the fast path of the ROC metrics.
+
+    The classes are sorted once. A resample repeats each comparison as often as it
+    (``clusters=None``: ``unit="pair"``) or its cluster (``unit="subject"``) was drawn, and
+    its counts are cumulative sums of those weights (:meth:`MatedCounts.weighted
+    <biofair._counts.MatedCounts.weighted>`): O(M + N) per resample, where the plain path
+    sorts each resample. The draws are those of :func:`resample_rows`, in its order, so a
+    seed gives the plain path's replicates.
+    """
+    orders = [np.argsort(scores, kind="stable") for scores in (mated, nonmated)]
+    counts = mated_counts_sorted(mated[orders[0]], nonmated[orders[1]])
+    if clusters is None:  # how often each comparison is drawn, in score order
+        draws = ([np.bincount(rng.integers(0, order.size, order.size), minlength=order.size)[order] for order in orders]
+                 for _ in range(n_resamples))
+    else:
+        n_clusters = int(max(clusters[0].max(initial=-1), clusters[1].max(initial=-1))) + 1
+        in_order = [codes[order] for codes, order in zip(clusters, orders)]
+        draws = ([drawn[codes] for codes in in_order] for drawn in cluster_weights(n_clusters, n_resamples, rng))
+    values = np.empty(n_resamples)
+    for b, (mated_weights, nonmated_weights) in enumerate(progress(draws, total=n_resamples, desc="bootstrap",
+                                                                   show=progress_bar)):
+        resample = counts.weighted(mated_weights, nonmated_weights)
+        if resample.n_mated == 0 or resample.n_nonmated == 0:
+            empty = "mated" if resample.n_mated == 0 else "non-mated"
+            raise ValueError(f"a cluster resample drew no {empty} comparison; use unit='pair' or more subjects")
+        values[b] = metric(resample)
+    return values
 
 
 def _cells(sample: Sample) -> list[NDArray[np.intp]]:

@@ -7,10 +7,13 @@ Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import MatedCounts, mated_counts
+from biofair._counts import CountsAtMatedScores, MatedCounts, mated_counts
+from biofair._resampling import weighted_replicates
 from biofair._summation import PART, SMALL_PART, pairwise_sum, parts
 from biofair._thresholds import allowed_false_matches
 from biofair._validation import check_bound
@@ -84,7 +87,7 @@ def _twice_area_exact(n_mated: int, n_nonmated: int) -> bool:
     return 2 * n_mated * n_nonmated < 2**62
 
 
-def _roc_auc_from_counts(counts: MatedCounts) -> float:
+def _roc_auc_from_counts(counts: CountsAtMatedScores) -> float:
     """Full ROC area from the counts at the mated scores: the Mann-Whitney count.
 
     Each mated score at ``values[i]`` is above ``below[i]`` non-mated scores and ties
@@ -186,6 +189,7 @@ def _roc_auc_jackknife(
 
 
 # The fast path this statistic declares to biofair.bootstrap (see its "Fast path" notes).
+roc_auc.bootstrap_replicates = partial(weighted_replicates, _roc_auc_from_counts)
 roc_auc.jackknife_replicates = _roc_auc_jackknife
 
 

@@ -8,12 +8,13 @@ callable that carries an attribute ``bootstrap_replicates`` is called, when
 ``data="arrays"``, as::
 
     statistic.bootstrap_replicates(mated, nonmated, *args, n_resamples=B, rng=rng,
-                                   clusters=clusters)
+                                   clusters=clusters, progress_bar=progress_bar)
 
 with the validated score arrays (in table order), ``clusters=None`` for ``unit="pair"`` or
 ``(mated_clusters, nonmated_clusters)``, the integer cluster code of every comparison, for
-``unit="subject"``. It returns ``B`` replicates whose law is that of the statistic on the
-resamples :func:`biofair.bootstrap` would draw for the same unit. For ``method="bca"``, a
+``unit="subject"``, and the caller's ``progress_bar`` (None: a bar only on a terminal). It
+returns ``B`` replicates whose law is that of the statistic on the resamples
+:func:`biofair.bootstrap` would draw for the same unit. For ``method="bca"``, a
 statistic may also carry ``jackknife_replicates``, called as::
 
     statistic.jackknife_replicates(mated, nonmated, *args, clusters=clusters)
@@ -21,8 +22,8 @@ statistic may also carry ``jackknife_replicates``, called as::
 It returns, per independently resampled sample (``"pair"``: the mated comparisons, then
 the non-mated ones; ``"subject"``: the clusters), ``(values, counts)``: ``counts[i]`` of the
 sample's units, each left out in turn, give the statistic ``values[i]``, exactly the
-values of the plain jackknife, grouped. :func:`biofair.tmr_at_fmr` declares both,
-:func:`biofair.roc_auc` the second.
+values of the plain jackknife, grouped. :func:`biofair.tmr_at_fmr` and :func:`biofair.roc_auc`
+declare both.
 """
 
 from __future__ import annotations
@@ -179,13 +180,13 @@ def _defined(replicates: NDArray[np.float64], hint: str = "") -> NDArray[np.floa
 
 
 def _fast_replicates(statistic: Callable, sample: Sample, args: tuple, n_resamples: int,
-                     rng: np.random.Generator) -> NDArray[np.float64] | None:
+                     rng: np.random.Generator, progress_bar: bool | None) -> NDArray[np.float64] | None:
     """The replicates of a statistic that declares the fast-path protocol, else None."""
     fast = getattr(statistic, "bootstrap_replicates", None)
     if fast is None or sample.data != "arrays":
         return None
-    return np.asarray(fast(*sample.classes(), *args, n_resamples=n_resamples, rng=rng, clusters=sample.class_clusters()),
-                      dtype=np.float64)
+    return np.asarray(fast(*sample.classes(), *args, n_resamples=n_resamples, rng=rng, clusters=sample.class_clusters(),
+                           progress_bar=progress_bar), dtype=np.float64)
 
 
 def _fast_jackknife(statistic: Callable, sample: Sample, args: tuple) -> list[tuple[NDArray, NDArray]] | None:
@@ -309,9 +310,12 @@ def bootstrap(
     leave-one-out values in closed form for pairs (two values for the mated scores, at most
     a few distinct thresholds for the non-mated ones) and one weighted pass per cluster for
     subjects, so ``method="bca"`` costs about as much as ``"percentile"``. ``bf.roc_auc``
-    declares only the leave-one-out values (closed form from each score's Mann-Whitney
-    credit, for both units): its BCa interval needs no evaluation per comparison, which
-    made it quadratic (41 s at 30,000 comparisons). Any other statistic (the EER, minDCF)
+    sorts each class once and reads every resample's area from cumulative sums of how
+    often each comparison was drawn, with the plain path's draws: a seed gives the plain
+    path's replicates, 7 (pairs) to 17 (subjects) times faster at 1.1 million comparisons.
+    Its leave-one-out values come in closed form from each score's Mann-Whitney credit, for
+    both units: its BCa interval needs no evaluation per comparison, which made it
+    quadratic (41 s at 30,000 comparisons). Any other statistic (the EER, minDCF)
     is evaluated once per left-out unit, or per left-out group beyond 1,000 units: the
     jackknife then leaves out the units of rank ``r``, ``r + 1000``, ... in their class's score
     order (clusters in their sorted order), and each group counts as one unit in the
@@ -338,7 +342,7 @@ def bootstrap(
     rng = as_rng(rng)
     sample = Sample(scores, data=data, cluster=cluster if unit == "subject" else None, strata=strata)
     estimate = sample.evaluate(statistic, args)  # validates the data and the targets, and warns
-    replicates = None if strata is not None else _fast_replicates(statistic, sample, args, n_resamples, rng)
+    replicates = None if strata is not None else _fast_replicates(statistic, sample, args, n_resamples, rng, progress_bar)
     if replicates is None:
         plan = resample_rows(sample, unit, n_resamples, rng)
         replicates = sample.replicates(statistic, args, plan, total=n_resamples, desc="bootstrap", show=progress_bar)

@@ -223,10 +223,10 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--operating-fmr", type=_rate, metavar="FMR",
                         help="FMR of the single threshold for GARBE and Inequity (default: 1e-2)")
     report.add_argument("--alpha", type=_weight, help="FDR weight of FMR gaps, in [0, 1] (default: 0.5)")
-    report.add_argument("-n", "--n-resamples", type=_resamples, default=200, metavar="B",
-                        help=f"bootstrap resamples, at least {fewest_resamples(_CONFIDENCE)} (default: 200)")
+    report.add_argument("-n", "--n-resamples", type=_resamples, default=1000, metavar="B",
+                        help=f"bootstrap resamples, at least {fewest_resamples(_CONFIDENCE)} (default: 1000)")
     report.add_argument("--n-permutations", type=_positive_integer, metavar="P",
-                        help="permutations of the CEI null (default: 100)")
+                        help="permutations of the FDR area's and CEI's nulls (default: 200)")
     report.add_argument("--seed", type=_seed, default=0, help="random seed, a non-negative integer (default: 0)")
     report.add_argument("--progress", action="store_true", default=None,
                         help="show the progress of the notebook's cells on stderr even when it is not a terminal "
@@ -250,7 +250,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 #: The options of the standard layout alone, and their defaults.
-_STANDARD_ONLY = {"fmr_targets": [1e-1, 1e-2, 1e-3], "alpha": 0.5, "n_permutations": 100}
+_STANDARD_ONLY = {"fmr_targets": [1e-1, 1e-2, 1e-3], "alpha": 0.5, "n_permutations": 200}
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:

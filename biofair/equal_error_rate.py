@@ -11,7 +11,15 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._counts import ErrorCounts, MatedCounts, _first_of_runs, in_dtype_of, just_above, mated_counts
+from biofair._counts import (
+    CountsAtMatedScores,
+    ErrorCounts,
+    MatedCounts,
+    _first_of_runs,
+    in_dtype_of,
+    just_above,
+    mated_counts,
+)
 from biofair._typing import EerMethod
 
 
@@ -239,6 +247,12 @@ def _near_crossing(pair: ErrorCounts, nonmated_sorted: NDArray) -> ErrorCounts:
     i = int(np.argmax(run_counts.fnmr - run_counts.fmr >= 0))  # >= 1: the first is negative
     return ErrorCounts(thresholds[i - 1 : i + 1], false_matches[i - 1 : i + 1], false_non_matches[i - 1 : i + 1],
                        pair.n_mated, pair.n_nonmated)
+
+
+def _rocch_eer_value(counts: CountsAtMatedScores) -> float:
+    """The ROCCH EER of the counts at the distinct mated scores (their points hold the
+    hull's vertices), without its threshold."""
+    return _hull_crossing_narrowed(counts.fmr[::-1], counts.fnmr[::-1])
 
 
 def _eer_from_mated_counts(counts: MatedCounts, method: EerMethod = "rocch") -> EqualErrorRate:

@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import nullcontext
+from functools import partial
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at, mated_counts_sorted
-from biofair._resampling import resolution_warned_once
+from biofair._resampling import resolution_warned_once, weighted_replicates
 from biofair._threads import IN_TWO_THREADS_FROM, here_and_there
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
@@ -37,7 +38,7 @@ from biofair.distribution_fairness import (
     comprehensive_equity_index,
     distribution_fairness_index,
 )
-from biofair.equal_error_rate import _eer_from_mated_counts, eer
+from biofair.equal_error_rate import _eer_from_mated_counts, _rocch_eer_value, eer
 from biofair.groups import _pooled_at_or_above, _pooled_size, scores_by_group
 from biofair.permutation import permutation_null
 from biofair.rates import tmr_at_fmr
@@ -231,6 +232,10 @@ def _operating_table(rows: list[tuple], n_nonmated: int) -> pd.DataFrame:
 def _eer_value(mated: NDArray, nonmated: NDArray) -> float:
     """The ROCCH EER as a number, the statistic bootstrapped for the summary."""
     return eer(mated, nonmated).eer
+
+
+# Its fast path for biofair.bootstrap: each resample's hull from cumulative weights, no sort.
+_eer_value.bootstrap_replicates = partial(weighted_replicates, _rocch_eer_value)
 
 
 def fairness_summary(

@@ -160,6 +160,23 @@ def test_help_documents_every_option():
         assert option in run.stdout
 
 
+def test_the_report_resamples_as_often_as_the_library_by_default(tmp_path):
+    """SPEC section 3: B = 1000 by default, in the command as in fairness_summary and
+    differential_report (the command used 200, and 100 permutations where the library uses 200)."""
+    import inspect
+
+    from biofair import cli
+
+    defaults = {name: parameter.default for function in (bf.fairness_summary, bf.differential_report)
+                for name, parameter in inspect.signature(function).parameters.items()
+                if name in ("n_resamples", "n_permutations")}
+    args = cli._parse(["report", str(EXAMPLE), "-o", str(tmp_path / "out")])
+    assert defaults == {"n_resamples": 1000, "n_permutations": 200}
+    assert (args.n_resamples, args.n_permutations) == (defaults["n_resamples"], defaults["n_permutations"])
+    template = (ROOT / "notebooks" / "13_analyse_your_own_system.md").read_text()
+    assert "n_resamples = 1000\nn_permutations = 200\n" in template
+
+
 def test_report_has_a_calibration_section_matching_direct_calls(example_report):
     html = (example_report / "report.html").read_text()
     assert "Are the scores evidence?" in html

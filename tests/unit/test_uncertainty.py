@@ -13,7 +13,12 @@ from scipy import stats
 from scipy.stats import norm
 
 import biofair as bf
+from biofair._counts import mated_counts_sorted
 from biofair._fast_tmr import subject_replicates
+from biofair._resampling import Sample
+from biofair.areas import _roc_auc_from_counts
+from biofair.equal_error_rate import _rocch_eer_value
+from biofair.summaries import _eer_value
 from biofair.synthetic import beta_scenario
 
 
@@ -27,6 +32,48 @@ def test_fast_tmr_path_has_the_law_of_the_plain_bootstrap():
     assert fast.high == pytest.approx(plain.high, abs=0.004)
     assert fast.replicates.std() == pytest.approx(plain.replicates.std(), rel=0.08)
     assert stats.ks_2samp(fast.replicates, plain.replicates).pvalue > 1e-3
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    mated=st.lists(st.integers(0, 6), min_size=1, max_size=12),
+    nonmated=st.lists(st.integers(0, 6), min_size=1, max_size=12),
+    data=st.data(),
+)
+def test_weighted_counts_are_the_counts_of_the_repeated_scores(mated, nonmated, data):
+    """A resample that repeats each sorted score w times: its area and ROCCH EER read from
+    cumulative weights equal those of the repeated scores themselves (ties, weights of 0)."""
+    mated, nonmated = np.sort(np.array(mated, float) / 4), np.sort(np.array(nonmated, float) / 4)
+    weights = [np.array(data.draw(st.lists(st.integers(0, 3), min_size=scores.size, max_size=scores.size)
+                                  .filter(lambda w: sum(w) > 0))) for scores in (mated, nonmated)]
+    counts = mated_counts_sorted(mated, nonmated).weighted(*weights)
+    repeated = [np.repeat(scores, w) for scores, w in zip((mated, nonmated), weights)]
+    assert _roc_auc_from_counts(counts) == bf.roc_auc(*repeated)
+    assert _rocch_eer_value(counts) == pytest.approx(bf.eer(*repeated).eer, abs=1e-12)
+
+
+@pytest.mark.parametrize("unit", ["pair", "subject"])
+def test_fast_roc_paths_give_the_plain_replicates_of_the_same_seed(unit, monkeypatch):
+    """roc_auc and the summary's EER declare a fast path with the plain path's draws: the
+    same seed gives the same replicates (tied scores)."""
+    table = clustered_table(np.random.default_rng(4), n_subjects=30)
+    table["score"] = table["score"].round(1)
+    plain_replicates = Sample.replicates
+    for statistic in (bf.roc_auc, _eer_value):
+        plain = bf.bootstrap(lambda m, n, statistic=statistic: statistic(m, n), table, unit=unit, n_resamples=100, rng=7)
+        with monkeypatch.context() as patch:  # the fast path evaluates no resample
+            patch.setattr(Sample, "replicates", lambda *args, **kwargs: pytest.fail("the plain path was taken"))
+            fast = bf.bootstrap(statistic, table, unit=unit, n_resamples=100, rng=7)
+        assert Sample.replicates is plain_replicates
+        np.testing.assert_allclose(fast.replicates, plain.replicates, rtol=0, atol=1e-14)
+        assert np.unique(fast.replicates).size > 10 and (fast.low, fast.high) == (plain.low, plain.high)
+
+
+def test_fast_roc_path_says_when_a_cluster_resample_draws_no_comparison_of_a_class():
+    table = pd.DataFrame({"score": [0.9, 0.8, 0.1, 0.2, 0.3, 0.7], "mated": [True, True, False, False, False, True],
+                          "reference_subject": ["a", "a", "b", "b", "b", "c"]})
+    with pytest.raises(ValueError, match="a cluster resample drew no non-mated comparison; use unit='pair'"):
+        bf.bootstrap(bf.roc_auc, table, unit="subject", n_resamples=40, rng=0)
 
 
 def test_fast_tmr_path_at_small_n_takes_every_score_in_the_top_block():
@@ -301,7 +348,7 @@ class DeclaredStatistic:
     def __call__(self, mated, nonmated, shift=0.0):
         return float(np.mean(mated) - np.mean(nonmated) + shift)
 
-    def bootstrap_replicates(self, mated, nonmated, shift=0.0, *, n_resamples, rng, clusters):
+    def bootstrap_replicates(self, mated, nonmated, shift=0.0, *, n_resamples, rng, clusters, progress_bar):
         self.calls.append((mated.size, nonmated.size, shift, n_resamples, clusters is None))
         return np.full(n_resamples, self(mated, nonmated, shift))
 
