@@ -52,6 +52,22 @@ def test_no_tex_artefacts(page):
     assert not re.search(r"\\(frac|mathrm|text|sum|emph|textbf)\b", text), "raw TeX in the text"
 
 
+@pytest.mark.parametrize("page", PAGES)
+def test_every_figure_says_what_it_shows_to_a_screen_reader(page):
+    """A figure's alt text describes it: myst-nb's default is the image's file path, which a
+    screen reader reads out ("link, ../../_images/98174e....png")."""
+    for image in soup(page).select("article img"):
+        alt = image.get("alt", "")
+        assert len(alt.split()) >= 5 and not re.search(r"\.(png|svg|jpe?g)$|/", alt), (page, image.get("src"), alt)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_id_is_given_twice(page):
+    """sphinx-exercise named every exercise's content "exercise-content" (book/_ext/unique_ids.py)."""
+    ids = [element["id"] for element in soup(page).select("[id]")]
+    assert sorted({i for i in ids if ids.count(i) > 1}) == [], page
+
+
 def citations(page: str) -> list[str]:
     """Texts of the links that point at a bibliography entry."""
     return [a.get_text(" ", strip=True) for a in soup(page).select("article a[href]")

@@ -175,12 +175,26 @@ def test_every_figure_opens_at_full_size_and_glued_numbers_keep_to_one_line(brow
     assert tab.locator(".bd-article span.glued-number").count() > 0
     figures = tab.eval_on_selector_all(
         ".bd-article .cell_output img",
-        "els => els.map(e => ({src: e.src, link: e.closest('a') ? e.closest('a').href : null}))")
+        "els => els.map(e => ({src: e.src, link: e.closest('a') ? e.closest('a').href : null,"
+        " title: e.closest('a') ? e.closest('a').title : null}))")
     assert figures, "a chapter without figures"
     for figure in figures:
-        assert figure["link"] == figure["src"], figure
+        assert figure["link"] == figure["src"] and figure["title"] == "Open the figure at full size", figure
     answer = tab.request.get(figures[0]["link"])
     assert answer.ok and answer.headers["content-type"] == "image/png"
+    tab.close()
+
+
+def test_tables_that_scroll_outside_cells_are_reached_by_keyboard(browser, site):
+    """The Reproductions page's glued tables scroll sideways in boxes of their own: each is a
+    named region in the tab order, as the theme makes cell outputs."""
+    tab = open_page(browser, site, "book/reproductions", PHONE)
+    boxes = tab.eval_on_selector_all(
+        ".bd-article div.output.text_html",
+        "els => els.filter(e => !e.closest('.cell_output'))"
+        ".map(e => [e.tabIndex, e.getAttribute('role'), e.getAttribute('aria-label')])")
+    assert len(boxes) >= 5
+    assert all(tab_index == 0 and role == "region" and label for tab_index, role, label in boxes), boxes
     tab.close()
 
 
@@ -415,7 +429,7 @@ def test_solutions_are_collapsed_until_opened(browser, site):
     tab = browser.new_page()
     tab.goto(urljoin(site, "book/chapters/01_compute_error_rates.html"))
     solution = tab.locator(".solution.dropdown").first
-    body = solution.locator("section#solution-content")
+    body = solution.locator("section#ex-01-by-hand-solution-content")
     assert tab.locator(".exercise").count() >= 2 and not body.is_visible()
     solution.locator(".admonition-title").click()
     body.wait_for(state="visible", timeout=5_000)

@@ -312,6 +312,34 @@ def test_cross_group_heatmap_is_log10_coloured_and_annotated_with_counts():
     assert [text.get_text() for text in without.texts][0] == "1.0e-02"
 
 
+def _contrast(first, second) -> float:
+    """WCAG 2.1 contrast ratio of two sRGB colours, computed here from the standard's formula."""
+    def luminance(colour):
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in matplotlib.colors.to_rgb(colour)]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_the_first_five_colours_stand_out_on_white():
+    contrasts = [_contrast(colour, "white") for colour in plotting.COLORS]
+    assert min(contrasts[:5]) >= 3 and max(contrasts[5:]) < 3
+
+
+def test_cross_group_heatmap_labels_contrast_with_their_cells():
+    """Every number on the heatmap reaches WCAG AA (4.5:1) against its cell, across the
+    whole colour scale (the old luma rule put white on mid greens at 2.9:1)."""
+    rates = np.logspace(-5, -1, 25).reshape(5, 5)
+    fmr = pd.DataFrame(rates, index=list("abcde"), columns=list("abcde"))
+    ax = plotting.plot_cross_group_fmr(fmr)
+    image = ax.images[0]
+    for text in ax.texts:
+        i, j = (int(round(v)) for v in text.get_position()[::-1])
+        cell = image.cmap(image.norm(rates[i, j]))
+        assert _contrast(text.get_color(), cell) >= 4.5, (text.get_text(), cell)
+    assert {text.get_color() for text in ax.texts} == {"black", "white"}
+
+
 def test_cross_group_heatmap_checks_its_input():
     import pandas as pd
 
