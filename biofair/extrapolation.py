@@ -269,9 +269,12 @@ def extrapolated_fmr(
     if survival > 0:
         grid = np.unique(np.append(grid, np.log10(survival)))
     profile = _constrained_loglik(tail.excess, np.full(grid.size, distance), 10**grid)
-    # beyond a bounded tail's end (survival 0) the test may accept no S > 0: the interval is 0 alone
+    # Beyond a bounded tail's end the estimate is S = 0, off the grid. The test may accept no
+    # S > 0 (the interval is 0 alone), or only S away from 0: fits that must reach past the
+    # threshold can fit the excesses better the heavier their tail. The accepted set then holds
+    # 0 and a stretch above it, and the interval spans both.
     low, high = _accepted_range(grid, profile, max(tail.loglik, profile.max()), confidence) or (-np.inf, -np.inf)
-    low = 0.0 if low <= grid[0] else 10**low
+    low = 0.0 if survival == 0 or low <= grid[0] else 10**low
     high = 1.0 if high >= grid[-1] else 10**high  # S(d) <= 1: the FMR at u is its bound
     fmr = tail.share * survival
     return TailEstimate(fmr, tail.share * low, tail.share * high, confidence, threshold, fmr, *fit, True)

@@ -15,7 +15,7 @@ import jsonschema
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import optimize, stats
 
@@ -369,9 +369,11 @@ def test_tail_estimate_moves_with_the_scores_and_falls_with_the_threshold(seed, 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), shape=st.sampled_from([-0.5, -0.3, 0.0, 0.2]),
        beyond=st.floats(0.5, 3.0))
+@example(seed=458, shape=-0.3, beyond=2.25)  # found by a CI run: the interval was [1.8e-12, 5.5e-11]
 def test_the_tail_interval_holds_its_estimate(seed, shape, beyond):
     """Beyond the end of a fitted bounded tail the estimate is 0, and the interval was the
-    best grid point alone, [2.5e-14, 2.5e-14], above it."""
+    best grid point alone, [2.5e-14, 2.5e-14], above it, or the stretch of S > 0 that the
+    likelihood ratio test accepts, away from 0."""
     scores = np.round(stats.genpareto.rvs(shape, size=1_000, random_state=np.random.default_rng(seed)), 2)
     tail = bf.extrapolated_fmr(scores, float(scores.max()) + beyond)
     assert tail.low <= tail.estimate <= tail.high
