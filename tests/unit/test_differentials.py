@@ -379,6 +379,24 @@ def test_the_tail_interval_holds_its_estimate(seed, shape, beyond):
     assert tail.low <= tail.estimate <= tail.high
 
 
+def test_a_large_tail_holds_its_estimate_in_bounded_memory():
+    """With 20,000 tail scores the likelihood is so sharp in the shape that the grid's step
+    of 0.02 missed the fit: the interval was [8.5e-8, 1.3e-7] around an estimate of 2.7e-7,
+    and at 10^6 scores [0, 0] around 6.8e-15, where extrapolated_threshold raised a
+    TypeError. Each block of the profile held 2,048 rows of the whole tail (1.5 GB at 10^6)."""
+    import tracemalloc
+
+    scores = np.random.default_rng(0).normal(size=200_000)
+    tracemalloc.start()
+    tail = bf.extrapolated_fmr(scores, 4.5)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert tail.n_tail == 20_000 and tail.low < tail.estimate < tail.high
+    assert peak < 200e6, peak
+    threshold = bf.extrapolated_threshold(scores, 1e-6)
+    assert threshold.low < threshold.estimate < threshold.high
+
+
 def test_beyond_the_end_of_a_bounded_tail_the_interval_is_zero():
     scores = np.round(stats.genpareto.rvs(-0.3, size=202, random_state=np.random.default_rng(203407)), 1)
     tail = bf.extrapolated_fmr(scores, 10.0)
