@@ -149,7 +149,8 @@ def _shapes(tail: _Tail) -> NDArray[np.float64]:
     """The shapes the profile is maximised over: :data:`_SHAPES`, the fitted shape itself
     (so that the estimate's own constraint gives the fit's likelihood: it is always
     accepted), and 41 shapes a quarter of a standard error apart around it, the standard
-    error of the fit being about ``(1 + xi) / sqrt(n_u)``. With a large tail the likelihood
+    error of the fit being about ``(1 + xi) / sqrt(n_u)`` (``1 + xi`` taken as at least 0.5,
+    so that a fit near -1 keeps a useful spread). With a large tail the likelihood
     is so sharp in the shape that the grid's step of 0.02 (about 7 standard errors at
     ``n_u = 10^5``) missed it, and the interval could exclude the estimate."""
     error = (1 + max(tail.shape, -0.5)) / np.sqrt(tail.excess.size)
