@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from biofair._counts import just_above, tmr_sorted
+from biofair._resampling import cluster_weights, count_clusters
 from biofair._summation import parts
 from biofair._thresholds import allowed_false_matches, threshold_at_fmr_sorted, top_sorted
 from biofair._validation import as_target
@@ -42,9 +43,8 @@ def tmr_at_fmr_replicates(
     target = float(as_target(fmr)[0])
     if clusters is None:
         return _pair_replicates(mated, nonmated, target, n_resamples, rng)
-    n_clusters = int(max(clusters[0].max(initial=-1), clusters[1].max(initial=-1))) + 1
-    weights = np.stack([np.bincount(rng.integers(0, n_clusters, n_clusters), minlength=n_clusters)
-                        for _ in range(n_resamples)]) if n_resamples else np.zeros((0, n_clusters), int)
+    n_clusters = count_clusters(clusters)
+    weights = np.stack(list(cluster_weights(n_clusters, n_resamples, rng))) if n_resamples else np.zeros((0, n_clusters), int)
     return subject_replicates(mated, nonmated, target, clusters, weights)
 
 
@@ -65,7 +65,7 @@ def tmr_at_fmr_jackknife(
     target = float(as_target(fmr)[0])
     if clusters is None:
         return pair_jackknife(mated, nonmated, target)
-    n_clusters = int(max(clusters[0].max(initial=-1), clusters[1].max(initial=-1))) + 1
+    n_clusters = count_clusters(clusters)
     batch = max(1, _BATCH_ENTRIES // n_clusters)  # subject_replicates holds clusters x batch counts
     values = []
     for start, stop in parts(n_clusters, part=batch):

@@ -150,6 +150,11 @@ def check_unit(unit: str) -> str:
     return unit
 
 
+def count_clusters(clusters: tuple[NDArray[np.intp], NDArray[np.intp]]) -> int:
+    """How many clusters the codes of the mated and of the non-mated comparisons number."""
+    return int(max(clusters[0].max(initial=-1), clusters[1].max(initial=-1))) + 1
+
+
 def cluster_weights(n_clusters: int, n_resamples: int, rng: np.random.Generator) -> Iterator[NDArray[np.int64]]:
     """How often each cluster is drawn in each resample (clusters drawn with replacement)."""
     for _ in range(n_resamples):
@@ -182,9 +187,9 @@ def weighted_replicates(
         draws = ([np.bincount(rng.integers(0, order.size, order.size), minlength=order.size)[order] for order in orders]
                  for _ in range(n_resamples))
     else:
-        n_clusters = int(max(clusters[0].max(initial=-1), clusters[1].max(initial=-1))) + 1
         in_order = [codes[order] for codes, order in zip(clusters, orders)]
-        draws = ([drawn[codes] for codes in in_order] for drawn in cluster_weights(n_clusters, n_resamples, rng))
+        draws = ([drawn[codes] for codes in in_order]
+                 for drawn in cluster_weights(count_clusters(clusters), n_resamples, rng))
     values = np.empty(n_resamples)
     for b, (mated_weights, nonmated_weights) in enumerate(progress(draws, total=n_resamples, desc="bootstrap",
                                                                    show=progress_bar)):
