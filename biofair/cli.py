@@ -685,7 +685,9 @@ def _kernel_manager(log, connection_file: Path, launched: list) -> type:
     ``log``, not the terminal, and its connection file into the run's work folder, not the
     system temporary folder; each manager is appended to ``launched`` before it starts its
     kernel, so that an interruption while the kernel starts still finds the process
-    (:func:`_kernel_processes`)."""
+    (:func:`_kernel_processes`). A signal is held while the kernel starts: one that came
+    between the kernel's ``exec`` and the manager's record of its process would leave the
+    kernel running after this process ends (seen in a loaded CI run)."""
     from ipykernel.kernelspec import get_kernel_dict
     from jupyter_client import AsyncKernelManager
     from jupyter_client.kernelspec import KernelSpec
@@ -698,7 +700,8 @@ def _kernel_manager(log, connection_file: Path, launched: list) -> type:
         async def start_kernel(self, **kwargs):
             self.connection_file = str(connection_file)
             launched.append(self)
-            await super().start_kernel(stdout=log, stderr=log, **kwargs)
+            with _signals_held():
+                await super().start_kernel(stdout=log, stderr=log, **kwargs)
 
     return LoggedKernelManager
 

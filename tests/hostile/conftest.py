@@ -19,9 +19,10 @@ def run_main(capsys):
             status = cli.main(["report", *map(str, args)])
         except SystemExit as exit_:  # argparse rejected an option
             status = exit_.code
-        finally:  # main() leaves signals ignored until its process ends; this one goes on
-            for signum, handler in handlers.items():
+        finally:  # main() leaves signals ignored, and after one the unwinding silenced, until
+            for signum, handler in handlers.items():  # its process ends; this one goes on
                 signal.signal(signum, handler)
+            cli._silence_unwinding_noise(False)
         return status, capsys.readouterr().err.strip().splitlines()
 
     return run

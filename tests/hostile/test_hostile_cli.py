@@ -753,6 +753,31 @@ def test_interrupted_while_the_kernel_runs(signum, tmp_path):
     assert not any(Path(f"/proc/{pid}").exists() for pid in kernels)  # shut down before the exit
 
 
+def test_interrupted_between_the_kernel_start_and_its_record(tmp_path, run_main, monkeypatch):
+    """A signal that came after the kernel's ``exec``, before the launcher returned its process
+    (the moment a loaded CI run hit), unwound out of the launcher: the manager never learnt of
+    the process, and the kernel outlived the run. It is held until the kernel has started."""
+    from jupyter_client.provisioning import local_provisioner
+
+    real_launch, started = local_provisioner.launch_kernel, []
+
+    def launch_then_signal(*args, **kwargs):
+        started.append(real_launch(*args, **kwargs))
+        os.kill(os.getpid(), signal.SIGINT)
+        return started[-1]
+
+    monkeypatch.setattr(local_provisioner, "launch_kernel", launch_then_signal)
+    try:
+        status, lines = run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", tmp_path / "out", *FAST)
+        assert (status, lines) == (128 + signal.SIGINT, ["biofair report: interrupted by SIGINT; nothing was written"])
+        assert len(started) == 1 and started[0].poll() is not None  # ended, and collected, by the run
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGKILL], ids=lambda s: signal.Signals(s).name)
 def test_a_run_killed_at_a_random_moment_leaves_outdir_absent_or_complete(signum, contested, tmp_path):
     moment = random.Random(int(signum)).uniform(0.0, contested["duration"])
@@ -866,6 +891,7 @@ def test_an_interrupt_swallowed_by_python_still_stops_the_run(tmp_path, monkeypa
     finally:
         for signum, handler in handlers.items():
             signal.signal(signum, handler)
+        cli._silence_unwinding_noise(False)
     assert _SwallowsWhatItRaises.finished == []  # the interrupt was raised inside __del__ and swallowed
     assert status == 128 + signal.SIGINT
     assert capsys.readouterr().err == "biofair report: interrupted by SIGINT; nothing was written\n"
