@@ -43,6 +43,7 @@ from biofair.distribution_fairness import (
 )
 from biofair.equal_error_rate import EqualErrorRate, eer
 from biofair.exceptions import (
+    CoarseHistogramWarning,
     InsufficientComparisonsWarning,
     SchemaError,
     ScoreDirectionWarning,
@@ -98,6 +99,7 @@ __all__ = [
     "BootstrapResult",
     "BoundedValue",
     "CANONICAL_COLUMNS",
+    "CoarseHistogramWarning",
     "DetCurve",
     "DifferentialReport",
     "EqualErrorRate",

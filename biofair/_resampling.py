@@ -21,7 +21,7 @@ from tqdm import tqdm
 from biofair._counts import CountsAtMatedScores, mated_counts_sorted
 from biofair._typing import By, IntervalMethod, StatisticData, Unit
 from biofair._validation import as_scores, check_choice
-from biofair.exceptions import InsufficientComparisonsWarning
+from biofair.exceptions import CoarseHistogramWarning, InsufficientComparisonsWarning
 from biofair.groups import _LOOK_ALIKE_WARNING, _group_codes
 from biofair.schema import _check_ids_of_one_kind, _validate_score_set
 
@@ -346,13 +346,15 @@ def interval(
 
 @contextlib.contextmanager
 def resolution_warned_once():
-    """Silence InsufficientComparisonsWarning, and the warning of group labels that differ
-    only by how they are written, while replicates are computed: the estimate on all data
-    gave them once; each resample would repeat them (hundreds of times in a report). Entering
+    """Silence InsufficientComparisonsWarning, CoarseHistogramWarning and the warning of group
+    labels that differ only by how they are written, while replicates are computed: the
+    estimate on all data gave them once; each resample would repeat them (hundreds of times
+    in a report). Entering
     ``catch_warnings`` resets Python's record of warnings already shown, so without this
     filter a warning repeats once per resample even under the default filters."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InsufficientComparisonsWarning)
+        warnings.simplefilter("ignore", CoarseHistogramWarning)
         warnings.filterwarnings("ignore", message=f".*{_LOOK_ALIKE_WARNING}", category=UserWarning)
         yield
 

@@ -582,7 +582,7 @@ def _computing(metric: str) -> Iterator[None]:
 def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
     """The warnings a user of the command must see, once each, one line each: scores that
     look like distances, targets the data cannot resolve, zero rates replaced by their upper
-    bound (Inequity), group labels that differ only by spaces, case, Unicode form or how a
+    bound (Inequity), histograms that extreme scores squeeze into a few bins (DFI, CEI), group labels that differ only by spaces, case, Unicode form or how a
     number is written (two groups, as written, but often one typed twice), subject ids that
     differ only by spaces (likewise), runs of rows copied from earlier rows (each counted,
     but often a file appended to itself), and rows empty in every column (left out)."""
@@ -594,7 +594,7 @@ def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
 
     def shown(warning: warnings.WarningMessage) -> bool:
         return (issubclass(warning.category, (bf.ScoreDirectionWarning, bf.InsufficientComparisonsWarning,
-                                              bf.UndefinedRateWarning))
+                                              bf.UndefinedRateWarning, bf.CoarseHistogramWarning))
                 or any(phrase in str(warning.message) for phrase in words))
 
     return list(dict.fromkeys(_one_line(w.message) for w in caught if shown(w)))

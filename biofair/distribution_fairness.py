@@ -27,8 +27,9 @@ from biofair._validation import (
     power_of_two_exponent,
     power_of_two_scaled,
 )
+from biofair._warnings import warn
 from biofair.decidability import _mean_and_variance, _middle
-from biofair.exceptions import SchemaError
+from biofair.exceptions import CoarseHistogramWarning, SchemaError
 from biofair.groups import ScoresByGroup, scores_by_group
 
 
@@ -130,6 +131,29 @@ def _range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
         ) from error
 
 
+def _warn_if_coarse(counts: NDArray, edges: NDArray, histogram: str) -> None:
+    """Warn (:class:`~biofair.CoarseHistogramWarning`) when the central 90% of the pooled
+    ``counts`` (groups x bins) fall in fewer than a tenth of the bins and the other 10% are
+    what stretches the range: a few extreme scores have squeezed the bulk into a handful
+    of bins, where every group looks alike."""
+    cumulative = np.cumsum(np.sum(counts, axis=0))
+    total, bins = cumulative[-1], cumulative.size
+    if total == 0:
+        return
+    first = int(np.searchsorted(cumulative, 0.05 * total, side="right"))  # holds the 5th percentile
+    last = int(np.searchsorted(cumulative, 0.95 * total, side="left"))  # holds the 95th
+    span = last - first + 1
+    outside = cumulative[first - 1] if first else 0
+    if 10 * span < bins and (outside > 0 or cumulative[last] < total):
+        warn(
+            f"{histogram} barely resolves the scores: the central 90% of them fall in {span} of its "
+            f"{bins} equal-width bins, [{float(edges[first]):.4g}, {float(edges[last + 1]):.4g}], "
+            f"while the range is [{float(edges[0]):.4g}, {float(edges[-1]):.4g}]; extreme scores "
+            "(a sentinel value, another unit?) stretch it and make the groups look alike",
+            CoarseHistogramWarning,
+        )
+
+
 def _index_from_divergences(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
     k = len(names)
     return EquityIndex(
@@ -201,13 +225,14 @@ def distribution_fairness_index(
     edges = _edges([s for g in groups.values() for s in g], bins)
     mated = np.array([_sorted_counts(g.mated, edges) for g in groups.values()])
     nonmated = np.array([_sorted_counts(g.nonmated, edges) for g in groups.values()])
-    return _dfi_from_counts(list(groups), mated, nonmated, combine=combine)
+    return _dfi_from_counts(list(groups), mated, nonmated, edges=edges, combine=combine)
 
 
 def _dfi_from_counts(
-    names: list[str], mated: NDArray, nonmated: NDArray, *, combine: str = "pooled"
+    names: list[str], mated: NDArray, nonmated: NDArray, *, edges: NDArray, combine: str = "pooled"
 ) -> EquityIndex:
-    """DFI from per-group histogram counts of each class on common edges (groups x bins)."""
+    """DFI from per-group histogram counts of each class on common ``edges`` (groups x bins)."""
+    _warn_if_coarse(mated + nonmated, edges, "DFI's histogram")
     mated, nonmated = mated.astype(np.float64), nonmated.astype(np.float64)
     if combine == "pooled":  # the histogram of all of a group's scores
         counts = mated + nonmated
@@ -349,6 +374,8 @@ def _cei_from_counts(
     tail_counts: NDArray,
     centre_counts: NDArray,
     *,
+    tail_edges: NDArray,
+    centre_edges: NDArray,
     kind: ScoreKind,
     percentile: float,
     tail_weight: float,
@@ -356,7 +383,13 @@ def _cei_from_counts(
     smoothing: float,
 ) -> NDArray[np.float64]:
     """S'_i = w_t·KL(t_i || m_t) + w_c·KL(c_i || m_c) in bits, from each group's tail and
-    centre counts (groups x bins, on the edges of :func:`part_edges`)."""
+    centre counts (groups x bins, on the edges of :func:`_part_edges`)."""
+    name = kind.replace("nonmated", "non-mated")
+    if mean_tail == "groups":
+        _warn_if_coarse(tail_counts, tail_edges, f"CEI's histogram of the {name} tails")
+        _warn_if_coarse(centre_counts, centre_edges, f"CEI's histogram of the {name} centres")
+    else:
+        _warn_if_coarse(tail_counts + centre_counts, tail_edges, f"CEI's histogram of the {name} scores")
     if mean_tail == "groups":
         tail_pmfs, centre_pmfs = _normalised(tail_counts), _normalised(centre_counts)
         tail = _kl_divergence_bits(tail_pmfs, tail_pmfs.mean(axis=0))
@@ -384,9 +417,9 @@ def _cei_divergences(
 
     tail_edges, centre_edges = _part_edges(ranges(tails), ranges(centres), bins, mean_tail)
     return _cei_from_counts(
-        _class_counts(tails, tail_edges), _class_counts(centres, centre_edges), kind=kind,
-        percentile=float(np.mean(percentiles)), tail_weight=tail_weight, mean_tail=mean_tail,
-        smoothing=smoothing,
+        _class_counts(tails, tail_edges), _class_counts(centres, centre_edges), tail_edges=tail_edges,
+        centre_edges=centre_edges, kind=kind, percentile=float(np.mean(percentiles)), tail_weight=tail_weight,
+        mean_tail=mean_tail, smoothing=smoothing,
     )
 
 

@@ -78,6 +78,41 @@ class UndefinedRateWarning(UserWarning):
     """
 
 
+class CoarseHistogramWarning(UserWarning):
+    """A distribution fairness index compares histograms whose bins barely resolve the scores.
+
+    DFI, CEI and CEIᴬ bin the scores in equal-width bins over their pooled range (SPEC
+    section 5). A few extreme scores (a sentinel such as 999, a failed comparison stored as
+    -1e30, a score in other units) stretch that range, and the bulk of the scores then falls
+    in a handful of bins, where every group looks alike: the index moves toward 1 whatever
+    the groups' differences. The warning is given when the central 90% of the pooled scores
+    of a histogram fall in fewer than a tenth of its bins; it names the histogram, the bins
+    and the range. Check the scores outside the bulk; the index itself follows the
+    specification unchanged.
+
+    See Also
+    --------
+    biofair.distribution_fairness_index : Warns with it.
+    biofair.comprehensive_equity_index : Warns with it, for the tails' and the centres'
+        histograms.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import biofair as bf
+    >>> scores = np.r_[np.linspace(0, 1, 400), 999.0]  # one sentinel score
+    >>> table = pd.DataFrame({"score": scores, "mated": np.arange(401) % 2 == 0,
+    ...                       "group": np.where(np.arange(401) % 4 < 2, "a", "b")})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     index = bf.distribution_fairness_index(table)
+    >>> caught[0].category.__name__
+    'CoarseHistogramWarning'
+    """
+
+
 class ScoreDirectionWarning(UserWarning):
     """Mated scores are mostly below non-mated ones (ROC AUC < 0.5).
 

@@ -200,6 +200,24 @@ def fake_execute(args, folder):
         (folder.files / name).write_text("{}")
 
 
+def test_a_sentinel_score_is_a_warning_of_the_command(tmp_path, run_main, monkeypatch):
+    """A failed comparison stored as 999 squeezed every other score into one of DFI's bins: the
+    report's distribution indices rose toward 1 without a word. The command now says so."""
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+    table = example()
+    table.loc[0, "score"] = 999.0
+    path = tmp_path / "scores.csv"
+    table.to_csv(path, index=False)
+    status, lines = run_main(path, "-o", tmp_path / "out")
+    assert status == 0, lines
+    coarse = [line for line in lines if "barely resolves the scores" in line]
+    assert coarse[0].startswith("biofair report: warning: DFI's histogram barely resolves the scores: the central "
+                                "90% of them fall in 1 of its 100 equal-width bins")
+    assert all(line.startswith("biofair report: warning: ") and "while the range is" in line for line in coarse)
+    assert {line.split(" barely")[0].removeprefix("biofair report: warning: ") for line in coarse} == {
+        "DFI's histogram", "CEI's histogram of the mated centres"}  # 999 is a mated score: in the centre
+
+
 def test_a_second_run_is_refused_while_the_first_holds_outdir(tmp_path, run_main, monkeypatch):
     monkeypatch.setattr(cli, "_execute", fake_execute)
     first = cli._OutputFolder(tmp_path / "out")

@@ -1,0 +1,120 @@
+"""DFI, CEI and CEIᴬ bin scores in equal-width bins over their pooled range (SPEC section 5).
+
+One extreme score (a sentinel such as 999) stretched that range: the rest fell in one bin,
+every group looked alike, and the index rose toward 1 without a word. The index still follows
+the specification; a CoarseHistogramWarning now names the histogram, its bins and its range.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import biofair as bf
+
+
+def two_groups(n: int = 2_000, seed: int = 0) -> pd.DataFrame:
+    """Group b's mated scores half a standard deviation above a's; the same non-mated ones."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "score": np.r_[rng.normal(3, 1, n), rng.normal(3.5, 1, n), rng.normal(0, 1, 2 * n)],
+        "mated": np.r_[np.ones(2 * n, bool), np.zeros(2 * n, bool)],
+        "group": np.r_[np.repeat(["a", "b"], n), np.tile(["a", "b"], n)],
+    })
+
+
+def with_score(table: pd.DataFrame, row: int, value: float) -> pd.DataFrame:
+    table = table.copy()
+    table.loc[row, "score"] = value
+    return table
+
+
+def coarse(call) -> list[str]:
+    """The CoarseHistogramWarning messages of ``call()``."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [str(w.message) for w in caught if issubclass(w.category, bf.CoarseHistogramWarning)]
+
+
+INDICES = {
+    "DFI": lambda t: bf.distribution_fairness_index(t),
+    "DFI equal": lambda t: bf.distribution_fairness_index(t, combine="equal"),
+    "CEI mated": lambda t: bf.comprehensive_equity_index(t, kind="mated"),
+    "CEI non-mated": lambda t: bf.comprehensive_equity_index(t, kind="nonmated"),
+    "CEI split_mean": lambda t: bf.comprehensive_equity_index(t, kind="nonmated", mean_tail="split_mean"),
+    "CEI^A mated": lambda t: bf.automatic_comprehensive_equity_index(t, kind="mated"),
+    "CEI^A non-mated": lambda t: bf.automatic_comprehensive_equity_index(t, kind="nonmated"),
+}
+
+
+@pytest.mark.parametrize("name", INDICES)
+def test_normal_scores_give_no_warning(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", bf.CoarseHistogramWarning)
+        INDICES[name](two_groups())
+
+
+def test_one_sentinel_score_is_named_and_explains_the_rise_toward_one():
+    table = two_groups()
+    clean = bf.distribution_fairness_index(table)
+    with pytest.warns(bf.CoarseHistogramWarning) as caught:
+        stretched = bf.distribution_fairness_index(with_score(table, 0, 999.0))
+    assert clean.normal < 0.98 and stretched.normal > 0.999  # the groups' difference all but vanished
+    (message,) = [str(w.message) for w in caught]
+    low = table["score"].min()
+    assert message.startswith("DFI's histogram barely resolves the scores: the central 90% of them fall in 1 of its "
+                              "100 equal-width bins")
+    assert f"while the range is [{low:.4g}, 999]" in message
+
+
+def test_each_histogram_of_the_cei_is_named():
+    # the largest non-mated score of group a at 1e3: it stretches the non-mated tails' bins only
+    table = two_groups()
+    row = table.index[~table["mated"] & (table["group"] == "a")][0]
+    table = with_score(table, row, 1e3)
+    assert [m.split(" barely")[0] for m in coarse(lambda: INDICES["CEI non-mated"](table))] == [
+        "CEI's histogram of the non-mated tails"]
+    # the other reading then finds the mean's tail in the centre's one bin: the warning says why
+    with (pytest.warns(bf.CoarseHistogramWarning, match="^CEI's histogram of the non-mated scores barely"),
+          pytest.raises(bf.SchemaError, match="empty tail or centre")):
+        INDICES["CEI split_mean"](table)
+    assert coarse(lambda: INDICES["CEI mated"](table)) == []
+    # a mated score of group b at -1e3: the mated tails (left) are stretched
+    table = with_score(two_groups(), 2_000, -1e3)
+    assert [m.split(" barely")[0] for m in coarse(lambda: INDICES["CEI mated"](table))] == [
+        "CEI's histogram of the mated tails"]
+
+
+def test_scores_all_in_one_bin_are_not_stretched():
+    """All scores equal: nothing outside the bulk sets the range, so there is nothing to say."""
+    table = pd.DataFrame({"score": 0.5, "mated": np.arange(40) % 2 == 0, "group": np.repeat(["a", "b"], 20)})
+    assert coarse(lambda: bf.distribution_fairness_index(table)) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(40, 400), share=st.floats(0.0, 0.04), factor=st.floats(20.0, 1e6), below=st.booleans(),
+       bins=st.integers(20, 200))
+def test_sentinels_far_beyond_the_bulk_always_warn_and_the_bulk_alone_never(n, share, factor, below, bins):
+    """``n`` evenly spread scores fill every bin; up to 4% of them moved ``factor`` ranges away
+    leave the central 90% in fewer than a tenth of the bins."""
+    scores = np.linspace(0.0, 1.0, n)
+    table = pd.DataFrame({"score": scores, "mated": np.arange(n) % 2 == 0, "group": np.where(np.arange(n) % 4 < 2, "a", "b")})
+    assert coarse(lambda: bf.distribution_fairness_index(table, bins=bins)) == []
+    moved = max(1, int(share * n))
+    scores = scores.copy()
+    scores[:moved] = -factor if below else 1.0 + factor
+    assert len(coarse(lambda: bf.distribution_fairness_index(table.assign(score=scores), bins=bins))) == 1
+
+
+def test_resamples_do_not_repeat_it():
+    """The estimate warns once per histogram; the report's hundreds of resamples add nothing."""
+    table = with_score(two_groups(500), 0, 999.0)
+    messages = coarse(lambda: bf.fairness_summary(table, by="group", n_resamples=40, n_permutations=20))
+    assert len(messages) == len(set(messages)) >= 1
+    assert sum(m.startswith("DFI's histogram") for m in messages) == 1
