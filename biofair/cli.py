@@ -785,6 +785,9 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
             if process.poll() is None:
                 process.kill()
             process.wait(timeout=60)
+        for manager in launched:  # and its messaging open (a ResourceWarning when main() was called in Python)
+            if not manager.context.closed:
+                manager.context.destroy(linger=0)
     notebook = _as_published(nbformat.read(notebook_path, as_version=4), folder)
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags={"remove-cell"}), enabled=True)
