@@ -12,6 +12,7 @@ from __future__ import annotations
 import decimal
 import functools
 import unicodedata
+import warnings
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -655,6 +656,43 @@ def _sort_in_place(arrays: list[NDArray]) -> None:
     in_two_threads(lambda: sort_share(shares[0]), lambda: sort_share(shares[1]))
 
 
+#: Scores compared at a time by :func:`_ascending`.
+_ASCENDING_BLOCK = 1 << 16
+
+
+def _ascending(values: NDArray) -> bool:
+    """Whether ``values`` never decrease (checked in blocks, without an array of the size of
+    ``values``; stops at the first block that decreases)."""
+    block = _ASCENDING_BLOCK
+    for start in range(0, max(values.size - 1, 0), block):
+        stop = min(start + block, values.size - 1)
+        if not np.all(values[start + 1 : stop + 1] >= values[start:stop]):
+            return False
+    return True
+
+
+def _ordered_for_grouping(scores: pd.DataFrame, by: By) -> pd.DataFrame:
+    """``scores`` ordered by score (stable), with text group labels as categories: a table
+    that :func:`scores_by_group` groups without a sort and without a factorization, into
+    the same groups (checked: otherwise the labels are left as they are). For statistics
+    computed on many relabelled copies of one table (permutation nulls)."""
+    ordered = scores.sort_values("score", kind="stable")
+    with warnings.catch_warnings():  # the table's own grouping has warned already
+        warnings.simplefilter("ignore")
+        try:
+            coded = ordered.copy()
+            for columns in _group_columns(ordered, by).values():
+                unlabelled = [c for c in columns if not isinstance(ordered[c].dtype, pd.CategoricalDtype)]
+                if len(unlabelled) == len(columns):  # one set of categories for both sides
+                    categories = pd.concat([ordered[c] for c in columns]).astype("category").cat.categories
+                    for column in columns:
+                        coded[column] = pd.Categorical(ordered[column], categories=categories)
+            (codes, names), (coded_codes, coded_names) = _group_codes(ordered, by), _group_codes(coded, by)
+        except (TypeError, ValueError):  # labels of mixed types, missing labels: as they are
+            return ordered
+    return coded if names == coded_names and np.array_equal(codes, coded_codes) else ordered
+
+
 #: Groups a grouping error names one by one; the rest are counted.
 _PROBLEMS_SHOWN = 10
 
@@ -698,6 +736,8 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     stable radix sort of the (group, class) codes (8-bit up to 62 groups), chunk by chunk,
     and one sort per group and class (shared by two threads from 2**18 scores): about the
     cost of one sort of all scores plus the factorization, whatever the number of groups.
+    The split keeps the rows' order, so a table already ordered by score needs no sort:
+    then the grouping costs a few passes over the rows.
     Every index then reads the sorted arrays: counts at thresholds and histograms by binary
     search, percentiles at their order statistics, pooled thresholds by selection across
     the groups.
@@ -735,7 +775,8 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     keys += 2
     keys += mated
     runs = _split_by_key(values, keys, n_keys)
-    _sort_in_place(runs[2:])
+    if not _ascending(values):  # each run keeps the rows' order: a table ordered by score needs no sort
+        _sort_in_place(runs[2:])
     groups, problems = {}, []
     for code, name in enumerate(names):
         nonmated, mated_scores = runs[2 * code + 2], runs[2 * code + 3]

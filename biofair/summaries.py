@@ -39,7 +39,7 @@ from biofair.distribution_fairness import (
     distribution_fairness_index,
 )
 from biofair.equal_error_rate import _eer_from_mated_counts, _rocch_eer_value, eer
-from biofair.groups import _pooled_at_or_above, _pooled_size, scores_by_group
+from biofair.groups import _ordered_for_grouping, _pooled_at_or_above, _pooled_size, scores_by_group
 from biofair.permutation import permutation_null
 from biofair.rates import tmr_at_fmr
 from biofair.schema import _resampled_cluster, split_scores
@@ -393,14 +393,18 @@ def fairness_summary(
     # The FDR area and CEI get no bootstrap interval. Resampling makes the groups differ more
     # than the data do (the largest gap in rates grows, the histograms part), so their
     # replicates sit below the estimate: identical groups, area 1, got the interval
-    # [0.917, 0.973]. Each is read against its permutation null instead.
+    # [0.917, 0.973]. Each is read against its permutation null instead. The permuted tables
+    # are made from the table ordered by score, with its labels as categories, whose grouping
+    # needs no sort and no factorization (5x faster at 1e6 rows): shuffled by subject, the
+    # same permutations as from the table as it is (the subjects are numbered in sorted order).
     indices = {f"cei_extreme_{kind}": cei_extreme(kind) for kind in ("mated", "nonmated")}
     if np.unique(targets).size >= 2:  # an area needs two targets
         indices = {"area_under_fdr_log10": fdr_area, **indices}
+    ordered = _ordered_for_grouping(scores, by)
     for name, statistic in indices.items():
         with resolution_warned_once():  # the FDR rows (or the system rows) have warned for these targets
             add(name, attribute, nan, statistic(scores))
-            null = permutation_null(statistic, scores, by=by, n_permutations=n_permutations, rng=rng, unit=unit,
+            null = permutation_null(statistic, ordered, by=by, n_permutations=n_permutations, rng=rng, unit=unit,
                                     cluster=cluster, progress_bar=progress_bar)
         add(f"{name}_null_mean", attribute, nan, null.null.mean())
         add(f"{name}_p_value", attribute, nan, null.p_value)

@@ -19,7 +19,7 @@ import biofair as bf
 from biofair._counts import searchsorted_ascending
 from biofair._thresholds import threshold_at_fmr_runs, threshold_at_fmr_sorted
 from biofair.distribution_fairness import _lerp, _share_beyond, _sorted_percentile
-from biofair.groups import _factorize_sorted, _factorized, _split_by_key
+from biofair.groups import _ascending, _factorize_sorted, _factorized, _ordered_for_grouping, _split_by_key
 from exact import exact_beyond
 
 # Few distinct values (ties), float32 values, signed zeros, subnormals and the float range's ends.
@@ -148,12 +148,13 @@ def test_share_beyond_of_scores_a_few_ulps_apart_equals_that_of_their_ulp_counts
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(2, 140), st.integers(0, 2**32 - 1), st.booleans(), st.booleans(), st.booleans())
-def test_scores_by_group_equals_a_loop_over_groups(n_groups, seed, per_side, categorical, threads):
+@given(st.integers(2, 140), st.integers(0, 2**32 - 1), st.booleans(), st.booleans(), st.booleans(), st.booleans())
+def test_scores_by_group_equals_a_loop_over_groups(n_groups, seed, per_side, categorical, threads, presorted):
     """Past 62 groups the group-class keys need 16 bits; per-side labels add cross-group pairs;
     categorical labels are read from their codes (categories in shuffled order, one unused):
     the groups come in the categories' order. The groups' arrays sorted in two threads (as
-    from 2**18 scores) or in one give the same arrays."""
+    from 2**18 scores) or in one give the same arrays. A table ordered by score is split
+    into sorted arrays without a sort."""
     rng = np.random.default_rng(seed)
     n = 6 * n_groups
     mated = np.arange(n) % 3 == 0
@@ -173,7 +174,13 @@ def test_scores_by_group_equals_a_loop_over_groups(n_groups, seed, per_side, cat
         table["reference_group"], table["probe_group"] = as_labels(groups), as_labels(probe)
     else:
         table["group"] = as_labels(groups)
-    with mock.patch("biofair.groups.IN_TWO_THREADS_FROM", 0 if threads else 2**62):
+    unsorted = nullcontext()
+    if presorted:
+        order_by_score = np.argsort(values, kind="stable")
+        table, values, mated, groups, probe = (table.iloc[order_by_score], values[order_by_score],
+                                               mated[order_by_score], groups[order_by_score], probe[order_by_score])
+        unsorted = mock.patch("biofair.groups._sort_in_place", side_effect=AssertionError("sorted again"))
+    with mock.patch("biofair.groups.IN_TWO_THREADS_FROM", 0 if threads else 2**62), unsorted:
         result = bf.scores_by_group(table)
     assert list(result) == list(order)
     homogeneous = groups == probe
@@ -181,6 +188,60 @@ def test_scores_by_group_equals_a_loop_over_groups(n_groups, seed, per_side, cat
         mine = groups == code
         np.testing.assert_array_equal(result[name].mated, np.sort(values[mine & mated]))
         np.testing.assert_array_equal(result[name].nonmated, np.sort(values[mine & ~mated & homogeneous]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([-1.0, -0.0, 0.0, 0.5, 2.0]), max_size=40), st.integers(1, 8))
+def test_ascending_is_checked_block_by_block(values, block):
+    values = np.array(values)
+    with mock.patch("biofair.groups._ASCENDING_BLOCK", block):
+        assert _ascending(values) == bool(np.all(np.diff(values) >= 0))
+
+
+_LABELS = {
+    "text": lambda codes: np.array(["b", "a/x", "C", "é"], dtype=object)[codes],
+    "Arrow text": lambda codes: pd.array(np.array(["b", "a", "c", "d"])[codes], dtype="string[pyarrow]"),
+    "integers": lambda codes: np.array([10, 2, -1, 7])[codes],
+    "booleans": lambda codes: codes % 2 == 0,
+    "mixed types": lambda codes: np.array([1, "y", "x", 2.5], dtype=object)[codes],
+    "categories": lambda codes: pd.Categorical(np.array(["b", "a", "c", "d"])[codes], categories=["d", "c", "b", "a"]),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(_LABELS)), st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
+def test_a_table_ordered_for_grouping_gives_the_same_groups(kind, seed, per_side, two_attributes):
+    """Ordered by score, text labels as categories: the same groups, names and sorted scores."""
+    rng = np.random.default_rng(seed)
+    n = 80
+    codes = np.r_[np.arange(4), np.arange(4), rng.integers(0, 4, n - 8)]
+    table = pd.DataFrame({"score": np.round(rng.normal(size=n), 1), "mated": np.r_[np.ones(4, bool), np.zeros(4, bool),
+                                                                                   rng.random(n - 8) < 0.3]})
+    if per_side:
+        probe = np.where(~table["mated"] & (rng.random(n) < 0.2), (codes + 1) % 4, codes)
+        probe[:8] = codes[:8]
+        table["reference_group"], table["probe_group"] = _LABELS[kind](codes), _LABELS[kind](probe)
+    else:
+        table["group"] = _LABELS[kind](codes)
+    by = ["group", "site"] if two_attributes else "group"
+    if two_attributes:
+        table["site"] = np.where(np.arange(n) % 2 == 0, "s1", "s2")
+        table.loc[:15, "site"] = "s1"  # every group in both sites has both classes: the first 16 rows
+        table.loc[np.r_[0:4, 8:12], "site"] = "s2"
+    try:
+        expected = bf.scores_by_group(table, by=by)
+    except bf.SchemaError:  # an arrangement with a group of one class only: nothing to compare
+        return
+    ordered = _ordered_for_grouping(table, by)
+    assert np.all(np.diff(ordered["score"].to_numpy()) >= 0)
+    assert sorted(ordered.index) == list(table.index)
+    if kind in ("text", "Arrow text") and not per_side:
+        assert isinstance(ordered["group"].dtype, pd.CategoricalDtype)
+    result = bf.scores_by_group(ordered, by=by)
+    assert list(result) == list(expected)
+    for name in expected:
+        np.testing.assert_array_equal(result[name].mated, expected[name].mated)
+        np.testing.assert_array_equal(result[name].nonmated, expected[name].nonmated)
 
 
 @settings(max_examples=200, deadline=None)
