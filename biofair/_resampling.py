@@ -349,9 +349,9 @@ def resolution_warned_once():
     """Silence InsufficientComparisonsWarning, CoarseHistogramWarning and the warning of group
     labels that differ only by how they are written, while replicates are computed: the
     estimate on all data gave them once; each resample would repeat them (hundreds of times
-    in a report). Entering
-    ``catch_warnings`` resets Python's record of warnings already shown, so without this
-    filter a warning repeats once per resample even under the default filters."""
+    in a report). Entering ``catch_warnings`` resets Python's record of warnings already
+    shown, so without this filter a warning repeats once per resample even under the
+    default filters."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InsufficientComparisonsWarning)
         warnings.simplefilter("ignore", CoarseHistogramWarning)

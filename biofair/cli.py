@@ -582,10 +582,11 @@ def _computing(metric: str) -> Iterator[None]:
 def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
     """The warnings a user of the command must see, once each, one line each: scores that
     look like distances, targets the data cannot resolve, zero rates replaced by their upper
-    bound (Inequity), histograms that extreme scores squeeze into a few bins (DFI, CEI), group labels that differ only by spaces, case, Unicode form or how a
-    number is written (two groups, as written, but often one typed twice), subject ids that
-    differ only by spaces (likewise), runs of rows copied from earlier rows (each counted,
-    but often a file appended to itself), and rows empty in every column (left out)."""
+    bound (Inequity), histograms that extreme scores squeeze into a few bins (DFI, CEI),
+    group labels that differ only by spaces, case, Unicode form or how a number is written
+    (two groups, as written, but often one typed twice), subject ids that differ only by
+    spaces (likewise), runs of rows copied from earlier rows (each counted, but often a file
+    appended to itself), and rows empty in every column (left out)."""
     import biofair as bf
     from biofair.groups import _LOOK_ALIKE_WARNING
     from biofair.io import _EMPTY_ROWS_WARNING, _PADDED_IDS_WARNING, _REPEATED_ROWS_WARNING

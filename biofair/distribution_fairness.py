@@ -388,13 +388,11 @@ def _cei_from_counts(
     if mean_tail == "groups":
         _warn_if_coarse(tail_counts, tail_edges, f"CEI's histogram of the {name} tails")
         _warn_if_coarse(centre_counts, centre_edges, f"CEI's histogram of the {name} centres")
-    else:
-        _warn_if_coarse(tail_counts + centre_counts, tail_edges, f"CEI's histogram of the {name} scores")
-    if mean_tail == "groups":
         tail_pmfs, centre_pmfs = _normalised(tail_counts), _normalised(centre_counts)
         tail = _kl_divergence_bits(tail_pmfs, tail_pmfs.mean(axis=0))
         centre = _kl_divergence_bits(centre_pmfs, centre_pmfs.mean(axis=0))
-    else:
+    else:  # one histogram of the whole class, cut where the mean's tail starts
+        _warn_if_coarse(tail_counts + centre_counts, tail_edges, f"CEI's histogram of the {name} scores")
         tail, centre = _mean_split_divergences(tail_counts, centre_counts, kind, percentile, smoothing)
     return tail_weight * tail + (1.0 - tail_weight) * centre
 
