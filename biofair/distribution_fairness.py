@@ -149,7 +149,7 @@ def _warn_if_coarse(counts: NDArray, edges: NDArray, histogram: str) -> None:
             f"{histogram} barely resolves the scores: the central 90% of them fall in {span} of its "
             f"{bins} equal-width bins, [{float(edges[first]):.4g}, {float(edges[last + 1]):.4g}], "
             f"while the range is [{float(edges[0]):.4g}, {float(edges[-1]):.4g}]; extreme scores "
-            "(a sentinel value, another unit?) stretch it and make the groups look alike",
+            "(a sentinel value, another unit, a long tail?) stretch it and make the groups look alike",
             CoarseHistogramWarning,
         )
 

@@ -83,9 +83,9 @@ class CoarseHistogramWarning(UserWarning):
 
     DFI, CEI and CEIᴬ bin the scores in equal-width bins over their pooled range (SPEC
     section 5). A few extreme scores (a sentinel such as 999, a failed comparison stored as
-    -1e30, a score in other units) stretch that range, and the bulk of the scores then falls
-    in a handful of bins, where every group looks alike: the index moves toward 1 whatever
-    the groups' differences. The warning is given when the central 90% of the pooled scores
+    -1e30, a score in other units, the far end of a long tail) stretch that range, and the
+    bulk of the scores then falls in a handful of bins, where every group looks alike: the
+    index moves toward 1 whatever the groups' differences. The warning is given when the central 90% of the pooled scores
     of a histogram fall in fewer than a tenth of its bins; it names the histogram, the bins
     and the range. Check the scores outside the bulk; the index itself follows the
     specification unchanged.

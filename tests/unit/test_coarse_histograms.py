@@ -60,6 +60,43 @@ def test_normal_scores_give_no_warning(name):
         INDICES[name](two_groups())
 
 
+def three_groups(mated: np.ndarray, nonmated: np.ndarray, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"score": np.r_[mated, nonmated], "mated": np.r_[np.ones(mated.size, bool), np.zeros(nonmated.size, bool)],
+                         "group": rng.choice(["a", "b", "c"], mated.size + nonmated.size)})
+
+
+_RNG = np.random.default_rng(1)
+SCORE_SCALES = {  # scores of real systems: none squeezes its bulk into a few bins
+    "integers, 70% of impostors at 0 (fingerprint)": three_groups(
+        _RNG.poisson(60, 2_000).astype(float), np.where(_RNG.random(20_000) < 0.7, 0, _RNG.poisson(8, 20_000)).astype(float)),
+    "log-likelihood ratios": three_groups(_RNG.normal(8, 4, 2_000), _RNG.normal(-12, 6, 20_000)),
+    "negated Hamming distances (iris)": three_groups(-_RNG.normal(0.2, 0.05, 2_000), -_RNG.normal(0.45, 0.02, 20_000)),
+    "cosines, five failures stored as -1": three_groups(np.r_[_RNG.normal(0.7, 0.1, 2_000), -np.ones(5)],
+                                                          _RNG.normal(0.1, 0.1, 20_000)),
+}
+
+
+@pytest.mark.parametrize("name", SCORE_SCALES)
+def test_real_score_scales_give_no_warning(name):
+    table = SCORE_SCALES[name]
+    assert coarse(lambda: [INDICES[index](table) for index in INDICES if "split_mean" not in index]) == []
+
+
+def test_a_long_tail_squeezes_the_bulk_too():
+    """Lognormal similarities (log-scale sd 1.5): their largest is about 30 times their 95th
+    percentile, so the central 90% fall in 4 of the 100 bins (np.histogram's bins of the
+    5th and 95th percentiles), which the warning says."""
+    rng = np.random.default_rng(2)
+    table = three_groups(rng.lognormal(1, 1.5, 2_000), rng.lognormal(0, 1.5, 20_000))
+    values = table["score"].to_numpy()
+    edges = np.histogram_bin_edges(values, 100)
+    span = int(np.diff(np.digitize(np.quantile(values, [0.05, 0.95]), edges))[0]) + 1
+    messages = coarse(lambda: bf.distribution_fairness_index(table))
+    assert span == 4 and len(messages) == 1
+    assert f"in {span} of its 100 equal-width bins" in messages[0] and "a long tail?" in messages[0]
+
+
 def test_one_sentinel_score_is_named_and_explains_the_rise_toward_one():
     table = two_groups()
     clean = bf.distribution_fairness_index(table)
