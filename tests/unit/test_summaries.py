@@ -233,6 +233,10 @@ def test_fairness_summary_permutes_a_table_ordered_for_grouping(example, monkeyp
         assert sorted(ordered.index) == list(table.index)
         options = {**options, "rng": 7}
         np.testing.assert_array_equal(real(statistic, ordered, **options).null, real(statistic, table, **options).null)
+    # and the whole summary is the one of the table as it is
+    monkeypatch.setattr(summaries, "_ordered_for_grouping", lambda scores, by: scores)
+    pd.testing.assert_frame_equal(bf.fairness_summary(table, n_resamples=40, n_permutations=12, rng=5), summary)
+    assert seen[-1][1] is table
 
 
 def test_fairness_summary_is_seeded(example):
