@@ -131,11 +131,16 @@ def _range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
         ) from error
 
 
-def _warn_if_coarse(counts: NDArray, edges: NDArray, histogram: str) -> None:
-    """Warn (:class:`~biofair.CoarseHistogramWarning`) when the central 90% of the pooled
-    ``counts`` (groups x bins) fall in fewer than a tenth of the bins and the other 10% are
-    what stretches the range: a few extreme scores have squeezed the bulk into a handful
-    of bins, where every group looks alike."""
+def _warn_if_coarse(samples: list[NDArray], counts: NDArray, edges: NDArray, histogram: str) -> None:
+    """Warn (:class:`~biofair.CoarseHistogramWarning`) when the bins barely resolve the scores.
+
+    ``counts`` are the histograms (groups x bins) of the ascending ``samples`` on ``edges``.
+    The warning is given when the central 90% of the pooled counts fall in fewer than a
+    tenth of the bins, the other 10% stretch the range, and those few bins merge distinct
+    scores (more distinct scores than bins): a few extreme scores have squeezed the bulk
+    into a handful of bins, where every group looks alike. A bulk of tied scores (integer
+    scores, most of them 0) loses nothing to the binning and gives no warning.
+    """
     cumulative = np.cumsum(np.sum(counts, axis=0))
     total, bins = cumulative[-1], cumulative.size
     if total == 0:
@@ -143,15 +148,21 @@ def _warn_if_coarse(counts: NDArray, edges: NDArray, histogram: str) -> None:
     first = int(np.searchsorted(cumulative, 0.05 * total, side="right"))  # holds the 5th percentile
     last = int(np.searchsorted(cumulative, 0.95 * total, side="left"))  # holds the 95th
     span = last - first + 1
-    outside = cumulative[first - 1] if first else 0
-    if 10 * span < bins and (outside > 0 or cumulative[last] < total):
-        warn(
-            f"{histogram} barely resolves the scores: the central 90% of them fall in {span} of its "
-            f"{bins} equal-width bins, [{float(edges[first]):.4g}, {float(edges[last + 1]):.4g}], "
-            f"while the range is [{float(edges[0]):.4g}, {float(edges[-1]):.4g}]; extreme scores "
-            "(a sentinel value, another unit, a long tail?) stretch it and make the groups look alike",
-            CoarseHistogramWarning,
-        )
+    stretched = (cumulative[first - 1] if first else 0) > 0 or cumulative[last] < total
+    if 10 * span >= bins or not stretched:
+        return
+    low, high = edges[first], edges[last + 1]
+    end = "right" if last == bins - 1 else "left"  # the last bin holds its upper edge
+    bulk = [s[np.searchsorted(s, low, side="left") : np.searchsorted(s, high, side=end)] for s in samples]
+    if np.unique(np.concatenate(bulk)).size <= span:
+        return
+    warn(
+        f"{histogram} barely resolves the scores: the central 90% of them fall in {span} of its "
+        f"{bins} equal-width bins, [{float(low):.4g}, {float(high):.4g}], while the range is "
+        f"[{float(edges[0]):.4g}, {float(edges[-1]):.4g}]; extreme scores (a sentinel value, another "
+        "unit, a long tail?) stretch it and make the groups look alike",
+        CoarseHistogramWarning,
+    )
 
 
 def _index_from_divergences(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
@@ -225,14 +236,14 @@ def distribution_fairness_index(
     edges = _edges([s for g in groups.values() for s in g], bins)
     mated = np.array([_sorted_counts(g.mated, edges) for g in groups.values()])
     nonmated = np.array([_sorted_counts(g.nonmated, edges) for g in groups.values()])
-    return _dfi_from_counts(list(groups), mated, nonmated, edges=edges, combine=combine)
+    _warn_if_coarse([s for g in groups.values() for s in g], mated + nonmated, edges, "DFI's histogram")
+    return _dfi_from_counts(list(groups), mated, nonmated, combine=combine)
 
 
 def _dfi_from_counts(
-    names: list[str], mated: NDArray, nonmated: NDArray, *, edges: NDArray, combine: str = "pooled"
+    names: list[str], mated: NDArray, nonmated: NDArray, *, combine: str = "pooled"
 ) -> EquityIndex:
-    """DFI from per-group histogram counts of each class on common ``edges`` (groups x bins)."""
-    _warn_if_coarse(mated + nonmated, edges, "DFI's histogram")
+    """DFI from per-group histogram counts of each class on common edges (groups x bins)."""
     mated, nonmated = mated.astype(np.float64), nonmated.astype(np.float64)
     if combine == "pooled":  # the histogram of all of a group's scores
         counts = mated + nonmated
@@ -374,8 +385,6 @@ def _cei_from_counts(
     tail_counts: NDArray,
     centre_counts: NDArray,
     *,
-    tail_edges: NDArray,
-    centre_edges: NDArray,
     kind: ScoreKind,
     percentile: float,
     tail_weight: float,
@@ -384,15 +393,11 @@ def _cei_from_counts(
 ) -> NDArray[np.float64]:
     """S'_i = w_t·KL(t_i || m_t) + w_c·KL(c_i || m_c) in bits, from each group's tail and
     centre counts (groups x bins, on the edges of :func:`_part_edges`)."""
-    name = kind.replace("nonmated", "non-mated")
     if mean_tail == "groups":
-        _warn_if_coarse(tail_counts, tail_edges, f"CEI's histogram of the {name} tails")
-        _warn_if_coarse(centre_counts, centre_edges, f"CEI's histogram of the {name} centres")
         tail_pmfs, centre_pmfs = _normalised(tail_counts), _normalised(centre_counts)
         tail = _kl_divergence_bits(tail_pmfs, tail_pmfs.mean(axis=0))
         centre = _kl_divergence_bits(centre_pmfs, centre_pmfs.mean(axis=0))
-    else:  # one histogram of the whole class, cut where the mean's tail starts
-        _warn_if_coarse(tail_counts + centre_counts, tail_edges, f"CEI's histogram of the {name} scores")
+    else:
         tail, centre = _mean_split_divergences(tail_counts, centre_counts, kind, percentile, smoothing)
     return tail_weight * tail + (1.0 - tail_weight) * centre
 
@@ -414,9 +419,15 @@ def _cei_divergences(
         return np.array([[p[0], p[-1]] for p in parts])
 
     tail_edges, centre_edges = _part_edges(ranges(tails), ranges(centres), bins, mean_tail)
+    tail_counts, centre_counts = _class_counts(tails, tail_edges), _class_counts(centres, centre_edges)
+    name = kind.replace("nonmated", "non-mated")
+    if mean_tail == "groups":
+        _warn_if_coarse(tails, tail_counts, tail_edges, f"CEI's histogram of the {name} tails")
+        _warn_if_coarse(centres, centre_counts, centre_edges, f"CEI's histogram of the {name} centres")
+    else:  # one histogram of the whole class, cut where the mean's tail starts
+        _warn_if_coarse(samples, tail_counts + centre_counts, tail_edges, f"CEI's histogram of the {name} scores")
     return _cei_from_counts(
-        _class_counts(tails, tail_edges), _class_counts(centres, centre_edges), tail_edges=tail_edges,
-        centre_edges=centre_edges, kind=kind, percentile=float(np.mean(percentiles)), tail_weight=tail_weight,
+        tail_counts, centre_counts, kind=kind, percentile=float(np.mean(percentiles)), tail_weight=tail_weight,
         mean_tail=mean_tail, smoothing=smoothing,
     )
 

@@ -85,10 +85,13 @@ class CoarseHistogramWarning(UserWarning):
     section 5). A few extreme scores (a sentinel such as 999, a failed comparison stored as
     -1e30, a score in other units, the far end of a long tail) stretch that range, and the
     bulk of the scores then falls in a handful of bins, where every group looks alike: the
-    index moves toward 1 whatever the groups' differences. The warning is given when the central 90% of the pooled scores
-    of a histogram fall in fewer than a tenth of its bins; it names the histogram, the bins
-    and the range. Check the scores outside the bulk; the index itself follows the
-    specification unchanged.
+    index moves toward 1 whatever the groups' differences. The warning is given when the
+    central 90% of a histogram's pooled scores fall in fewer than a tenth of its bins and
+    those bins hold more distinct scores than bins (a bulk of tied scores, such as integer
+    scores mostly 0, loses nothing to the binning); it names the histogram, the bins and the
+    range. Check the scores outside the bulk; the index itself follows the specification
+    unchanged. The out-of-core indices (:mod:`biofair.partitions`) do not give it: telling
+    tied scores from merged ones needs the scores themselves.
 
     See Also
     --------

@@ -97,7 +97,7 @@ def distribution_fairness_index(scores: Any, *, by: By = "group", bins: int = 10
     frame, census_ = partitioned(scores, by=by)
     edges = _range_edges(census_.low, census_.high, bins)
     counts = _on_partitions(frame, _group_histograms_part, census_, edges, columns=_needed(census_), total=True)
-    return _dfi_from_counts(census_.names, counts[:, 1], counts[:, 0], edges=edges, combine=combine)
+    return _dfi_from_counts(census_.names, counts[:, 1], counts[:, 0], combine=combine)
 
 
 # -- CEI: per-group percentiles, then tail and centre histograms ---------------------------------
@@ -175,9 +175,8 @@ def _cei_divergences(data: Partitioned, kind: str, percentiles: NDArray, tail_we
     tail_edges, centre_edges = _part_edges(split.tail_ranges, split.centre_ranges, bins, mean_tail)
     counts = _on_partitions(frame, _tail_centre_part, census_, kind, split.splits, tail_edges, centre_edges,
                             columns=_needed(census_), total=True)
-    return _cei_from_counts(counts[:, 1], counts[:, 0], tail_edges=tail_edges, centre_edges=centre_edges, kind=kind,
-                           percentile=float(np.mean(percentiles)), tail_weight=tail_weight, mean_tail=mean_tail,
-                           smoothing=smoothing)
+    return _cei_from_counts(counts[:, 1], counts[:, 0], kind=kind, percentile=float(np.mean(percentiles)),
+                           tail_weight=tail_weight, mean_tail=mean_tail, smoothing=smoothing)
 
 
 def comprehensive_equity_index(

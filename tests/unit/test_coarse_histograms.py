@@ -8,6 +8,7 @@ the specification; a CoarseHistogramWarning now names the histogram, its bins an
 from __future__ import annotations
 
 import warnings
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -126,6 +127,33 @@ def test_each_histogram_of_the_cei_is_named():
     table = with_score(two_groups(), 2_000, -1e3)
     assert [m.split(" barely")[0] for m in coarse(lambda: INDICES["CEI mated"](table))] == [
         "CEI's histogram of the mated tails"]
+
+
+def test_a_bulk_of_tied_scores_is_resolved():
+    """Integer scores: 97% of each group's non-mated tail (its top 10%) are 2, the rest 3 or 4,
+    in 20 bins over [2, 4]. The bulk's one bin holds one score: nothing is merged, nothing to
+    say. (Out-of-core tests met such tails, hypothesis seed 624, before distinct scores were
+    counted; the bins alone would warn, as the monkeypatched count shows.)"""
+    nonmated = np.r_[[0.0] * 300, [1.0] * 300, [2.0] * 97, [3.0] * 2, [4.0]]
+    table = pd.DataFrame({
+        "score": np.tile(np.r_[[5.0] * 50, [6.0] * 50, nonmated], 3),
+        "mated": np.tile(np.r_[np.ones(100, bool), np.zeros(nonmated.size, bool)], 3),
+        "group": np.repeat(["a", "b", "c"], 100 + nonmated.size),
+    })
+    tails = lambda: bf.comprehensive_equity_index(table, kind="nonmated", percentile=90.0, bins=20)  # noqa: E731
+    assert coarse(tails) == []
+    with mock.patch("biofair.distribution_fairness.np.unique", lambda values: np.arange(values.size)):
+        assert [m.split(" barely")[0] for m in coarse(tails)] == ["CEI's histogram of the non-mated tails"]
+
+
+def test_a_sentinel_beside_tied_scores_merges_the_others_into_their_bin():
+    """Integer scores, 70% of the impostors' 0, and one 999: the bins of the bulk, 10 wide,
+    also hold the scores from 1 up, which they merge."""
+    rng = np.random.default_rng(3)
+    nonmated = np.r_[np.where(rng.random(20_000) < 0.7, 0, rng.poisson(3, 20_000)), 999].astype(float)
+    table = three_groups(rng.poisson(60, 2_000).astype(float), nonmated)
+    messages = coarse(lambda: bf.distribution_fairness_index(table))
+    assert len(messages) == 1 and "while the range is [0, 999]" in messages[0]
 
 
 def test_scores_all_in_one_bin_are_not_stretched():
