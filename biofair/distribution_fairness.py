@@ -233,10 +233,11 @@ def distribution_fairness_index(
     bins = check_bins(bins)
     check_choice(combine, "combine", ("pooled", "equal"))
     groups = scores_by_group(scores, by=by)
-    edges = _edges([s for g in groups.values() for s in g], bins)
+    samples = [s for g in groups.values() for s in g]
+    edges = _edges(samples, bins)
     mated = np.array([_sorted_counts(g.mated, edges) for g in groups.values()])
     nonmated = np.array([_sorted_counts(g.nonmated, edges) for g in groups.values()])
-    _warn_if_coarse([s for g in groups.values() for s in g], mated + nonmated, edges, "DFI's histogram")
+    _warn_if_coarse(samples, mated + nonmated, edges, "DFI's histogram")
     return _dfi_from_counts(list(groups), mated, nonmated, combine=combine)
 
 

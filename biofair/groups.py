@@ -501,7 +501,7 @@ def _check_sorted_groups(groups: dict) -> None:
                                 f"np.sort(...) of each class), got {type(values).__name__}")
             elif values.size == 0 or not (np.isfinite(values[0]) and np.isfinite(values[-1])):
                 problems.append(f"group {name!r}: {side} scores must be finite, and at least one")
-            elif (values[1:] < values[:-1]).any():
+            elif not _ascending(values):
                 problems.append(f"group {name!r}: {side} scores must be ascending (np.sort them)")
     if problems:
         raise SchemaError("cannot compare groups:\n- " + "\n- ".join(problems))
@@ -680,13 +680,12 @@ def _ordered_for_grouping(scores: pd.DataFrame, by: By) -> pd.DataFrame:
     with warnings.catch_warnings():  # the table's own grouping has warned already
         warnings.simplefilter("ignore")
         try:
-            coded = ordered.copy()
+            categorical = {}
             for columns in _group_columns(ordered, by).values():
-                unlabelled = [c for c in columns if not isinstance(ordered[c].dtype, pd.CategoricalDtype)]
-                if len(unlabelled) == len(columns):  # one set of categories for both sides
+                if not any(isinstance(ordered[c].dtype, pd.CategoricalDtype) for c in columns):
                     categories = pd.concat([ordered[c] for c in columns]).astype("category").cat.categories
-                    for column in columns:
-                        coded[column] = pd.Categorical(ordered[column], categories=categories)
+                    categorical.update({c: pd.Categorical(ordered[c], categories=categories) for c in columns})
+            coded = ordered.assign(**categorical)  # one set of categories for both sides
             (codes, names), (coded_codes, coded_names) = _group_codes(ordered, by), _group_codes(coded, by)
         except (TypeError, ValueError):  # labels of mixed types, missing labels: as they are
             return ordered
