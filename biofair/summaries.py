@@ -397,13 +397,17 @@ def fairness_summary(
     # are made from the table ordered by score, with its labels as categories, whose grouping
     # needs no sort and no factorization (5x faster at 1e6 rows): shuffled by subject, the
     # same permutations as from the table as it is (the subjects are numbered in sorted order).
+    # The estimates read the groups made above, outside the resamples' silence: CEI's
+    # warning of a coarse histogram is given here, once; the area, from the FDR rows above.
     indices = {f"cei_extreme_{kind}": cei_extreme(kind) for kind in ("mated", "nonmated")}
+    estimates = {name: statistic(groups) for name, statistic in indices.items()}
     if np.unique(targets).size >= 2:  # an area needs two targets
         indices = {"area_under_fdr_log10": fdr_area, **indices}
+        estimates["area_under_fdr_log10"] = area_under_fdr(fdr["fdr"], fdr["fmr_target"], scale="log10")
     ordered = _ordered_for_grouping(scores, by)
     for name, statistic in indices.items():
+        add(name, attribute, nan, estimates[name])
         with resolution_warned_once():  # the FDR rows (or the system rows) have warned for these targets
-            add(name, attribute, nan, statistic(scores))
             null = permutation_null(statistic, ordered, by=by, n_permutations=n_permutations, rng=rng, unit=unit,
                                     cluster=cluster, progress_bar=progress_bar)
         add(f"{name}_null_mean", attribute, nan, null.null.mean())

@@ -183,3 +183,5 @@ def test_resamples_do_not_repeat_it():
     messages = coarse(lambda: bf.fairness_summary(table, by="group", n_resamples=40, n_permutations=20))
     assert len(messages) == len(set(messages)) >= 1
     assert sum(m.startswith("DFI's histogram") for m in messages) == 1
+    # CEI's own (its estimate was computed under the resamples' silence, and its warning lost)
+    assert set(coarse(lambda: bf.comprehensive_equity_index(table, by="group", kind="mated"))) <= set(messages)
