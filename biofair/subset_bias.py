@@ -19,6 +19,7 @@ from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed, SubsetMetric
 from biofair._validation import as_count, as_rates, as_rng, as_scores, power_of_two_scaled
 from biofair.equal_error_rate import _eer_from_counts
+from biofair.exceptions import SchemaError
 from biofair.groups import scores_by_group
 
 
@@ -298,6 +299,37 @@ def subset_performance(
     return table
 
 
+def _values_by_group(performance: pd.DataFrame) -> dict[str, NDArray[np.float64]]:
+    """Each group's values in the order of its subset ids, checked: rates in [0, 1], every
+    group labelled and holding the same subset ids, each once (values pair subset by subset)."""
+    missing = [c for c in ("group", "subset", "value") if c not in performance.columns]
+    if missing:
+        raise SchemaError(f"the performance table lacks the column(s) {missing}; "
+                          "subset_performance makes a table with group, subset and value")
+    unlabelled = int(performance["group"].isna().sum())
+    if unlabelled:
+        raise SchemaError(f"{unlabelled} row(s) of the performance table have no group label")
+    values, subsets = {}, {}
+    for name, g in performance.groupby("group", sort=True):
+        g = g.sort_values("subset")
+        ids = g["subset"].to_numpy()
+        if pd.isna(ids).any() or (ids[1:] == ids[:-1]).any():
+            raise SchemaError(f"group {name!r} lists a subset id twice or leaves one empty in the column "
+                              "'subset'; each subset has one value")
+        values[name] = as_rates(g["value"].to_numpy(), f"the values of group {name!r}")
+        subsets[name] = ids
+    names = list(subsets)
+    for name in names[1:]:
+        first, ids = subsets[names[0]], subsets[name]
+        if not np.array_equal(ids, first):
+            raise SchemaError(
+                f"groups {names[0]!r} and {name!r} hold different subsets ({first.size} and {ids.size}; "
+                f"ids in one only: {np.setxor1d(first, ids)[:5].tolist()}); the measures pair the "
+                "groups' values subset by subset"
+            )
+    return values
+
+
 def subset_bias(performance: pd.DataFrame, *, reference: str | None = None) -> pd.DataFrame:
     """SP or EOP, the T-test similarity and N-Sigma of every group against a reference.
 
@@ -319,6 +351,15 @@ def subset_bias(performance: pd.DataFrame, *, reference: str | None = None) -> p
         ``welch_similarity`` and ``n_sigma``. The reference row compares the group with
         itself: parity 1, similarity 1, N-Sigma 0.
 
+    Raises
+    ------
+    SchemaError
+        When the table lacks a column, a row has no group label, a group lists a subset id
+        twice, or two groups hold different subset ids (named, with their counts).
+    ValueError
+        When a value is not a rate in [0, 1] (NaN included; the group is named), the table
+        holds fewer than two groups, or ``reference`` is not one of them.
+
     See Also
     --------
     biofair.subset_performance : Makes the input.
@@ -337,7 +378,7 @@ def subset_bias(performance: pd.DataFrame, *, reference: str | None = None) -> p
     >>> bias.set_index("group").loc["B", "n_sigma"] > 1
     np.True_
     """
-    values = {name: g.sort_values("subset")["value"].to_numpy() for name, g in performance.groupby("group")}
+    values = _values_by_group(performance)
     if len(values) < 2:  # a group against itself: "perfectly fair" by construction
         raise ValueError(f"subset bias compares groups: the performance table has {len(values)} "
                          f"({sorted(values)}); give the subsets of two groups or more")

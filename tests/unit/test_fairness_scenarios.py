@@ -357,6 +357,36 @@ def test_subset_bias_of_one_group_is_refused():
     assert len(bf.subset_bias(performance)) == 2
 
 
+def test_subset_bias_names_the_group_of_a_bad_value_and_pairs_subsets_by_id():
+    """Bad tables gave errors about internal arguments ("a contains 1 NaN", "a and b must pair
+    value by value"), a row without a group was silently dropped, and groups holding different
+    subset ids were paired by position."""
+    table = pd.DataFrame({"group": list("aabb"), "subset": [0, 1, 0, 1], "value": [0.1, 0.2, 0.3, 0.2]})
+    expected = bf.subset_bias(table).set_index("group")
+    assert expected.loc["b", "parity"] == pytest.approx(1 - (0.2 + 0.0) / 2)
+    # the order of the rows does not matter: values pair by subset id
+    shuffled = bf.subset_bias(table.iloc[[3, 0, 2, 1]]).set_index("group")
+    pd.testing.assert_frame_equal(shuffled, expected)
+    for value, shown in ((np.nan, "nan"), (1.5, "1.5")):
+        bad = table.assign(value=[0.1, 0.2, value, 0.2])
+        with pytest.raises(ValueError, match=rf"^the values of group 'b' must lie in \[0, 1\]; 1 value\(s\) do not: \[{shown}\]"):
+            bf.subset_bias(bad)
+    with pytest.raises(bf.SchemaError, match=r"^groups 'a' and 'b' hold different subsets \(2 and 1; ids in one "
+                                             r"only: \[1\]\); the measures pair the groups' values subset by subset$"):
+        bf.subset_bias(table.iloc[:3])
+    with pytest.raises(bf.SchemaError, match=r"^groups 'a' and 'b' hold different subsets \(2 and 2; ids in one "
+                                             r"only: \[0, 2\]\)"):
+        bf.subset_bias(table.assign(subset=[0, 1, 1, 2]))
+    with pytest.raises(ValueError, match=r"^subset bias compares groups: the performance table has 0 "):
+        bf.subset_bias(table.iloc[:0])
+    with pytest.raises(bf.SchemaError, match=r"^group 'a' lists a subset id twice"):
+        bf.subset_bias(table.assign(subset=[0, 0, 0, 1]))
+    with pytest.raises(bf.SchemaError, match=r"^1 row\(s\) of the performance table have no group label"):
+        bf.subset_bias(table.assign(group=["a", "a", "b", None]))
+    with pytest.raises(bf.SchemaError, match=r"lacks the column\(s\) \['subset'\]"):
+        bf.subset_bias(table.drop(columns="subset"))
+
+
 def test_scores_by_group_built_by_hand_are_checked():
     """Built from unsorted arrays, every index was silently wrong (FMR 0.0097 for 0.066, DFI
     0.45 for 0.98), or raised IndexError; with a group deleted, FDR was 1 for one group."""
