@@ -327,6 +327,9 @@ def _smoothed(pmfs: NDArray, smoothing: float) -> NDArray:
     return pmfs / pmfs.sum(axis=-1, keepdims=True)
 
 
+_REACHED = 1e-12  # a cumulative share this close to its target reaches it (far above rounding, far below a count)
+
+
 def _mean_split_divergences(
     tail_counts: NDArray, centre_counts: NDArray, kind: ScoreKind, percentile: float, smoothing: float
 ) -> tuple[NDArray, NDArray]:
@@ -337,18 +340,20 @@ def _mean_split_divergences(
     """
     bins = tail_counts.shape[1]
     mean = _normalised(tail_counts + centre_counts).mean(axis=0)
-    cumulative = np.cumsum(mean)
-    if kind == "nonmated":  # the mean's right tail holds its top (100 - P)% of mass
-        in_tail = np.arange(bins) >= np.searchsorted(cumulative, percentile / 100.0)
-    else:  # its left tail holds its bottom (100 - P)%
-        in_tail = np.arange(bins) <= np.searchsorted(cumulative, 1.0 - percentile / 100.0)
+    # The tail: the fewest outer bins (right for non-mated, left for mated) holding (100 - P)% of
+    # the mean's mass, summed from the tail's end; a share reached exactly is reached whatever the
+    # rounding of the sums (1 - 95/100 is 0.050000000000000044: a tie fell either side of it).
+    outward = mean[::-1] if kind == "nonmated" else mean
+    size = 1 + np.searchsorted(np.cumsum(outward), (100.0 - percentile) / 100.0 - _REACHED)
+    in_tail = np.arange(bins) >= bins - size if kind == "nonmated" else np.arange(bins) < size
 
     def part(mask: NDArray) -> NDArray:
         mass = np.where(mask, mean, 0.0)
         if mass.sum() == 0.0:
             raise SchemaError(
                 f"the mean {kind} distribution has an empty tail or centre at percentile "
-                f"{percentile:g} with {bins} bins; use more bins"
+                f"{percentile:g}: its mass fills {np.count_nonzero(mean)} of {bins} bins; use "
+                "more bins, or, if a few outlying scores stretch the pooled range, remove them"
             )
         return _smoothed(mass / mass.sum(), smoothing)
 

@@ -229,6 +229,30 @@ def test_cei_split_mean_reading_from_scratch(table):
     assert cei.parameters["mean_tail"] == "split_mean" and cei.parameters["smoothing"] == 1e-6
 
 
+def test_cei_split_mean_reading_splits_an_exact_share_one_way_on_both_sides():
+    """Each group's lowest mated score (1 of 20) fills the first of 10 bins: the mean's first
+    bin holds exactly 5%, the left tail at P = 95. ``1 - 95/100`` rounds above 0.05, and the
+    tail took a second bin (CEI_N -0.33 at P = 95, 0.96 at P = 95 + 1e-9). The non-mated side
+    split the mirrored scores elsewhere (from the bin where the cumulative share reached 95%).
+    Found by an independent reimplementation in exact fractions."""
+    a, b = np.r_[0.0, np.linspace(5, 10, 19)], np.r_[0.0, np.linspace(3, 10, 19)]
+    mated = pd.DataFrame({"score": np.r_[a, b, [0, 1, 0, 1]], "mated": [True] * 40 + [False] * 4,
+                          "group": ["a"] * 20 + ["b"] * 20 + ["a", "a", "b", "b"]})
+    nonmated = mated.assign(score=-mated["score"], mated=~mated["mated"])
+
+    def cei(table, kind, percentile):
+        return bf.comprehensive_equity_index(table, kind=kind, percentile=percentile, bins=10, mean_tail="split_mean")
+
+    at_95 = cei(mated, "mated", 95)
+    assert at_95.normal == cei(mated, "mated", 95 + 1e-9).normal == pytest.approx(0.9634475229, abs=1e-9)
+    assert cei(mated, "mated", 95 - 1e-9).normal == pytest.approx(-0.3290866574, abs=1e-9)  # a 5% - 1e-11 tail: 2 bins
+    mirrored = cei(nonmated, "nonmated", 95)
+    # what the exact-fraction reimplementation gives; not the mated value, as scores such as 5 sit on
+    # bin edges, and np.histogram's half-open bins put 5 and -5 in bins that are not mirror images
+    assert mirrored.normal == pytest.approx(0.9770792551, abs=1e-9)
+    assert cei(nonmated, "nonmated", 95 + 1e-9).normal == mirrored.normal
+
+
 def test_cei_split_mean_reading_can_leave_the_unit_interval():
     rng = np.random.default_rng(1)
     far_apart = pd.DataFrame({
