@@ -211,7 +211,7 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--by", nargs="+", action=_Distinct, default=["group"], metavar="ATTR",
                         help="attribute(s) whose groups are compared (default: group)")
     report.add_argument("--missing-groups", default="raise", choices=["raise", "group"],
-                        help="rows with an empty group label: stop with an error (default), or form "
+                        help="rows with an empty (or blank) group label: stop with an error (default), or form "
                              "the group '(missing)'")
     report.add_argument("--subjects", type=_existing_file, metavar="CSV",
                         help="subject attributes (columns subject, gender, ...) joined to both sides")
@@ -969,7 +969,8 @@ def main(argv: list[str] | None = None) -> int:
     _received.clear()
     _silence_unwinding_noise(False)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # cleaned up, one line
-        signal.signal(signum, _stop)
+        if signal.getsignal(signum) is not signal.SIG_IGN:  # ignored on entry (nohup, cmd &): it stays so
+            signal.signal(signum, _stop)
     folder = None
     try:
         _check_report_packages(args)

@@ -27,7 +27,7 @@ from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, as_thresholds, scalar_or_array
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
-from biofair.schema import _check_ids_of_one_kind, _missing_groups_fix, _row, _validate_score_set
+from biofair.schema import _check_ids_of_one_kind, _cli_renaming, _missing_groups_fix, _near_names, _row, _validate_score_set
 
 
 class GroupScores(NamedTuple):
@@ -125,6 +125,10 @@ def _attributes_of(by: By) -> list[str]:
     return attributes
 
 
+def _renaming(renames: dict[str, str]) -> str:
+    return f"scores.rename(columns={renames!r}) ({_cli_renaming(renames)})"
+
+
 def _group_columns(scores: pd.DataFrame, by: By) -> dict[str, list[str]]:
     """Each attribute of ``by`` and its column(s): ``[attr]`` or ``[reference_attr, probe_attr]``."""
     columns = {}
@@ -135,9 +139,13 @@ def _group_columns(scores: pd.DataFrame, by: By) -> dict[str, list[str]]:
         elif set(sides) <= set(scores.columns):
             columns[attribute] = sides
         else:
+            wanted = {attribute, *sides}
+            near = any(str(c).strip().lower() in wanted for c in scores.columns)  # "Group": case and spaces count
             raise SchemaError(
                 f"no group column for {attribute!r}: give a pair-level column of that name or "
-                f"both {sides[0]} and {sides[1]} (the table has {list(scores.columns)})"
+                f"both {sides[0]} and {sides[1]}"
+                + (_near_names(sorted(wanted), scores.columns, renaming=_renaming) if near
+                   else f" (the table has {list(scores.columns)})")
             )
     return columns
 

@@ -89,7 +89,8 @@ def _open_binary(path: Path, compression: str | None) -> BinaryIO:
             raise SchemaError(
                 f"{path} is an Excel workbook, not a score file: save its sheet as 'CSV UTF-8' in Excel, or "
                 f"convert it, e.g. python -c \"import pandas as pd; pd.read_excel('{path}')"
-                f".to_csv('{path.with_suffix('.csv')}', index=False)\" (which needs openpyxl)"
+                f".to_csv('{path.with_name(path.name.split('.')[0] + '-sheet.csv')}', index=False)\" (which needs "
+                "openpyxl; a new file: the workbook, or a CSV file of its name, stays as it is)"
             )
         if len(names) != 1:
             raise SchemaError(f"{path} is a zip archive of {len(names)} files; a score file zip holds one")
@@ -164,6 +165,9 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None) -> tuple[st
             "decimal mark is a comma; biofair reads commas or tabs. Convert it, e.g. python -c \"import pandas "
             f"as pd; pd.read_csv('{path}', sep=';', decimal=',').to_csv('{path.name.split('.')[0]}-comma.csv', index=False)\""
         )
+    if format == "csv" and "," not in header and "\t" not in header and len(header.split()) > 1:
+        raise SchemaError(f"{path} has no comma or tab in its first line ({header[:80]!r}): if its fields are "
+                          f"separated by spaces, {_to_csv(path)}")
     tab_separated = suffix == ".tsv" or ("\t" in header and "," not in header)
     if format == "csv" or (format == "auto" and (suffix in (".csv", ".tsv") or "," in header or "\t" in header)):
         if header.startswith("#"):
@@ -321,6 +325,12 @@ def _decimal_scores(values: pd.Series, path: Path, name: str, stored) -> pd.Seri
     return pd.Series(np.asarray(values, dtype=object).astype(np.float64), index=values.index)
 
 
+def _to_csv(path: Path) -> str:
+    """How to convert a table whose fields are separated by spaces into a CSV file."""
+    return ("convert it to CSV, e.g. python -c \"import pandas as pd; "
+            f"pd.read_csv('{path}', sep=r'\\s+').to_csv('{path.name.split('.')[0]}-table.csv', index=False)\"")
+
+
 def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None, format: _ScoreFormat) -> pd.DataFrame:
     table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#", compression=compression)
     if table.shape[1] not in _BOB_COLUMNS:
@@ -328,8 +338,9 @@ def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | 
                "and its first line has no comma or tab")
         raise SchemaError(
             f"{path} was read as a bob score file ({why}); a bob score file has 4 or 5 "
-            f"whitespace-separated columns, this one has {table.shape[1]}. Give format='csv' "
-            "(biofair report --format csv) if it is a table"
+            f"whitespace-separated columns, this one has {table.shape[1]}. "
+            + ("Give format='csv' (biofair report --format csv) if it is a table with commas or tabs; if "
+               if format == "bob" else "If it is a table and ") + f"its fields are separated by spaces, {_to_csv(path)}"
         )
     table.columns = _BOB_COLUMNS[table.shape[1]]
     numeric = [pd.api.types.is_numeric_dtype(_parsed_scores(table["score"].iloc[[row]])) for row in range(min(2, len(table)))]
@@ -465,12 +476,14 @@ def _warn_if_rows_repeat(table: pd.DataFrame) -> None:
     of rows is one of scores); the whole rows only when the scores hold such a run."""
     if "score" in table.columns and _longest_copied_run(table["score"])[0] < _COPIED_RUN:
         return
-    length, row, copy_of = _longest_copied_run(pd.util.hash_pandas_object(table, index=False))
+    rows = pd.util.hash_pandas_object(table, index=False)
+    length, row, copy_of = _longest_copied_run(rows)
     if length >= _COPIED_RUN:
+        repeated = int(rows.duplicated().sum())  # the run breaks at rows the file held twice before
         warn(
             f"{length:,} rows, from {_row(table, row)} on, {_REPEATED_ROWS_WARNING} (from {_row(table, copy_of)} "
-            "on): a file appended to itself? Each row counts as a comparison of its own; "
-            "if they are copies, drop them: table.drop_duplicates()",
+            f"on): a file appended to itself? In all, {repeated:,} rows repeat an earlier row. Each row counts as "
+            "a comparison of its own; if they are copies, drop them: table.drop_duplicates()",
             UserWarning,
         )
 
@@ -529,6 +542,13 @@ def _read_score_list(path: _PathLike, name: str) -> np.ndarray:
     if problems := [p.replace("column 'score'", what) for p in _score_problems(values)]:
         raise SchemaError("; ".join(problems))
     return values.to_numpy(dtype=np.float64)
+
+
+def _blank_as_missing(labels: pd.Series) -> pd.Series:
+    """Group labels of spaces only (or other white space) as missing: such a cell is as empty as
+    an empty one, and it made a group that the report showed with a blank name."""
+    blank = [label for label in labels.dropna().unique() if isinstance(label, str) and not label.strip()]
+    return labels.mask(labels.isin(blank)) if blank else labels
 
 
 def _refuse_misnamed(table: pd.DataFrame, *, grouping: list[str]) -> None:
@@ -688,8 +708,8 @@ def read_grouped_scores(
         all read as text), joined to both sides of every comparison (see
         :func:`biofair.add_subject_attributes`).
     missing_groups : {"raise", "group"}, default "raise"
-        A comparison whose group label is missing (an empty cell in a column of ``by``,
-        or in a subject attribute) is an error by default. ``"group"`` makes those rows a
+        A comparison whose group label is missing (an empty cell, or one of spaces only, in
+        a column of ``by`` or in a subject attribute) is an error by default. ``"group"`` makes those rows a
         group of their own, labelled ``"(missing)"``; the number of rows relabelled per
         column is recorded in ``table.attrs["missing_groups"]``.
 
@@ -748,6 +768,8 @@ def read_grouped_scores(
             )
         table = add_subject_attributes(table, people)
     relabelled = {}
+    for column in [c for names in _group_columns(table, by).values() for c in names]:
+        table[column] = _blank_as_missing(table[column])
     if missing_groups == "group":
         for column in [c for names in _group_columns(table, by).values() for c in names]:
             missing = table[column].isna()

@@ -773,6 +773,25 @@ def test_interrupted_while_the_kernel_runs(signum, tmp_path):
     assert not any(Path(f"/proc/{pid}").exists() for pid in kernels)  # shut down before the exit
 
 
+def test_a_signal_ignored_on_entry_stays_ignored(tmp_path):
+    """Started with nohup (SIGHUP ignored) or in the background of a script (SIGINT ignored), a
+    run still stopped on that signal: its own handler replaced the ignoring it inherited."""
+    output = tmp_path / "out"
+
+    def ignore():
+        for signum in (signal.SIGHUP, signal.SIGINT):
+            signal.signal(signum, signal.SIG_IGN)
+
+    run = biofair_command("report", ROOT / "biofair" / "data" / "example_scores.csv", "-o", output, *FAST,
+                          preexec_fn=ignore)
+    wait_for(lambda: kernels_of(work_folder(output)), run)
+    run.send_signal(signal.SIGHUP)
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=600)
+    assert (run.returncode, err) == (0, "")
+    assert out.strip() == f"biofair report: wrote {output}/report.ipynb, report.html and summary.json"
+
+
 def test_interrupted_between_the_kernel_start_and_its_record(tmp_path, run_main, monkeypatch):
     """A signal that came after the kernel's ``exec``, before the launcher returned its process
     (the moment a loaded CI run hit), unwound out of the launcher: the manager never learnt of

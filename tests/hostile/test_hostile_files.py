@@ -107,11 +107,12 @@ def separators_inside_labels(tmp_path) -> Case:
     return Case(path, {"by": ["a", "b"]}, check=check)
 
 
-def missing_label(tmp_path, **options) -> Case:
+def missing_label(tmp_path, label: str = "", **options) -> Case:
+    """An empty label, or one of spaces (it made a group shown with a blank name)."""
     table = example()
     blank = table["reference_subject"].isin(["C10", "C11"])  # 2 subjects, 132 rows
     path = tmp_path / "blank.csv"
-    table.assign(group=table["group"].where(~blank, "")).to_csv(path, index=False)
+    table.assign(group=table["group"].where(~blank, label)).to_csv(path, index=False)
     if not options:
         return Case(path, error=r"column 'group' has 132 missing values.*--missing-groups group")
 
@@ -227,7 +228,27 @@ def csv_named_txt(tmp_path) -> Case:
 def three_columns_named_txt(tmp_path) -> Case:
     path = tmp_path / "scores.txt"
     path.write_text("a b 0.1\na a 0.9\n")
-    return Case(path, error=r"read as a bob score file .* 4 or 5 whitespace-separated columns, this one has 3.*format='csv'")
+    return Case(path, error=r"read as a bob score file .* 4 or 5 whitespace-separated columns, this one has 3\. If it is "
+                            r"a table and its fields are separated by spaces, convert it to CSV, e.g\. .*"
+                            r"pd\.read_csv\('.*/scores\.txt', sep=r'\\s\+'\)\.to_csv\('scores-table\.csv', index=False\)")
+
+
+def capitalised_group_header(tmp_path) -> Case:
+    """"no group column for 'group'" with the column list: no word that names are case-sensitive."""
+    path = tmp_path / "capitals.csv"
+    example().rename(columns={"group": "Group"}).to_csv(path, index=False)
+    return Case(path, error=r"no group column for 'group': .* \(the table has 'Group': names are case- and space-sensitive; "
+                            r"rename them, e\.g\. scores\.rename\(columns=\{'Group': 'group'\}\) "
+                            r"\(biofair report --columns 'Group=group'\)\)$")
+
+
+def space_separated_read_as_csv(tmp_path) -> Case:
+    """format='csv' read a table separated by spaces as one column ('group score mated'), and the
+    error was of a missing group column."""
+    path = tmp_path / "scores.txt"
+    path.write_text("group score mated\nA 0.5 1\n")
+    return Case(path, {"format": "csv"}, error=r"scores\.txt has no comma or tab in its first line \('group score mated'\): "
+                                              r"if its fields are separated by spaces, convert it to CSV")
 
 
 def renamed_onto_existing(tmp_path) -> Case:
@@ -510,7 +531,9 @@ def excel_workbook(tmp_path) -> Case:
     with zipfile.ZipFile(path, "w") as archive:
         for part in ("[Content_Types].xml", "xl/workbook.xml", "xl/worksheets/sheet1.xml"):
             archive.writestr(part, "<x/>")
-    return Case(path, error=r"book.xlsx is an Excel workbook, not a score file: save its sheet as 'CSV UTF-8' in Excel")
+    # the conversion writes a new file: it suggested book.csv, which may exist, or be the workbook itself
+    return Case(path, error=r"book.xlsx is an Excel workbook, not a score file: save its sheet as 'CSV UTF-8' in Excel.*"
+                            r"\.to_csv\('.*/book-sheet\.csv', index=False\)")
 
 
 def parquet_decimal_scores(tmp_path, precision: int = 10) -> Case:
@@ -538,6 +561,8 @@ CASES = {
     "separators inside composite labels": separators_inside_labels,
     "missing label": missing_label,
     "missing label as its own group": lambda p: missing_label(p, missing_groups="group"),
+    "label of spaces": lambda p: missing_label(p, label="  "),
+    "label of white space as its own group": lambda p: missing_label(p, label=" \t ", missing_groups="group"),
     "NA is a label": na_is_a_label,
     "missing subject attribute": missing_attribute,
     "missing subject attribute as its own group": lambda p: missing_attribute(p, missing_groups="group"),
@@ -549,6 +574,8 @@ CASES = {
     ".csv.gz": gzipped,
     "CSV named .txt": csv_named_txt,
     "3 columns named .txt": three_columns_named_txt,
+    "separated by spaces, read as CSV": space_separated_read_as_csv,
+    "group header capitalised": capitalised_group_header,
     "--columns sim=score onto score": renamed_onto_existing,
     "two columns onto score": two_onto_one,
     "2 GB of NUL bytes": nul_bytes,
@@ -617,6 +644,8 @@ def cli_arguments(case: Case) -> list[str]:
         arguments += ["--columns", ",".join(f"{k}={v}" for k, v in options.pop("columns").items())]
     if options.pop("greater_is_match", True) is False:
         arguments.append("--distance")
+    if "format" in options:
+        arguments += ["--format", options.pop("format")]
     assert not options, options
     return arguments
 
@@ -680,9 +709,17 @@ def test_rows_repeated_in_every_column_are_counted_with_a_warning(tmp_path):
     pd.concat([example(), example().iloc[:100]]).to_csv(doubled, index=False)
     with pytest.warns(UserWarning, match=r"^100 rows, from data row 7921 on, repeat earlier rows in every column "
                                          r"and in the same order \(from data row 1 on\): a file appended to itself\? "
+                                         r"In all, 100 rows repeat an earlier row. "
                                          r"Each row counts as a comparison of its own.*drop_duplicates\(\)$"):
         table = bf.read_grouped_scores(doubled)
     assert len(table) == len(example()) + 100
+    # a file that held equal rows before it was appended to itself: the longest copied run breaks
+    # at them, and the warning gave only its length (675 of 9,900 appended rows, a helper's audit)
+    twice = tmp_path / "twice.csv"
+    held = pd.concat([example(), example().iloc[:50]])  # 7,970 rows, the last 50 equal to the first
+    pd.concat([held, held]).to_csv(twice, index=False)
+    with pytest.warns(UserWarning, match=r"^7,920 rows, from data row 7971 on, .* In all, 8,020 rows repeat an earlier row"):
+        bf.read_grouped_scores(twice)
     args = cli._parse(["report", str(doubled), "-o", str(tmp_path / "never")])
     assert any(m.startswith("100 rows, from data row 7921 on, repeat") for m in cli._check_analysis(args))
     # equal rows that are no copied run: subject-level ids with rounded scores, 9 rows copied
