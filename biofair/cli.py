@@ -253,9 +253,19 @@ def _build_parser() -> argparse.ArgumentParser:
 _STANDARD_ONLY = {"fmr_targets": [1e-1, 1e-2, 1e-3], "alpha": 0.5, "n_permutations": 200}
 
 
+#: A negative number written with an exponent (argparse reads only -1 and -1.5 as negative numbers).
+_NEGATIVE_EXPONENT = re.compile(r"-(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
+
+
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line; argparse exits 2 naming the first bad option."""
-    args = _build_parser().parse_args(argv)
+    words: list[str] = []
+    for word in sys.argv[1:] if argv is None else argv:  # argparse took -1e9 (not -1.5) for an option
+        if words and words[-1] == "--threshold" and _NEGATIVE_EXPONENT.fullmatch(word):
+            words[-1] = f"--threshold={word}"
+        else:
+            words.append(word)
+    args = _build_parser().parse_args(words)
     report = vars(args).pop("report_parser")
     only_differential = [f"--{name}" for name in ("threshold", "reference", "tolerance") if getattr(args, name) is not None]
     if only_differential and args.layout != "differential":

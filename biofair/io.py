@@ -51,8 +51,9 @@ from biofair.schema import (
 _ScoreFormat = Literal["auto", "csv", "parquet", "bob"]
 _PathLike = str | os.PathLike
 
-_TRUE_LABELS = {"true", "1", "mated", "genuine", "target"}
-_FALSE_LABELS = {"false", "0", "nonmated", "non-mated", "impostor", "nontarget", "non-target"}
+_TRUE_LABELS = {"true", "t", "1", "yes", "y", "mated", "genuine", "target"}  # t/f: PostgreSQL's booleans
+_FALSE_LABELS = {"false", "f", "0", "no", "n", "nonmated", "non-mated", "non_mated", "impostor", "imposter",
+                 "nontarget", "non-target"}
 _BOB_COLUMNS = {
     4: ["reference_subject", "probe_subject", "probe_id", "score"],
     5: ["reference_subject", "reference_id", "probe_subject", "probe_id", "score"],
@@ -571,7 +572,7 @@ def _as_mated(labels: pd.Series) -> pd.Series:
         raise SchemaError(
             f"invalid score table:\n- column 'mated' has {int((~known).sum())} values that are "
             f"not a mated/non-mated label (e.g. {examples}; first in {_row(labels, int(np.argmin(known)))}); "
-            "use booleans, 0/1, genuine/impostor or target/nontarget"
+            "use booleans (true/false, t/f), 0/1, yes/no, genuine/impostor or target/nontarget"
         )
     return words.isin(_TRUE_LABELS)
 
@@ -617,8 +618,9 @@ def read_scores(
         holds a comma or a tab, else as bob.
     columns : mapping, optional
         Renames the file's columns to the canonical ones, e.g. ``{"sc": "score",
-        "lab": "mated"}``. Labels may be booleans, 0/1, genuine/impostor or
-        target/nontarget. A mapping onto a name the file already has is an error.
+        "lab": "mated"}``. Labels may be booleans (true/false, t/f), 0/1, yes/no (y/n),
+        mated/non-mated, genuine/impostor or target/nontarget, in any letter case. A mapping
+        onto a name the file already has is an error.
     greater_is_match : bool, default True
         False for distance scores: they are negated here, once, so that every metric
         sees similarities.

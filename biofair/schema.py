@@ -195,8 +195,11 @@ def _score_problems(score: pd.Series) -> list[str]:
         unparsed = (pd.to_numeric(score, errors="coerce").isna() & score.notna()).to_numpy()
         if unparsed.any():
             examples = ", ".join(_shown_with_unusual_characters(x) for x in pd.unique(score[unparsed])[:3])
+            comma = score[unparsed].astype(str).str.fullmatch(r"\s*[-+]?\d*,\d+(?:[eE][-+]?\d+)?\s*").all()
             return [f"column 'score' must be numeric; {int(unparsed.sum())} values are not numbers (e.g. {examples}; "
-                    f"first in {_row(score, int(unparsed.argmax()))})"]
+                    f"first in {_row(score, int(unparsed.argmax()))})"
+                    + ("; they read as numbers with a decimal comma: pd.read_csv(path, decimal=',') reads them, "
+                       "or write them with a decimal point" if comma else "")]
         return [f"column 'score' must be numeric, got dtype {score.dtype}"]
     raw = score.to_numpy()
     inexact = inexact_integers(raw)

@@ -112,6 +112,15 @@ def test_bad_option_exits_2_naming_it_before_anything_is_read(name, unread, tmp_
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("threshold", ["-1e9", "-2.5E-1", "-.5e0", "-1", "-0.25"])
+def test_a_negative_threshold_with_or_without_an_exponent(threshold, unread, tmp_path):
+    """argparse reads -1 and -0.25 as negative numbers but took -1e9 for an option: "--threshold:
+    expected one argument" (a helper's audit); --threshold=-1e9 worked."""
+    args = cli._parse(["report", str(unread), "-o", str(tmp_path / "out"), "--layout", "differential",
+                       "--threshold", threshold])
+    assert args.threshold == float(threshold)
+
+
 def test_absent_score_file(tmp_path, run_main, no_notebook):
     status, lines = run_main(tmp_path / "absent.csv", "-o", tmp_path / "out")
     assert status == 2 and re.search(r"argument scores: no file at .*absent.csv", lines[-1])
@@ -697,6 +706,8 @@ def test_the_first_run_completes_and_says_only_so(contested):
     assert sorted(p.name for p in contested["output"].iterdir()) == sorted(cli._OUTPUTS)
     html = (contested["output"] / "report.html").read_text()
     assert html.rstrip().endswith("</html>") and "data:image/png;base64" in html
+    # the labels' warning under the cell that reads the file, not again under the 6 cells that group the table
+    assert html.count("differ only by how a number is written") == 1
 
 
 def test_the_kernel_kept_its_connection_file_in_the_work_folder(contested):

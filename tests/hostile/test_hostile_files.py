@@ -233,6 +233,15 @@ def three_columns_named_txt(tmp_path) -> Case:
                             r"pd\.read_csv\('.*/scores\.txt', sep=r'\\s\+'\)\.to_csv\('scores-table\.csv', index=False\)")
 
 
+def quoted_decimal_commas(tmp_path) -> Case:
+    """"0,5" in quotes in a comma-separated file: not numbers, with no word of why."""
+    path = tmp_path / "commas.csv"
+    table = example()
+    table.assign(score=[f"{x:.3f}".replace(".", ",") for x in table["score"]]).to_csv(path, index=False)
+    return Case(path, error=r"column 'score' must be numeric; 7920 values are not numbers .*; they read as numbers with "
+                            r"a decimal comma: pd\.read_csv\(path, decimal=','\) reads them, or write them with a decimal point$")
+
+
 def capitalised_group_header(tmp_path) -> Case:
     """"no group column for 'group'" with the column list: no word that names are case-sensitive."""
     path = tmp_path / "capitals.csv"
@@ -576,6 +585,7 @@ CASES = {
     "3 columns named .txt": three_columns_named_txt,
     "separated by spaces, read as CSV": space_separated_read_as_csv,
     "group header capitalised": capitalised_group_header,
+    "decimal commas in quotes": quoted_decimal_commas,
     "--columns sim=score onto score": renamed_onto_existing,
     "two columns onto score": two_onto_one,
     "2 GB of NUL bytes": nul_bytes,

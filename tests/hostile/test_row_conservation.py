@@ -138,8 +138,9 @@ def test_rows_per_class_are_conserved_or_the_call_fails_naming_a_fault(drawn):
     by = attributes[0] if len(attributes) == 1 else attributes
     with tempfile.TemporaryDirectory() as folder:
         source, labels = stored(table, storage, Path(folder))
-        if missing_groups == "group":  # the reader's option: missing labels form their own group
-            labels = {c: ["(missing)" if v is MISSING else v for v in values] for c, values in labels.items()}
+        if missing_groups == "group":  # the reader's option: missing labels (empty or blank) form their own group
+            labels = {c: ["(missing)" if v is MISSING or (isinstance(v, str) and not v.strip()) else v for v in values]
+                      for c, values in labels.items()}
         expected = faults(labels, attributes, per_side, mated, storage)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -82,6 +82,12 @@ def test_read_csv_with_mapping_and_word_labels(tmp_path):
     table = bf.read_scores(path, columns={"sc": "score", "lab": "mated"})
     assert table["mated"].tolist() == [True, False, False]
     assert table["score"].dtype == np.float64
+    # the words of spreadsheets and database exports (PostgreSQL writes booleans as t and f)
+    words = {"Yes": True, "no": False, "Y": True, "n": False, "t": True, "F": False, "non_mated": False,
+             "Imposter": False, "MATED": True}
+    scores = [0.9 if mated else 0.1 for mated in words.values()]
+    pd.DataFrame({"score": scores, "mated": list(words)}).to_csv(path, index=False)
+    assert bf.read_scores(path)["mated"].tolist() == list(words.values())
 
 
 def test_read_parquet_and_distances(tmp_path):
