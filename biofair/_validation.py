@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -290,7 +291,8 @@ def fewest_resamples(confidence: float) -> int:
     resample beyond each end: ``B·(1 - confidence)/2 >= 1`` (40 at 95 %). With fewer, an end
     is the most extreme resample, and one resample gives an interval of zero width that can
     exclude its own estimate."""
-    return math.ceil(round(2.0 / (1.0 - confidence), 9))  # 1 - 0.95 is 0.050000000000000044
+    # in the decimal the user wrote: 1 - 0.95 is 0.050000000000000044, and 0.9999 asked for 20,001
+    return math.ceil(2 / (1 - Fraction(repr(float(confidence)))))
 
 
 def too_few_resamples(n_resamples: int, confidence: float) -> str:

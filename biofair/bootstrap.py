@@ -28,6 +28,7 @@ declare both.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
@@ -179,6 +180,16 @@ def _defined(replicates: NDArray[np.float64], hint: str = "") -> NDArray[np.floa
     return replicates
 
 
+def _finite(estimate: float, where: str = "all the data") -> float:
+    """The statistic's value on all the data, if it is a finite number (a NaN estimate came
+    back beside a finite interval without a word)."""
+    if not math.isfinite(estimate):
+        kind = "NaN" if math.isnan(estimate) else "infinite"
+        raise ValueError(f"the statistic is {kind} on {where}, so there is no estimate to put an interval on; "
+                         "make it defined and finite")
+    return estimate
+
+
 def _fast_replicates(statistic: Callable, sample: Sample, args: tuple, n_resamples: int,
                      rng: np.random.Generator, progress_bar: bool | None) -> NDArray[np.float64] | None:
     """The replicates of a statistic that declares the fast-path protocol, else None."""
@@ -275,7 +286,7 @@ def bootstrap(
     ------
     ValueError
         When ``n_resamples`` is below ``2 / (1 - confidence)``, when the statistic is NaN or
-        infinite on some resample (no interval can be read), or for
+        infinite on all the data or on some resample (no interval can be read), or for
         ``unit="subject"`` when the cluster column has missing values or a single subject,
         or mixes numbers and text (a ``SchemaError``: ``1`` and ``"1"`` would be two subjects).
     TypeError
@@ -341,7 +352,7 @@ def bootstrap(
     _check(n_resamples, confidence, method, unit, cluster)
     rng = as_rng(rng)
     sample = Sample(scores, data=data, cluster=cluster if unit == "subject" else None, strata=strata)
-    estimate = sample.evaluate(statistic, args)  # validates the data and the targets, and warns
+    estimate = _finite(sample.evaluate(statistic, args))  # validates the data and the targets, and warns
     replicates = None if strata is not None else _fast_replicates(statistic, sample, args, n_resamples, rng, progress_bar)
     if replicates is None:
         plan = resample_rows(sample, unit, n_resamples, rng)
@@ -449,8 +460,8 @@ def paired_bootstrap(
     ------
     ValueError
         When ``n_resamples`` is below ``2 / (1 - confidence)``, when the two systems do not
-        hold the same trials in the same order, when the
-        difference is NaN or infinite on some resample, or as :func:`biofair.bootstrap` for the clusters;
+        hold the same trials in the same order, when the statistic is NaN or infinite on
+        either system's data or the difference on some resample, or as :func:`biofair.bootstrap` for the clusters;
         a ``SchemaError`` when a subject or trial column is numbers in one table and text in
         the other (``1`` and ``"1"``: read both the same way).
     TypeError
@@ -480,7 +491,8 @@ def paired_bootstrap(
     clusters = cluster if unit == "subject" else None
     a, b = Sample(scores_a, data=data, cluster=clusters), Sample(scores_b, data=data, cluster=clusters)
     _check_same_trials(a, b, [cluster] if unit == "subject" else [])
-    difference = a.evaluate(statistic, args) - b.evaluate(statistic, args)
+    difference = _finite(a.evaluate(statistic, args), "system A's data") - _finite(b.evaluate(statistic, args),
+                                                                                      "system B's data")
 
     def differences(plan, total: int, desc: str) -> NDArray:
         with resolution_warned_once():  # as in Sample.replicates: the estimates have warned

@@ -14,6 +14,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
+from biofair._binomial import binomial_intervals
 from biofair._resampling import cluster_weights, interval
 from biofair._thresholds import PRECISE, RESOLVED, resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed, Unit
@@ -33,19 +34,6 @@ _NO_COMPARISONS, _UNRESOLVED, _RESOLVED = "no comparisons", "unresolved", "resol
 _WITHIN, _EXCEEDS, _INCONCLUSIVE, _NOT_ASSESSABLE = (
     "within tolerance", "exceeds tolerance", "inconclusive", "not assessable")
 _CHUNK = 4_000_000  # resample weights held at once
-
-
-def _binomial_intervals(errors: NDArray, n: NDArray, confidence: float) -> tuple[NDArray, ...]:
-    """Clopper-Pearson and Wilson intervals of ``errors / n`` from ``scipy.stats.binomtest``
-    (``proportion_ci`` with ``method="exact"`` and ``"wilson"``); NaN where n = 0. One call
-    per group and rate (or per simulated group), never per comparison."""
-    ends = np.full((4, np.size(n)), np.nan)
-    for i, (k, count) in enumerate(zip(np.ravel(errors), np.ravel(n))):
-        if count > 0:
-            test = stats.binomtest(int(k), int(count))
-            exact, wilson = test.proportion_ci(confidence, "exact"), test.proportion_ci(confidence, "wilson")
-            ends[:, i] = exact.low, exact.high, wilson.low, wilson.high
-    return tuple(ends)
 
 
 def _clustered_replicates(errors: NDArray, totals: NDArray, n_resamples: int,
@@ -537,7 +525,7 @@ def _sufficiency(groups: pd.DataFrame, targets: dict, confidence: float) -> pd.D
     groups["smallest_precise"] = np.where(n > 0, PRECISE / some, np.nan)
     groups["status"] = np.where(n == 0, _NO_COMPARISONS, np.where(resolved, _RESOLVED, _UNRESOLVED))
     groups["estimate"] = np.where(resolved, k / some, np.nan)
-    groups["cp_low"], groups["cp_high"], groups["wilson_low"], groups["wilson_high"] = _binomial_intervals(k, n, confidence)
+    groups["cp_low"], groups["cp_high"], groups["wilson_low"], groups["wilson_high"] = binomial_intervals(k, n, confidence)
     return groups
 
 

@@ -23,6 +23,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from biofair._binomial import binomial_intervals
 from biofair._thresholds import resolution
 from biofair._typing import Seed
 from biofair._validation import as_count, as_number, as_rng, as_scores, as_threshold, power_of_two_exponent
@@ -282,8 +283,8 @@ def extrapolated_fmr(
            float(np.ldexp(tail.scale * tail.unit, exponent)))
     if threshold <= fit[0]:
         k = int(np.sum(as_scores(nonmated, "nonmated") >= threshold))
-        interval = stats.binomtest(k, n).proportion_ci(confidence, method="exact")
-        return TailEstimate(k / n, interval.low, interval.high, confidence, threshold, k / n, *fit, False)
+        low, high, _, _ = (float(end[0]) for end in binomial_intervals(np.array([k]), np.array([n]), confidence))
+        return TailEstimate(k / n, low, high, confidence, threshold, k / n, *fit, False)
     distance = (np.ldexp(threshold, -exponent) - tail.start) / tail.unit
     survival = float(stats.genpareto.sf(distance, tail.shape, 0, tail.scale))
     # the profile over log S on a grid of 0.25 decades (below 1e-14: 0), interpolated linearly

@@ -216,15 +216,17 @@ def permutation_null(
     -------
     PermutationNull
         ``observed``, the ``null`` values, and ``p_value = (1 + #{null at least as unfair as
-        observed}) / (1 + n_permutations)``.
+        observed}) / (1 + n_permutations)``, a null value equal to the observed one up to
+        rounding (a relative 100 ulp, as in ``scipy.stats.permutation_test``) counted.
 
     Raises
     ------
     ValueError
         When labels are shuffled between subjects and a subject's comparisons carry two
         labels of an attribute (named, with the labels: each subject takes one label, so
-        no permuted table could look like the observed one), or per-side group columns are
-        to be shuffled without a subject column.
+        no permuted table could look like the observed one), per-side group columns are
+        to be shuffled without a subject column, or the statistic is NaN on some table or
+        infinite on the observed one.
     SchemaError
         When the table is invalid, its group labels cannot be named one way (see
         :func:`biofair.group_labels`), the subject ids mix numbers and text (``1`` and
@@ -272,12 +274,19 @@ def permutation_null(
                 for _ in progress(range(n_permutations), total=n_permutations, desc="permutations", show=progress_bar)
             ]
         )
+    if np.isinf(observed):  # every arrangement would count as at least as extreme, or none
+        raise ValueError("the statistic is infinite on the observed table, so no p-value can be read; make it "
+                         "finite on every arrangement of the groups")
     undefined = int(np.isnan(null).sum())
     if np.isnan(observed) or undefined:  # a NaN compares false: a p-value as if nothing were as extreme
         where = (["the observed table"] if np.isnan(observed) else []) + (
             [f"{undefined} of {n_permutations} permutations"] if undefined else [])
         raise ValueError(f"the statistic is NaN on {' and '.join(where)}, so no p-value can be read; make it "
                          "defined on every arrangement of the groups")
-    extreme = null <= observed if alternative == "less" else null >= observed
+    # a permuted value equal to the observed one up to rounding counts as at least as extreme (the
+    # relative slack of scipy.stats.permutation_test): a sum of the same scores in another order
+    # could fall 1 ulp on the wrong side of it, and the p-value came out too small
+    slack = 100 * np.finfo(np.float64).eps * abs(observed)
+    extreme = null <= observed + slack if alternative == "less" else null >= observed - slack
     p_value = (1 + int(extreme.sum())) / (1 + n_permutations)
     return PermutationNull(observed, null, p_value, n_permutations, alternative)

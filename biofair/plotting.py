@@ -49,6 +49,7 @@ _LEGEND_ROWS = 10  # entries per legend column
 # Probit ticks a DET axis may show, in the order they are kept when labels would collide.
 _DET_TICKS = (1e-2, 1e-4, 1e-6, 0.5, 1e-3, 1e-5, 0.1, 0.9, 0.99, 0.2, 0.05, 0.8, 0.95, 0.02, 0.3, 0.7)
 _labelled_curves: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_legend_notes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # the note in place of a dropped legend
 
 
 def use_style(*, retina: bool = True, tables: bool = True) -> None:
@@ -268,8 +269,9 @@ def _legend(ax: Axes, label: str | None, *, entries: int = 1) -> None:
     Each call draws a new legend over all labelled curves (``entries`` more than before),
     which costs time in proportion to their number; past ``MAX_LEGEND_ENTRIES`` the legend
     is removed once and not drawn again, so that plotting many groups stays linear in their
-    number. Entries fill columns of at most ``_LEGEND_ROWS``, so that the legend fits in the
-    book's figures (4 inches high) instead of running off their edge.
+    number; a note in its corner says why it is missing, and how many curves there are.
+    Entries fill columns of at most ``_LEGEND_ROWS``, so that the legend fits in the book's
+    figures instead of running off their edge.
     """
     if label is None:
         return
@@ -277,8 +279,13 @@ def _legend(ax: Axes, label: str | None, *, entries: int = 1) -> None:
     _labelled_curves[ax] = count
     if count <= MAX_LEGEND_ENTRIES:
         ax.legend(frameon=False, ncols=-(-count // _LEGEND_ROWS))
-    elif count - entries <= MAX_LEGEND_ENTRIES and ax.get_legend() is not None:
+        return
+    if ax.get_legend() is not None:
         ax.get_legend().remove()
+    if ax not in _legend_notes:
+        _legend_notes[ax] = ax.text(0.99, 0.99, "", transform=ax.transAxes, ha="right", va="top",
+                                    fontsize="small", color="0.3")
+    _legend_notes[ax].set_text(f"{count} labelled curves: too many for a legend (ax.legend() draws one)")
 
 
 def plot_score_distributions(
@@ -538,8 +545,8 @@ def plot_det(
     the curve's colour is drawn in the lower-left corner instead. Tick labels (in percent)
     are thinned when the figure is drawn so that they never overlap. A labelled curve
     enters the legend while the axes holds at most ``MAX_LEGEND_ENTRIES`` labelled curves,
-    in columns of at most 10; with more, no legend is drawn (call ``ax.legend()`` to force
-    one). Further keyword arguments go to ``Axes.plot``.
+    in columns of at most 10; with more, no legend is drawn, and a note in the corner says so
+    (call ``ax.legend()`` to force one). Further keyword arguments go to ``Axes.plot``.
 
     References
     ----------

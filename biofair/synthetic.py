@@ -15,7 +15,8 @@ from scipy import optimize, stats
 
 from biofair._resampling import interval
 from biofair._validation import as_targets, check_alpha
-from biofair.differentials import _binomial_intervals, _clustered_replicates
+from biofair._binomial import binomial_intervals
+from biofair.differentials import _clustered_replicates
 from biofair.discrepancy import _discrepancy, _max_gap
 
 
@@ -778,7 +779,7 @@ def interval_coverage(
     p = stats.norm.cdf((stats.norm.ppf(rate) - subject_sd * z) / np.sqrt(1 - subject_sd**2))
     errors = rng.binomial(m, p)  # (repeats, subjects)
     k, n = errors.sum(1), n_subjects * m
-    cp_low, cp_high, w_low, w_high = _binomial_intervals(k, np.full(n_repeats, n), confidence)
+    cp_low, cp_high, w_low, w_high = binomial_intervals(k, np.full(n_repeats, n), confidence)
     pair = rng.binomial(n, k / n, (n_resamples, n_repeats)) / n
     ends = {"pair bootstrap": [], "subject bootstrap": []}
     deff = []
@@ -795,9 +796,9 @@ def interval_coverage(
     rows = []
     for method, (low, high) in lows_highs.items():
         covered = int(np.sum((low <= rate) & (rate <= high)))
-        band = stats.binomtest(covered, n_repeats).proportion_ci(0.95, method="exact")
-        rows.append({"method": method, "coverage": covered / n_repeats, "coverage_low": band.low,
-                     "coverage_high": band.high, "mean_width": float(np.mean(high - low)),
+        band_low, band_high, _, _ = (float(end[0]) for end in binomial_intervals(np.array([covered]), np.array([n_repeats]), 0.95))
+        rows.append({"method": method, "coverage": covered / n_repeats, "coverage_low": band_low,
+                     "coverage_high": band_high, "mean_width": float(np.mean(high - low)),
                      "design_effect": float(np.mean(deff))})
     return pd.DataFrame(rows)
 

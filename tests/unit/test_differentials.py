@@ -21,7 +21,8 @@ from scipy import optimize, stats
 
 import biofair as bf
 from biofair._validation import as_rng
-from biofair.differentials import _binomial_intervals, _clustered_replicates, _largest_contrast_bounds, _max_t_bands, _verdict
+from biofair._binomial import binomial_intervals
+from biofair.differentials import _clustered_replicates, _largest_contrast_bounds, _max_t_bands, _verdict
 
 SCHEMA = json.loads((files("biofair") / "data" / "differential_report.schema.json").read_text())
 
@@ -56,13 +57,31 @@ def test_binomial_intervals_equal_the_textbook_formulas(n, share, confidence):
     z, p = stats.norm.isf(alpha / 2), k / n
     centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
     half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
-    cp_low, cp_high, w_low, w_high = _binomial_intervals(np.array([k]), np.array([n]), confidence)
+    cp_low, cp_high, w_low, w_high = binomial_intervals(np.array([k]), np.array([n]), confidence)
     np.testing.assert_allclose([cp_low[0], cp_high[0]], exact, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose([w_low[0], w_high[0]], [centre - half, centre + half], rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("k, n, confidence", [(1, 10**9, 0.999), (0, 10**9, 0.95), (3, 10**7, 0.95), (7, 10**6, 0.99),
+                                           (10**9, 10**9, 0.95), (5, 10**12, 0.95)])
+def test_clopper_pearson_stays_exact_at_a_billion_comparisons(k, n, confidence):
+    """scipy's binomtest solved for the ends numerically: at k = 1, n = 1e9, 99.9% its lower end
+    was 1.0e-12 for 5.0e-13 (a tail of 0.001 for 0.0005), about 1e-4 off for n >= 1e6 (a helper's
+    audit). The ends are beta quantiles, and their tails are (1 - confidence) / 2."""
+    tail = (1 - confidence) / 2
+    low, high, _, _ = (end[0] for end in binomial_intervals(np.array([k]), np.array([n]), confidence))
+    if k > 0:
+        assert stats.binom.sf(k - 1, n, low) == pytest.approx(tail, rel=1e-6)  # P(X >= k | low)
+    else:
+        assert low == 0.0
+    if k < n:
+        assert stats.binom.cdf(k, n, high) == pytest.approx(tail, rel=1e-6)  # P(X <= k | high)
+    else:
+        assert high == 1.0
+
+
 def test_binomial_intervals_of_no_comparisons_are_missing():
-    assert np.isnan(_binomial_intervals(np.array([0]), np.array([0]), 0.95)).all()
+    assert np.isnan(binomial_intervals(np.array([0]), np.array([0]), 0.95)).all()
 
 
 # -- the clustered bootstrap is the subject bootstrap of bf.bootstrap ----------------------

@@ -147,10 +147,14 @@ def test_legend_lists_every_curve_up_to_the_limit(plot):
         plot(rng.normal(2, 1, 50), rng.normal(0, 1, 200), label=f"g{i}", ax=ax)
     shown = [text.get_text() for text in ax.get_legend().get_texts()]
     assert shown == [f"g{i}" for i in range(plotting.MAX_LEGEND_ENTRIES)]
+    assert list(ax.texts) == []
     plot(rng.normal(2, 1, 50), rng.normal(0, 1, 200), label="one too many", ax=ax)
     assert ax.get_legend() is None
     plot(rng.normal(2, 1, 50), rng.normal(0, 1, 200), label="and another", ax=ax)
     assert ax.get_legend() is None
+    # the legend did not vanish without a word (200 groups in a report: 200 curves, no key)
+    assert [text.get_text() for text in ax.texts] == [
+        f"{plotting.MAX_LEGEND_ENTRIES + 2} labelled curves: too many for a legend (ax.legend() draws one)"]
 
 
 def test_unlabelled_curves_add_no_legend():

@@ -489,6 +489,59 @@ def test_a_permutation_null_of_a_statistic_without_a_number_is_refused():
             bf.permutation_null(lambda t, value=value: value, table, n_permutations=5, rng=0)
 
 
+def test_an_estimate_that_is_no_finite_number_is_refused():
+    """The replicates were checked, the estimate was not: a statistic NaN on all the data came
+    back as estimate=nan beside a finite interval; an infinite one gave a permutation p of 1
+    (a helper's audit)."""
+    rng = np.random.default_rng(0)
+    data = (rng.normal(2, 1, 50), rng.normal(0, 1, 200))
+    for value, kind in ((float("nan"), "NaN"), (float("inf"), "infinite")):
+        calls = []
+
+        def first_only(mated, nonmated, value=value, calls=calls):
+            calls.append(1)
+            return value if len(calls) == 1 else float(np.mean(mated) - np.mean(nonmated))
+
+        with pytest.raises(ValueError, match=rf"^the statistic is {kind} on all the data, so there is no estimate"):
+            bf.bootstrap(first_only, data, n_resamples=40, rng=0)
+        calls.clear()
+        with pytest.raises(ValueError, match=rf"^the statistic is {kind} on system A's data"):
+            bf.paired_bootstrap(first_only, data, data, n_resamples=40, rng=0)
+    table = bf.read_scores(bf.datasets.example_scores_path())
+    with pytest.raises(ValueError, match=r"^the statistic is infinite on the observed table, so no p-value"):
+        bf.permutation_null(lambda t: float("inf"), table, n_permutations=5, rng=0)
+
+
+def test_a_permuted_value_equal_to_the_observed_up_to_rounding_counts_as_extreme():
+    """Scores on a grid of 0.1: the sum of a group's scores in another order is the same number
+    in exact arithmetic but may differ in its last bit; such ties were not counted, and the
+    p-value came out too small (0.555 for 0.564 in a helper's audit)."""
+    rng = np.random.default_rng(1)
+    n = 60
+    table = pd.DataFrame({"score": rng.integers(0, 10, 2 * n) / 10, "mated": np.tile([True, False], n),
+                          "group": np.repeat(["a", "b"], n)})
+
+    def total(t):
+        return float(t.loc[(t["group"] == "a") & ~t["mated"], "score"].sum())
+
+    for alternative in ("less", "greater"):
+        result = bf.permutation_null(total, table, n_permutations=300, alternative=alternative, unit="pair", rng=2)
+        exact = np.round(result.null * 10).astype(int), round(result.observed * 10)  # sums of tenths, exactly
+        extreme = exact[0] <= exact[1] if alternative == "less" else exact[0] >= exact[1]
+        assert (exact[0] == exact[1]).sum() > 0  # ties occur
+        assert result.p_value == (1 + extreme.sum()) / 301
+
+
+@pytest.mark.parametrize("confidence, fewest", [(0.95, 40), (0.9, 20), (0.99, 200), (0.9996, 5_000),
+                                                (0.9999, 20_000), (0.99999, 200_000)])
+def test_the_fewest_resamples_follow_the_confidence_as_written(confidence, fewest):
+    """2 / (1 - confidence) in floating point asked for 20,001 resamples at 0.9999 (a helper's audit)."""
+    data = (np.arange(5.0), np.arange(10.0))
+    with pytest.raises(ValueError, match="n_resamples"):
+        bf.bootstrap(bf.roc_auc, data, n_resamples=fewest - 1, confidence=confidence, rng=0)
+    assert np.isfinite(bf.bootstrap(bf.roc_auc, data, n_resamples=fewest, confidence=confidence, rng=0).low)
+
+
 def brute_grouped_bca(statistic, mated, nonmated, replicates, estimate, groups, confidence):
     """BCa with the grouped jackknife, written out: per class, the units of rank r, r + G, ...
     in score order left out together; each group one unit of the acceleration."""
