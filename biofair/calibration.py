@@ -37,8 +37,8 @@ _FAIRNESS_MEASURES = ["cllr", "min_cllr", "calibration_loss", "actual_dcf", "min
 def _bayes_threshold(p_target: float, c_miss: float, c_fa: float) -> float:
     """``ln(c_fa (1 - p) / (c_miss p))``: accept iff the LLR reaches it (Bayes decision)."""
     as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
-    as_number(c_miss, "c_miss", low=0.0, open_low=True)
-    as_number(c_fa, "c_fa", low=0.0, open_low=True)
+    as_number(c_miss, "c_miss", low=0.0, open_low=True, open_high=True)
+    as_number(c_fa, "c_fa", low=0.0, open_low=True, open_high=True)
     return float(np.log(c_fa * (1.0 - p_target)) - np.log(c_miss * p_target))
 
 
@@ -557,7 +557,9 @@ def fit_logistic_calibration(
 def _calibration_row(mated: NDArray, nonmated: NDArray, p_target: float, c_miss: float, c_fa: float) -> dict:
     """Cllr, minCllr and both DCFs of two ascending arrays."""
     full = _cllr_sorted(mated, nonmated)
-    minimum = _min_cllr_sorted(mated, nonmated)
+    # PAV's map is the best monotone one, the identity among them: minCllr <= Cllr, but rounding
+    # left it 1.1e-16 above (a loss of -1.1e-16, which calibration_fairness then refused)
+    minimum = min(_min_cllr_sorted(mated, nonmated), full)
     costs = {"p_target": p_target, "c_miss": c_miss, "c_fa": c_fa}
     dcf = actual_dcf(mated, nonmated, **costs)
     best = _min_dcf_from_counts(error_counts_sorted(mated, nonmated), p_target, c_miss, c_fa)

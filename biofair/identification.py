@@ -39,7 +39,7 @@ from biofair._validation import (
 from biofair.discrepancy import _discrepancy_table, _max_gap, _warn_if_dev_lacks_groups
 from biofair.exceptions import SchemaError
 from biofair.groups import _text_labels
-from biofair.schema import _check_ids_of_one_kind, _score_problems
+from biofair.schema import _check_ids_of_one_kind, _row, _score_problems
 
 _OUTCOME_COLUMNS = ("probe_id", "group", "mated", "score", "rank", "top_nonmated")
 _DEFAULT_FPIR_TARGETS = (1e-1, 1e-2, 1e-3)
@@ -366,8 +366,28 @@ def _check_outcomes(outcomes: pd.DataFrame, name: str = "outcomes") -> None:
     if outcomes["group"].isna().any():
         problems.append(f"column 'group' has {int(outcomes['group'].isna().sum())} missing values: "
                         "every probe needs its group")
+    problems += _rank_problems(outcomes["rank"], mated)
     if problems:
         raise SchemaError(f"{name} is not a valid probe outcome table:\n- " + "\n- ".join(problems))
+
+
+def _rank_problems(rank: pd.Series, mated: pd.Series) -> list[str]:
+    """What is wrong with the ``rank`` column: whole numbers, at least 1 for an enrolled probe
+    (its mate's place) and 0 for another (a NaN rank was never a hit, -5 one at rank 1)."""
+    numbers = pd.api.types.is_numeric_dtype(rank) and not pd.api.types.is_bool_dtype(rank)  # text: numpy's sort failed
+    values = rank.to_numpy(dtype=np.float64, na_value=np.nan) if numbers else np.full(len(rank), np.nan)
+    whole = np.isfinite(values) & (values == np.round(values))
+    bad = ~whole | (values < 0)
+    known = pd.api.types.is_bool_dtype(mated) and not mated.isna().any()  # else 'mated' has its own problem
+    if known:
+        enrolled = mated.to_numpy(dtype=bool)
+        bad |= (enrolled & (values < 1)) | (~enrolled & (values != 0))
+    if not bad.any():
+        return []
+    first = int(bad.argmax())
+    which = (" (enrolled)" if enrolled[first] else " (not enrolled)") if known else ""
+    return [f"column 'rank' has {int(bad.sum())} values that are not a rank (a whole number, at least 1 for an "
+            f"enrolled probe, 0 for a probe not enrolled): e.g. {rank.tolist()[first]!r} in {_row(rank, first)}{which}"]
 
 
 def _groups(outcomes: pd.DataFrame, *, need_open_set: bool) -> dict[str, pd.DataFrame]:

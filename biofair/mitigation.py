@@ -380,6 +380,9 @@ def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping | pd.Dat
             raise ValueError(f"a table of thresholds needs a 'threshold' column (as group_thresholds returns); "
                              f"it has {list(thresholds.columns)}")
         thresholds = thresholds["threshold"]
+    elif not isinstance(thresholds, (Mapping, pd.Series)):
+        raise TypeError(f"thresholds must map each group to its threshold (or be the table of group_thresholds), "
+                        f"got {type(thresholds).__name__}")
     groups = scores_by_group(scores, by=by)
     missing = [name for name in groups if name not in thresholds]
     unused = [name for name in thresholds.keys() if name not in groups]  # a Series iterates its values
@@ -526,6 +529,9 @@ def apply_group_calibration(
         raise TypeError(
             f"calibrations must map each group to its LogisticCalibration, got {type(calibrations).__name__}"
         )
+    if wrong := {g: type(c).__name__ for g, c in calibrations.items() if not isinstance(c, LogisticCalibration)}:
+        raise TypeError(f"calibrations must map each group to its LogisticCalibration (as fit_group_calibration "
+                        f"returns them); got {wrong}")
     broken = {g: (float(c.scale), float(c.offset)) for g, c in calibrations.items()
               if not (np.isfinite(c.scale) and np.isfinite(c.offset))}
     if broken:
@@ -623,6 +629,9 @@ def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> p
         raise ValueError(f"each objective must be 'min' or 'max', got {bad}")
     if not objectives:
         raise ValueError("pareto_front needs at least one objective")
+    twice = [c for c in objectives if (points.columns == c).sum() > 1]
+    if twice:
+        raise ValueError(f"the points hold more than one column named {twice[0]!r}; name each objective once")
     not_numbers = [c for c in objectives if not pd.api.types.is_numeric_dtype(points[c])]
     if not_numbers:
         raise TypeError(f"objective columns must be numeric; {not_numbers} are not "
@@ -631,12 +640,37 @@ def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> p
     values = np.column_stack([
         points[c].to_numpy(dtype=np.float64) * (1.0 if d == "min" else -1.0) for c, d in objectives.items()
     ])
-    if np.isnan(values).any():
-        raise ValueError("objective columns must not hold NaN")
-    at_least = (values[:, None, :] <= values[None, :, :]).all(axis=2)  # [q, p]: q no worse than p
-    better = (values[:, None, :] < values[None, :, :]).any(axis=2)
-    dominated = (at_least & better).any(axis=0)
-    return pd.Series(~dominated, index=points.index, name="pareto")
+    missing = {c: int(n) for c, n in zip(objectives, np.isnan(values).sum(axis=0)) if n}
+    if missing:
+        raise ValueError(f"objective columns hold NaN (column: count): {missing}; a point without a value "
+                         "cannot be compared")
+    # A point can only be dominated by one before it in lexicographic order, and a point dominated
+    # by a dominated one is dominated by a point of the front: each block of points, in that order,
+    # is compared with the front found so far and with itself (memory: block x front x objectives).
+    order = np.lexsort(values.T[::-1])
+    ranked = values[order]
+    kept = np.zeros(len(ranked), dtype=bool)
+    front = ranked[:0]
+    for start in range(0, len(ranked), _PARETO_BLOCK):
+        block = ranked[start:start + _PARETO_BLOCK]
+        on_front = ~(_dominated_by(front, block) | _dominated_by(block, block))
+        kept[start:start + len(block)] = on_front
+        front = np.concatenate([front, block[on_front]])
+    pareto = np.empty(len(ranked), dtype=bool)
+    pareto[order] = kept
+    return pd.Series(pareto, index=points.index, name="pareto")
+
+
+#: Points compared with the front at once by :func:`pareto_front`.
+_PARETO_BLOCK = 1024
+
+
+def _dominated_by(candidates: NDArray[np.float64], points: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Whether some candidate dominates each point (lower is better in every column): no worse
+    in every objective and better in one."""
+    at_least = (candidates[:, None, :] <= points[None, :, :]).all(axis=2)
+    better = (candidates[:, None, :] < points[None, :, :]).any(axis=2)
+    return (at_least & better).any(axis=0)
 
 
 __all__ = [

@@ -78,8 +78,13 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
     missing = [c for c in ("reference_subject", "probe_subject", "score") if c not in cross.columns]
     if missing:
         raise ValueError(f"cross lacks the column(s) {missing}: give non-mated comparisons with both subjects")
-    if "mated" in cross.columns and cross["mated"].astype(bool).any():
-        raise ValueError("a cohort holds impostors only: cross has mated comparisons")
+    if "mated" in cross.columns:
+        labels = cross["mated"]
+        if not pd.api.types.is_bool_dtype(labels) or labels.isna().any():  # astype(bool): "no" was mated, None not
+            raise ValueError(f"cross's column 'mated' must be boolean with no missing values, got dtype {labels.dtype}"
+                             f" ({int(labels.isna().sum())} missing); read the file with biofair.read_scores")
+        if labels.any():
+            raise ValueError(f"a cohort holds impostors only: cross has {int(labels.sum())} mated comparisons")
     if isinstance(cohort_subjects, (str, bytes)):
         raise TypeError(
             f"cohort_subjects must be a collection of subjects, e.g. {{'c1', 'c2'}}, got {cohort_subjects!r}"

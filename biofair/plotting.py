@@ -49,6 +49,7 @@ _LEGEND_ROWS = 10  # entries per legend column
 # Probit ticks a DET axis may show, in the order they are kept when labels would collide.
 _DET_TICKS = (1e-2, 1e-4, 1e-6, 0.5, 1e-3, 1e-5, 0.1, 0.9, 0.99, 0.2, 0.05, 0.8, 0.95, 0.02, 0.3, 0.7)
 _labelled_curves: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_LABELLED_CELLS = 400  # plot_cross_group_fmr labels its cells up to this many
 _legend_notes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # the note in place of a dropped legend
 
 
@@ -891,7 +892,9 @@ def plot_cross_group_fmr(
     Colours follow log10(FMR), as in NIST's FRTE demographic reports, so that rates a
     decade apart are equally far apart in colour. A zero rate cannot sit on a log scale: it
     takes the colour of the smallest rate shown (``1/n`` of the largest cell when ``pairs``
-    is given) and its label reads 0. Cells without pairs stay blank.
+    is given) and its label reads 0. Cells without pairs stay blank. Cells carry labels
+    while the table has at most 400 cells (20 groups a side); with more, colours only:
+    the labels would not fit, and 200 groups a side took 15 s to label.
 
     References
     ----------
@@ -949,7 +952,7 @@ def plot_cross_group_fmr(
     norm = LogNorm(vmin=floor, vmax=ceiling)
     cmap = plt.get_cmap("viridis")
     image = ax.imshow(np.ma.masked_invalid(shown), norm=norm, cmap=cmap, aspect="auto")
-    for (i, j), value in np.ndenumerate(values):
+    for (i, j), value in np.ndenumerate(values if values.size <= _LABELLED_CELLS else values[:0, :0]):
         if np.isnan(value):
             continue
         text = "0" if value == 0 else f"{value:.1e}"

@@ -44,9 +44,9 @@ def test_cllr_beyond_the_largest_float_is_an_error_not_inf():
 # -- options of the DCFs --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("options, error, message", [
-    ({"c_fa": np.inf}, ValueError, r"c_fa must lie in \(0, inf\], got inf"),  # was NaN
-    ({"c_miss": np.nan}, ValueError, r"c_miss must lie in \(0, inf\], got nan"),
-    ({"c_miss": 0.0}, ValueError, r"c_miss must lie in \(0, inf\], got 0.0"),
+    ({"c_fa": np.inf}, ValueError, r"c_fa must lie in \(0, inf\), got inf"),  # was NaN
+    ({"c_miss": np.nan}, ValueError, r"c_miss must lie in \(0, inf\), got nan"),
+    ({"c_miss": 0.0}, ValueError, r"c_miss must lie in \(0, inf\), got 0.0"),
     ({"p_target": "0.5"}, TypeError, r"p_target must be a number, got '0.5'"),  # was numpy's '<' message
     ({"p_target": 1.0}, ValueError, r"p_target must lie in \(0, 1\), got 1.0"),
 ], ids=["c_fa inf", "c_miss nan", "c_miss 0", "p_target str", "p_target 1"])

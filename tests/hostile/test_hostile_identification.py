@@ -136,6 +136,17 @@ def test_identification_rates_at_infinite_thresholds():
     (lambda o: o.assign(mated=o["mated"].astype(int)),
      "column 'mated' must be boolean with no missing values, got dtype int64"),
     (lambda o: o.assign(score=[0.9, 0.8, np.nan, 0.7]), "column 'score' has 1 NaN and 0 infinite values (first in row 2)"),
+    # a NaN rank was never a hit (the curve stayed below 1), -5 one at rank 1, text a TypeError from
+    # numpy's sort (a helper's audit)
+    (lambda o: o.assign(rank=o["rank"].astype(float).where(o.index != 0)),
+     "column 'rank' has 1 values that are not a rank (a whole number, at least 1 for an enrolled probe, 0 for a "
+     "probe not enrolled): e.g. nan in row 0 (enrolled)"),
+    (lambda o: o.assign(rank=o["rank"].where(o.index != 0, -5)),
+     "column 'rank' has 1 values that are not a rank (a whole number, at least 1 for an enrolled probe, 0 for a "
+     "probe not enrolled): e.g. -5 in row 0 (enrolled)"),
+    (lambda o: o.assign(rank=o["rank"].astype(str)),
+     "column 'rank' has 4 values that are not a rank (a whole number, at least 1 for an enrolled probe, 0 for a "
+     "probe not enrolled): e.g. '1' in row 0 (enrolled)"),
 ])
 @pytest.mark.parametrize("measure", [
     lambda o: bf.cmc(o, max_rank=1),

@@ -68,6 +68,19 @@ def test_calibration_with_a_nan_scale():
         mitigation.apply_group_calibration(subjects_table(), maps)
 
 
+def test_pareto_front_names_the_column_of_a_nan_or_a_name_given_twice():
+    """Were "objective columns must not hold NaN" (which, how many?) and "'DataFrame' object has no
+    attribute 'dtype'"."""
+    points = pd.DataFrame({"x": [1.0, np.nan, np.nan], "y": [0.5, 0.2, 0.1]})
+    with pytest.raises(ValueError, match="^" + re.escape("objective columns hold NaN (column: count): {'x': 2}; a point "
+                                                         "without a value cannot be compared") + "$"):
+        mitigation.pareto_front(points, {"x": "min", "y": "max"})
+    twice = pd.DataFrame([[1.0, 2.0], [2.0, 1.0]], columns=["x", "x"])
+    with pytest.raises(ValueError, match="^" + re.escape("the points hold more than one column named 'x'; name each "
+                                                         "objective once") + "$"):
+        mitigation.pareto_front(twice, {"x": "min"})
+
+
 @pytest.mark.parametrize(("points", "objectives", "message"), [
     (pd.DataFrame({"x": [1.0]}), ["x"],
      "objectives must map each column to 'min' or 'max', e.g. {'min_dcf': 'min'}, got ['x']"),
@@ -119,6 +132,25 @@ def test_cohort_scores_that_are_not_there():
     with pytest.raises(ValueError, match=r"^cross lacks the column\(s\) \['probe_subject'\]: give non-mated "
                                          r"comparisons with both subjects$"):
         normalisation.cohort_scores(cross.drop(columns="probe_subject"), {"c1"})
+    # labels cast with astype(bool): "no" was a mated comparison, None a non-mated one (a helper's audit)
+    for labels, dtype in ((["no", "no"], "str"), ([None, False], "object")):
+        with pytest.raises(ValueError, match=rf"^cross's column 'mated' must be boolean with no missing values, got "
+                                             rf"dtype {dtype}"):
+            normalisation.cohort_scores(cross.assign(mated=pd.Series(labels, dtype=object if dtype == "object" else None)),
+                                        {"c1", "c2"})
+    with pytest.raises(ValueError, match=r"^a cohort holds impostors only: cross has 1 mated comparisons$"):
+        normalisation.cohort_scores(cross.assign(mated=[True, False]), {"c1", "c2"})
+
+
+def test_thresholds_and_calibrations_of_the_wrong_kind():
+    """Were "'list' object has no attribute 'keys'" and "'int' object has no attribute 'scale'"."""
+    table = subjects_table()
+    with pytest.raises(TypeError, match=r"^thresholds must map each group to its threshold \(or be the table of "
+                                        r"group_thresholds\), got list$"):
+        mitigation.rates_at_group_thresholds(table, [0.5, 0.6])
+    with pytest.raises(TypeError, match=r"^calibrations must map each group to its LogisticCalibration \(as "
+                                        r"fit_group_calibration returns them\); got \{'a': 'int'\}$"):
+        mitigation.apply_group_calibration(table, {"a": 1, "b": bf.LogisticCalibration(1.0, 0.0, 0.5)})
 
 
 def test_group_calibration_names_the_group_it_cannot_fit():

@@ -193,6 +193,17 @@ def test_calibration_by_group_caps_min_cllr_at_one_as_min_cllr_does():
     assert row["calibration_loss"] == 0.0
 
 
+def test_a_calibration_loss_is_never_below_zero():
+    """Tied scores, 45 mated and 182 non-mated: minCllr rounded 1.1e-16 above Cllr, the loss
+    was -1.1e-16, and calibration_fairness refused the table calibration_by_group had made (a
+    helper's audit)."""
+    rows = [pd.DataFrame({"score": 0.0, "mated": [True] * m + [False] * n, "group": g})
+            for g, m, n in (("a", 40, 160), ("c", 45, 182))]
+    result = bf.calibration_by_group(pd.concat(rows, ignore_index=True))
+    assert (result["calibration_loss"] >= 0).all() and (result["min_cllr"] <= result["cllr"]).all()
+    assert bf.calibration_fairness(result).loc["calibration_loss"].notna().any()
+
+
 def test_calibration_by_group_matches_per_group_calls():
     rng = np.random.default_rng(3)
     table = pd.concat([
