@@ -142,6 +142,8 @@ def _fit(nonmated: ArrayLike, tail_fraction: float, min_tail: int) -> tuple[_Tai
     unit = float(excess.mean())  # fitted in units of the mean excess: the same fit whatever the score scale
     excess = excess / unit
     shape, _, scale = stats.genpareto.fit(excess, floc=0)
+    if shape < -1:  # no regular maximum there (the likelihood grows as the end nears the top score): a
+        shape, _, scale = stats.genpareto.fit(excess, f0=-1, floc=0)  # uniform tail, the bound of the regular fits
     loglik = float(stats.genpareto.logpdf(excess, shape, 0, scale).sum())
     return _Tail(excess, float(start), excess.size / n, float(shape), float(scale), loglik, unit), n, exponent
 
@@ -251,7 +253,8 @@ def extrapolated_fmr(
     -----
     ``u`` is the highest score below the top ``n_u = max(min_tail, round(tail_fraction·N))``;
     the excesses ``y = s - u`` of the scores above it are fitted by maximum likelihood
-    (``scipy.stats.genpareto.fit`` with location 0). The share ``n_u / N`` is fixed by this
+    (``scipy.stats.genpareto.fit`` with location 0; a shape below -1, where the likelihood
+    has no maximum, is taken at -1, the uniform tail). The share ``n_u / N`` is fixed by this
     choice, so the interval is that of ``S(threshold - u)`` times it: the profile
     likelihood interval (Coles, section 4.3.3), the values ``q`` of ``S`` whose best tail
     under the constraint ``S(d) = q`` has a deviance below the chi-square(1) quantile.

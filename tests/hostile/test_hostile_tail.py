@@ -61,3 +61,19 @@ def test_a_tail_of_ties_names_its_start_in_score_units():
     message = f"nonmated has only 0 scores above the tail start {np.ldexp(2.0, 600):g}; too few to fit a tail"
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         bf.extrapolated_fmr(scores, float(np.ldexp(3.0, 600)))
+
+
+@pytest.mark.parametrize("seed", [0, 4, 5])
+def test_a_tail_fit_beyond_the_regular_shapes_is_taken_at_the_uniform_tail(seed):
+    """Uniform scores on [0, 1]: scipy's fit of the top 10% gives a shape below -1, where the
+    likelihood has no maximum (it grows as the tail's end nears the top score). Compared with
+    that likelihood, every FMR above 0 was rejected: an FMR of 0 in [0, 0] at 0.9999, whose
+    FMR is 1e-4 (a helper's audit). The fit is taken at -1, the uniform tail."""
+    from scipy import stats
+
+    scores = np.random.default_rng(seed).random(2_000)
+    top = np.sort(scores)[-201:]
+    assert stats.genpareto.fit(top[1:] - top[0], floc=0)[0] < -1  # the case this test is about
+    tail = bf.extrapolated_fmr(scores, 0.9999)
+    assert tail.shape == -1.0 and tail.extrapolated
+    assert tail.low <= 1e-4 <= tail.high
