@@ -12,7 +12,6 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy import stats
 
 from biofair._binomial import binomial_intervals
 from biofair._resampling import cluster_weights, interval
