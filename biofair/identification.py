@@ -101,7 +101,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
         Listing every problem: no rows, missing columns, non-finite scores, missing probe or
         entry ids, non-boolean or missing labels, repeated (probe, entry) pairs, probes with
         several mates or several groups, and probes not compared with the whole gallery; or
-        a group column holding two labels that differ only in type.
+        a group column holding two labels that differ only in type, or ids of two types in
+        ``probe_id`` or ``reference_id`` (``1`` and ``"1"``).
 
     See Also
     --------
@@ -147,6 +148,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
         problems.append(f"column 'mated' must be boolean with no missing values, got dtype {mated.dtype}")
     if problems:
         raise SchemaError("invalid identification table:\n- " + "\n- ".join(problems))
+    for column, what in (("probe_id", "probe"), ("reference_id", "reference")):  # 1 and "1": two of them
+        _check_ids_of_one_kind({f"scores[{column!r}]": scores[column]}, what=what)
 
     probe, probe_ids = pd.factorize(scores["probe_id"])
     entry, entry_ids = pd.factorize(scores["reference_id"])

@@ -193,8 +193,8 @@ def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:
     Groups are sorted (as text); the ``i``-th takes colour ``COLORS[i % 8]`` and line style
     ``LINESTYLES[(i + i // 8) % 4]``. Up to four groups differ in both colour and line style,
     so a reader who cannot tell the colours apart (or a grey print) still tells the curves
-    apart; 32 groups get 32 distinct pairs. Call it once with every group of a data set and
-    pass the result to every figure of it.
+    apart; 32 groups get 32 distinct pairs, and from the 33rd the pairs repeat. Call it once
+    with every group of a data set and pass the result to every figure of it.
 
     Parameters
     ----------
@@ -207,6 +207,11 @@ def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:
         ``{group: {"color": ..., "linestyle": ...}}``: unpack one entry into a plot call
         (``**styles[g]``), or pass ``{g: s["color"] for g, s in styles.items()}`` as
         seaborn's ``palette``.
+
+    Raises
+    ------
+    TypeError
+        When ``groups`` is one string (its letters would be the groups).
 
     See Also
     --------
@@ -223,6 +228,8 @@ def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:
     >>> styles["a"] == {"color": COLORS[0], "linestyle": "-"}, styles["b"] == {"color": COLORS[1], "linestyle": "--"}
     (True, True)
     """
+    if isinstance(groups, (str, bytes)):  # its letters would be the groups
+        raise TypeError(f"groups must be a collection of group labels, e.g. ['a', 'b'], got {groups!r}")
     ordered = sorted(set(groups), key=str)
     return {
         group: {

@@ -201,3 +201,16 @@ def test_a_development_set_without_an_evaluation_group_is_named():
             f"the development scores have no comparisons of {len(missing)} of the {table['group'].nunique()} evaluation "
             f"groups ({', '.join(repr(g) for g in missing)}): the thresholds are set on the other groups'")):
         bf.identification_discrepancy_rate(table, fpir_targets=[0.5], dev=partial)
+
+
+def test_probe_and_reference_ids_of_two_types_are_refused():
+    """Probe 1 and probe "1" were two probes (a helper's audit), while the other ways in refuse
+    such ids: 1 != "1"."""
+    table = pd.DataFrame({"probe_id": [1, 1, "1", "1"], "reference_id": ["a", "b", "a", "b"],
+                          "score": [0.9, 0.1, 0.8, 0.2], "mated": [True, False, True, False], "group": "x"})
+    with pytest.raises(bf.SchemaError, match=r"^scores\['probe_id'\] holds probe ids of several types, e\.g\. 1 \(int\), "
+                                             r"'1' \(str\): 1 and '1' would be two probes"):
+        bf.probe_outcomes(table)
+    mixed = table.assign(probe_id=["p", "p", "q", "q"], reference_id=[1, "b", 1, "b"])
+    with pytest.raises(bf.SchemaError, match=r"^scores\['reference_id'\] holds reference ids of several types"):
+        bf.probe_outcomes(mixed)

@@ -396,3 +396,9 @@ def test_cross_group_cells_are_labelled_while_the_labels_can_fit():
         ax = plotting.plot_cross_group_fmr(pd.DataFrame(rng.random((groups, groups)) * 1e-3, index=names, columns=names))
         assert len(ax.texts) == labels and len(ax.images) == 1
         plt.close(ax.figure)
+
+
+def test_group_styles_of_one_string_is_refused():
+    """group_styles("abc") styled the letters a, b and c (a helper's audit)."""
+    with pytest.raises(TypeError, match=r"^groups must be a collection of group labels, e\.g\. \['a', 'b'\], got 'abc'$"):
+        plotting.group_styles("abc")
