@@ -7,6 +7,7 @@ import signal
 import pytest
 
 from biofair import cli
+from hostile import as_from_a_terminal
 
 
 @pytest.fixture
@@ -15,6 +16,7 @@ def run_main(capsys):
 
     def run(*args) -> tuple[int, list[str]]:
         handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        as_from_a_terminal()  # main() keeps a signal ignored on entry: a test run in the background ignores SIGINT
         try:
             status = cli.main(["report", *map(str, args)])
         except SystemExit as exit_:  # argparse rejected an option

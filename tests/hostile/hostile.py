@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,18 @@ def example() -> pd.DataFrame:
     return pd.read_csv(EXAMPLE, dtype={"group": str})
 
 
+def as_from_a_terminal() -> None:
+    """Give SIGINT, SIGTERM and SIGHUP the handlers of a program started from a terminal. A test
+    run in the background of a script (SIGINT ignored) or under nohup (SIGHUP ignored) hands
+    that ignoring on to its processes, and ``biofair report`` keeps a signal ignored on entry:
+    the tests that interrupt a run would find it running on."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL)
+
+
 def biofair_command(*args, **kwargs) -> subprocess.Popen:
-    """Start ``biofair`` in a process of its own (stdout and stderr captured as text)."""
+    """Start ``biofair`` in a process of its own (stdout and stderr captured as text), its
+    signals as from a terminal unless ``preexec_fn`` says otherwise."""
     command = [str(Path(sys.executable).with_name("biofair")), *map(str, args)]
+    kwargs.setdefault("preexec_fn", as_from_a_terminal)
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, **kwargs)

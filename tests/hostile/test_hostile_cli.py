@@ -31,7 +31,7 @@ import zmq.asyncio
 
 import biofair as bf
 from biofair import cli
-from hostile import FAST, FAST_DIFFERENTIAL, ROOT, biofair_command, example
+from hostile import FAST, FAST_DIFFERENTIAL, ROOT, as_from_a_terminal, biofair_command, example
 
 
 @pytest.fixture
@@ -938,6 +938,7 @@ def test_an_interrupt_swallowed_by_python_still_stops_the_run(tmp_path, monkeypa
     monkeypatch.setattr(cli, "_execute", analysis_that_finishes)
     output = tmp_path / "out"
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    as_from_a_terminal()
     try:
         status = cli.main(["report", str(ROOT / "biofair" / "data" / "example_scores.csv"), "-o", str(output), *FAST])
     finally:
