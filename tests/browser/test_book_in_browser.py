@@ -163,7 +163,7 @@ def test_chapters_have_figures_and_math(browser, site):
 
 @pytest.mark.parametrize("page", CHAPTERS)
 def test_every_figure_opens_at_full_size_and_glued_numbers_keep_to_one_line(browser, site, page):
-    """On a phone a figure shrinks to the column (its tick labels to 5-7 px); a tap on it opens
+    """On a phone a figure shrinks to the column (its tick labels to about 10 px); a tap on it opens
     the image itself, which the reader can zoom. A number quoted from the code broke after
     its minus sign ("4.6e-" at the end of one line, "02" on the next)."""
     tab = open_page(browser, site, page, PHONE)
@@ -182,6 +182,21 @@ def test_every_figure_opens_at_full_size_and_glued_numbers_keep_to_one_line(brow
         assert figure["link"] == figure["src"] and figure["title"] == "Open the figure at full size", figure
     answer = tab.request.get(figures[0]["link"])
     assert answer.ok and answer.headers["content-type"] == "image/png"
+    tab.close()
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_figures_keep_their_text_readable_on_a_phone(browser, site, page):
+    """Figures 6.5 inches wide with 10-point text shrank to 0.53 of their size on a phone, their
+    text to about 7 px. At 5.2 inches and 11 points (bf.plotting.use_style) a phone shows them at
+    0.66 and their text at about 10 px. 11-point text is 15.3 px at 100 dpi: no figure may shrink
+    it below 9 px, a scale of 0.588 (its PNG is drawn at twice the size a desktop shows it at)."""
+    tab = open_page(browser, site, page, PHONE)
+    shrunk = tab.eval_on_selector_all(
+        ".bd-article .cell_output img",
+        "els => els.map(e => [e.getAttribute('src').split('/').pop(), e.clientWidth / (e.naturalWidth / 2)])")
+    assert shrunk, "a chapter without figures"
+    assert [(src, round(scale, 3)) for src, scale in shrunk if scale * 11 / 72 * 100 < 9] == []
     tab.close()
 
 
