@@ -959,9 +959,9 @@ def plot_cross_group_fmr(
     norm = LogNorm(vmin=floor, vmax=ceiling)
     cmap = plt.get_cmap("viridis")
     image = ax.imshow(np.ma.masked_invalid(shown), norm=norm, cmap=cmap, aspect="auto")
-    for (i, j), value in np.ndenumerate(values if values.size <= _LABELLED_CELLS else values[:0, :0]):
-        if np.isnan(value):
-            continue
+    labelled = ~np.isnan(values) if values.size <= _LABELLED_CELLS else np.zeros(values.shape, dtype=bool)
+    for i, j in np.argwhere(labelled):
+        value = values[i, j]
         text = "0" if value == 0 else f"{value:.1e}"
         if counts is not None:
             n = int(counts[i, j])
