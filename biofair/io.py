@@ -770,10 +770,12 @@ def read_grouped_scores(
             )
         table = add_subject_attributes(table, people)
     relabelled = {}
-    for column in [c for names in _group_columns(table, by).values() for c in names]:
+    grouping = _group_columns(table, by)
+    label_columns = [c for names in grouping.values() for c in names]
+    for column in label_columns:
         table[column] = _blank_as_missing(table[column])
     if missing_groups == "group":
-        for column in [c for names in _group_columns(table, by).values() for c in names]:
+        for column in label_columns:
             missing = table[column].isna()
             if missing.any():
                 if (table[column] == _MISSING_GROUP).any():
@@ -783,11 +785,10 @@ def read_grouped_scores(
                     )
                 table[column] = table[column].where(~missing, _MISSING_GROUP)
                 relabelled[column] = int(missing.sum())
-    grouping = _group_columns(table, by)
     for names in grouping.values():  # missing labels, with the advice above
         _check_no_missing(table, names)
     validate_scores(table)
-    _refuse_misnamed(table, grouping=[c for names in grouping.values() for c in names])
+    _refuse_misnamed(table, grouping=label_columns)
     _warn_if_ids_padded(table)
     _warn_if_rows_repeat(table)
     _warn_if_reversed(table, greater_is_match)
