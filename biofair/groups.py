@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import decimal
 import functools
+import re
 import unicodedata
 import warnings
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, as_thresholds, scalar_or_array
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
-from biofair.schema import _check_ids_of_one_kind, _cli_renaming, _missing_groups_fix, _near_names, _row, _validate_score_set
+from biofair.schema import CANONICAL_COLUMNS, _check_ids_of_one_kind, _cli_renaming, _missing_groups_fix, _near_names, _row, _validate_score_set
 
 
 class GroupScores(NamedTuple):
@@ -129,6 +130,19 @@ def _renaming(renames: dict[str, str]) -> str:
     return f"scores.rename(columns={renames!r}) ({_cli_renaming(renames)})"
 
 
+def _other_attributes(columns: Sequence, *, command: bool = True) -> str:
+    """The attributes whose columns could name the groups instead (not a score, label, subject,
+    system or split column), as the ``by`` to give (and, with ``command``, the option of
+    ``biofair report``): "" when there is none."""
+    others = list(dict.fromkeys(re.sub(r"^(reference|probe)_", "", str(c)) for c in columns
+                                if c not in CANONICAL_COLUMNS and not str(c).endswith("_subject")))
+    if not others:
+        return ""
+    example = others[0] if len(others) == 1 else "<column>"
+    return (f"; to compare the groups of {' or '.join(map(repr, others[:5]))}, pass by={example!r}"
+            + (f" (biofair report --by {example})" if command else ""))
+
+
 def _group_columns(scores: pd.DataFrame, by: By) -> dict[str, list[str]]:
     """Each attribute of ``by`` and its column(s): ``[attr]`` or ``[reference_attr, probe_attr]``."""
     columns = {}
@@ -145,7 +159,7 @@ def _group_columns(scores: pd.DataFrame, by: By) -> dict[str, list[str]]:
                 f"no group column for {attribute!r}: give a pair-level column of that name or "
                 f"both {sides[0]} and {sides[1]}"
                 + (_near_names(sorted(wanted), scores.columns, renaming=_renaming) if near
-                   else f" (the table has {list(scores.columns)})")
+                   else f" (the table has {list(scores.columns)}{_other_attributes(scores.columns)})")
             )
     return columns
 

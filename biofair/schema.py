@@ -129,6 +129,11 @@ def _cli_renaming(renames: dict[str, str]) -> str:
     return "biofair report --columns '" + ",".join(f"{name}={key}" for name, key in renames.items()) + "'"
 
 
+def _reading_renaming(renames: dict[str, str]) -> str:
+    """The renaming of a score file's columns, as given to read_scores and to biofair report."""
+    return f"read_scores(path, columns={renames!r}) or {_cli_renaming(renames)}"
+
+
 def _near_names(missing: list[str], columns: Sequence[str], *,
                 renaming: Callable[[dict[str, str]], str] = _cli_renaming) -> str:
     """What the table has instead of the ``missing`` columns: the names that differ from them
@@ -142,8 +147,11 @@ def _near_names(missing: list[str], columns: Sequence[str], *,
         return (f" (the table has {', '.join(repr(n) for n in near)}: names are case- and "
                 f"space-sensitive; rename them, e.g. {renaming(near)})")
     columns = list(columns)
+    if not columns:
+        return " (the table has no columns)"
     shown = ", ".join(repr(n) for n in columns[:10]) + (f" and {len(columns) - 10} more" if len(columns) > 10 else "")
-    return f" (the table has {shown})" if columns else " (the table has no columns)"
+    placeholders = {f"<{name} column>": name for name in missing}
+    return f" (the table has {shown}; map its names to biofair's, e.g. {renaming(placeholders)})"
 
 
 #: Optional columns whose absence changes the results without an error, and how.
@@ -326,7 +334,7 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         raise SchemaError(f"invalid score table:\n- duplicate column name(s): {duplicated}")
     missing = [column for column in _REQUIRED_COLUMNS if column not in scores.columns]
     if missing:
-        problems.append(f"missing column(s): {', '.join(missing)}{_near_names(missing, scores.columns)}")
+        problems.append(f"missing column(s): {', '.join(missing)}{_near_names(missing, scores.columns, renaming=_reading_renaming)}")
     if len(scores) == 0:
         problems.append("the table has no rows")
     else:

@@ -27,6 +27,7 @@ from biofair.groups import (
     _composite_names,
     _factorize_categories,
     _label_names,
+    _other_attributes,
 )
 from biofair.io import _check_names
 from biofair.schema import _SCORE_SETS, _contradiction, _misnamed, _near_names, _refuse_pooling, _row, _score_problems
@@ -155,7 +156,7 @@ def _group_columns(columns: Sequence[str], by: By) -> tuple[list[str], list[str]
         elif not set(sides) <= set(columns):
             raise SchemaError(
                 f"no group column for {attribute!r}: give a pair-level column of that name or both "
-                f"{sides[0]} and {sides[1]} (the data have {list(columns)})"
+                f"{sides[0]} and {sides[1]} (the data have {list(columns)}{_other_attributes(columns, command=False)})"
             )
         reference.append(sides[0])
         probe.append(sides[1])

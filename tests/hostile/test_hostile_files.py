@@ -463,7 +463,28 @@ def capitalised_header(tmp_path) -> Case:
     path = tmp_path / "caps.csv"
     example().rename(columns={"score": "Score", "mated": " mated"}).to_csv(path, index=False)
     return Case(path, error=r"missing column\(s\): score, mated \(the table has 'Score', ' mated': names are case- and "
-                            r"space-sensitive; rename them, e.g. biofair report --columns 'Score=score, mated=mated'\)$")
+                            r"space-sensitive; rename them, e.g. read_scores\(path, columns=\{'Score': 'score', ' mated': "
+                            r"'mated'\}\) or biofair report --columns 'Score=score, mated=mated'\)$")
+
+
+def other_header(tmp_path) -> Case:
+    """Before: "missing column(s): score, mated (the table has 'sim', 'label', 'group')", with
+    no word of how to name them."""
+    path = tmp_path / "other_names.csv"
+    example().rename(columns={"score": "sim", "mated": "label"}).to_csv(path, index=False)
+    return Case(path, error=r"missing column\(s\): score, mated \(the table has .*'sim', 'label'; map its names "
+                            r"to biofair's, e\.g\. read_scores\(path, columns=\{'<score column>': 'score', '<mated column>': "
+                            r"'mated'\}\) or biofair report --columns '<score column>=score,<mated column>=mated'\)$")
+
+
+def other_group_column(tmp_path, *, columns: tuple[str, ...], attributes: str, by: str) -> Case:
+    """Before: "no group column for 'group' ... (the table has [...])", with no word of the
+    option that names the attribute to compare."""
+    path = tmp_path / "gender.csv"
+    table = example()
+    table.assign(**{c: table["group"] for c in columns}).drop(columns="group").to_csv(path, index=False)
+    return Case(path, error=rf"no group column for 'group': .*; to compare the groups of {attributes}, pass "
+                            rf"by='{by}' \(biofair report --by {by}\)\)$")
 
 
 def capitalised_header_renamed(tmp_path) -> Case:
@@ -613,6 +634,12 @@ CASES = {
     "semicolons and decimal commas": semicolons,
     "capitalised header": capitalised_header,
     "capitalised header, renamed": capitalised_header_renamed,
+    "other header": other_header,
+    "a gender column, no group column": lambda p: other_group_column(p, columns=("gender",), attributes="'gender'", by="gender"),
+    "reference_ and probe_ columns of gender": lambda p: other_group_column(
+        p, columns=("reference_gender", "probe_gender"), attributes="'gender'", by="gender"),
+    "two other columns": lambda p: other_group_column(
+        p, columns=("gender", "age"), attributes="'gender' or 'age'", by="<column>"),
     "a comment line after the table": comment_footer,
     "a bob file with a header line, with subjects": bob_header,
     "a bob file whose first score is mistyped": bob_first_score_mistyped,

@@ -255,6 +255,18 @@ def test_a_group_column_missing_from_the_first_file_names_that_file(tmp_path):
         f"{tmp_path / 'part-0.parquet'}")
 
 
+def test_a_missing_group_column_names_the_attributes_the_data_have(tmp_path):
+    """Before: "no group column for 'group' ... (the data have ['score', 'mated', 'gender'])",
+    with no word of ``by``."""
+    table().rename(columns={"group": "gender"}).to_parquet(tmp_path / "part-0.parquet", index=False)
+    with pytest.raises(SchemaError, match=r"\(the data have \['score', 'mated', 'gender'\]; to compare the groups of "
+                                          r"'gender', pass by='gender'\); these are the columns of the first file"):
+        bp.fairness_discrepancy_rate(str(tmp_path / "part-0.parquet"))
+    by_gender = bp.fairness_discrepancy_rate(str(tmp_path / "part-0.parquet"), fmr_targets=(0.1, 0.05), by="gender")
+    by_group = bp.fairness_discrepancy_rate(dd.from_pandas(table(), npartitions=1), fmr_targets=(0.1, 0.05))
+    np.testing.assert_array_equal(by_gender.to_numpy(), by_group.to_numpy())
+
+
 def test_files_that_pandas_wrote_with_its_index_are_read_whole_and_named(tmp_path):
     """``DataFrame.to_parquet`` stores its index by default; Dask then plans an unnamed index
     (``[None]``), and the files were read by Dask's own tasks: a file without the group column
