@@ -84,8 +84,10 @@ def cllr(mated: ArrayLike, nonmated: ArrayLike) -> float:
         ``Cllr = 1/(2 ln 2) · [mean_m ln(1 + e^{-s}) + mean_n ln(1 + e^{s})]``.
 
         0 for perfect, infinitely confident evidence; 1 for scores that are all 0 (no
-        evidence either way); above 1 when the scores mislead. It is the mean of the
-        normalised Bayes risk over all operating points (Brümmer and du Preez, 2006), so it
+        evidence either way); above 1 when the scores mislead. It is the area under the
+        Bayes error rate ``P_e = p·FNMR + (1 - p)·FMR`` of the decisions the LLRs make, over
+        all prior log-odds ``ln(p / (1 - p))``, divided by ``2 ln 2`` (Brümmer and du Preez,
+        2006; not the mean of the normalised DCF, which tends to 1 at extreme priors), so it
         penalises both poor discrimination and poor calibration.
 
     Raises
