@@ -88,7 +88,8 @@ def _subjects(scores: pd.DataFrame, name: str = "scores") -> set:
                 f"{_row(scores, int(missing.argmax()))}): a comparison without its subjects fits neither split"
             )
     _check_ids_of_one_kind({f"{name}[{c!r}]": scores[c] for c in _SUBJECT_COLUMNS})
-    return set(scores["reference_subject"]) | set(scores["probe_subject"])
+    both = pd.concat([scores["reference_subject"], scores["probe_subject"]], ignore_index=True)
+    return set(both.unique().tolist())  # hashed once, not one Python object per row
 
 
 def check_subject_disjoint(dev: pd.DataFrame, evaluation: pd.DataFrame) -> None:

@@ -1,6 +1,7 @@
 """A role that prints a chapter's number as the table of contents shows it.
 
-``{chapter}`02_put_an_interval_on_every_number``` renders as "2", linked to that chapter.
+``{chapter}`02_put_an_interval_on_every_number``` renders as "2", linked to that chapter (its
+title in the link's tooltip, and a tap target larger than the digit: see biofair.css).
 Prose that says "chapter {chapter}`...`" then never disagrees with the numbered table of
 contents, however the chapters are reordered. The number comes from Sphinx's own section
 numbers (``_toc.yml`` parts with ``numbered: true``); a chapter without one is an error.
@@ -31,8 +32,11 @@ def resolve(app, doctree, docname):
         numbers = env.toc_secnumbers.get(target, {}).get("")
         if not numbers:
             raise ExtensionError(f"{docname}: {target} has no chapter number (is it in a numbered part of _toc.yml?)")
-        link = nodes.reference("", "", internal=True, refuri=app.builder.get_relative_uri(docname, target))
-        link += nodes.Text(".".join(map(str, numbers)))
+        number = ".".join(map(str, numbers))
+        title = env.titles[target].astext() if target in env.titles else ""
+        link = nodes.reference("", "", internal=True, refuri=app.builder.get_relative_uri(docname, target),
+                               reftitle=f"Chapter {number}: {title}", classes=["chapter-number"])
+        link += nodes.Text(number)
         node.replace_self(link)
 
 

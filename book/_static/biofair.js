@@ -12,13 +12,30 @@ document.addEventListener("DOMContentLoaded", () => {
     }
     link.title = "Open the figure at full size";
   }
-  // A table glued outside a code cell scrolls sideways in its own box (biofair.css): a keyboard
-  // reaches it and a screen reader names it, as the theme does for cell outputs.
+  // A table scrolls sideways in its own box (biofair.css): a keyboard reaches it and a screen
+  // reader names it, in a cell's output or glued outside one.
   for (const box of document.querySelectorAll(".bd-article div.output.text_html")) {
-    if (box.closest(".cell_output")) continue;
+    if (!box.querySelector("table")) continue;
     box.tabIndex = 0;
     box.setAttribute("role", "region");
     box.setAttribute("aria-label", "Table; scroll sideways to see every column");
+  }
+  // A table with one row label per row keeps those labels in view as it scrolls (biofair.css).
+  for (const table of document.querySelectorAll(".bd-article table")) {
+    const rows = table.querySelectorAll("tbody tr");
+    const labelled = (row) => row.querySelectorAll("th").length === 1 && row.firstElementChild.tagName === "TH";
+    if (rows.length && [...rows].every(labelled)) table.classList.add("sticky-index");
+  }
+  // "Solution to Exercise 1.1": the toggle button says which solution it shows, and the link
+  // to the exercise starts at its word (its leading space was underlined).
+  for (const title of document.querySelectorAll(".bd-article .solution.dropdown > .admonition-title")) {
+    const link = title.querySelector("a");
+    if (link && link.firstChild && link.firstChild.nodeType === Node.TEXT_NODE && /^\s/.test(link.firstChild.data)) {
+      link.firstChild.data = link.firstChild.data.trimStart();
+      link.before(" ");
+    }
+    const button = title.querySelector("button.toggle-button");
+    if (button) button.setAttribute("aria-label", title.textContent.trim().replace(/\s+/g, " "));
   }
   // A glued number ("4.6e-02", "1,234") never breaks at its minus sign; glued text does.
   for (const value of document.querySelectorAll(".bd-article span.pasted-text")) {

@@ -185,7 +185,7 @@ def test_every_figure_opens_at_full_size_and_glued_numbers_keep_to_one_line(brow
     tab.close()
 
 
-@pytest.mark.parametrize("page", CHAPTERS)
+@pytest.mark.parametrize("page", ["book/intro", *CHAPTERS])
 def test_figures_keep_their_text_readable_on_a_phone(browser, site, page):
     """Figures 6.5 inches wide with 10-point text shrank to 0.53 of their size on a phone, their
     text to about 7 px. At 5.2 inches and 11 points (bf.plotting.use_style) a phone shows them at
@@ -448,4 +448,69 @@ def test_solutions_are_collapsed_until_opened(browser, site):
     assert tab.locator(".exercise").count() >= 2 and not body.is_visible()
     solution.locator(".admonition-title").click()
     body.wait_for(state="visible", timeout=5_000)
+    tab.close()
+
+
+INLINE_MATH_THAT_SCROLLS = """() => [...document.querySelectorAll('.bd-article mjx-container:not([display="true"])')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.slice(0, 40))"""
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_inline_formulas_fit_their_box_on_a_desktop(browser, site, page):
+    """Inline math scrolls in its own box (for a long formula on a phone), and MathJax's copy of
+    each formula for screen readers, clipped but as wide as the text it spells out, overflowed
+    that box: 237 of 290 formulas showed a scrollbar wherever scrollbars are always visible."""
+    tab = open_page(browser, site, page, DESKTOP)
+    assert tab.evaluate(INLINE_MATH_THAT_SCROLLS) == []
+    tab.close()
+
+
+def test_a_tap_on_a_solution_title_opens_it_and_its_button_says_which(browser, site):
+    """The link to the exercise in "Solution to Exercise 1.1" took half the title: a tap there
+    scrolled up to the exercise and left the solution closed. Its button was "Toggle hidden
+    content", like every other."""
+    tab = open_page(browser, site, "book/chapters/01_compute_error_rates", PHONE)
+    solution = tab.locator(".solution.dropdown").first
+    link = solution.locator(".admonition-title a")
+    assert link.inner_text().startswith("Exercise")  # its leading space was underlined
+    assert solution.locator("button.toggle-button").get_attribute("aria-label") == "Solution to Exercise 1.1"
+    body = solution.locator("section#ex-01-by-hand-solution-content")
+    assert not body.is_visible()
+    link.click(force=True)  # where a finger lands: on the link's text
+    body.wait_for(state="visible", timeout=5_000)
+    tab.close()
+
+
+def test_a_wide_table_keeps_its_row_labels_in_view_as_it_scrolls(browser, site):
+    tab = open_page(browser, site, "book/chapters/10_audit_demographic_differentials", PHONE)
+    boxes = tab.locator(".cell_output div.output.text_html:has(table.sticky-index)")
+    box = next(boxes.nth(i) for i in range(boxes.count())
+               if boxes.nth(i).evaluate("b => b.scrollWidth > b.clientWidth + 100"))
+    assert box.get_attribute("role") == "region" and box.get_attribute("aria-label")  # named, in cells too
+    label = box.locator("tbody th").first
+    before = label.bounding_box()["x"]
+    box.evaluate("b => { b.scrollLeft = 300; }")
+    assert box.evaluate("b => b.scrollLeft") >= 100
+    assert label.bounding_box()["x"] == pytest.approx(before, abs=1)
+    tab.close()
+
+
+def test_chapter_numbers_in_prose_are_named_links_large_enough_to_tap(browser, site):
+    """ "Chapters 1 (...), 3 (...)": each link was its digit alone, 10 x 19 px."""
+    tab = open_page(browser, site, "book/intro", PHONE)
+    links = tab.eval_on_selector_all(".bd-article a.chapter-number", """els => els.map(e => {
+        const box = e.getBoundingClientRect(); return [e.textContent, e.title, box.width, box.height]; })""")
+    assert len(links) >= 10
+    for number, title, width, height in links:
+        assert title.startswith(f"Chapter {number}: ") and len(title) > len(f"Chapter {number}: ") + 5
+        assert width >= 24 and height >= 24, (number, width, height)
+    tab.close()
+
+
+def test_pages_declare_an_icon_that_loads(browser, site):
+    """Without one, browsers asked for /favicon.ico and logged its 404 as a console error."""
+    tab = open_page(browser, site, "book/intro", DESKTOP)
+    icon = tab.eval_on_selector("link[rel~='icon']", "e => e.href")
+    answer = tab.request.get(icon)
+    assert answer.ok and answer.headers["content-type"].startswith("image/")
     tab.close()

@@ -8,6 +8,7 @@ cluster) out and calling ``bf.tmr_at_fmr``; the BCa interval against scipy's.
 from __future__ import annotations
 
 import itertools
+import tracemalloc
 import warnings
 from math import factorial
 
@@ -255,6 +256,39 @@ def test_fast_subject_replicates_equal_the_plain_path_resample_by_resample(fmr):
         fast = bf.bootstrap(bf.tmr_at_fmr, table, args=(fmr,), unit="subject", n_resamples=300, rng=5).replicates
         plain = bf.bootstrap(plain_tmr, table, args=(fmr,), unit="subject", n_resamples=300, rng=5).replicates
     np.testing.assert_array_equal(fast, plain)
+
+
+def subject_table(n_nonmated: int, n_subjects: int, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    n_mated = n_nonmated // 10
+    reference = rng.integers(0, n_subjects, n_mated + n_nonmated)
+    probe = np.r_[reference[:n_mated], (reference[n_mated:] + rng.integers(1, n_subjects, n_nonmated)) % n_subjects]
+    return pd.DataFrame({"score": np.r_[rng.normal(2, 1, n_mated), rng.normal(0, 1, n_nonmated)],
+                         "mated": np.arange(n_mated + n_nonmated) < n_mated,
+                         "reference_subject": reference, "probe_subject": probe})
+
+
+def test_fast_subject_replicates_do_not_depend_on_the_batch_size(monkeypatch):
+    """The resamples are taken in batches that bound the matrices' size: any batch size gives
+    the same replicates."""
+    table = subject_table(20_000, 200)
+    whole = bf.bootstrap(bf.tmr_at_fmr, table, args=(0.1,), unit="subject", n_resamples=300, rng=3).replicates
+    monkeypatch.setattr("biofair._fast_tmr._BATCH_ENTRIES", 50_000)  # 300 resamples in batches of 12
+    np.testing.assert_array_equal(
+        bf.bootstrap(bf.tmr_at_fmr, table, args=(0.1,), unit="subject", n_resamples=300, rng=3).replicates, whole)
+
+
+def test_fast_subject_bootstrap_at_a_high_fmr_stays_in_little_memory():
+    """At FMR 0.1 the block of top non-mated scores read holds 2 x 0.1 x N of them: batches of
+    20 million entries peaked at 0.5 GB on 1e5 scores (B = 1000)."""
+    table = subject_table(100_000, 1_000)
+    tracemalloc.start()
+    try:
+        bf.bootstrap(bf.tmr_at_fmr, table, args=(0.1,), unit="subject", n_resamples=1_000, rng=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 150e6, f"{peak / 1e6:.0f} MB"
 
 
 # -- the closed-form jackknife of ROC-AUC ----------------------------------------------------------
