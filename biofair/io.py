@@ -233,8 +233,9 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
             "the header and the rows agree (remove the trailing separators, or name the extra column)"
         )
     for name in [name for name in table.columns if name != score and pd.api.types.is_string_dtype(table[name])]:
-        broken = table[name].str.contains("\n|\r", regex=True, na=False).to_numpy()
-        if broken.any():
+        distinct = pd.Series(table[name].dropna().unique())  # labels and ids repeat: each value is read once
+        if distinct.str.contains("\n|\r", regex=True).any():
+            broken = table[name].str.contains("\n|\r", regex=True, na=False).to_numpy()
             row = int(broken.argmax())
             raise SchemaError(
                 f"{path}: column {name!r} of data row {row + 1} holds a line break: a quote (\") opened a "
@@ -564,9 +565,9 @@ def _as_mated(labels: pd.Series) -> pd.Series:
     """Convert a label column to bool: booleans, 0/1, or the usual words."""
     if pd.api.types.is_bool_dtype(labels) and not labels.isna().any():
         return labels.astype(bool)
-    words = labels.astype(str).str.strip().str.lower()
-    words = words.str.replace(r"^(\d+)\.0$", r"\1", regex=True)  # 1.0 -> 1
-    known = words.isin(_TRUE_LABELS | _FALSE_LABELS) & labels.notna()
+    codes, distinct = pd.factorize(labels.astype(str), use_na_sentinel=False)  # a few labels, each read once
+    words = pd.Series(distinct).str.strip().str.lower().str.replace(r"^(\d+)\.0$", r"\1", regex=True)  # 1.0 -> 1
+    known = words.isin(_TRUE_LABELS | _FALSE_LABELS).to_numpy()[codes] & labels.notna().to_numpy()
     if not known.all():
         examples = ", ".join("an empty cell" if pd.isna(x) else repr(x) for x in pd.unique(labels[~known])[:5])
         raise SchemaError(
@@ -574,7 +575,7 @@ def _as_mated(labels: pd.Series) -> pd.Series:
             f"not a mated/non-mated label (e.g. {examples}; first in {_row(labels, int(np.argmin(known)))}); "
             "use booleans (true/false, t/f), 0/1, yes/no, genuine/impostor or target/nontarget"
         )
-    return words.isin(_TRUE_LABELS)
+    return pd.Series(words.isin(_TRUE_LABELS).to_numpy()[codes], index=labels.index)
 
 
 def _warn_if_reversed(table: pd.DataFrame, greater_is_match: bool) -> None:

@@ -312,6 +312,12 @@ def test_progress_bar_only_when_asked(capsys):
     assert capsys.readouterr().err == ""  # not a terminal: no bar
     bf.bootstrap(bf.roc_auc, (mated, nonmated), n_resamples=40, rng=0, progress_bar=True)
     assert "bootstrap" in capsys.readouterr().err
+    scores = np.random.default_rng(0).normal(size=20_000)
+    quiet = bf.subsample_coverage(scores, 2.5, fraction=0.05, n_repeats=3, rng=0)  # 30 s at 1e6 and 200 repeats
+    assert capsys.readouterr().err == ""
+    shown = bf.subsample_coverage(scores, 2.5, fraction=0.05, n_repeats=3, rng=0, progress_bar=True)
+    assert "tail fits" in capsys.readouterr().err
+    pd.testing.assert_frame_equal(quiet, shown)
 
 
 def test_bad_input_is_named():
