@@ -22,11 +22,13 @@ class SchemaError(ValueError):
     >>> import pandas as pd
     >>> import biofair as bf
     >>> try:
-    ...     bf.validate_scores(pd.DataFrame({"score": [0.5]}))
+    ...     bf.validate_scores(pd.DataFrame({"score": [0.5], "label": [1]}))
     ... except bf.SchemaError as error:
-    ...     print(error)
+    ...     print(error)  # doctest: +NORMALIZE_WHITESPACE
     invalid score table:
-    - missing column(s): mated (the table has 'score')
+    - missing column(s): mated (the table has 'score', 'label'; map its names to biofair's,
+      e.g. read_scores(path, columns={'<mated column>': 'mated'}) or
+      biofair report --columns '<mated column>=mated')
     """
 
 

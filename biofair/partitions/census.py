@@ -30,7 +30,7 @@ from biofair.groups import (
     _other_attributes,
 )
 from biofair.io import _check_names
-from biofair.schema import _SCORE_SETS, _contradiction, _misnamed, _near_names, _refuse_pooling, _row, _score_problems
+from biofair.schema import _READ_ONLY_AS_NAMED, _SCORE_SETS, _contradiction, _misnamed, _near_names, _refuse_pooling, _row, _score_problems
 
 
 class Census(NamedTuple):
@@ -91,6 +91,7 @@ def _as_frame(scores: Any):
         _check_unchanged(_known(frame).get("stamps"))  # what is kept about it still holds
         return frame
     if isinstance(scores, str) or hasattr(scores, "__fspath__"):
+        _check_files_alike(str(scores))
         try:
             with warnings.catch_warnings():  # Dask's own use of pandas' deprecated inplace=, for a stored index
                 warnings.filterwarnings("ignore", message="The inplace keyword in DataFrame")
@@ -303,6 +304,51 @@ def _read_and_apply(file: str, columns: list[str] | None, function: Callable, in
             raise SchemaError(f"partition {index}: {file} cannot be read ({' '.join(str(error).split())})") from None
         part = pd.read_parquet(file, columns=[c for c in columns if c in present])
     return function(part, index, *args)
+
+
+#: The file name endings Dask reads in a folder (its ``parquet_file_extension``); it skips others.
+_PARQUET_SUFFIXES = (".parq", ".parquet", ".pq")
+
+
+def _check_files_alike(path: str) -> None:
+    """Refuse, before any pass, a local folder or glob from which Dask would leave out data
+    without a word: Parquet files of a folder not named ``*.parquet`` (``.parq``, ``.pq``),
+    which Dask skips; or a system, split or subject column that some files have and others
+    lack (Dask takes the columns of the first file: one it lacks is never read, and the rows
+    of several systems were pooled, those of several splits too, and the subjects went
+    unchecked)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pathlib import Path
+
+    files = _files_of(path)
+    if Path(path).is_dir():
+        unnamed = [f for f in files if not f.endswith(_PARQUET_SUFFIXES) and _starts_as_parquet(f)]
+        if unnamed:
+            raise SchemaError(
+                f"{len(unnamed)} Parquet file(s) of the folder {path!r} are not named *.parquet, and Dask reads "
+                f"only files named *.parquet, *.parq or *.pq, so their rows would be left out: "
+                f"{', '.join(unnamed[:3])}{' ...' if len(unnamed) > 3 else ''}. Rename them"
+            )
+        files = [f for f in files if f.endswith(_PARQUET_SUFFIXES)]
+    try:
+        names = {file: set(pq.read_schema(file).names) for file in files}
+    except (pa.ArrowException, OSError):
+        return  # an unreadable file: the reading that follows names it
+    for column, harm in _READ_ONLY_AS_NAMED.items():
+        holders = [file for file, columns in names.items() if column in columns]
+        if 0 < len(holders) < len(names):
+            lacking = next(file for file in names if column not in names[file])
+            raise SchemaError(
+                f"column {column!r} is in {len(holders)} of the {len(names)} Parquet files of {path!r} (e.g. "
+                f"{holders[0]}) but not in the others (e.g. {lacking}): Dask reads the columns of the first "
+                f"file, so it could be left unread ({harm}). Write it in every file"
+            )
+
+
+def _starts_as_parquet(file: str) -> bool:
+    with open(file, "rb") as handle:
+        return handle.read(4) == b"PAR1"
 
 
 def _unreadable(file: str) -> str | None:

@@ -479,3 +479,36 @@ def test_files_of_two_systems_or_splits_are_not_pooled(column, values, tmp_path)
             metric(str(tmp_path))
     one = str(tmp_path / f"{values[0]}.parquet")
     assert bp.eer(one) == bf.eer(*bf.split_scores(table().assign(**{column: values[0]})))
+
+
+def test_parquet_files_not_named_parquet_are_named_not_left_out(tmp_path):
+    """Before: a folder of part-0.parquet and part-1 (Parquet, no extension) counted the rows of
+    the first only: Dask reads *.parquet, *.parq and *.pq, and skipped the other without a word."""
+    scores = table()
+    scores.iloc[:150].to_parquet(tmp_path / "part-0.parquet", index=False)
+    scores.iloc[150:].to_parquet(tmp_path / "part-1", index=False)
+    (tmp_path / "README").write_text("not Parquet: ignored, as before")
+    with pytest.raises(SchemaError, match=r"^1 Parquet file\(s\) of the folder .* are not named \*\.parquet, .* "
+                                          r"their rows would be left out: .*part-1\. Rename them$"):
+        bp.census(str(tmp_path))
+    (tmp_path / "part-1").rename(tmp_path / "part-1.pq")
+    census = bp.census(str(tmp_path))
+    assert int(census.n_mated.sum() + census.n_nonmated.sum()) == len(scores)
+
+
+@pytest.mark.parametrize("column", ["system", "split", "reference_subject"])
+def test_a_column_that_only_later_files_have_is_refused(tmp_path, column):
+    """Before: the first file without a system column, two later ones with systems A and B:
+    every metric pooled the two systems (Dask reads the first file's columns), where in memory
+    the same rows are refused; a subject column only in later files was never checked."""
+    scores = table()
+    for i, rows in enumerate(np.array_split(np.arange(len(scores)), 3)):
+        part = scores.iloc[rows]
+        if i > 0:
+            part = part.assign(**{column: np.arange(len(rows)) % 2 if column == "system" else
+                                  ("dev" if column == "split" else np.arange(len(rows)))})
+        part.to_parquet(tmp_path / f"part-{i}.parquet", index=False)
+    for path in (str(tmp_path), str(tmp_path / "part-*.parquet")):
+        with pytest.raises(SchemaError, match=rf"^column '{column}' is in 2 of the 3 Parquet files of .* but not "
+                                              r"in the others \(e\.g\. .*part-0\.parquet\): .* Write it in every file$"):
+            bp.fairness_discrepancy_rate(path, fmr_targets=(0.1,))
