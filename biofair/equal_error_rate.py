@@ -6,6 +6,7 @@ Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 from __future__ import annotations
 
 import bisect
+from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
@@ -84,27 +85,45 @@ def _lower_hull(x: NDArray, y: NDArray) -> NDArray[np.intp]:
     return keep
 
 
-def _hull_crossing(fmr: NDArray, fnmr: NDArray) -> tuple[float, NDArray[np.intp]]:
+def _hull_crossing(fmr: NDArray, fnmr: NDArray, n_nonmated: int, n_mated: int) -> tuple[float, NDArray[np.intp]]:
     """Where the lower convex hull of ROC points (FMR ascending) crosses FMR = FNMR.
 
     Returns the EER and the indices of the ends of the hull edges it lies on: the two
     ends of one edge, or a vertex with its neighbours when it crosses at that vertex.
+
+    The rates are counts over ``n_nonmated`` and ``n_mated``. Below ``N·M = 2^62`` the hull
+    and the crossing are computed from the counts themselves: a point on a chord is dropped
+    exactly (in rounded rates, a point of a straight edge fell on either side of it), and the
+    crossing ``x_l + g_l / (g_l - g_r) · (x_r - x_l)`` (``g = FNMR - FMR``) is the exact
+    fraction, rounded once. Any two points of the same edge then give the same EER to the
+    last bit, whichever points of the ROC the hull was built from.
     """
-    hull = _lower_hull(fmr, fnmr)
-    gap = fnmr[hull] - fmr[hull]  # decreasing along the hull, from 1 to -1
-    k = int(np.searchsorted(-gap, 0.0, side="left"))  # first hull vertex with gap <= 0
-    if gap[k] == 0.0:
+    if n_nonmated * n_mated >= 2**62:  # beyond int64's products: the rates themselves
+        hull = _lower_hull(fmr, fnmr)
+        gap = fnmr[hull] - fmr[hull]  # decreasing along the hull, from 1 to -1
+    else:
+        false_matches = np.rint(fmr * n_nonmated).astype(np.int64)  # k / N gives k back exactly
+        false_non_matches = np.rint(fnmr * n_mated).astype(np.int64)
+        hull = _lower_hull(false_matches, false_non_matches)
+        gap = false_non_matches[hull] * np.int64(n_nonmated) - false_matches[hull] * np.int64(n_mated)  # ∝ FNMR - FMR
+    k = int(np.searchsorted(-gap, 0, side="left"))  # first hull vertex with gap <= 0
+    if gap[k] == 0:
         return float(fmr[hull[k]]), hull[max(k - 1, 0) : k + 2]
     left, right = hull[k - 1], hull[k]
-    share = gap[k - 1] / (gap[k - 1] - gap[k])
-    return float(fmr[left] + share * (fmr[right] - fmr[left])), hull[k - 1 : k + 1]
+    if gap.dtype.kind == "f":
+        share = gap[k - 1] / (gap[k - 1] - gap[k])
+        return float(fmr[left] + share * (fmr[right] - fmr[left])), hull[k - 1 : k + 1]
+    g_left, g_right = int(gap[k - 1]), int(gap[k])
+    a_left, a_right = (int(np.rint(fmr[i] * n_nonmated)) for i in (left, right))
+    crossing = Fraction(a_left * (g_left - g_right) + g_left * (a_right - a_left), n_nonmated * (g_left - g_right))
+    return float(crossing), hull[k - 1 : k + 1]
 
 
 #: Below this many points, the crossing is taken from the hull of all of them.
 _FEW_POINTS = 4096
 
 
-def _hull_crossing_narrowed(fmr: NDArray, fnmr: NDArray) -> float:
+def _hull_crossing_narrowed(fmr: NDArray, fnmr: NDArray, n_nonmated: int, n_mated: int) -> float:
     """The EER of :func:`_hull_crossing` on ROC points (FMR ascending), without their whole hull.
 
     The first and last points (FMR 0 and 1) are hull vertices on either side of the
@@ -125,12 +144,12 @@ def _hull_crossing_narrowed(fmr: NDArray, fnmr: NDArray) -> float:
             left = farthest
         else:
             right = farthest
-    return _hull_crossing(fmr[left : right + 1], fnmr[left : right + 1])[0]
+    return _hull_crossing(fmr[left : right + 1], fnmr[left : right + 1], n_nonmated, n_mated)[0]
 
 
 def _rocch(fmr: NDArray, fnmr: NDArray, near: ErrorCounts) -> EqualErrorRate:
     """The ROCCH EER of ROC points (FMR ascending) that include the hull's vertices."""
-    eer_value = _hull_crossing_narrowed(fmr, fnmr)
+    eer_value = _hull_crossing_narrowed(fmr, fnmr, near.n_nonmated, near.n_mated)
     return EqualErrorRate(eer_value, _midpoint(near).threshold, eer_value, eer_value, "rocch")
 
 
@@ -252,7 +271,7 @@ def _near_crossing(pair: ErrorCounts, nonmated_sorted: NDArray) -> ErrorCounts:
 def _rocch_eer_value(counts: CountsAtMatedScores) -> float:
     """The ROCCH EER of the counts at the distinct mated scores (their points hold the
     hull's vertices), without its threshold."""
-    return _hull_crossing_narrowed(counts.fmr[::-1], counts.fnmr[::-1])
+    return _hull_crossing_narrowed(counts.fmr[::-1], counts.fnmr[::-1], counts.n_nonmated, counts.n_mated)
 
 
 def _eer_from_mated_counts(counts: MatedCounts, method: EerMethod = "rocch") -> EqualErrorRate:

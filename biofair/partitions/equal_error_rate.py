@@ -48,7 +48,8 @@ def _speculative_bins(histogram: NDArray) -> NDArray[np.bool_]:
     fmr_at, fnmr_at = _rates_at_bin_starts(histogram)
     window = _window(histogram)
     nonempty = histogram.sum(axis=0) > 0
-    _, edge_ends = _crossing(fmr_at[np.append(nonempty, True)], fnmr_at[np.append(nonempty, True)])
+    sizes = tuple(int(side[0]) for side in at_or_above(histogram))
+    _, edge_ends = _crossing(fmr_at[np.append(nonempty, True)], fnmr_at[np.append(nonempty, True)], sizes)
     coarse = np.flatnonzero(nonempty & ~window)
     window[coarse[_outside((fmr_at[coarse + 1], fnmr_at[coarse]), edge_ends)]] = True
     return np.tile(window, (2, 1))
@@ -149,7 +150,7 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
     exact = (np.concatenate([fmr_at[np.append(nonempty, True)], near.fmr]),
              np.concatenate([fnmr_at[np.append(nonempty, True)], near.fnmr]))
     for passes in range(max_passes + 1):
-        high, edge_ends = _crossing(*exact)
+        high, edge_ends = _crossing(*exact, (counts.n_nonmated, counts.n_mated))
         coarse = np.flatnonzero(nonempty & ~refined)
         corners = (fmr_at[coarse + 1], fnmr_at[coarse])
         outside = _outside(corners, edge_ends)
@@ -157,7 +158,8 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
             low = high
             break
         if passes == max_passes:
-            low, _ = _crossing(np.concatenate([exact[0], corners[0]]), np.concatenate([exact[1], corners[1]]))
+            low, _ = _crossing(np.concatenate([exact[0], corners[0]]), np.concatenate([exact[1], corners[1]]),
+                               (counts.n_nonmated, counts.n_mated))
             break
         more = np.zeros_like(refined)
         more[coarse[outside]] = True
@@ -167,10 +169,11 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
     return EqualErrorRate((low + high) / 2, threshold, low, high, "rocch")
 
 
-def _crossing(fmr: NDArray, fnmr: NDArray) -> tuple[float, NDArray]:
-    """ROCCH EER of ROC points in any order, and the (x, y) ends of the hull edges it lies on."""
+def _crossing(fmr: NDArray, fnmr: NDArray, sizes: tuple[int, int]) -> tuple[float, NDArray]:
+    """ROCCH EER of ROC points in any order (rates of ``sizes``, the non-mated and mated
+    counts), and the (x, y) ends of the hull edges it lies on."""
     order = np.lexsort((-fnmr, fmr))  # FMR ascending; at equal FMR, the higher FNMR first
-    value, ends = _hull_crossing(fmr[order], fnmr[order])
+    value, ends = _hull_crossing(fmr[order], fnmr[order], *sizes)
     return value, np.stack([fmr[order][ends], fnmr[order][ends]], axis=1)
 
 

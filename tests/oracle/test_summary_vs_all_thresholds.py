@@ -159,11 +159,12 @@ def test_narrowed_hull_crossing_equals_whole_hull(mated, nonmated, shift):
     counts = error_counts(mated + shift, nonmated)
     corners = counts.corners[::-1]
     fmr, fnmr = counts.fmr[corners], counts.fnmr[corners]
+    sizes = counts.n_nonmated, counts.n_mated
     with mock.patch.object(equal_error_rate, "_FEW_POINTS", 1):
-        narrowed = equal_error_rate._hull_crossing_narrowed(fmr, fnmr)
-    # Where hull points are collinear (a chance ROC), the two may interpolate the crossing
-    # between different points of the same line: equal up to rounding, 1 ulp apart.
-    assert narrowed == pytest.approx(equal_error_rate._hull_crossing(fmr, fnmr)[0], rel=0, abs=4e-16)
+        narrowed = equal_error_rate._hull_crossing_narrowed(fmr, fnmr, *sizes)
+    # Where hull points are collinear (a chance ROC), the two may end the crossing's edge at
+    # different points of the same line; the crossing, exact and rounded once, is the same.
+    assert narrowed == equal_error_rate._hull_crossing(fmr, fnmr, *sizes)[0]
     assert narrowed == pytest.approx(rocch_eer(fmr, fnmr), abs=1e-12)
 
 

@@ -126,6 +126,38 @@ def test_eer_rocch_equals_convex_hull(scores):
     assert bf.eer(mated, nonmated).eer == pytest.approx(bosaris_rocch_eer(mated, nonmated), abs=1e-12)
 
 
+def exact_rocch_eer(mated, nonmated) -> Fraction:
+    """The ROCCH EER in exact fractions: every ROC point as (false matches / N, false
+    non-matches / M), Andrew's monotone chain for the lower hull (a point on a chord dropped),
+    and the crossing of the diagonal on the edge where FNMR - FMR changes sign."""
+    n, m = len(nonmated), len(mated)
+    points = sorted({(Fraction(int(np.sum(nonmated >= t)), n), Fraction(int(np.sum(mated < t)), m))
+                     for t in all_thresholds(mated, nonmated)})
+    hull = []
+    for point in points:
+        while len(hull) >= 2 and ((hull[-1][0] - hull[-2][0]) * (point[1] - hull[-2][1])
+                                  - (hull[-1][1] - hull[-2][1]) * (point[0] - hull[-2][0])) <= 0:
+            hull.pop()
+        hull.append(point)
+    for (x0, y0), (x1, y1) in zip(hull[:-1], hull[1:]):
+        if y0 - x0 >= 0 >= y1 - x1:
+            return x0 if y0 == x0 else x0 + (y0 - x0) / ((y0 - x0) - (y1 - x1)) * (x1 - x0)
+    raise AssertionError("the hull never crosses the diagonal")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(5, 60), st.integers(10, 200), st.integers(3, 40))
+def test_eer_rocch_is_the_exact_crossing_rounded_once(seed, m, n, levels):
+    """The ROCCH EER is the exact crossing, rounded once to float64, whatever points of a
+    straight hull edge the hull keeps: the out-of-core EER, built from other ROC points, gave
+    0.11570247933884296 where the exact value rounds to ...298 (its hull kept other points of
+    a straight edge, and the rounded rates interpolated 1 ulp apart)."""
+    rng = np.random.default_rng(seed)
+    mated = (rng.integers(0, levels, m) + rng.integers(0, levels // 2 + 1)).astype(float)
+    nonmated = rng.integers(0, levels, n).astype(float)
+    assert bf.eer(mated, nonmated).eer == float(exact_rocch_eer(mated, nonmated))
+
+
 def test_eer_midpoint_and_interval_equal_loops(scores):
     mated, nonmated = scores
     rates = [(t, *loop_rates(mated, nonmated, t)) for t in all_thresholds(mated, nonmated)]

@@ -218,6 +218,19 @@ def test_partial_auc_lies_within_its_bound(seed, decimals, max_fmr, standardized
     assert bounded.low <= bounded <= bounded.high
 
 
+def test_the_rocch_eer_of_a_straight_hull_edge_is_the_in_memory_one_to_the_last_bit():
+    """Before: 0.11570247933884296 out of core, ...298 in memory: the two hulls kept other
+    points of one straight edge, and rounded rates interpolated 1 ulp apart."""
+    mated = np.array([20, 22, 23, 24, 24, 27, 28, 29, 30, 30, 30, 30, 31, 31, 31, 32, 33, 33, 34, 35, 36, 36, 38, 38,
+                      39, 39, 40, 41, 42.0])
+    nonmated = np.repeat(np.arange(38.0), [1, 1, 1, 5, 2, 1, 1, 1, 4, 1, 1, 3, 4, 4, 3, 5, 3, 3, 2, 2, 1, 2, 2, 2, 1,
+                                           2, 1, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1])
+    scores = pd.DataFrame({"score": np.r_[mated, nonmated], "mated": np.r_[np.ones(29, bool), np.zeros(63, bool)]})
+    for parts in (1, 3):
+        assert bp.eer(frame(scores, parts)) == bf.eer(mated, nonmated)
+    assert bf.eer(mated, nonmated).eer == 0.11570247933884298  # the exact 14/121, rounded once
+
+
 def test_the_rocch_bound_before_refinement_contains_the_eer():
     scores = table(7, 20_000, decimals=3)
     exact = bf.eer(*bf.split_scores(scores)).eer
