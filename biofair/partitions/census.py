@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 import uuid
 import warnings
 import weakref
@@ -915,7 +916,8 @@ def partitioned(scores: Any, *, by: By = "group", scheduler: Any = None) -> Part
         The grouping attribute(s).
     scheduler : str or distributed.Client, optional
         Where every pass over these data runs: the address of a Dask distributed scheduler
-        (``"tcp://host:8786"``; a client is connected to it, not made the default one), a
+        (``"tcp://host:8786"``; a client is connected to it, not made the default one, and
+        closed when the data are dropped: ``del data`` before the cluster closes), a
         ``Client``, or one of Dask's schedulers on this machine by name (``"threads"``,
         ``"processes"``, ``"synchronous"``). Without it, Dask's current scheduler (the
         default client if there is one).
@@ -934,6 +936,9 @@ def partitioned(scores: Any, *, by: By = "group", scheduler: Any = None) -> Part
     ValueError
         When a ``Partitioned`` was made for another grouping, or ``scheduler`` is text that
         is neither an address with a port nor a local scheduler's name.
+    OSError
+        When no Dask scheduler answers at the ``scheduler`` address within 60 s (a
+        dashboard's address, a refused port), naming it.
     SchemaError
         When, given a ``Partitioned`` (or a frame read before), a local Parquet file it reads
         has changed size or modification time, or is gone, since the first pass over it:
@@ -990,11 +995,43 @@ def _client(scheduler: Any, frame) -> Any:
             f"scheduler must be a Dask scheduler's address with its port ('tcp://host:8786'), a distributed "
             f"Client, or one of Dask's local schedulers {', '.join(map(repr, _LOCAL_SCHEDULERS))}; got {scheduler!r}"
         )
-    from distributed import Client
-
-    client = Client(scheduler, set_as_default=False)
+    client = _connected(scheduler)
     weakref.finalize(frame, client.close)
     return client
+
+
+#: How long :func:`_connected` waits for a scheduler to answer.
+_CONNECT_SECONDS = 60
+
+
+def _connected(address: str) -> Any:
+    """A distributed ``Client`` of the scheduler at ``address``, or an OSError that names the
+    address within ``_CONNECT_SECONDS``. ``Client`` alone waited forever on an address that
+    is no Dask scheduler's (a web server: the dashboard's port, 8787) and ran out of memory
+    on another (it read an HTTP answer as the length of a message): it runs in a thread of
+    its own, abandoned if it does not return in time."""
+    from distributed import Client
+
+    outcome: dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            outcome["client"] = Client(address, set_as_default=False, timeout=f"{_CONNECT_SECONDS}s")
+        except Exception as error:  # whatever it is (a MemoryError from an HTTP answer), the message names it
+            outcome["error"] = error
+
+    thread = threading.Thread(target=connect, name="biofair-connect", daemon=True)
+    thread.start()
+    thread.join(_CONNECT_SECONDS)
+    if "client" in outcome:
+        return outcome["client"]
+    error = outcome.get("error")
+    what = f"within {_CONNECT_SECONDS} s" if error is None else f"({type(error).__name__}: {error})"
+    raise OSError(
+        f"no Dask scheduler answered at {address!r} {what}. Give the scheduler's address (tcp://host:8786, as "
+        "the scheduler prints it when it starts, or client.scheduler.address), not its dashboard's "
+        "(http://host:8787); for a tls:// scheduler, pass a distributed Client made with its security settings"
+    ) from error
 
 
 class _ClassCensus(NamedTuple):

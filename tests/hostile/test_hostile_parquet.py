@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import decimal
 import re
+import sys
 
 import numpy as np
 import pandas as pd
@@ -187,6 +188,28 @@ def test_a_scheduler_that_is_neither_an_address_nor_a_name_is_refused(tmp_path):
     path, _ = files(tmp_path)
     with pytest.raises(ValueError, match="scheduler must be a Dask scheduler's address with its port"):
         bp.partitioned(path, scheduler="proc")
+
+
+def test_an_address_that_is_no_dask_scheduler_fails_in_bounded_time(tmp_path, monkeypatch):
+    """Before: an address of a web server (a dashboard's port, the usual slip) blocked
+    ``partitioned`` for good: distributed's Client waited for a handshake that never came."""
+    import http.server
+    import threading
+    import time
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setattr(sys.modules["biofair.partitions.census"], "_CONNECT_SECONDS", 3)  # the module, not bp.census
+    path, _ = files(tmp_path)
+    start = time.perf_counter()
+    try:
+        with pytest.raises(OSError, match=r"^no Dask scheduler answered at 'tcp://127\.0\.0\.1:\d+' .*Give the "
+                                          r"scheduler's address \(tcp://host:8786"):
+            bp.partitioned(path, scheduler=f"tcp://127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert time.perf_counter() - start < 30
 
 
 def test_a_glob_that_matches_no_file_says_so(tmp_path):
