@@ -8,6 +8,7 @@ required; ``group``, ``reference_subject``, ``probe_subject``, ``reference_group
 
 from __future__ import annotations
 
+import decimal
 import unicodedata
 from collections.abc import Callable, Sequence
 
@@ -208,6 +209,11 @@ def _score_problems(score: pd.Series) -> list[str]:
                     f"first in {_row(score, int(unparsed.argmax()))})"
                     + ("; they read as numbers with a decimal comma: pd.read_csv(path, decimal=',') reads them, "
                        "or write them with a decimal point" if comma else "")]
+        first = score.dropna().iloc[0] if score.notna().any() else None
+        if isinstance(first, decimal.Decimal):  # a Parquet decimal column, read by pandas
+            return [f"column 'score' holds decimals (Python Decimal objects, dtype {score.dtype}), not float "
+                    "scores: biofair.read_scores converts a Parquet file's decimals; else "
+                    "score.map(float) converts them"]
         return [f"column 'score' must be numeric, got dtype {score.dtype}"]
     raw = score.to_numpy()
     inexact = inexact_integers(raw)

@@ -130,7 +130,10 @@ def _check_required(frame, grouping: Sequence[str] = ()) -> None:
     case or spaces. Every partition reported it, after a pass over all of them. Also a
     system, split or subject column so misnamed, unless ``grouping`` reads it (it would be
     ignored; by its name alone, as in memory where a system or split column of one value
-    is let through)."""
+    is let through). Also a score column of decimals, which a repartitioned frame read
+    through Arrow's cast and the files, read one by one, refused as text."""
+    import pyarrow as pa
+
     if misnamed := _misnamed(list(frame.columns), renaming=_dask_renaming, grouping=grouping):
         raise SchemaError(misnamed)
     missing = [column for column in ("score", "mated") if column not in frame.columns]
@@ -139,6 +142,14 @@ def _check_required(frame, grouping: Sequence[str] = ()) -> None:
         first = f"; these are the columns of the first file, {files[0]}" if files else ""
         raise SchemaError(f"missing column(s): {', '.join(missing)}"
                           f"{_near_names(missing, list(frame.columns), renaming=_dask_renaming)}{first}")
+    stored = frame["score"].dtype
+    if isinstance(stored, pd.ArrowDtype) and pa.types.is_decimal(stored.pyarrow_dtype):
+        raise SchemaError(  # each file read by pandas gave Python decimals (dtype object), a repartition Arrow's
+            f"column 'score' holds decimals ({stored.pyarrow_dtype}): out of core biofair reads float scores. "
+            "Write the files with float64 scores, or read them in memory with biofair.read_scores, which "
+            "converts each decimal as its text reads (Arrow's cast, as in dd.read_parquet(path).astype("
+            "{'score': 'float64'}), rounds some an ulp off)"
+        )
 
 
 def _dask_renaming(renames: dict[str, str]) -> str:

@@ -63,7 +63,8 @@ REFUSED_SCORES = {
              "column 'score' must be numeric, got dtype str"),
     "decimal": (replaced("score", lambda c: pa.array([decimal.Decimal(str(x)) for x in c.to_pylist()],
                                                      pa.decimal128(10, 2))),
-                "column 'score' must be numeric, got dtype object"),
+                "column 'score' holds decimals (Python Decimal objects, dtype object), not float scores: "
+                "biofair.read_scores converts a Parquet file's decimals; else score.map(float) converts them"),
     "booleans": (replaced("score", lambda c: pa.compute.greater(c, 0.0)),
                  "column 'score' holds booleans (dtype bool), not comparison scores"),
     "integers beyond 2**53": (replaced("score", lambda c: pa.array(np.arange(len(c)) + 2**60)),
@@ -535,3 +536,18 @@ def test_a_column_that_only_later_files_have_is_refused(tmp_path, column):
         with pytest.raises(SchemaError, match=rf"^column '{column}' is in 2 of the 3 Parquet files of .* but not "
                                               r"in the others \(e\.g\. .*part-0\.parquet\): .* Write it in every file$"):
             bp.fairness_discrepancy_rate(path, fmr_targets=(0.1,))
+
+
+def test_decimal_scores_are_refused_one_way_however_the_frame_is_made(tmp_path):
+    """Before: read from the path, "column 'score' must be numeric, got dtype object" (each
+    file read by pandas gives Python decimals); repartitioned, accepted through Arrow's cast."""
+    scores = table()
+    decimals = pa.array([decimal.Decimal(f"{x:.2f}") for x in scores["score"]], pa.decimal128(10, 2))
+    pq.write_table(pa.Table.from_pandas(scores, preserve_index=False).set_column(0, "score", decimals),
+                   tmp_path / "part-0.parquet")
+    path = str(tmp_path / "part-0.parquet")
+    for data in (path, dd.read_parquet(path), dd.read_parquet(path).repartition(npartitions=2)):
+        with pytest.raises(SchemaError, match=r"^column 'score' holds decimals \(decimal128\(10, 2\)\): out of core "
+                                              r"biofair reads float scores\. .*biofair\.read_scores"):
+            bp.census(data)
+    assert bf.read_scores(path)["score"].tolist() == scores["score"].tolist()  # in memory: converted
