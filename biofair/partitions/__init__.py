@@ -63,10 +63,10 @@ from biofair.partitions.thresholds import pooled_thresholds, tmr_at_fmr
 #: The default ``bins`` of the bounded ROC areas (equal-width bins over the scores). The
 #: locating histogram that finds exact order statistics (thresholds, CEI's percentiles, the
 #: EER) has 2**18 bins that need no score range.
-LOCATING_BINS = _order_statistics.LOCATING_BINS
+AREA_BINS = _order_statistics.AREA_BINS
 
 __all__ = [
-    "LOCATING_BINS",
+    "AREA_BINS",
     "Census",
     "Partitioned",
     "automatic_comprehensive_equity_index",

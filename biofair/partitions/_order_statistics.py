@@ -40,8 +40,9 @@ from biofair.partitions.census import (
     _SparseCounts,
 )
 
-#: Default bins of the bounded ROC areas' equal-width histograms (not the locating bins).
-LOCATING_BINS = 1 << 16
+#: Default bins of the bounded ROC areas' equal-width histograms (not the locating bins; it
+#: was named LOCATING_BINS, which read as the size of the 2**18-bin locating histogram).
+AREA_BINS = 1 << 16
 
 Select = Callable[..., tuple[NDArray[np.float64], NDArray[np.intp]]]
 

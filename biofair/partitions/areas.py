@@ -15,7 +15,7 @@ from biofair.areas import BoundedValue, _partial_from_area
 from biofair.distribution_fairness import _range_edges
 from biofair.exceptions import SchemaError
 from biofair.partitions._order_statistics import (
-    LOCATING_BINS,
+    AREA_BINS,
     at_or_above,
     bins_of,
     by_class,
@@ -70,7 +70,7 @@ def _class_counts(frame, edges: NDArray) -> NDArray[np.int64]:
     return at_or_above(_on_partitions(frame, _class_histogram_part, edges, columns=["score", "mated"], total=True))
 
 
-def roc_auc(scores: Any, *, bins: int = LOCATING_BINS) -> BoundedValue:
+def roc_auc(scores: Any, *, bins: int = AREA_BINS) -> BoundedValue:
     """ROC-AUC of all comparisons of a partitioned score set, bounded from histograms.
 
     Read more in the chapter "When the evaluation outgrows one machine".
@@ -135,7 +135,7 @@ def roc_auc(scores: Any, *, bins: int = LOCATING_BINS) -> BoundedValue:
 
 
 def partial_auc(scores: Any, max_fmr: float, *, standardized: bool = False,
-                bins: int = LOCATING_BINS) -> BoundedValue:
+                bins: int = AREA_BINS) -> BoundedValue:
     """Average TMR below an FMR bound of a partitioned score set, bounded from histograms.
 
     Read more in the chapter "When the evaluation outgrows one machine".

@@ -104,7 +104,7 @@ def test_cross_group_fmr_matches_the_pairs_left_out(data):
 def test_roc_auc_lies_within_its_stated_bound(data):
     table, path, _, _ = data
     exact = bf.roc_auc(*bf.split_scores(table))
-    for bins in (64, 4096, bp.LOCATING_BINS):
+    for bins in (64, 4096, bp.AREA_BINS):
         bounded = bp.roc_auc(path, bins=bins)
         assert bounded.low <= exact <= bounded.high
         assert bounded.high - bounded.low < 0.05
@@ -139,7 +139,7 @@ def test_eer_is_exact_and_partial_auc_within_its_bound(data):
     for method in ("midpoint", "interval", "rocch"):
         assert bp.eer(path, method=method) == bf.eer(mated, nonmated, method=method)
     exact = bf.partial_auc(mated, nonmated, max_fmr=1e-3)
-    coarse, fine = (bp.partial_auc(path, max_fmr=1e-3, bins=bins) for bins in (64, bp.LOCATING_BINS))
+    coarse, fine = (bp.partial_auc(path, max_fmr=1e-3, bins=bins) for bins in (64, bp.AREA_BINS))
     assert coarse.low <= exact <= coarse.high and fine.low <= exact <= fine.high
     assert fine.high - fine.low < (coarse.high - coarse.low) / 10
 
