@@ -18,6 +18,8 @@ from hypothesis.extra.numpy import arrays
 import biofair as bf
 from biofair.mitigation import group_thresholds, rates_at_group_thresholds
 
+from test_fairness_properties import group_tables  # 2-4 groups on a coarse grid (ties)
+
 # Small integer grids give many ties, the hard case for every threshold rule (as tests/unit/test_properties.py).
 score_arrays = arrays(np.float64, st.integers(1, 40), elements=st.integers(-20, 20).map(float))
 targets = st.lists(st.sampled_from([1.0, 0.7, 0.5, 0.25, 0.1, 0.05, 0.01]), min_size=1, max_size=7)
@@ -134,29 +136,12 @@ def test_garbe_inequity_and_subset_bias_are_bounded_symmetric_and_scale_free(rat
 # -- 4. group fairness depends only on the order of the scores, not their scale ----------------------
 
 
-@st.composite
-def group_tables(draw):
-    """2-4 groups of random sizes and shifts on a coarse grid (ties), as test_fairness_properties."""
-    n_groups = draw(st.integers(2, 4))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    frames = []
-    for i in range(n_groups):
-        n_mated, n_nonmated = draw(st.integers(30, 80)), draw(st.integers(200, 500))
-        shift, spread = draw(st.floats(-1, 1)), draw(st.floats(0.3, 2))
-        frames.append(pd.DataFrame({
-            "score": np.round(np.concatenate([rng.normal(2 + shift, spread, n_mated),
-                                              rng.normal(shift, spread, n_nonmated)]), 1),
-            "mated": np.repeat([True, False], [n_mated, n_nonmated]),
-            "group": f"g{i}",
-        }))
-    return pd.concat(frames, ignore_index=True)
-
-
 @pytest.mark.filterwarnings("ignore::biofair.UndefinedRateWarning")
 @pytest.mark.filterwarnings("ignore::biofair.InsufficientComparisonsWarning")
-@given(table=group_tables())
+@given(drawn=group_tables())
 @settings(max_examples=25, deadline=None)
-def test_outcome_fairness_is_invariant_to_strictly_increasing_transforms(table):
+def test_outcome_fairness_is_invariant_to_strictly_increasing_transforms(drawn):
+    table, _ = drawn
     moved = table.assign(score=increasing(table["score"]))
     fmr_targets = [0.3, 0.1, 0.01]
     before = bf.fairness_discrepancy_rate(table, fmr_targets=fmr_targets)
