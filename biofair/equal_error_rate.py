@@ -98,24 +98,24 @@ def _hull_crossing(fmr: NDArray, fnmr: NDArray, n_nonmated: int, n_mated: int) -
     fraction, rounded once. Any two points of the same edge then give the same EER to the
     last bit, whichever points of the ROC the hull was built from.
     """
-    if n_nonmated * n_mated >= 2**62:  # beyond int64's products: the rates themselves
-        hull = _lower_hull(fmr, fnmr)
-        gap = fnmr[hull] - fmr[hull]  # decreasing along the hull, from 1 to -1
+    exact = n_nonmated * n_mated < 2**62  # int64 holds the products of counts
+    if exact:
+        x = np.rint(fmr * n_nonmated).astype(np.int64)  # false matches: k / N gives k back exactly
+        y = np.rint(fnmr * n_mated).astype(np.int64)  # false non-matches
+        hull = _lower_hull(x, y)
+        gap = y[hull] * np.int64(n_nonmated) - x[hull] * np.int64(n_mated)  # (FNMR - FMR)·N·M
     else:
-        false_matches = np.rint(fmr * n_nonmated).astype(np.int64)  # k / N gives k back exactly
-        false_non_matches = np.rint(fnmr * n_mated).astype(np.int64)
-        hull = _lower_hull(false_matches, false_non_matches)
-        gap = false_non_matches[hull] * np.int64(n_nonmated) - false_matches[hull] * np.int64(n_mated)  # ∝ FNMR - FMR
-    k = int(np.searchsorted(-gap, 0, side="left"))  # first hull vertex with gap <= 0
+        hull = _lower_hull(fmr, fnmr)
+        gap = fnmr[hull] - fmr[hull]
+    k = int(np.searchsorted(-gap, 0, side="left"))  # first hull vertex with gap <= 0 (gap decreases)
     if gap[k] == 0:
         return float(fmr[hull[k]]), hull[max(k - 1, 0) : k + 2]
     left, right = hull[k - 1], hull[k]
-    if gap.dtype.kind == "f":
+    if not exact:
         share = gap[k - 1] / (gap[k - 1] - gap[k])
         return float(fmr[left] + share * (fmr[right] - fmr[left])), hull[k - 1 : k + 1]
-    g_left, g_right = int(gap[k - 1]), int(gap[k])
-    a_left, a_right = (int(np.rint(fmr[i] * n_nonmated)) for i in (left, right))
-    crossing = Fraction(a_left * (g_left - g_right) + g_left * (a_right - a_left), n_nonmated * (g_left - g_right))
+    g_left, g_right, x_left, x_right = int(gap[k - 1]), int(gap[k]), int(x[left]), int(x[right])
+    crossing = Fraction(x_left * (g_left - g_right) + g_left * (x_right - x_left), n_nonmated * (g_left - g_right))
     return float(crossing), hull[k - 1 : k + 1]
 
 
