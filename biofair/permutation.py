@@ -265,22 +265,39 @@ def permutation_null(
     _validate_score_set(scores)
     rng = as_rng(rng)
     shuffled = _shuffle_plan(scores, by, _resampled_cluster(scores, unit, cluster))
-    example = "lambda table: bf.outcome_fairness(table, fmr=1e-3).garbe_fnmr"
-    observed = _number(statistic(scores), example)
+    observed = _number(statistic(scores), _EXAMPLE)
+    return _nulls({"statistic": statistic}, shuffled, {"statistic": observed}, n_permutations=n_permutations,
+                  alternative=alternative, rng=rng, progress_bar=progress_bar)["statistic"]
+
+
+#: A statistic that picks one number, for the message of one that returns something else.
+_EXAMPLE = "lambda table: bf.outcome_fairness(table, fmr=1e-3).garbe_fnmr"
+
+
+def _nulls(statistics: dict[str, Callable], shuffled: Callable[[np.random.Generator], object],
+           observed: dict[str, float], *, n_permutations: int, alternative: Alternative, rng: np.random.Generator,
+           progress_bar: bool | None) -> dict[str, PermutationNull]:
+    """The null of each statistic over the same arrangements, ``shuffled(rng)`` drawn once per
+    permutation (a permuted table, or its groups) and read by every statistic."""
+    null = {name: np.empty(n_permutations) for name in statistics}
     with resolution_warned_once():
-        null = np.array(
-            [
-                _number(statistic(shuffled(rng)), example)
-                for _ in progress(range(n_permutations), total=n_permutations, desc="permutations", show=progress_bar)
-            ]
-        )
+        for i in progress(range(n_permutations), total=n_permutations, desc="permutations", show=progress_bar):
+            arrangement = shuffled(rng)
+            for name, statistic in statistics.items():
+                null[name][i] = _number(statistic(arrangement), _EXAMPLE)
+    return {name: _tested(observed[name], null[name], alternative) for name in statistics}
+
+
+def _tested(observed: float, null: NDArray[np.float64], alternative: Alternative) -> PermutationNull:
+    """The p-value of ``observed`` against its ``null``: a null value equal to it up to rounding
+    counts as at least as extreme."""
     if np.isinf(observed):  # every arrangement would count as at least as extreme, or none
         raise ValueError("the statistic is infinite on the observed table, so no p-value can be read; make it "
                          "finite on every arrangement of the groups")
     undefined = int(np.isnan(null).sum())
     if np.isnan(observed) or undefined:  # a NaN compares false: a p-value as if nothing were as extreme
         where = (["the observed table"] if np.isnan(observed) else []) + (
-            [f"{undefined} of {n_permutations} permutations"] if undefined else [])
+            [f"{undefined} of {null.size} permutations"] if undefined else [])
         raise ValueError(f"the statistic is NaN on {' and '.join(where)}, so no p-value can be read; make it "
                          "defined on every arrangement of the groups")
     # a permuted value equal to the observed one up to rounding counts as at least as extreme (the
@@ -288,5 +305,5 @@ def permutation_null(
     # could fall 1 ulp on the wrong side of it, and the p-value came out too small
     slack = 100 * np.finfo(np.float64).eps * abs(observed)
     extreme = null <= observed + slack if alternative == "less" else null >= observed - slack
-    p_value = (1 + int(extreme.sum())) / (1 + n_permutations)
-    return PermutationNull(observed, null, p_value, n_permutations, alternative)
+    p_value = (1 + int(extreme.sum())) / (1 + null.size)
+    return PermutationNull(observed, null, p_value, null.size, alternative)

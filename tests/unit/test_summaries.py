@@ -15,6 +15,7 @@ from scipy.stats import norm
 import biofair as bf
 from biofair import summaries
 from biofair._thresholds import allowed_false_matches, resolution
+from biofair.permutation import _shuffle_plan
 
 
 def test_report_rows_equal_individual_metrics(scores):
@@ -213,30 +214,39 @@ def test_fairness_summary_resamples_subjects_and_marks_what_it_resampled(example
         min_fmr=1e-3)["metric"].tolist()
 
 
-def test_fairness_summary_permutes_a_table_ordered_for_grouping(example, monkeypatch):
-    """The nulls permute the table ordered by score, labels as categories, which is grouped
-    without a sort or a factorization (5x faster per permutation at 1.1e6 rows). Shuffled by
-    subject (the example has subjects), the permutations and the nulls are those of the table
-    as it is, to the bit."""
+def test_fairness_summary_reads_one_set_of_permutations_for_its_three_nulls(example, monkeypatch):
+    """The three nulls (the FDR area, both CEIs) read the same permutations, each permuted table
+    grouped once (a null each shuffled and grouped three times as often): each null is the one
+    permutation_null gives its statistic alone, with the same seed. The permuted tables come
+    from the table ordered by score, labels as categories, which is grouped without a sort or a
+    factorization (5x faster per permutation at 1.1e6 rows). Shuffled by subject (the example
+    has subjects), the nulls are those of the table as it is, to the bit."""
     table, summary = example
-    real, seen = bf.permutation_null, []
+    real, seen = summaries._nulls, []
 
-    def spy(statistic, scores, **options):
-        seen.append((statistic, scores, options))
-        return real(statistic, scores, **options)
+    def spy(statistics, shuffled, observed, **options):
+        seen.append((statistics, observed, options))
+        return real(statistics, shuffled, observed, **options)
 
-    monkeypatch.setattr(summaries, "permutation_null", spy)
+    monkeypatch.setattr(summaries, "_nulls", spy)
     pd.testing.assert_frame_equal(bf.fairness_summary(table, n_resamples=40, n_permutations=12, rng=5), summary)
-    assert len(seen) == 3  # the FDR area and both CEIs
-    for statistic, ordered, options in seen:
-        assert ordered["score"].is_monotonic_increasing and isinstance(ordered["group"].dtype, pd.CategoricalDtype)
-        assert sorted(ordered.index) == list(table.index)
-        options = {**options, "rng": 7}
-        np.testing.assert_array_equal(real(statistic, ordered, **options).null, real(statistic, table, **options).null)
+    (statistics, observed, options), = seen
+    assert list(statistics) == ["area_under_fdr_log10", "cei_extreme_mated", "cei_extreme_nonmated"]
+    for name in statistics:  # the observed values are the summary's estimates, not computed again
+        assert observed[name] == summary.set_index("metric").loc[name, "value"]
+    ordered = summaries._ordered_for_grouping(table, "group")
+    assert ordered["score"].is_monotonic_increasing and isinstance(ordered["group"].dtype, pd.CategoricalDtype)
+    assert sorted(ordered.index) == list(table.index)
+    plan = _shuffle_plan(ordered, "group", "reference_subject")
+    shared = real(statistics, lambda generator: bf.scores_by_group(plan(generator)), observed,
+                  **{**options, "rng": np.random.default_rng(7)})
+    for name, statistic in statistics.items():
+        for source in (ordered, table):
+            alone = bf.permutation_null(lambda t: statistic(bf.scores_by_group(t)), source, n_permutations=12, rng=7)
+            np.testing.assert_array_equal(alone.null, shared[name].null)
     # and the whole summary is the one of the table as it is
     monkeypatch.setattr(summaries, "_ordered_for_grouping", lambda scores, by: scores)
     pd.testing.assert_frame_equal(bf.fairness_summary(table, n_resamples=40, n_permutations=12, rng=5), summary)
-    assert seen[-1][1] is table
 
 
 def test_fairness_summary_is_seeded(example):
