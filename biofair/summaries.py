@@ -20,7 +20,7 @@ from biofair._resampling import resolution_warned_once, weighted_replicates
 from biofair._threads import IN_TWO_THREADS_FROM, here_and_there
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
-from biofair._validation import as_rng, as_scores, as_targets, check_bound, check_finite
+from biofair._validation import as_count, as_rng, as_scores, as_targets, check_bound, check_finite
 from biofair.areas import (
     _log_fmr_auc_from_counts,
     _partial_aucs_from_counts,
@@ -349,6 +349,7 @@ def fairness_summary(
     ['subject']
     """
     targets = as_targets(fmr_targets, "fmr_targets")
+    as_count(n_permutations, "n_permutations")  # before the bootstraps, not after them
     unit = "pair" if _resampled_cluster(scores, unit, cluster) is None else "subject"
     rng = as_rng(rng)
     resampling = {"n_resamples": n_resamples, "unit": unit, "cluster": cluster, "confidence": confidence,

@@ -146,6 +146,9 @@ CASES = {
                       (ValueError, r"^confidence must lie in \(0, 1\), got 95")),
     "n_permutations=2.0": (lambda: bf.permutation_null(lambda t: 1.0, TABLE, n_permutations=2.0),
                            (TypeError, r"^n_permutations must be an integer, got 2.0")),
+    # fairness_summary's nulls no longer go through permutation_null, whose check this was
+    "fairness_summary n_permutations=0": (lambda: bf.fairness_summary(TABLE, n_resamples=40, n_permutations=0),
+                                          (ValueError, r"^n_permutations must be at least 1, got 0")),
     "bins=10**9": (lambda: bf.distribution_fairness_index(TABLE, bins=10**9),
                    (ValueError, r"^bins must be at most 1,000,000, got 1,000,000,000")),
     "bins=0": (lambda: bf.comprehensive_equity_index(TABLE, bins=0), (ValueError, r"^bins must be at least 1, got 0")),
