@@ -53,7 +53,8 @@ With --layout differential: OUTDIR/report.html and OUTDIR/differential.json (per
 and FNMR at one threshold with Clopper-Pearson, Wilson and subject-clustered bootstrap
 intervals, ratios between groups against --tolerance, sufficiency, cross-group FMR; the
 JSON follows biofair/data/differential_report.schema.json). Exit status: 0 done,
-1 the analysis failed, 2 a bad option, file or output folder, 130 interrupted.
+1 the analysis failed, 2 a bad option, file or output folder; interrupted: 130 (Ctrl-C),
+143 (SIGTERM), 129 (SIGHUP).
 """
 
 
@@ -219,21 +220,25 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--format", default="auto", choices=["auto", "csv", "parquet", "bob"],
                         help="file format (default: by suffix, then by content)")
     report.add_argument("--fmr-targets", type=_rates, metavar="LIST",
-                        help="two or more FMR targets, comma-separated (default: 1e-1,1e-2,1e-3)")
+                        help="standard layout: two or more FMR targets, comma-separated (default: "
+                             "1e-1,1e-2,1e-3)")
     report.add_argument("--operating-fmr", type=_rate, metavar="FMR",
-                        help="FMR of the single threshold for GARBE and Inequity (default: 1e-2)")
-    report.add_argument("--alpha", type=_weight, help="FDR weight of FMR gaps, in [0, 1] (default: 0.5)")
+                        help="FMR of the one threshold: standard layout, for GARBE and Inequity, set on the "
+                             "pooled same-group (homogeneous) non-mated scores; differential layout, the operational "
+                             "threshold, set on all non-mated scores, cross-group ones included (default: 1e-2)")
+    report.add_argument("--alpha", type=_weight,
+                        help="standard layout: FDR weight of FMR gaps, in [0, 1] (default: 0.5)")
     report.add_argument("-n", "--n-resamples", type=_resamples, default=1000, metavar="B",
                         help=f"bootstrap resamples, at least {fewest_resamples(_CONFIDENCE)} (default: 1000)")
     report.add_argument("--n-permutations", type=_positive_integer, metavar="P",
-                        help="permutations of the FDR area's and CEI's nulls (default: 200)")
+                        help="standard layout: permutations of the FDR area's and CEI's nulls (default: 200)")
     report.add_argument("--seed", type=_seed, default=0, help="random seed, a non-negative integer (default: 0)")
     report.add_argument("--progress", action="store_true", default=None,
-                        help="show the progress of the notebook's cells on stderr even when it is not a terminal "
-                             "(a CI log; default: only on a terminal)")
+                        help="standard layout: show the progress of the notebook's cells on stderr even when it "
+                             "is not a terminal (a CI log; default: only on a terminal)")
     report.add_argument("--layout", default="standard", choices=["standard", "differential"],
                         help="standard: every metric of the book (notebook, HTML, JSON); differential: the "
-                             "demographic differential audit at one threshold (HTML, JSON)")
+                             "demographic differential audit at one threshold (HTML, JSON) (default: standard)")
     report.add_argument("--threshold", type=_finite, metavar="T",
                         help="differential layout: the operational threshold, in the file's units (with "
                              "--distance, a match is a distance at or below it; scores stored as float32 are "
@@ -953,7 +958,7 @@ def main(argv: list[str] | None = None) -> int:
     int
         The exit status: 0 when the report was written; 2 when an option, the file or the
         output folder is wrong (a one-line reason on standard error, nothing written); 1 when
-        the analysis itself failed; 130 (Ctrl-C) or 143 (SIGTERM) when interrupted. A bad
+        the analysis itself failed; 130 (Ctrl-C), 143 (SIGTERM) or 129 (SIGHUP) when interrupted. A bad
         option makes argparse exit with status 2 (``SystemExit``).
 
     See Also

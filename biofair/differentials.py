@@ -152,17 +152,40 @@ class DifferentialReport(NamedTuple):
         a match is ``score >= t`` throughout, ``t`` a negated distance. This report gives
         ``-t`` instead, the threshold in the file's units: a match iff ``distance <= -t``.
         The rates and counts do not change.
+
+        Returns
+        -------
+        DifferentialReport
+            A copy with ``threshold = -t`` and ``distance = True``.
+
+        Raises
+        ------
+        ValueError
+            When the report is already in distance units.
         """
         if self.distance:
             raise ValueError("the report's threshold is already in distance units")
         return self._replace(threshold=-self.threshold, distance=True)
 
     def to_frame(self) -> pd.DataFrame:
-        """The per-group table (a copy): one row per group and rate."""
+        """The per-group table (a copy): one row per group and rate.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of :attr:`groups`.
+        """
         return self.groups.copy()
 
     def to_dict(self) -> dict[str, Any]:
-        """The report as plain Python values (NaN as None), in the JSON schema's layout."""
+        """The report as plain Python values (NaN as None), in the JSON schema's layout.
+
+        Returns
+        -------
+        dict
+            Keys ``report``, ``biofair_version``, ``source``, ``settings``, ``overall``,
+            ``groups``, ``differentials``, ``cross_group`` and ``notes``.
+        """
         from biofair import __version__
 
         def records(table: pd.DataFrame | None) -> list | None:
@@ -191,7 +214,18 @@ class DifferentialReport(NamedTuple):
         }
 
     def to_json(self, *, indent: int = 2) -> str:
-        """The report as JSON text following ``differential_report.schema.json``."""
+        """The report as JSON text following ``differential_report.schema.json``.
+
+        Parameters
+        ----------
+        indent : int, default 2
+            Spaces per level of nesting, as for :func:`json.dumps`.
+
+        Returns
+        -------
+        str
+            :meth:`to_dict` as JSON; NaN is written as ``null``.
+        """
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
 

@@ -93,8 +93,8 @@ class GroupRates(NamedTuple):
     >>> import biofair as bf
     >>> rates = bf.GroupRates(np.array([[0.5]]), np.array([[0.0]]), np.array([[1]]),
     ...                       np.array([[0]]), np.array([[2]]), np.array([[2]]))
-    >>> rates.fmr[0, 0]
-    np.float64(0.5)
+    >>> float(rates.fmr[0, 0])
+    0.5
     """
 
     fmr: NDArray[np.float64]

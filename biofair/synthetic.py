@@ -374,7 +374,7 @@ def beta_scenario(
 
     Parameters
     ----------
-    scenario : {"balanced", "BG", "BI", "BC"}
+    scenario : {"balanced", "BG", "BI", "BC"}, default "balanced"
         Every group draws mated scores from Beta(14, 3) and non-mated from Beta(3, 14),
         except the last group ("D" with four groups), which is biased:
         ``"BG"``: a share ``0.08·strength`` of its mated scores comes from Beta(6, 4), a
@@ -494,11 +494,29 @@ class IdentificationData(NamedTuple):
     probe_groups: NDArray[np.str_]
 
     def scores(self, start: int, stop: int) -> NDArray[np.float64]:
-        """Cosine similarities of probes ``start:stop`` with the whole gallery (a block of rows)."""
+        """Cosine similarities of probes ``start:stop`` with the whole gallery (a block of rows).
+
+        Parameters
+        ----------
+        start, stop : int
+            The first probe and one past the last, as in ``probes[start:stop]``.
+
+        Returns
+        -------
+        ndarray
+            ``(stop - start) x n_gallery`` similarities, row ``i`` for probe ``start + i``.
+        """
         return self.probes[start:stop] @ self.gallery.T
 
     def long_table(self) -> pd.DataFrame:
-        """Every (probe, gallery entry) comparison as one row (for small galleries)."""
+        """Every (probe, gallery entry) comparison as one row (for small galleries).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``probe_id``, ``reference_id`` (the entry's subject), ``score``,
+            ``mated`` and ``probe_group``; ``n_probes x n_gallery`` rows, probe by probe.
+        """
         n_probes, n_gallery = len(self.probes), len(self.gallery)
         probe = np.repeat(np.arange(n_probes), n_gallery)
         entry = np.tile(np.arange(n_gallery), n_probes)

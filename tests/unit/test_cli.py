@@ -160,6 +160,21 @@ def test_help_documents_every_option():
         assert option in run.stdout
 
 
+def test_help_names_the_layout_of_each_layout_only_option():
+    """The options one layout refuses say which layout they belong to: --alpha and
+    --n-permutations did not, and --operating-fmr described its standard meaning only."""
+    from biofair import cli
+
+    report = cli._build_parser()._subparsers._group_actions[0].choices["report"]
+    helps = {action.dest: action.help for action in report._actions}
+    for name in (*cli._STANDARD_ONLY, "progress"):
+        assert helps[name].startswith("standard layout: "), name
+    for name in ("threshold", "reference", "tolerance"):
+        assert helps[name].startswith("differential layout: "), name
+    assert "standard layout" in helps["operating_fmr"] and "differential layout" in helps["operating_fmr"]
+    assert "(default: standard)" in helps["layout"]
+
+
 def test_the_report_resamples_as_often_as_the_library_by_default(tmp_path):
     """SPEC section 3: B = 1000 by default, in the command as in fairness_summary and
     differential_report (the command used 200, and 100 permutations where the library uses 200)."""
