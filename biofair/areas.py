@@ -126,6 +126,15 @@ def roc_auc(mated: ArrayLike, nonmated: ArrayLike) -> BoundedValue:
         float whose ``low`` and ``high`` equal it (the type :func:`biofair.partitions.roc_auc`
         returns with bounds).
 
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused).
+
     See Also
     --------
     biofair.partial_auc : The area below an FMR bound.
@@ -271,6 +280,16 @@ def partial_auc(
         paper), or ``(1 + (A - b²/2) / (b - b²/2)) / 2`` with ``A`` the raw area when
         ``standardized``. Exact (``low == high``).
 
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``; or when ``max_fmr``
+        lies outside [2**-1022, 1] (NaN included).
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), or ``max_fmr`` is not a number.
+
     See Also
     --------
     biofair.roc_auc : The whole area.
@@ -352,6 +371,17 @@ def log_fmr_auc(
         ``∫_a^b T(u) d log10(u) / (log10 b - log10 a)`` (eq. 3 of the operating-point
         paper), in [0, 1]; every decade of FMR weighs the same.
 
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``; or when ``min_fmr`` or
+        ``max_fmr`` lies outside [2**-1022, 1] (NaN included) or ``min_fmr`` is not below
+        ``max_fmr``.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), or ``min_fmr`` or ``max_fmr`` is not a number.
+
     See Also
     --------
     biofair.partial_auc : The average TMR on a linear FMR axis.
@@ -415,6 +445,15 @@ def pr_auc(mated: ArrayLike, nonmated: ArrayLike) -> float:
         ``P = TM / (TM + FM)`` and recall ``R = TMR``; equal to scikit-learn's
         ``average_precision_score``. Unlike ROC areas it depends on the ratio M/N of mated
         to non-mated comparisons: report that ratio next to it.
+
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused).
 
     See Also
     --------

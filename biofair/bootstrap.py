@@ -535,6 +535,14 @@ def ranking_flips(
         Every pair ``(metric preferring A, metric preferring B)`` among the significant
         differences; empty when all significant differences agree.
 
+    Raises
+    ------
+    TypeError
+        When ``comparisons`` is not a mapping of :class:`~biofair.PairedResult`, or a value
+        of ``higher_is_better`` is not a bool.
+    ValueError
+        When ``higher_is_better`` names a metric that ``comparisons`` lacks.
+
     See Also
     --------
     biofair.paired_bootstrap : Makes the comparisons.

@@ -160,6 +160,15 @@ def pav_llrs(mated: ArrayLike, nonmated: ArrayLike) -> tuple[NDArray[np.float64]
     nonmated_llrs : ndarray
         The non-mated scores, ascending, mapped the same way.
 
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused).
+
     See Also
     --------
     min_cllr : Cllr of these LLRs.
@@ -206,6 +215,15 @@ def min_cllr(mated: ArrayLike, nonmated: ArrayLike) -> float:
         the order of the scores (any strictly increasing transform leaves it unchanged), lies
         in [0, 1] and is at most :func:`cllr` of the same scores read as LLRs; the difference
         ``Cllr - minCllr`` is the calibration loss.
+
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused).
 
     See Also
     --------
@@ -266,6 +284,17 @@ def actual_dcf(
         :func:`biofair.min_dcf`. It is never below minDCF; the gap is the calibration loss at
         this operating point.
 
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN, a
+        masked value or an integer beyond ``±2**53`` (``±inf`` is allowed: infinite evidence);
+        or when ``p_target`` lies outside (0, 1), or ``c_miss`` or ``c_fa`` is not a positive,
+        finite number.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), or ``p_target``, ``c_miss`` or ``c_fa`` is not a number.
+
     See Also
     --------
     biofair.min_dcf : The cost at the best threshold, chosen with hindsight.
@@ -320,6 +349,17 @@ def bayes_error_rates(
         ``2 ln 2 · Cllr`` (and that of the PAV curve ``2 ln 2 · minCllr``, so the area between
         them is the calibration loss); the areas under the normalised curves are not
         proportional to Cllr (Brümmer and du Preez, 2006).
+
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN, a
+        masked value or an integer beyond ``±2**53`` (``±inf`` is allowed: infinite evidence);
+        or when ``prior_log_odds`` is empty or not one-dimensional, holds a NaN or infinite
+        value, or gives a prior that rounds to 0 or 1 (``x`` outside about [-745, 36]).
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), or ``prior_log_odds`` does not hold real numbers.
 
     See Also
     --------
@@ -610,6 +650,27 @@ def calibration_by_group(
         mated and homogeneous non-mated scores pooled: ``cllr``, ``min_cllr``,
         ``calibration_loss`` = Cllr - minCllr, ``actual_dcf``, ``min_dcf``, ``dcf_loss`` =
         actual - minimum DCF, ``n_mated`` and ``n_nonmated`` (homogeneous pairs).
+
+    Raises
+    ------
+    SchemaError
+        When ``scores`` is an invalid score table (see :func:`biofair.validate_scores`, which
+        refuses infinite LLRs too) or holds several systems or splits, lacks a group column of
+        ``by`` or has rows without a group label, its group labels cannot be named one way (see
+        :func:`biofair.group_labels`), it has fewer than two groups, or a group has no mated or
+        no homogeneous non-mated comparison (named, with its counts); or when a group is
+        labelled ``"(all)"``, the name of the pooled row.
+    ValueError
+        When ``p_target`` lies outside (0, 1), or ``c_miss`` or ``c_fa`` is not a positive,
+        finite number; or when ``by`` is empty or names a column twice or ``scores`` is a
+        ``ScoresByGroup`` formed with another ``by``.
+    TypeError
+        When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
+        name or a list of column names, or ``p_target``, ``c_miss`` or ``c_fa`` is not a
+        number.
+    OverflowError
+        When a group's Cllr exceeds the largest float64 (LLRs near ``±1.8e308`` that point the
+        wrong way, as for :func:`biofair.cllr`).
 
     See Also
     --------

@@ -958,8 +958,12 @@ def main(argv: list[str] | None = None) -> int:
     int
         The exit status: 0 when the report was written; 2 when an option, the file or the
         output folder is wrong (a one-line reason on standard error, nothing written); 1 when
-        the analysis itself failed; 130 (Ctrl-C), 143 (SIGTERM) or 129 (SIGHUP) when interrupted. A bad
-        option makes argparse exit with status 2 (``SystemExit``).
+        the analysis itself failed; 130 (Ctrl-C), 143 (SIGTERM) or 129 (SIGHUP) when interrupted.
+
+    Raises
+    ------
+    SystemExit
+        With status 2 for a bad option (argparse's), and 0 after ``--help``.
 
     See Also
     --------

@@ -95,6 +95,15 @@ def roc_curve(mated: ArrayLike, nonmated: ArrayLike) -> RocCurve:
         score in decreasing order down to the smallest (FMR = TMR = 1). Decision rule:
         match iff ``score >= threshold``.
 
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused).
+
     See Also
     --------
     biofair.det_curve : The same thresholds as FNMR against FMR.
@@ -143,6 +152,15 @@ def det_curve(mated: ArrayLike, nonmated: ArrayLike) -> DetCurve:
         ``fmr``, ``fnmr`` and ``thresholds`` with thresholds ascending, from the smallest
         score (FMR = 1, FNMR = 0) to ``nextafter(max score, +inf)`` (FMR = 0, FNMR = 1).
         Plot it on probit (normal deviate) axes with :func:`biofair.plotting.plot_det`.
+
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused).
 
     See Also
     --------

@@ -72,6 +72,12 @@ def cache_dir() -> Path:
     pathlib.Path
         ``$BIOFAIR_CACHE`` when set, else ``~/.cache/biofair``; it may not exist yet.
 
+    Raises
+    ------
+    RuntimeError
+        When the home directory cannot be determined (no ``HOME`` and no password entry for the
+        user: Python's ``Path.home()``).
+
     See Also
     --------
     biofair.datasets.load_voxceleb1h : Keeps its Parquet copy there.
@@ -151,8 +157,12 @@ def load_voxceleb1h(
 
     Raises
     ------
+    ValueError
+        When ``model`` is not one of :data:`VOXCELEB_MODELS` (checked before anything is read).
     ModuleNotFoundError
         When bt4vt is not installed, with the command that installs it.
+    FileNotFoundError
+        When bt4vt is installed but one of its score or metadata files is missing.
     SchemaError
         When a label contradicts the speaker ids or a speaker lacks metadata.
 

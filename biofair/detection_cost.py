@@ -72,6 +72,16 @@ def min_dcf(
         reject-all threshold (match iff ``score >= t``). 1 is the cost of the better
         trivial system (accept all or reject all), so a useful system scores below 1.
 
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``; or when ``p_target``
+        lies outside (0, 1), or ``c_miss`` or ``c_fa`` is not a positive, finite number.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), or ``p_target``, ``c_miss`` or ``c_fa`` is not a number.
+
     See Also
     --------
     biofair.eer : The operating point where both error rates meet.

@@ -125,6 +125,23 @@ def fairness_discrepancy_rate(
         false matches among the N pooled development non-mated scores, ``fmr·N >= 3``),
         ``precise`` (at least 30) and ``optimistic``.
 
+    Raises
+    ------
+    SchemaError
+        When ``scores`` or ``dev`` is an invalid score table (see
+        :func:`biofair.validate_scores`) or holds several systems or splits, lacks a group
+        column of ``by`` or has rows without a group label, its group labels cannot be named
+        one way (see :func:`biofair.group_labels`), it has fewer than two groups, or a group
+        has no mated or no homogeneous non-mated comparison (named, with its counts).
+    ValueError
+        When ``alpha`` lies outside [0, 1], ``fmr_targets`` is empty or holds a target outside
+        [0, 1] (NaN included), ``by`` is empty or names a column twice, or ``scores`` or
+        ``dev`` is a ``ScoresByGroup`` formed with another ``by``.
+    TypeError
+        When ``scores`` or ``dev`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is
+        not a column name or a list of column names, ``alpha`` is not a number, or
+        ``fmr_targets`` is not a sequence of numbers (one number is refused).
+
     Warns
     -----
     InsufficientComparisonsWarning
@@ -199,6 +216,16 @@ def area_under_fdr(fdr: ArrayLike, fmr_targets: ArrayLike, *, scale: Scale = "li
     float
         The area, in [0, 1]. Report the range of targets with it: areas over different
         ranges are not comparable.
+
+    Raises
+    ------
+    ValueError
+        When ``fdr`` or ``fmr_targets`` is not one-dimensional or holds a value outside [0, 1]
+        (NaN included), the two differ in length, they give fewer than two distinct targets, a
+        target repeats with different FDR values, ``scale`` is not "linear" or "log10", or a
+        target is 0 with ``scale="log10"``.
+    TypeError
+        When ``fdr`` or ``fmr_targets`` does not hold numbers.
 
     See Also
     --------

@@ -47,6 +47,14 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
         factor K/(K-1) when ``correction=False``); 0 when all rates are equal (including all
         zero). Higher is less equitable.
 
+    Raises
+    ------
+    ValueError
+        When ``rates`` is not one-dimensional, holds fewer than two rates (one per group) or a
+        rate outside [0, 1] (NaN included), or is a masked array with masked values.
+    TypeError
+        When ``rates`` does not hold numbers.
+
     See Also
     --------
     biofair.inequity : The worst group's rate over the geometric mean.

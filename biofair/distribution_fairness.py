@@ -206,6 +206,24 @@ def distribution_fairness_index(
     EquityIndex
         ``normal`` (DFI_N), ``extreme`` (DFI_E), ``divergences`` S_i and ``parameters``.
 
+    Raises
+    ------
+    SchemaError
+        When ``scores`` is an invalid score table (see :func:`biofair.validate_scores`) or
+        holds several systems or splits, lacks a group column of ``by`` or has rows without a
+        group label, its group labels cannot be named one way (see
+        :func:`biofair.group_labels`), it has fewer than two groups, or a group has no mated or
+        no homogeneous non-mated comparison (named, with its counts); or when the scores span a
+        range too narrow for ``bins`` equal-width float64 bins (e.g. 0.5 and the next float
+        above it).
+    ValueError
+        When ``bins`` is below 1 or above 1,000,000, ``combine`` is not "pooled" or "equal",
+        ``by`` is empty or names a column twice, or ``scores`` is a ``ScoresByGroup`` formed
+        with another ``by``.
+    TypeError
+        When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
+        name or a list of column names, or ``bins`` is not an integer.
+
     See Also
     --------
     biofair.comprehensive_equity_index : Weighs the tails of the histograms apart.
@@ -486,6 +504,27 @@ def comprehensive_equity_index(
     EquityIndex
         ``normal`` (CEI_N), ``extreme`` (CEI_E), ``divergences`` S'_i, ``parameters``.
 
+    Raises
+    ------
+    SchemaError
+        When ``scores`` is an invalid score table (see :func:`biofair.validate_scores`) or
+        holds several systems or splits, lacks a group column of ``by`` or has rows without a
+        group label, its group labels cannot be named one way (see
+        :func:`biofair.group_labels`), it has fewer than two groups, or a group has no mated or
+        no homogeneous non-mated comparison (named, with its counts); or when every score of a
+        group's class falls in its tail (an empty centre: too few or tied scores), the tails'
+        or the centres' scores span a range too narrow for ``bins`` equal-width float64 bins,
+        or, with ``mean_tail="split_mean"``, the mean distribution has an empty tail or centre.
+    ValueError
+        When ``kind`` is not "mated" or "nonmated", ``percentile`` lies outside (0, 100),
+        ``tail_weight`` outside [0, 1], ``bins`` is below 1 or above 1,000,000, ``mean_tail``
+        is not "groups" or "split_mean", ``by`` is empty or names a column twice, or ``scores``
+        is a ``ScoresByGroup`` formed with another ``by``.
+    TypeError
+        When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
+        name or a list of column names, ``percentile`` or ``tail_weight`` is not a number, or
+        ``bins`` is not an integer.
+
     See Also
     --------
     biofair.automatic_comprehensive_equity_index : CEIᴬ, with the split and weight chosen from the data.
@@ -572,6 +611,25 @@ def automatic_comprehensive_equity_index(
     EquityIndex
         ``parameters`` holds ``n_std``, ``percentiles`` (per group), ``tail_mass_ratio``
         (``Delta_i``) and the chosen ``tail_weight``.
+
+    Raises
+    ------
+    SchemaError
+        When ``scores`` is an invalid score table (see :func:`biofair.validate_scores`) or
+        holds several systems or splits, lacks a group column of ``by`` or has rows without a
+        group label, its group labels cannot be named one way (see
+        :func:`biofair.group_labels`), it has fewer than two groups, or a group has no mated or
+        no homogeneous non-mated comparison (named, with its counts); or when every score of a
+        group's class falls in its tail (an empty centre: tied scores), or the tails' or the
+        centres' scores span a range too narrow for ``bins`` equal-width float64 bins.
+    ValueError
+        When ``kind`` is not "mated" or "nonmated", ``n_std`` is not positive (NaN included),
+        ``bins`` is below 1 or above 1,000,000, ``by`` is empty or names a column twice, or
+        ``scores`` is a ``ScoresByGroup`` formed with another ``by``.
+    TypeError
+        When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
+        name or a list of column names, ``n_std`` is not a number, or ``bins`` is not an
+        integer.
 
     See Also
     --------

@@ -316,6 +316,16 @@ def eer(mated: ArrayLike, nonmated: ArrayLike, *, method: EerMethod = "rocch") -
         reached by mixing the two hull vertices around the crossing), and t1 or t2 for
         ``"interval"``.
 
+    Raises
+    ------
+    ValueError
+        When ``method`` is not "rocch", "midpoint" or "interval" (checked before the scores);
+        or when ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused).
+
     See Also
     --------
     biofair.det_curve : The two rates at every threshold.

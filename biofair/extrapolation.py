@@ -445,6 +445,21 @@ def subsample_coverage(
         rule of three), ``estimate``, ``low``, ``high``, ``full_fmr`` (the empirical FMR of
         all the scores) and ``covered`` (``low <= full_fmr <= high``).
 
+    Raises
+    ------
+    ValueError
+        When ``nonmated`` is empty, is not one-dimensional, or holds a NaN or infinite score, a
+        masked value or an integer beyond ``±2**53``; when ``threshold`` is NaN, ``fraction``
+        lies outside (0, 1], ``n_repeats`` is below 1, ``min_tail`` below 20, or
+        ``tail_fraction`` or ``confidence`` outside (0, 1); or when a subsample cannot be
+        fitted (``fraction`` draws no more than ``min_tail`` scores, or ties leave its tail too
+        few scores or fewer than 3 distinct ones).
+    TypeError
+        When ``nonmated`` does not hold real numbers, ``threshold``, ``fraction``,
+        ``tail_fraction`` or ``confidence`` is not a number, ``n_repeats`` or ``min_tail`` is
+        not an integer, or ``rng`` is neither a Generator, a non-negative integer seed nor
+        None.
+
     See Also
     --------
     biofair.extrapolated_fmr : The estimate being checked.

@@ -1081,6 +1081,21 @@ def rates_by_group(scores: pd.DataFrame, thresholds: ArrayLike, *, by: By = "gro
         ``false_matches``, ``n_nonmated`` (homogeneous non-mated pairs), ``false_non_matches``
         and ``n_mated``.
 
+    Raises
+    ------
+    SchemaError
+        When ``scores`` is an invalid score table (see :func:`biofair.validate_scores`) or
+        holds several systems or splits, lacks a group column of ``by`` or has rows without a
+        group label, its group labels cannot be named one way (see
+        :func:`biofair.group_labels`), it has fewer than two groups, or a group has no mated or
+        no homogeneous non-mated comparison (named, with its counts).
+    ValueError
+        When ``thresholds`` is empty, has more than one dimension or holds a NaN, or ``by`` is
+        empty or names a column twice.
+    TypeError
+        When ``scores`` is not a DataFrame, ``by`` is not a column name or a list of column
+        names, or a threshold is not a number.
+
     See Also
     --------
     biofair.fairness_discrepancy_rate : The largest gaps between these rates.

@@ -285,6 +285,21 @@ def group_thresholds(dev: pd.DataFrame, fmr: float, *, by: By = "group") -> pd.D
         matches at the target (rule of three / thirty). Pass it, or its ``threshold``
         column, to :func:`rates_at_group_thresholds`.
 
+    Raises
+    ------
+    SchemaError
+        When ``dev`` is an invalid score table (see :func:`biofair.validate_scores`) or holds
+        several systems or splits, lacks a group column of ``by`` or has rows without a group
+        label, its group labels cannot be named one way (see :func:`biofair.group_labels`), it
+        has fewer than two groups, or a group has no mated or no homogeneous non-mated
+        comparison (named, with its counts).
+    ValueError
+        When ``fmr`` lies outside [0, 1] (NaN included), or ``by`` is empty or names a column
+        twice.
+    TypeError
+        When ``dev`` is not a DataFrame, ``by`` is not a column name or a list of column names,
+        or ``fmr`` is not one number (a sequence is refused).
+
     Warns
     -----
     InsufficientComparisonsWarning

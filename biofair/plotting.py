@@ -626,6 +626,15 @@ def plot_roc(
     matplotlib.axes.Axes
         The axes drawn on.
 
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused).
+
     See Also
     --------
     biofair.roc_curve : The points it draws.
@@ -707,6 +716,17 @@ def plot_bayes_error(
     matplotlib.axes.Axes
         The axes drawn on.
 
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN, a
+        masked value or an integer beyond ``±2**53`` (``±inf`` is allowed: infinite evidence);
+        or when ``prior_log_odds`` is empty or not one-dimensional, holds a NaN or infinite
+        value, or gives a prior that rounds to 0 or 1 (``x`` outside about [-745, 36]).
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), or ``prior_log_odds`` does not hold real numbers.
+
     See Also
     --------
     biofair.bayes_error_rates : The numbers it draws.
@@ -786,6 +806,16 @@ def plot_reliability(
     -------
     matplotlib.axes.Axes
         The axes drawn on.
+
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``; or when ``bins`` is
+        below 1.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), or ``bins`` is not an integer.
 
     See Also
     --------

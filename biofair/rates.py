@@ -114,6 +114,16 @@ def fmr_fnmr(mated: ArrayLike, nonmated: ArrayLike, thresholds: ArrayLike) -> Er
         ``fmr`` and ``fnmr``, floats for a scalar threshold, else arrays shaped like
         ``thresholds``. Decision rule: a comparison is a match iff ``score >= threshold``.
 
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``; or when a threshold is
+        NaN.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), or a threshold is not a number.
+
     See Also
     --------
     biofair.threshold_at_fmr : The threshold that meets a target FMR.
@@ -164,6 +174,16 @@ def threshold_at_fmr(nonmated: ArrayLike, fmr: float | ArrayLike) -> float | NDA
         ``nextafter(max(nonmated), +inf)`` with ``FMR(t) <= fmr`` (match iff
         ``score >= t``). This is bob.measure's ``far_threshold`` rule: never the nearest
         FMR, always one at or below the target.
+
+    Raises
+    ------
+    ValueError
+        When ``nonmated`` is empty, is not one-dimensional, or holds a NaN or infinite score, a
+        masked value or an integer beyond ``±2**53``; or when a target in ``fmr`` lies outside
+        [0, 1] (NaN included).
+    TypeError
+        When ``nonmated`` does not hold real numbers (booleans, text and complex numbers are
+        refused), or ``fmr`` is not a number or an array of numbers.
 
     Warns
     -----
@@ -221,6 +241,16 @@ def tmr_at_fmr(mated: ArrayLike, nonmated: ArrayLike, fmr: float | ArrayLike) ->
     float or ndarray
         ``1 - FNMR(threshold_at_fmr(nonmated, fmr))``, the TMR of the strictest threshold
         rule of :func:`biofair.threshold_at_fmr`.
+
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``; or when a target in
+        ``fmr`` lies outside [0, 1] (NaN included).
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), or ``fmr`` is not a number or an array of numbers.
 
     Warns
     -----
@@ -295,6 +325,18 @@ def operating_point(
     OperatingPoint
         Threshold, achieved FMR and FNMR (match iff ``score >= threshold``), and the
         false-match and false-non-match counts with the class sizes.
+
+    Raises
+    ------
+    ValueError
+        When both or neither of ``fmr`` and ``threshold`` are given; when ``mated`` or
+        ``nonmated`` is empty, is not one-dimensional, or holds a NaN or infinite score, a
+        masked value or an integer beyond ``±2**53``; or when ``fmr`` lies outside [0, 1] (NaN
+        included) or ``threshold`` is NaN.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), ``fmr`` is not one number (a sequence is refused) or
+        ``threshold`` is not a number.
 
     Warns
     -----

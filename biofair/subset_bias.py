@@ -75,6 +75,15 @@ def n_sigma(a: ArrayLike, b: ArrayLike) -> float:
         (``ddof=1``); 0 for identical sets, larger = more biased. ``inf`` when both sets
         are constant but differ.
 
+    Raises
+    ------
+    ValueError
+        When ``a`` or ``b`` holds fewer than two values, is not one-dimensional, or holds a NaN
+        or infinite value, a masked value or an integer beyond ``±2**53``.
+    TypeError
+        When ``a`` or ``b`` does not hold real numbers (booleans, text and complex numbers are
+        refused).
+
     See Also
     --------
     biofair.welch_similarity : The Welch T-test p-value of the same sets.
@@ -124,6 +133,15 @@ def welch_similarity(a: ArrayLike, b: ArrayLike) -> float:
     float
         The p-value of Welch's unequal-variance t-test; 1 for identical sets, near 0 when
         the means differ beyond their spread. Two constant sets give 1 if equal, else 0.
+
+    Raises
+    ------
+    ValueError
+        When ``a`` or ``b`` holds fewer than two values, is not one-dimensional, or holds a NaN
+        or infinite value, a masked value or an integer beyond ``±2**53``.
+    TypeError
+        When ``a`` or ``b`` does not hold real numbers (booleans, text and complex numbers are
+        refused).
 
     See Also
     --------
@@ -252,6 +270,22 @@ def subset_performance(
     pandas.DataFrame
         Columns ``group``, ``subset`` (0 ... K-1), ``value``; attribute ``metric`` in
         ``.attrs``.
+
+    Raises
+    ------
+    SchemaError
+        When ``scores`` is an invalid score table (see :func:`biofair.validate_scores`) or
+        holds several systems or splits, lacks a group column of ``by`` or has rows without a
+        group label, its group labels cannot be named one way (see
+        :func:`biofair.group_labels`), it has fewer than two groups, or a group has no mated or
+        no homogeneous non-mated comparison (named, with its counts).
+    ValueError
+        When ``metric`` is not "eer" or "tmr", ``n_subsets`` or ``size`` is below 2, or ``by``
+        is empty or names a column twice.
+    TypeError
+        When ``scores`` is not a DataFrame, ``by`` is not a column name or a list of column
+        names, ``n_subsets`` or ``size`` is not an integer, or ``rng`` is neither a Generator,
+        a non-negative integer seed nor None.
 
     Warns
     -----

@@ -104,6 +104,21 @@ def operating_summary(
         ``n_nonmated`` and ``fmr_resolution`` (1/N, the smallest non-zero FMR the data can
         show).
 
+    Raises
+    ------
+    ValueError
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``; when ``fmr_targets`` is
+        empty or holds a target outside [0, 1], ``pauc_bounds`` is empty or holds a bound
+        outside [2**-1022, 1], or ``min_fmr`` lies outside [2**-1022, 1) (NaN included); when
+        ``p_target`` lies outside (0, 1) or ``eer_method`` is not "rocch", "midpoint" or
+        "interval"; or when both classes have zero variance (d' is undefined, as for
+        :func:`biofair.decidability`).
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), ``fmr_targets`` or ``pauc_bounds`` is not a sequence of numbers
+        (one number is refused), or ``min_fmr`` or ``p_target`` is not a number.
+
     Warns
     -----
     InsufficientComparisonsWarning
@@ -312,6 +327,32 @@ def fairness_summary(
         but with its permutation ``_null_mean`` and ``_p_value``; ``garbe_fmr``, ``garbe_fnmr``, ``inequity_fmr`` and ``inequity_fnmr``
         at ``operating_fmr``; ``dfi_normal``, ``dfi_extreme``; ``cei_auto_extreme_mated``
         and ``_nonmated`` (CEIᴬ).
+
+    Raises
+    ------
+    SchemaError
+        When ``scores`` is an invalid score table (see :func:`biofair.validate_scores`) or
+        holds several systems or splits, lacks a group column of ``by`` or has rows without a
+        group label, its group labels cannot be named one way (see
+        :func:`biofair.group_labels`), it has fewer than two groups, or a group has no mated or
+        no homogeneous non-mated comparison (named, with its counts); when ``cluster`` names no
+        column (other than the default) or mixes numbers and text; or when every score of a
+        group's class falls in CEI's tail (an empty centre).
+    ValueError
+        When ``n_permutations`` is below 1 (checked before any resampling), ``fmr_targets`` is
+        empty or holds a target outside [0, 1], ``unit`` is not "pair", "subject" or None,
+        ``confidence`` lies outside (0, 1), ``n_resamples`` is below ``2 / (1 - confidence)``,
+        ``alpha`` or ``operating_fmr`` lies outside [0, 1], or, with ``unit="subject"``, the
+        ``cluster`` column has missing values or a single subject; or when a metric is
+        undefined on the data: d' of two classes without variance (see
+        :func:`biofair.operating_summary`), or a bootstrapped statistic that is NaN or infinite
+        (see :func:`biofair.bootstrap`).
+    TypeError
+        When ``fmr_targets`` is not a sequence of numbers (one number is refused),
+        ``operating_fmr`` is not one number, ``alpha`` or ``confidence`` is not a number,
+        ``n_resamples`` or ``n_permutations`` is not an integer, ``cluster`` is not a column
+        name, ``rng`` is neither a Generator, a non-negative integer seed nor None, or ``by``
+        is not a column name or a list of column names.
 
     Warns
     -----

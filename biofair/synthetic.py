@@ -61,6 +61,15 @@ def gaussian_scores(
     pandas.DataFrame
         Columns ``score`` and ``mated``: mated rows first.
 
+    Raises
+    ------
+    ValueError
+        When ``n_mated`` or ``n_nonmated`` is below 1, ``tail_share`` lies outside [0, 1] (NaN
+        included), ``mated_std`` or ``nonmated_std`` is negative (NumPy's error), or ``rng`` is
+        a negative seed (NumPy's error).
+    TypeError
+        When ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
+
     See Also
     --------
     biofair.synthetic.fdr_canonical_system : Three groups of normal scores.
@@ -145,6 +154,16 @@ def fdr_canonical_system(
     pandas.DataFrame
         Columns ``score``, ``mated`` and ``group`` ("0", "1", "2").
 
+    Raises
+    ------
+    ValueError
+        When ``n_mated`` or ``n_nonmated`` is negative (NumPy's error; 0 gives groups without
+        that class, which the fairness indices refuse), or ``rng`` is a negative seed (NumPy's
+        error).
+    TypeError
+        When ``n_mated`` or ``n_nonmated`` is not an integer, or ``rng`` is neither a
+        Generator, an integer seed nor None (NumPy's error).
+
     See Also
     --------
     biofair.fairness_discrepancy_rate : The index the paper built the system for.
@@ -213,6 +232,15 @@ def fdr_canonical_rates(
         One row per target and group: ``fmr_target``, ``threshold`` (the model's threshold
         for that target), ``group``, ``fmr``, ``fnmr`` and ``fdr`` (the system's FDR at that
         threshold, the same on every row of the target).
+
+    Raises
+    ------
+    ValueError
+        When ``alpha`` lies outside [0, 1], or ``fmr_targets`` is empty or holds a target
+        outside (0, 1) (NaN included).
+    TypeError
+        When ``alpha`` is not a number, or ``fmr_targets`` is not a sequence of numbers (one
+        number is refused).
 
     See Also
     --------
@@ -297,6 +325,14 @@ def fdr_cross_group_system(
     pandas.DataFrame
         Columns ``score``, ``mated``, ``reference_group`` and ``probe_group`` ("0", "1",
         "2"); the pairs within one group follow :func:`fdr_canonical_system`.
+
+    Raises
+    ------
+    ValueError
+        When ``n_mated`` or ``n_nonmated`` is below 1, ``cross_shift`` is negative or NaN, or
+        ``rng`` is a negative seed (NumPy's error).
+    TypeError
+        When ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
 
     See Also
     --------
@@ -405,6 +441,15 @@ def beta_scenario(
     -------
     pandas.DataFrame
         Columns ``score``, ``mated`` and ``group``.
+
+    Raises
+    ------
+    ValueError
+        When ``scenario`` is not "balanced", "BG", "BI" or "BC", ``strength`` is negative (or
+        above 1.4 for "BC"), ``n_groups`` lies outside 2 ... 26, ``n_mated`` or ``n_nonmated``
+        is negative (NumPy's error), or ``rng`` is a negative seed (NumPy's error).
+    TypeError
+        When ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
 
     See Also
     --------
@@ -574,6 +619,15 @@ def identification_embeddings(
         Gallery and probe embeddings with identities and probe groups; ``.scores(a, b)``
         gives blocks of the probes x gallery cosine matrix.
 
+    Raises
+    ------
+    ValueError
+        When ``n_enrolled``, ``n_nonenrolled`` or ``n_searched`` is below 1, ``n_searched``
+        exceeds ``n_enrolled``, ``dim`` is below 2, or ``rng`` is a negative seed (NumPy's
+        error).
+    TypeError
+        When ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
+
     See Also
     --------
     biofair.probe_outcomes_from_matrix : Searches every probe against the gallery.
@@ -666,6 +720,16 @@ def demographic_scores(
         ``reference_group`` and ``probe_group``. The true rates are normal tails: at
         threshold t, FNMR of group g is ``Phi(t - mated mean)`` and FMR ``1 - Phi(t -
         non-mated mean)``.
+
+    Raises
+    ------
+    ValueError
+        When ``subject_sd`` lies outside [0, 1) or ``cross_share`` outside [0, 1] (NaN
+        included), ``groups`` has fewer than two groups or a group of fewer than two subjects,
+        ``mated_per_subject`` or ``nonmated_per_subject`` is below 1, or ``rng`` is a negative
+        seed (NumPy's error).
+    TypeError
+        When ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
 
     See Also
     --------
@@ -771,6 +835,14 @@ def interval_coverage(
         true rate), ``coverage_low`` / ``coverage_high`` (its 95% Clopper-Pearson interval),
         ``mean_width`` and ``design_effect`` (mean over repeats of the subject bootstrap's
         variance over the binomial one).
+
+    Raises
+    ------
+    ValueError
+        When ``rate`` lies outside (0, 1) or ``subject_sd`` outside [0, 1) (NaN included), or
+        ``rng`` is a negative seed (NumPy's error).
+    TypeError
+        When ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
 
     See Also
     --------

@@ -94,6 +94,21 @@ def roc_auc(scores: Any, *, bins: int = AREA_BINS) -> BoundedValue:
         :func:`biofair.roc_auc` is: the bounds hold its value to the last bit. The width
         ``S / MN`` shrinks with finer bins.
 
+    Raises
+    ------
+    SchemaError
+        When a partition holds invalid scores or labels (as :func:`biofair.partitions.census`
+        words them), the data hold several systems or splits or no comparison of a class, a
+        Parquet file cannot be read, or a local Parquet file has changed or is gone since it
+        was first read.
+    FileNotFoundError
+        When ``scores`` is a Parquet path or glob that matches no file.
+    ValueError
+        When ``bins`` is below 1 or above 1,000,000.
+    TypeError
+        When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``, or
+        ``bins`` is not an integer.
+
     See Also
     --------
     biofair.roc_auc : The exact value in memory (the same return type).
@@ -166,6 +181,22 @@ def partial_auc(scores: Any, max_fmr: float, *, standardized: bool = False,
         outward by four units in the last place, so that they hold the in-memory value,
         which rounds differently (the bounds are never equal, even where the bins resolve
         every score).
+
+    Raises
+    ------
+    SchemaError
+        When a partition holds invalid scores or labels (as :func:`biofair.partitions.census`
+        words them), the data hold several systems or splits or no comparison of a class, a
+        Parquet file cannot be read, or a local Parquet file has changed or is gone since it
+        was first read.
+    FileNotFoundError
+        When ``scores`` is a Parquet path or glob that matches no file.
+    ValueError
+        When ``max_fmr`` lies outside [2**-1022, 1] (NaN included), or ``bins`` is below 1 or
+        above 1,000,000.
+    TypeError
+        When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
+        ``max_fmr`` is not a number, or ``bins`` is not an integer.
 
     See Also
     --------

@@ -90,6 +90,27 @@ def poisson_bootstrap(
         One row per group and threshold (FDR rows have group ``"FDR"``): ``threshold``,
         ``metric``, ``value`` (on all data), ``low``, ``high``.
 
+    Raises
+    ------
+    SchemaError
+        When the data fail the checks of :func:`biofair.partitions.census` (a missing group
+        column, invalid scores or labels in a partition, several systems or splits, group
+        labels that cannot be named one way, fewer than two groups, or a group without mated or
+        homogeneous non-mated comparisons), a Parquet file cannot be read, or a local Parquet
+        file has changed or is gone since it was first read.
+    FileNotFoundError
+        When ``scores`` is a Parquet path or glob that matches no file.
+    ValueError
+        When ``alpha`` lies outside [0, 1], ``confidence`` outside (0, 1), ``n_resamples`` is
+        below ``2 / (1 - confidence)``, ``thresholds`` is empty, has more than one dimension or
+        holds a NaN, ``scores`` is a ``Partitioned`` made for another ``by``, or ``by`` is
+        empty or names a column twice.
+    TypeError
+        When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
+        ``by`` is not a column name or a list of column names, ``alpha`` or ``confidence`` is
+        not a number, ``n_resamples`` is not an integer, a threshold is not a number, or
+        ``rng`` is neither a Generator, a non-negative integer seed nor None.
+
     Warns
     -----
     UndefinedRateWarning

@@ -66,6 +66,26 @@ def distribution_fairness_index(scores: Any, *, by: By = "group", bins: int = 10
     EquityIndex
         The result of :func:`biofair.distribution_fairness_index`, equal to it.
 
+    Raises
+    ------
+    SchemaError
+        When the data fail the checks of :func:`biofair.partitions.census` (a missing group
+        column, invalid scores or labels in a partition, several systems or splits, group
+        labels that cannot be named one way, fewer than two groups, or a group without mated or
+        homogeneous non-mated comparisons), a Parquet file cannot be read, or a local Parquet
+        file has changed or is gone since it was first read; or when the scores span a range
+        too narrow for ``bins`` equal-width float64 bins (e.g. 0.5 and the next float above
+        it).
+    FileNotFoundError
+        When ``scores`` is a Parquet path or glob that matches no file.
+    ValueError
+        When ``combine`` is not "pooled" or "equal", ``bins`` is below 1 or above 1,000,000,
+        ``scores`` is a ``Partitioned`` made for another ``by``, or ``by`` is empty or names a
+        column twice.
+    TypeError
+        When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
+        ``by`` is not a column name or a list of column names, or ``bins`` is not an integer.
+
     See Also
     --------
     biofair.distribution_fairness_index : The same index in memory.
@@ -219,6 +239,29 @@ def comprehensive_equity_index(
         The result of :func:`biofair.comprehensive_equity_index` (every option as there),
         equal to it.
 
+    Raises
+    ------
+    SchemaError
+        When the data fail the checks of :func:`biofair.partitions.census` (a missing group
+        column, invalid scores or labels in a partition, several systems or splits, group
+        labels that cannot be named one way, fewer than two groups, or a group without mated or
+        homogeneous non-mated comparisons), a Parquet file cannot be read, or a local Parquet
+        file has changed or is gone since it was first read; or when every score of a group's
+        class falls in its tail (an empty centre: too few or tied scores), the tails' or the
+        centres' scores span a range too narrow for ``bins`` equal-width float64 bins, or, with
+        ``mean_tail="split_mean"``, the mean distribution has an empty tail or centre.
+    FileNotFoundError
+        When ``scores`` is a Parquet path or glob that matches no file.
+    ValueError
+        When ``kind`` is not "mated" or "nonmated", ``percentile`` lies outside (0, 100),
+        ``tail_weight`` outside [0, 1], ``bins`` is below 1 or above 1,000,000, ``mean_tail``
+        is not "groups" or "split_mean", ``scores`` is a ``Partitioned`` made for another
+        ``by``, or ``by`` is empty or names a column twice.
+    TypeError
+        When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
+        ``by`` is not a column name or a list of column names, ``percentile`` or
+        ``tail_weight`` is not a number, or ``bins`` is not an integer.
+
     See Also
     --------
     biofair.comprehensive_equity_index : The same index in memory.
@@ -349,6 +392,27 @@ def automatic_comprehensive_equity_index(
     -------
     EquityIndex
         The result of :func:`biofair.automatic_comprehensive_equity_index`.
+
+    Raises
+    ------
+    SchemaError
+        When the data fail the checks of :func:`biofair.partitions.census` (a missing group
+        column, invalid scores or labels in a partition, several systems or splits, group
+        labels that cannot be named one way, fewer than two groups, or a group without mated or
+        homogeneous non-mated comparisons), a Parquet file cannot be read, or a local Parquet
+        file has changed or is gone since it was first read; or when every score of a group's
+        class falls in its tail (an empty centre: tied scores), or the tails' or the centres'
+        scores span a range too narrow for ``bins`` equal-width float64 bins.
+    FileNotFoundError
+        When ``scores`` is a Parquet path or glob that matches no file.
+    ValueError
+        When ``kind`` is not "mated" or "nonmated", ``n_std`` is not positive (NaN included),
+        ``bins`` is below 1 or above 1,000,000, ``scores`` is a ``Partitioned`` made for
+        another ``by``, or ``by`` is empty or names a column twice.
+    TypeError
+        When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
+        ``by`` is not a column name or a list of column names, ``n_std`` is not a number, or
+        ``bins`` is not an integer.
 
     See Also
     --------

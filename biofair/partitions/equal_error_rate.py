@@ -102,6 +102,22 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
         speculation. ``"rocch"``: ``low`` and ``high`` bound the ROCCH EER and meet in practice
         (then ``eer`` is exact); ``threshold`` is the exact one of ``"midpoint"``.
 
+    Raises
+    ------
+    SchemaError
+        When a partition holds invalid scores or labels (as :func:`biofair.partitions.census`
+        words them), the data hold several systems or splits or no comparison of a class, a
+        Parquet file cannot be read, or a local Parquet file has changed or is gone since it
+        was first read.
+    FileNotFoundError
+        When ``scores`` is a Parquet path or glob that matches no file.
+    ValueError
+        When ``method`` is not "rocch", "midpoint" or "interval", or ``max_passes`` is
+        negative.
+    TypeError
+        When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``, or
+        ``max_passes`` is not an integer.
+
     See Also
     --------
     biofair.eer : The same EER in memory.

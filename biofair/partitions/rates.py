@@ -96,6 +96,23 @@ def group_rates_at(
         of the non-mated pairs whose sides differ in group at each threshold, ``None`` when
         there are no such pairs.
 
+    Raises
+    ------
+    SchemaError
+        When the data fail the checks of :func:`biofair.partitions.census` (a missing group
+        column, invalid scores or labels in a partition, several systems or splits, group
+        labels that cannot be named one way, fewer than two groups, or a group without mated or
+        homogeneous non-mated comparisons), a Parquet file cannot be read, or a local Parquet
+        file has changed or is gone since it was first read.
+    FileNotFoundError
+        When ``scores`` is a Parquet path or glob that matches no file.
+    ValueError
+        When ``thresholds`` is empty, has more than one dimension or holds a NaN, ``scores`` is
+        a ``Partitioned`` made for another ``by``, or ``by`` is empty or names a column twice.
+    TypeError
+        When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
+        ``by`` is not a column name or a list of column names, or a threshold is not a number.
+
     See Also
     --------
     biofair.partitions.rates_by_group : The same rates as a tidy table.
@@ -148,6 +165,23 @@ def rates_by_group(scores: Any, thresholds: ArrayLike, *, by: By = "group") -> p
     -------
     pandas.DataFrame
         The table of :func:`biofair.rates_by_group`, equal to it value for value.
+
+    Raises
+    ------
+    SchemaError
+        When the data fail the checks of :func:`biofair.partitions.census` (a missing group
+        column, invalid scores or labels in a partition, several systems or splits, group
+        labels that cannot be named one way, fewer than two groups, or a group without mated or
+        homogeneous non-mated comparisons), a Parquet file cannot be read, or a local Parquet
+        file has changed or is gone since it was first read.
+    FileNotFoundError
+        When ``scores`` is a Parquet path or glob that matches no file.
+    ValueError
+        When ``thresholds`` is empty, has more than one dimension or holds a NaN, ``scores`` is
+        a ``Partitioned`` made for another ``by``, or ``by`` is empty or names a column twice.
+    TypeError
+        When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
+        ``by`` is not a column name or a list of column names, or a threshold is not a number.
 
     See Also
     --------
@@ -210,6 +244,25 @@ def fairness_discrepancy_rate(
     pandas.DataFrame
         The table of :func:`biofair.fairness_discrepancy_rate` (with ``k``, ``resolved`` and
         ``precise``), equal to it value for value.
+
+    Raises
+    ------
+    SchemaError
+        When ``scores`` or ``dev`` fail the checks of :func:`biofair.partitions.census` (a
+        missing group column, invalid scores or labels in a partition, several systems or
+        splits, group labels that cannot be named one way, fewer than two groups, or a group
+        without mated or homogeneous non-mated comparisons), a Parquet file cannot be read, or
+        a local Parquet file has changed or is gone since it was first read.
+    FileNotFoundError
+        When ``scores`` or ``dev`` is a Parquet path or glob that matches no file.
+    ValueError
+        When ``alpha`` lies outside [0, 1], ``fmr_targets`` is empty or holds a target outside
+        [0, 1] (NaN included), ``scores`` or ``dev`` is a ``Partitioned`` made for another
+        ``by``, or ``by`` is empty or names a column twice.
+    TypeError
+        When ``scores`` or ``dev`` is neither a Dask DataFrame, a Parquet path nor a
+        ``Partitioned``, ``by`` is not a column name or a list of column names, ``alpha`` is
+        not a number, or ``fmr_targets`` is not a sequence of numbers (one number is refused).
 
     Warns
     -----
@@ -289,6 +342,26 @@ def outcome_fairness(
     -------
     OutcomeFairness
         The result of :func:`biofair.outcome_fairness`, equal to it.
+
+    Raises
+    ------
+    SchemaError
+        When the data fail the checks of :func:`biofair.partitions.census` (a missing group
+        column, invalid scores or labels in a partition, several systems or splits, group
+        labels that cannot be named one way, fewer than two groups, or a group without mated or
+        homogeneous non-mated comparisons), a Parquet file cannot be read, or a local Parquet
+        file has changed or is gone since it was first read.
+    FileNotFoundError
+        When ``scores`` is a Parquet path or glob that matches no file.
+    ValueError
+        When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN,
+        ``fmr`` or ``alpha`` lies outside [0, 1], a rate is zero with ``zero="raise"``,
+        ``scores`` is a ``Partitioned`` made for another ``by``, or ``by`` is empty or names a
+        column twice.
+    TypeError
+        When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
+        ``by`` is not a column name or a list of column names, ``threshold`` or ``alpha`` is
+        not a number, or ``fmr`` is not one rate (a sequence is refused).
 
     Warns
     -----

@@ -107,6 +107,25 @@ def pooled_thresholds(scores: Any, fmr_targets: ArrayLike, *, by: By = "group") 
         matches, the smallest distinct non-mated score above the ``(c+1)``-th largest
         (``nextafter(max)`` when ``c = 0``, the minimum when every score is allowed).
 
+    Raises
+    ------
+    SchemaError
+        When the data fail the checks of :func:`biofair.partitions.census` (a missing group
+        column, invalid scores or labels in a partition, several systems or splits, group
+        labels that cannot be named one way, fewer than two groups, or a group without mated or
+        homogeneous non-mated comparisons), a Parquet file cannot be read, or a local Parquet
+        file has changed or is gone since it was first read.
+    FileNotFoundError
+        When ``scores`` is a Parquet path or glob that matches no file.
+    ValueError
+        When ``fmr_targets`` is empty or holds a target outside [0, 1] (NaN included),
+        ``scores`` is a ``Partitioned`` made for another ``by``, or ``by`` is empty or names a
+        column twice.
+    TypeError
+        When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
+        ``by`` is not a column name or a list of column names, or ``fmr_targets`` is not a
+        sequence of numbers (one number is refused).
+
     Warns
     -----
     InsufficientComparisonsWarning
@@ -204,6 +223,21 @@ def tmr_at_fmr(scores: Any, fmr: float | ArrayLike) -> float | NDArray:
         :func:`biofair.tmr_at_fmr` of all the mated and non-mated comparisons, exactly: the
         threshold is set on every non-mated comparison (cross-group pairs included) and the
         TMR counts every mated one.
+
+    Raises
+    ------
+    SchemaError
+        When a partition holds invalid scores or labels (as :func:`biofair.partitions.census`
+        words them), the data hold several systems or splits or no comparison of a class, a
+        Parquet file cannot be read, or a local Parquet file has changed or is gone since it
+        was first read.
+    FileNotFoundError
+        When ``scores`` is a Parquet path or glob that matches no file.
+    ValueError
+        When a target in ``fmr`` lies outside [0, 1] (NaN included).
+    TypeError
+        When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``, or
+        ``fmr`` is not a number or an array of numbers.
 
     Warns
     -----
