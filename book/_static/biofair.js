@@ -13,12 +13,31 @@ document.addEventListener("DOMContentLoaded", () => {
     link.title = "Open the figure at full size";
   }
   // A table scrolls sideways in its own box (biofair.css): a keyboard reaches it and a screen
-  // reader names it, in a cell's output or glued outside one.
+  // reader names it, in a cell's output or glued outside one. Each region has a name of its
+  // own (its number in its section, and the section's title): a list of landmarks that all
+  // read "Table" does not tell them apart.
+  const tablesIn = new Map();
   for (const box of document.querySelectorAll(".bd-article div.output.text_html")) {
     if (!box.querySelector("table")) continue;
+    const section = box.closest("section");
+    const heading = section && section.querySelector(":scope > :is(h1, h2, h3, h4)");
+    const title = (heading ? heading.textContent : document.title).replace(/[#¶]\s*$/, "").trim();
+    const number = (tablesIn.get(section) || 0) + 1;
+    tablesIn.set(section, number);
     box.tabIndex = 0;
     box.setAttribute("role", "region");
-    box.setAttribute("aria-label", "Table; scroll sideways to see every column");
+    box.setAttribute("aria-label", `Table ${number} of “${title}”; scroll sideways to see every column`);
+  }
+  // pandas leaves header cells empty (the corner, the index name's row): they head nothing,
+  // so they become data cells; an empty row label (a level a row lacks) says so to a reader.
+  for (const cell of document.querySelectorAll(".bd-article table thead th")) {
+    if (cell.textContent.trim()) continue;
+    const data = document.createElement("td");
+    for (const attribute of cell.attributes) data.setAttribute(attribute.name, attribute.value);
+    cell.replaceWith(data);
+  }
+  for (const cell of document.querySelectorAll(".bd-article table tbody th")) {
+    if (!cell.textContent.trim()) cell.innerHTML = '<span class="visually-hidden">none</span>';
   }
   // A table with one row label per row keeps those labels in view as it scrolls (biofair.css).
   for (const table of document.querySelectorAll(".bd-article table")) {
@@ -36,6 +55,29 @@ document.addEventListener("DOMContentLoaded", () => {
     }
     const button = title.querySelector("button.toggle-button");
     if (button) button.setAttribute("aria-label", title.textContent.trim().replace(/\s+/g, " "));
+  }
+  // Names that match what is shown (WCAG 2.5.3): the "Show code cell source" toggle and the
+  // search field ("Search Ctrl + K") were named "Toggle hidden content" and "Search".
+  for (const control of document.querySelectorAll("details.hide > summary[aria-label], .search-button-field[aria-label]")) {
+    control.removeAttribute("aria-label");
+  }
+  // The book's title and chapter list sit in a landmark, and the references are list items
+  // (docutils marks them doc-biblioentry, a deprecated role no list may hold).
+  const sidebar = document.getElementById("pst-primary-sidebar");
+  if (sidebar) {
+    sidebar.setAttribute("role", "complementary");
+    sidebar.setAttribute("aria-label", "Book navigation");
+  }
+  for (const entry of document.querySelectorAll('.citation-list > [role="doc-biblioentry"]')) {
+    entry.setAttribute("role", "listitem");
+  }
+  // A drawer closed with Escape hands the focus back to the button that opened it (it fell
+  // to the page's body, and the next Tab started again from the top).
+  for (const [dialog, toggle] of [["pst-primary-sidebar-modal", ".primary-toggle"],
+                                  ["pst-secondary-sidebar-modal", ".secondary-toggle"]]) {
+    const drawer = document.getElementById(dialog);
+    const shown = () => [...document.querySelectorAll(toggle)].find((button) => button.offsetParent !== null);
+    if (drawer) drawer.addEventListener("close", () => shown()?.focus());
   }
   // A glued number ("4.6e-02", "1,234") never breaks at its minus sign; glued text does.
   for (const value of document.querySelectorAll(".bd-article span.pasted-text")) {

@@ -6,25 +6,14 @@ These checks read ``_build/html`` (``make book``) and need no browser.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pybtex.database
 import pytest
-import yaml
+from book_site import HTML, PAGES, ROOT
 from bs4 import BeautifulSoup
 
-ROOT = Path(__file__).resolve().parents[2]
-HTML = ROOT / "_build" / "html"
 BIB = pybtex.database.parse_file(ROOT / "book" / "references.bib")
 NOTEBOOKS = sorted(path.stem for path in (ROOT / "notebooks").glob("*.md"))
-
-
-def toc_pages() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    return [toc["root"]] + [chapter["file"] for part in toc["parts"] for chapter in part["chapters"]]
-
-
-PAGES = toc_pages()
 
 
 def soup(page: str) -> BeautifulSoup:

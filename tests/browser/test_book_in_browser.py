@@ -7,81 +7,21 @@ built book (``make book``; ``make test`` builds it first). Screenshots are saved
 
 from __future__ import annotations
 
-import functools
-import http.server
 import shutil
-import sys
-import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import pytest
-import yaml
+from book_site import CHAPTERS, CHROMIUM, DESKTOP, HTML, PAGES, PHONE, ROOT, TABLET, open_page, serve
 
-ROOT = Path(__file__).resolve().parents[2]
-HTML = ROOT / "_build" / "html"
 SCREENSHOTS = ROOT / "_build" / "screenshots"
-CHROMIUM = Path("/usr/bin/chromium")
 
 if not CHROMIUM.exists():
     pytest.skip("Chromium is not installed (apt-get install chromium); browser tests skipped",
                 allow_module_level=True)
-playwright = pytest.importorskip("playwright.sync_api")
-
-
-def toc_pages() -> list[str]:
-    """Every document of _toc.yml, in order, as paths without suffix."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    pages = [toc["root"]]
-    for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
-        pages += [chapter["file"] for chapter in part["chapters"]]
-    return pages
-
-
-PAGES = toc_pages()
-CHAPTERS = [p for p in PAGES if p.startswith("book/chapters/")]
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep the test output clean
-        pass
-
-
-class QuietServer(http.server.ThreadingHTTPServer):
-    def handle_error(self, request, client_address):  # a tab closed mid-download is no error
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-def serve(folder: Path):
-    handler = functools.partial(QuietHandler, directory=str(folder))
-    server = QuietServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
-@pytest.fixture(scope="module")
-def site():
-    if not (HTML / "index.html").exists():
-        pytest.fail("the book is not built: run `make book` (make test does it first)")
-    server = serve(HTML)
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )
-        yield browser
-        browser.close()
+pytest.importorskip("playwright.sync_api")
 
 
 def inspect_page(browser, url: str, screenshot: Path | None = None) -> dict:
@@ -302,18 +242,6 @@ def test_metric_chooser_links_resolve_and_quote_computed_findings(browser, site)
         assert any(link.split("#")[0] in chapters for link in row["links"]), row["text"][:80]
         assert "glue" not in row["text"] and "::" not in row["text"], row["text"][:80]
         assert broken_internal_links(row["links"], site) == []
-
-
-PHONE, TABLET, DESKTOP = 390, 820, 1366
-
-
-def open_page(browser, site, page: str, width: int):
-    tab = browser.new_page(viewport={"width": width, "height": 800})
-    tab.goto(urljoin(site, f"{page}.html"))
-    if tab.locator(".math").count() > 0:
-        tab.wait_for_function("document.querySelectorAll('mjx-container').length > 0", timeout=15_000)
-    tab.wait_for_timeout(200)
-    return tab
 
 
 def drawer_opens_and_closes(tab, toggle: str, dialog: str, content: str) -> None:

@@ -1,0 +1,58 @@
+"""The built book's pages, served locally, and how the browser tests open them."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import urljoin
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "_build" / "html"
+CHROMIUM = Path("/usr/bin/chromium")
+PHONE, TABLET, DESKTOP = 390, 820, 1366
+
+
+def toc_pages() -> list[str]:
+    """Every document of _toc.yml, in order, as paths without suffix."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    pages = [toc["root"]]
+    for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
+        pages += [chapter["file"] for chapter in part["chapters"]]
+    return pages
+
+
+PAGES = toc_pages()
+CHAPTERS = [p for p in PAGES if p.startswith("book/chapters/")]
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep the test output clean
+        pass
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):  # a tab closed mid-download is no error
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+def serve(folder: Path):
+    handler = functools.partial(QuietHandler, directory=str(folder))
+    server = QuietServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def open_page(browser, site, page: str, width: int):
+    """A tab on a page at a width, once its formulas are typeset."""
+    tab = browser.new_page(viewport={"width": width, "height": 800})
+    tab.goto(urljoin(site, f"{page}.html"))
+    if tab.locator(".math").count() > 0:
+        tab.wait_for_function("document.querySelectorAll('mjx-container').length > 0", timeout=15_000)
+    tab.wait_for_timeout(200)
+    return tab
