@@ -48,7 +48,7 @@ from biofair._resampling import (
 )
 from biofair._typing import By, IntervalMethod, Seed, StatisticData, Unit
 from biofair._validation import as_count, as_number, as_rng, check_choice, check_resamples
-from biofair.schema import _check_cluster_name, _check_ids_of_one_kind
+from biofair.schema import _check_cluster_name, _check_ids_of_one_kind, _resampled_cluster
 
 
 class BootstrapResult(NamedTuple):
@@ -158,13 +158,22 @@ class PairedResult(NamedTuple):
         return self.low > 0 or self.high < 0
 
 
-def _check(n_resamples: int, confidence: float, method: str, unit: str, cluster: object) -> None:
+def _check(n_resamples: int, confidence: float, method: str, unit: str | None, cluster: object) -> None:
     as_count(n_resamples, "n_resamples")
     as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     check_choice(method, "method", ("percentile", "bca"))
-    check_unit(unit)
+    if unit is not None:
+        check_unit(unit)
     _check_cluster_name(cluster, unit)
     check_resamples(n_resamples, confidence)  # else an end would be the most extreme resample
+
+
+def _unit(scores: Scores, unit: Unit | None, cluster: str) -> Unit:
+    """The resampling unit: ``unit`` when given; by default ``"subject"`` when the scores are a
+    table with the ``cluster`` column, else ``"pair"`` (arrays, or a table without subject ids)."""
+    if unit is not None or not isinstance(scores, pd.DataFrame):
+        return unit or "pair"
+    return "pair" if _resampled_cluster(scores, None, cluster) is None else "subject"
 
 
 def _defined(replicates: NDArray[np.float64], hint: str = "") -> NDArray[np.float64]:
@@ -217,7 +226,7 @@ def bootstrap(
     data: StatisticData = "arrays",
     method: IntervalMethod = "percentile",
     n_resamples: int = 1000,
-    unit: Unit = "pair",
+    unit: Unit | None = None,
     cluster: str = "reference_subject",
     strata: By | None = None,
     confidence: float = 0.95,
@@ -253,10 +262,13 @@ def bootstrap(
     n_resamples : int, default 1000
         Bootstrap resamples B, at least ``2 / (1 - confidence)`` (40 at 95%), so that each
         end of the interval has a resample beyond it.
-    unit : {"pair", "subject"}, default "pair"
+    unit : {"pair", "subject"}, optional
         ``"pair"`` resamples comparisons within each class; ``"subject"`` resamples the
         clusters of ``cluster`` with replacement and keeps all their comparisons
-        (identity-clustered, the conservative choice when subjects recur in many pairs).
+        (identity-clustered). By default ``"subject"`` when the scores are a table with the
+        ``cluster`` column, else ``"pair"``. Resampling pairs assumes the comparisons are
+        independent: when subjects recur in many of them, its interval is too narrow and
+        covers far less than ``confidence`` (the chapter measures how much).
     cluster : str, default "reference_subject"
         Column whose values define the clusters for ``unit="subject"``: every comparison,
         mated or not, belongs to the cluster of its reference subject.
@@ -350,6 +362,7 @@ def bootstrap(
     True
     """
     _check(n_resamples, confidence, method, unit, cluster)
+    unit = _unit(scores, unit, cluster)
     rng = as_rng(rng)
     sample = Sample(scores, data=data, cluster=cluster if unit == "subject" else None, strata=strata)
     estimate = _finite(sample.evaluate(statistic, args))  # validates the data and the targets, and warns
@@ -408,7 +421,7 @@ def paired_bootstrap(
     data: StatisticData = "arrays",
     method: IntervalMethod = "percentile",
     n_resamples: int = 1000,
-    unit: Unit = "pair",
+    unit: Unit | None = None,
     cluster: str = "reference_subject",
     confidence: float = 0.95,
     rng: Seed = None,
@@ -438,8 +451,9 @@ def paired_bootstrap(
     n_resamples : int, default 1000
         Bootstrap resamples B, at least ``2 / (1 - confidence)`` (40 at 95%); both systems get
         the same resampled rows.
-    unit : {"pair", "subject"}, default "pair"
-        What is resampled, as for :func:`biofair.bootstrap`.
+    unit : {"pair", "subject"}, optional
+        What is resampled, as for :func:`biofair.bootstrap` (by default ``"subject"`` when
+        ``scores_a`` is a table with the ``cluster`` column).
     cluster : str, default "reference_subject"
         The cluster column for ``unit="subject"``.
     confidence : float, default 0.95
@@ -487,6 +501,7 @@ def paired_bootstrap(
     (True, 0.0)
     """
     _check(n_resamples, confidence, method, unit, cluster)
+    unit = _unit(scores_a, unit, cluster)
     rng = as_rng(rng)
     clusters = cluster if unit == "subject" else None
     a, b = Sample(scores_a, data=data, cluster=clusters), Sample(scores_b, data=data, cluster=clusters)

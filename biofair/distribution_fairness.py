@@ -9,6 +9,7 @@ needed. Read more in the chapters "Find bias in the tails" and "Choose CEI's par
 
 from __future__ import annotations
 
+import warnings
 import bisect
 from typing import Any, NamedTuple
 
@@ -29,7 +30,7 @@ from biofair._validation import (
 )
 from biofair._warnings import warn
 from biofair.decidability import _mean_and_variance, _middle
-from biofair.exceptions import CoarseHistogramWarning, SchemaError
+from biofair.exceptions import CoarseHistogramWarning, InsufficientComparisonsWarning, SchemaError
 from biofair.groups import ScoresByGroup, scores_by_group
 
 
@@ -517,12 +518,13 @@ def comprehensive_equity_index(
         or, with ``mean_tail="split_mean"``, the mean distribution has an empty tail or centre.
     ValueError
         When ``kind`` is not "mated" or "nonmated", ``percentile`` lies outside (0, 100),
-        ``tail_weight`` outside [0, 1], ``bins`` is below 1 or above 1,000,000, ``mean_tail``
-        is not "groups" or "split_mean", ``by`` is empty or names a column twice, or ``scores``
-        is a ``ScoresByGroup`` formed with another ``by``.
+        ``tail_weight`` outside [0, 1], ``smoothing`` is not positive (NaN included),
+        ``bins`` is below 1 or above 1,000,000, ``mean_tail`` is not "groups" or
+        "split_mean", ``by`` is empty or names a column twice, or ``scores`` is a
+        ``ScoresByGroup`` formed with another ``by``.
     TypeError
         When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
-        name or a list of column names, ``percentile`` or ``tail_weight`` is not a number, or
+        name or a list of column names, ``percentile``, ``tail_weight`` or ``smoothing`` is not a number, or
         ``bins`` is not an integer.
 
     See Also
@@ -571,6 +573,7 @@ def _cei_parameters(
     as_number(percentile, "percentile", low=0.0, high=100.0, open_low=True, open_high=True)
     as_number(tail_weight, "tail_weight", low=0.0, high=1.0)
     check_choice(mean_tail, "mean_tail", ("groups", "split_mean"))
+    as_number(smoothing, "smoothing", low=0.0, open_low=True)  # NaN gave a NaN index; a negative, NumPy's error
     parameters = {"kind": kind, "percentile": percentile, "tail_weight": tail_weight,
                   "bins": check_bins(bins), "mean_tail": mean_tail}
     if mean_tail == "split_mean":
@@ -631,6 +634,13 @@ def automatic_comprehensive_equity_index(
         name or a list of column names, ``n_std`` is not a number, or ``bins`` is not an
         integer.
 
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        When no score of a group lies beyond ``mu ± N·sigma``: its split is its 100th
+        percentile and its tail its extreme score(s) alone (a normal tail beyond N = 3 holds
+        0.135% of the scores: about 2,200 are needed for 3 of them).
+
     See Also
     --------
     biofair.comprehensive_equity_index : CEI with fixed split and weight.
@@ -670,6 +680,16 @@ def automatic_comprehensive_equity_index(
     return _index_from_divergences(divergences, names, parameters)
 
 
+def _automatic_index_marked(groups: ScoresByGroup, *, by: By, kind: ScoreKind) -> tuple[EquityIndex, bool]:
+    """CEIᴬ at its defaults for a table of results, and whether every group's tail held a score:
+    its warning of an empty tail becomes the row's ``resolved=False``, as tables mark the
+    targets they would warn about."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="CEIᴬ: no ", category=InsufficientComparisonsWarning)
+        index = automatic_comprehensive_equity_index(groups, by=by, kind=kind)
+    return index, max(index.parameters["percentiles"].values()) < 100.0
+
+
 def _share_beyond(values: NDArray, kind: ScoreKind, n_std: float) -> float:
     """The share of ascending ``values`` beyond ``mu + N·sigma`` (non-mated) or ``mu - N·sigma``
     (mated): ``mean(sign·(v - mu) > N·sigma)``, ``sign = +1`` or ``-1``.
@@ -701,9 +721,26 @@ def _share_beyond(values: NDArray, kind: ScoreKind, n_std: float) -> float:
 def _automatic_parameters(
     names: list[str], beyond: NDArray, *, kind: ScoreKind, n_std: float, bins: int
 ) -> tuple[NDArray[np.float64], dict[str, Any]]:
-    """CEIᴬ's split percentiles and parameters from each group's share beyond ``mu ± N·sigma``."""
+    """CEIᴬ's split percentiles and parameters from each group's share beyond ``mu ± N·sigma``.
+
+    A group with no score beyond is split at its 100th percentile: its tail is its extreme
+    score(s) alone, and an :class:`~biofair.InsufficientComparisonsWarning` names it (with
+    ``n`` scores, a normal tail beyond ``N`` holds ``n·(1 - Phi(N))`` of them on average: 0.3
+    for 240 scores at N = 3), and its ``Delta_i`` is 0. Beyond ``N`` of about 38,
+    ``1 - Phi(N)`` is 0 in float64: a group with a score beyond has ``Delta_i`` infinite,
+    ``sigmoid(Delta_i) = 1`` (0/0 gave NaN for all of them).
+    """
+    empty = [name for name, share in zip(names, beyond) if share == 0]
+    if empty:
+        side = "above mu + N·sigma" if kind == "nonmated" else "below mu - N·sigma"
+        warn(
+            f"CEIᴬ: no {kind.replace('nonmated', 'non-mated')} score of group(s) {', '.join(map(repr, empty))} lies "
+            f"{side} (N = n_std = {n_std:g}; a normal tail holds {norm.sf(n_std):.3g} of the scores), so each is "
+            "split at its 100th percentile and its tail is its extreme score(s) alone; use a smaller n_std or more "
+            "scores", InsufficientComparisonsWarning)
     percentiles = 100.0 * (1.0 - beyond)
-    ratio = beyond / norm.sf(n_std)
+    with np.errstate(divide="ignore"):  # 1 - Phi(N) underflows to 0 beyond N = 38: Delta_i = inf
+        ratio = np.divide(beyond, norm.sf(n_std), out=np.zeros_like(beyond), where=beyond > 0)  # no 0/0
     tail_weight = float(np.mean(expit(ratio) * percentiles / 100.0))
     return percentiles, {
         "kind": kind,

@@ -238,9 +238,11 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
             broken = table[name].str.contains("\n|\r", regex=True, na=False).to_numpy()
             row = int(broken.argmax())
             raise SchemaError(
-                f"{path}: column {name!r} of data row {row + 1} holds a line break: a quote (\") opened a "
-                f"field there that closed lines later, and every line in between was read as part of that "
-                f"one row ({table[name].iloc[row][:60]!r}...). Remove the stray quote, or quote the whole "
+                f"{path}: column {name!r} of data row {row + 1} holds a line break "
+                f"({table[name].iloc[row][:60]!r}...). A label or id may not span lines: if the file meant "
+                f"one, replace the line breaks (e.g. table[{name!r}] = table[{name!r}].str.replace('\\n', ' ') "
+                "before writing it). Otherwise a stray quote (\") opened a field there that closed lines later, "
+                "and every line in between was read as part of that one row: remove it, or quote the whole "
                 'field and double the quotes inside it ("see ""ticket""")'
             )
     unscored = _blank(table[score]).to_numpy() if score in table.columns else np.ones(len(table), dtype=bool)

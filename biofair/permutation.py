@@ -201,7 +201,10 @@ def permutation_null(
         labels of the same attributes: a subject seen only as a probe has no pair-level
         label, and swaps with its like). ``"pair"``: labels are shuffled between comparisons
         within each class (group class sizes kept). By default ``"subject"`` when the table
-        has the ``cluster`` column, else ``"pair"``.
+        has the ``cluster`` column, else ``"pair"``. The pair shuffle assumes independent
+        comparisons: when a subject's comparisons share its effect, it rejects identical
+        groups far more often than the nominal level, so keep the subject column when the
+        data have one.
     cluster : str, default "reference_subject"
         The subject column (a name the table lacks, other than the default, is an error).
     alternative : {"less", "greater"}, default "less"

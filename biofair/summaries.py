@@ -34,7 +34,7 @@ from biofair.detection_cost import _min_dcf_from_counts
 from biofair.discrepancy import area_under_fdr, fairness_discrepancy_rate
 from biofair.dispersion import outcome_fairness
 from biofair.distribution_fairness import (
-    automatic_comprehensive_equity_index,
+    _automatic_index_marked,
     comprehensive_equity_index,
     distribution_fairness_index,
 )
@@ -326,7 +326,9 @@ def fairness_summary(
         interval can exclude the estimate: identical groups, area 1, got [0.917, 0.973])
         but with its permutation ``_null_mean`` and ``_p_value``; ``garbe_fmr``, ``garbe_fnmr``, ``inequity_fmr`` and ``inequity_fnmr``
         at ``operating_fmr``; ``dfi_normal``, ``dfi_extreme``; ``cei_auto_extreme_mated``
-        and ``_nonmated`` (CEIᴬ).
+        and ``_nonmated`` (CEIᴬ), ``resolved`` False when a group has no score beyond
+        ``mu ± 3·sigma`` (its tail is then its extreme score alone: the warning of
+        :func:`biofair.automatic_comprehensive_equity_index`, given as this mark).
 
     Raises
     ------
@@ -467,6 +469,7 @@ def fairness_summary(
     add("dfi_normal", attribute, nan, dfi.normal)
     add("dfi_extreme", attribute, nan, dfi.extreme)
     for kind in ("mated", "nonmated"):
-        add(f"cei_auto_extreme_{kind}", attribute, nan, automatic_comprehensive_equity_index(groups, by=by, kind=kind).extreme)
+        automatic, resolved = _automatic_index_marked(groups, by=by, kind=kind)
+        add(f"cei_auto_extreme_{kind}", attribute, nan, automatic.extreme, resolved=resolved)
     summary = pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
     return _typed(summary).astype({"low": float, "high": float, "n_resamples": "Int64"})

@@ -254,9 +254,10 @@ def comprehensive_equity_index(
         When ``scores`` is a Parquet path or glob that matches no file.
     ValueError
         When ``kind`` is not "mated" or "nonmated", ``percentile`` lies outside (0, 100),
-        ``tail_weight`` outside [0, 1], ``bins`` is below 1 or above 1,000,000, ``mean_tail``
-        is not "groups" or "split_mean", ``scores`` is a ``Partitioned`` made for another
-        ``by``, or ``by`` is empty or names a column twice.
+        ``tail_weight`` outside [0, 1], ``smoothing`` is not positive (NaN included),
+        ``bins`` is below 1 or above 1,000,000, ``mean_tail`` is not "groups" or
+        "split_mean", ``scores`` is a ``Partitioned`` made for another ``by``, or ``by`` is
+        empty or names a column twice.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, ``percentile`` or
@@ -413,6 +414,11 @@ def automatic_comprehensive_equity_index(
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, ``n_std`` is not a number, or
         ``bins`` is not an integer.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        When no score of a group lies beyond ``mu ± N·sigma``, as in memory.
 
     See Also
     --------

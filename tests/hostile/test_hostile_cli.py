@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -764,8 +765,16 @@ def test_every_rate_at_a_target_carries_its_resolution(contested):
     assert {(r["fmr_target"], r["precise"]) for r in at_target} == {(0.1, True), (0.01, True), (0.001, False)}
     others = [m for m in summary["metrics"] if m not in at_target]
     assert all(m["k"] is None for m in others)  # no threshold set at a target
-    # an FMR bound (partial AUC, log-FMR AUC) is resolved or not; a row without one, neither
-    assert all(m["resolved"] is None and m["precise"] is None for m in others if m["fmr_target"] is None)
+    # an FMR bound (partial AUC, log-FMR AUC) is resolved or not; a row without one, neither,
+    # but CEIᴬ, resolved when every group's tail holds a score (an empty tail is its extreme score)
+    automatic = [m for m in others if m["metric"].startswith("cei_auto_")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the labels' and the empty tails' warnings, which the command showed
+        percentiles = [bf.automatic_comprehensive_equity_index(table, kind=kind).parameters["percentiles"]
+                       for kind in ("mated", "nonmated")]
+    assert [m["resolved"] for m in automatic] == [max(p.values()) < 100 for p in percentiles]
+    assert all(m["resolved"] is None and m["precise"] is None for m in others
+               if m["fmr_target"] is None and m not in automatic)
     assert all(m["resolved"] is not None for m in others if m["fmr_target"] is not None)
 
 

@@ -520,8 +520,17 @@ def stray_quote(tmp_path) -> Case:
     lines[11] = lines[11].removesuffix(",ok") + ',"blurry'
     lines[30] = lines[30].removesuffix(",ok") + ',see "ticket"'
     path.write_text("\n".join(lines) + "\n")
-    return Case(path, error=r"stray.csv: column 'note' of data row 11 holds a line break: a quote \(\"\) opened a "
-                            r"field there .* Remove the stray quote")
+    return Case(path, error=r"stray.csv: column 'note' of data row 11 holds a line break \('blurry\\n.*A label or id "
+                            r"may not span lines: .* a stray quote \(\"\) opened a field there .*: remove it")
+
+
+def quoted_line_break(tmp_path) -> Case:
+    """A label with a line break, quoted as CSV allows (pandas writes it so): refused, and the
+    message said only that a quote was stray, which this one is not."""
+    path = tmp_path / "multiline.csv"
+    example().assign(group=lambda t: t["group"].replace({"A": "Black\nAfrican"})).to_csv(path, index=False)
+    return Case(path, error=r"column 'group' of data row 1 holds a line break \('Black\\nAfrican'\.\.\.\)\. A label "
+                            r"or id may not span lines: if the file meant one, replace the line breaks")
 
 
 def trailing_separators(tmp_path) -> Case:
@@ -645,6 +654,7 @@ CASES = {
     "a bob file whose first score is mistyped": bob_first_score_mistyped,
     "two systems in one file": two_systems,
     "a stray quote in a text column": stray_quote,
+    "a quoted label with a line break": quoted_line_break,
     "separators at the end of the data rows": trailing_separators,
     "UTF-16 without a byte-order mark": utf16_without_mark,
     "carriage returns alone": carriage_returns_alone,

@@ -15,6 +15,10 @@ from hypothesis import strategies as st
 import biofair as bf
 from biofair.exceptions import SchemaError
 
+# These tests compare values; CEIᴬ's warning of an empty tail, the same in both, is compared
+# by test_automatic_cei_warns_of_an_empty_tail_as_in_memory.
+pytestmark = pytest.mark.filterwarnings("ignore:CEIᴬ. no :biofair.InsufficientComparisonsWarning")
+
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 from biofair import partitions as bp  # noqa: E402
@@ -188,6 +192,22 @@ def test_cei_and_automatic_cei_equal_the_in_memory_functions(seed, parts, decima
                        for module in (bp, bf))
     assert found.parameters == expected.parameters
     assert (found.normal, found.extreme) == (expected.normal, expected.extreme)
+
+
+@pytest.mark.filterwarnings("error")
+def test_automatic_cei_warns_of_an_empty_tail_as_in_memory():
+    """No mated score of the example's groups lies below mu - 3 sigma: each is split at its
+    100th percentile, its tail its lowest score, and both functions say so alike."""
+    scores = bf.read_scores(bf.datasets.example_scores_path())
+    messages = []
+    for compute in (bf.automatic_comprehensive_equity_index, bp.automatic_comprehensive_equity_index):
+        with pytest.warns(bf.InsufficientComparisonsWarning, match=r"^CEIᴬ: no mated score of group\(s\) 'A', 'B', "
+                          r"'C' lies below mu - N·sigma \(N = n_std = 3; a normal tail holds 0.00135 of the scores\), "
+                          r"so each is split at its 100th percentile") as caught:
+            index = compute(scores if compute is bf.automatic_comprehensive_equity_index else frame(scores, 3))
+        messages.append([str(w.message) for w in caught])
+        assert set(index.parameters["percentiles"].values()) == {100.0}
+    assert messages[0] == messages[1] and len(messages[0]) == 1
 
 
 @pytest.mark.parametrize("n_std", [0.5, 1.0])

@@ -81,6 +81,7 @@ def group_tables(draw):
 
 @pytest.mark.filterwarnings("ignore::biofair.UndefinedRateWarning")
 @pytest.mark.filterwarnings("ignore::biofair.CoarseHistogramWarning")  # possible on a random table; checked elsewhere
+@pytest.mark.filterwarnings("ignore:CEIᴬ. no :biofair.InsufficientComparisonsWarning")  # likewise: an empty tail
 @given(case=group_tables())
 @settings(max_examples=25, deadline=None)
 def test_indices_in_range_and_invariant_to_order(case):

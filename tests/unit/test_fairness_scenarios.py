@@ -429,3 +429,45 @@ def test_fdr_on_dev_scores_that_share_subjects_with_the_evaluation_is_flagged_op
     flags = {name: bf.fairness_discrepancy_rate(split.eval, dev=dev, fmr_targets=[0.1])["optimistic"].item()
              for name, dev in (("itself", split.eval), ("every subject", table), ("disjoint", split.dev))}
     assert flags == {"itself": True, "every subject": True, "disjoint": False}
+
+
+@pytest.mark.parametrize("n_std", [10.0, 39.0, 60.0])
+def test_automatic_cei_with_empty_tails_warns_and_stays_finite(n_std):
+    """No score lies beyond mu + N sigma: each group is split at its 100th percentile, and the
+    index warns. At N = 39, 1 - Phi(N) is 0 in float64 and Delta = 0/0 made the index NaN."""
+    table = beta_scenario("balanced", n_groups=2, n_mated=2_000, n_nonmated=2_000, rng=0)
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=r"CEIᴬ: no non-mated score of group\(s\) 'A', 'B' "
+                      r"lies above mu \+ N·sigma"):
+        index = bf.automatic_comprehensive_equity_index(table, kind="nonmated", n_std=n_std)
+    assert np.isfinite([index.normal, index.extreme, index.parameters["tail_weight"]]).all()
+    assert index.parameters["tail_mass_ratio"] == {"A": 0.0, "B": 0.0}
+    assert index.parameters["tail_weight"] == 0.5  # sigmoid(0) times a split at the 100th percentile
+
+
+def test_automatic_cei_with_a_score_beyond_where_the_normal_tail_underflows():
+    """At N = 40 one score far beyond: Delta is infinite, sigmoid 1, no NaN and no warning."""
+    rng = np.random.default_rng(0)
+    scores = np.concatenate([rng.normal(0, 1, 4_000), [0.0]])
+    group = np.repeat(["A", "B"], [2_000, 2_001])
+    table = pd.DataFrame({"score": np.r_[scores, rng.normal(5, 1, 400)], "mated": np.r_[np.zeros(4_001, bool),
+                                                                                      np.ones(400, bool)],
+                          "group": np.r_[group, np.repeat(["A", "B"], 200)]})
+    table.loc[0, "score"] = 1e6  # group A: one score 1e6 above the rest (sigma about 2e4, so N = 40 reaches it)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        index = bf.automatic_comprehensive_equity_index(table, kind="nonmated", n_std=40)
+    assert index.parameters["tail_mass_ratio"]["A"] == np.inf
+    assert [str(w.message) for w in caught if "CEIᴬ" in str(w.message)] == [
+        "CEIᴬ: no non-mated score of group(s) 'B' lies above mu + N·sigma (N = n_std = 40; a normal tail holds "
+        "0 of the scores), so each is split at its 100th percentile and its tail is its extreme score(s) alone; "
+        "use a smaller n_std or more scores"]
+    assert np.isfinite([index.normal, index.extreme]).all()
+
+
+@pytest.mark.parametrize("smoothing, error", [(float("nan"), ValueError), (-1e-6, ValueError), (0.0, ValueError),
+                                              ("1e-6", TypeError)])
+def test_cei_smoothing_is_checked(smoothing, error):
+    """smoothing=NaN gave a NaN index, a negative value was accepted, text gave NumPy's error."""
+    table = beta_scenario("BG", n_groups=2, n_mated=500, n_nonmated=500, rng=0)
+    with pytest.raises(error, match="smoothing must"):
+        bf.comprehensive_equity_index(table, mean_tail="split_mean", smoothing=smoothing)

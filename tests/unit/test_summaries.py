@@ -275,3 +275,16 @@ def test_identical_groups_have_a_perfect_fdr_area_and_nothing_to_reject():
     assert rows.loc["area_under_fdr_log10", "value"] == 1.0 and np.isnan(rows.loc["area_under_fdr_log10", "low"])
     assert rows.loc["area_under_fdr_log10_null_mean", "value"] <= 1.0
     assert rows.loc["area_under_fdr_log10_p_value", "value"] == 1.0  # no permutation is fairer than identical
+
+
+@pytest.mark.filterwarnings("error")
+def test_cei_auto_rows_are_unresolved_when_a_group_tail_is_empty():
+    """The example's mated scores: no group has one below mu - 3 sigma, so CEIᴬ compares each
+    group's lowest score alone. The row says so (resolved=False) instead of warning; the
+    non-mated tails hold scores (resolved=True)."""
+    table = bf.read_scores(bf.datasets.example_scores_path())
+    summary = bf.fairness_summary(table, n_resamples=40, n_permutations=10, rng=0).set_index("metric")
+    assert summary.loc[["cei_auto_extreme_mated", "cei_auto_extreme_nonmated"], "resolved"].tolist() == [False, True]
+    with pytest.warns(bf.InsufficientComparisonsWarning, match="CEIᴬ: no mated score"):
+        direct = bf.automatic_comprehensive_equity_index(table, kind="mated")
+    assert summary.loc["cei_auto_extreme_mated", "value"] == direct.extreme
