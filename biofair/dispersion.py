@@ -12,7 +12,16 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, ZeroRate
-from biofair._validation import as_rates, as_target, as_threshold, check_alpha, is_real_dtype, power_of_two_scaled, unmasked
+from biofair._validation import (
+    as_rates,
+    as_target,
+    as_threshold,
+    check_alpha,
+    check_choice,
+    is_real_dtype,
+    power_of_two_scaled,
+    unmasked,
+)
 from biofair._warnings import warn
 from biofair.exceptions import UndefinedRateWarning
 from biofair.groups import GroupRates, ScoresByGroup, _group_rates, _pooled_threshold, scores_by_group
@@ -109,6 +118,7 @@ def _comparisons_per_group(counts: ArrayLike, k: int) -> NDArray[np.float64]:
 
 def _inequity(rates: NDArray, counts: NDArray | None, zero: str) -> tuple[float, NDArray[np.bool_]]:
     """Inequity and the mask of rates replaced by their upper bound."""
+    check_choice(zero, "zero", ("upper_bound", "raise"))  # another value acted as "upper_bound"
     replaced = rates == 0.0
     if replaced.any():
         if zero == "raise":
@@ -156,7 +166,8 @@ def inequity(
     ------
     ValueError
         When a rate lies outside [0, 1], ``counts`` does not give a whole, positive number
-        for each rate, or a rate is zero with ``zero="raise"`` or without ``counts``.
+        for each rate, ``zero`` is neither "upper_bound" nor "raise", or a rate is zero with
+        ``zero="raise"`` or without ``counts``.
 
     Warns
     -----
@@ -284,7 +295,8 @@ def outcome_fairness(
         :func:`biofair.fairness_discrepancy_rate` takes several targets).
     ValueError
         When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN,
-        ``fmr`` lies outside [0, 1], or a rate is zero with ``zero="raise"``.
+        ``fmr`` lies outside [0, 1], ``zero`` is neither "upper_bound" nor "raise", or a rate
+        is zero with ``zero="raise"``.
 
     Warns
     -----

@@ -20,7 +20,16 @@ from biofair._resampling import resolution_warned_once, weighted_replicates
 from biofair._threads import IN_TWO_THREADS_FROM, here_and_there
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
-from biofair._validation import as_count, as_rng, as_scores, as_targets, check_bound, check_finite
+from biofair._validation import (
+    as_count,
+    as_rng,
+    as_scores,
+    as_target,
+    as_targets,
+    check_alpha,
+    check_bound,
+    check_finite,
+)
 from biofair.areas import (
     _log_fmr_auc_from_counts,
     _partial_aucs_from_counts,
@@ -350,8 +359,8 @@ def fairness_summary(
         :func:`biofair.operating_summary`), or a bootstrapped statistic that is NaN or infinite
         (see :func:`biofair.bootstrap`).
     TypeError
-        When ``fmr_targets`` is not a sequence of numbers (one number is refused),
-        ``operating_fmr`` is not one number, ``alpha`` or ``confidence`` is not a number,
+        When ``scores`` is not a DataFrame, ``fmr_targets`` is not a sequence of numbers (one
+        number is refused), ``operating_fmr`` is not one number, ``alpha`` or ``confidence`` is not a number,
         ``n_resamples`` or ``n_permutations`` is not an integer, ``cluster`` is not a column
         name, ``rng`` is neither a Generator, a non-negative integer seed nor None, or ``by``
         is not a column name or a list of column names.
@@ -391,8 +400,14 @@ def fairness_summary(
     >>> summary["unit"].dropna().unique().tolist()
     ['subject']
     """
+    if not isinstance(scores, pd.DataFrame):
+        raise TypeError(f"scores must be a score table (a pandas DataFrame), got {type(scores).__name__}")
+    # every option and the grouping are checked before the bootstraps, not minutes after them
     targets = as_targets(fmr_targets, "fmr_targets")
-    as_count(n_permutations, "n_permutations")  # before the bootstraps, not after them
+    as_count(n_permutations, "n_permutations")
+    check_alpha(alpha)
+    as_target(operating_fmr, "operating_fmr")
+    groups = scores_by_group(scores, by=by)
     unit = "pair" if _resampled_cluster(scores, unit, cluster) is None else "subject"
     rng = as_rng(rng)
     resampling = {"n_resamples": n_resamples, "unit": unit, "cluster": cluster, "confidence": confidence,
@@ -419,7 +434,6 @@ def fairness_summary(
 
     # The groups: one threshold for everyone at each target, and the distribution indices.
     attribute = by if isinstance(by, str) else " / ".join(by)
-    groups = scores_by_group(scores, by=by)
     # Without cross-group pairs the thresholds rest on the scores the system rows used, whose
     # warning has named the same targets with the same N: it is not given twice.
     repeated = _pooled_size(groups) == nonmated.size

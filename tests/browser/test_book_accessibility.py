@@ -83,3 +83,18 @@ def test_keyboard_focus_is_visible(browser, site, selector):
     tab = open_page(browser, site, CHAPTERS[2], PHONE)
     assert focus_ring_pixels(tab, selector) > 50, selector  # 104 to 5,636 with a ring, 0 to 20 without
     tab.close()
+
+
+@pytest.mark.parametrize("toggle, dialog", [(".primary-toggle", "#pst-primary-sidebar-modal"),
+                                            (".secondary-toggle", "#pst-secondary-sidebar-modal")])
+def test_a_drawer_closed_by_escape_gives_the_focus_back_to_its_button(browser, site, toggle, dialog):
+    """The focus fell to the page's body, and the next Tab started again from the top."""
+    tab = open_page(browser, site, CHAPTERS[0], PHONE)
+    button = next(b for b in tab.locator(toggle).all() if b.is_visible())
+    button.focus()
+    tab.keyboard.press("Enter")
+    tab.wait_for_function(f"document.querySelector('{dialog}').open")
+    tab.keyboard.press("Escape")
+    tab.wait_for_function(f"!document.querySelector('{dialog}').open")
+    assert button.evaluate("b => b === document.activeElement")
+    tab.close()

@@ -471,3 +471,12 @@ def test_cei_smoothing_is_checked(smoothing, error):
     table = beta_scenario("BG", n_groups=2, n_mated=500, n_nonmated=500, rng=0)
     with pytest.raises(error, match="smoothing must"):
         bf.comprehensive_equity_index(table, mean_tail="split_mean", smoothing=smoothing)
+
+
+def test_an_unknown_zero_option_is_refused():
+    """zero="yes" (anything but "raise") acted as "upper_bound"."""
+    with pytest.raises(ValueError, match="zero must be 'upper_bound' or 'raise', got 'yes'"):
+        bf.inequity([0.1, 0.2], counts=[10, 10], zero="yes")
+    table = beta_scenario("BG", n_groups=2, n_mated=500, n_nonmated=500, rng=0)
+    with pytest.raises(ValueError, match="zero must be"):
+        bf.outcome_fairness(table, fmr=1e-1, zero="Raise")

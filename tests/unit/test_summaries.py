@@ -288,3 +288,25 @@ def test_cei_auto_rows_are_unresolved_when_a_group_tail_is_empty():
     with pytest.warns(bf.InsufficientComparisonsWarning, match="CEIᴬ: no mated score"):
         direct = bf.automatic_comprehensive_equity_index(table, kind="mated")
     assert summary.loc["cei_auto_extreme_mated", "value"] == direct.extreme
+
+
+@pytest.mark.parametrize("options, error, message", [
+    ({"by": 3}, TypeError, "by must be a column name"),
+    ({"by": "gender"}, bf.SchemaError, "no group column for 'gender'"),
+    ({"alpha": 2}, ValueError, r"alpha must lie in \[0, 1\]"),
+    ({"operating_fmr": 1.5}, ValueError, r"operating_fmr must lie in \[0, 1\]"),
+])
+def test_fairness_summary_checks_its_options_before_any_bootstrap(monkeypatch, options, error, message):
+    """by=3 gave Python's 'can only join an iterable', and a wrong alpha or operating_fmr (named
+    'fmr') was found only after the bootstraps, minutes into a large table."""
+    import biofair.summaries
+
+    def no_bootstrap(*args, **kwargs):
+        raise AssertionError("a bootstrap ran before the options were checked")
+
+    monkeypatch.setattr(biofair.summaries, "bootstrap", no_bootstrap)
+    table = bf.read_scores(bf.datasets.example_scores_path())
+    with pytest.raises(error, match=message):
+        bf.fairness_summary(table, n_resamples=40, n_permutations=10, **options)
+    with pytest.raises(TypeError, match="scores must be a score table"):
+        bf.fairness_summary(table.to_dict("list"))
