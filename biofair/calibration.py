@@ -24,7 +24,7 @@ from biofair._counts import counts_at, error_counts_sorted, sorted_scores
 from biofair._typing import By
 from biofair._validation import as_count, as_number, as_scores, power_of_two_exponent
 from biofair._warnings import warn
-from biofair.detection_cost import _min_dcf_from_counts
+from biofair.detection_cost import _checked_costs, _min_dcf_from_counts
 from biofair.dispersion import garbe, inequity
 from biofair.exceptions import SchemaError, UndefinedRateWarning
 from biofair.groups import ScoresByGroup, scores_by_group
@@ -36,9 +36,7 @@ _FAIRNESS_MEASURES = ["cllr", "min_cllr", "calibration_loss", "actual_dcf", "min
 
 def _bayes_threshold(p_target: float, c_miss: float, c_fa: float) -> float:
     """``ln(c_fa (1 - p) / (c_miss p))``: accept iff the LLR reaches it (Bayes decision)."""
-    as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
-    as_number(c_miss, "c_miss", low=0.0, open_low=True, open_high=True)
-    as_number(c_fa, "c_fa", low=0.0, open_low=True, open_high=True)
+    p_target, c_miss, c_fa = _checked_costs(p_target, c_miss, c_fa)
     return float(np.log(c_fa * (1.0 - p_target)) - np.log(c_miss * p_target))
 
 
@@ -289,8 +287,8 @@ def actual_dcf(
     ValueError
         When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN, a
         masked value or an integer beyond ``±2**53`` (``±inf`` is allowed: infinite evidence);
-        or when ``p_target`` lies outside (0, 1), or ``c_miss`` or ``c_fa`` is not a positive,
-        finite number.
+        or when ``p_target`` lies outside (0, 1), ``c_miss`` or ``c_fa`` is not a positive,
+        finite number, or ``c_miss·p_target`` or ``c_fa·(1 - p_target)`` is 0 in float64.
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
         numbers are refused), or ``p_target``, ``c_miss`` or ``c_fa`` is not a number.
@@ -661,9 +659,10 @@ def calibration_by_group(
         no homogeneous non-mated comparison (named, with its counts); or when a group is
         labelled ``"(all)"``, the name of the pooled row.
     ValueError
-        When ``p_target`` lies outside (0, 1), or ``c_miss`` or ``c_fa`` is not a positive,
-        finite number; or when ``by`` is empty or names a column twice or ``scores`` is a
-        ``ScoresByGroup`` formed with another ``by``.
+        When ``p_target`` lies outside (0, 1), ``c_miss`` or ``c_fa`` is not a positive,
+        finite number, or ``c_miss·p_target`` or ``c_fa·(1 - p_target)`` is 0 in float64; or
+        when ``by`` is empty or names a column twice or ``scores`` is a ``ScoresByGroup``
+        formed with another ``by``.
     TypeError
         When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
         name or a list of column names, or ``p_target``, ``c_miss`` or ``c_fa`` is not a

@@ -13,6 +13,22 @@ from biofair._summation import SMALL_PART, parts
 from biofair._validation import as_number
 
 
+def _checked_costs(p_target: float, c_miss: float, c_fa: float) -> tuple[float, float, float]:
+    """The prior and costs of a detection cost, checked: ``p`` in (0, 1), positive finite costs
+    whose weighted costs ``c_miss·p`` and ``c_fa·(1-p)`` are positive in float64 (an underflow
+    to 0 made the normalised cost 0/0: NaN, or a ZeroDivisionError)."""
+    p_target = as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
+    c_miss = as_number(c_miss, "c_miss", low=0.0, open_low=True, open_high=True)
+    c_fa = as_number(c_fa, "c_fa", low=0.0, open_low=True, open_high=True)
+    weighted = (c_miss * p_target, c_fa * (1.0 - p_target))
+    if min(weighted) == 0.0:
+        raise ValueError(
+            f"c_miss·p_target = {weighted[0]:g} and c_fa·(1 - p_target) = {weighted[1]:g} must both be positive in "
+            "float64: bring the costs and the prior within a few hundred orders of magnitude"
+        )
+    return p_target, c_miss, c_fa
+
+
 def _min_dcf_from_counts(
     counts: ErrorCounts | MatedCounts, p_target: float = 0.01, c_miss: float = 1.0, c_fa: float = 1.0
 ) -> float:
@@ -21,9 +37,7 @@ def _min_dcf_from_counts(
     The cost grows with both errors, so over all achievable thresholds it is smallest at
     one of the points :class:`~biofair._counts.MatedCounts` holds.
     """
-    p_target = as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
-    c_miss = as_number(c_miss, "c_miss", low=0.0, open_low=True, open_high=True)
-    c_fa = as_number(c_fa, "c_fa", low=0.0, open_low=True, open_high=True)
+    p_target, c_miss, c_fa = _checked_costs(p_target, c_miss, c_fa)
 
     def lowest_cost(fmr: NDArray, fnmr: NDArray) -> float:
         return float(np.min(c_miss * p_target * fnmr + c_fa * (1.0 - p_target) * fmr))
@@ -77,7 +91,8 @@ def min_dcf(
     ValueError
         When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
         infinite score, a masked value or an integer beyond ``±2**53``; or when ``p_target``
-        lies outside (0, 1), or ``c_miss`` or ``c_fa`` is not a positive, finite number.
+        lies outside (0, 1), ``c_miss`` or ``c_fa`` is not a positive, finite number, or
+        ``c_miss·p_target`` or ``c_fa·(1 - p_target)`` is 0 in float64.
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
         numbers are refused), or ``p_target``, ``c_miss`` or ``c_fa`` is not a number.

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 from scipy import optimize, stats
 
 from biofair._resampling import interval
-from biofair._validation import as_targets, check_alpha
+from biofair._validation import as_number, as_targets, check_alpha
 from biofair._binomial import binomial_intervals
 from biofair.differentials import _clustered_replicates
 from biofair.discrepancy import _discrepancy, _max_gap
@@ -64,11 +64,12 @@ def gaussian_scores(
     Raises
     ------
     ValueError
-        When ``n_mated`` or ``n_nonmated`` is below 1, ``tail_share`` lies outside [0, 1] (NaN
-        included), ``mated_std`` or ``nonmated_std`` is negative (NumPy's error), or ``rng`` is
-        a negative seed (NumPy's error).
+        When ``n_mated`` or ``n_nonmated`` is below 1, ``tail_share`` lies outside [0, 1], a
+        mean or a standard deviation is NaN or infinite, a standard deviation is negative, or
+        ``rng`` is a negative seed (NumPy's error).
     TypeError
-        When ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
+        When a mean, a standard deviation or ``tail_share`` is not a number, or ``rng`` is
+        neither a Generator, an integer seed nor None (NumPy's error).
 
     See Also
     --------
@@ -89,8 +90,11 @@ def gaussian_scores(
     """
     if n_mated < 1 or n_nonmated < 1:
         raise ValueError(f"n_mated and n_nonmated must be at least 1, got {n_mated} and {n_nonmated}")
-    if not 0.0 <= tail_share <= 1.0:
-        raise ValueError(f"tail_share must lie in [0, 1], got {tail_share!r}")
+    as_number(tail_share, "tail_share", low=0.0, high=1.0)
+    for name, value in (("mated_mean", mated_mean), ("tail_mean", tail_mean)):
+        as_number(value, name)  # NaN drew NaN scores
+    for name, value in (("mated_std", mated_std), ("nonmated_std", nonmated_std)):
+        as_number(value, name, low=0.0)
     rng = np.random.default_rng(rng)
     mated = rng.normal(mated_mean, mated_std, n_mated)
     in_tail = rng.random(n_nonmated) < tail_share
@@ -118,6 +122,13 @@ FDR_CANONICAL = {
     True: {"0": (4.78, 0.61, 0.0), "1": (4.78, 0.61, 0.0), "2": (4.78, 0.61, 0.0)},
     False: {"0": (5.2, 0.61, 0.5), "1": (4.7, 0.61, 0.0), "2": (4.3, 0.61, -0.5)},
 }
+
+
+def _fair(fair: bool) -> bool:
+    """``fair``, if it is a bool (``fair="yes"`` gave a KeyError)."""
+    if not isinstance(fair, (bool, np.bool_)):
+        raise TypeError(f"fair must be True or False, got {fair!r}")
+    return bool(fair)
 
 
 def fdr_canonical_system(
@@ -161,8 +172,8 @@ def fdr_canonical_system(
         that class, which the fairness indices refuse), or ``rng`` is a negative seed (NumPy's
         error).
     TypeError
-        When ``n_mated`` or ``n_nonmated`` is not an integer, or ``rng`` is neither a
-        Generator, an integer seed nor None (NumPy's error).
+        When ``fair`` is not a bool, ``n_mated`` or ``n_nonmated`` is not an integer, or
+        ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
 
     See Also
     --------
@@ -190,7 +201,7 @@ def fdr_canonical_system(
                 rng.normal(mated_mean, mated_std, n_mated),
                 rng.normal(nonmated_mean, 1.0, n_nonmated),
             )
-            for name, (mated_mean, mated_std, nonmated_mean) in FDR_CANONICAL[fair].items()
+            for name, (mated_mean, mated_std, nonmated_mean) in FDR_CANONICAL[_fair(fair)].items()
         ],
         ignore_index=True,
     )
@@ -239,8 +250,8 @@ def fdr_canonical_rates(
         When ``alpha`` lies outside [0, 1], or ``fmr_targets`` is empty or holds a target
         outside (0, 1) (NaN included).
     TypeError
-        When ``alpha`` is not a number, or ``fmr_targets`` is not a sequence of numbers (one
-        number is refused).
+        When ``fair`` is not a bool, ``alpha`` is not a number, or ``fmr_targets`` is not a
+        sequence of numbers (one number is refused).
 
     See Also
     --------
@@ -277,7 +288,7 @@ def fdr_canonical_rates(
     targets = as_targets(fmr_targets, "fmr_targets")
     if np.any((targets <= 0) | (targets >= 1)):
         raise ValueError(f"fmr_targets must lie strictly between 0 and 1, got {fmr_targets!r}")
-    params = FDR_CANONICAL[fair]
+    params = FDR_CANONICAL[_fair(fair)]
     names = list(params)
     mated_mean, mated_std, nonmated_mean = (np.array(column, dtype=float) for column in zip(*params.values()))
     thresholds = np.array([_pooled_normal_threshold(nonmated_mean, float(x)) for x in targets])
@@ -332,7 +343,8 @@ def fdr_cross_group_system(
         When ``n_mated`` or ``n_nonmated`` is below 1, ``cross_shift`` is negative or NaN, or
         ``rng`` is a negative seed (NumPy's error).
     TypeError
-        When ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
+        When ``fair`` is not a bool, or ``rng`` is neither a Generator, an integer seed nor
+        None (NumPy's error).
 
     See Also
     --------
@@ -364,7 +376,7 @@ def fdr_cross_group_system(
     if not cross_shift >= 0:
         raise ValueError(f"cross_shift must be non-negative, got {cross_shift!r}")
     rng = np.random.default_rng(rng)
-    params = FDR_CANONICAL[fair]
+    params = FDR_CANONICAL[_fair(fair)]
     parts = []
     for reference, (mated_mean, mated_std, reference_mean) in params.items():
         parts.append(pd.DataFrame({"score": rng.normal(mated_mean, mated_std, n_mated), "mated": True,
@@ -470,8 +482,7 @@ def beta_scenario(
     """
     if scenario not in ("balanced", "BG", "BI", "BC"):
         raise ValueError(f"scenario must be 'balanced', 'BG', 'BI' or 'BC', got {scenario!r}")
-    if strength < 0:
-        raise ValueError(f"strength must be non-negative, got {strength!r}")
+    as_number(strength, "strength", low=0.0)  # NaN passed "strength < 0" and drew NaN shares
     if scenario == "BC" and strength > 1.4:
         raise ValueError(f"BC needs strength at most 1.4 to keep the order of the scores, got {strength!r}")
     if not 2 <= n_groups <= 26:
@@ -626,7 +637,8 @@ def identification_embeddings(
         exceeds ``n_enrolled``, ``dim`` is below 2, or ``rng`` is a negative seed (NumPy's
         error).
     TypeError
-        When ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
+        When ``fair`` is not a bool, or ``rng`` is neither a Generator, an integer seed nor
+        None (NumPy's error).
 
     See Also
     --------
@@ -658,7 +670,7 @@ def identification_embeddings(
     rng = np.random.default_rng(rng)
     per_group = n_enrolled + n_nonenrolled
     gallery, gallery_subjects, probes, probe_subjects, probe_groups = [], [], [], [], []
-    for g, (name, (noise, crowding)) in enumerate(IDENTIFICATION_GROUPS[fair].items()):
+    for g, (name, (noise, crowding)) in enumerate(IDENTIFICATION_GROUPS[_fair(fair)].items()):
         direction = _unit(rng.normal(size=(1, dim)))
         identities = _unit(crowding * direction + rng.normal(size=(per_group, dim)) / np.sqrt(dim))
         subjects = g * per_group + np.arange(per_group)

@@ -223,3 +223,14 @@ def test_calibration_by_group_matches_per_group_calls():
     assert fairness.loc["cllr", "ratio"] == pytest.approx(values.max() / values.min())
     # two groups: Inequity is sqrt(max / min) (scale-free)
     assert fairness.loc["cllr", "inequity"] == pytest.approx(math.sqrt(values.max() / values.min()))
+
+
+@pytest.mark.parametrize("costs", [{"c_miss": 1e-320, "p_target": 1e-10}, {"c_miss": 1e-300, "p_target": 1e-300},
+                                   {"c_fa": 1e-320, "p_target": 0.999999}])
+def test_costs_whose_products_leave_float64_are_refused(costs):
+    """c_miss·p_target underflowing to 0 made actual_dcf NaN (0/0) and min_dcf raise
+    ZeroDivisionError."""
+    mated, nonmated = np.array([1.0, 2.0, 3.0]), np.array([0.0, -1.0, 0.5])
+    for cost in (bf.min_dcf, bf.actual_dcf):
+        with pytest.raises(ValueError, match=r"c_miss·p_target = .* must both be positive"):
+            cost(mated, nonmated, **costs)

@@ -480,3 +480,17 @@ def test_an_unknown_zero_option_is_refused():
     table = beta_scenario("BG", n_groups=2, n_mated=500, n_nonmated=500, rng=0)
     with pytest.raises(ValueError, match="zero must be"):
         bf.outcome_fairness(table, fmr=1e-1, zero="Raise")
+
+
+@pytest.mark.parametrize("draw, options, error, message", [
+    (bf.synthetic.fdr_canonical_system, {"fair": "yes"}, TypeError, "fair must be True or False"),
+    (bf.synthetic.fdr_canonical_rates, {"fair": 1}, TypeError, "fair must be True or False"),
+    (bf.synthetic.identification_embeddings, {"fair": None}, TypeError, "fair must be True or False"),
+    (bf.synthetic.beta_scenario, {"strength": float("nan")}, ValueError, "strength must lie in"),
+    (bf.synthetic.gaussian_scores, {"mated_mean": float("nan")}, ValueError, "mated_mean must lie in"),
+    (bf.synthetic.gaussian_scores, {"nonmated_std": -1.0}, ValueError, "nonmated_std must lie in"),
+])
+def test_generators_refuse_options_that_drew_nan_or_raised_key_errors(draw, options, error, message):
+    """fair="yes" raised KeyError: 'yes'; a NaN mean or strength drew NaN scores."""
+    with pytest.raises(error, match=message):
+        draw(**options)
