@@ -683,7 +683,7 @@ def contested(tmp_path_factory):
         os.kill(first.pid, signal.SIGCONT)
     paused = time.monotonic() - paused
     first_out, first_err = first.communicate(timeout=900)
-    return {"output": output, "table": table, "duration": time.monotonic() - start - paused, "kernels": kernels,
+    return {"output": output, "path": path, "table": table, "duration": time.monotonic() - start - paused, "kernels": kernels,
             "first": (first.returncode, first_out, first_err), "second": (second.returncode, second_out, second_err)}
 
 
@@ -745,6 +745,16 @@ def test_every_row_is_in_the_report(contested):
     expected = table.groupby("group")["mated"].agg(n_mated="sum", n_nonmated=lambda m: (~m).sum())
     assert rows["groups"] == expected.astype(int).to_dict("index")
     assert set(rows["groups"]) == {"01", "1", "$\\foo$ / x", "(missing)"}
+
+
+def test_the_summary_names_the_file_it_describes_by_size_and_digest(contested):
+    """differential.json did; summary.json gave only the path, which another file can take."""
+    import hashlib
+
+    source = json.loads((contested["output"] / "summary.json").read_text())["source"]
+    data = Path(contested["path"]).read_bytes()
+    assert source == {"path": str(Path(contested["path"]).resolve()), "bytes": len(data),
+                      "sha256": hashlib.sha256(data).hexdigest()}
 
 
 def test_every_rate_at_a_target_carries_its_resolution(contested):
