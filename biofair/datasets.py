@@ -75,8 +75,8 @@ def cache_dir() -> Path:
     Raises
     ------
     RuntimeError
-        When the home directory cannot be determined (no ``HOME`` and no password entry for the
-        user: Python's ``Path.home()``).
+        When ``BIOFAIR_CACHE`` is not set and the home directory cannot be determined (no
+        ``HOME`` and no password entry for the user: Python's ``Path.home()``).
 
     See Also
     --------
@@ -92,7 +92,9 @@ def cache_dir() -> Path:
     >>> bf.datasets.cache_dir().is_absolute()
     True
     """
-    return Path(os.environ.get("BIOFAIR_CACHE", Path.home() / ".cache" / "biofair"))
+    if "BIOFAIR_CACHE" in os.environ:  # no home directory is looked up then (there may be none)
+        return Path(os.environ["BIOFAIR_CACHE"])
+    return Path.home() / ".cache" / "biofair"
 
 
 def _bt4vt_file(name: str) -> Path:

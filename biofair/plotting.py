@@ -570,8 +570,8 @@ def plot_det(
     ['A']
     """
     max_rate = as_number(max_rate, "max_rate", low=min(_DET_TICKS), high=1.0, open_low=True, open_high=True)
+    counts = error_counts(mated, nonmated)  # checked before a figure is made: none is left open
     ax = _axes(ax)
-    counts = error_counts(mated, nonmated)
     first = not isinstance(ax.xaxis.get_major_locator(), _ProbitTicks)
     _probit_axis(ax, "x", counts.n_nonmated, max_rate)
     _probit_axis(ax, "y", counts.n_mated, max_rate)
@@ -663,8 +663,8 @@ def plot_roc(
     >>> ax.get_xscale(), float(ax.get_xlim()[0])
     ('log', 0.0002)
     """
+    counts = error_counts(mated, nonmated)  # checked before a figure is made: none is left open
     ax = _axes(ax)
-    counts = error_counts(mated, nonmated)
     fmr, tmr = counts.fmr[::-1], counts.tmr[::-1]
     left = 1.0 / counts.n_nonmated
     if ax.has_data() and ax.get_xscale() == "log":  # another curve is there: keep its range too
@@ -757,8 +757,8 @@ def plot_bayes_error(
     """
     from biofair.calibration import bayes_error_rates
 
+    table = bayes_error_rates(mated, nonmated, prior_log_odds=prior_log_odds)  # before a figure is made
     ax = _axes(ax)
-    table = bayes_error_rates(mated, nonmated, prior_log_odds=prior_log_odds)
     table = table.sort_values("prior_log_odds", kind="stable")  # joined left to right, not as given
     top = max(1.2, min(2.0, float(np.nanmax(table["actual_dcf"])) * 1.05))
     if ax.has_data():  # curves drawn before keep their range

@@ -10,7 +10,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, ZeroRate
-from biofair._validation import as_target, as_targets, as_thresholds, check_alpha
+from biofair._validation import as_target, as_targets, as_threshold, as_thresholds, check_alpha
 from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_gap, _warn_if_dev_lacks_groups
 from biofair.dispersion import OutcomeFairness, _outcome_from_rates
 from biofair.groups import GroupRates, _rates_table
@@ -394,6 +394,8 @@ def outcome_fairness(
     """
     if (threshold is None) == (fmr is None):
         raise ValueError("give exactly one of threshold= and fmr=")
+    if threshold is not None:
+        as_threshold(threshold)  # named in the singular, as in memory
     check_alpha(alpha)
     data = partitioned(scores, by=by)
     if fmr is not None:

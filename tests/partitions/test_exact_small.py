@@ -527,3 +527,13 @@ def test_hive_folders_whose_values_read_as_one_number_are_named(tmp_path):
         table(seed, 200, decimals=2).drop(columns="group").to_parquet(tmp_path / folder / "part-0.parquet", index=False)
     with pytest.raises(SchemaError, match=r"hold values that read as the same number \(such as 1 and 01\)"):
         bp.census(str(tmp_path))
+
+
+@pytest.mark.parametrize("threshold, error, message", [(float("nan"), ValueError, "threshold is NaN"),
+                                                       ("3.5", TypeError, "threshold must be a number")])
+def test_outcome_fairness_names_a_bad_threshold_as_in_memory(threshold, error, message):
+    """Out of core said 'thresholds has 1 NaN values', naming an argument that does not exist."""
+    scores = bf.read_scores(bf.datasets.example_scores_path())
+    for compute, data in ((bf.outcome_fairness, scores), (bp.outcome_fairness, frame(scores, 2))):
+        with pytest.raises(error, match=f"^{message}"):
+            compute(data, threshold=threshold)

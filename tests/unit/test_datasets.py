@@ -64,3 +64,19 @@ def test_missing_package_says_how_to_install(monkeypatch, tmp_path):
         datasets.load_voxceleb1h()
     with pytest.raises(ValueError, match="model must be one of"):
         datasets.load_voxceleb1h("ecapa")
+
+
+def test_the_cache_folder_set_by_the_environment_needs_no_home(monkeypatch, tmp_path):
+    """With BIOFAIR_CACHE set, a process without a home directory (no HOME, no password
+    entry) got Path.home()'s RuntimeError: the default was computed before the variable was read."""
+    from pathlib import Path
+
+    def no_home():
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    monkeypatch.setenv("BIOFAIR_CACHE", str(tmp_path))
+    assert datasets.cache_dir() == tmp_path
+    monkeypatch.delenv("BIOFAIR_CACHE")
+    with pytest.raises(RuntimeError, match="home directory"):
+        datasets.cache_dir()

@@ -402,3 +402,13 @@ def test_group_styles_of_one_string_is_refused():
     """group_styles("abc") styled the letters a, b and c (a helper's audit)."""
     with pytest.raises(TypeError, match=r"^groups must be a collection of group labels, e\.g\. \['a', 'b'\], got 'abc'$"):
         plotting.group_styles("abc")
+
+
+@pytest.mark.parametrize("plot", [bf.plotting.plot_roc, bf.plotting.plot_det, bf.plotting.plot_bayes_error])
+def test_a_refused_plot_leaves_no_figure_open(plot):
+    """plot_roc, plot_det and plot_bayes_error made their figure, then found the scores bad:
+    an empty figure stayed open (and showed up in a notebook's next output)."""
+    plt.close("all")
+    with pytest.raises(ValueError):
+        plot(np.array([1.0, np.nan]), np.array([0.0, 0.5]))
+    assert plt.get_fignums() == []

@@ -310,3 +310,10 @@ def test_fairness_summary_checks_its_options_before_any_bootstrap(monkeypatch, o
         bf.fairness_summary(table, n_resamples=40, n_permutations=10, **options)
     with pytest.raises(TypeError, match="scores must be a score table"):
         bf.fairness_summary(table.to_dict("list"))
+
+
+def test_operating_summary_refuses_min_fmr_of_one_in_its_own_words():
+    """The message named a max_fmr that operating_summary does not have."""
+    mated, nonmated = np.array([1.0, 2.0, 3.0]), np.array([0.0, 0.5, 1.5, 2.5])
+    with pytest.raises(ValueError, match=r"^min_fmr must be below 1: the log-FMR area runs from min_fmr to FMR = 1"):
+        bf.operating_summary(mated, nonmated, fmr_targets=[0.5], pauc_bounds=[0.5], min_fmr=1)
