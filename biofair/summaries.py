@@ -160,11 +160,12 @@ def operating_summary(
     nonmated = as_scores(nonmated, "nonmated", keep_float32=True, finite=False)
     targets = as_targets(fmr_targets, "fmr_targets")
     bounds = np.array([check_bound(bound, "pauc_bounds") for bound in as_targets(pauc_bounds, "pauc_bounds").tolist()])
-    if check_bound(min_fmr, "min_fmr") == 1.0:  # the log-FMR area spans [min_fmr, 1]: it names no max_fmr here
-        raise ValueError("min_fmr must be below 1: the log-FMR area runs from min_fmr to FMR = 1, got 1.0")
+    check_bound(min_fmr, "min_fmr")
     with ThreadPoolExecutor(max_workers=1) if nonmated.size >= IN_TWO_THREADS_FROM else nullcontext() as pool:
         mated_sorted, nonmated_sorted, d_prime = _sorted_classes_and_decidability(mated, nonmated, pool)
         n_mated, n_nonmated = mated_sorted.size, nonmated_sorted.size
+        if min_fmr == 1.0:  # after the scores' checks; the log-FMR area spans [min_fmr, 1]: no max_fmr here
+            raise ValueError("min_fmr must be below 1: the log-FMR area runs from min_fmr to FMR = 1, got 1.0")
         warn_unresolved(np.concatenate([targets, bounds, [min_fmr]]), n_nonmated)
 
         # One search of the distinct mated scores into the non-mated ones: every ROC metric

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from book_site import CHROMIUM, HTML, serve
+from browser.book_site import CHROMIUM, HTML, serve
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from importlib.resources import files
 import numpy as np
 import pytest
 from PIL import Image
-from book_site import CHAPTERS, CHROMIUM, DESKTOP, PAGES, PHONE, open_page
+from browser.book_site import CHAPTERS, CHROMIUM, DESKTOP, PAGES, PHONE, open_page
 
 if not CHROMIUM.exists():
     pytest.skip("Chromium is not installed (apt-get install chromium); browser tests skipped",

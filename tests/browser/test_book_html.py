@@ -9,7 +9,7 @@ import re
 
 import pybtex.database
 import pytest
-from book_site import HTML, PAGES, ROOT
+from browser.book_site import HTML, PAGES, ROOT
 from bs4 import BeautifulSoup
 
 BIB = pybtex.database.parse_file(ROOT / "book" / "references.bib")

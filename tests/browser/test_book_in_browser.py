@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import pytest
-from book_site import CHAPTERS, CHROMIUM, DESKTOP, HTML, PAGES, PHONE, ROOT, TABLET, open_page, serve
+from browser.book_site import CHAPTERS, CHROMIUM, DESKTOP, HTML, PAGES, PHONE, ROOT, TABLET, open_page, serve
 
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 
