@@ -278,6 +278,13 @@ def check_kind(kind: str) -> str:
     return kind
 
 
+def check_flag(value: bool, name: str) -> bool:
+    """``value`` as a bool if it is one (NumPy's too), else a TypeError naming the option."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def check_choice(value: str, name: str, choices: tuple[str, ...]) -> str:
     """``value`` if it is one of ``choices``, else a ValueError naming the option."""
     if value not in choices:

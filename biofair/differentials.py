@@ -17,7 +17,7 @@ from biofair._binomial import binomial_intervals
 from biofair._resampling import cluster_weights, interval
 from biofair._thresholds import PRECISE, RESOLVED, resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed, Unit
-from biofair._validation import as_count, as_number, as_rng, as_threshold, check_resamples
+from biofair._validation import as_count, as_number, as_rng, as_threshold, check_flag, check_resamples
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import extrapolated_fmr
 from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
@@ -428,8 +428,7 @@ def differential_report(
     1  fnmr  2.793103  exceeds tolerance
     """
     _validate_score_set(table)
-    if not isinstance(extrapolate, (bool, np.bool_)):
-        raise TypeError(f"extrapolate must be True or False, got {extrapolate!r}")
+    check_flag(extrapolate, "extrapolate")
     attributes = _attributes_of(by)
     tolerance = as_number(tolerance, "tolerance", low=1.0, open_low=True)
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)

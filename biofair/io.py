@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from biofair._typing import By, MissingGroups
-from biofair._validation import inexact_integers
+from biofair._validation import check_flag, inexact_integers
 from biofair._warnings import warn
 from biofair.areas import roc_auc
 from biofair.exceptions import SchemaError, ScoreDirectionWarning
@@ -395,8 +395,7 @@ def _read_file(
     format: _ScoreFormat,
 ) -> pd.DataFrame:
     """A score file as a table with canonical names, labels and float scores; not validated."""
-    if not isinstance(greater_is_match, (bool, np.bool_)):
-        raise TypeError(f"greater_is_match must be True or False, got {greater_is_match!r}")
+    check_flag(greater_is_match, "greater_is_match")
     if format not in ("auto", "csv", "parquet", "bob"):
         raise ValueError(f"format must be 'auto', 'csv', 'parquet' or 'bob', got {format!r}")
     if columns is not None and not (isinstance(columns, Mapping) and all(

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 from scipy import optimize, stats
 
 from biofair._resampling import interval
-from biofair._validation import as_number, as_targets, check_alpha
+from biofair._validation import as_number, as_targets, check_alpha, check_flag
 from biofair._binomial import binomial_intervals
 from biofair.differentials import _clustered_replicates
 from biofair.discrepancy import _discrepancy, _max_gap
@@ -124,13 +124,6 @@ FDR_CANONICAL = {
 }
 
 
-def _fair(fair: bool) -> bool:
-    """``fair``, if it is a bool (``fair="yes"`` gave a KeyError)."""
-    if not isinstance(fair, (bool, np.bool_)):
-        raise TypeError(f"fair must be True or False, got {fair!r}")
-    return bool(fair)
-
-
 def fdr_canonical_system(
     *,
     fair: bool = True,
@@ -201,7 +194,7 @@ def fdr_canonical_system(
                 rng.normal(mated_mean, mated_std, n_mated),
                 rng.normal(nonmated_mean, 1.0, n_nonmated),
             )
-            for name, (mated_mean, mated_std, nonmated_mean) in FDR_CANONICAL[_fair(fair)].items()
+            for name, (mated_mean, mated_std, nonmated_mean) in FDR_CANONICAL[check_flag(fair, "fair")].items()
         ],
         ignore_index=True,
     )
@@ -288,7 +281,7 @@ def fdr_canonical_rates(
     targets = as_targets(fmr_targets, "fmr_targets")
     if np.any((targets <= 0) | (targets >= 1)):
         raise ValueError(f"fmr_targets must lie strictly between 0 and 1, got {fmr_targets!r}")
-    params = FDR_CANONICAL[_fair(fair)]
+    params = FDR_CANONICAL[check_flag(fair, "fair")]
     names = list(params)
     mated_mean, mated_std, nonmated_mean = (np.array(column, dtype=float) for column in zip(*params.values()))
     thresholds = np.array([_pooled_normal_threshold(nonmated_mean, float(x)) for x in targets])
@@ -376,7 +369,7 @@ def fdr_cross_group_system(
     if not cross_shift >= 0:
         raise ValueError(f"cross_shift must be non-negative, got {cross_shift!r}")
     rng = np.random.default_rng(rng)
-    params = FDR_CANONICAL[_fair(fair)]
+    params = FDR_CANONICAL[check_flag(fair, "fair")]
     parts = []
     for reference, (mated_mean, mated_std, reference_mean) in params.items():
         parts.append(pd.DataFrame({"score": rng.normal(mated_mean, mated_std, n_mated), "mated": True,
@@ -670,7 +663,7 @@ def identification_embeddings(
     rng = np.random.default_rng(rng)
     per_group = n_enrolled + n_nonenrolled
     gallery, gallery_subjects, probes, probe_subjects, probe_groups = [], [], [], [], []
-    for g, (name, (noise, crowding)) in enumerate(IDENTIFICATION_GROUPS[_fair(fair)].items()):
+    for g, (name, (noise, crowding)) in enumerate(IDENTIFICATION_GROUPS[check_flag(fair, "fair")].items()):
         direction = _unit(rng.normal(size=(1, dim)))
         identities = _unit(crowding * direction + rng.normal(size=(per_group, dim)) / np.sqrt(dim))
         subjects = g * per_group + np.arange(per_group)
