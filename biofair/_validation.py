@@ -191,14 +191,15 @@ def as_count(value: int, name: str, *, minimum: int = 1) -> int:
 
 
 def as_rng(rng: np.random.Generator | int | None, name: str = "rng") -> np.random.Generator:
-    """A numpy Generator from a Generator, a non-negative integer seed or None."""
+    """A numpy Generator from a Generator, a non-negative integer seed or None: a TypeError
+    for anything else, a ValueError for a negative seed."""
     if rng is None or isinstance(rng, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)):
         return np.random.default_rng(rng)
-    if isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)) and rng >= 0:
-        return np.random.default_rng(int(rng))
-    raise TypeError(
-        f"{name} must be a numpy Generator, a non-negative integer seed or None, got {rng!r}"
-    )
+    if not isinstance(rng, numbers.Integral) or isinstance(rng, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a numpy Generator, a non-negative integer seed or None, got {rng!r}")
+    if rng < 0:
+        raise ValueError(f"{name} must be a non-negative integer seed (or a numpy Generator, or None), got {rng}")
+    return np.random.default_rng(int(rng))
 
 
 def power_of_two_exponent(*arrays: NDArray[np.float64]) -> int:

@@ -91,9 +91,13 @@ def cllr(mated: ArrayLike, nonmated: ArrayLike) -> float:
     Raises
     ------
     ValueError
-        For NaN, or an LLR of infinite evidence for the wrong answer (a mated -inf, a
-        non-mated +inf: Cllr is infinite). Infinite evidence for the right answer costs 0
-        (:func:`biofair.pav_llrs` gives such LLRs).
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN, a
+        masked value or an integer beyond ``±2**53``; or for an LLR of infinite evidence for
+        the wrong answer (a mated -inf, a non-mated +inf: Cllr is infinite). Infinite
+        evidence for the right answer costs 0 (:func:`biofair.pav_llrs` gives such LLRs).
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused).
 
     See Also
     --------

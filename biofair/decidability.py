@@ -34,7 +34,12 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     Raises
     ------
     ValueError
-        When both classes have zero variance (d' is undefined).
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``; or when both classes
+        have zero variance (d' is undefined).
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused).
 
     See Also
     --------

@@ -363,7 +363,9 @@ def differential_report(
     ValueError
         When both or neither of ``threshold`` and ``fmr`` are given, an option is out of
         range, ``threshold`` makes every comparison a match or every one a non-match,
-        ``reference`` names no group, or every score is the same.
+        ``reference`` names no group, every score is the same, or ``rng`` is a negative seed.
+    TypeError
+        When ``rng`` is neither a Generator, an integer seed nor None.
 
     Warns
     -----

@@ -18,6 +18,7 @@ from biofair._validation import (
     as_threshold,
     check_alpha,
     check_choice,
+    check_flag,
     is_real_dtype,
     power_of_two_scaled,
     unmasked,
@@ -62,7 +63,7 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
         When ``rates`` is not one-dimensional, holds fewer than two rates (one per group) or a
         rate outside [0, 1] (NaN included), or is a masked array with masked values.
     TypeError
-        When ``rates`` does not hold numbers.
+        When ``rates`` does not hold numbers, or ``correction`` is not True or False.
 
     See Also
     --------
@@ -90,6 +91,7 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
     >>> bf.garbe([0.0, 0.0, 0.3])
     1.0
     """
+    check_flag(correction, "correction")  # "no" would have applied it
     (values,) = power_of_two_scaled(_per_group(rates))  # exact; G does not depend on scale
     k = values.size
     mean = values.mean()
@@ -165,9 +167,12 @@ def inequity(
     Raises
     ------
     ValueError
-        When a rate lies outside [0, 1], ``counts`` does not give a whole, positive number
-        for each rate, ``zero`` is neither "upper_bound" nor "raise", or a rate is zero with
-        ``zero="raise"`` or without ``counts``.
+        When ``rates`` is not one-dimensional or holds fewer than two rates (one per group), a
+        rate lies outside [0, 1] (NaN included), ``counts`` does not give a whole, positive
+        number for each rate, ``zero`` is neither "upper_bound" nor "raise", or a rate is zero
+        with ``zero="raise"`` or without ``counts``.
+    TypeError
+        When ``rates`` or ``counts`` does not hold numbers (booleans are refused).
 
     Warns
     -----
@@ -290,13 +295,20 @@ def outcome_fairness(
 
     Raises
     ------
+    SchemaError
+        When ``scores`` is an invalid score table (see :func:`biofair.validate_scores`), lacks
+        a group column of ``by`` or has rows without a group label, its group labels cannot be
+        named one way (see :func:`biofair.group_labels`), or it has fewer than two groups.
     TypeError
-        When ``threshold`` is not a number, or ``fmr`` is not one rate (a sequence is refused:
+        When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
+        name or a list of column names, ``threshold`` or ``alpha`` is not a number,
+        ``correction`` is not True or False, or ``fmr`` is not one rate (a sequence is refused:
         :func:`biofair.fairness_discrepancy_rate` takes several targets).
     ValueError
         When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN,
-        ``fmr`` lies outside [0, 1], ``zero`` is neither "upper_bound" nor "raise", or a rate
-        is zero with ``zero="raise"``.
+        ``fmr`` or ``alpha`` lies outside [0, 1], ``zero`` is neither "upper_bound" nor
+        "raise", a rate is zero with ``zero="raise"``, or ``by`` is empty or names a column
+        twice.
 
     Warns
     -----
@@ -331,12 +343,20 @@ def outcome_fairness(
         threshold = as_threshold(threshold)
     else:
         fmr = float(as_target(fmr)[0])
-    check_alpha(alpha)
+    _check_outcome_options(alpha, correction, zero)
     groups = scores_by_group(scores, by=by)
     if fmr is not None:
         threshold = float(_pooled_threshold(groups, fmr))
     rates = _group_rates(groups, threshold)
     return _outcome_from_rates(list(groups), float(threshold), rates, alpha=alpha, correction=correction, zero=zero)
+
+
+def _check_outcome_options(alpha: float, correction: bool, zero: str) -> None:
+    """Check the options of :func:`outcome_fairness` (in memory and out of core) before any
+    grouping: ``alpha`` in [0, 1], ``correction`` a bool and ``zero`` a known choice."""
+    check_alpha(alpha)
+    check_flag(correction, "correction")
+    check_choice(zero, "zero", ("upper_bound", "raise"))
 
 
 def _outcome_from_rates(

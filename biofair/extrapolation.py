@@ -453,12 +453,11 @@ def subsample_coverage(
         lies outside (0, 1], ``n_repeats`` is below 1, ``min_tail`` below 20, or
         ``tail_fraction`` or ``confidence`` outside (0, 1); or when a subsample cannot be
         fitted (``fraction`` draws no more than ``min_tail`` scores, or ties leave its tail too
-        few scores or fewer than 3 distinct ones).
+        few scores or fewer than 3 distinct ones); or when ``rng`` is a negative seed.
     TypeError
         When ``nonmated`` does not hold real numbers, ``threshold``, ``fraction``,
         ``tail_fraction`` or ``confidence`` is not a number, ``n_repeats`` or ``min_tail`` is
-        not an integer, or ``rng`` is neither a Generator, a non-negative integer seed nor
-        None.
+        not an integer, or ``rng`` is neither a Generator, an integer seed nor None.
 
     See Also
     --------

@@ -205,7 +205,9 @@ def subject_disjoint_split(
     ValueError
         When the scores have fewer than two subjects, ``dev_fraction`` is not in (0, 1), or
         a subject's comparisons as reference carry two different ``stratify`` labels (named,
-        with their labels: a subject belongs to one stratum).
+        with their labels: a subject belongs to one stratum), or ``rng`` is a negative seed.
+    TypeError
+        When ``rng`` is neither a Generator, an integer seed nor None.
     SchemaError
         When the subject ids mix numbers and text (``1`` and ``"1"`` would be two subjects,
         and could land on both sides), or the ``stratify`` column holds distinct labels that

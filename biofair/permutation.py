@@ -229,7 +229,9 @@ def permutation_null(
         labels of an attribute (named, with the labels: each subject takes one label, so
         no permuted table could look like the observed one), per-side group columns are
         to be shuffled without a subject column, or the statistic is NaN on some table or
-        infinite on the observed one.
+        infinite on the observed one, or ``rng`` is a negative seed.
+    TypeError
+        When ``rng`` is neither a Generator, an integer seed nor None.
     SchemaError
         When the table is invalid, its group labels cannot be named one way (see
         :func:`biofair.group_labels`), the subject ids mix numbers and text (``1`` and

@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike
 from scipy.special import ndtr, ndtri
 
 from biofair._counts import error_counts
-from biofair._validation import as_number, as_scores, as_threshold, check_bins, power_of_two_exponent
+from biofair._validation import as_number, as_scores, as_threshold, as_thresholds, check_bins, power_of_two_exponent
 from biofair.rates import fmr_fnmr
 
 if TYPE_CHECKING:
@@ -535,7 +535,13 @@ def plot_det(
     Raises
     ------
     ValueError
-        When ``max_rate`` lies outside (1e-6, 1).
+        When ``max_rate`` lies outside (1e-6, 1); when ``mated`` or ``nonmated`` is empty, is
+        not one-dimensional, or holds a NaN or infinite score, a masked value or an integer
+        beyond ``±2**53``; or when ``thresholds`` is empty, not flat, or holds a NaN.
+    TypeError
+        When ``max_rate`` is not a number, ``mated`` or ``nonmated`` does not hold real
+        numbers (booleans, text and complex numbers are refused), or ``thresholds`` does not
+        hold numbers.
 
     See Also
     --------
@@ -571,6 +577,7 @@ def plot_det(
     """
     max_rate = as_number(max_rate, "max_rate", low=min(_DET_TICKS), high=1.0, open_low=True, open_high=True)
     counts = error_counts(mated, nonmated)  # checked before a figure is made: none is left open
+    points = None if thresholds is None else fmr_fnmr(mated, nonmated, as_thresholds(thresholds, flat=True))
     ax = _axes(ax)
     first = not isinstance(ax.xaxis.get_major_locator(), _ProbitTicks)
     _probit_axis(ax, "x", counts.n_nonmated, max_rate)
@@ -584,8 +591,7 @@ def plot_det(
         label=_shown(label),
         **line_kwargs,
     )
-    if thresholds is not None:
-        points = fmr_fnmr(mated, nonmated, np.atleast_1d(np.asarray(thresholds, dtype=float)))
+    if points is not None:
         _mark_operating_points(ax, np.ravel(points.fmr), np.ravel(points.fnmr), line)
     if np.any((counts.false_matches == 0) & (counts.false_non_matches == 0)):  # no point inside the axes
         ax.plot([0.0], [0.0], transform=ax.transAxes, clip_on=False, linestyle="none", marker="o",

@@ -311,6 +311,8 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         missing values in a canonical grouping or subject column (a row without a group
         would otherwise be dropped silently; for a group column, the first such row and how
         to give those rows a group).
+    TypeError
+        When ``scores`` is not a pandas DataFrame.
 
     See Also
     --------

@@ -281,11 +281,11 @@ def subset_performance(
         no homogeneous non-mated comparison (named, with its counts).
     ValueError
         When ``metric`` is not "eer" or "tmr", ``n_subsets`` or ``size`` is below 2, or ``by``
-        is empty or names a column twice.
+        is empty or names a column twice, or ``rng`` is a negative seed.
     TypeError
         When ``scores`` is not a DataFrame, ``by`` is not a column name or a list of column
         names, ``n_subsets`` or ``size`` is not an integer, or ``rng`` is neither a Generator,
-        a non-negative integer seed nor None.
+        an integer seed nor None.
 
     Warns
     -----

@@ -14,7 +14,9 @@ from numpy.typing import NDArray
 from scipy import optimize, stats
 
 from biofair._resampling import interval
-from biofair._validation import as_number, as_targets, check_alpha, check_flag
+from biofair._validation import as_count, as_number, as_rng, as_targets, check_alpha, check_flag, check_resamples
+from biofair._warnings import warn
+from biofair.exceptions import InsufficientComparisonsWarning
 from biofair._binomial import binomial_intervals
 from biofair.differentials import _clustered_replicates
 from biofair.discrepancy import _discrepancy, _max_gap
@@ -66,10 +68,10 @@ def gaussian_scores(
     ValueError
         When ``n_mated`` or ``n_nonmated`` is below 1, ``tail_share`` lies outside [0, 1], a
         mean or a standard deviation is NaN or infinite, a standard deviation is negative, or
-        ``rng`` is a negative seed (NumPy's error).
+        ``rng`` is a negative seed.
     TypeError
         When a mean, a standard deviation or ``tail_share`` is not a number, or ``rng`` is
-        neither a Generator, an integer seed nor None (NumPy's error).
+        neither a Generator, an integer seed nor None.
 
     See Also
     --------
@@ -95,7 +97,7 @@ def gaussian_scores(
         as_number(value, name)  # NaN drew NaN scores
     for name, value in (("mated_std", mated_std), ("nonmated_std", nonmated_std)):
         as_number(value, name, low=0.0)
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     mated = rng.normal(mated_mean, mated_std, n_mated)
     in_tail = rng.random(n_nonmated) < tail_share
     nonmated = rng.normal(np.where(in_tail, tail_mean, 0.0), nonmated_std)
@@ -162,11 +164,10 @@ def fdr_canonical_system(
     ------
     ValueError
         When ``n_mated`` or ``n_nonmated`` is negative (NumPy's error; 0 gives groups without
-        that class, which the fairness indices refuse), or ``rng`` is a negative seed (NumPy's
-        error).
+        that class, which the fairness indices refuse), or ``rng`` is a negative seed.
     TypeError
         When ``fair`` is not a bool, ``n_mated`` or ``n_nonmated`` is not an integer, or
-        ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
+        ``rng`` is neither a Generator, an integer seed nor None.
 
     See Also
     --------
@@ -186,7 +187,7 @@ def fdr_canonical_system(
     >>> table.groupby("group").size().tolist()
     [110, 110, 110]
     """
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     return pd.concat(
         [
             _group_table(
@@ -334,10 +335,10 @@ def fdr_cross_group_system(
     ------
     ValueError
         When ``n_mated`` or ``n_nonmated`` is below 1, ``cross_shift`` is negative or NaN, or
-        ``rng`` is a negative seed (NumPy's error).
+        ``rng`` is a negative seed.
     TypeError
         When ``fair`` is not a bool, or ``rng`` is neither a Generator, an integer seed nor
-        None (NumPy's error).
+        None.
 
     See Also
     --------
@@ -368,7 +369,7 @@ def fdr_cross_group_system(
         raise ValueError(f"n_mated and n_nonmated must be at least 1, got {n_mated} and {n_nonmated}")
     if not cross_shift >= 0:
         raise ValueError(f"cross_shift must be non-negative, got {cross_shift!r}")
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     params = FDR_CANONICAL[check_flag(fair, "fair")]
     parts = []
     for reference, (mated_mean, mated_std, reference_mean) in params.items():
@@ -452,9 +453,9 @@ def beta_scenario(
     ValueError
         When ``scenario`` is not "balanced", "BG", "BI" or "BC", ``strength`` is negative (or
         above 1.4 for "BC"), ``n_groups`` lies outside 2 ... 26, ``n_mated`` or ``n_nonmated``
-        is negative (NumPy's error), or ``rng`` is a negative seed (NumPy's error).
+        is negative (NumPy's error), or ``rng`` is a negative seed.
     TypeError
-        When ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
+        When ``rng`` is neither a Generator, an integer seed nor None.
 
     See Also
     --------
@@ -480,7 +481,7 @@ def beta_scenario(
         raise ValueError(f"BC needs strength at most 1.4 to keep the order of the scores, got {strength!r}")
     if not 2 <= n_groups <= 26:
         raise ValueError(f"n_groups must lie in 2 ... 26, got {n_groups}")
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     share = min(0.08 * strength, 1.0)
     tables = []
     for index in range(n_groups):
@@ -627,11 +628,10 @@ def identification_embeddings(
     ------
     ValueError
         When ``n_enrolled``, ``n_nonenrolled`` or ``n_searched`` is below 1, ``n_searched``
-        exceeds ``n_enrolled``, ``dim`` is below 2, or ``rng`` is a negative seed (NumPy's
-        error).
+        exceeds ``n_enrolled``, ``dim`` is below 2, or ``rng`` is a negative seed.
     TypeError
         When ``fair`` is not a bool, or ``rng`` is neither a Generator, an integer seed nor
-        None (NumPy's error).
+        None.
 
     See Also
     --------
@@ -660,7 +660,7 @@ def identification_embeddings(
     if min(n_enrolled, n_nonenrolled, n_searched) < 1 or n_searched > n_enrolled or dim < 2:
         raise ValueError("n_enrolled, n_nonenrolled and n_searched must be at least 1, n_searched "
                          "at most n_enrolled, and dim at least 2")
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     per_group = n_enrolled + n_nonenrolled
     gallery, gallery_subjects, probes, probe_subjects, probe_groups = [], [], [], [], []
     for g, (name, (noise, crowding)) in enumerate(IDENTIFICATION_GROUPS[check_flag(fair, "fair")].items()):
@@ -732,9 +732,9 @@ def demographic_scores(
         When ``subject_sd`` lies outside [0, 1) or ``cross_share`` outside [0, 1] (NaN
         included), ``groups`` has fewer than two groups or a group of fewer than two subjects,
         ``mated_per_subject`` or ``nonmated_per_subject`` is below 1, or ``rng`` is a negative
-        seed (NumPy's error).
+        seed.
     TypeError
-        When ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
+        When ``rng`` is neither a Generator, an integer seed nor None.
 
     See Also
     --------
@@ -757,7 +757,7 @@ def demographic_scores(
         raise ValueError(f"subject_sd must lie in [0, 1) and cross_share in [0, 1], got {subject_sd!r}, {cross_share!r}")
     if len(groups) < 2 or min(g[0] for g in groups.values()) < 2 or min(mated_per_subject, nonmated_per_subject) < 1:
         raise ValueError("at least two groups of at least two subjects, and one comparison of each class per subject")
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     names = list(groups)
     size = np.array([groups[g][0] for g in names])
     mated_mean = np.array([groups[g][1] for g in names])
@@ -844,10 +844,20 @@ def interval_coverage(
     Raises
     ------
     ValueError
-        When ``rate`` lies outside (0, 1) or ``subject_sd`` outside [0, 1) (NaN included), or
-        ``rng`` is a negative seed (NumPy's error).
+        When ``rate`` or ``confidence`` lies outside (0, 1) or ``subject_sd`` outside [0, 1)
+        (NaN included), ``n_subjects`` is below 2, ``comparisons_per_subject`` or ``n_repeats``
+        is below 1, ``n_resamples`` is below ``2 / (1 - confidence)``, or ``rng`` is a negative
+        seed.
     TypeError
-        When ``rng`` is neither a Generator, an integer seed nor None (NumPy's error).
+        When ``rate``, ``subject_sd`` or ``confidence`` is not a number, ``n_subjects``,
+        ``comparisons_per_subject``, ``n_repeats`` or ``n_resamples`` is not an integer, or
+        ``rng`` is neither a Generator, an integer seed nor None.
+
+    Warns
+    -----
+    InsufficientComparisonsWarning
+        When no simulated group has an error rate strictly between 0 and 1: its
+        ``design_effect`` is NaN.
 
     See Also
     --------
@@ -866,10 +876,14 @@ def interval_coverage(
     >>> table["method"].tolist()
     ['clopper-pearson', 'wilson', 'pair bootstrap', 'subject bootstrap']
     """
-    if not 0.0 < rate < 1.0 or not 0.0 <= subject_sd < 1.0:
-        raise ValueError(f"rate must lie in (0, 1) and subject_sd in [0, 1), got {rate!r}, {subject_sd!r}")
-    rng = np.random.default_rng(rng)
-    m = comparisons_per_subject
+    rate = as_number(rate, "rate", low=0.0, high=1.0, open_low=True, open_high=True)
+    subject_sd = as_number(subject_sd, "subject_sd", low=0.0, high=1.0, open_high=True)
+    n_subjects = as_count(n_subjects, "n_subjects", minimum=2)
+    m = as_count(comparisons_per_subject, "comparisons_per_subject")
+    n_repeats = as_count(n_repeats, "n_repeats")
+    confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
+    check_resamples(as_count(n_resamples, "n_resamples"), confidence)
+    rng = as_rng(rng)
     z = rng.normal(size=(n_repeats, n_subjects))
     p = stats.norm.cdf((stats.norm.ppf(rate) - subject_sd * z) / np.sqrt(1 - subject_sd**2))
     errors = rng.binomial(m, p)  # (repeats, subjects)
@@ -886,6 +900,10 @@ def interval_coverage(
         ends["subject bootstrap"].append(interval(reps, estimate, lambda: [], method="percentile", confidence=confidence))
         if 0 < estimate < 1:
             deff.append(reps.var() / (estimate * (1 - estimate) / n))
+    if not deff:
+        warn(f"no simulated group has an error rate strictly between 0 and 1 ({n:,} comparisons at rate "
+             f"{rate:g}): the design effect is undefined (NaN); give more subjects or comparisons per subject",
+             InsufficientComparisonsWarning)
     lows_highs = {"clopper-pearson": (cp_low, cp_high), "wilson": (w_low, w_high),
                   **{name: tuple(np.array(e).T) for name, e in ends.items()}}
     rows = []
@@ -894,7 +912,7 @@ def interval_coverage(
         band_low, band_high, _, _ = (float(end[0]) for end in binomial_intervals(np.array([covered]), np.array([n_repeats]), 0.95))
         rows.append({"method": method, "coverage": covered / n_repeats, "coverage_low": band_low,
                      "coverage_high": band_high, "mean_width": float(np.mean(high - low)),
-                     "design_effect": float(np.mean(deff))})
+                     "design_effect": float(np.mean(deff)) if deff else float("nan")})
     return pd.DataFrame(rows)
 
 

@@ -104,12 +104,12 @@ def poisson_bootstrap(
         When ``alpha`` lies outside [0, 1], ``confidence`` outside (0, 1), ``n_resamples`` is
         below ``2 / (1 - confidence)``, ``thresholds`` is empty, has more than one dimension or
         holds a NaN, ``scores`` is a ``Partitioned`` made for another ``by``, or ``by`` is
-        empty or names a column twice.
+        empty or names a column twice, or ``rng`` is a negative seed.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, ``alpha`` or ``confidence`` is
         not a number, ``n_resamples`` is not an integer, a threshold is not a number, or
-        ``rng`` is neither a Generator, a non-negative integer seed nor None.
+        ``rng`` is neither a Generator, an integer seed nor None.
 
     Warns
     -----

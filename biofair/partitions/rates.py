@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 from biofair._typing import By, ZeroRate
 from biofair._validation import as_target, as_targets, as_threshold, as_thresholds, check_alpha
 from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_gap, _warn_if_dev_lacks_groups
-from biofair.dispersion import OutcomeFairness, _outcome_from_rates
+from biofair.dispersion import OutcomeFairness, _outcome_from_rates, _check_outcome_options
 from biofair.groups import GroupRates, _rates_table
 from biofair.partitions.census import (
     _SUBJECTS,
@@ -355,13 +355,15 @@ def outcome_fairness(
         When ``scores`` is a Parquet path or glob that matches no file.
     ValueError
         When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN,
-        ``fmr`` or ``alpha`` lies outside [0, 1], a rate is zero with ``zero="raise"``,
+        ``fmr`` or ``alpha`` lies outside [0, 1], ``zero`` is neither "upper_bound" nor "raise",
+        a rate is zero with ``zero="raise"``,
         ``scores`` is a ``Partitioned`` made for another ``by``, or ``by`` is empty or names a
         column twice.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, ``threshold`` or ``alpha`` is
-        not a number, or ``fmr`` is not one rate (a sequence is refused).
+        not a number, ``correction`` is not True or False, or ``fmr`` is not one rate (a
+        sequence is refused).
 
     Warns
     -----
@@ -396,7 +398,7 @@ def outcome_fairness(
         raise ValueError("give exactly one of threshold= and fmr=")
     if threshold is not None:
         as_threshold(threshold)  # named in the singular, as in memory
-    check_alpha(alpha)
+    _check_outcome_options(alpha, correction, zero)
     data = partitioned(scores, by=by)
     if fmr is not None:
         threshold = float(_pooled_thresholds_and_counts(data, as_target(fmr), by)[0][0])

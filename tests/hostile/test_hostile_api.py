@@ -139,7 +139,7 @@ CASES = {
     "alpha=nan": (lambda: bf.outcome_fairness(TABLE, fmr=0.1, alpha=float("nan")), (ValueError, r"^alpha must lie in \[0, 1\], got nan")),
     "alpha=2": (lambda: bf.fairness_discrepancy_rate(TABLE, alpha=2), (ValueError, r"^alpha must lie in \[0, 1\], got 2")),
     "rng=-1": (lambda: bf.bootstrap(bf.roc_auc, (MATED, NONMATED), n_resamples=40, rng=-1),
-               (TypeError, r"^rng must be a numpy Generator, a non-negative integer seed or None, got -1")),
+               (ValueError, r"^rng must be a non-negative integer seed \(or a numpy Generator, or None\), got -1")),
     "rng='seed'": (lambda: bf.permutation_null(lambda t: 1.0, TABLE, n_permutations=2, rng="seed"), (TypeError, r"^rng must be")),
     "rng=1.5": (lambda: bf.subset_performance(TABLE, size=50, rng=1.5), (TypeError, r"^rng must be")),
     "n_resamples='10'": (lambda: bf.bootstrap(bf.roc_auc, (MATED, NONMATED), n_resamples="10"),
@@ -255,3 +255,13 @@ def test_a_resampled_index_warns_once_about_resolution(resample):
         else:
             bf.permutation_null(index, table, n_permutations=20, rng=0)
     assert len(caught) == 1
+
+
+@pytest.mark.parametrize("call", [
+    lambda: bf.garbe([0.1, 0.2], correction="no"),
+    lambda: bf.outcome_fairness(TABLE, fmr=0.1, correction="no"),
+])
+def test_a_correction_that_is_not_a_bool_is_refused(call):
+    """correction="no" applied the K/(K-1) correction (a non-empty string is true)."""
+    with pytest.raises(TypeError, match=r"^correction must be True or False, got 'no'$"):
+        call()

@@ -537,3 +537,16 @@ def test_outcome_fairness_names_a_bad_threshold_as_in_memory(threshold, error, m
     for compute, data in ((bf.outcome_fairness, scores), (bp.outcome_fairness, frame(scores, 2))):
         with pytest.raises(error, match=f"^{message}"):
             compute(data, threshold=threshold)
+
+
+@pytest.mark.parametrize("option, error, message", [
+    ({"correction": "no"}, TypeError, r"correction must be True or False, got 'no'$"),
+    ({"zero": "bound"}, ValueError, r"zero must be 'upper_bound' or 'raise', got 'bound'$"),
+])
+def test_outcome_fairness_checks_its_options_before_reading(option, error, message):
+    """correction="no" applied the correction; out of core, zero= was checked only after every
+    pass over the data."""
+    scores = bf.read_scores(bf.datasets.example_scores_path())
+    for compute, data in ((bf.outcome_fairness, scores), (bp.outcome_fairness, frame(scores, 2))):
+        with pytest.raises(error, match=f"^{message}"):
+            compute(data, threshold=0.5, **option)

@@ -494,3 +494,46 @@ def test_generators_refuse_options_that_drew_nan_or_raised_key_errors(draw, opti
     """fair="yes" raised KeyError: 'yes'; a NaN mean or strength drew NaN scores."""
     with pytest.raises(error, match=message):
         draw(**options)
+
+
+@pytest.mark.parametrize("draw", [bf.synthetic.beta_scenario, bf.synthetic.demographic_scores,
+                                  bf.synthetic.fdr_canonical_system, bf.synthetic.fdr_cross_group_system,
+                                  bf.synthetic.gaussian_scores, bf.synthetic.identification_embeddings,
+                                  bf.synthetic.interval_coverage])
+@pytest.mark.parametrize("rng, error, message", [
+    (-1, ValueError, r"^rng must be a non-negative integer seed \(or a numpy Generator, or None\), got -1$"),
+    (1.5, TypeError, r"^rng must be a numpy Generator, a non-negative integer seed or None, got 1.5$"),
+    (True, TypeError, r"^rng must be a numpy Generator, a non-negative integer seed or None, got True$"),
+])
+def test_generators_check_rng_as_the_resampling_functions_do(draw, rng, error, message):
+    """The generators passed rng to NumPy: -1 gave "expected non-negative integer", 1.5 a
+    SeedSequence TypeError, and True drew as seed 1."""
+    with pytest.raises(error, match=message):
+        draw(rng=rng)
+
+
+@pytest.mark.parametrize("options, error, message", [
+    ({"n_repeats": 0}, ValueError, r"^n_repeats must be at least 1, got 0$"),
+    ({"n_resamples": 0}, ValueError, r"^n_resamples must be at least 1, got 0$"),
+    ({"n_resamples": 100, "confidence": 0.99}, ValueError, r"^n_resamples=100 is too few for 99% intervals"),
+    ({"confidence": 95}, ValueError, r"^confidence must lie in \(0, 1\), got 95$"),
+    ({"n_subjects": 1}, ValueError, r"^n_subjects must be at least 2, got 1$"),
+    ({"comparisons_per_subject": 2.5}, TypeError, r"^comparisons_per_subject must be an integer, got 2.5$"),
+    ({"rate": "0.05"}, TypeError, r"^rate must be a number, got '0.05'$"),
+    ({"subject_sd": 1.0}, ValueError, r"^subject_sd must lie in \[0, 1\), got 1.0$"),
+])
+def test_interval_coverage_checks_its_options(options, error, message):
+    """Before: n_repeats=0 raised ZeroDivisionError, n_resamples=0 an IndexError,
+    confidence=95 NumPy's percentile error; n_subjects=1 (a subject bootstrap of one subject)
+    and 2.5 comparisons per subject gave a table."""
+    with pytest.raises(error, match=message):
+        bf.synthetic.interval_coverage(**options)
+
+
+def test_interval_coverage_names_an_undefined_design_effect():
+    """At a rate no simulated group reaches, every estimate is 0: the design effect is NaN,
+    which is said, and the coverages are still given."""
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=r"design effect is undefined"):
+        table = bf.synthetic.interval_coverage(rate=1e-6, n_repeats=5, n_resamples=100, rng=0)
+    assert table["design_effect"].isna().all()
+    assert table["coverage"].between(0, 1).all()

@@ -412,3 +412,20 @@ def test_a_refused_plot_leaves_no_figure_open(plot):
     with pytest.raises(ValueError):
         plot(np.array([1.0, np.nan]), np.array([0.0, 0.5]))
     assert plt.get_fignums() == []
+
+
+@pytest.mark.parametrize("thresholds, error, message", [
+    ("1.0", TypeError, r"^thresholds must be numbers, got '1\.0'$"),
+    ([True], TypeError, r"^thresholds must be numbers, got \[True\]$"),  # was drawn at 1.0
+    ([[1.0]], ValueError, r"^thresholds must be one number or a non-empty, flat sequence, got shape \(1, 1\)$"),
+    ([], ValueError, r"^thresholds must be one number or a non-empty, flat sequence, got shape \(0,\)$"),
+    ([np.nan], ValueError, r"^thresholds has 1 NaN values"),
+])
+def test_det_checks_its_thresholds_before_making_a_figure(thresholds, error, message):
+    """plot_det read its thresholds with np.asarray(dtype=float) after making the figure:
+    a text threshold gave NumPy's "could not convert", True was drawn at 1.0, a nested list
+    was flattened, and every refusal left an empty figure open."""
+    plt.close("all")
+    with pytest.raises(error, match=message):
+        plotting.plot_det(np.array([1.0, 2.0]), np.array([0.0, 0.5]), thresholds=thresholds)
+    assert plt.get_fignums() == []
