@@ -9,7 +9,6 @@ needed. Read more in the chapters "Find bias in the tails" and "Choose CEI's par
 
 from __future__ import annotations
 
-import warnings
 import bisect
 from typing import Any, NamedTuple
 
@@ -669,11 +668,18 @@ def automatic_comprehensive_equity_index(
     >>> bool(0 < index.parameters["tail_weight"] < 1)
     True
     """
+    return _automatic_index(scores, kind=kind, n_std=n_std, bins=bins, by=by, warn_empty=True)
+
+
+def _automatic_index(scores: pd.DataFrame | ScoresByGroup, *, kind: ScoreKind, n_std: float, bins: int, by: By,
+                     warn_empty: bool) -> EquityIndex:
+    """CEIᴬ; an empty tail is warned about only with ``warn_empty``."""
     as_number(n_std, "n_std", low=0.0, open_low=True)
     bins = check_bins(bins)
     names, samples = _class_samples(scores, by, kind)
     beyond = np.array([_share_beyond(v, kind, n_std) for v in samples])
-    percentiles, parameters = _automatic_parameters(names, beyond, kind=kind, n_std=n_std, bins=bins)
+    percentiles, parameters = _automatic_parameters(names, beyond, kind=kind, n_std=n_std, bins=bins,
+                                                    warn_empty=warn_empty)
     divergences = _cei_divergences(
         names, samples, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0
     )
@@ -681,12 +687,10 @@ def automatic_comprehensive_equity_index(
 
 
 def _automatic_index_marked(groups: ScoresByGroup, *, by: By, kind: ScoreKind) -> tuple[EquityIndex, bool]:
-    """CEIᴬ at its defaults for a table of results, and whether every group's tail held a score:
-    its warning of an empty tail becomes the row's ``resolved=False``, as tables mark the
-    targets they would warn about."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="CEIᴬ: no ", category=InsufficientComparisonsWarning)
-        index = automatic_comprehensive_equity_index(groups, by=by, kind=kind)
+    """CEIᴬ at its defaults for a table of results, and whether every group's tail held a score
+    (none is split at its 100th percentile): the row's ``resolved``, where the function
+    itself would warn, as tables mark the targets they would warn about."""
+    index = _automatic_index(groups, kind=kind, n_std=3.0, bins=100, by=by, warn_empty=False)
     return index, max(index.parameters["percentiles"].values()) < 100.0
 
 
@@ -719,19 +723,19 @@ def _share_beyond(values: NDArray, kind: ScoreKind, n_std: float) -> float:
 
 
 def _automatic_parameters(
-    names: list[str], beyond: NDArray, *, kind: ScoreKind, n_std: float, bins: int
+    names: list[str], beyond: NDArray, *, kind: ScoreKind, n_std: float, bins: int, warn_empty: bool = True
 ) -> tuple[NDArray[np.float64], dict[str, Any]]:
     """CEIᴬ's split percentiles and parameters from each group's share beyond ``mu ± N·sigma``.
 
     A group with no score beyond is split at its 100th percentile: its tail is its extreme
-    score(s) alone, and an :class:`~biofair.InsufficientComparisonsWarning` names it (with
-    ``n`` scores, a normal tail beyond ``N`` holds ``n·(1 - Phi(N))`` of them on average: 0.3
-    for 240 scores at N = 3), and its ``Delta_i`` is 0. Beyond ``N`` of about 38,
-    ``1 - Phi(N)`` is 0 in float64: a group with a score beyond has ``Delta_i`` infinite,
-    ``sigmoid(Delta_i) = 1`` (0/0 gave NaN for all of them).
+    score(s) alone, and its ``Delta_i`` is 0 (with ``n`` scores, a normal tail beyond ``N``
+    holds ``n·(1 - Phi(N))`` of them on average: 0.3 for 240 scores at N = 3). With
+    ``warn_empty``, an :class:`~biofair.InsufficientComparisonsWarning` names such groups.
+    Beyond ``N`` of about 38, ``1 - Phi(N)`` is 0 in float64: a group with a score beyond has
+    ``Delta_i`` infinite, ``sigmoid(Delta_i) = 1`` (0/0 gave NaN for all of them).
     """
     empty = [name for name, share in zip(names, beyond) if share == 0]
-    if empty:
+    if empty and warn_empty:
         side = "above mu + N·sigma" if kind == "nonmated" else "below mu - N·sigma"
         warn(
             f"CEIᴬ: no {kind.replace('nonmated', 'non-mated')} score of group(s) {', '.join(map(repr, empty))} lies "

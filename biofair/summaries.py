@@ -329,7 +329,8 @@ def fairness_summary(
         scores the threshold was set on that reach it: all of them for the system rows, the
         pooled homogeneous ones for the group rows). The system rows are those of
         :func:`biofair.operating_summary`, with intervals on ``roc_auc``, ``eer`` and
-        ``tmr_at_fmr`` (its fast path). The group rows: ``fdr`` per target;
+        ``tmr_at_fmr`` (its fast path; percentile intervals, whose coverage falls short for
+        the EER of small samples: see the Notes of :func:`biofair.bootstrap`). The group rows: ``fdr`` per target;
         ``area_under_fdr_log10`` (with two targets or more; over FMR from the smallest to
         the largest of ``fmr_targets``, each decade weighing the same) and
         ``cei_extreme_mated`` / ``_nonmated``, each without an interval (resampling makes
@@ -359,12 +360,12 @@ def fairness_summary(
         ``cluster`` column has missing values or a single subject; or when a metric is
         undefined on the data: d' of two classes without variance (see
         :func:`biofair.operating_summary`), or a bootstrapped statistic that is NaN or infinite
-        (see :func:`biofair.bootstrap`).
+        (see :func:`biofair.bootstrap`); or when ``rng`` is a negative seed.
     TypeError
         When ``scores`` is not a DataFrame, ``fmr_targets`` is not a sequence of numbers (one
         number is refused), ``operating_fmr`` is not one number, ``alpha`` or ``confidence`` is not a number,
         ``n_resamples`` or ``n_permutations`` is not an integer, ``cluster`` is not a column
-        name, ``rng`` is neither a Generator, a non-negative integer seed nor None, or ``by``
+        name, ``rng`` is neither a Generator, an integer seed nor None, or ``by``
         is not a column name or a list of column names.
 
     Warns
