@@ -36,8 +36,11 @@ _TEMPLATE = files("biofair") / "report_template.md"  # the chapter "Analyse your
 _OUTPUTS = ("report.ipynb", "report.html", "summary.json")
 _EXIT_FAILED, _EXIT_USAGE = 1, 2
 _CONFIDENCE = 0.95  # of every interval either layout reports (the default of biofair.summary and differential_report)
+#: The size (bytes on disk) from which a file's reading and checking take seconds: the run
+#: announces its stages on stderr (see :class:`_Stages`).
+_LARGE_FILE_BYTES = 16 << 20
 
-_EXAMPLES = """\
+_EXAMPLES = f"""\
 examples:
   biofair report "$(python -c 'import biofair; print(biofair.datasets.example_scores_path())')" -o report
   biofair report scores.parquet --columns sim=score,label=mated --by ethnicity -o report
@@ -53,9 +56,11 @@ complete.
 With --layout differential: OUTDIR/report.html and OUTDIR/differential.json (per-group FMR
 and FNMR at one threshold with Clopper-Pearson, Wilson and subject-clustered bootstrap
 intervals, ratios between groups against --tolerance, sufficiency, cross-group FMR; the
-JSON follows biofair/data/differential_report.schema.json). Exit status: 0 done,
-1 the analysis failed, 2 a bad option, file or output folder; interrupted: 130 (Ctrl-C),
-143 (SIGTERM), 129 (SIGHUP).
+JSON follows biofair/data/differential_report.schema.json). On a file of {_LARGE_FILE_BYTES >> 20} MiB or more,
+each stage (reading, checking, computing, writing) is announced on stderr with the seconds
+since the start, on a terminal or with --progress; stdout has one line, the report's. Exit
+status: 0 done, 1 the analysis failed, 2 a bad option, file or output folder; interrupted:
+130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP).
 """
 
 
@@ -235,8 +240,10 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="standard layout: permutations of the FDR area's and CEI's nulls (default: 200)")
     report.add_argument("--seed", type=_seed, default=0, help="random seed, a non-negative integer (default: 0)")
     report.add_argument("--progress", action="store_true", default=None,
-                        help="standard layout: show the progress of the notebook's cells on stderr even when it "
-                             "is not a terminal (a CI log; default: only on a terminal)")
+                        help="show progress on stderr even when it is not a terminal (a CI log; default: only on "
+                             "a terminal): each stage of a run on a file of "
+                             f"{_LARGE_FILE_BYTES >> 20} MiB or more (reading, checking, computing, writing) with "
+                             "the time since the start, and the standard layout's notebook cells")
     report.add_argument("--layout", default="standard", choices=["standard", "differential"],
                         help="standard: every metric of the book (notebook, HTML, JSON); differential: the "
                              "demographic differential audit at one threshold (HTML, JSON) (default: standard)")
@@ -253,6 +260,58 @@ def _build_parser() -> argparse.ArgumentParser:
                              "(default: 1.25, the four-fifths rule)")
     report.set_defaults(report_parser=report)  # _parse reports option conflicts through it
     return parser
+
+
+class _Stages:
+    """The stages of a run, each announced on stderr as it starts, with the seconds since the
+    run started: ``biofair report: [12.3 s] checking 20,000,000 comparisons``. Silent unless
+    ``show``; stdout keeps the one line that names the written report."""
+
+    def __init__(self, *, show: bool = False) -> None:
+        self.show = show
+        self.start = time.monotonic()
+
+    def __call__(self, stage: str) -> None:
+        """Announce ``stage`` (when shown)."""
+        if self.show:
+            print(f"biofair report: [{time.monotonic() - self.start:.1f} s] {stage}", file=sys.stderr, flush=True)
+
+    @contextlib.contextmanager
+    def checks(self) -> Iterator[None]:
+        """Announce the checks of the table that :func:`biofair.read_grouped_scores` makes once it
+        has read the file (they take as long as the reading)."""
+        from biofair.io import _READ_DONE
+
+        token = _READ_DONE.set(lambda rows: self(f"checking {rows:,} comparisons"))
+        try:
+            yield
+        finally:
+            _READ_DONE.reset(token)
+
+
+def _shows_stages(args: argparse.Namespace) -> bool:
+    """Whether the run announces its stages: on a terminal, or with --progress, when the file
+    is large enough for them to take seconds (the convention of every progress bar of biofair:
+    shown on an interactive terminal only, unless asked for)."""
+    if not (args.progress or sys.stderr.isatty()):
+        return False
+    try:
+        return args.scores.stat().st_size >= _LARGE_FILE_BYTES
+    except OSError:  # gone since it was checked: the reader says so
+        return False
+
+
+def _size(path: Path) -> str:
+    """A file's size for a person: ``512.3 MB``."""
+    try:
+        size = float(path.stat().st_size)
+    except OSError:
+        return "size unknown"
+    for unit in ("bytes", "kB", "MB"):
+        if size < 1000:
+            return f"{size:.0f} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{size:.1f} GB"
 
 
 #: The options of the standard layout alone, and their defaults.
@@ -280,13 +339,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     if only_standard and args.layout == "differential":  # it was ignored
         report.error(f"argument {only_standard[0]}: only with --layout standard (the differential layout reports "
                      "one threshold: --threshold, or --operating-fmr)")
-    if args.progress and args.layout == "differential":
-        report.error("argument --progress: only with --layout standard (the differential layout shows no progress)")
     if args.threshold is not None and args.operating_fmr is not None:  # it was ignored
         report.error("argument --operating-fmr: not with --threshold (the differential layout reports one threshold)")
     for name, default in {**_STANDARD_ONLY, "operating_fmr": 1e-2}.items():
         if getattr(args, name) is None:
             setattr(args, name, default)
+    args.stages = _Stages(show=_shows_stages(args))  # announced on stderr, for a large file
     return args
 
 
@@ -564,6 +622,7 @@ def _check_analysis(args: argparse.Namespace) -> list[str]:
         )
         if "reference_subject" in table.columns:  # the report's CEI nulls shuffle the labels by subject
             _shuffle_plan(table, by, "reference_subject", instead=None)
+        args.stages("computing every estimate of the report once, without resampling")
         mated, nonmated = bf.split_scores(table)
         targets = args.fmr_targets
         bf.operating_summary(mated, nonmated, fmr_targets=targets, pauc_bounds=targets, min_fmr=min(targets))
@@ -664,6 +723,7 @@ def _differential_analysis(args: argparse.Namespace):
             format=args.format, subjects=args.subjects, missing_groups=args.missing_groups,
         )
         threshold = _operational_threshold(args, table)
+        args.stages(f"computing the differential report ({args.n_resamples:,} bootstrap resamples)")
         report = bf.differential_report(
             table, by=by, threshold=threshold, fmr=None if threshold is not None else args.operating_fmr,
             reference=args.reference, n_resamples=args.n_resamples, rng=args.seed,
@@ -987,6 +1047,7 @@ def main(argv: list[str] | None = None) -> int:
     2
     """
     args = _parse(argv)  # exits 2 naming a bad option, before anything is read or written
+    stages = args.stages
     _received.clear()
     _silence_unwinding_noise(False)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # cleaned up, one line
@@ -998,18 +1059,23 @@ def main(argv: list[str] | None = None) -> int:
         folder = _OutputFolder(args.output)
         folder.claim()
         try:
-            if args.layout == "differential":
-                report, messages = _differential_analysis(args)
-            else:
-                messages = _check_analysis(args)
+            stages(f"reading {args.scores} ({_size(args.scores)})")
+            with stages.checks():
+                if args.layout == "differential":
+                    report, messages = _differential_analysis(args)
+                else:
+                    messages = _check_analysis(args)
         except Exception as error:  # SchemaError (a ValueError) names the column or value
             prefix = "" if isinstance(error, (ValueError, FileNotFoundError)) else f"{type(error).__name__}: "
             raise _UsageError(prefix + str(error)) from None
         for message in messages:
             print(f"biofair report: warning: {message}", file=sys.stderr)
         if args.layout == "differential":
+            stages("writing report.html and differential.json")
             _write_differential(report, folder)
         else:
+            stages(f"running the report's notebook, which reads the file again ({args.n_resamples:,} resamples, "
+                    f"{args.n_permutations:,} permutations), and writing report.ipynb, report.html and summary.json")
             _execute(args, folder)
         _ignore_signals()  # the last step, one rename, runs to its end
         if _received:  # a signal whose exception was swallowed still stops the run
@@ -1030,6 +1096,7 @@ def main(argv: list[str] | None = None) -> int:
         if folder is not None:
             folder.release()
     written = "report.html and differential.json" if args.layout == "differential" else "report.ipynb, report.html and summary.json"
+    stages("done")
     try:
         print(f"biofair report: wrote {folder.output}/{written}", flush=True)
     except BrokenPipeError:  # its reader has gone (| head): the report is written all the same

@@ -14,9 +14,11 @@ import csv
 import gzip
 import lzma
 import os
+import re
 import zipfile
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import BinaryIO, Literal
 
@@ -32,6 +34,7 @@ from biofair.groups import (
     _MISSING_GROUP,
     _attributes_of,
     _check_no_missing,
+    _group_codes,
     _group_columns,
     add_subject_attributes,
     scores_by_group,
@@ -66,6 +69,18 @@ _PARQUET_MAGIC = b"PAR1"
 #: The longest line a score file may have. Longer lines (or none at all in the first
 #: MiB) mean the file is not a score table; it is refused before pandas buffers it.
 _MAX_LINE_BYTES = 1 << 20
+#: The key of ``attrs`` under which :func:`_read_file` records the format it read ("csv",
+#: "parquet" or "bob"); the public readers remove it.
+_FILE_FORMAT = "biofair_file_format"
+#: A number as a text field holds it (a first line of such fields is data, not a header).
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+#: A number written with a decimal comma ("0,83"), as a first line of data separated by ';' has it.
+_DECIMAL_COMMA = re.compile(r"[-+]?\d*,\d+([eE][-+]?\d+)?")
+#: The first bytes of a Feather (Arrow IPC) file.
+_FEATHER_MAGIC = b"ARROW1"
+#: Told the number of comparisons :func:`read_grouped_scores` has read, before it checks them
+#: (``biofair report`` announces the checks of a large file): None, or a callable.
+_READ_DONE: ContextVar[Callable[[int], None] | None] = ContextVar("_READ_DONE", default=None)
 
 
 def _compression(path: Path) -> str | None:
@@ -148,8 +163,14 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None) -> tuple[st
                               "and is read as it is written: decompress it first")
         return "parquet", "", ""
     with open(path, "rb") as handle:
-        if format == "auto" and handle.read(4) == _PARQUET_MAGIC:
-            return "parquet", "", ""
+        start = handle.read(len(_FEATHER_MAGIC))
+    if format == "auto" and start.startswith(_PARQUET_MAGIC):
+        return "parquet", "", ""
+    if start == _FEATHER_MAGIC:
+        raise SchemaError(
+            f"{path} is a Feather (Arrow IPC) file, which biofair does not read: convert it to Parquet, e.g. python -c "
+            f"\"import pandas as pd; pd.read_feather('{path}').to_parquet('{path.name.split('.')[0]}.parquet')\""
+        )
     header = _first_line(path, compression)
     if header.lstrip().startswith(("{", "[")):
         raise SchemaError(
@@ -160,13 +181,30 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None) -> tuple[st
     if len(header) == 5 and header.lower().startswith("sep="):
         raise SchemaError(f"{path} starts with {header!r}, Excel's hint of its separator, not a header: "
                           "delete that first line (the header follows it)")
-    if format != "bob" and ";" in header and "," not in header and "\t" not in header:
+    fields = header.split(";")
+    if format != "bob" and ";" in header and "\t" not in header and all(
+            "," not in field or _DECIMAL_COMMA.fullmatch(field.strip()) for field in fields):
+        data = any(_NUMBER.fullmatch(field.strip()) or _DECIMAL_COMMA.fullmatch(field.strip()) for field in fields)
+        guess = _guessed_names(fields)
+        labels = ", ".join(f"{name!r}: str" for name in guess if name != "score")  # as written ("01")
+        names = f", header=None, names={guess!r}, dtype={{{labels}}}" if data else ""
         raise SchemaError(
             f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
             "decimal mark is a comma; biofair reads commas or tabs. Convert it, e.g. python -c \"import pandas "
-            f"as pd; pd.read_csv('{path}', sep=';', decimal=',').to_csv('{path.name.split('.')[0]}-comma.csv', index=False)\""
+            f"as pd; pd.read_csv('{path}', sep=';', decimal=','{names}).to_csv('{path.name.split('.')[0]}-comma.csv', "
+            "index=False)\"" + (" (its first line is data: the names, in the order of its columns, are a guess)"
+                                if data else "")
         )
-    if format == "csv" and "," not in header and "\t" not in header and len(header.split()) > 1:
+    if ((format == "csv" or (format == "auto" and suffix in (".csv", ".tsv") and not header.startswith("#")))
+            and "," not in header and "\t" not in header and len(header.split()) > 1):
+        if _looks_like_bob(header):
+            raise SchemaError(
+                f"{path} has no comma or tab in its first line ({header[:80]!r}): its {len(header.split())} fields "
+                "separated by spaces, the last a number, are those of a bob score file (" +
+                " ".join(_BOB_COLUMNS[len(header.split())]) + "), not of a CSV table: read it with format='bob' "
+                "(biofair report --format bob), and give the groups of its subjects with subjects='people.csv' "
+                "(biofair report --subjects people.csv: columns subject and one per attribute, e.g. gender)"
+            )
         raise SchemaError(f"{path} has no comma or tab in its first line ({header[:80]!r}): if its fields are "
                           f"separated by spaces, {_to_csv(path)}")
     tab_separated = suffix == ".tsv" or ("\t" in header and "," not in header)
@@ -176,6 +214,71 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None) -> tuple[st
                               "columns: delete the comment lines")
         return "csv", "\t" if tab_separated else ",", header
     return "bob", r"\s+", header
+
+
+def _looks_like_bob(line: str) -> bool:
+    """Whether a line holds the fields of a bob score file: 4 or 5 separated by white space,
+    the last a number (the score)."""
+    fields = line.split()
+    return len(fields) in _BOB_COLUMNS and _NUMBER.fullmatch(fields[-1]) is not None
+
+
+def _guessed_names(values: list[str]) -> list[str]:
+    """Column names for a first line of data: score and mated from its values (a number; a
+    mated/non-mated label), and "group" for the one other column, if one."""
+    guess: list[str] = []
+    for value in values:
+        word = value.strip().lower()
+        if "mated" not in guess and word in _TRUE_LABELS | _FALSE_LABELS:
+            guess.append("mated")
+        elif "score" not in guess and (_NUMBER.fullmatch(word) or _DECIMAL_COMMA.fullmatch(word)):
+            guess.append("score")
+        else:
+            guess.append("")
+    others = guess.count("")
+    return [name or ("group" if others == 1 else f"<name of column {i + 1}>") for i, name in enumerate(guess)]
+
+
+def _refuse_headerless(names: list[str], path: Path, sep: str, columns: Mapping[str, str] | None) -> None:
+    """Refuse a CSV file whose first line is data ("0.83,1,female"), not the names of its
+    columns: a field of it is a number, and no column is (or is mapped to) the score. Pandas
+    took the first comparison for the header, and the error was of a missing column named
+    after its values ("pass by='0.83'")."""
+    numbers = [name for name in names if _NUMBER.fullmatch(name.strip())]
+    if not numbers or "score" in {(columns or {}).get(name, name) for name in names}:
+        return
+    guess = _guessed_names(names)
+    separator = ", sep='\\t'" if sep == "\t" else ""
+    guessed = ", guessed from its first line" if "score" in guess else ""
+    raise SchemaError(
+        f"{path}: its first line ({sep.join(names)[:80]!r}) is data, not a header: a score table's first line names "
+        "its columns (score, mated and the group attribute(s), e.g. score,mated,group), and the number "
+        f"{numbers[0].strip()!r} is no column name. Add that line, e.g. python -c \"import pandas as pd; "
+        f"pd.read_csv('{path}', header=None, names={guess!r}{separator}, dtype=str, keep_default_na=False)"
+        f".to_csv('{path.name.split('.')[0]}-named.csv', index=False)\" (the names in the order of the file's "
+        f"columns{guessed})"
+    )
+
+
+def _refuse_repeated_header(table: pd.DataFrame, names: list[str], score: str, path: Path, sep: str) -> None:
+    """Refuse a CSV file whose header line comes again among its data rows, as files joined
+    with their headers (``cat a.csv b.csv``) have it: the error was of a score column that is
+    not numeric, with the word 'score' as the value."""
+    if score not in table.columns or pd.api.types.is_numeric_dtype(table[score]):
+        return  # a header repeated would have left its name in the score column
+    again = np.array(table[score] == score, dtype=bool)  # the few candidates, then their whole rows
+    if again.any():
+        again[again] = table[again].eq(table.columns.to_series(index=table.columns)).all(axis=1).to_numpy()
+    if not again.any():
+        return
+    first = int(again.argmax())
+    raise SchemaError(
+        f"{path}: data row {first + 1} repeats the header line ({sep.join(names)[:80]!r}), as files joined with "
+        f"their headers (cat a.csv b.csv) do; {int(again.sum()):,} data row(s) in all. Delete them, e.g. python -c "
+        f"\"import pandas as pd; t = pd.read_csv('{path}', dtype=str, keep_default_na=False"
+        + (", sep='\\t'" if sep == "\t" else "") +
+        f"); t[~t.eq(t.columns).all(axis=1)].to_csv('{path.name.split('.')[0]}-once.csv', index=False)\""
+    )
 
 
 def _renames(names: list[str], columns: Mapping[str, str] | None) -> dict[str, str]:
@@ -219,6 +322,7 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
     """A CSV table: the score column parsed as numbers, every other column as text."""
     names = next(csv.reader([header], delimiter=sep))
     _check_names(names, path)
+    _refuse_headerless(names, path, sep, columns)
     renames = _renames(names, columns)
     score = next((source for source, target in renames.items() if target == "score"), "score")
     table = pd.read_csv(
@@ -232,6 +336,7 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
             "every value would shift by a column; a separator at the end of each data row does this. Make "
             "the header and the rows agree (remove the trailing separators, or name the extra column)"
         )
+    _refuse_repeated_header(table, names, score, path, sep)
     for name in [name for name in table.columns if name != score and pd.api.types.is_string_dtype(table[name])]:
         distinct = pd.Series(table[name].dropna().unique())  # labels and ids repeat: each value is read once
         if distinct.str.contains("\n|\r", regex=True).any():
@@ -437,6 +542,7 @@ def _read_file(
         # row label i is the (i + 1)-th data row (rows left out keep their labels); a bob file's
         # blank and comment lines are not counted: its rows are counted as comparisons
         table.attrs[_FILE_ROWS] = "comparison" if kind == "bob" else "data row"
+    table.attrs[_FILE_FORMAT] = kind
     if "mated" in table.columns:
         table["mated"] = _as_mated(table["mated"])
     if "score" in table.columns:
@@ -596,6 +702,54 @@ def _warn_if_reversed(table: pd.DataFrame, greater_is_match: bool) -> None:
         )
 
 
+def _bob_without_subjects(path: _PathLike, table: pd.DataFrame, by: By) -> str:
+    """The error of a bob score file read for a fairness analysis without a subject file: it
+    names the subjects of each comparison, never their groups (the error was of a missing group
+    column, with the advice to compare the groups of its probe ids: "pass by='id'")."""
+    attributes = _attributes_of(by)
+    option = "" if attributes == ["group"] else " --by " + " ".join(attributes)
+    columns = ",".join(["subject", *attributes])
+    return (
+        f"{path} is a bob score file (its columns: {', '.join(c for c in table.columns if c != 'mated')}), "
+        f"which names the subjects of each comparison but not their groups ({', '.join(map(repr, attributes))}): give "
+        f"them in a CSV file with a row per subject, e.g. people.csv with the columns {columns}, as "
+        f"subjects='people.csv' (biofair report --subjects people.csv{option})"
+    )
+
+
+#: The words of :func:`biofair.scores_by_group`'s problems (a group without one class; one group).
+_ONE_CLASS, _ONE_GROUP = "both are needed", "fairness needs at least two groups"
+
+
+def _groups_fix(problems: str, rows: pd.DataFrame, by: By) -> str:
+    """The way forward after :func:`biofair.scores_by_group`'s ``problems`` with the groups of
+    ``rows``, as last lines of the error: they named the groups, not what to do."""
+    fixes = []
+    if _ONE_CLASS in problems:
+        fixes.append(
+            "ISO/IEC 19795-10 compares the FNMR and the FMR of every group, and a group without mated comparisons "
+            "has no FNMR (without homogeneous non-mated ones, no FMR): add its missing comparisons, merge it into "
+            "another group (relabel its rows), or remove its rows from the file and say in the report that it is "
+            "not covered (biofair leaves out no group itself)"
+        )
+    if _ONE_GROUP in problems:
+        attributes = _attributes_of(by)
+        names = _group_codes(rows, by)[1]
+        others = [name for name in dict.fromkeys(re.sub(r"^(reference|probe)_", "", str(c)) for c in rows.columns
+                                                 if c not in CANONICAL_COLUMNS and not str(c).endswith("_subject"))
+                  if name not in attributes]
+        ways = [f"compare the groups of {' or '.join(map(repr, others[:5]))} (biofair report --by "
+                f"{others[0] if len(others) == 1 else '<column>'})"] if others else []
+        if "reference_subject" in rows.columns:
+            ways.append("give the subjects' attributes in a subject file (biofair report --subjects people.csv "
+                        "--by <attribute>)")
+        fixes.append(
+            f"the file holds one group{f' ({names[0]!r})' if len(names) == 1 else ''}, and a fairness report compares "
+            "two or more" + (": " + ", or ".join(ways) if ways else ": add a column of the groups to compare")
+        )
+    return "".join(f"\n- {fix}" for fix in fixes)
+
+
 def read_scores(
     path: _PathLike | tuple[_PathLike, _PathLike],
     *,
@@ -641,9 +795,11 @@ def read_scores(
     Raises
     ------
     SchemaError
-        When the file cannot be parsed (binary, empty, a first line over 1 MiB),
-        has duplicate column names, a mapped column is absent or collides with an existing
-        one, a score list holds more than one field per line, or the table is invalid.
+        When the file cannot be parsed (binary, empty, a first line over 1 MiB), is a CSV
+        file whose first line is data rather than a header or whose header comes again
+        among its rows, is named ``.csv`` but holds a bob score file, has duplicate column
+        names, a mapped column is absent or collides with an existing one, a score list
+        holds more than one field per line, or the table is invalid.
     FileNotFoundError
         When a file does not exist.
 
@@ -678,6 +834,7 @@ def read_scores(
     _warn_if_ids_padded(table)
     _warn_if_reversed(table, greater_is_match)
     table.attrs.pop(_FILE_ROWS, None)  # the labels stay; the table is the caller's now
+    table.attrs.pop(_FILE_FORMAT, None)
     return table
 
 
@@ -727,10 +884,11 @@ def read_grouped_scores(
     Raises
     ------
     SchemaError, FileNotFoundError
-        Naming the first problem found: unreadable file, missing column, bad values, a
-        missing group column or label, fewer than two groups, a group without one class
-        (checked in each score set: each ``system`` and ``split`` the file holds, which
-        no metric pools).
+        Naming the first problem found and the way forward: unreadable file, missing
+        column, bad values, a missing group column or label (a bob score file without
+        ``subjects`` has none), fewer than two groups, a group without one class (checked in
+        each score set: each ``system`` and ``split`` the file holds, which no metric
+        pools). No group is ever left out.
 
     Warns
     -----
@@ -762,6 +920,7 @@ def read_grouped_scores(
         raise ValueError(f"missing_groups must be 'raise' or 'group', got {missing_groups!r}")
     table = _read_file(path, columns, greater_is_match, format)
     score_dtype = table.attrs.get("score_dtype")
+    kind = table.attrs.pop(_FILE_FORMAT, None)
     if subjects is not None:
         people = _read_file(_checked_file(subjects, "subject attribute file"), None, True, "auto")
         if shadowed := [a for a in _attributes_of(by) if a in table.columns and a in people.columns and a != "subject"]:
@@ -771,8 +930,15 @@ def read_grouped_scores(
                 f"columns={{{shadowed[0]!r}: 'file_{shadowed[0]}'}} (biofair report --columns {shadowed[0]}=file_{shadowed[0]})"
             )
         table = add_subject_attributes(table, people)
+    if (told := _READ_DONE.get()) is not None:
+        told(len(table))
     relabelled = {}
-    grouping = _group_columns(table, by)
+    try:
+        grouping = _group_columns(table, by)
+    except SchemaError as error:
+        if kind != "bob" or subjects is not None:
+            raise
+        raise SchemaError(_bob_without_subjects(path, table, by)) from None
     label_columns = [c for names in grouping.values() for c in names]
     for column in label_columns:
         table[column] = _blank_as_missing(table[column])
@@ -796,7 +962,10 @@ def read_grouped_scores(
     _warn_if_reversed(table, greater_is_match)
     sets = [column for column in _SCORE_SETS if column in table.columns]
     for _, rows in table.groupby(sets, dropna=False, observed=True, sort=False) if sets else [(None, table)]:
-        scores_by_group(rows, by=by)  # the groups of every score set the metrics will take, checked
+        try:
+            scores_by_group(rows, by=by)  # the groups of every score set the metrics will take, checked
+        except SchemaError as error:
+            raise SchemaError(f"{error}{_groups_fix(str(error), rows, by)}") from None
     table.attrs.pop(_FILE_ROWS, None)
     table.attrs["missing_groups"] = relabelled
     if score_dtype is not None:  # a join with the subjects' table keeps no attrs

@@ -77,9 +77,6 @@ OPTIONS = {
                                          r"reports one threshold\)$"),
     "--n-permutations, differential": (["--n-permutations", "50", "--layout", "differential"],
                                        r"argument --n-permutations: only with --layout standard"),
-    "--progress, differential": (["--layout", "differential", "--progress"],
-                                 r"argument --progress: only with --layout standard \(the differential layout shows "
-                                 r"no progress\)$"),
     "one FMR target": (["--fmr-targets", "0.01"], r"argument --fmr-targets: at least two FMR targets"),
     "duplicate FMR targets": (["--fmr-targets", "0.1,0.01,0.1"], r"argument --fmr-targets: each FMR target once"),
     "a word among FMR targets": (["--fmr-targets", "0.1,abc"], r"argument --fmr-targets: expected a number in \(0, 1\), got 'abc'"),
