@@ -83,4 +83,59 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const value of document.querySelectorAll(".bd-article span.pasted-text")) {
     if (!/\s/.test(value.textContent.trim()) && value.textContent.length <= 24) value.classList.add("glued-number");
   }
+  // The colour mode button shows one icon, titled "Light", "Dark" or "System Settings", and was
+  // named "Color mode" (WCAG 2.5.3): its name now starts with its tooltip, then says the mode
+  // shown and the one a press switches to, and follows the mode as it changes.
+  const modeButtons = document.querySelectorAll(".theme-switch-button");
+  const nameModeButtons = () => {
+    const root = document.documentElement;
+    const mode = root.dataset.mode || "auto";
+    // the theme's cycle (pydata-sphinx-theme's cycleMode): the system's own mode comes right after auto
+    const order = matchMedia("(prefers-color-scheme: dark)").matches ? ["auto", "light", "dark"] : ["auto", "dark", "light"];
+    const next = order[(order.indexOf(mode) + 1) % order.length];
+    for (const button of modeButtons) {
+      const title = (m) => {  // the icon's title: an <i title>, or Font Awesome's <svg><title> once it replaced it
+        const icon = button.querySelector(`.theme-switch[data-mode="${m}"]`);
+        return (icon && (icon.getAttribute("title") || icon.querySelector("title")?.textContent)) ||
+               {light: "Light", dark: "Dark", auto: "System Settings"}[m];
+      };
+      const now = mode === "auto" ? ` (now ${root.dataset.theme || "light"})` : "";
+      button.setAttribute("aria-label", `Color mode: ${title(mode)}${now}; switch to ${title(next)}`);
+    }
+  };
+  if (modeButtons.length) {
+    nameModeButtons();
+    new MutationObserver(nameModeButtons).observe(document.documentElement, {attributes: true, attributeFilter: ["data-mode", "data-theme"]});
+  }
+  // Formulas are out of the tab order (_config.yml: MathJax's inTabOrder; a keyboard tabbed
+  // through some 300 of them), except those wider than their box on this screen: a keyboard
+  // scrolls those (biofair.css), so they take the focus. Checked again whenever the article
+  // changes size (a turned phone, a resized window, a solution opened).
+  const reachable = new Set();  // the formulas made focusable here (MathJax's menu may add all)
+  const reachScrollingFormulas = () => {
+    for (const formula of document.querySelectorAll(".bd-article mjx-container")) {
+      // any overflow, as the browser and axe-core count it (one formula's box rounds 137.5 px
+      // of math to 137 and scrolls by 1 px)
+      const scrolls = formula.scrollWidth > formula.clientWidth;
+      if (scrolls && !formula.hasAttribute("tabindex")) {
+        formula.tabIndex = 0;
+        reachable.add(formula);
+      } else if (!scrolls && reachable.has(formula)) {
+        formula.removeAttribute("tabindex");
+        reachable.delete(formula);
+      }
+    }
+  };
+  const typeset = window.MathJax?.startup?.promise;
+  if (typeset) {
+    typeset.then(() => document.fonts.ready).then(() => {
+      reachScrollingFormulas();
+      const article = document.querySelector(".bd-article");
+      let pending = false;
+      if (article) new ResizeObserver(() => {
+        if (!pending) requestAnimationFrame(() => { pending = false; reachScrollingFormulas(); });
+        pending = true;
+      }).observe(article);
+    });
+  }
 });
