@@ -43,6 +43,7 @@ from biofair.detection_cost import _min_dcf_from_counts
 from biofair.discrepancy import area_under_fdr, fairness_discrepancy_rate
 from biofair.dispersion import outcome_fairness
 from biofair.distribution_fairness import (
+    EquityIndex,
     _automatic_index_marked,
     comprehensive_equity_index,
     distribution_fairness_index,
@@ -56,7 +57,18 @@ from biofair.schema import _resampled_cluster, split_scores
 _LOWER_SHARE = 0.45  # of the non-mated scores, sorted by the calling thread (it first computes d')
 _OPERATING_COLUMNS = ["metric", "fmr_target", "value", "threshold", "k", "resolved", "precise"]
 _SUMMARY_COLUMNS = ["metric", "attribute", "fmr_target", "value", "low", "high", "unit", "n_resamples",
-                    "threshold", "k", "resolved", "precise"]
+                    "threshold", "k", "resolved", "precise", "parameters"]
+
+
+def _settings(**values: object) -> str:
+    """The settings a row's value was computed with, as text: ``bins=100, percentile=95``
+    (numbers to 4 significant digits, a mapping as ``(A: 99.83, B: 100)``)."""
+    def shown(value: object) -> str:
+        if isinstance(value, dict):
+            return "(" + ", ".join(f"{name}: {shown(v)}" for name, v in value.items()) + ")"
+        return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+    return ", ".join(f"{name}={shown(value)}" for name, value in values.items())
 
 
 def _typed(table: pd.DataFrame) -> pd.DataFrame:
@@ -255,6 +267,12 @@ def _operating_table(rows: list[tuple], n_nonmated: int) -> pd.DataFrame:
     return pd.DataFrame(dict(zip(_OPERATING_COLUMNS, columns)))
 
 
+def _shown_parameters(index: EquityIndex) -> dict[str, object]:
+    """A CEI's parameters as a summary row shows them: the class is in the row's name, and
+    CEIᴬ's data-chosen split percentiles and tail weight with its ``n_std`` and bins."""
+    return {name: value for name, value in index.parameters.items() if name not in ("kind", "tail_mass_ratio")}
+
+
 def _eer_value(mated: NDArray, nonmated: NDArray) -> float:
     """The ROCCH EER as a number, the statistic bootstrapped for the summary."""
     return eer(mated, nonmated).eer
@@ -341,6 +359,11 @@ def fairness_summary(
         and ``_nonmated`` (CEIᴬ), ``resolved`` False when a group has no score beyond
         ``mu ± 3·sigma`` (its tail is then its extreme score alone: the warning of
         :func:`biofair.automatic_comprehensive_equity_index`, given as this mark).
+        ``parameters`` names, as text, the settings each value was computed with beyond its
+        ``fmr_target`` (empty for rows without any): the FMR range, scale and ``alpha`` of the
+        FDR area, the bins, split percentile(s) and tail weight of DFI, CEI and CEIᴬ (CEIᴬ's
+        chosen from the data, group by group), the EER's method, minDCF's prior and costs,
+        and the permutations behind a null.
 
     Raises
     ------
@@ -418,10 +441,12 @@ def fairness_summary(
     nan, na = float("nan"), pd.NA
     rows = []
 
-    def add(metric, attribute, fmr_target, value, interval=None, threshold=nan, k=na, resolved=na, precise=na):
+    def add(metric, attribute, fmr_target, value, interval=None, threshold=nan, k=na, resolved=na, precise=na,
+            parameters=""):
         low, high, used, n = (nan, nan, None, na) if interval is None else (
             interval.low, interval.high, interval.unit, interval.n_resamples)
-        rows.append((metric, attribute, fmr_target, value, low, high, used, n, threshold, k, resolved, precise))
+        rows.append((metric, attribute, fmr_target, value, low, high, used, n, threshold, k, resolved, precise,
+                     parameters))
 
     # The whole system: the operating summary, with intervals on its headline rows.
     mated, nonmated = split_scores(scores)
@@ -430,10 +455,13 @@ def fairness_summary(
                     "eer": {None: bootstrap(_eer_value, scores, **resampling)},
                     "tmr_at_fmr": {float(t): bootstrap(tmr_at_fmr, scores, args=(t,), **resampling) for t in targets}}
     system = operating_summary(mated, nonmated, fmr_targets=targets, pauc_bounds=targets, min_fmr=targets.min())
+    # the settings of the rows that have any beyond their target (operating_summary's defaults)
+    system_settings = {"log_fmr_auc": _settings(fmr_range=f"{targets.min():g} ... 1"), "eer": _settings(method="rocch"),
+                       "min_dcf": _settings(p_target=0.01, c_miss=1, c_fa=1)}
     for row in system.itertuples(index=False):
         target = None if np.isnan(row.fmr_target) else float(row.fmr_target)
         add(row.metric, None, row.fmr_target, row.value, headline.get(row.metric, {}).get(target), row.threshold,
-            row.k, row.resolved, row.precise)
+            row.k, row.resolved, row.precise, system_settings.get(row.metric, ""))
 
     # The groups: one threshold for everyone at each target, and the distribution indices.
     attribute = by if isinstance(by, str) else " / ".join(by)
@@ -443,7 +471,8 @@ def fairness_summary(
     with resolution_warned_once() if repeated else nullcontext():
         fdr = fairness_discrepancy_rate(groups, by=by, fmr_targets=targets, alpha=alpha)
     for row in fdr.itertuples(index=False):
-        add("fdr", attribute, row.fmr_target, row.fdr, None, row.threshold, row.k, row.resolved, row.precise)
+        add("fdr", attribute, row.fmr_target, row.fdr, None, row.threshold, row.k, row.resolved, row.precise,
+            _settings(alpha=alpha))
 
     def fdr_area(grouped: ScoresByGroup) -> float:
         values = fairness_discrepancy_rate(grouped, by=by, fmr_targets=targets, alpha=alpha)
@@ -464,7 +493,9 @@ def fairness_summary(
     # the groups made above, outside the resamples' silence: CEI's warning of a coarse
     # histogram is given here, once; the area, from the FDR rows above.
     indices = {f"cei_extreme_{kind}": cei_extreme(kind) for kind in ("mated", "nonmated")}
-    estimates = {name: statistic(groups) for name, statistic in indices.items()}
+    equity = {f"cei_extreme_{kind}": comprehensive_equity_index(groups, by=by, kind=kind) for kind in ("mated", "nonmated")}
+    estimates = {name: index.extreme for name, index in equity.items()}
+    index_settings = {name: _settings(**_shown_parameters(index)) for name, index in equity.items()}
     if np.unique(targets).size >= 2:  # an area needs two targets
         indices = {"area_under_fdr_log10": fdr_area, **indices}
         estimates["area_under_fdr_log10"] = area_under_fdr(fdr["fdr"], fdr["fmr_target"], scale="log10")
@@ -473,20 +504,26 @@ def fairness_summary(
     with resolution_warned_once():  # the FDR rows (or the system rows) have warned for these targets
         nulls = _nulls(indices, lambda generator: scores_by_group(shuffled(generator), by=by), estimates,
                        n_permutations=n_permutations, alternative="less", rng=rng, progress_bar=progress_bar)
+    index_settings["area_under_fdr_log10"] = _settings(fmr_range=f"{targets.min():g} ... {targets.max():g}",
+                                                       scale="log10", alpha=alpha)
+    null_settings = _settings(n_permutations=n_permutations, unit=unit)
     for name, null in nulls.items():
-        add(name, attribute, nan, estimates[name])
-        add(f"{name}_null_mean", attribute, nan, null.null.mean())
-        add(f"{name}_p_value", attribute, nan, null.p_value)
+        add(name, attribute, nan, estimates[name], parameters=index_settings[name])
+        add(f"{name}_null_mean", attribute, nan, null.null.mean(), parameters=null_settings)
+        add(f"{name}_p_value", attribute, nan, null.p_value, parameters=null_settings + ", alternative=less")
     outcome = outcome_fairness(groups, by=by, fmr=operating_fmr, alpha=alpha)
     k = int(_pooled_at_or_above(groups, [outcome.threshold])[0])
     resolved, precise = resolution([operating_fmr], _pooled_size(groups))
+    outcome_settings = {"garbe": _settings(correction="K/(K-1)"), "inequity": _settings(zero="upper_bound")}
     for name in ("garbe_fmr", "garbe_fnmr", "inequity_fmr", "inequity_fnmr"):
-        add(name, attribute, operating_fmr, getattr(outcome, name), None, outcome.threshold, k, resolved[0], precise[0])
+        add(name, attribute, operating_fmr, getattr(outcome, name), None, outcome.threshold, k, resolved[0], precise[0],
+            outcome_settings[name.split("_")[0]])
     dfi = distribution_fairness_index(groups, by=by)
-    add("dfi_normal", attribute, nan, dfi.normal)
-    add("dfi_extreme", attribute, nan, dfi.extreme)
+    add("dfi_normal", attribute, nan, dfi.normal, parameters=_settings(**dfi.parameters))
+    add("dfi_extreme", attribute, nan, dfi.extreme, parameters=_settings(**dfi.parameters))
     for kind in ("mated", "nonmated"):
         automatic, resolved = _automatic_index_marked(groups, by=by, kind=kind)
-        add(f"cei_auto_extreme_{kind}", attribute, nan, automatic.extreme, resolved=resolved)
+        add(f"cei_auto_extreme_{kind}", attribute, nan, automatic.extreme, resolved=resolved,
+            parameters=_settings(**_shown_parameters(automatic)))
     summary = pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
     return _typed(summary).astype({"low": float, "high": float, "n_resamples": "Int64"})

@@ -190,7 +190,26 @@ def test_fairness_summary_rows_equal_the_individual_functions(example):
         table, kind="nonmated").extreme
     assert one.loc[("cei_extreme_mated", nan), "value"] == bf.comprehensive_equity_index(table).extreme
     assert list(summary.columns) == ["metric", "attribute", "fmr_target", "value", "low", "high", "unit",
-                                     "n_resamples", "threshold", "k", "resolved", "precise"]
+                                     "n_resamples", "threshold", "k", "resolved", "precise", "parameters"]
+
+
+def test_fairness_summary_names_the_settings_of_every_index(example):
+    """SPEC sections 4 and 5: the FDR area's FMR range, and every parameter of DFI, CEI and
+    CEIᴬ (bins, split percentiles, weights, N), stand next to the value (a helper's audit
+    found none in the table)."""
+    table, summary = example
+    settings = summary.set_index("metric")["parameters"]
+    targets = summary.loc[summary["metric"] == "fdr", "fmr_target"]
+    assert settings["area_under_fdr_log10"] == f"fmr_range={targets.min():g} ... {targets.max():g}, scale=log10, alpha=0.5"
+    assert settings["cei_extreme_mated"] == "percentile=95, tail_weight=0.8, bins=100, mean_tail=groups"
+    assert settings["dfi_extreme"] == "bins=100, combine=pooled"
+    automatic = bf.automatic_comprehensive_equity_index(table, kind="nonmated").parameters
+    shown = ", ".join(f"{group}: {value:.4g}" for group, value in automatic["percentiles"].items())
+    assert settings["cei_auto_extreme_nonmated"] == (f"n_std=3, bins=100, percentiles=({shown}), "
+                                                     f"tail_weight={automatic['tail_weight']:.4g}")
+    assert settings["eer"] == "method=rocch" and settings["min_dcf"] == "p_target=0.01, c_miss=1, c_fa=1"
+    assert settings["cei_extreme_mated_p_value"] == "n_permutations=12, unit=subject, alternative=less"
+    assert settings["roc_auc"] == "" and (settings["tmr_at_fmr"] == "").all() and (settings["fdr"] == "alpha=0.5").all()
 
 
 def test_fairness_summary_resamples_subjects_and_marks_what_it_resampled(example):
