@@ -297,7 +297,7 @@ def fairness_summary(
     rng: Seed = None,
     progress_bar: bool | None = None,
 ) -> pd.DataFrame:
-    """How good and how fair a system is: every metric of the book, with intervals, in one table.
+    """How good and how fair a system is, in one table: performance and fairness, with intervals or nulls.
 
     Read more in the chapter "Analyse your own system"; ``biofair report`` shows this table.
 
