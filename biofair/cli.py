@@ -246,7 +246,7 @@ def _build_parser() -> argparse.ArgumentParser:
                              f"{_LARGE_FILE_BYTES >> 20} MiB or more (reading, checking, computing, writing) with "
                              "the time since the start, and the standard layout's notebook cells")
     report.add_argument("--layout", default="standard", choices=["standard", "differential"],
-                        help="standard: every metric of the book (notebook, HTML, JSON); differential: the "
+                        help="standard: the performance and fairness summary (notebook, HTML, JSON); differential: the "
                              "demographic differential audit at one threshold (HTML, JSON) (default: standard)")
     report.add_argument("--threshold", type=_finite, metavar="T",
                         help="differential layout: the operational threshold, in the file's units (with "
