@@ -784,6 +784,13 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
             raise SchemaError(f"cannot compare groups:\n- fairness needs at least two groups, got {len(scores)}")
         return scores
     _validate_score_set(scores)
+    return _grouped(scores, by)
+
+
+def _grouped(scores: pd.DataFrame, by: By) -> ScoresByGroup:
+    """:func:`scores_by_group` of a table known to be valid: a permutation of a validated
+    table's group labels (its scores, classes and subjects unchanged) is grouped without
+    checking its scores again."""
     codes, names = _group_codes(scores, by)
     values = scores["score"].to_numpy(dtype=np.float64)
     mated = scores["mated"].to_numpy(dtype=bool)

@@ -49,7 +49,14 @@ from biofair.distribution_fairness import (
     distribution_fairness_index,
 )
 from biofair.equal_error_rate import _eer_from_mated_counts, _rocch_eer_value, eer
-from biofair.groups import ScoresByGroup, _ordered_for_grouping, _pooled_at_or_above, _pooled_size, scores_by_group
+from biofair.groups import (
+    ScoresByGroup,
+    _grouped,
+    _ordered_for_grouping,
+    _pooled_at_or_above,
+    _pooled_size,
+    scores_by_group,
+)
 from biofair.permutation import _nulls, _shuffle_plan
 from biofair.rates import tmr_at_fmr
 from biofair.schema import _resampled_cluster, split_scores
@@ -502,7 +509,7 @@ def fairness_summary(
     ordered = _ordered_for_grouping(scores, by)
     shuffled = _shuffle_plan(ordered, by, _resampled_cluster(ordered, unit, cluster))
     with resolution_warned_once():  # the FDR rows (or the system rows) have warned for these targets
-        nulls = _nulls(indices, lambda generator: scores_by_group(shuffled(generator), by=by), estimates,
+        nulls = _nulls(indices, lambda generator: _grouped(shuffled(generator), by), estimates,
                        n_permutations=n_permutations, alternative="less", rng=rng, progress_bar=progress_bar)
     index_settings["area_under_fdr_log10"] = _settings(fmr_range=f"{targets.min():g} ... {targets.max():g}",
                                                        scale="log10", alpha=alpha)
