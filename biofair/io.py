@@ -935,7 +935,7 @@ def read_grouped_scores(
     relabelled = {}
     try:
         grouping = _group_columns(table, by)
-    except SchemaError as error:
+    except SchemaError:
         if kind != "bob" or subjects is not None:
             raise
         raise SchemaError(_bob_without_subjects(path, table, by)) from None

@@ -500,7 +500,8 @@ def fairness_summary(
     # the groups made above, outside the resamples' silence: CEI's warning of a coarse
     # histogram is given here, once; the area, from the FDR rows above.
     indices = {f"cei_extreme_{kind}": cei_extreme(kind) for kind in ("mated", "nonmated")}
-    equity = {f"cei_extreme_{kind}": comprehensive_equity_index(groups, by=by, kind=kind) for kind in ("mated", "nonmated")}
+    equity = {f"cei_extreme_{kind}": comprehensive_equity_index(groups, by=by, kind=kind)
+              for kind in ("mated", "nonmated")}
     estimates = {name: index.extreme for name, index in equity.items()}
     index_settings = {name: _settings(**_shown_parameters(index)) for name, index in equity.items()}
     if np.unique(targets).size >= 2:  # an area needs two targets
