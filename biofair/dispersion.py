@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from biofair._thresholds import resolution
 from biofair._typing import By, ZeroRate
 from biofair._validation import (
     as_rates,
@@ -229,8 +230,19 @@ class OutcomeFairness(NamedTuple):
     inequity_fnmr : float
         Inequity of the groups' FNMRs.
     rates : pandas.DataFrame
-        Per group: ``fmr``, ``fnmr``, ``n_nonmated``, ``n_mated`` and ``fmr_bounded`` /
+        Per group: ``fmr``, ``fnmr``, the counts behind them (``false_matches`` of
+        ``n_nonmated``, ``false_non_matches`` of ``n_mated``) and ``fmr_bounded`` /
         ``fnmr_bounded`` (zero rates replaced by their upper bound for Inequity).
+    fmr_target : float
+        The target FMR the threshold was set for; NaN when the threshold was given.
+    k : int
+        The pooled homogeneous non-mated scores at or above the threshold (the groups'
+        ``false_matches`` together).
+    resolved : bool or None
+        Whether the target allows at least 3 false matches among the N pooled homogeneous
+        non-mated scores (``fmr·N >= 3``, the rule of three); None when the threshold was given.
+    precise : bool or None
+        Whether it allows at least 30 (the rule of thirty); None when the threshold was given.
 
     See Also
     --------
@@ -252,6 +264,10 @@ class OutcomeFairness(NamedTuple):
     inequity_fmr: float
     inequity_fnmr: float
     rates: pd.DataFrame  # per group: fmr, fnmr, counts, and which zero rates were bounded
+    fmr_target: float  # NaN when the threshold was given
+    k: int  # pooled homogeneous non-mated scores at or above the threshold
+    resolved: bool | None  # fmr_target·N >= 3; None without a target
+    precise: bool | None  # fmr_target·N >= 30; None without a target
 
 
 def outcome_fairness(
@@ -290,8 +306,10 @@ def outcome_fairness(
     Returns
     -------
     OutcomeFairness
-        The indices and a per-group ``rates`` table; zero rates replaced for Inequity are
-        flagged in its ``fmr_bounded`` / ``fnmr_bounded`` columns.
+        The indices; a per-group ``rates`` table with the counts behind each rate, whose
+        ``fmr_bounded`` / ``fnmr_bounded`` columns flag the zero rates replaced for Inequity;
+        and, with ``fmr``, the target's ``k`` (pooled false matches at the threshold),
+        ``resolved`` (``fmr·N >= 3``) and ``precise`` (``fmr·N >= 30``).
 
     Raises
     ------
@@ -336,6 +354,14 @@ def outcome_fairness(
     >>> result = bf.outcome_fairness(table, threshold=3.5)  # group 0 collects the false matches
     >>> bool(result.garbe_fmr > 0.3 and result.inequity_fmr > 1)
     True
+    >>> at_target = bf.outcome_fairness(table, fmr=1e-3)
+    >>> at_target.k, at_target.resolved, at_target.precise
+    (600, True, True)
+    >>> at_target.rates[["group", "false_matches", "n_nonmated"]]
+      group  false_matches  n_nonmated
+    0     0            494      200000
+    1     1             87      200000
+    2     2             19      200000
     """
     if (threshold is None) == (fmr is None):
         raise ValueError("give exactly one of threshold= and fmr=")
@@ -348,7 +374,8 @@ def outcome_fairness(
     if fmr is not None:
         threshold = float(_pooled_threshold(groups, fmr))
     rates = _group_rates(groups, threshold)
-    return _outcome_from_rates(list(groups), float(threshold), rates, alpha=alpha, correction=correction, zero=zero)
+    return _outcome_from_rates(list(groups), float(threshold), rates, fmr_target=fmr, alpha=alpha,
+                               correction=correction, zero=zero)
 
 
 def _check_outcome_options(alpha: float, correction: bool, zero: str) -> None:
@@ -360,9 +387,11 @@ def _check_outcome_options(alpha: float, correction: bool, zero: str) -> None:
 
 
 def _outcome_from_rates(
-    names: list[str], threshold: float, rates: GroupRates, *, alpha: float, correction: bool, zero: str
+    names: list[str], threshold: float, rates: GroupRates, *, fmr_target: float | None, alpha: float,
+    correction: bool, zero: str,
 ) -> OutcomeFairness:
-    """GARBE and Inequity from the rates of every group at one threshold (a column of ``rates``)."""
+    """GARBE and Inequity from the rates of every group at one threshold (a column of ``rates``),
+    with the resolution of ``fmr_target`` (None: the threshold was given) on the pooled scores."""
     fmr_rates, fnmr_rates = rates.fmr[:, 0], rates.fnmr[:, 0]
     in_fmr, fmr_bounded = _inequity(fmr_rates, rates.n_nonmated[:, 0], zero)
     in_fnmr, fnmr_bounded = _inequity(fnmr_rates, rates.n_mated[:, 0], zero)
@@ -373,6 +402,10 @@ def _outcome_from_rates(
             f"FNMR of groups {named[1]}",
             UndefinedRateWarning,
         )
+    if fmr_target is None:
+        resolved = precise = None
+    else:
+        resolved, precise = (bool(flag[0]) for flag in resolution([fmr_target], int(rates.n_nonmated.sum())))
     garbe_fmr = garbe(fmr_rates, correction=correction)
     garbe_fnmr = garbe(fnmr_rates, correction=correction)
     table = pd.DataFrame(
@@ -380,7 +413,9 @@ def _outcome_from_rates(
             "group": names,
             "fmr": fmr_rates,
             "fnmr": fnmr_rates,
+            "false_matches": rates.false_matches[:, 0],
             "n_nonmated": rates.n_nonmated[:, 0],
+            "false_non_matches": rates.false_non_matches[:, 0],
             "n_mated": rates.n_mated[:, 0],
             "fmr_bounded": fmr_bounded,
             "fnmr_bounded": fnmr_bounded,
@@ -394,4 +429,8 @@ def _outcome_from_rates(
         inequity_fmr=in_fmr,
         inequity_fnmr=in_fnmr,
         rates=table,
+        fmr_target=np.nan if fmr_target is None else fmr_target,
+        k=int(rates.false_matches[:, 0].sum()),
+        resolved=resolved,
+        precise=precise,
     )

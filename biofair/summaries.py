@@ -53,7 +53,6 @@ from biofair.groups import (
     ScoresByGroup,
     _grouped,
     _ordered_for_grouping,
-    _pooled_at_or_above,
     _pooled_size,
     scores_by_group,
 )
@@ -520,12 +519,10 @@ def fairness_summary(
         add(f"{name}_null_mean", attribute, nan, null.null.mean(), parameters=null_settings)
         add(f"{name}_p_value", attribute, nan, null.p_value, parameters=null_settings + ", alternative=less")
     outcome = outcome_fairness(groups, by=by, fmr=operating_fmr, alpha=alpha)
-    k = int(_pooled_at_or_above(groups, [outcome.threshold])[0])
-    resolved, precise = resolution([operating_fmr], _pooled_size(groups))
     outcome_settings = {"garbe": _settings(correction="K/(K-1)"), "inequity": _settings(zero="upper_bound")}
     for name in ("garbe_fmr", "garbe_fnmr", "inequity_fmr", "inequity_fnmr"):
-        add(name, attribute, operating_fmr, getattr(outcome, name), None, outcome.threshold, k, resolved[0], precise[0],
-            outcome_settings[name.split("_")[0]])
+        add(name, attribute, operating_fmr, getattr(outcome, name), None, outcome.threshold, outcome.k,
+            outcome.resolved, outcome.precise, outcome_settings[name.split("_")[0]])
     dfi = distribution_fairness_index(groups, by=by)
     add("dfi_normal", attribute, nan, dfi.normal, parameters=_settings(**dfi.parameters))
     add("dfi_extreme", attribute, nan, dfi.extreme, parameters=_settings(**dfi.parameters))

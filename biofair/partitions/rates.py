@@ -401,7 +401,9 @@ def outcome_fairness(
     _check_outcome_options(alpha, correction, zero)
     data = partitioned(scores, by=by)
     if fmr is not None:
-        threshold = float(_pooled_thresholds_and_counts(data, as_target(fmr), by)[0][0])
+        target = as_target(fmr)
+        fmr = float(target[0])
+        threshold = float(_pooled_thresholds_and_counts(data, target, by)[0][0])
     rates, _ = group_rates_at(data, [threshold], by=by)
-    return _outcome_from_rates(data.census.names, float(threshold), rates, alpha=alpha, correction=correction,
-                               zero=zero)
+    return _outcome_from_rates(data.census.names, float(threshold), rates, fmr_target=fmr, alpha=alpha,
+                               correction=correction, zero=zero)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -73,6 +74,32 @@ def test_fdr_equals_loop_over_group_pairs(table):
         assert (row.A, row.B) == (a, b)
         assert row.fdr == pytest.approx(1 - (0.3 * a + 0.7 * b), abs=1e-15)
     assert fdr["optimistic"].all()
+
+
+@pytest.mark.parametrize("fmr", [0.1, 1e-3, 4e-4, 1e-4])  # 9,500 pooled: precise, resolved twice, unresolved
+def test_outcome_fairness_counts_and_resolution_equal_loops(table, fmr):
+    homogeneous = table["reference_group"] == table["probe_group"]
+    pooled = table.loc[homogeneous & ~table["mated"], "score"].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
+        warnings.simplefilter("ignore", bf.UndefinedRateWarning)  # tied tails: no group reaches the threshold
+        outcome = bf.outcome_fairness(table, fmr=fmr)
+        threshold = bf.threshold_at_fmr(pooled, fmr)
+    assert outcome.threshold == threshold and outcome.fmr_target == fmr
+    assert outcome.k == sum(s >= threshold for s in pooled)
+    allowed = fmr * pooled.size  # 950, 9.5, 3.8 and 0.95 false matches
+    assert (outcome.resolved, outcome.precise) == (allowed >= 3, allowed >= 30)
+    for row in outcome.rates.itertuples():
+        cell = table[homogeneous & (table["reference_group"] == row.group)]
+        nonmated, mated = cell.loc[~cell["mated"], "score"], cell.loc[cell["mated"], "score"]
+        assert (row.false_matches, row.n_nonmated) == (sum(s >= threshold for s in nonmated), len(nonmated))
+        assert (row.false_non_matches, row.n_mated) == (sum(s < threshold for s in mated), len(mated))
+        assert (row.fmr, row.fnmr) == (row.false_matches / row.n_nonmated, row.false_non_matches / row.n_mated)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.UndefinedRateWarning)
+        at_threshold = bf.outcome_fairness(table, threshold=threshold)
+    assert np.isnan(at_threshold.fmr_target) and at_threshold.k == outcome.k
+    assert at_threshold.resolved is None and at_threshold.precise is None
 
 
 def test_area_under_fdr_reference_values():

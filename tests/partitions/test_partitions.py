@@ -88,6 +88,7 @@ def test_rates_fdr_garbe_inequity_and_dfi_are_exact(data):
         here, there = bp.outcome_fairness(path, **options), bf.outcome_fairness(table, **options)
         assert here[:6] == there[:6]
         pd.testing.assert_frame_equal(here.rates, there.rates)
+        np.testing.assert_equal(here[7:], there[7:])  # the target (NaN with a threshold), k, resolved, precise
     for combine in ("pooled", "equal"):
         here, there = bp.distribution_fairness_index(path, combine=combine), bf.distribution_fairness_index(table, combine=combine)
         assert (here.normal, here.extreme) == (there.normal, there.extreme)
