@@ -33,6 +33,8 @@ StatisticData = Literal["arrays", "table"]
 IntervalMethod = Literal["percentile", "bca"]
 #: What a missing group label means: an error, or a group of its own.
 MissingGroups = Literal["raise", "group"]
+#: What a group without mated or without homogeneous non-mated comparisons means: an error, or kept.
+OneClassGroups = Literal["raise", "keep"]
 #: Which side's cohort statistics normalise a score: reference (Z), probe (T) or both (S).
 Norm = Literal["z", "t", "s"]
 #: Whether lower or higher is better on an objective of a Pareto front.

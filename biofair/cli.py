@@ -57,7 +57,9 @@ complete.
 With --layout differential: OUTDIR/report.html and OUTDIR/differential.json (per-group FMR
 and FNMR at one threshold with Clopper-Pearson, Wilson and subject-clustered bootstrap
 intervals, ratios between groups against --tolerance, sufficiency, cross-group FMR; the
-JSON follows biofair/data/differential_report.schema.json). On a file of {_LARGE_FILE_BYTES >> 20} MiB or more,
+JSON follows biofair/data/differential_report.schema.json); a group without mated or without
+homogeneous non-mated comparisons, which the standard layout refuses, is reported with the
+rate it lacks marked 'no comparisons'. On a file of {_LARGE_FILE_BYTES >> 20} MiB or more,
 each stage (reading, checking, computing, writing) is announced on stderr with the seconds
 since the start, on a terminal or with --progress; stdout has one line, the report's. Exit
 status: 0 done, 1 the analysis failed, 2 a bad option, file or output folder; interrupted:
@@ -612,15 +614,22 @@ def _check_analysis(args: argparse.Namespace) -> list[str]:
     """
     import biofair as bf
     from biofair.distribution_fairness import _automatic_index_marked
+    from biofair.io import _ONE_CLASS
     from biofair.permutation import _shuffle_plan
 
     by = _by(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = bf.read_grouped_scores(
-            args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
-            format=args.format, subjects=args.subjects, missing_groups=args.missing_groups,
-        )
+        try:
+            table = bf.read_grouped_scores(
+                args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
+                format=args.format, subjects=args.subjects, missing_groups=args.missing_groups,
+            )
+        except bf.SchemaError as error:
+            if _ONE_CLASS not in str(error):
+                raise
+            raise bf.SchemaError(f"{error}; or use --layout differential, which reports the rate such a group has "
+                                 "and marks the one it lacks 'no comparisons'") from None
         if "reference_subject" in table.columns:  # the report's CEI nulls shuffle the labels by subject
             _shuffle_plan(table, by, "reference_subject", instead=None)
         args.stages("computing every estimate of the report once, without resampling")
@@ -722,6 +731,7 @@ def _differential_analysis(args: argparse.Namespace):
         table = bf.read_grouped_scores(
             args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
             format=args.format, subjects=args.subjects, missing_groups=args.missing_groups,
+            one_class_groups="keep",  # the report marks the rate a group lacks "no comparisons"
         )
         threshold = _operational_threshold(args, table)
         args.stages(f"computing the differential report ({args.n_resamples:,} bootstrap resamples)")

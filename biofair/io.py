@@ -25,8 +25,8 @@ from typing import BinaryIO, Literal
 import numpy as np
 import pandas as pd
 
-from biofair._typing import By, MissingGroups
-from biofair._validation import check_flag, inexact_integers
+from biofair._typing import By, MissingGroups, OneClassGroups
+from biofair._validation import check_choice, check_flag, inexact_integers
 from biofair._warnings import warn
 from biofair.areas import roc_auc
 from biofair.exceptions import SchemaError, ScoreDirectionWarning
@@ -847,6 +847,7 @@ def read_grouped_scores(
     format: _ScoreFormat = "auto",
     subjects: _PathLike | None = None,
     missing_groups: MissingGroups = "raise",
+    one_class_groups: OneClassGroups = "raise",
 ) -> pd.DataFrame:
     """Read a score file for a fairness analysis and check that its groups can be compared.
 
@@ -873,22 +874,29 @@ def read_grouped_scores(
         a column of ``by`` or in a subject attribute) is an error by default. ``"group"`` makes those rows a
         group of their own, labelled ``"(missing)"``; the number of rows relabelled per
         column is recorded in ``table.attrs["missing_groups"]``.
+    one_class_groups : {"raise", "keep"}, default "raise"
+        A group without mated or without homogeneous non-mated comparisons is an error by
+        default: most fairness indices need both rates of every group. ``"keep"`` reads it
+        for an analysis that reports the rate it lacks as missing, such as
+        :func:`biofair.differential_report`.
 
     Returns
     -------
     pandas.DataFrame
         A validated score table with at least two groups, each with mated and non-mated
-        comparisons; ``attrs["missing_groups"]`` maps each relabelled column to its count
-        of rows (empty when none).
+        comparisons unless ``one_class_groups="keep"``; ``attrs["missing_groups"]`` maps
+        each relabelled column to its count of rows (empty when none).
 
     Raises
     ------
     SchemaError, FileNotFoundError
         Naming the first problem found and the way forward: unreadable file, missing
         column, bad values, a missing group column or label (a bob score file without
-        ``subjects`` has none), fewer than two groups, a group without one class (checked in
-        each score set: each ``system`` and ``split`` the file holds, which no metric
-        pools). No group is ever left out.
+        ``subjects`` has none), fewer than two groups, a group without one class unless
+        ``one_class_groups="keep"`` (checked in each score set: each ``system`` and ``split``
+        the file holds, which no metric pools). No group is ever left out.
+    ValueError
+        When ``missing_groups`` or ``one_class_groups`` is not one of its choices.
 
     Warns
     -----
@@ -916,8 +924,8 @@ def read_grouped_scores(
     >>> sorted(table["group"].unique())
     ['A', 'B', 'C']
     """
-    if missing_groups not in ("raise", "group"):
-        raise ValueError(f"missing_groups must be 'raise' or 'group', got {missing_groups!r}")
+    check_choice(missing_groups, "missing_groups", ("raise", "group"))
+    check_choice(one_class_groups, "one_class_groups", ("raise", "keep"))
     table = _read_file(path, columns, greater_is_match, format)
     score_dtype = table.attrs.get("score_dtype")
     kind = table.attrs.pop(_FILE_FORMAT, None)
@@ -965,7 +973,8 @@ def read_grouped_scores(
         try:
             scores_by_group(rows, by=by)  # the groups of every score set the metrics will take, checked
         except SchemaError as error:
-            raise SchemaError(f"{error}{_groups_fix(str(error), rows, by)}") from None
+            if one_class_groups == "raise" or _ONE_GROUP in str(error):  # else its problems are one-class groups
+                raise SchemaError(f"{error}{_groups_fix(str(error), rows, by)}") from None
     table.attrs.pop(_FILE_ROWS, None)
     table.attrs["missing_groups"] = relabelled
     if score_dtype is not None:  # a join with the subjects' table keeps no attrs

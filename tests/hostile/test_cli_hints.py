@@ -10,11 +10,13 @@ file of tens of millions of rows said nothing for 80 s.
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 import biofair as bf
@@ -207,7 +209,9 @@ def test_a_file_of_one_group_names_it_and_the_other_attributes(tmp_path, capsys)
 @pytest.mark.parametrize("lacking", ["mated", "nonmated"])
 def test_a_group_without_one_class_is_named_with_the_way_forward(tmp_path, capsys, lacking):
     """Was: "group 'C' has 0 mated and ... comparisons; both are needed", with no word of what to
-    do. Nothing is dropped silently and no rate is a NaN: the group and the three ways on."""
+    do, and the differential layout, which can report such a group, refused it too. Nothing is
+    dropped silently and no rate is a NaN: the standard layout names the group and the ways on,
+    the differential layout reports the group's other rate and marks the missing one."""
     table = example()
     drop = (table["group"] == "C") & (table["mated"] if lacking == "mated" else ~table["mated"])
     path = tmp_path / "lacking.csv"
@@ -220,12 +224,21 @@ def test_a_group_without_one_class_is_named_with_the_way_forward(tmp_path, capsy
         "(without homogeneous non-mated ones, no FMR): add its missing comparisons, merge it into another group "
         "(relabel its rows), or remove its rows from the file and say in the report that it is not covered (biofair "
         "leaves out no group itself)")
-    assert refused(capsys, tmp_path, path) == expected
     status, _, err = run(capsys, path, "-o", tmp_path / "standard", "-n", "40", "--n-permutations", "10")
-    assert status == 2 and err == [f"biofair report: error: {expected}"]
+    assert status == 2 and err == [f"biofair report: error: {expected}; or use --layout differential, which reports "
+                                   "the rate such a group has and marks the one it lacks 'no comparisons'"]
+    assert not (tmp_path / "standard").exists()
     with pytest.raises(bf.SchemaError) as error:
         bf.read_grouped_scores(path)
     assert str(error.value).splitlines()[-1].startswith("- ISO/IEC 19795-10 compares")
+
+    status, out, _ = run(capsys, path, "-o", tmp_path / "out", "--layout", "differential", *FAST_DIFFERENTIAL)
+    assert status == 0 and out == [f"biofair report: wrote {tmp_path / 'out'}/report.html and differential.json"]
+    rows = pd.DataFrame(json.loads((tmp_path / "out" / "differential.json").read_text())["groups"])
+    missing, present = ("fnmr", "fmr") if lacking == "mated" else ("fmr", "fnmr")
+    status = rows.set_index(["group", "rate"])["status"]
+    assert status["C", missing] == "no comparisons" and status["C", present] != "no comparisons"
+    assert sorted(rows["group"].unique()) == ["A", "B", "C"]  # no group left out
 
 
 # -- the stages of a long run -------------------------------------------------------------------

@@ -167,6 +167,8 @@ CASES = {
     "format='xml'": (lambda: bf.read_scores(EXAMPLE, format="xml"), (ValueError, r"format must be 'auto', 'csv', 'parquet' or 'bob', got 'xml'")),
     "missing_groups='drop'": (lambda: bf.read_grouped_scores(EXAMPLE, missing_groups="drop"),
                               (ValueError, r"^missing_groups must be 'raise' or 'group', got 'drop'")),
+    "one_class_groups='drop'": (lambda: bf.read_grouped_scores(EXAMPLE, one_class_groups="drop"),
+                                (ValueError, r"^one_class_groups must be 'raise' or 'keep', got 'drop'")),
     "columns=['score']": (lambda: bf.read_scores(EXAMPLE, columns=["score"]), (TypeError, r"^columns must map file column names")),
     "a pair of three files": (lambda: bf.read_scores((EXAMPLE, EXAMPLE, EXAMPLE)),
                               (ValueError, r"^path must be one file or a \(mated_file, nonmated_file\) pair, got 3 files")),

@@ -100,6 +100,19 @@ def test_read_parquet_and_distances(tmp_path):
     assert bf.roc_auc(*bf.split_scores(table)) == 1.0
 
 
+def test_one_class_groups_keep_reads_a_group_without_one_class_and_still_needs_two_groups(tmp_path):
+    table = bf.read_scores(bf.datasets.example_scores_path())
+    lacking = table[~((table["group"] == "C") & table["mated"])]
+    lacking.to_csv(tmp_path / "lacking.csv", index=False)
+    with pytest.raises(bf.SchemaError, match="group 'C' has 0 mated and"):
+        bf.read_grouped_scores(tmp_path / "lacking.csv")
+    kept = bf.read_grouped_scores(tmp_path / "lacking.csv", one_class_groups="keep")
+    assert len(kept) == len(lacking) and sorted(kept["group"].unique()) == ["A", "B", "C"]
+    table[table["group"] == "A"].to_csv(tmp_path / "one.csv", index=False)
+    with pytest.raises(bf.SchemaError, match="fairness needs at least two groups"):
+        bf.read_grouped_scores(tmp_path / "one.csv", one_class_groups="keep")
+
+
 def test_parquet_integer_labels_with_missing_values_stay_integers(tmp_path):
     """pandas reads an integer column with nulls as floats: the labels were "1.0" and "2.0"
     (and an id beyond 2**53 lost its last digits)."""
