@@ -80,6 +80,15 @@ def test_clopper_pearson_stays_exact_at_a_billion_comparisons(k, n, confidence):
         assert high == 1.0
 
 
+@pytest.mark.parametrize("n", [1, 7, 500, 5_000, 10**6, 10**9])
+def test_wilson_ends_are_exact_at_no_errors_and_all_errors(n):
+    """At k = 0 the formula's lower end is 0 and at k = n its upper end is 1: rounding gave
+    4.3e-19 at n = 500 (shown in the differential report as "[4.34e-19, 0.00762]")."""
+    _, _, low, high = binomial_intervals(np.array([0, n]), np.array([n, n]), 0.95)
+    assert low[0] == 0.0 and high[1] == 1.0
+    assert 0.0 < high[0] < 1.0 and 0.0 < low[1] < 1.0
+
+
 def test_binomial_intervals_of_no_comparisons_are_missing():
     assert np.isnan(binomial_intervals(np.array([0]), np.array([0]), 0.95)).all()
 
