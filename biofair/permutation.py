@@ -250,6 +250,17 @@ def permutation_null(
     statistic on the observed data warns for targets it cannot resolve; on the permuted
     tables, whose group sizes are about the same, those warnings are not repeated.
 
+    With one group label per comparison (a ``group`` column), the subject shuffle moves a
+    non-mated comparison with its ``cluster`` subject only. When the non-mated scores also
+    depend on the other subject (a probe that scores high against everyone) and the trial
+    list pairs each reference with probes of its own group, the permuted groups mix probes
+    that the observed groups keep apart, and the null is too narrow: in a simulation of
+    identical groups with a probe effect as large as the noise (``tests/unit/
+    test_uncertainty.py``), the test rejected at the 5% level far more often than 5% of the
+    time. Labels given per side (``reference_group`` and ``probe_group``, e.g. from a subject
+    file) move with each subject on both sides; the test is then valid, if conservative for
+    the non-mated indices: shuffled pairs that become cross-group leave them.
+
     References
     ----------
     P. Good, "Permutation, Parametric, and Bootstrap Tests of Hypotheses", Springer, 2005

@@ -331,7 +331,9 @@ def fairness_summary(
     unit : {"pair", "subject"}, optional
         What the bootstrap resamples; by default ``"subject"`` when the table has the
         ``cluster`` column (subjects recur in many comparisons), else ``"pair"``. With
-        ``"subject"`` the permutation nulls also move whole subjects.
+        ``"subject"`` the permutation nulls also move whole subjects (with one group label
+        per comparison, the non-mated nulls are too narrow when the probe subject also
+        shapes the scores: see :func:`biofair.permutation_null`'s Notes).
     cluster : str, default "reference_subject"
         The subject column that defines the clusters (a name the table lacks, other than
         the default, is an error).

@@ -273,6 +273,48 @@ def test_permutation_moves_whole_subjects():
         bf.permutation_null(index, table.drop(columns=["reference_subject"]), n_permutations=2)
 
 
+def _probe_effect_trials(rng: np.random.Generator) -> pd.DataFrame:
+    """40 subjects in two identical groups, each reference compared with 2 of its own images
+    and 10 probes of its own group; a non-mated score carries its probe's effect (sd 1)."""
+    n, groups = 40, np.repeat(["A", "B"], 20)
+    effect = rng.normal(0, 1, n)
+    mated_refs, nonmated_refs = np.repeat(np.arange(n), 2), np.repeat(np.arange(n), 10)
+    probes = np.concatenate([rng.choice(np.flatnonzero((groups == groups[s]) & (np.arange(n) != s)), 10)
+                             for s in range(n)])
+    references, others = np.r_[mated_refs, nonmated_refs], np.r_[mated_refs, probes]
+    return pd.DataFrame({
+        "score": np.r_[2 + rng.normal(size=mated_refs.size), effect[probes] + rng.normal(size=probes.size)],
+        "mated": np.repeat([True, False], [mated_refs.size, probes.size]),
+        "reference_subject": references, "probe_subject": others,
+        "reference_group": groups[references], "probe_group": groups[others],
+    })
+
+
+def _nonmated_mean_gap(table: pd.DataFrame, by) -> float:
+    """|difference of the two groups' mean homogeneous non-mated score|."""
+    sides = [by] if isinstance(by, str) else [f"reference_{by[0]}", f"probe_{by[0]}"]
+    nonmated = table[~table["mated"]]
+    means = [nonmated.loc[(nonmated[sides] == name).all(axis=1), "score"].mean() for name in ("A", "B")]
+    return abs(means[0] - means[1])
+
+
+def test_the_subject_null_is_too_narrow_with_pair_labels_and_probe_effects_and_valid_per_side():
+    """permutation_null's Notes: with one label per comparison the label moves with the
+    reference subject only, and a probe effect makes identical groups look different (a
+    run of the audit that found it: 31-46% rejections at 5%); labels per side move with both subjects."""
+    rng = np.random.default_rng(0)
+    rejected = {"per comparison": 0, "per side": 0}
+    for seed in range(100):
+        trials = _probe_effect_trials(rng)
+        pair_labels = trials.drop(columns=["probe_group"]).rename(columns={"reference_group": "group"})
+        for name, table, by in (("per comparison", pair_labels, "group"), ("per side", trials, ["group"])):
+            null = bf.permutation_null(lambda t, by=by: _nonmated_mean_gap(t, by), table, by="group",
+                                       unit="subject", n_permutations=39, alternative="greater", rng=seed)
+            rejected[name] += null.p_value <= 0.05
+    assert rejected["per comparison"] >= 20  # of 100 null data sets; 5 expected of a valid test
+    assert rejected["per side"] <= 10
+
+
 @pytest.mark.parametrize("dtype", ["category", "str", object])
 @pytest.mark.parametrize(("per_side", "unit"), [(False, "pair"), (False, "subject"), (True, "subject")])  # per-side: by subject only
 def test_permuted_tables_keep_the_labels_dtype_and_draw_the_same_labels(dtype, per_side, unit):
