@@ -6,7 +6,9 @@ The report template is a book chapter written in MyST: its prose quotes numbers 
 ``report.html``, does not, and would show the raw roles. :func:`plain_markdown` replaces each of
 them by what the book shows:
 
-- ``{glue:text}`key:spec``` by the glued value formatted with ``spec`` (as myst-nb formats it);
+- ``{glue:text}`key:spec``` by the glued value formatted with ``spec`` (as myst-nb formats it),
+  escaped so that Markdown and HTML show it as the literal text the book shows (a group label
+  such as ``<img onerror=...>`` or ``*a*_b_`` from the scored file is text, not markup);
 - ``{func}`~biofair.x``` by ``x`` as code, ``{term}`text <target>``` by ``text``;
 - ``{numref}`fig-...``` by "Figure N", N counting the notebook's figures in order, and each
   figure's caption is written under its output as "**Figure N.** caption";
@@ -25,6 +27,8 @@ from myst_nb.core.variables import format_plain_text
 
 _GLUE_MIME = "application/papermill.record/text/plain"
 _ROLE = re.compile(r"\{([a-z:-]+)\}`([^`]+)`")
+#: Characters that Markdown (with nbconvert's math) would read as markup in a glued value.
+_MARKUP = re.compile(r"[&<>\\`*_{}\[\]#!|~$]")
 _FENCE = re.compile(r"^:::\{admonition\}\s*(.*)$")
 
 
@@ -69,7 +73,7 @@ def _replace(match: re.Match, glued: dict[str, str], figures: dict[str, int]) ->
         key, _, spec = content.partition(":")
         if key not in glued:
             raise ValueError(f"the report quotes {key!r}, which it never glued")
-        return format_plain_text(glued[key], spec)
+        return _literal(format_plain_text(glued[key], spec))
     text, _, target = content.partition(" <")
     if role == "func":
         return f"`{text[1:].rsplit('.', 1)[-1]}`" if text.startswith("~") else f"`{text}`"
@@ -80,6 +84,15 @@ def _replace(match: re.Match, glued: dict[str, str], figures: dict[str, int]) ->
             raise ValueError(f"the report refers to {content!r}, which is not one of its figures")
         return f"Figure {figures[content]}"
     raise ValueError(f"the report uses the MyST role {{{role}}}, which its HTML export cannot render")
+
+
+def _literal(text: str) -> str:
+    """``text`` as Markdown that renders as ``text``: each markup character as a numeric
+    character reference, which Markdown shows and never reads as markup (a backslash escape
+    would not do: nbconvert reads ``\\[`` as the start of a formula), and text holding a
+    formula's delimiter (``$``, ``\\``) in a span MathJax skips (its ``tex2jax_ignore`` class)."""
+    escaped = _MARKUP.sub(lambda match: f"&#{ord(match.group())};", text)
+    return f'<span class="tex2jax_ignore">{escaped}</span>' if "$" in text or "\\" in text else escaped
 
 
 def _admonitions(source: str) -> str:
