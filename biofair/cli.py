@@ -899,9 +899,14 @@ def _as_published(notebook, folder: _OutputFolder):
     """The executed notebook as it will be read from OUTDIR: its parameters and papermill's
     record name OUTDIR, not the work folder (gone when the report is published), so that the
     notebook reruns as it is and writes its summary beside itself."""
-    work, published = str(folder.files), str(folder.output)
+    from papermill.translators import PythonTranslator
+
+    # as papermill wrote it into the parameters cell: a literal, with \xe4 for ä, \" for "
+    work, published = (PythonTranslator.translate(str(where / "summary.json")) for where in (folder.files, folder.output))
     for cell in notebook.cells:
         if "injected-parameters" in cell.metadata.get("tags", []):
+            if work not in cell.source:
+                raise ValueError(f"the notebook's parameters do not hold the summary's path {work}")
             cell.source = cell.source.replace(work, published)
     record = notebook.metadata["papermill"]
     record["parameters"]["summary_path"] = str(folder.output / "summary.json")

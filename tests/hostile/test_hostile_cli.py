@@ -665,7 +665,7 @@ def contested(tmp_path_factory):
     """Two runs to one OUTDIR: the first runs to the end, the second starts while it works."""
     folder = tmp_path_factory.mktemp("contested")
     path, table = hostile_example(folder)
-    output = folder / "out"
+    output = folder / 'ré"p\\ort'  # papermill writes it into the notebook as "r\xe9\"p\\ort"
     start = time.monotonic()
     first = biofair_command("report", path, "-o", output, "--missing-groups", "group", *FAST)
     wait_for(lambda: work_folder(output).exists(), first)
@@ -700,7 +700,7 @@ def test_the_first_run_completes_and_says_only_so(contested):
         "table[column] = pd.to_numeric(table[column]).astype(int).astype(str)) if they are one group\n"
     )
     assert out.strip() == f"biofair report: wrote {contested['output']}/report.ipynb, report.html and summary.json"
-    assert sorted(p.name for p in contested["output"].parent.iterdir()) == ["hostile.csv", "out"]
+    assert sorted(p.name for p in contested["output"].parent.iterdir()) == ["hostile.csv", contested["output"].name]
     assert sorted(p.name for p in contested["output"].iterdir()) == sorted(cli._OUTPUTS)
     html = (contested["output"] / "report.html").read_text()
     assert html.rstrip().endswith("</html>") and "data:image/png;base64" in html
@@ -719,12 +719,15 @@ def test_the_kernel_kept_its_connection_file_in_the_work_folder(contested):
 
 def test_the_published_notebook_names_outdir_not_the_work_folder(contested):
     """Its parameters and papermill's record named the hidden work folder, gone once the report
-    is published: rerun as it was, the notebook could not write its summary."""
+    is published: rerun as it was, the notebook could not write its summary. So it was, later,
+    for an OUTDIR with a character that papermill escapes in the parameters cell (an audit's
+    'q"uote\\back')."""
     output = contested["output"]
     text = (output / "report.ipynb").read_text()
     assert ".biofair-partial" not in text
     notebook = json.loads(text)
-    assert f'summary_path = "{output / "summary.json"}"' in "".join(
+    literal = str(output / "summary.json").replace("\\", "\\\\").replace('"', '\\"').replace("é", "\\xe9")
+    assert f'summary_path = "{literal}"' in "".join(
         "".join(cell["source"]) for cell in notebook["cells"] if "injected-parameters" in cell["metadata"].get("tags", []))
     record = notebook["metadata"]["papermill"]
     assert (record["output_path"], record["parameters"]["summary_path"]) == (str(output / "report.ipynb"),
