@@ -1062,6 +1062,8 @@ def main(argv: list[str] | None = None) -> int:
     ...     print(stop.code)
     2
     """
+    if sys.stderr is None:  # started with stderr closed (2>&-): its messages are lost, not an AttributeError
+        sys.stderr = open(os.devnull, "w")
     args = _parse(argv)  # exits 2 naming a bad option, before anything is read or written
     stages = args.stages
     _received.clear()
@@ -1087,6 +1089,9 @@ def main(argv: list[str] | None = None) -> int:
         for message in messages:
             print(f"biofair report: warning: {message}", file=sys.stderr)
         if args.layout == "differential":
+            for note in report.notes:  # what the report left out or chose, also where its reader is not looking
+                if not note.startswith("warning: "):  # the warnings above
+                    print(f"biofair report: note: {note}", file=sys.stderr)
             stages("writing report.html and differential.json")
             _write_differential(report, folder)
         else:
@@ -1115,8 +1120,11 @@ def main(argv: list[str] | None = None) -> int:
     stages("done")
     try:
         print(f"biofair report: wrote {folder.output}/{written}", flush=True)
-    except BrokenPipeError:  # its reader has gone (| head): the report is written all the same
+    except OSError as error:  # its reader has gone (| head), or it takes nothing (> /dev/full)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error as Python exits
+        if not isinstance(error, BrokenPipeError):
+            print(f"biofair report: stdout could not take this line ({error.strerror}): wrote {folder.output}/{written}",
+                  file=sys.stderr)
     return 0
 
 

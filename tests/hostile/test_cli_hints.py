@@ -302,3 +302,17 @@ def test_a_refused_file_has_its_stages_then_its_error(tmp_path, capsys, monkeypa
     assert status == 2 and out == []
     assert stages(err) == [f"reading {path} ({path.stat().st_size / 1000:.1f} kB)", "checking 7,920 comparisons"]
     assert len(err) == 3 and err[-1].startswith("biofair report: error: cannot compare groups")  # one line after them
+
+
+def test_what_the_differential_report_left_out_is_also_said_on_stderr(tmp_path, capsys):
+    """Was: a group left out of the differentials, or a --reference that could not serve, was
+    said only in the report's notes; the run ended with exit 0 and nothing on stderr."""
+    status, out, err = run(capsys, EXAMPLE, "-o", tmp_path / "out", "--layout", "differential", "--operating-fmr",
+                           "1e-3", "--reference", "A", *FAST_DIFFERENTIAL)
+    notes = json.loads((tmp_path / "out" / "differential.json").read_text())["notes"]
+    assert status == 0 and out == [f"biofair report: wrote {tmp_path / 'out'}/report.html and differential.json"]
+    assert [f"biofair report: note: {note}" for note in notes if not note.startswith("warning: ")] == [
+        line for line in err if line.startswith("biofair report: note: ")]
+    assert ("biofair report: note: FMR: left out of the differentials (unresolved, no comparisons, a rate of 0 or one "
+            "subject): 'A', 'B', 'C'") in err
+    assert any("the reference group 'A' is not among the compared groups" in line for line in err)

@@ -547,6 +547,24 @@ def test_a_reader_that_closed_the_pipe_does_not_fail_a_written_report(tmp_path):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["differential.json", "report.html"]
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full, a device that is always full")
+def test_a_full_stdout_or_a_closed_stderr_does_not_fail_a_written_report(tmp_path):
+    """"> /dev/full": a traceback and status 1 after the report was written; "2>&-": an
+    AttributeError (no sys.stderr) and status 1 before anything was read (a hostile-CLI audit)."""
+    command = (f"{Path(sys.executable).with_name('biofair')} report {ROOT / 'biofair' / 'data' / 'example_scores.csv'} "
+               f"--layout differential {' '.join(FAST_DIFFERENTIAL)}")
+    full = subprocess.run(["bash", "-c", f"{command} -o {tmp_path / 'full'} > /dev/full"], capture_output=True,
+                          text=True, timeout=600)
+    assert (full.returncode, full.stderr) == (0, "biofair report: stdout could not take this line (No space left on "
+                                                 f"device): wrote {tmp_path / 'full'}/report.html and differential.json\n")
+    closed = subprocess.run(["bash", "-c", f"{command} -o {tmp_path / 'closed'} 2>&-"], capture_output=True,
+                            text=True, timeout=600)
+    assert (closed.returncode, closed.stdout) == (0, f"biofair report: wrote {tmp_path / 'closed'}/report.html and "
+                                                     "differential.json\n")
+    for name in ("full", "closed"):
+        assert sorted(p.name for p in (tmp_path / name).iterdir()) == ["differential.json", "report.html"]
+
+
 def test_the_kernel_log_is_quoted_for_its_cause_not_its_start_notice(tmp_path):
     notice = ("[IPKernelApp] WARNING | Kernel is running over TCP without encryption. All communication (including "
               "code and outputs) is sent in plain text and is susceptible to eavesdropping.")
