@@ -50,8 +50,9 @@ examples:
 
 Writes OUTDIR/report.ipynb (executed), OUTDIR/report.html (figures inline) and
 OUTDIR/summary.json (every metric, its 95% interval where resampled, the resolution of every
-rate at a target, the settings of every index, how many rows each grouping rule affected, and
-the file's size and SHA-256).
+rate at a target, the settings of every index, each group's FMR and FNMR at the operating
+threshold with their counts, how many rows each grouping rule affected, and the file's size
+and SHA-256).
 Options, OUTDIR and the file are checked first; the report appears in OUTDIR only when it is
 complete.
 With --layout differential: OUTDIR/report.html and OUTDIR/differential.json (per-group FMR
@@ -209,7 +210,7 @@ def _build_parser() -> argparse.ArgumentParser:
     report = commands.add_parser(
         "report",
         help="analyse one score file: executed notebook, HTML page and JSON summary",
-        description="Run every metric of the biofair book on one score file, with intervals.",
+        description="Measure the performance and the fairness across groups of one score file, with intervals.",
         epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

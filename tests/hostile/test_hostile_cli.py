@@ -752,6 +752,20 @@ def test_the_published_notebook_names_outdir_not_the_work_folder(contested):
                                                                              str(output / "summary.json"))
 
 
+def test_the_summary_holds_every_groups_rates_at_the_operating_threshold(contested):
+    """summary.json held the pooled and index rows but not the per-group FMR and FNMR that
+    report.html shows ("which group errs most ... is in this table"; a hostile-CLI audit)."""
+    summary = json.loads((contested["output"] / "summary.json").read_text())
+    point = summary["operating_point"]
+    with pytest.warns(UserWarning, match="differ only by how a number is written"):  # the file's '01' and '1'
+        table = bf.read_grouped_scores(contested["path"], missing_groups="group")
+        outcome = bf.outcome_fairness(table, fmr=summary["operating_fmr"])
+    assert point["threshold"] == outcome.threshold and point["fmr_target"] == summary["operating_fmr"]
+    assert (point["k"], point["resolved"], point["precise"]) == (outcome.k, outcome.resolved, outcome.precise)
+    assert point["groups"] == outcome.rates.astype(object).to_dict(orient="records")  # in full precision
+    assert sorted(row["group"] for row in point["groups"]) == sorted(table["group"].unique())
+
+
 def test_every_row_is_in_the_report(contested):
     """Row conservation through the whole run: per-group counts as written, "01" and "1" apart."""
     summary = json.loads((contested["output"] / "summary.json").read_text())
