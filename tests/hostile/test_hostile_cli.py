@@ -724,6 +724,7 @@ def test_the_first_run_completes_and_says_only_so(contested):
     assert html.rstrip().endswith("</html>") and "data:image/png;base64" in html
     # the labels' warning under the cell that reads the file, not again under the 6 cells that group the table
     assert html.count("differ only by how a number is written") == 1
+    assert "UserWarning: column(s)" in html and "ipykernel_" not in html  # not under the kernel's temporary file
 
 
 def test_the_kernel_kept_its_connection_file_in_the_work_folder(contested):
