@@ -189,6 +189,12 @@ def _output_folder(text: str) -> Path:
         raise argparse.ArgumentTypeError("the folder name is empty; give a new or an empty folder")
     if not Path(os.path.abspath(text)).name:
         raise argparse.ArgumentTypeError(f"{text!r} is the root of the file system; give a new or an empty folder")
+    try:
+        os.path.abspath(text).encode("utf-8")
+    except UnicodeEncodeError:  # bytes that are not UTF-8, kept by Python as surrogates
+        raise argparse.ArgumentTypeError(
+            f"{os.path.abspath(text)!r} is not UTF-8 text (\\udcXX stands for a byte that is not): the report writes "
+            "its folder's path into its notebook and JSON; give a folder whose path is UTF-8") from None
     return Path(text)
 
 

@@ -98,6 +98,9 @@ OPTIONS = {
     "--output /": (["-o", "/"], r"argument -o/--output: '/' is the root of the file system"),  # was: a traceback
     "--output /tmp/..": (["-o", "/tmp/.."], r"argument -o/--output: '/tmp/..' is the root of the file system"),
     "--output ''": (["-o", ""], r"argument -o/--output: the folder name is empty"),  # was: the current folder
+    # was: exit 1 (UnicodeEncodeError: surrogates not allowed) after the whole analysis
+    "--output not UTF-8": (["-o", os.fsdecode(b"/tmp/bad\xffname")],
+                           r"argument -o/--output: '/tmp/bad\\udcffname' is not UTF-8 text"),
 }
 
 
