@@ -969,7 +969,9 @@ def group_sizes(
     -------
     pandas.DataFrame
         One row per group (largest first): ``n_mated``, ``n_nonmated``, ``n_subjects``
-        (distinct reference subjects, when known), ``fmr_resolution`` (``1/n_nonmated``, the
+        (distinct reference subjects of the group's own comparisons, mated and homogeneous
+        non-mated, when known: a subject seen only in cross-group pairs is not counted),
+        ``fmr_resolution`` (``1/n_nonmated``, the
         smallest non-zero FMR the group can show) and ``small``. Heterogeneous non-mated
         pairs are counted in a last row ``(cross-group)``.
 
