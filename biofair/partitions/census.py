@@ -114,6 +114,7 @@ def _as_frame(scores: Any):
             raise FileNotFoundError(f"no Parquet file (*.parquet) in the folder {str(scores)!r}") from None
         if len(frame.columns) == 0:  # what Dask reads from a glob that matches no file
             raise FileNotFoundError(f"no Parquet file matches {str(scores)!r} (or its files have no columns)")
+        _check_all_files_read(str(scores), frame)
         if stored := [name for name in _stored_index(frame) if name is not None]:
             raise SchemaError(
                 f"the Parquet files of {str(scores)!r} store the column(s) {stored} as pandas' index (to_parquet "
@@ -335,6 +336,15 @@ def _check_files_alike(path: str) -> None:
 
     files = _files_of(path)
     if Path(path).is_dir():
+        skipped = sorted(str(f) for f in Path(path).rglob("*") if f.is_file() and str(f).endswith(_PARQUET_SUFFIXES)
+                         and any(p.startswith(("_", ".")) for p in f.relative_to(path).parts))
+        if skipped:
+            raise SchemaError(
+                f"{len(skipped)} file(s) of the folder {path!r} are hidden or under a name that starts with '_', "
+                f"which pandas, pyarrow and Spark skip but Dask reads, so their rows would be counted: "
+                f"{', '.join(skipped[:3])}{' ...' if len(skipped) > 3 else ''} (Spark's _temporary/ folder, "
+                "macOS's ._ files?). Move them out of the folder"
+            )
         unnamed = [f for f in files if not f.endswith(_PARQUET_SUFFIXES) and _starts_as_parquet(f)]
         if unnamed:
             raise SchemaError(
@@ -356,6 +366,32 @@ def _check_files_alike(path: str) -> None:
                 f"{holders[0]}) but not in the others (e.g. {lacking}): Dask reads the columns of the first "
                 f"file, so it could be left unread ({harm}). Write it in every file"
             )
+
+
+def _check_all_files_read(path: str, frame) -> None:
+    """Refuse a local folder of which Dask plans to read other Parquet files than it holds: a
+    ``_metadata`` file, which Dask reads instead of listing the folder, written before files
+    were added leaves their rows out without a word (and one that names a removed file fails
+    in the pass, as an unreadable partition)."""
+    from pathlib import Path
+
+    planned = _local_files(frame)
+    if not Path(path).is_dir() or planned is None:
+        return
+    if gone := [file for file in planned if not os.path.isfile(file)]:
+        raise SchemaError(f"the _metadata file of the folder {path!r} names {len(gone)} file(s) that are not there: "
+                          f"{', '.join(gone[:3])}{' ...' if len(gone) > 3 else ''}; delete _metadata, or write it "
+                          "again from the files")
+    read = {os.path.abspath(file) for file in planned}
+    unread = [f for f in _files_of(path) if f.endswith(_PARQUET_SUFFIXES) and os.path.abspath(f) not in read]
+    if unread:
+        reason = ("its _metadata file, which Dask reads instead of the folder, does not name them (written "
+                  "before they were added?): delete _metadata, or write it again from the files"
+                  if (Path(path) / "_metadata").is_file() else "Dask's plan leaves them out")
+        raise SchemaError(
+            f"Dask would not read {len(unread)} Parquet file(s) of the folder {path!r}, so their rows would be "
+            f"left out: {', '.join(unread[:3])}{' ...' if len(unread) > 3 else ''}; {reason}"
+        )
 
 
 def _starts_as_parquet(file: str) -> bool:

@@ -520,6 +520,52 @@ def test_parquet_files_not_named_parquet_are_named_not_left_out(tmp_path):
     assert int(census.n_mated.sum() + census.n_nonmated.sum()) == len(scores)
 
 
+@pytest.mark.parametrize("name", [".part-1.parquet", "._part-0.parquet", "_part-1.parquet",
+                                  "_temporary/0/part-1.parquet"])
+def test_files_that_pandas_and_spark_skip_are_refused_not_counted(tmp_path, name):
+    """Before: a hidden or _-prefixed file (a macOS ._ file, a Spark _temporary/ leftover), which
+    pandas, pyarrow and Spark skip, was read by Dask: its rows were counted (900 rows on disk
+    as pandas reads them, 1,200 in the census); a ._ file that is not Parquet was blamed on a
+    README.txt beside it (a hostile out-of-core audit)."""
+    scores = table()
+    scores.to_parquet(tmp_path / "part-0.parquet", index=False)
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    if name.startswith("._"):
+        (tmp_path / name).write_bytes(b"\x00\x05\x16\x07 macOS resource fork")
+    else:
+        scores.iloc[:100].to_parquet(tmp_path / name, index=False)
+    (tmp_path / "README.txt").write_text("not Parquet")
+    with pytest.raises(SchemaError, match=rf"^1 file\(s\) of the folder .* are hidden or under a name that starts with "
+                                          rf"'_', which pandas, pyarrow and Spark skip but Dask reads, so their rows "
+                                          rf"would be counted: .*{re.escape(name)} \(Spark's"):
+        bp.census(str(tmp_path))
+    (tmp_path / name).unlink()
+    census = bp.census(str(tmp_path))
+    assert int(census.n_mated.sum() + census.n_nonmated.sum()) == len(scores)
+
+
+def test_a_stale_metadata_file_is_refused_not_followed(tmp_path):
+    """Before: a folder written with a _metadata file, and a file added later: Dask read the
+    files _metadata names and left the new one's rows out (600 of 900); a file removed since
+    gave a bare "No such file" (a hostile out-of-core audit)."""
+    scores = table()
+    dd.from_pandas(scores.iloc[:200], npartitions=2).to_parquet(tmp_path / "f", write_metadata_file=True,
+                                                                write_index=False)
+    scores.iloc[200:].to_parquet(tmp_path / "f" / "part.2.parquet", index=False)
+    with pytest.raises(SchemaError, match=r"^Dask would not read 1 Parquet file\(s\) of the folder .*, so their rows "
+                                          r"would be left out: .*part\.2\.parquet; its _metadata file, which Dask "
+                                          r"reads instead of the folder, does not name them"):
+        bp.census(str(tmp_path / "f"))
+    (tmp_path / "f" / "part.2.parquet").unlink()
+    (tmp_path / "f" / "part.0.parquet").unlink()
+    with pytest.raises(SchemaError, match=r"^the _metadata file of the folder .* names 1 file\(s\) that are not there: "
+                                          r".*part\.0\.parquet; delete _metadata"):
+        bp.census(str(tmp_path / "f"))
+    (tmp_path / "f" / "_metadata").unlink()
+    census = bp.census(str(tmp_path / "f"))
+    assert int(census.n_mated.sum() + census.n_nonmated.sum()) == 100  # part.1 alone, as pandas reads it
+
+
 @pytest.mark.parametrize("column", ["system", "split", "reference_subject"])
 def test_a_column_that_only_later_files_have_is_refused(tmp_path, column):
     """Before: the first file without a system column, two later ones with systems A and B:
