@@ -82,7 +82,7 @@ def test_example_report_states_the_range_of_the_fdr_area(example_report):
     expected = bf.area_under_fdr(fdr["fdr"], fdr["fmr_target"], scale="log10")
     assert value(summary_values(example_report), "area_under_fdr_log10") == expected
     html = " ".join(re.sub(r"<[^>]+>", "", (example_report / "report.html").read_text()).split())
-    assert "integrates FDR from FMR = 1e-03 to 1e-01 on a log10 axis" in html
+    assert "integrates FDR from FMR = 1e-3 to 1e-1 on a log10 axis" in html
 
 
 def test_bob_file_with_subject_attributes(tmp_path):
