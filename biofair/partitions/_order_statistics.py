@@ -26,6 +26,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._summation import PART, parts
+from biofair._warnings import warn
 from biofair.partitions.census import (
     _LOCATING_BITS,
     Census,
@@ -210,10 +211,25 @@ def wanted_bins(histogram: NDArray, ranks: Sequence[NDArray]) -> NDArray[np.bool
     return wanted
 
 
+#: Rows in the refined bins from which the pass warns, when they are also a tenth of the scores.
+_MANY_REFINED = 500_000
+
+
 def refine(frame, requests: list[tuple]) -> list[Windows]:
     """Pass 2: per request (select, args, histogram, wanted bins), the distinct values of the
     wanted bins of every stream, with exact ranks; all requests in one pass. What is refined
-    of ``by_class`` is kept with the frame for the EER (:func:`refined_windows`)."""
+    of ``by_class`` is kept with the frame for the EER (:func:`refined_windows`).
+
+    Warns (UserWarning) when the wanted bins hold at least ``_MANY_REFINED`` rows and a tenth
+    of the scores: scores crowded far from zero share a few locating bins (at 1000 ± 1 they
+    are about 1 wide), and the pass then brings most distinct scores to this process."""
+    refined = sum(int(histogram[wanted].sum()) for _, _, histogram, wanted in requests)
+    scores = sum(int(histogram.sum()) for _, _, histogram, _ in requests)
+    if refined >= max(_MANY_REFINED, scores // 10):
+        warn(f"the exact thresholds bring the distinct values of {refined:,} of the {scores:,} scores read into this "
+             "process: the scores crowd into a few of the locating bins (float32 codes, about 1 wide at 1000), as "
+             "scores far from zero do. Subtract a typical score first, e.g. frame.assign(score=frame['score'] - 1000): "
+             "the same thresholds, shifted, from a few bins")
     parts = _on_partitions(frame, _distinct_part, [(select, args, wanted) for select, args, _, wanted in requests],
                            columns=_needed(*[a for _, args, _, _ in requests for a in args]))
     found = []

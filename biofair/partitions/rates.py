@@ -18,6 +18,7 @@ from biofair.partitions.census import (
     _SUBJECTS,
     Census,
     Partitioned,
+    _as_frame,
     _context,
     _group_keys,
     _needed,
@@ -296,6 +297,8 @@ def fairness_discrepancy_rate(
     """
     check_alpha(alpha)
     targets = as_targets(fmr_targets, "fmr_targets")
+    if dev is not None and not isinstance(dev, Partitioned):
+        dev = _as_frame(dev)  # a mistyped path refused before a pass over the evaluation data
     data = partitioned(scores, by=by)
     dev_data = data if dev is None else partitioned(dev, by=by)
     _warn_if_dev_lacks_groups(data.census.names, dev_data.census.names)
