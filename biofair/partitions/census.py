@@ -657,7 +657,12 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
         hint = ""
         if pd.api.types.is_integer_dtype(mated.dtype) and mated.isin([0, 1]).all():  # read_scores takes them
             hint = "; its labels are 0 and 1: give dd.read_parquet(path).astype({'mated': bool})"
-        problems.append(f"partition {index}: column 'mated' must be boolean, got {mated.dtype}{hint}")
+        present = mated.dropna()
+        if mated.dtype == object and len(present) < len(mated) and present.map(type).eq(bool).all():
+            # an Arrow boolean column with nulls, which pandas reads as objects
+            problems.append(f"partition {index}: column 'mated' has {len(mated) - len(present)} missing values")
+        else:
+            problems.append(f"partition {index}: column 'mated' must be boolean, got {mated.dtype}{hint}")
     elif n_missing := _n_missing(mated):  # a nullable boolean (pyarrow, "boolean")
         problems.append(f"partition {index}: column 'mated' has {n_missing} missing values")
     elif set(_SUBJECTS) <= set(part.columns) and (problem := _contradiction(part)):

@@ -235,6 +235,20 @@ def test_missing_labels_in_a_nullable_boolean_mated_column_are_counted():
                                     "\n- partition 1: column 'mated' has 1 missing values")
 
 
+def test_missing_labels_in_an_arrow_boolean_mated_column_are_counted(tmp_path):
+    """An Arrow boolean column with nulls, which pandas reads as objects, was "column 'mated'
+    must be boolean, got object" (an audit); in memory, read_scores counts them."""
+    def with_nulls(part):
+        labels = part.column("mated").to_pylist()
+        labels[3] = labels[7] = None
+        return part.set_column(part.schema.get_field_index("mated"), "mated", pa.array(labels, pa.bool_()))
+
+    path, _ = files(tmp_path, with_nulls)
+    with pytest.raises(SchemaError, match=r"^invalid score partitions:\n- partition 1: column 'mated' has 2 missing "
+                                          r"values \(file .*part-1\.parquet\)$"):
+        bp.census(path)
+
+
 # -- schemas that differ but hold the same rows: the in-memory results -------------------------
 
 SAME_ROWS = {
