@@ -45,6 +45,76 @@ document.addEventListener("DOMContentLoaded", () => {
     const labelled = (row) => row.querySelectorAll("th").length === 1 && row.firstElementChild.tagName === "TH";
     if (rows.length && [...rows].every(labelled)) table.classList.add("sticky-index");
   }
+  // So does a table whose row labels are a pandas MultiIndex (several labels per row, the
+  // outer ones spanning rows). Either kind, as long as its labels take at most LABELS_SHARE of
+  // the box's width: chapter 13's fill 320 of a phone's 358 px, and pinned they would hide
+  // every value; chapter 8's, 233 px, leave a full column of values beside them. Each label
+  // cell is pinned at its own offset, measured once laid out and again whenever the article
+  // changes size; the header cells above the labels go with them.
+  const LABELS_SHARE = 2 / 3;
+  const scrollBox = (element) => element.closest("div.output.text_html");
+  const labelTables = [...document.querySelectorAll(".bd-article table")].filter((table) => {
+    const rows = [...table.querySelectorAll("tbody tr")];
+    return scrollBox(table) && rows.length && rows.every((row) => row.firstElementChild?.tagName === "TH") &&
+           (table.classList.contains("sticky-index") || rows.some((row) => row.querySelectorAll(":scope > th").length > 1));
+  });
+  for (const table of labelTables) if (!table.classList.contains("sticky-index")) table.classList.add("multi-index");
+  const pinLabels = (table) => {
+    const box = scrollBox(table);
+    table.classList.remove("pinned-labels");
+    for (const cell of table.querySelectorAll(".pinned-label")) {
+      cell.classList.remove("pinned-label", "last-label");
+      cell.style.removeProperty("left");
+    }
+    if (!box.clientWidth) return;  // not shown (a closed solution): measured once opened
+    const origin = box.getBoundingClientRect().left + box.clientLeft - box.scrollLeft;
+    let labels = 0;  // the right edge of the label columns, from the box's content edge
+    for (const row of table.querySelectorAll("tbody tr")) {
+      for (const cell of row.children) {
+        if (cell.tagName !== "TH") break;
+        labels = Math.max(labels, cell.getBoundingClientRect().right - origin);
+      }
+    }
+    if (!labels || labels > LABELS_SHARE * box.getBoundingClientRect().width) return;
+    const cells = [];
+    for (const cell of table.querySelectorAll(":is(thead, tbody) > tr > *")) {
+      const {left, right} = cell.getBoundingClientRect();
+      if (right - origin <= labels + 0.5) cells.push([cell, left - origin, right - origin >= labels - 0.5]);
+    }
+    for (const [cell, left, last] of cells) {
+      cell.classList.add("pinned-label");
+      if (last) cell.classList.add("last-label");
+      cell.style.left = `${Math.max(0, left)}px`;
+    }
+    table.classList.add("pinned-labels");
+  };
+  // Wide formulas and tables say that they go on: a shadow on the side where more of them
+  // is hidden (biofair.css), set here as they scroll and whenever the article changes size.
+  const cueScroll = (box) => {
+    const hidden = box.scrollWidth - box.clientWidth;
+    box.classList.toggle("scroll-cue", hidden > 0);
+    box.classList.toggle("more-left", hidden > 0 && box.scrollLeft > 0.5);
+    box.classList.toggle("more-right", hidden > 0 && box.scrollLeft < hidden - 0.5);
+  };
+  const cued = ".bd-article mjx-container, .bd-article div.output.text_html:has(table)";
+  document.addEventListener("scroll", (event) => {
+    if (event.target instanceof Element && event.target.matches(cued)) cueScroll(event.target);
+  }, {capture: true, passive: true});
+  const layTables = () => {
+    for (const table of labelTables) pinLabels(table);
+    for (const box of document.querySelectorAll(cued)) cueScroll(box);
+  };
+  layTables();
+  window.addEventListener("load", layTables);  // images and web fonts in: widths changed
+  document.fonts.ready.then(layTables);
+  const article = document.querySelector(".bd-article");
+  if (article) {
+    let pending = false;
+    new ResizeObserver(() => {
+      if (!pending) requestAnimationFrame(() => { pending = false; layTables(); });
+      pending = true;
+    }).observe(article);
+  }
   // "Solution to Exercise 1.1": the toggle button says which solution it shows, and the link
   // to the exercise starts at its word (its leading space was underlined).
   for (const title of document.querySelectorAll(".bd-article .solution.dropdown > .admonition-title")) {
@@ -130,6 +200,7 @@ document.addEventListener("DOMContentLoaded", () => {
   if (typeset) {
     typeset.then(() => document.fonts.ready).then(() => {
       reachScrollingFormulas();
+      layTables();
       const article = document.querySelector(".bd-article");
       let pending = false;
       if (article) new ResizeObserver(() => {
