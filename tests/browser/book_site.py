@@ -56,3 +56,9 @@ def open_page(browser, site, page: str, width: int):
         tab.wait_for_function("document.querySelectorAll('mjx-container').length > 0", timeout=15_000)
     tab.wait_for_timeout(200)
     return tab
+
+
+def first_scrolling(boxes, by: int = 100):
+    """The first of the located boxes whose content is wider than the box by more than ``by`` px."""
+    return next(boxes.nth(i) for i in range(boxes.count())
+                if boxes.nth(i).evaluate("(b, by) => b.scrollWidth > b.clientWidth + by", by))

@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import pytest
-from browser.book_site import CHAPTERS, CHROMIUM, DESKTOP, HTML, PAGES, PHONE, ROOT, TABLET, open_page, serve
+from browser.book_site import CHAPTERS, CHROMIUM, DESKTOP, HTML, PAGES, PHONE, ROOT, TABLET, first_scrolling, open_page, serve
 
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 
@@ -411,9 +411,7 @@ def test_a_tap_on_a_solution_title_opens_it_and_its_button_says_which(browser, s
 
 def test_a_wide_table_keeps_its_row_labels_in_view_as_it_scrolls(browser, site):
     tab = open_page(browser, site, "book/chapters/10_audit_demographic_differentials", PHONE)
-    boxes = tab.locator(".cell_output div.output.text_html:has(table.sticky-index)")
-    box = next(boxes.nth(i) for i in range(boxes.count())
-               if boxes.nth(i).evaluate("b => b.scrollWidth > b.clientWidth + 100"))
+    box = first_scrolling(tab.locator(".cell_output div.output.text_html:has(table.sticky-index)"))
     assert box.get_attribute("role") == "region" and box.get_attribute("aria-label")  # named, in cells too
     label = box.locator("tbody th").first
     before = label.bounding_box()["x"]

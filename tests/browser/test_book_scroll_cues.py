@@ -6,7 +6,7 @@ it is hidden."""
 from __future__ import annotations
 
 import pytest
-from browser.book_site import CHROMIUM, DESKTOP, PHONE, open_page
+from browser.book_site import CHROMIUM, DESKTOP, PHONE, first_scrolling, open_page
 
 if not CHROMIUM.exists():
     pytest.skip("Chromium is not installed (apt-get install chromium); browser tests skipped",
@@ -189,9 +189,7 @@ def test_a_table_wider_than_its_box_shows_that_it_goes_on(browser, site, scheme)
 
 def test_a_table_with_pinned_labels_casts_its_left_shadow_from_them(browser, site):
     tab = open_page(browser, site, "book/chapters/10_audit_demographic_differentials", PHONE)
-    boxes = tab.locator(".bd-article div.output.text_html:has(table.pinned-labels)")
-    box = next(boxes.nth(i) for i in range(boxes.count())
-               if boxes.nth(i).evaluate("b => b.scrollWidth > b.clientWidth + 100"))
+    box = first_scrolling(tab.locator(".bd-article div.output.text_html:has(table.pinned-labels)"))
     box.scroll_into_view_if_needed()
     assert box.evaluate("b => parseFloat(getComputedStyle(b).borderLeftWidth)") == 0  # labels at the edge
     last = box.locator(".last-label").first
