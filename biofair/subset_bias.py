@@ -97,7 +97,7 @@ def n_sigma(a: ArrayLike, b: ArrayLike) -> float:
 
     References
     ----------
-    "Measuring Bias in AI Models: A Statistical Approach Introducing N-Sigma" (its N-Sigma
+    "Measuring Bias in AI Models: An Statistical Approach Introducing N-Sigma" (its N-Sigma
     definition).
 
     Examples
@@ -157,7 +157,7 @@ def welch_similarity(a: ArrayLike, b: ArrayLike) -> float:
 
     References
     ----------
-    "Measuring Bias in AI Models: A Statistical Approach Introducing N-Sigma" (the T-test
+    "Measuring Bias in AI Models: An Statistical Approach Introducing N-Sigma" (the T-test
     similarity). B. L. Welch, "The generalization of Student's problem when several
     different population variances are involved", Biometrika, 1947.
 
@@ -209,7 +209,7 @@ def statistical_parity(a: ArrayLike, b: ArrayLike) -> float:
 
     References
     ----------
-    "Measuring Bias in AI Models: A Statistical Approach Introducing N-Sigma" (SP and EOP).
+    "Measuring Bias in AI Models: An Statistical Approach Introducing N-Sigma" (SP and EOP).
 
     Examples
     --------
@@ -299,7 +299,7 @@ def subset_performance(
 
     References
     ----------
-    "Measuring Bias in AI Models: A Statistical Approach Introducing N-Sigma" (K subsets per
+    "Measuring Bias in AI Models: An Statistical Approach Introducing N-Sigma" (K subsets per
     group, EER or TMR at FMR = 0.01 on each).
 
     Examples
@@ -401,7 +401,7 @@ def subset_bias(performance: pd.DataFrame, *, reference: str | None = None) -> p
 
     References
     ----------
-    "Measuring Bias in AI Models: A Statistical Approach Introducing N-Sigma" (SP, EOP, the
+    "Measuring Bias in AI Models: An Statistical Approach Introducing N-Sigma" (SP, EOP, the
     T-test and N-Sigma against a reference group).
 
     Examples

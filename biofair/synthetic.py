@@ -427,8 +427,9 @@ def beta_scenario(
         their upper tail is kept: a score ``x`` becomes ``x + 0.2·strength·w(x)``, with
         ``w = 1`` below the median of Beta(3, 14), ``w = 0`` above its 99.5th percentile
         (so the false matches at any threshold above it are those of the other groups),
-        linear in between; its mated scores are unbiased (the paper's Table 3 shows BC on
-        the impostor side only);
+        linear in between; its mated scores are unbiased (the paper says only that BC
+        shifts the means of the "genuine-impostor distribution": leaving the mated scores
+        alone is the book's reading of its Table 3, where BC keeps their CEI_E near 1);
         ``"balanced"``: no group is biased.
     strength : float, default 1
         Bias strength, >= 0 (0 gives the balanced system); for BC at most 1.4 (the move
