@@ -23,6 +23,10 @@ dt { font-weight: bold; } dd { margin: 0 0 0.5rem 1.5rem; }
 code { overflow-wrap: anywhere; }  /* a path or a hash wraps on a phone */
 """
 
+#: The page loads nothing, not even when a later edit adds a reference: an auditor may open it on an
+#: air-gapped machine, or under a policy that forbids a report to contact the internet.
+_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
+
 _RATE_NAMES = {
     "fmr": ("False match rate (FMR)", "homogeneous non-mated comparisons (both sides in the group)",
             "false matches"),
@@ -150,7 +154,7 @@ def _provenance(source: dict | None) -> str:
 
 
 def render(report) -> str:
-    """The report as one self-contained HTML page."""
+    """The report as one self-contained HTML page, which requests nothing when it is opened."""
     settings = report.to_dict()["settings"]
     if report.threshold_source == "fmr":
         source = (f"set at a target FMR of {report.fmr_target:g} on all {report.overall['n_nonmated']:,} non-mated "
@@ -160,7 +164,9 @@ def render(report) -> str:
     overall = report.overall
     notes = "".join(f"<li>{_e(note)}</li>" for note in report.notes)
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Demographic differential report</title>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{_POLICY}">
+<title>Demographic differential report</title>
 <style>{_STYLE}</style></head><body>
 <h1>Demographic differential report</h1>
 {_provenance(report.source)}

@@ -16,20 +16,50 @@ them by what the book shows:
 
 A role the report template does not use is an error (``ValueError``), so that a new one added
 to the chapter fails the report tests instead of reaching an auditor raw.
+
+:func:`export_html` writes ``report.html`` from that Markdown: a page that requests nothing when
+it is opened (auditors read reports on air-gapped machines, or under policies that forbid a
+report to contact the internet). nbconvert's lab page loads require.js and MathJax from a CDN;
+the template ``templates/report.html.j2`` leaves those scripts out, and each formula that
+nbconvert's Markdown parser finds (``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``) is drawn
+when the page is written, by matplotlib's mathtext, as an inline SVG (:func:`formula_svg`). A
+formula mathtext cannot read, or a LaTeX environment, is an error (``ValueError``), never raw TeX
+on the page.
 """
 
 from __future__ import annotations
 
+import html
 import re
+from importlib.resources import as_file, files
 
 import nbformat
+from jinja2 import pass_context
+from jinja2.runtime import Context
+from matplotlib.font_manager import FontProperties
+from matplotlib.path import Path
+from matplotlib.textpath import text_to_path
 from myst_nb.core.variables import format_plain_text
+from nbconvert import HTMLExporter
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+from nbconvert.preprocessors import TagRemovePreprocessor
 
 _GLUE_MIME = "application/papermill.record/text/plain"
 _ROLE = re.compile(r"\{([a-z:-]+)\}`([^`]+)`")
-#: Characters that Markdown (with nbconvert's math) would read as markup in a glued value.
-_MARKUP = re.compile(r"[&<>\\`*_{}\[\]#!|~$]")
+#: Characters that Markdown (with nbconvert's math and its bare-URL links, which need "://") would
+#: read as markup in a glued value.
+_MARKUP = re.compile(r"[&<>\\`*_{}\[\]#!|~$:]")
 _FENCE = re.compile(r"^:::\{admonition\}\s*(.*)$")
+_PAGE = files("biofair") / "templates" / "report.html.j2"  # nbconvert's lab page without CDN scripts
+#: The font size (points) at which a formula is laid out: text_to_path's, in whose units it gives
+#: a formula's outline whatever the font's size (its layout is rounded to whole points: 0.01 em).
+_FORMULA_POINTS = text_to_path.FONT_SCALE
+#: Computer Modern, the font of TeX and of the formulas the book shows.
+_FORMULA_FONT = FontProperties(size=_FORMULA_POINTS, math_fontfamily="cm")
+#: Computer Modern's x-height in em (TeX's fontdimen5 of cmmi10). A formula is sized in ``ex`` of the
+#: text around it, so that its lowercase letters stand as tall as the text's (as MathJax matches them).
+_X_HEIGHT = 0.430555
+_SVG_COMMANDS = {Path.MOVETO: "M", Path.LINETO: "L", Path.CURVE3: "Q", Path.CURVE4: "C"}
 
 
 def plain_markdown(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -89,10 +119,8 @@ def _replace(match: re.Match, glued: dict[str, str], figures: dict[str, int]) ->
 def _literal(text: str) -> str:
     """``text`` as Markdown that renders as ``text``: each markup character as a numeric
     character reference, which Markdown shows and never reads as markup (a backslash escape
-    would not do: nbconvert reads ``\\[`` as the start of a formula), and text holding a
-    formula's delimiter (``$``, ``\\``) in a span MathJax skips (its ``tex2jax_ignore`` class)."""
-    escaped = _MARKUP.sub(lambda match: f"&#{ord(match.group())};", text)
-    return f'<span class="tex2jax_ignore">{escaped}</span>' if "$" in text or "\\" in text else escaped
+    would not do: nbconvert reads ``\\[`` as the start of a formula)."""
+    return _MARKUP.sub(lambda match: f"&#{ord(match.group())};", text)
 
 
 def _admonitions(source: str) -> str:
@@ -110,3 +138,79 @@ def _admonitions(source: str) -> str:
         elif not quoting:
             lines.append(line)
     return "\n".join(lines)
+
+
+def formula_svg(tex: str, *, display: bool = False) -> str:
+    """The formula ``tex`` (TeX, without its ``$``) as an inline SVG drawn by matplotlib's mathtext.
+
+    The SVG is sized in ``ex`` of the surrounding text (its x-height matches the text's), its
+    baseline on the text's baseline, filled with the text's colour, and labelled with ``tex`` for
+    screen readers. With ``display``, it is a centred block of its own, as ``$$...$$`` is in TeX.
+
+    Raises
+    ------
+    ValueError
+        If mathtext cannot read ``tex`` (a command it does not know, an unbalanced brace).
+    """
+    try:
+        width, height, depth = text_to_path.get_text_width_height_descent(f"${tex}$", _FORMULA_FONT, ismath=True)
+        outline = Path(*text_to_path.get_text_path(_FORMULA_FONT, f"${tex}$", ismath=True))
+    except ValueError as error:
+        raise ValueError(f"the report's formula ${tex}$ cannot be drawn ({' '.join(str(error).split())}): "
+                         "write it in the TeX that matplotlib's mathtext reads") from None
+    commands = [  # the SVG's y axis points down
+        "Z" if code == Path.CLOSEPOLY else
+        _SVG_COMMANDS[code] + " ".join(f"{x:.1f} {-y:.1f}" for x, y in points.reshape(-1, 2))
+        for points, code in outline.iter_segments(curves=True, simplify=False)
+    ]
+    ex = _FORMULA_POINTS * _X_HEIGHT
+    place = "display:block;margin:0.5em auto" if display else f"vertical-align:{-depth / ex:.3f}ex"
+    return (f'<svg class="formula" role="img" aria-label="{html.escape(tex)}" fill="currentColor" '
+            f'viewBox="0 {depth - height:.1f} {width:.1f} {height:.1f}" '
+            f'style="width:{width / ex:.3f}ex;height:{height / ex:.3f}ex;overflow:visible;{place}">'
+            f'<path d="{"".join(commands)}"/></svg>')
+
+
+class _FormulaRenderer(IPythonRenderer):
+    """nbconvert's Markdown renderer, with each formula its parser finds drawn by :func:`formula_svg`
+    where nbconvert leaves the TeX for MathJax."""
+
+    def inline_math(self, body: str) -> str:
+        return formula_svg(body)
+
+    def block_math(self, body: str) -> str:
+        return formula_svg(body, display=True)
+
+    def latex_environment(self, name: str, body: str) -> str:
+        raise ValueError(f"the report's Markdown holds a LaTeX environment, \\begin{{{name}}}, which report.html "
+                         "cannot draw: write the formula as $$...$$")
+
+
+class _ReportExporter(HTMLExporter):
+    """nbconvert's HTML exporter with :class:`_FormulaRenderer` for the Markdown of cells and outputs."""
+
+    @pass_context
+    def markdown2html(self, context: Context, source: str) -> str:  # nbconvert's filter, with the renderer replaced
+        renderer = _FormulaRenderer(
+            escape=False, attachments=context.get("cell", {}).get("attachments", {}), embed_images=self.embed_images,
+            path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+            anchor_link_text=self.anchor_link_text, exclude_anchor_links=self.exclude_anchor_links, **self.lexer_options,
+        )
+        return MarkdownWithMath(renderer=renderer).render(source)
+
+
+def export_html(notebook: nbformat.NotebookNode) -> str:
+    """``report.html`` of the executed report ``notebook``: its outputs and :func:`plain_markdown`
+    prose, without code or cells tagged ``remove-cell``, on a page that requests nothing.
+
+    Raises
+    ------
+    ValueError
+        As :func:`plain_markdown` does, and if a formula cannot be drawn (see :func:`formula_svg`)
+        or is a LaTeX environment.
+    """
+    with as_file(_PAGE) as page:
+        exporter = _ReportExporter(template_file=str(page), exclude_input=True, exclude_input_prompt=True,
+                                   exclude_output_prompt=True)
+        exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags={"remove-cell"}), enabled=True)
+        return exporter.from_notebook_node(plain_markdown(notebook))[0]

@@ -830,10 +830,8 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
     import jupytext
     import nbformat
     import papermill
-    from nbconvert import HTMLExporter
-    from nbconvert.preprocessors import TagRemovePreprocessor
 
-    from biofair._report_markdown import plain_markdown
+    from biofair._report_markdown import export_html
 
     template = folder.scratch / "template.ipynb"
     with as_file(_TEMPLATE) as source:
@@ -885,9 +883,7 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
             if not manager.context.closed:
                 manager.context.destroy(linger=0)
     notebook = _as_published(nbformat.read(notebook_path, as_version=4), folder)
-    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
-    exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags={"remove-cell"}), enabled=True)
-    html, _ = exporter.from_notebook_node(plain_markdown(notebook))
+    html = export_html(notebook)  # a page that requests nothing when it is opened
     try:
         nbformat.write(notebook, notebook_path)
         (folder.files / "report.html").write_text(html)

@@ -69,7 +69,7 @@ def test_the_wheel_holds_every_module_and_the_data(wheel):
     assert not stale, f"modules in the wheel that differ from the sources: {stale}"
     shipped = sorted(p for p in (ROOT / "biofair" / "data").iterdir() if p.is_file())
     assert {"example_scores.csv", "paper_values.csv", "differential_report.schema.json"} <= {p.name for p in shipped}
-    for data in ("biofair/py.typed", "biofair/report_template.md"):
+    for data in ("biofair/py.typed", "biofair/report_template.md", "biofair/templates/report.html.j2"):
         assert data in names, data
     with zipfile.ZipFile(wheel) as archive:
         # the template is a symlink in the source tree; the wheel holds the chapter itself

@@ -1,0 +1,122 @@
+"""report.html of both layouts in headless Chromium with the network cut: nothing is requested,
+nothing is refused, and the formula is drawn on the text's baseline at a phone's and a desktop's width.
+
+Needs Debian's Chromium (``apt-get install chromium``); not the built book.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from browser.book_site import CHROMIUM, DESKTOP, PHONE, ROOT
+
+import biofair as bf
+
+if not CHROMIUM.exists():
+    pytest.skip("Chromium is not installed (apt-get install chromium); browser tests skipped",
+                allow_module_level=True)
+pytest.importorskip("playwright.sync_api")
+
+FAST = ["-n", "40", "--n-permutations", "10", "--seed", "3"]
+#: Marks the text's baseline after each formula (an empty inline-block sits on it) and measures 1ex.
+PROBE = """() => [...document.querySelectorAll('svg.formula')].map(svg => {
+    const baseline = document.createElement('span'), ex = document.createElement('span');
+    baseline.style.cssText = 'display:inline-block;width:0;height:0';
+    ex.style.cssText = 'display:inline-block;width:0;height:1ex';
+    svg.after(baseline, ex);
+    const box = svg.getBoundingClientRect();
+    const answer = {tex: svg.getAttribute('aria-label'), x: box.x, y: box.y + scrollY, width: box.width,
+                    height: box.height, baseline: baseline.getBoundingClientRect().bottom + scrollY,
+                    ex: ex.getBoundingClientRect().height, style: svg.getAttribute('style')};
+    baseline.remove(); ex.remove();
+    return answer;
+})"""
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    from biofair._differential_html import render
+
+    folder = tmp_path_factory.mktemp("offline")
+    run = subprocess.run([str(Path(sys.executable).with_name("biofair")), "report", str(bf.datasets.example_scores_path()),
+                          "-o", str(folder / "standard"), *FAST], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    differential = folder / "differential.html"
+    differential.write_text(render(bf.differential_report(bf.synthetic.demographic_scores(rng=0), fmr=0.01,
+                                                          n_resamples=40, rng=0)))
+    return {"standard": folder / "standard" / "report.html", "differential": differential}
+
+
+def open_offline(browser, path, width: int):
+    """A tab on ``path`` with the network cut, and what it saw: the requests the page asked for
+    outside file: and data: (also those its policy then blocked), those that reached the network
+    (refused there), and the console's errors."""
+    tab = browser.new_page(viewport={"width": width, "height": 800}, device_scale_factor=2)
+    seen = {"asked": [], "sent": [], "errors": []}
+    tab.on("console", lambda message: seen["errors"].append(message.text) if message.type == "error" else None)
+    tab.on("pageerror", lambda error: seen["errors"].append(str(error)))
+    tab.on("request", lambda request: None if request.url.startswith(("file:", "data:")) else seen["asked"].append(request.url))
+
+    def cut(route):
+        if route.request.url.startswith("file:"):
+            return route.continue_()
+        seen["sent"].append(route.request.url)
+        return route.abort()
+
+    tab.route("**/*", cut)
+    tab.goto(path.as_uri(), wait_until="load")
+    tab.wait_for_timeout(500)  # a script loaded late would ask now
+    return tab, seen
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+@pytest.mark.parametrize("layout", ["standard", "differential"])
+def test_the_page_asks_for_nothing_and_nothing_is_refused(browser, pages, layout, width):
+    tab, seen = open_offline(browser, pages[layout], width)
+    # a request the page's policy blocks, or one that fails, is logged as an error
+    assert seen == {"asked": [], "sent": [], "errors": []}
+    # and the page's policy blocks what a later edit might add, before it reaches the network
+    blocked = tab.evaluate("""() => new Promise(done => {
+        document.addEventListener('securitypolicyviolation', event => done(event.blockedURI));
+        document.body.insertAdjacentHTML('beforeend', '<img src="https://example.invalid/added.png">');
+        setTimeout(() => done(null), 2000);
+    })""")
+    assert (blocked, seen["sent"]) == ("https://example.invalid/added.png", [])
+    tab.close()
+
+
+def ink_rows(tab, box: dict) -> np.ndarray:
+    """The page rows (CSS px, at the device scale of 2) of the dark pixels within ``box``."""
+    from PIL import Image
+
+    shot = tab.screenshot(full_page=True, clip={"x": box["x"], "y": box["y"], "width": box["width"], "height": box["height"]})
+    pixels = np.asarray(Image.open(io.BytesIO(shot)).convert("L"))
+    return box["y"] + np.nonzero((pixels < 128).any(axis=1))[0] / 2
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_the_formula_is_drawn_on_the_text_s_baseline(browser, pages, width):
+    tab, _ = open_offline(browser, pages["standard"], width)
+    formulas = {formula["tex"]: formula for formula in tab.evaluate(PROBE)}
+    assert set(formulas) == {"1 - 0.05^{1/n}", "n"}
+    for formula in formulas.values():
+        declared = dict(part.split(":") for part in formula["style"].split(";"))
+        assert formula["height"] == pytest.approx(float(declared["height"].removesuffix("ex")) * formula["ex"], abs=0.5)
+        # the box reaches below the baseline by the formula's depth
+        depth = -float(declared["vertical-align"].removesuffix("ex")) * formula["ex"]
+        assert formula["y"] + formula["height"] - formula["baseline"] == pytest.approx(depth, abs=0.5)
+    # the ink: "n" stands on the baseline and is 1 ex tall (Computer Modern's n: 0.43 em); the
+    # whole formula's ink spans from above "1" to the descent of "/" (its box, within a pixel)
+    n, whole = formulas["n"], formulas["1 - 0.05^{1/n}"]
+    rows = ink_rows(tab, {"x": n["x"], "y": n["y"] - 4, "width": n["width"], "height": n["height"] + 8})
+    assert rows.max() + 0.5 == pytest.approx(n["baseline"], abs=1)
+    assert rows.max() - rows.min() + 0.5 == pytest.approx(n["ex"], abs=1.5)
+    rows = ink_rows(tab, {"x": whole["x"], "y": whole["y"] - 4, "width": whole["width"], "height": whole["height"] + 8})
+    assert rows.min() == pytest.approx(whole["y"], abs=1.5)
+    assert rows.max() + 0.5 == pytest.approx(whole["y"] + whole["height"], abs=1.5)
+    tab.close()
