@@ -31,7 +31,17 @@ from biofair.groups import (
     _other_attributes,
 )
 from biofair.io import _check_names
-from biofair.schema import _READ_ONLY_AS_NAMED, _SCORE_SETS, _contradiction, _misnamed, _near_names, _refuse_pooling, _row, _score_problems
+from biofair.schema import (
+    _READ_ONLY_AS_NAMED,
+    _SCORE_SETS,
+    _contradiction,
+    _is_blank,
+    _misnamed,
+    _near_names,
+    _refuse_pooling,
+    _row,
+    _score_problems,
+)
 
 
 class Census(NamedTuple):
@@ -92,7 +102,7 @@ def _as_frame(scores: Any):
         _check_unchanged(_known(frame).get("stamps"))  # what is kept about it still holds
         return frame
     if isinstance(scores, str) or hasattr(scores, "__fspath__"):
-        _check_files_alike(str(scores))
+        footers = _check_files_alike(str(scores))
         try:
             with warnings.catch_warnings():  # Dask's own use of pandas' deprecated inplace=, for a stored index
                 warnings.filterwarnings("ignore", message="The inplace keyword in DataFrame")
@@ -115,6 +125,8 @@ def _as_frame(scores: Any):
         if len(frame.columns) == 0:  # what Dask reads from a glob that matches no file
             raise FileNotFoundError(f"no Parquet file matches {str(scores)!r} (or its files have no columns)")
         _check_all_files_read(str(scores), frame)
+        if footers:  # read once: the census checks the group columns' types on them
+            _context(frame).cache[("footers",)] = footers
         if stored := [name for name in _stored_index(frame) if name is not None]:
             raise SchemaError(
                 f"the Parquet files of {str(scores)!r} store the column(s) {stored} as pandas' index (to_parquet "
@@ -323,15 +335,16 @@ def _read_and_apply(file: str, columns: list[str] | None, function: Callable, in
 _PARQUET_SUFFIXES = (".parq", ".parquet", ".pq")
 
 
-def _check_files_alike(path: str) -> None:
+def _check_files_alike(path: str) -> dict[str, _Footer] | None:
     """Refuse, before any pass, a local folder or glob from which Dask would leave out data
     without a word: Parquet files of a folder not named ``*.parquet`` (``.parq``, ``.pq``),
     which Dask skips; or a system, split or subject column that some files have and others
     lack (Dask takes the columns of the first file: one it lacks is never read, and the rows
     of several systems were pooled, those of several splits too, and the subjects went
-    unchecked)."""
+    unchecked). Also a column that is both a hive-style folder key (``group=a/``) and a
+    column of the files under it, which Dask fails to merge. Returns the footer of every
+    file read (for :func:`_footers`), or None when one cannot be read."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
     from pathlib import Path
 
     files = _files_of(path)
@@ -354,9 +367,19 @@ def _check_files_alike(path: str) -> None:
             )
         files = [f for f in files if f.endswith(_PARQUET_SUFFIXES)]
     try:
-        names = {file: set(pq.read_schema(file).names) for file in files}
+        footers = {os.path.abspath(file): _footer(file) for file in files}
     except (pa.ArrowException, OSError):
-        return  # an unreadable file: the reading that follows names it
+        return None  # an unreadable file: the reading that follows names it
+    names = {file: set(footers[os.path.abspath(file)].schema.names) for file in files}
+    for file in files:  # Dask reads every folder name key=value of a file's path (its parents' too) as a column
+        if both := [part for part in Path(os.path.abspath(file)).parent.parts
+                   if "=" in part and part.split("=", 1)[0] in names[file]]:
+            key = both[0].split("=", 1)[0]
+            raise SchemaError(
+                f"column {key!r} is both in the Parquet files (e.g. {file}) and in the name of a folder above them "
+                f"({both[0]}/, hive style, which Dask reads as a column), and Dask cannot read it twice. Drop the "
+                f"column from the files (the folder names give it), or rename the folders without '{key}='"
+            )
     for column, harm in _READ_ONLY_AS_NAMED.items():
         holders = [file for file, columns in names.items() if column in columns]
         if 0 < len(holders) < len(names):
@@ -366,6 +389,7 @@ def _check_files_alike(path: str) -> None:
                 f"{holders[0]}) but not in the others (e.g. {lacking}): Dask reads the columns of the first "
                 f"file, so it could be left unread ({harm}). Write it in every file"
             )
+    return footers
 
 
 def _check_all_files_read(path: str, frame) -> None:
@@ -392,6 +416,38 @@ def _check_all_files_read(path: str, frame) -> None:
             f"Dask would not read {len(unread)} Parquet file(s) of the folder {path!r}, so their rows would be "
             f"left out: {', '.join(unread[:3])}{' ...' if len(unread) > 3 else ''}; {reason}"
         )
+
+
+class _Footer(NamedTuple):
+    """What a Parquet file's footer says about it, read without its data."""
+
+    schema: Any  # pyarrow.Schema
+    n_rows: int
+
+
+def _footer(file: str) -> _Footer:
+    import pyarrow.parquet as pq
+
+    metadata = pq.read_metadata(file)  # kept without pandas' metadata, the bulk of a schema
+    return _Footer(metadata.schema.to_arrow_schema().remove_metadata(), metadata.num_rows)
+
+
+def _footers(frame) -> dict[str, _Footer] | None:
+    """The footer of every local Parquet file ``frame`` reads, by absolute path: those that
+    :func:`_check_files_alike` read for the path it was made from, and the others read now
+    (None for any other frame, or when a footer cannot be read: the pass names that file)."""
+    import pyarrow as pa
+
+    files = _local_files(frame)
+    try:
+        return None if files is None else {os.path.abspath(file): _footer_of(frame, file) for file in files}
+    except (pa.ArrowException, OSError):
+        return None
+
+
+def _footer_of(frame, file: str) -> _Footer:
+    """The footer of one file ``frame`` reads: the one kept with it, else read now."""
+    return (_known(frame).get(("footers",)) or {}).get(os.path.abspath(file)) or _footer(file)
 
 
 def _starts_as_parquet(file: str) -> bool:
@@ -486,6 +542,16 @@ def _check_unchanged(stamps: dict[str, tuple[int, int] | None] | None) -> None:
         )
 
 
+def _partition_files(frame) -> list[str] | None:
+    """The local file each partition of ``frame`` reads (whole, some of its row groups, or
+    filtered; under hive-style folders or not), from Dask's plan of a
+    ``dask.dataframe.read_parquet`` frame; otherwise None."""
+    plan = _local_plan(frame)
+    if plan is None or len(plan[1]) != frame.npartitions:
+        return None
+    return [piece[0] for piece in plan[1]]
+
+
 def _whole_files(frame) -> list[str] | None:
     """The file of each partition when ``frame`` is ``dask.dataframe.read_parquet`` of whole
     local files, one per partition, without filters, an index column (pandas' unnamed
@@ -493,14 +559,54 @@ def _whole_files(frame) -> list[str] | None:
     counts as none) or columns read from hive-style folder names (``group=a/``, which the
     file itself lacks); otherwise None (the frame's own tasks read it). Reads Dask's plan of
     the files, checked against every way it could differ."""
-    plan = _local_plan(frame)
-    if plan is None:
+    files = _partition_files(frame)
+    if files is None:
         return None
-    info, pieces = plan
+    info, pieces = _local_plan(frame)
     if (info.get("filters") or any(_stored_index(frame)) or info.get("partition_names")
-            or len(pieces) != frame.npartitions or any(piece[1:] != (None, None) for piece in pieces)):
+            or any(piece[1:] != (None, None) for piece in pieces)):
         return None
-    return [piece[0] for piece in pieces]
+    return files
+
+
+def _label_kind(arrow_type: Any) -> str:
+    """The kind of labels an Arrow type holds: ``"text"``, ``"integer"``, ``"float"``, or the
+    type itself; dictionary-encoded labels are their values' kind."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(arrow_type):
+        arrow_type = arrow_type.value_type
+    kinds = {"text": (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view),
+             "integer": (pa.types.is_integer,), "float": (pa.types.is_floating,)}
+    return next((kind for kind, tests in kinds.items() if any(test(arrow_type) for test in tests)), str(arrow_type))
+
+
+def _check_label_types(frame, columns: tuple[list[str], list[str]], *, shown: int = 3) -> None:
+    """Refuse, before any pass, a group column of one kind of labels in some local Parquet
+    files and another in others (integers here, text there), read from their footers. Read
+    whole, such files kept 1 and "1" apart (refused only when both occurred); read by Dask's
+    own tasks (hive-style folders, row groups), every file is cast to the first one's type,
+    which merged them without a word or failed naming no file. Files without rows, or whose
+    column holds only nulls (Arrow's null type), have no label to read."""
+    import pyarrow as pa
+
+    footers = _footers(frame)
+    for column in dict.fromkeys(columns[0] + columns[1]) if footers else ():
+        where: dict[str, list[tuple[str, str]]] = {}  # kind: (file, its Arrow type) of each file
+        for file, footer in footers.items():
+            index = footer.schema.get_field_index(column)
+            if index >= 0 and footer.n_rows and not pa.types.is_null(stored := footer.schema.field(index).type):
+                where.setdefault(_label_kind(stored), []).append((file, str(stored)))
+        if len(where) > 1:
+            stored_as = "; ".join(
+                f"{places[0][1]} in {len(places)} file(s) ({', '.join(file for file, _ in places[:shown])}"
+                f"{' ...' if len(places) > shown else ''})" for places in where.values())
+            raise SchemaError(
+                f"group column {column!r} is stored with different types in the Parquet files: {stored_as}. "
+                "Whether labels such as 1 and '1' make one group or two would depend on how the files are read: "
+                f"write the column with one type in every file, as text (e.g. table.astype({{{column!r}: str}})"
+                ".to_parquet(file))"
+            )
 
 
 class _Labels(NamedTuple):
@@ -705,12 +811,63 @@ def _n_missing(column: pd.Series) -> int:
     return int(column.isna().sum())
 
 
-def _raise_problems(found: list[list[str]], files: list[str] | None = None) -> None:
+def _raise_problems(found: list[list[str]], frame, needed: Sequence[str]) -> None:
     """One error listing the problems of every partition (``found[i]``: those of partition
-    ``i``), each followed by the file it was read from when the partitions are whole files."""
-    problems = [f"{p} (file {files[i]})" if files else p for i, part in enumerate(found) for p in part]
+    ``i``), each followed by the local Parquet file it was read from, when Dask's plan of
+    ``frame`` says, and what that file lacks of ``needed`` (the columns the pass read)."""
+    files = _partition_files(frame)
+    notes = {}
+    if files and any(found):
+        keys = _local_plan(frame)[0].get("partition_names") or []  # columns of the folder names
+        needed = [column for column in dict.fromkeys(needed) if column not in keys]
+        whole = _whole_files(frame) is not None
+        notes = {i: _lacking_in(frame, files[i], needed, first=files[0], whole=whole) for i, part in enumerate(found)
+                 if part}
+    problems = [f"{p} (file {files[i]}{notes[i]})" if files else p for i, part in enumerate(found) for p in part]
     if problems:
         raise SchemaError("invalid score partitions:\n- " + "\n- ".join(problems))
+
+
+def _lacking_in(frame, file: str, needed: list[str], *, first: str, whole: bool) -> str:
+    """What a file of ``frame`` lacks of ``needed`` and may hold misnamed: its columns, those
+    that ``frame`` (Dask's columns: those of its ``first`` file) lacks, and the renaming to
+    write it with. Dask's own reader (of hive folders, row groups: not ``whole`` files) reads
+    a column a file lacks as missing values, which is said; the census names a column that a
+    file read whole lacks. "" when there is nothing to add."""
+    import pyarrow as pa
+
+    try:
+        names = _footer_of(frame, file).schema.names
+    except (pa.ArrowException, OSError):  # gone since it was read: the problem stands as found
+        return ""
+    lacking = [column for column in needed if column not in names]
+    extra = [column for column in names if column not in frame.columns]
+    if not lacking or (whole and not extra):
+        return ""
+    shown = f", whose columns are {', '.join(map(repr, names))}"
+    if not whole:
+        shown += f" (Dask reads the {', '.join(map(repr, lacking))} it lacks as missing values)"
+    if not extra:
+        return shown + ": write every column in every file"
+    renames = dict(zip(extra, lacking)) if len(extra) == len(lacking) == 1 else {f"<{c} column>": c for c in lacking}
+    return (f"{shown}; the first file, {first}, has no {', '.join(map(repr, extra))}: if misnamed, write this file "
+            f"again with the first file's names, e.g. pq.write_table(pq.read_table(path).rename_columns({renames!r}), "
+            "path)")
+
+
+def _blank_labels(labels: _Labels, columns: tuple[list[str], list[str]], index: int) -> list[str]:
+    """The problem of group labels that are empty or white space only, per column: they name
+    no group, as an empty cell does (the in-memory check refuses them as missing labels)."""
+    problems = []
+    for side, codes_of in ((0, labels.reference), (1, labels.probe)):
+        for k, column in enumerate(columns[side]):
+            blank = [code for code, text in enumerate(labels.texts[k]) if _is_blank(text)]
+            rows = int(np.isin(codes_of[k], blank).sum()) if blank and (side == 0 or column != columns[0][k]) else 0
+            if rows:  # an unused category "" names no row
+                problems.append(f"partition {index}: column {column!r} has {rows} blank labels (empty or white "
+                                "space only), which name no group, as missing labels do; give them a label (e.g. 'unknown') and "
+                                "write the file again")
+    return problems
 
 
 def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[str]]) -> dict:
@@ -721,6 +878,8 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
         return [{"problems": problems}], *_census_histograms(None, None, None)
     values = _scores(part)
     labels = _labels_of(part, columns)
+    if blank := _blank_labels(labels, columns, index):
+        return [{"problems": blank}], *_census_histograms(None, None, None)
     homogeneous = _same_group(labels)
     mated = part["mated"].to_numpy(dtype=bool)
     everyone = homogeneous.all()
@@ -845,10 +1004,14 @@ def census(scores: Any, *, by: By = "group") -> Census:
     Raises
     ------
     SchemaError
-        Listing every problem with its partition, and its file when every partition is a
-        whole file (missing columns, NaN or infinite scores, scores stored as text,
-        decimals, booleans or integers beyond ``±2**53`` as :func:`biofair.validate_scores`
-        words them, non-boolean or missing labels, labels that contradict
+        Before any pass, when a group column holds labels of one kind in some local Parquet
+        files and of another in others (integers, text), naming a file of each type, or a
+        column is both in the files and in a hive-style folder name (``group=a/``). Else
+        listing every problem with its partition, and its file when the partitions are
+        local Parquet files (missing columns, with that file's columns and the renaming to
+        write it with when it has a column the first file lacks, NaN or infinite scores,
+        scores stored as text, decimals, booleans or integers beyond ``±2**53`` as
+        :func:`biofair.validate_scores` words them, non-boolean or missing labels, labels that contradict
         ``reference_subject == probe_subject`` where the data have both, missing group
         labels, mated comparisons whose two sides' groups differ), then several systems or
         splits (columns ``system``, ``split``) that a metric would pool, then two distinct
@@ -894,16 +1057,17 @@ def census(scores: Any, *, by: By = "group") -> Census:
         if files := _whole_files(frame):
             raise SchemaError(f"{error}; these are the columns of the first file, {files[0]}") from None
         raise
+    _check_label_types(frame, columns)
     found, classes, homogeneous = _on_partitions(frame, _census_part, columns,
                                                  columns=["score", "mated", *_SUBJECTS, *_SCORE_SETS, *columns[0], *columns[1]],
                                                  total=True)
     cache = _context(frame).cache
-    _raise_problems([part["problems"] for part in found], cache["files"])
+    _raise_problems([part["problems"] for part in found], frame, ["score", "mated", *columns[0], *columns[1]])
     _check_one_set(found)
     cache.setdefault(("classes",), _classes_from([part["classes"] for part in found]))
     cache.setdefault(_histogram_key("by_class"), classes.dense())  # what later passes locate on
     cache.setdefault(_histogram_key("homogeneous_nonmated", repr(columns)), homogeneous.dense())
-    names, n_mated, n_nonmated = _group_names(found, columns, cache["files"])
+    names, n_mated, n_nonmated = _group_names(found, columns, _partition_files(frame))
     result = Census(
         names, columns, n_mated, n_nonmated,
         sum(part["cross"] for part in found), min(part["low"] for part in found),
@@ -1132,7 +1296,7 @@ def _class_census(frame) -> _ClassCensus:
         _check_required(frame)
         found, classes = _on_partitions(frame, _class_census_part, columns=["score", "mated", *_SUBJECTS, *_SCORE_SETS],
                                         total=True)
-        _raise_problems([part["problems"] for part in found], _context(frame).cache["files"])
+        _raise_problems([part["problems"] for part in found], frame, ["score", "mated"])
         _check_one_set(found)
         _context(frame).cache.setdefault(_histogram_key("by_class"), classes.dense())  # what later passes locate on
         return _classes_from(found)
