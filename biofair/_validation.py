@@ -10,9 +10,13 @@ import math
 import numbers
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Integers of larger magnitude cannot all be held exactly by float64: distinct scores
 #: would become ties.
@@ -97,9 +101,17 @@ def check_finite(array: NDArray[np.floating], name: str) -> NDArray[np.floating]
     return array
 
 
+#: Whether each element of an array is text (str or bytes, NumPy's too).
+_is_text = np.frompyfunc(lambda value: isinstance(value, (str, bytes)), 1, 1)
+
+
 def as_rates(values: ArrayLike, name: str) -> NDArray[np.float64]:
     """Return ``values`` as a float64 array (any shape) of rates in [0, 1], or raise."""
     raw = unmasked(values, name)
+    if raw.dtype.kind in "OSU" and (text := raw[np.asarray(_is_text(raw), dtype=bool)]).size:
+        # '0.01' is a number to float() (astype below), not to the scores' checks: refused alike
+        raise TypeError(f"{name} must be a rate or an array of rates, got text (e.g. {text[:1].tolist()[0]!r}): "
+                        "convert it to numbers first, e.g. with pandas.to_numeric")
     if not (is_real_dtype(raw.dtype) or raw.dtype == object):
         raise TypeError(f"{name} must be a rate or an array of rates, got {values!r}")
     try:
@@ -317,3 +329,15 @@ def check_resamples(n_resamples: int, confidence: float) -> None:
     ``confidence`` (:func:`too_few_resamples`)."""
     if too_few := too_few_resamples(n_resamples, confidence):
         raise ValueError(f"n_resamples={n_resamples} is {too_few}")
+
+
+def check_subject_in_every_row(subjects: pd.Series, cluster: str) -> None:
+    """Raise a ValueError when the subject column ``cluster``, whose comparisons a resampling
+    keeps together, has missing values: ``pd.factorize`` codes them -1, which would be rows of
+    the last subject, or a negative count to ``np.bincount``."""
+    missing = int(subjects.isna().sum())
+    if missing:
+        raise ValueError(
+            f"unit='subject' needs a subject in every row: column {cluster!r} has {missing} missing "
+            "values; fill them (a subject each) or use unit='pair'"
+        )

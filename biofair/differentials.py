@@ -14,10 +14,19 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._binomial import binomial_intervals
+from biofair._direction import warn_if_reversed
 from biofair._resampling import cluster_weights, interval
 from biofair._thresholds import PRECISE, RESOLVED, resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed, Unit
-from biofair._validation import as_count, as_number, as_rng, as_threshold, check_flag, check_resamples
+from biofair._validation import (
+    as_count,
+    as_number,
+    as_rng,
+    as_threshold,
+    check_flag,
+    check_resamples,
+    check_subject_in_every_row,
+)
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import extrapolated_fmr
 from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
@@ -363,7 +372,9 @@ def differential_report(
     ValueError
         When both or neither of ``threshold`` and ``fmr`` are given, an option is out of
         range, ``threshold`` makes every comparison a match or every one a non-match,
-        ``reference`` names no group, every score is the same, or ``rng`` is a negative seed.
+        ``reference`` names no group (with the label it may mean: ``'1'`` for ``1``), every
+        score is the same, the ``cluster`` column of a bootstrap by subject has missing values,
+        or ``rng`` is a negative seed.
     TypeError
         When ``rng`` is neither a Generator, an integer seed nor None.
 
@@ -371,6 +382,11 @@ def differential_report(
     -----
     InsufficientComparisonsWarning
         When ``fmr`` is below what all the non-mated scores resolve (3/N).
+    ScoreDirectionWarning
+        When the ROC AUC of the whole table is below 0.5: mated scores are mostly below
+        non-mated ones, as when the scores are distances (negate them first). Not when
+        :func:`biofair.read_scores` or :func:`biofair.read_grouped_scores` has said so of
+        the table.
 
     See Also
     --------
@@ -446,7 +462,9 @@ def differential_report(
     if len(names) < 2:
         raise SchemaError(f"a differential needs at least two groups; by={by!r} gives {len(names)}")
     if reference is not None and reference not in names:
-        raise ValueError(f"reference={reference!r} names no group; the groups are {names}")
+        meant = [name for name in names if str(name) == str(reference)]  # 1 for the label '1'
+        raise ValueError(f"reference={reference!r} names no group; the groups are {names}"
+                         + (f"; did you mean reference={meant[0]!r}?" if meant else ""))
     thr, source, target_fmr, target_resolution = _operational_threshold(values, mated, threshold, fmr)
 
     errors = np.where(mated, values < thr, values >= thr)
@@ -458,6 +476,7 @@ def differential_report(
     targets = {"fmr": target_fmr if target_fmr is not None else overall["fmr"], "fnmr": overall["fnmr"]}
     notes: list[str] = []
     subjects = _cluster_column(table, unit, cluster, notes)
+    warn_if_reversed(table)  # distances in a table: every rate below would be reversed
 
     groups, replicates = _counts_and_replicates(table, codes, names, errors, subjects, n_resamples, rng)
     groups = _sufficiency(groups, targets, confidence)
@@ -494,6 +513,7 @@ def _cluster_column(table: pd.DataFrame, unit: Unit | None, cluster: str, notes:
     column is absent and ``unit`` was not given, a note says that comparisons are resampled."""
     column = _resampled_cluster(table, unit, cluster)
     if column is not None:
+        check_subject_in_every_row(table[column], column)
         _check_ids_of_one_kind({f"column {column!r}": table[column]})  # 1 and "1": two subjects
     elif unit is None:
         notes.append(f"no column {cluster!r}: the bootstrap resamples comparisons as if they were "

@@ -28,7 +28,17 @@ from biofair._typing import By
 from biofair._validation import as_rates, as_threshold, as_thresholds, scalar_or_array
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
-from biofair.schema import CANONICAL_COLUMNS, _check_ids_of_one_kind, _cli_renaming, _missing_groups_fix, _near_names, _row, _validate_score_set
+from biofair.schema import (
+    CANONICAL_COLUMNS,
+    _check_ids_of_one_kind,
+    _check_table,
+    _cli_renaming,
+    _is_blank,
+    _missing_groups_fix,
+    _near_names,
+    _row,
+    _validate_score_set,
+)
 
 
 class GroupScores(NamedTuple):
@@ -164,20 +174,29 @@ def _group_columns(scores: pd.DataFrame, by: By) -> dict[str, list[str]]:
     return columns
 
 
-def _check_no_missing(scores: pd.DataFrame, columns: list[str]) -> None:
-    """Raise, naming each column and its count, when a group label is missing."""
-    problems = []
-    for column in columns:
-        missing = scores[column].isna().to_numpy()
-        if missing.any():
-            problems.append(
-                f"column {column!r} has {int(missing.sum())} missing values (first in "
-                f"{_row(scores, int(missing.argmax()))})"
-            )
+def _check_no_missing(scores: pd.DataFrame, columns: list[str], *,
+                      unlabelled: Sequence[NDArray[np.bool_]] | None = None) -> None:
+    """Raise, naming each column, its count and its first row, when comparisons have no group
+    label: a missing value, or text that is empty or white space only, which names no group
+    (as an empty cell of a file, which the readers read as missing).
+
+    ``unlabelled`` holds those rows of each column where a factorization has found them (code
+    -1, see :func:`_coded`); by default they are found here.
+    """
+    if unlabelled is None:
+        unlabelled = [_coded(scores[column])[0] < 0 for column in columns]
+    problems, blank, first = [], False, None
+    for column, rows in zip(columns, unlabelled):
+        if rows.any():
+            n_blank = int(np.count_nonzero(rows & scores[column].notna().to_numpy()))
+            blank, first = blank or n_blank > 0, first or column
+            problems.append(f"column {column!r} has {int(rows.sum())} missing values (first in "
+                            f"{_row(scores, int(rows.argmax()))})"
+                            + (f", {n_blank} of them blank (empty or white space only)" if n_blank else ""))
     if problems:
         raise SchemaError(
             f"missing group labels: {'; '.join(problems)}; those comparisons would have no group. "
-            + _missing_groups_fix(columns[0])
+            + _missing_groups_fix(first, blank=blank)
         )
 
 
@@ -258,28 +277,46 @@ def _warn_if_labels_look_alike(names: list[str], columns: list[str]) -> None:
             )
 
 
-def _factorized(labels: pd.Series, columns: list[str]) -> tuple[NDArray[np.intp], list[str]]:
-    """Codes and names of the labels, in sorted order; labels of mixed types (1 and "x"),
-    which cannot be sorted together, are ordered by their text.
+def _coded(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index | pd.Categorical]:
+    """Codes of the labels, in sorted order, and the distinct labels they number.
 
-    Categorical labels are read from their codes, without a factorization (see
-    :func:`_factorize_categories`): the categories present, in the categories' order, which
-    is what ``pd.factorize(labels, sort=True)`` gives for them.
+    Code -1: no label, a missing value or text that is empty or white space only (see
+    :func:`biofair.schema._is_blank`), which names no group. Categorical labels are read
+    from their codes, without a factorization (see :func:`_factorize_categories`): the
+    categories present, in the categories' order, which is what ``pd.factorize(labels,
+    sort=True)`` gives for them. Labels of mixed types (1 and "x"), which cannot be sorted
+    together, are ordered by their text.
     """
     if isinstance(labels.dtype, pd.CategoricalDtype):
-        codes, present = _factorize_categories(labels)
-        return codes, _label_names(present, columns)
-    try:
-        codes, uniques = _factorize_sorted(labels)
-    except TypeError:  # numpy cannot order int and str together
-        codes, uniques = pd.factorize(labels, sort=False)
-        names = _label_names(uniques, columns)
-        _check_equal_labels_written_alike(labels, codes, columns)
-        order = np.argsort(names, kind="stable")
-        return np.argsort(order)[codes], [names[i] for i in order]
+        codes, uniques = _factorize_categories(labels)
+    else:
+        try:
+            codes, uniques = _factorize_sorted(labels)
+        except TypeError:  # numpy cannot order int and str together
+            codes, uniques = pd.factorize(labels, sort=False)
+            order = np.argsort([str(label) for label in uniques], kind="stable")
+            codes, uniques = np.where(codes < 0, -1, np.argsort(order)[codes]), uniques[order]
+    blank = np.array([_is_blank(label) for label in uniques], dtype=bool)
+    if not blank.any():
+        return codes, uniques
+    renumbered = np.full(blank.size + 1, -1, dtype=np.intp)  # renumbered[-1]: a missing label stays -1
+    renumbered[:-1][~blank] = np.arange(blank.size - int(blank.sum()))
+    return renumbered[codes], uniques[~blank]
+
+
+def _named(labels: pd.Series, codes: NDArray[np.intp], uniques: pd.Index | pd.Categorical,
+           columns: list[str]) -> list[str]:
+    """The names of the labels :func:`_coded` numbered, checked (see :func:`_label_names` and
+    :func:`_check_equal_labels_written_alike`)."""
     names = _label_names(uniques, columns)
     _check_equal_labels_written_alike(labels, codes, columns)
-    return codes, names
+    return names
+
+
+def _factorized(labels: pd.Series, columns: list[str]) -> tuple[NDArray[np.intp], list[str]]:
+    """Codes (-1: no label, see :func:`_coded`) and names of the labels, in sorted order."""
+    codes, uniques = _coded(labels)
+    return codes, _named(labels, codes, uniques, columns)
 
 
 def _factorize_sorted(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index]:
@@ -362,6 +399,23 @@ def _factorize_categories(column: pd.Series) -> tuple[NDArray[np.intp], pd.Categ
     return remap[codes], categories
 
 
+def _labelled_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[list[NDArray[np.intp]], list[str]]:
+    """The codes of each of ``columns`` (a pair-level column, or the two sides of one
+    attribute, whose labels share the codes) and the names they number, in sorted order.
+
+    Raises
+    ------
+    SchemaError
+        When a row has no label in one of them (see :func:`_check_no_missing`), or the labels
+        cannot be named one way (see :func:`_named`).
+    """
+    labels = scores[columns[0]] if len(columns) == 1 else pd.concat([scores[c] for c in columns], ignore_index=True)
+    codes, uniques = _coded(labels)
+    coded = np.split(codes, len(columns))
+    _check_no_missing(scores, columns, unlabelled=[column < 0 for column in coded])
+    return coded, _named(labels, codes, uniques, columns)
+
+
 def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[np.intp], list[str]]:
     """Integer group codes of one attribute (-1: heterogeneous pair) and their names.
 
@@ -369,11 +423,10 @@ def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[
     its two sides share; a non-mated row whose sides differ is a heterogeneous pair (-1),
     a mated row whose sides differ is an error (a mated comparison is of one subject).
     """
-    _check_no_missing(scores, columns)
+    coded, names = _labelled_codes(scores, columns)
     if len(columns) == 1:
-        return _factorized(scores[columns[0]], columns)
-    both, names = _factorized(pd.concat([scores[c] for c in columns], ignore_index=True), columns)
-    reference, probe = both[: len(scores)], both[len(scores) :]
+        return coded[0], names
+    reference, probe = coded
     differ = reference != probe
     if "mated" in scores.columns:
         split = differ & scores["mated"].to_numpy(dtype=bool)
@@ -433,8 +486,8 @@ def _text_labels(table: pd.DataFrame, columns: list[str]) -> NDArray[np.object_]
     Raises
     ------
     SchemaError
-        When a column has missing values, two labels that differ only in type, or equal
-        labels of different types (``True`` and ``1``).
+        When a column has missing or blank labels (empty or white space only), two labels
+        that differ only in type, or equal labels of different types (``True`` and ``1``).
     """
     codes, names = _combine([_attribute_codes(table, [column]) for column in columns])
     return np.array(names, dtype=object)[codes]
@@ -474,13 +527,17 @@ def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:
     Raises
     ------
     SchemaError
-        When an attribute has neither a pair-level column nor both per-side columns, a group
-        column has missing values, two labels differ only in type (``1`` and ``"1"``), two
-        equal labels are written differently (``True`` and ``1``, ``1`` and ``1.0``, which
-        pandas would merge under the name of whichever comes first), or the two sides of a
-        mated comparison differ.
-    TypeError, ValueError
-        When ``by`` is not a column name or a list of distinct column names.
+        When ``scores`` has two columns of one name, an attribute has neither a pair-level
+        column nor both per-side columns, a group column has missing or blank labels (empty
+        or white space only, which name no group: counted, with the first row), two labels
+        differ only in type (``1`` and ``"1"``), two equal labels are written differently
+        (``True`` and ``1``, ``1`` and ``1.0``, which pandas would merge under the name of
+        whichever comes first), or the two sides of a mated comparison differ.
+    TypeError
+        When ``scores`` is not a pandas DataFrame (named, with how to convert a polars or
+        pyarrow table), or ``by`` is not a column name or a list of column names.
+    ValueError
+        When ``by`` is empty or names a column twice.
 
     See Also
     --------
@@ -505,6 +562,7 @@ def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:
     >>> bf.group_labels(table, by=["a", "b"]).tolist()
     ["'x / y' / 'z'", "'x' / 'y / z'"]
     """
+    _check_table(scores)
     codes, names = _group_codes(scores, by)
     labels = np.array(names + [np.nan], dtype=object)[codes]  # code -1 picks the NaN
     return pd.Series(labels, index=scores.index, name="group")
@@ -516,17 +574,31 @@ def _check_sorted_groups(groups: dict) -> None:
     and was silently wrong on a ScoresByGroup built by hand from unsorted arrays)."""
     problems = [] if len(groups) >= 2 else [f"fairness needs at least two groups, got {len(groups)}"]
     for name, scores in groups.items():
+        if not isinstance(scores, GroupScores):
+            problems.append(f"group {name!r}: expected a GroupScores(np.sort(mated), np.sort(nonmated)) of float "
+                            f"arrays, got {_described(scores)}")
+            continue
         for side in ("mated", "nonmated"):
-            values = getattr(scores, side, None)
+            values = getattr(scores, side)
             if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype.kind != "f":
-                problems.append(f"group {name!r}: {side} scores must be a 1-D float array (a GroupScores of "
-                                f"np.sort(...) of each class), got {type(values).__name__}")
+                problems.append(f"group {name!r}: {side} scores must be a 1-D float array (np.sort(np.asarray(scores, "
+                                f"dtype=float))), got {_described(values)}")
             elif values.size == 0 or not (np.isfinite(values[0]) and np.isfinite(values[-1])):
                 problems.append(f"group {name!r}: {side} scores must be finite, and at least one")
             elif not _ascending(values):
                 problems.append(f"group {name!r}: {side} scores must be ascending (np.sort them)")
     if problems:
         raise SchemaError("cannot compare groups:\n- " + "\n- ".join(problems))
+
+
+def _described(value: object) -> str:
+    """What a value is, for a message: its type, with the shape and dtype of an array and the
+    length of a tuple or list."""
+    if isinstance(value, np.ndarray):
+        return f"a {value.ndim}-D {value.dtype} array"
+    if isinstance(value, (tuple, list)):
+        return f"a {type(value).__name__} of {len(value)}"
+    return type(value).__name__
 
 
 #: Groups a ScoresByGroup's repr lists before it says how many more there are.
@@ -557,6 +629,16 @@ class ScoresByGroup(dict):
         target FMR are set on; the fairness indices select those thresholds from the
         groups' sorted scores and never merge them, so this is computed only when read).
 
+    Raises
+    ------
+    SchemaError
+        When ``groups`` has fewer than two groups, or a group's scores are not a GroupScores
+        of non-empty, ascending, finite 1-D float arrays (each named, with what it holds).
+    TypeError
+        On any change after construction (``groups[name] = ...``, ``del``, ``update``,
+        ``pop``, ...): the indices read the groups as checked, and cache their pooled scores;
+        make another one instead, with :func:`biofair.scores_by_group` or ``ScoresByGroup``.
+
     See Also
     --------
     biofair.scores_by_group : Makes it.
@@ -576,7 +658,7 @@ class ScoresByGroup(dict):
     def __init__(self, groups: dict[str, GroupScores], by: By):
         _check_sorted_groups(groups)
         super().__init__(groups)
-        self.by = by
+        self._by = by
 
     @classmethod
     def _of_sorted(cls, groups: dict[str, GroupScores], by: By) -> ScoresByGroup:
@@ -584,8 +666,33 @@ class ScoresByGroup(dict):
         would read every score again)."""
         made = cls.__new__(cls)
         dict.__init__(made, groups)
-        made.by = by
+        made._by = by
         return made
+
+    @property
+    def by(self) -> By:
+        """The grouping the groups were made with."""
+        return self._by
+
+    def __reduce__(self) -> tuple:
+        """Pickled and copied as its groups and ``by`` (a dict's pickle would set every item)."""
+        return type(self)._of_sorted, (dict(self), self._by)
+
+    def _read_only(self, *args: object, **kwargs: object) -> None:
+        """Refused: a ScoresByGroup is not changed once made (a changed one was not checked again).
+
+        Raises
+        ------
+        TypeError
+            Always, saying how to make another one.
+        """
+        raise TypeError(
+            "a ScoresByGroup cannot be changed: the fairness indices read its groups as they were checked, and "
+            "cache their pooled scores. Make another one, e.g. bf.scores_by_group(table[...], by=...) or "
+            "bf.ScoresByGroup({**groups, name: bf.GroupScores(np.sort(mated), np.sort(nonmated))}, by=groups.by)"
+        )
+
+    __setitem__ = __delitem__ = __ior__ = update = pop = popitem = clear = setdefault = _read_only
 
     def __repr__(self) -> str:
         """The grouping and each group's counts, not its scores (millions of them)."""
@@ -780,8 +887,6 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     if isinstance(scores, ScoresByGroup):
         if scores.by != by:
             raise ValueError(f"these groups were formed with by={scores.by!r}, not by={by!r}")
-        if len(scores) < 2:  # a group deleted since
-            raise SchemaError(f"cannot compare groups:\n- fairness needs at least two groups, got {len(scores)}")
         return scores
     _validate_score_set(scores)
     return _grouped(scores, by)
@@ -1176,7 +1281,8 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group")
     Raises
     ------
     SchemaError
-        When ``reference_<attr>`` or ``probe_<attr>`` is missing or has missing values.
+        When ``reference_<attr>`` or ``probe_<attr>`` is missing or has missing or blank
+        labels (empty or white space only).
 
     See Also
     --------
@@ -1226,16 +1332,15 @@ def _cross_group_counts(scores: pd.DataFrame, threshold: float, *, by: By = "gro
     if missing:
         raise SchemaError(f"cross_group_fmr needs per-side group columns; missing {missing}")
     nonmated = scores.loc[~scores["mated"].to_numpy(dtype=bool)]
-    _check_no_missing(nonmated, columns)
     n_pairs = len(nonmated)
     reference, probe = np.zeros(n_pairs, dtype=np.int64), np.zeros(n_pairs, dtype=np.int64)
     labels_of = []  # per attribute, the names of its codes
     for attribute in attributes:
-        pair = [f"reference_{attribute}", f"probe_{attribute}"]
-        both, labels = pd.factorize(pd.concat([nonmated[c] for c in pair], ignore_index=True), sort=True)
-        labels_of.append(_label_names(labels, pair))
-        reference = reference * len(labels) + both[:n_pairs]
-        probe = probe * len(labels) + both[n_pairs:]
+        (reference_codes, probe_codes), labels = _labelled_codes(nonmated, [f"reference_{attribute}",
+                                                                             f"probe_{attribute}"])
+        labels_of.append(labels)
+        reference = reference * len(labels) + reference_codes
+        probe = probe * len(labels) + probe_codes
     kept, codes = np.unique(np.concatenate([reference, probe]), return_inverse=True)
     parts = []
     for code in kept.tolist():  # one per distinct group: decode the mixed-radix code

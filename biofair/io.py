@@ -25,11 +25,11 @@ from typing import BinaryIO, Literal
 import numpy as np
 import pandas as pd
 
+from biofair._direction import warn_if_reversed
 from biofair._typing import By, MissingGroups, OneClassGroups
 from biofair._validation import check_choice, check_flag, inexact_integers
 from biofair._warnings import warn
-from biofair.areas import roc_auc
-from biofair.exceptions import SchemaError, ScoreDirectionWarning
+from biofair.exceptions import SchemaError
 from biofair.groups import (
     _MISSING_GROUP,
     _attributes_of,
@@ -44,6 +44,7 @@ from biofair.schema import (
     _SCORE_SETS,
     CANONICAL_COLUMNS,
     _cli_renaming,
+    _is_blank,
     _misnamed,
     _row,
     _score_problems,
@@ -656,7 +657,7 @@ def _read_score_list(path: _PathLike, name: str) -> np.ndarray:
 def _blank_as_missing(labels: pd.Series) -> pd.Series:
     """Group labels of spaces only (or other white space) as missing: such a cell is as empty as
     an empty one, and it made a group that the report showed with a blank name."""
-    blank = [label for label in labels.dropna().unique() if isinstance(label, str) and not label.strip()]
+    blank = [label for label in labels.dropna().unique() if _is_blank(label)]
     return labels.mask(labels.isin(blank)) if blank else labels
 
 
@@ -683,23 +684,6 @@ def _as_mated(labels: pd.Series) -> pd.Series:
             "use booleans (true/false, t/f), 0/1, yes/no, genuine/impostor or target/nontarget"
         )
     return pd.Series(words.isin(_TRUE_LABELS).to_numpy()[codes], index=labels.index)
-
-
-def _warn_if_reversed(table: pd.DataFrame, greater_is_match: bool) -> None:
-    """Warn when mated scores are mostly below non-mated ones (ROC AUC < 0.5): of all rows,
-    those of every system or split the file holds (the direction is the file's)."""
-    values, mated = table["score"].to_numpy(dtype=np.float64), table["mated"].to_numpy(dtype=bool)
-    auc = roc_auc(values[mated], values[~mated])
-    if auc < 0.5:
-        advice = (
-            "the scores may be distances: read them with greater_is_match=False (biofair report --distance)"
-            if greater_is_match
-            else "the scores may be similarities: read them with greater_is_match=True (biofair report without --distance)"
-        )
-        warn(
-            f"mated scores are mostly below non-mated ones (ROC AUC = {auc:.3f} < 0.5); {advice}",
-            ScoreDirectionWarning,
-        )
 
 
 def _bob_without_subjects(path: _PathLike, table: pd.DataFrame, by: By) -> str:
@@ -807,7 +791,9 @@ def read_scores(
     -----
     ScoreDirectionWarning
         When the ROC AUC is below 0.5: mated scores are mostly below non-mated ones, as
-        when distances are read as similarities.
+        when distances are read as similarities. The table's ``attrs`` keep a mark of it, so
+        that :func:`biofair.fairness_summary` and :func:`biofair.differential_report` of it do
+        not warn again.
     UserWarning
         When subject ids differ only by surrounding spaces (``"s2"`` and ``"s2 "``): they
         are kept as two subjects, as written. When rows of a CSV file are empty in every
@@ -832,7 +818,7 @@ def read_scores(
     table = validate_scores(_read_file(path, columns, greater_is_match, format))
     _refuse_misnamed(table, grouping=[])
     _warn_if_ids_padded(table)
-    _warn_if_reversed(table, greater_is_match)
+    warn_if_reversed(table, greater_is_match)
     table.attrs.pop(_FILE_ROWS, None)  # the labels stay; the table is the caller's now
     table.attrs.pop(_FILE_FORMAT, None)
     return table
@@ -900,6 +886,8 @@ def read_grouped_scores(
 
     Warns
     -----
+    ScoreDirectionWarning
+        As for :func:`biofair.read_scores`.
     UserWarning
         When ten or more consecutive rows repeat consecutive earlier rows in every column
         and in the same order (a file appended to itself?); they are kept and counted. When
@@ -967,7 +955,7 @@ def read_grouped_scores(
     _refuse_misnamed(table, grouping=label_columns)
     _warn_if_ids_padded(table)
     _warn_if_rows_repeat(table)
-    _warn_if_reversed(table, greater_is_match)
+    warn_if_reversed(table, greater_is_match)
     sets = [column for column in _SCORE_SETS if column in table.columns]
     for _, rows in table.groupby(sets, dropna=False, observed=True, sort=False) if sets else [(None, table)]:
         try:

@@ -52,13 +52,51 @@ def _row(rows: pd.DataFrame | pd.Series, position: int) -> str:
     return f"row {label.item() if isinstance(label, np.generic) else label!r}"
 
 
-def _missing_groups_fix(column: str) -> str:
+def _missing_groups_fix(column: str, *, blank: bool = False) -> str:
     """How to give comparisons without a label in ``column`` a group (the same words wherever
-    a group label is missing: :func:`validate_scores` and the grouping functions)."""
+    a group label is missing: :func:`validate_scores` and the grouping functions); with
+    ``blank``, how to fill the labels that are empty or white space only too."""
+    fill = f"scores.fillna({{{column!r}: 'unknown'}})"
+    if blank:
+        fill = f"scores.replace({{{column!r}: r'^\\s*$'}}, 'unknown', regex=True).{fill.removeprefix('scores.')}"
     return (
         "Give them a group of their own, '(missing)', with read_grouped_scores(..., missing_groups='group') "
-        f"(biofair report --missing-groups group), or fill them yourself, e.g. scores.fillna({{{column!r}: 'unknown'}})"
+        f"(biofair report --missing-groups group), or fill them yourself, e.g. {fill}"
     )
+
+
+def _is_blank(value: object) -> bool:
+    """Whether a label is text that is empty or white space only: it names nothing, as an empty
+    cell, which pandas reads from a file as missing (but keeps as "" in a DataFrame)."""
+    return isinstance(value, str) and not value.strip()
+
+
+def _check_table(scores: object) -> None:
+    """Raise unless ``scores`` is a pandas DataFrame whose columns have distinct names (with two
+    columns of one name, ``scores[name]`` is a table, and no column can be read).
+
+    Raises
+    ------
+    TypeError
+        Naming the type and its module (a polars or pyarrow table is no pandas DataFrame), and
+        how to convert it.
+    SchemaError
+        Naming the duplicate column names.
+    """
+    if not isinstance(scores, pd.DataFrame):
+        kind = type(scores)
+        module = kind.__module__.partition(".")[0]
+        name = kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
+        if hasattr(scores, "to_pandas"):  # polars, pyarrow, cudf ...
+            advice = ": convert it with scores.to_pandas()"
+        elif isinstance(scores, dict):
+            advice = ": make one with pd.DataFrame(scores)"
+        else:
+            advice = ""
+        raise TypeError(f"scores must be a pandas DataFrame, got {name}{advice}")
+    duplicated = scores.columns[scores.columns.duplicated()].unique().tolist()
+    if duplicated:
+        raise SchemaError(f"invalid score table:\n- duplicate column name(s): {duplicated}")
 
 
 #: What :func:`pandas.api.types.infer_dtype` calls ids that are all numbers.
@@ -194,6 +232,12 @@ def _shown_with_unusual_characters(value: object) -> str:
     return f"{value!r} ({names})" if unusual else repr(value)
 
 
+#: What a column of numbers that is not numeric holds, by what :func:`pandas.api.types.infer_dtype` calls it.
+_NUMBERS_FOUND = {"string": "numbers written as text", "mixed": "numbers, some written as text",
+                  "mixed-integer": "numbers, some written as text", "floating": "numbers as Python objects",
+                  "integer": "numbers as Python objects", "mixed-integer-float": "numbers as Python objects"}
+
+
 def _score_problems(score: pd.Series) -> list[str]:
     """What stops ``score`` from being finite float64 scores, one problem per line."""
     if pd.api.types.is_bool_dtype(score):
@@ -214,7 +258,17 @@ def _score_problems(score: pd.Series) -> list[str]:
             return [f"column 'score' holds decimals (Python Decimal objects, dtype {score.dtype}), not float "
                     "scores: biofair.read_scores converts a Parquet file's decimals; else "
                     "score.map(float) converts them"]
-        return [f"column 'score' must be numeric, got dtype {score.dtype}"]
+        if first is None:
+            return [f"column 'score' must be numeric, got only missing values (dtype {score.dtype})"]
+        found = _NUMBERS_FOUND.get(pd.api.types.infer_dtype(score, skipna=True))
+        if found is None:
+            return [f"column 'score' must be numeric, got dtype {score.dtype}"]
+        missing = score.isna().to_numpy()
+        return [f"column 'score' must be numeric, got {found} (dtype {score.dtype})"
+                + (f", {int(missing.sum())} of them missing (first in {_row(score, int(missing.argmax()))})"
+                   if missing.any() else "")
+                + ": convert it, table['score'] = pd.to_numeric(table['score'])"
+                + (", and drop the rows without a score or give them one" if missing.any() else "")]
     raw = score.to_numpy()
     inexact = inexact_integers(raw)
     if inexact.any():
@@ -231,10 +285,33 @@ def _score_problems(score: pd.Series) -> list[str]:
             f"(first in {_row(score, int(np.argmin(finite)))})"]
 
 
+def _mated_problem(mated: pd.Series) -> str:
+    """What stops ``mated`` from being booleans without a missing value, and how to convert
+    it ("" when nothing does)."""
+    if mated.hasnans:
+        missing = mated.isna().to_numpy()
+        return (f"column 'mated' has {int(missing.sum())} missing values (first in {_row(mated, int(missing.argmax()))}): "
+                "every comparison is mated or not; fill them in, or drop those rows (table.dropna(subset=['mated']))")
+    if pd.api.types.is_bool_dtype(mated):
+        return ""
+    kind = pd.api.types.infer_dtype(mated, skipna=True)
+    if kind == "boolean":  # Python booleans in an object column
+        found, fix = "Python booleans", "table['mated'].astype(bool)"
+    elif pd.api.types.is_numeric_dtype(mated) and mated.isin([0, 1]).all():
+        found, fix = "0 and 1", "table['mated'].eq(1), if 1 marks a mated comparison"
+    elif kind == "string":
+        found = "text (" + ", ".join(repr(value) for value in sorted(pd.unique(mated.astype(str)))[:5]) + ")"
+        fix = ("table['mated'].eq(<the label of mated comparisons>) (read_scores reads the usual labels of a "
+               "file, such as yes/no or genuine/impostor)")
+    else:
+        return f"column 'mated' must be boolean, got dtype {mated.dtype}"
+    return f"column 'mated' must be boolean, got {found} (dtype {mated.dtype}): convert it, table['mated'] = {fix}"
+
+
 def _label_problems(scores: pd.DataFrame) -> list[str]:
     mated = scores["mated"]
-    if not pd.api.types.is_bool_dtype(mated) or mated.isna().any():
-        return [f"column 'mated' must be boolean with no missing values, got dtype {mated.dtype}"]
+    if problem := _mated_problem(mated):
+        return [problem]
     problems = []
     n_mated = int(np.count_nonzero(mated.to_numpy(dtype=bool)))
     if n_mated == 0:
@@ -306,13 +383,16 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     SchemaError
         Listing, one per line: duplicate column names (alone: nothing else can be checked),
         missing required columns, an empty table, non-numeric, boolean, non-finite or
-        inexact (integers beyond ``±2**53``, which float64 cannot hold exactly) scores,
-        non-boolean labels, an empty class, labels that contradict the subject ids, and
-        missing values in a canonical grouping or subject column (a row without a group
-        would otherwise be dropped silently; for a group column, the first such row and how
-        to give those rows a group).
+        inexact (integers beyond ``±2**53``, which float64 cannot hold exactly) scores (numbers
+        as text or objects: with how to convert them), missing or non-boolean labels (0 and 1,
+        text: with how to convert them), an empty class, labels that contradict the subject
+        ids, and missing values in a canonical grouping or subject column (a row without a
+        group would otherwise be dropped silently; for a group column, the first such row and
+        how to give those rows a group; blank group labels, empty or white space only, are
+        refused by the functions that group the table).
     TypeError
-        When ``scores`` is not a pandas DataFrame.
+        When ``scores`` is not a pandas DataFrame (its type named with its module, and how
+        to convert a polars or pyarrow table).
 
     See Also
     --------
@@ -334,12 +414,8 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     - column 'score' has 1 NaN and 0 infinite values (first in row 1)
     - no non-mated comparisons: column 'mated' is never False
     """
-    if not isinstance(scores, pd.DataFrame):
-        raise TypeError(f"scores must be a pandas DataFrame, got {type(scores).__name__}")
+    _check_table(scores)
     problems = []
-    duplicated = scores.columns[scores.columns.duplicated()].unique().tolist()
-    if duplicated:
-        raise SchemaError(f"invalid score table:\n- duplicate column name(s): {duplicated}")
     missing = [column for column in _REQUIRED_COLUMNS if column not in scores.columns]
     if missing:
         problems.append(f"missing column(s): {', '.join(missing)}{_near_names(missing, scores.columns, renaming=_reading_renaming)}")

@@ -16,6 +16,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at, mated_counts_sorted
+from biofair._direction import warn_if_reversed
 from biofair._resampling import resolution_warned_once, weighted_replicates
 from biofair._threads import IN_TWO_THREADS_FROM, here_and_there
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
@@ -405,6 +406,11 @@ def fairness_summary(
         For targets below 3/N of the non-mated scores they are set on (rule of three).
     UndefinedRateWarning
         When a zero group rate is replaced by its upper bound for Inequity.
+    ScoreDirectionWarning
+        When the ROC AUC of the whole table is below 0.5: mated scores are mostly below
+        non-mated ones, as when the scores are distances (negate them first). Not when
+        :func:`biofair.read_scores` or :func:`biofair.read_grouped_scores` has said so of
+        the table.
 
     See Also
     --------
@@ -444,6 +450,7 @@ def fairness_summary(
     groups = scores_by_group(scores, by=by)
     unit = "pair" if _resampled_cluster(scores, unit, cluster) is None else "subject"
     rng = as_rng(rng)
+    warn_if_reversed(scores)  # distances in a table: every row below would be reversed
     resampling = {"n_resamples": n_resamples, "unit": unit, "cluster": cluster, "confidence": confidence,
                   "rng": rng, "progress_bar": progress_bar}
     nan, na = float("nan"), pd.NA

@@ -215,7 +215,10 @@ def test_a_file_whose_scores_are_all_equal_is_refused(tmp_path, run_main):
     assert status == 2 and not (tmp_path / "out").exists()
     assert len(err) == 1 and "every score is 0.5" in err[0], err
     table.loc[0, "score"] = 0.6  # one different score is a (poor) system, reported as usual
-    assert len(bf.differential_report(table, fmr=1e-2, n_resamples=40, rng=0).groups) == 4
+    assert not table.loc[0, "mated"]  # a non-mated score above every other: ROC AUC (N - 1) / 2N, below 0.5
+    n_nonmated = int((~table["mated"]).sum())
+    with pytest.warns(bf.ScoreDirectionWarning, match=rf"\(ROC AUC = {(n_nonmated - 1) / (2 * n_nonmated):.3f} < 0\.5\)"):
+        assert len(bf.differential_report(table, fmr=1e-2, n_resamples=40, rng=0).groups) == 4
 
 
 def test_a_rate_no_group_resolves_has_its_missing_reference_said_in_words():

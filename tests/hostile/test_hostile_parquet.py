@@ -60,7 +60,8 @@ def replaced(name: str, values) -> callable:
 
 REFUSED_SCORES = {
     "text": (replaced("score", lambda c: pa.array([str(x) for x in c.to_pylist()])),
-             "column 'score' must be numeric, got dtype str"),
+             "column 'score' must be numeric, got numbers written as text (dtype str): convert it, "
+             "table['score'] = pd.to_numeric(table['score'])"),
     "decimal": (replaced("score", lambda c: pa.array([decimal.Decimal(str(x)) for x in c.to_pylist()],
                                                      pa.decimal128(10, 2))),
                 "column 'score' holds decimals (Python Decimal objects, dtype object), not float scores: "

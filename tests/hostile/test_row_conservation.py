@@ -141,6 +141,9 @@ def test_rows_per_class_are_conserved_or_the_call_fails_naming_a_fault(drawn):
         if missing_groups == "group":  # the reader's option: missing labels (empty or blank) form their own group
             labels = {c: ["(missing)" if v is MISSING or (isinstance(v, str) and not v.strip()) else v for v in values]
                       for c, values in labels.items()}
+        else:  # blank labels are missing ones, in a file and in a DataFrame alike
+            labels = {c: [MISSING if isinstance(v, str) and not v.strip() else v for v in values]
+                      for c, values in labels.items()}
         expected = faults(labels, attributes, per_side, mated, storage)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -194,9 +194,14 @@ def test_scores_that_look_like_distances_are_named_in_the_report(tmp_path, capsy
     path = tmp_path / "distances.csv"
     table.to_csv(path, index=False)
     assert run(path, "--layout", "differential", "-n", "40", "-o", tmp_path / "out") == 0
-    assert "may be distances" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "may be distances" in err
     notes = json.loads((tmp_path / "out" / "differential.json").read_text())["notes"]
     assert notes[0].startswith("warning: mated scores are mostly below non-mated ones")
+    # said once, by the reader: differential_report, which also warns of a table of distances, says nothing more
+    said = "mated scores are mostly below non-mated ones"
+    assert err.count(said) == 1 and sum(said in note for note in notes) == 1
+    assert (tmp_path / "out" / "report.html").read_text().count(said) == 1
 
 
 def test_subject_ids_that_differ_only_by_spaces_are_named_on_the_terminal(tmp_path, capsys):

@@ -404,9 +404,10 @@ def test_scores_by_group_built_by_hand_are_checked():
     table = pd.concat([pd.DataFrame({"score": np.r_[m, n], "mated": np.arange(m.size + n.size) < m.size, "group": g})
                        for g, (m, n) in arrays.items()], ignore_index=True)
     pd.testing.assert_frame_equal(bf.rates_by_group(by_hand, 1.0), bf.rates_by_group(table, 1.0))
-    del by_hand["b"], by_hand["c"]
+    with pytest.raises(TypeError, match="^a ScoresByGroup cannot be changed"):
+        del by_hand["b"]
     with pytest.raises(bf.SchemaError, match=r"fairness needs at least two groups, got 1"):
-        bf.fairness_discrepancy_rate(by_hand, fmr_targets=[0.1])
+        bf.fairness_discrepancy_rate(bf.ScoresByGroup({"a": by_hand["a"]}, by="group"), fmr_targets=[0.1])
 
 
 def test_cross_group_fmr_keeps_a_group_without_non_mated_pairs():

@@ -1,0 +1,130 @@
+"""Input that the Python API took without a word, or refused with NumPy's words (an audit of
+the API in a fresh environment): distances in a table, a subject column with holes in a
+differential report, rates written as text, and a reference group named by a number."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+
+SUMMARIES = {
+    "fairness_summary": lambda t: bf.fairness_summary(t, fmr_targets=[0.1, 0.01], n_resamples=40, n_permutations=5,
+                                                      rng=0),
+    "differential_report": lambda t: bf.differential_report(t, fmr=0.1, n_resamples=40, rng=0),
+}
+
+
+@pytest.fixture(scope="module")
+def distances() -> pd.DataFrame:
+    """Distances of two groups as a table holds them: mated ones small."""
+    rng = np.random.default_rng(0)
+    mated = np.arange(1_200) % 6 == 0
+    return pd.DataFrame({
+        "score": np.where(mated, rng.normal(0.3, 0.1, mated.size), rng.normal(0.6, 0.1, mated.size)),
+        "mated": mated,
+        "group": np.where(np.arange(mated.size) % 4 < 2, "a", "b"),  # both classes in each group
+        "reference_subject": [f"s{i % 40}" for i in range(mated.size)],
+    })
+
+
+def brute_force_auc(table: pd.DataFrame) -> float:
+    """P(mated > non-mated) + P(equal) / 2, over every pair."""
+    mated = table.loc[table["mated"], "score"].to_numpy()[:, None]
+    nonmated = table.loc[~table["mated"], "score"].to_numpy()[None, :]
+    return float(np.mean(mated > nonmated) + np.mean(mated == nonmated) / 2)
+
+
+@pytest.mark.parametrize("name", SUMMARIES)
+def test_a_summary_of_distances_in_a_table_says_how_to_negate_them(name, distances):
+    """fairness_summary gave ROC AUC 3e-6 and differential_report an FNMR of 1 for every group,
+    without a word, where the readers warn."""
+    auc = brute_force_auc(distances)
+    assert auc < 0.5
+    expected = (f"mated scores are mostly below non-mated ones (ROC AUC = {auc:.3f} < 0.5); the scores may be "
+                'distances: negate them, e.g. table.assign(score=-table["score"]), or read the file with '
+                "greater_is_match=False")
+    with pytest.warns(bf.ScoreDirectionWarning, match=f"^{re.escape(expected)}$") as caught:
+        SUMMARIES[name](distances)
+    assert [w.filename for w in caught if w.category is bf.ScoreDirectionWarning] == [__file__]  # once, this line
+    similarities = distances.assign(score=-distances["score"])  # as the warning says: no warning
+    assert brute_force_auc(similarities) > 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", bf.ScoreDirectionWarning)
+        SUMMARIES[name](similarities)
+
+
+def test_a_metric_of_a_bad_system_does_not_warn(distances):
+    """A system may be worse than chance: the metrics of one number report it as it is."""
+    mated, nonmated = bf.split_scores(distances)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", bf.ScoreDirectionWarning)
+        assert bf.roc_auc(mated, nonmated) == pytest.approx(brute_force_auc(distances), abs=1e-12)
+        bf.eer(mated, nonmated)
+
+
+@pytest.mark.parametrize("name", SUMMARIES)
+def test_a_table_whose_reader_warned_is_not_warned_about_again(name, distances, tmp_path):
+    """biofair report reads the file, then summarises it (the notebook calls fairness_summary,
+    the differential layout differential_report): report.html showed each warning of its
+    cells, and the terminal each distinct line, so a second warning would be shown twice."""
+    distances.to_csv(tmp_path / "distances.csv", index=False)
+    with pytest.warns(bf.ScoreDirectionWarning, match=r"read them with greater_is_match=False") as caught:
+        table = bf.read_grouped_scores(tmp_path / "distances.csv")
+    assert sum(w.category is bf.ScoreDirectionWarning for w in caught) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", bf.ScoreDirectionWarning)
+        SUMMARIES[name](table)
+    fixed = bf.read_grouped_scores(tmp_path / "distances.csv", greater_is_match=False)  # read right: no word
+    assert brute_force_auc(fixed) == pytest.approx(1 - brute_force_auc(distances), abs=1e-12)
+
+
+def test_a_differential_report_refuses_subjects_with_holes_as_the_bootstrap_does(distances):
+    """Missing subject ids reached np.bincount: "'list' argument must have no negative elements"."""
+    similarities = distances.assign(score=-distances["score"])
+    holed = similarities.assign(site=pd.Series(np.where(np.arange(len(distances)) % 3, "s1", "s2")).where(
+        np.arange(len(distances)) % 10 != 0))
+    expected = ("unit='subject' needs a subject in every row: column 'site' has 120 missing values; fill them "
+                "(a subject each) or use unit='pair'")
+    with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
+        bf.bootstrap(bf.roc_auc, holed, unit="subject", cluster="site", n_resamples=40, rng=0)
+    with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
+        bf.differential_report(holed, fmr=0.1, unit="subject", cluster="site", n_resamples=40, rng=0)
+
+
+@pytest.mark.parametrize("rates", [pd.Series(["0.01", "0.02"]), ["0.01", "0.02"], np.array([b"0.01", b"0.02"]),
+                                   pd.Series([0.01, "0.02"], dtype=object), pd.Series(["0.01", "0.02"], dtype="string")],
+                         ids=["object Series", "list", "bytes", "mixed", "string Series"])
+def test_rates_written_as_text_are_refused_alike(rates):
+    """An object Series of '0.01' was parsed (GARBE 0.333), a list of the same text refused."""
+    with pytest.raises(TypeError, match=r"^rates must be a rate or an array of rates, got text \(e\.g\. b?'0\.0[12]'\): "
+                                        r"convert it to numbers first, e\.g\. with pandas\.to_numeric$"):
+        bf.garbe(rates)
+
+
+def test_rates_held_as_objects_are_still_numbers():
+    """GARBE of two rates: the Gini coefficient |x1 - x2| / (2·mean·2) times K/(K-1) = 2."""
+    expected = abs(0.01 - 0.02) / (2 * 0.015 * 2) * 2
+    assert bf.garbe(pd.Series([0.01, 0.02], dtype=object)) == pytest.approx(expected, rel=1e-12)
+    assert bf.garbe(np.array([0.01, 0.02])) == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(TypeError, match=r"^fmr_targets must be a rate or an array of rates, got text \(e\.g\. '0\.1'\)"):
+        bf.fairness_discrepancy_rate(bf.synthetic.demographic_scores(rng=0), fmr_targets=["0.1"])
+
+
+@pytest.mark.parametrize("labels", [["1", "2"], [1, 2]], ids=["text", "numbers"])
+def test_a_reference_given_as_a_number_names_the_label_it_may_mean(distances, labels):
+    """reference=1 with the labels '1' and '2' said only that it names no group (labels are
+    text, numbers too: see biofair.group_labels)."""
+    table = distances.assign(score=-distances["score"], group=np.where(distances["group"] == "a", *labels))
+    expected = "reference=1 names no group; the groups are ['1', '2']; did you mean reference='1'?"
+    with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
+        bf.differential_report(table, fmr=0.1, reference=1, n_resamples=40, rng=0)
+    assert bf.differential_report(table, fmr=0.1, reference="1", n_resamples=40, rng=0).reference == {
+        "fmr": "1", "fnmr": "1"}
+    with pytest.raises(ValueError, match=r"names no group; the groups are \[.*\]$"):  # no group alike: no guess
+        bf.differential_report(table, fmr=0.1, reference="3", n_resamples=40, rng=0)
