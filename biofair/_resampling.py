@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from biofair._counts import CountsAtMatedScores, mated_counts_sorted
 from biofair._typing import By, IntervalMethod, StatisticData, Unit
-from biofair._validation import as_scores, check_choice
+from biofair._validation import as_scores, check_choice, check_subject_in_every_row
 from biofair.exceptions import CoarseHistogramWarning, InsufficientComparisonsWarning
 from biofair.groups import _LOOK_ALIKE_WARNING, _group_codes
 from biofair.schema import _check_ids_of_one_kind, _validate_score_set
@@ -61,12 +61,7 @@ class Sample:
         if cluster is not None:
             if self.table is None or cluster not in self.table.columns:
                 raise ValueError(f"unit='subject' needs a score table with a {cluster!r} column")
-            missing = int(self.table[cluster].isna().sum())
-            if missing:  # pd.factorize would code them -1: rows of the last cluster
-                raise ValueError(
-                    f"unit='subject' needs a subject in every row: column {cluster!r} has {missing} missing "
-                    "values; fill them (a subject each) or use unit='pair'"
-                )
+            check_subject_in_every_row(self.table[cluster], cluster)
             _check_ids_of_one_kind({f"column {cluster!r}": self.table[cluster]})  # 1 and "1": two clusters
             subjects = pd.unique(self.table[cluster])
             if subjects.size < 2:
@@ -325,14 +320,18 @@ def interval(
         for values, counts in jackknife():
             counts = np.ones(values.size) if counts is None else counts
             n = float(np.sum(counts))  # a float: n**3 of 1e7 units overflows int64
-            u = (n - 1) * (np.sum(counts * values) / n - values)
+            # the mean taken about the first value: equal values give u = 0 exactly (the mean of
+            # three 0.1s is not 0.1, and its rounding error made an acceleration of 0.07)
+            deviations = values - values[0]
+            u = (n - 1) * (np.sum(counts * deviations) / n - deviations)
             numerator += np.sum(counts * u**3) / n**3
             denominator += np.sum(counts * u**2) / n**2
         if not np.isfinite(z0) or denominator == 0.0:
             raise ValueError(
                 "method='bca' is undefined here: "
                 + ("every replicate lies on one side of the estimate" if not np.isfinite(z0)
-                   else "the statistic does not change when a unit is left out")
+                   else "the statistic takes the same value whichever unit is left out, so the "
+                        "jackknife gives no acceleration")
                 + "; use method='percentile'"
             )
         acceleration = numerator / (6 * denominator**1.5)

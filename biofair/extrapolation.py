@@ -25,7 +25,7 @@ from scipy import stats
 
 from biofair._binomial import binomial_intervals
 from biofair._resampling import progress
-from biofair._thresholds import resolution
+from biofair._thresholds import RESOLVED, resolution
 from biofair._typing import Seed
 from biofair._validation import as_count, as_number, as_rng, as_scores, as_threshold, power_of_two_exponent
 
@@ -422,7 +422,8 @@ def subsample_coverage(
     threshold : float
         The threshold (match iff ``score >= threshold``).
     fraction : float, default 0.01
-        Share of the scores drawn (without replacement) in each repetition.
+        Share of the scores drawn (without replacement) in each repetition: ``fraction * N``
+        rounded to the nearest integer (halves to even).
     n_repeats : int, default 200
         Repetitions.
     tail_fraction : float, default 0.1
@@ -432,7 +433,9 @@ def subsample_coverage(
     confidence : float, default 0.95
         Coverage of each interval.
     rng : numpy.random.Generator or int, optional
-        Source of randomness or a seed.
+        Source of randomness or a seed. Each repetition draws its subsample with one call of
+        ``rng.choice(nonmated, n, replace=False)``, in turn: the same seed and the same scores
+        in the same order give the same table.
     progress_bar : bool, optional
         Show a progress bar over the repetitions; by default only on an interactive terminal
         (each fit reads its tail many times: 200 repetitions on 1e6 scores take about 30 s).
@@ -451,8 +454,10 @@ def subsample_coverage(
         When ``nonmated`` is empty, is not one-dimensional, or holds a NaN or infinite score, a
         masked value or an integer beyond ``±2**53``; when ``threshold`` is NaN, ``fraction``
         lies outside (0, 1], ``n_repeats`` is below 1, ``min_tail`` below 20, or
-        ``tail_fraction`` or ``confidence`` outside (0, 1); or when a subsample cannot be
-        fitted (``fraction`` draws no more than ``min_tail`` scores, or ties leave its tail too
+        ``tail_fraction`` or ``confidence`` outside (0, 1); when fewer than 3 scores lie at or
+        above ``threshold`` (the full data's FMR, then unresolved by the rule of three, cannot
+        stand for the truth: an interval from 0 would count as covering it); or when a
+        subsample cannot be fitted (``fraction`` draws no more than ``min_tail`` scores, or ties leave its tail too
         few scores or fewer than 3 distinct ones); or when ``rng`` is a negative seed.
     TypeError
         When ``nonmated`` does not hold real numbers, ``threshold``, ``fraction``,
@@ -487,7 +492,14 @@ def subsample_coverage(
             f"fraction={fraction!r} draws {size} of {scores.size} scores; a tail of min_tail={min_tail} "
             f"needs at least {min_tail + 1}"
         )
-    full = float(np.mean(scores >= threshold))
+    above = int(np.count_nonzero(scores >= threshold))
+    if above < RESOLVED:
+        raise ValueError(
+            f"only {above} of the {scores.size:,} scores lie at or above threshold={threshold!r}: the full data's "
+            f"FMR there is unresolved (fewer than {RESOLVED} false matches), so it cannot stand for the truth "
+            "that the intervals should cover; lower the threshold or give more scores"
+        )
+    full = above / scores.size
     rows = []
     for _ in progress(range(repeats), total=repeats, desc="tail fits", show=progress_bar):  # each fit vectorised
         drawn = rng.choice(scores, size, replace=False)

@@ -123,9 +123,11 @@ def poisson_bootstrap(
 
     Notes
     -----
-    Each comparison gets an independent Poisson(1) weight in each resample, drawn inside
-    its partition: a resample is the sum of per-partition weighted counts, so it merges
-    like the counts themselves and needs no shuffle. This approximates the pair bootstrap
+    Each comparison that counts towards a rate (mated, or non-mated within one group) gets
+    an independent Poisson(1) weight in each resample, drawn inside its partition; non-mated
+    pairs across groups enter no rate and draw no weight. A resample is the sum of
+    per-partition weighted counts, so it merges like the counts themselves and needs no
+    shuffle. This approximates the pair bootstrap
     (whose weights are multinomial) for large sets. Thresholds are fixed: the interval
     covers the evaluation sample only. A resample that weighs every comparison of a
     group's class 0 (likely only for a class of a few comparisons: ``e**-n`` for ``n``)
