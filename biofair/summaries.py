@@ -359,7 +359,8 @@ def fairness_summary(
         ``tmr_at_fmr`` (its fast path; percentile intervals, whose coverage falls short for
         the EER of small samples: see the Notes of :func:`biofair.bootstrap`). The group rows: ``fdr`` per target;
         ``area_under_fdr_log10`` (with two targets or more; over FMR from the smallest to
-        the largest of ``fmr_targets``, each decade weighing the same) and
+        the largest of ``fmr_targets``, each decade weighing the same; ``resolved`` and
+        ``precise`` only when those of every target's FDR row are) and
         ``cei_extreme_mated`` / ``_nonmated``, each without an interval (resampling makes
         the groups differ more than the data do and biases both downwards, so a percentile
         interval can exclude the estimate: identical groups, area 1, got [0.917, 0.973])
@@ -523,8 +524,11 @@ def fairness_summary(
     index_settings["area_under_fdr_log10"] = _settings(fmr_range=f"{targets.min():g} ... {targets.max():g}",
                                                        scale="log10", alpha=alpha)
     null_settings = _settings(n_permutations=n_permutations, unit=unit)
+    # the area is no better resolved than the least resolved of the targets it runs over
+    area_marks = {"resolved": bool(fdr["resolved"].all()), "precise": bool(fdr["precise"].all())}
     for name, null in nulls.items():
-        add(name, attribute, nan, estimates[name], parameters=index_settings[name])
+        add(name, attribute, nan, estimates[name], parameters=index_settings[name],
+            **(area_marks if name == "area_under_fdr_log10" else {}))
         add(f"{name}_null_mean", attribute, nan, null.null.mean(), parameters=null_settings)
         add(f"{name}_p_value", attribute, nan, null.p_value, parameters=null_settings + ", alternative=less")
     outcome = outcome_fairness(groups, by=by, fmr=operating_fmr, alpha=alpha)

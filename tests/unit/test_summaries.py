@@ -193,6 +193,24 @@ def test_fairness_summary_rows_equal_the_individual_functions(example):
                                      "n_resamples", "threshold", "k", "resolved", "precise", "parameters"]
 
 
+def test_the_fdr_area_is_marked_as_its_least_resolved_target(example):
+    """SPEC section 1 (mark unresolved rows in every table): the FDR area ran over an
+    unresolved target with its resolved mark empty (an audit of the report). It is resolved
+    (precise) only when every target's FDR row is: on the example 1e-3 is resolved but not
+    precise, 1e-4 neither."""
+    table, summary = example
+    fdr = summary[summary["metric"] == "fdr"]
+    area = summary.set_index("metric").loc["area_under_fdr_log10"]
+    assert fdr["resolved"].all() and not fdr["precise"].all()
+    assert [area["resolved"], area["precise"]] == [True, False]  # NA (the old empty mark) equals neither
+    with pytest.warns(bf.InsufficientComparisonsWarning):
+        stricter = bf.fairness_summary(table, fmr_targets=[1e-1, 1e-4], n_resamples=40, n_permutations=12, rng=5)
+    fdr = stricter[stricter["metric"] == "fdr"].set_index("fmr_target")
+    assert fdr.loc[1e-1, "resolved"] and not fdr.loc[1e-4, "resolved"]
+    area = stricter.set_index("metric").loc["area_under_fdr_log10"]
+    assert [area["resolved"], area["precise"]] == [False, False]
+
+
 def test_fairness_summary_names_the_settings_of_every_index(example):
     """SPEC sections 4 and 5: the FDR area's FMR range, and every parameter of DFI, CEI and
     CEIᴬ (bins, split percentiles, weights, N), stand next to the value (a helper's audit
