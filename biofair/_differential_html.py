@@ -176,12 +176,17 @@ FMR {_number(overall["fmr"])} ({overall["false_matches"]:,} of {overall["n_nonma
 and FNMR {_number(overall["fnmr"])} ({overall["false_non_matches"]:,} of {overall["n_mated"]:,} mated comparisons).</p>
 <h2>How to read this report</h2>
 <dl>
-<dt>rate</dt><dd>errors divided by comparisons of the group. It is shown only when the group has enough
-comparisons to resolve the rate it is asked about (at least 3 expected errors, the rule of three); otherwise
-the page says "not resolved" with the counts, and the intervals say how high the rate could be.</dd>
+<dt>rate</dt><dd>errors divided by comparisons of the group. It is shown only when the data resolve it
+(the rule of three): when the rate the group is asked about (for FMR the target, or the whole data set's FMR
+at a threshold the operator gave; for FNMR the whole data set's FNMR) would give at least 3 errors among the
+group's comparisons, or when the group has at least 3 errors of its own; that is, when either rate reaches
+the smallest resolved rate, 3 / comparisons. A cross-group cell follows the same rule. Otherwise the page
+says "not resolved" with the counts, since a rate of 0 there would only mean too few comparisons, and the
+intervals say how high the rate could be.</dd>
 <dt>intervals</dt><dd>{settings["confidence"]:.0%} intervals. The subject bootstrap resamples whole subjects
 ({_e(report.cluster or "none: comparisons resampled")}), because the comparisons of one person are not
-independent; it is the interval to rely on. Clopper-Pearson and Wilson assume independent comparisons and are
+independent; it is the interval to rely on, unless the group has few subjects (the notes name such groups).
+Clopper-Pearson and Wilson assume independent comparisons and are
 too narrow when the <b>design effect</b> (how much a person's repeated comparisons inflate the variance) is
 above 1.</dd>
 <dt>ratio and verdict</dt><dd>each group's rate divided by the reference group's (for FMR,

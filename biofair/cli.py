@@ -755,12 +755,14 @@ def _differential_analysis(args: argparse.Namespace):
 
 
 def _source(path: Path) -> dict:
-    """The score file as a report names it: its path as given, its size and its SHA-256."""
+    """The score file as a report names it: its absolute path (as summary.json of the standard
+    layout names it: a relative path means nothing away from where the report was run), its
+    size and its SHA-256."""
     digest = hashlib.sha256()
     with path.open("rb") as file:
         for block in iter(lambda: file.read(1 << 20), b""):
             digest.update(block)
-    return {"path": str(path), "bytes": path.stat().st_size, "sha256": digest.hexdigest()}
+    return {"path": str(path.resolve()), "bytes": path.stat().st_size, "sha256": digest.hexdigest()}
 
 
 def _write_differential(report, folder: _OutputFolder) -> None:

@@ -37,6 +37,16 @@ _NOTES_PER_KIND = 5
 
 #: Default tolerance of a ratio of error rates: the four-fifths rule (see differential_report).
 _DEFAULT_TOLERANCE = 1.25
+#: Fewest subjects (clusters) of a compared group whose subject-bootstrap interval the notes
+#: leave unflagged. A bootstrap over C subjects knows only those C: its variance is about
+#: (C - 1)/C of the unbiased one, and its percentile interval under-covers. In
+#: ``synthetic.interval_coverage`` (rate 0.1, 10 comparisons a subject, 1000 groups a row, seed
+#: 2; about ±0.02) the 95 % subject bootstrap held the true rate in 0.81-0.89 of the groups of 3
+#: or 5 subjects, 0.89-0.91 of 10 and 0.92-0.93 of 30, with or without a subject effect (0.5).
+#: With that effect Clopper-Pearson held it in 0.95 and 0.90 of the groups of 3 and 5 subjects,
+#: 0.85 of 7 (the bootstrap 0.84) and 0.86 of 10 (the bootstrap 0.89): the subject bootstrap, the
+#: interval to rely on when comparisons correlate, is the better one only from about 10 subjects.
+_FEW_SUBJECTS = 10
 _RATES = ("fmr", "fnmr")
 _NO_COMPARISONS, _UNRESOLVED, _RESOLVED = "no comparisons", "unresolved", "resolved"
 _WITHIN, _EXCEEDS, _INCONCLUSIVE, _NOT_ASSESSABLE = (
@@ -92,7 +102,8 @@ class DifferentialReport(NamedTuple):
     cross_group : pandas.DataFrame or None
         One row per (reference group, probe group) of non-mated comparisons:
         ``false_matches``, ``comparisons``, ``resolved`` (the target FMR allows 3 false
-        matches) and ``fmr`` (NaN unless resolved); None when the groups are pair-level.
+        matches, or the cell has 3, as for a group) and ``fmr`` (NaN unless resolved); None
+        when the groups are pair-level.
     threshold : float
         The operational threshold (match iff ``score >= threshold``; with ``distance``,
         iff ``distance <= threshold``).
@@ -115,7 +126,8 @@ class DifferentialReport(NamedTuple):
     cluster : str or None
         The subject column the bootstrap resamples (None: comparisons resampled).
     notes : list of str
-        What the reader must know: excluded groups, unresolved targets.
+        What the reader must know: excluded groups, unresolved targets, intervals resting
+        on few subjects.
     distance : bool
         Whether ``threshold`` is in the distance units of the score file (see
         :meth:`in_distance_units`).
@@ -336,9 +348,10 @@ def differential_report(
     cluster : str, default "reference_subject"
         The subject column (a name the table lacks, other than the default, is an error).
     extrapolate : bool, default True
-        For a group whose non-mated comparisons cannot resolve the target FMR, add a
-        generalised Pareto estimate of its FMR (:func:`biofair.extrapolated_fmr`), marked
-        extrapolated, when it has enough non-mated scores to fit a tail.
+        For a group whose FMR is unresolved (too few non-mated comparisons for the target,
+        and fewer than 3 false matches: see Notes), add a generalised Pareto estimate of its
+        FMR (:func:`biofair.extrapolated_fmr`), marked extrapolated, when it has enough
+        non-mated scores to fit a tail.
     rng : numpy.random.Generator or int, optional
         Source of randomness or a seed.
 
@@ -348,12 +361,14 @@ def differential_report(
         ``groups`` (``to_frame()``), one row per group and ``rate`` (``"fmr"``: homogeneous
         non-mated comparisons, ``"fnmr"``: mated ones), with ``errors``, ``comparisons``,
         ``reference_subjects`` and ``probe_subjects`` (distinct subjects on each side);
-        ``target`` (the rate it must resolve: the FMR target or the whole table's rate at the
-        threshold), ``resolved`` / ``precise`` (the target allows at least 3 / 30 errors among
-        the group's comparisons), ``smallest_resolved`` (``3/n``, the smallest rate the group
-        resolves) and ``smallest_precise`` (``30/n``); ``status`` (``"resolved"``,
-        ``"unresolved"`` or ``"no comparisons"``); ``estimate`` (``errors/comparisons``, only
-        when resolved: never a 0 that only means "too few comparisons"); ``cp_low`` /
+        ``target`` (the rate it is asked about: the FMR target or the whole table's rate at
+        the threshold), ``smallest_resolved`` (``3/n``, the smallest rate the group resolves)
+        and ``smallest_precise`` (``30/n``); ``resolved`` / ``precise``: the larger of the
+        target and the group's own rate ``errors/n`` is at least ``3/n`` / ``30/n``, that is
+        ``target·n >= 3`` or at least 3 errors (30 for ``precise``; see Notes); ``status``
+        (``"resolved"``, ``"unresolved"`` or ``"no comparisons"``); ``estimate``
+        (``errors/comparisons``, only when resolved: never a 0 that only means "too few
+        comparisons"); ``cp_low`` /
         ``cp_high`` (Clopper-Pearson), ``wilson_low`` / ``wilson_high``, ``bootstrap_low`` /
         ``bootstrap_high`` (subject-clustered percentile interval, resolved groups) and
         ``design_effect`` (bootstrap variance over the binomial ``p(1-p)/n``); ``ratio`` to the
@@ -361,8 +376,8 @@ def differential_report(
         (FMR of an unresolved group from a Pareto tail) with ``extrapolated_low`` /
         ``extrapolated_high``. ``differentials``: per rate, ``max_min`` and ``max_geomean``
         over the resolved groups with intervals and the ``verdict``. ``cross_group``: FMR of
-        every reference group x probe group with its counts (NaN where the cell cannot
-        resolve the target).
+        every reference group x probe group with its counts (NaN where the cell is not
+        resolved, by the same rule as a group's FMR).
 
     Raises
     ------
@@ -397,6 +412,22 @@ def differential_report(
 
     Notes
     -----
+    Resolution: a group's rate is resolved when the rate in question, the larger of the
+    target and the group's observed rate ``k/n``, is at least the smallest rate the group
+    resolves, ``3/n`` (the rule of three of ISO/IEC 19795-1): when ``target·n >= 3`` or the
+    group has ``k >= 3`` errors; *precise* likewise with 30. The rule keeps out a rate that
+    means only "too few comparisons": with fewer than 3 expected errors a count of 0 (or 1
+    or 2) cannot bound the rate, and a 0 would read as a perfect group. A group with 3 errors
+    or more is not such a case: its own data bound its rate away from 0 (its Clopper-Pearson
+    interval says how far), so it gets its estimate, its intervals and its place in the
+    differentials (held to the target alone, a group with 5 false non-matches in 40 mated
+    comparisons, at a table FNMR of 0.03, was left out: the worst group, hidden). A group
+    below both (fewer than 3 errors and ``target·n < 3``) stays unresolved. A compared
+    group of fewer than 10 subjects is named in the notes: a bootstrap that resamples so few
+    subjects under-covers, and so do the ratios that rest on it; the Clopper-Pearson
+    interval beside it does not depend on the subjects (but takes comparisons as
+    independent).
+
     Decision rule: a ratio's verdict is ``"within tolerance"`` when its interval lies in
     ``[1/tolerance, tolerance]``, ``"exceeds tolerance"`` when it lies wholly outside, else
     ``"inconclusive"`` (the data can tell neither); ``"not assessable"`` when fewer than two
@@ -500,7 +531,8 @@ def differential_report(
     cross = None
     if all(f"reference_{a}" in table.columns and f"probe_{a}" in table.columns for a in attributes):
         cross = _cross_group_counts(table, thr, by=by).rename(columns={"accepted": "false_matches"})
-        cross["resolved"] = [bool(resolution([targets["fmr"]], int(n))[0][0]) for n in cross["comparisons"]]
+        cross["resolved"] = _resolved_rates(np.full(len(cross), targets["fmr"]), cross["false_matches"].to_numpy(),
+                                            cross["comparisons"].to_numpy())[0]
         cross["fmr"] = cross["fmr"].where(cross["resolved"])  # never a 0 that means "too few"
     groups = groups[_COLUMNS].sort_values(["group", "rate"], kind="stable")
     groups.index = range(len(groups))
@@ -564,15 +596,25 @@ def _counts_and_replicates(table: pd.DataFrame, codes: NDArray, names: list[str]
     return pd.DataFrame(rows), replicates
 
 
+def _resolved_rates(targets: NDArray, errors: NDArray, comparisons: NDArray) -> tuple[NDArray, NDArray]:
+    """``(resolved, precise)`` of each rate: the rate in question, the larger of its target and
+    its observed rate ``errors / comparisons``, allows at least 3 (30) errors among the
+    comparisons (``_thresholds.resolution``): ``target·n >= 3`` or ``errors >= 3``, as the
+    observed rate allows exactly ``errors``. Neither without comparisons."""
+    observed = errors / np.maximum(comparisons, 1)
+    resolved, precise = np.zeros(len(comparisons), dtype=bool), np.zeros(len(comparisons), dtype=bool)
+    for i, (rate, count) in enumerate(zip(np.fmax(targets, observed), comparisons)):  # one per group and rate
+        if count > 0:
+            (resolved[i],), (precise[i],) = resolution([rate], int(count))
+    return resolved, precise
+
+
 def _sufficiency(groups: pd.DataFrame, targets: dict, confidence: float) -> pd.DataFrame:
-    """Add the target, its resolution, the smallest resolved rates, the status, the estimate
-    (only where resolved) and the binomial intervals."""
+    """Add the target, the resolution of the rate, the smallest resolved rates, the status, the
+    estimate (only where resolved) and the binomial intervals."""
     n, k = groups["comparisons"].to_numpy(), groups["errors"].to_numpy()
     groups["target"] = groups["rate"].map(targets).astype(float)
-    resolved, precise = np.zeros(len(groups), dtype=bool), np.zeros(len(groups), dtype=bool)
-    for i, (target, count) in enumerate(zip(groups["target"], n)):
-        if count > 0 and np.isfinite(target):
-            (resolved[i],), (precise[i],) = resolution([target], int(count))
+    resolved, precise = _resolved_rates(groups["target"].to_numpy(), k, n)
     groups["resolved"], groups["precise"] = resolved, precise
     some = np.maximum(n, 1)
     groups["smallest_resolved"] = np.where(n > 0, RESOLVED / some, np.nan)
@@ -616,6 +658,13 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
     if excluded:
         notes.append(f"{rate.upper()}: left out of the differentials (unresolved, no comparisons, a rate of 0 or one subject): "
                      + ", ".join(map(repr, excluded)))  # quoted: 'F' and 'F ' look alike
+    few = usable[usable["clusters"] < _FEW_SUBJECTS]  # NaN (comparisons resampled): never
+    if len(few):
+        notes.append(f"{rate.upper()}: subject-bootstrap intervals on fewer than {_FEW_SUBJECTS} subjects: "
+                     + ", ".join(f"{g!r} ({int(c)} subjects)" for g, c in zip(few["group"], few["clusters"]))
+                     + "; a bootstrap that resamples so few subjects understates the uncertainty, and so do the "
+                     "ratios and verdicts that rest on it: read each group's Clopper-Pearson interval too, which does "
+                     "not depend on the subjects (but takes the comparisons as independent)")
     if reference is None and len(usable):
         reference = usable.loc[usable["estimate"].idxmin(), "group"]
     if reference is not None and reference not in set(usable["group"]):

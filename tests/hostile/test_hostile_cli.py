@@ -819,8 +819,13 @@ def test_every_rate_at_a_target_carries_its_resolution(contested):
         percentiles = [bf.automatic_comprehensive_equity_index(table, kind=kind).parameters["percentiles"]
                        for kind in ("mated", "nonmated")]
     assert [m["resolved"] for m in automatic] == [max(p.values()) < 100 for p in percentiles]
+    # the FDR area: as resolved (precise) as the least resolved target it runs over
+    fdr = [m for m in at_target if m["metric"] == "fdr"]
+    area = [m for m in others if m["metric"] == "area_under_fdr_log10"]
+    assert [(m["resolved"], m["precise"]) for m in area] == [
+        (all(m["resolved"] for m in fdr), all(m["precise"] for m in fdr))]
     assert all(m["resolved"] is None and m["precise"] is None for m in others
-               if m["fmr_target"] is None and m not in automatic)
+               if m["fmr_target"] is None and m not in automatic + area)
     assert all(m["resolved"] is not None for m in others if m["fmr_target"] is not None)
 
 

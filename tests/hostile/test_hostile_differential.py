@@ -65,6 +65,24 @@ def test_a_group_of_one_subject_gives_no_clustered_interval():
     assert any("'c' come from one subject" in note for note in result.notes)
 
 
+def test_intervals_on_few_subjects_are_named_in_the_notes():
+    """A compared group of a few subjects (4 in an audit) got a subject-bootstrap interval, and
+    ratios from it, with no word that a bootstrap over so few subjects understates the
+    uncertainty. Groups of fewer than 10 subjects are now named, with their counts, per rate;
+    10 is enough."""
+    table = pd.concat([groups_table({"a": 2000, "b": 2000}), groups_table({"c": 2000}, subjects=9, seed=2),
+                       groups_table({"d": 2000}, subjects=10, seed=3)], ignore_index=True)
+    assert table.groupby("group")["reference_subject"].nunique().to_dict() == {"a": 20, "b": 20, "c": 9, "d": 10}
+    result = report(table)
+    assert (result.groups["status"] == "resolved").all() and (result.groups["ratio"].notna()).all()  # all compared
+    said = [note for note in result.notes if "subject-bootstrap intervals" in note]
+    assert said == [f"{rate}: subject-bootstrap intervals on fewer than 10 subjects: 'c' (9 subjects); a bootstrap "
+                    "that resamples so few subjects understates the uncertainty, and so do the ratios and verdicts "
+                    "that rest on it: read each group's Clopper-Pearson interval too, which does not depend on the "
+                    "subjects (but takes the comparisons as independent)" for rate in ("FMR", "FNMR")]
+    assert not any("subject-bootstrap intervals" in note for note in report(table, unit="pair").notes)  # no subjects
+
+
 @pytest.mark.parametrize("cluster, error, message", [
     ("speaker", bf.SchemaError, r"^cluster='speaker' names no column; the table has \["),
     (3, TypeError, r"^cluster must be a column name, got 3"),

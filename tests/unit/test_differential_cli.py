@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from importlib.resources import files
+from pathlib import Path
 
 import jsonschema
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 
 import biofair as bf
 from biofair import cli
+from test_differentials import AUDIT, counted_table  # the audit's table of exact counts
 
 SCHEMA = json.loads((files("biofair") / "data" / "differential_report.schema.json").read_text())
 
@@ -59,13 +61,25 @@ def test_json_follows_the_schema_and_equals_the_direct_call(audit):
 
 def test_the_report_names_the_file_it_was_made_from(audit):
     """Neither the page nor the JSON named the score file, so a report could not be tied to
-    the data it describes (a helper's audit, as an auditor would file it)."""
+    the data it describes (a helper's audit, as an auditor would file it). The path is
+    absolute, as in summary.json of the standard layout, even when given relative."""
     _, out, _ = audit
     scores = out.parent / "scores.csv"
     source = json.loads((out / "differential.json").read_text())["source"]
     assert source == {"path": str(scores), "bytes": scores.stat().st_size,
                       "sha256": hashlib.sha256(scores.read_bytes()).hexdigest()}
     assert f"<code>{source['sha256']}</code>" in (out / "report.html").read_text()
+
+
+def test_a_score_file_given_by_a_relative_path_is_named_by_its_absolute_one(audit, tmp_path, monkeypatch):
+    """differential.json named the file as given ("scores.csv"), summary.json by its absolute
+    path: the same file, named two ways by the two layouts."""
+    _, out, _ = audit
+    monkeypatch.chdir(out.parent)
+    assert run("scores.csv", "--layout", "differential", "--operating-fmr", "0.01", "-n", "100", "--seed", "1",
+               "-o", tmp_path / "out") == 0
+    source = json.loads((tmp_path / "out" / "differential.json").read_text())["source"]
+    assert source["path"] == str(out.parent / "scores.csv") and Path(source["path"]).is_absolute()
 
 
 def test_html_says_what_every_number_is_and_escapes_labels(audit):
@@ -75,6 +89,28 @@ def test_html_says_what_every_number_is_and_escapes_labels(audit):
     for phrase in ("How to read this report", "rule of three", "design effect", "not resolved",
                    "Cross-group false matches", "four-fifths rule", "errors / comparisons"):
         assert phrase in page
+
+
+def test_a_small_group_with_errors_of_its_own_is_shown_and_compared(tmp_path):
+    """The audit's case on the page: "Other" (5 false non-matches in 40, on 4 subjects) read "not
+    resolved: 5 of 40" beside a smallest resolved rate of 0.075, and the FNMR verdict
+    "inconclusive". Its rate, its ratio and the verdict are shown now, with the caveat that
+    its bootstrap rests on 4 subjects."""
+    path = tmp_path / "scores.csv"
+    counted_table(AUDIT).to_csv(path, index=False)
+    assert run(path, "--layout", "differential", "--threshold", "0.5", "-n", "400", "--seed", "1",
+               "-o", tmp_path / "out") == 0
+    document = json.loads((tmp_path / "out" / "differential.json").read_text())
+    jsonschema.validate(document, SCHEMA, cls=jsonschema.Draft202012Validator)
+    other = next(g for g in document["groups"] if g["group"] == "Other" and g["rate"] == "fnmr")
+    assert (other["status"], other["estimate"], other["ratio_verdict"]) == ("resolved", 5 / 40, "exceeds tolerance")
+    assert other["ratio"] == pytest.approx((5 / 40) / (12 / 800))
+    fnmr = next(d for d in document["differentials"] if d["rate"] == "fnmr")
+    assert (fnmr["groups_compared"], fnmr["highest_group"], fnmr["verdict"]) == (4, "Other", "exceeds tolerance")
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "not resolved: 5 of 40" not in page and '<td class="text">Other</td><td>0.125</td>' in page
+    assert "or when the group has at least 3 errors of its own" in " ".join(page.split())
+    assert "subject-bootstrap intervals on fewer than 10 subjects: &#x27;Other&#x27; (4 subjects)" in page
 
 
 def test_a_given_threshold_reference_and_tolerance(tmp_path):
