@@ -28,3 +28,12 @@ def run_main(capsys):
         return status, capsys.readouterr().err.strip().splitlines()
 
     return run
+
+
+@pytest.fixture
+def dask_synchronous():
+    """Dask's tasks run one after the other in this process (errors raised where they occur)."""
+    import dask
+
+    with dask.config.set(scheduler="synchronous"):
+        yield

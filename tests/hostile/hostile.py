@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,3 +36,13 @@ def biofair_command(*args, **kwargs) -> subprocess.Popen:
     command = [str(Path(sys.executable).with_name("biofair")), *map(str, args)]
     kwargs.setdefault("preexec_fn", as_from_a_terminal)
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, **kwargs)
+
+
+def three_groups(labels: tuple[str, str, str], n: int = 300) -> pd.DataFrame:
+    """``n`` comparisons in three groups named ``labels``, a quarter of them mated, scores
+    rounded to 2 decimals (ties), each group's a little higher than the one before."""
+    rng = np.random.default_rng(0)
+    group = np.arange(n) % 3
+    mated = (np.arange(n) // 3) % 4 == 0
+    score = np.round(rng.normal(np.where(mated, 1.5, 0.0) + 0.3 * group, 1.0), 2)
+    return pd.DataFrame({"score": score, "mated": mated, "group": np.array(labels)[group]})

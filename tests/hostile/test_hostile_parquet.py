@@ -14,6 +14,7 @@ import pytest
 
 import biofair as bf
 from biofair.exceptions import SchemaError
+from hostile import three_groups
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
@@ -23,19 +24,12 @@ from biofair import partitions as bp  # noqa: E402
 from biofair.groups import _pooled_threshold  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def synchronous():
-    with dask.config.set(scheduler="synchronous"):
-        yield
+pytestmark = pytest.mark.usefixtures("dask_synchronous")
 
 
 def table(n: int = 300) -> pd.DataFrame:
-    """Three groups with mated and non-mated scores rounded to 2 decimals (ties)."""
-    rng = np.random.default_rng(0)
-    group = np.arange(n) % 3
-    mated = (np.arange(n) // 3) % 4 == 0
-    score = np.round(rng.normal(np.where(mated, 1.5, 0.0) + 0.3 * group, 1.0), 2)
-    return pd.DataFrame({"score": score, "mated": mated, "group": np.array(["a", "b", "c"])[group]})
+    """Three groups, 'a', 'b' and 'c', with mated and non-mated scores (ties)."""
+    return three_groups(("a", "b", "c"), n)
 
 
 def files(tmp_path, change=None) -> tuple[str, list[pa.Table]]:

@@ -12,6 +12,7 @@ import pytest
 
 import biofair as bf
 from biofair.exceptions import SchemaError
+from hostile import three_groups
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
@@ -22,20 +23,12 @@ from biofair import partitions as bp  # noqa: E402
 #: Dask's reader of hive-style folders and row groups calls pandas' deprecated reset_index(inplace=True).
 DASKS_RESET_INDEX = "ignore:The inplace keyword in DataFrame.reset_index"
 
-
-@pytest.fixture(autouse=True)
-def synchronous():
-    with dask.config.set(scheduler="synchronous"):
-        yield
+pytestmark = pytest.mark.usefixtures("dask_synchronous")
 
 
-def table(n: int = 300) -> pd.DataFrame:
-    """Three groups, '0', '1' and '2', with mated and non-mated scores."""
-    rng = np.random.default_rng(0)
-    group = np.arange(n) % 3
-    mated = (np.arange(n) // 3) % 4 == 0
-    score = np.round(rng.normal(np.where(mated, 1.5, 0.0) + 0.3 * group, 1.0), 2)
-    return pd.DataFrame({"score": score, "mated": mated, "group": group.astype(str)})
+def table() -> pd.DataFrame:
+    """Three groups, '0', '1' and '2', with mated and non-mated scores (ties)."""
+    return three_groups(("0", "1", "2"))
 
 
 def write(part: pd.DataFrame, file, **types) -> None:
@@ -138,7 +131,7 @@ def test_a_column_misnamed_in_a_later_file_is_named_with_its_columns_and_the_ren
     files = [tmp_path / f"part-{i}.parquet" for i in range(8)]
     for i, (part, file) in enumerate(zip(chunks(scores, 8), files)):
         write(part.rename(columns={"score": "scores"}) if i == 7 else part, file)
-    renaming = f"pq.write_table(pq.read_table(path).rename_columns({{'scores': 'score'}}), path)"
+    renaming = "pq.write_table(pq.read_table(path).rename_columns({'scores': 'score'}), path)"
     message = (f"invalid score partitions:\n- partition 7: missing column(s) score (file {files[7]}, whose columns are "
                f"'scores', 'mated', 'group'; the first file, {files[0]}, has no 'scores': if misnamed, write this file "
                f"again with the first file's names, e.g. {renaming})")
