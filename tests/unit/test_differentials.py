@@ -568,3 +568,25 @@ def test_one_unstable_group_leaves_the_other_ratios_bounded():
     assert fmr.loc["C", "ratio_low"] == 0 and fmr.loc["C", "ratio_high"] == np.inf
     assert any(note.startswith("unbounded intervals") and "FMR 'C'" in note and "FMR 'B'" not in note
                for note in report.notes)
+
+
+def test_the_notes_say_why_each_group_was_left_out():
+    """The note listed every group left out under one list of four reasons ("unresolved, no
+    comparisons, a rate of 0 or one subject"), so a reader could not tell which applied to
+    which group (an audit of the report). Each group now stands under its own reason."""
+    def group(name: str, n_mated: int, misses: int, n_nonmated: int, false_matches: int, subjects: int):
+        mated = np.r_[np.zeros(misses), np.ones(n_mated - misses)]
+        nonmated = np.r_[np.ones(false_matches), np.zeros(n_nonmated - false_matches)]
+        n = n_mated + n_nonmated
+        return pd.DataFrame({"score": np.r_[mated, nonmated], "mated": np.arange(n) < n_mated, "group": name,
+                             "reference_subject": [f"{name}{i % subjects}" for i in range(n)]})
+
+    table = pd.concat([group("a", 200, 20, 2000, 20, 10), group("b", 200, 40, 2000, 40, 10),
+                       group("one", 100, 10, 1000, 10, 1), group("u", 10, 1, 2000, 20, 10),
+                       group("z", 200, 0, 2000, 20, 10)], ignore_index=True)
+    report = bf.differential_report(table, threshold=0.5, n_resamples=40, rng=0)
+    rows = report.groups.set_index(["rate", "group"])
+    assert rows.loc[("fnmr", "z"), "status"] == "resolved" and rows.loc[("fnmr", "z"), "estimate"] == 0
+    assert rows.loc[("fnmr", "u"), "status"] == "unresolved"
+    assert "FNMR: left out of the differentials: one subject: 'one'; unresolved: 'u'; a rate of 0: 'z'" in report.notes
+    assert "FMR: left out of the differentials: one subject: 'one'" in report.notes
