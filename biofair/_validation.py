@@ -331,13 +331,21 @@ def check_resamples(n_resamples: int, confidence: float) -> None:
         raise ValueError(f"n_resamples={n_resamples} is {too_few}")
 
 
-def check_subject_in_every_row(subjects: pd.Series, cluster: str) -> None:
+def check_subject_in_every_row(subjects: pd.Series, cluster: str, *, instead: str | None = "unit='pair'") -> None:
     """Raise a ValueError when the subject column ``cluster``, whose comparisons a resampling
-    keeps together, has missing values: ``pd.factorize`` codes them -1, which would be rows of
-    the last subject, or a negative count to ``np.bincount``."""
+    or a shuffle keeps together, has missing values: ``pd.factorize`` codes them -1, which
+    would be rows of the last subject, or a negative count to ``np.bincount``. Ids that are
+    text, empty or white space only, name no subject either (a file's empty cell is read as
+    missing): they would be one subject of every such row. ``instead``: the option that takes
+    comparisons as the units, which the message suggests (None where the caller has none)."""
     missing = int(subjects.isna().sum())
-    if missing:
+    blank = 0
+    if subjects.dtype.kind not in "biufcmM":  # ids that can be text: object, pandas' str, categories
+        blanks = [value for value in subjects.dropna().unique() if isinstance(value, str) and not value.strip()]
+        blank = int(subjects.isin(blanks).sum()) if blanks else 0
+    if missing or blank:
         raise ValueError(
-            f"unit='subject' needs a subject in every row: column {cluster!r} has {missing} missing "
-            "values; fill them (a subject each) or use unit='pair'"
+            f"unit='subject' needs a subject in every row: column {cluster!r} has {missing + blank} missing "
+            "values" + (f" ({blank} of them blank: empty or white space only)" if blank else "")
+            + "; fill them (a subject each)" + (f" or use {instead}" if instead else "")
         )

@@ -553,6 +553,9 @@ def _read_file(
                 and not inexact_integers(score.to_numpy()).any()):
             table["score"] = score.astype(np.float64) if greater_is_match else -score.astype(np.float64)
             table.attrs["score_dtype"] = str(getattr(score.dtype, "numpy_dtype", score.dtype))
+    for column in ("reference_subject", "probe_subject"):  # an id of spaces names no one, as an empty cell
+        if column in table.columns:
+            table[column] = _blank_as_missing(table[column])
     return table
 
 
@@ -655,8 +658,9 @@ def _read_score_list(path: _PathLike, name: str) -> np.ndarray:
 
 
 def _blank_as_missing(labels: pd.Series) -> pd.Series:
-    """Group labels of spaces only (or other white space) as missing: such a cell is as empty as
-    an empty one, and it made a group that the report showed with a blank name."""
+    """Group labels or subject ids of spaces only (or other white space) as missing: such a cell
+    is as empty as an empty one (a label of spaces made a group that the report showed with a
+    blank name; an id of spaces, one subject of all its rows)."""
     blank = [label for label in labels.dropna().unique() if _is_blank(label)]
     return labels.mask(labels.isin(blank)) if blank else labels
 
@@ -783,7 +787,8 @@ def read_scores(
         file whose first line is data rather than a header or whose header comes again
         among its rows, is named ``.csv`` but holds a bob score file, has duplicate column
         names, a mapped column is absent or collides with an existing one, a score list
-        holds more than one field per line, or the table is invalid.
+        holds more than one field per line, or the table is invalid (a subject id that is
+        empty or white space only is a missing one).
     FileNotFoundError
         When a file does not exist.
 

@@ -15,7 +15,7 @@ from pandas.api.extensions import ExtensionArray
 
 from biofair._resampling import _number, progress, resolution_warned_once
 from biofair._typing import Alternative, By, Seed, Unit
-from biofair._validation import as_count, as_rng
+from biofair._validation import as_count, as_rng, check_subject_in_every_row
 from biofair.groups import _MISSING_GROUP, _group_codes, _torn_subjects
 from biofair.schema import _check_ids_of_one_kind, _resampled_cluster, _validate_score_set
 
@@ -131,6 +131,8 @@ def _subject_shuffle(scores: pd.DataFrame, columns: dict[str, list[str]], cluste
                 raise ValueError(f"shuffling {names[1]} by subject needs the column {probe!r}")
             subject_of[names[1]] = probe
     sides = sorted(set(subject_of.values()))
+    for side in sides:  # a missing id, coded -1 below, made its rows the last subject's
+        check_subject_in_every_row(scores[side], side, instead=instead)
     _check_ids_of_one_kind({f"column {side!r}": scores[side] for side in sides})  # 1 and "1": two subjects
     # sorted: one seed permutes the same subjects whatever the rows' order
     codes, ids = pd.factorize(pd.concat([scores[side] for side in sides], ignore_index=True), sort=True)

@@ -128,3 +128,48 @@ def test_a_reference_given_as_a_number_names_the_label_it_may_mean(distances, la
         "fmr": "1", "fnmr": "1"}
     with pytest.raises(ValueError, match=r"names no group; the groups are \[.*\]$"):  # no group alike: no guess
         bf.differential_report(table, fmr=0.1, reference="3", n_resamples=40, rng=0)
+
+
+# -- subject ids that name no one -------------------------------------------------------------
+
+def sited(missing: object) -> pd.DataFrame:
+    """600 comparisons of 30 sites (the clusters), groups by site, three of them without a site."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"score": rng.normal(size=600), "mated": np.arange(600) % 3 == 0,
+                          "site": [f"s{i % 30}" for i in range(600)]})
+    table["group"] = np.where(np.arange(600) % 30 % 2 == 1, "a", "b")
+    table.loc[table["mated"], "score"] += 2
+    table.loc[[3, 5, 8], "site"] = missing
+    return table
+
+
+@pytest.mark.parametrize("missing", [np.nan, "", "  "], ids=["NaN", "empty", "spaces"])
+@pytest.mark.parametrize("call", [
+    lambda t: bf.bootstrap(bf.roc_auc, t, unit="subject", cluster="site", n_resamples=40, rng=0),
+    lambda t: bf.differential_report(t, fmr=0.1, unit="subject", cluster="site", n_resamples=40, rng=0),
+    lambda t: bf.permutation_null(lambda x: bf.fairness_discrepancy_rate(x, fmr_targets=[0.1])["fdr"].iloc[0], t,
+                                  n_permutations=20, unit="subject", cluster="site", rng=0),
+], ids=["bootstrap", "differential_report", "permutation_null"])
+def test_comparisons_without_a_subject_are_refused_by_every_resampling(call, missing):
+    """A missing site, coded -1, joined the last site's comparisons in the permutation null
+    (its error named site 's9', which had no fault); an empty or blank id made one subject of
+    all its rows in every resampling by subject, without a word."""
+    blank = " (3 of them blank: empty or white space only)" if isinstance(missing, str) else ""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
+        with pytest.raises(ValueError, match=re.escape(
+                f"unit='subject' needs a subject in every row: column 'site' has 3 missing values{blank}; "
+                "fill them (a subject each) or use unit='pair'")):
+            call(sited(missing))
+
+
+def test_a_subject_id_of_spaces_in_a_file_is_a_missing_one(tmp_path):
+    """An empty cell is a missing id; a cell of spaces was kept as the id '  ', one subject of
+    all such rows."""
+    table = bf.read_scores(bf.datasets.example_scores_path())
+    nonmated = table.index[~table["mated"]][:2]
+    written = table.astype({"reference_subject": str})
+    written.loc[nonmated, "reference_subject"] = "  "
+    written.to_csv(tmp_path / "scores.csv", index=False)
+    with pytest.raises(bf.SchemaError, match="column 'reference_subject' has 2 missing values"):
+        bf.read_scores(tmp_path / "scores.csv")
