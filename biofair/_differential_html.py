@@ -11,6 +11,8 @@ import math
 
 import pandas as pd
 
+from biofair.differentials import _FEW_SUBJECTS
+
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
 table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
@@ -185,7 +187,8 @@ says "not resolved" with the counts, since a rate of 0 there would only mean too
 intervals say how high the rate could be.</dd>
 <dt>intervals</dt><dd>{settings["confidence"]:.0%} intervals. The subject bootstrap resamples whole subjects
 ({_e(report.cluster or "none: comparisons resampled")}), because the comparisons of one person are not
-independent; it is the interval to rely on, unless the group has few subjects (the notes name such groups).
+independent; it is the interval to rely on, unless the group has fewer than {_FEW_SUBJECTS} subjects (the notes name such
+groups: a bootstrap over so few understates the uncertainty).
 Clopper-Pearson and Wilson assume independent comparisons and are
 too narrow when the <b>design effect</b> (how much a person's repeated comparisons inflate the variance) is
 above 1.</dd>
@@ -196,7 +199,8 @@ above 1.</dd>
 The intervals of the ratios, and of max/min, hold for every pair of groups at once, so that reading all of
 them, and a reference picked as the lowest rate, does not make equal groups look unequal.
 Tolerance {report.tolerance:g} is the four-fifths rule unless the operator chose another.</dd>
-<dt>extrapolated FMR</dt><dd>for a group too small to resolve the target FMR: an estimate from a generalised
+<dt>extrapolated FMR</dt><dd>for a group whose FMR is not resolved (too few comparisons for the target and
+fewer than 3 false matches of its own), when it has scores enough to fit a tail: an estimate from a generalised
 Pareto model of the group's highest non-mated scores, with a profile-likelihood interval. It rests on the
 model, not on observed false matches.</dd>
 </dl>
