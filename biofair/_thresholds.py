@@ -28,8 +28,9 @@ RESOLVED = 3
 PRECISE = 30
 
 
-def allowed_false_matches(fmr: NDArray, n_nonmated: int) -> NDArray[np.int64]:
-    """Largest count c with ``c / N <= fmr`` in floating point, for each target."""
+def allowed_false_matches(fmr: NDArray, n_nonmated: int | NDArray[np.int64]) -> NDArray[np.int64]:
+    """Largest count c with ``c / N <= fmr`` in floating point, for each target (and its own N,
+    when ``n_nonmated`` is an array of them)."""
     count = np.floor(fmr * n_nonmated).astype(np.int64)
     count += (count + 1) / n_nonmated <= fmr
     count -= count / n_nonmated > fmr
@@ -148,8 +149,9 @@ def top_sorted(scores: NDArray, count: int) -> NDArray:
     return np.sort(np.partition(scores, scores.size - count)[scores.size - count :])
 
 
-def resolution(targets: ArrayLike, n: int) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
-    """``(resolved, precise)`` of each target rate with ``n`` comparisons (module notes)."""
+def resolution(targets: ArrayLike, n: int | NDArray[np.int64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """``(resolved, precise)`` of each target rate with ``n`` comparisons, one count for all or
+    one per target (module notes)."""
     allowed = allowed_false_matches(np.asarray(targets, dtype=np.float64), n)
     return allowed >= RESOLVED, allowed >= PRECISE
 

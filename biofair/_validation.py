@@ -331,6 +331,12 @@ def check_resamples(n_resamples: int, confidence: float) -> None:
         raise ValueError(f"n_resamples={n_resamples} is {too_few}")
 
 
+def is_blank(value: object) -> bool:
+    """Whether a label or an id is text that is empty or white space only: it names nothing, as
+    an empty cell, which pandas reads from a file as missing (but keeps as "" in a DataFrame)."""
+    return isinstance(value, str) and not value.strip()
+
+
 def check_subject_in_every_row(subjects: pd.Series, cluster: str, *, instead: str | None = "unit='pair'") -> None:
     """Raise a ValueError when the subject column ``cluster``, whose comparisons a resampling
     or a shuffle keeps together, has missing values: ``pd.factorize`` codes them -1, which
@@ -341,7 +347,7 @@ def check_subject_in_every_row(subjects: pd.Series, cluster: str, *, instead: st
     missing = int(subjects.isna().sum())
     blank = 0
     if subjects.dtype.kind not in "biufcmM":  # ids that can be text: object, pandas' str, categories
-        blanks = [value for value in subjects.dropna().unique() if isinstance(value, str) and not value.strip()]
+        blanks = [value for value in subjects.dropna().unique() if is_blank(value)]
         blank = int(subjects.isin(blanks).sum()) if blanks else 0
     if missing or blank:
         raise ValueError(

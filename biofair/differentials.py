@@ -601,12 +601,10 @@ def _resolved_rates(targets: NDArray, errors: NDArray, comparisons: NDArray) -> 
     its observed rate ``errors / comparisons``, allows at least 3 (30) errors among the
     comparisons (``_thresholds.resolution``): ``target·n >= 3`` or ``errors >= 3``, as the
     observed rate allows exactly ``errors``. Neither without comparisons."""
-    observed = errors / np.maximum(comparisons, 1)
-    resolved, precise = np.zeros(len(comparisons), dtype=bool), np.zeros(len(comparisons), dtype=bool)
-    for i, (rate, count) in enumerate(zip(np.fmax(targets, observed), comparisons)):  # one per group and rate
-        if count > 0:
-            (resolved[i],), (precise[i],) = resolution([rate], int(count))
-    return resolved, precise
+    some = comparisons > 0
+    n = np.maximum(comparisons, 1)  # no comparisons: neither, whatever the rate
+    resolved, precise = resolution(np.fmax(targets, errors / n), n)
+    return resolved & some, precise & some
 
 
 def _sufficiency(groups: pd.DataFrame, targets: dict, confidence: float) -> pd.DataFrame:

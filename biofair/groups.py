@@ -25,7 +25,7 @@ from biofair._counts import counts_at
 from biofair._thresholds import at_or_above_runs, threshold_at_fmr_runs, warn_unresolved
 from biofair._threads import IN_TWO_THREADS_FROM, in_two_threads
 from biofair._typing import By
-from biofair._validation import as_rates, as_threshold, as_thresholds, scalar_or_array
+from biofair._validation import as_rates, as_threshold, as_thresholds, is_blank, scalar_or_array
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.schema import (
@@ -33,7 +33,6 @@ from biofair.schema import (
     _check_ids_of_one_kind,
     _check_table,
     _cli_renaming,
-    _is_blank,
     _missing_groups_fix,
     _near_names,
     _row,
@@ -281,7 +280,7 @@ def _coded(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index | pd.Categoric
     """Codes of the labels, in sorted order, and the distinct labels they number.
 
     Code -1: no label, a missing value or text that is empty or white space only (see
-    :func:`biofair.schema._is_blank`), which names no group. Categorical labels are read
+    :func:`biofair._validation.is_blank`), which names no group. Categorical labels are read
     from their codes, without a factorization (see :func:`_factorize_categories`): the
     categories present, in the categories' order, which is what ``pd.factorize(labels,
     sort=True)`` gives for them. Labels of mixed types (1 and "x"), which cannot be sorted
@@ -296,7 +295,7 @@ def _coded(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index | pd.Categoric
             codes, uniques = pd.factorize(labels, sort=False)
             order = np.argsort([str(label) for label in uniques], kind="stable")
             codes, uniques = np.where(codes < 0, -1, np.argsort(order)[codes]), uniques[order]
-    blank = np.array([_is_blank(label) for label in uniques], dtype=bool)
+    blank = np.array([is_blank(label) for label in uniques], dtype=bool)
     if not blank.any():
         return codes, uniques
     renumbered = np.full(blank.size + 1, -1, dtype=np.intp)  # renumbered[-1]: a missing label stays -1

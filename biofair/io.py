@@ -27,7 +27,7 @@ import pandas as pd
 
 from biofair._direction import warn_if_reversed
 from biofair._typing import By, MissingGroups, OneClassGroups
-from biofair._validation import check_choice, check_flag, inexact_integers
+from biofair._validation import check_choice, check_flag, inexact_integers, is_blank
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.groups import (
@@ -44,7 +44,6 @@ from biofair.schema import (
     _SCORE_SETS,
     CANONICAL_COLUMNS,
     _cli_renaming,
-    _is_blank,
     _misnamed,
     _row,
     _score_problems,
@@ -661,7 +660,7 @@ def _blank_as_missing(labels: pd.Series) -> pd.Series:
     """Group labels or subject ids of spaces only (or other white space) as missing: such a cell
     is as empty as an empty one (a label of spaces made a group that the report showed with a
     blank name; an id of spaces, one subject of all its rows)."""
-    blank = [label for label in labels.dropna().unique() if _is_blank(label)]
+    blank = [label for label in labels.dropna().unique() if is_blank(label)]
     return labels.mask(labels.isin(blank)) if blank else labels
 
 

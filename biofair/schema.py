@@ -65,12 +65,6 @@ def _missing_groups_fix(column: str, *, blank: bool = False) -> str:
     )
 
 
-def _is_blank(value: object) -> bool:
-    """Whether a label is text that is empty or white space only: it names nothing, as an empty
-    cell, which pandas reads from a file as missing (but keeps as "" in a DataFrame)."""
-    return isinstance(value, str) and not value.strip()
-
-
 def _check_table(scores: object) -> None:
     """Raise unless ``scores`` is a pandas DataFrame whose columns have distinct names (with two
     columns of one name, ``scores[name]`` is a table, and no column can be read).

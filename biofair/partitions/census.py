@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from biofair._summation import PART, parts
 from biofair._typing import By
+from biofair._validation import is_blank
 from biofair.exceptions import SchemaError
 from biofair.groups import (
     _attributes_of,
@@ -35,7 +36,6 @@ from biofair.schema import (
     _READ_ONLY_AS_NAMED,
     _SCORE_SETS,
     _contradiction,
-    _is_blank,
     _misnamed,
     _near_names,
     _refuse_pooling,
@@ -861,7 +861,7 @@ def _blank_labels(labels: _Labels, columns: tuple[list[str], list[str]], index: 
     problems = []
     for side, codes_of in ((0, labels.reference), (1, labels.probe)):
         for k, column in enumerate(columns[side]):
-            blank = [code for code, text in enumerate(labels.texts[k]) if _is_blank(text)]
+            blank = [code for code, text in enumerate(labels.texts[k]) if is_blank(text)]
             rows = int(np.isin(codes_of[k], blank).sum()) if blank and (side == 0 or column != columns[0][k]) else 0
             if rows:  # an unused category "" names no row
                 problems.append(f"partition {index}: column {column!r} has {rows} blank labels (empty or white "
