@@ -646,17 +646,13 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
             confidence: float, notes: list[str]) -> tuple[str | None, dict]:
     """Fill the ratio columns of one rate's rows; return its reference and differentials row."""
     part = groups[groups["rate"] == rate]
-    single = part[(part["status"] == _RESOLVED) & (part["clusters"] == 1)]
     usable = part[(part["status"] == _RESOLVED) & (part["estimate"] > 0) & (part["clusters"] != 1)]
     left_out = part[~part.index.isin(usable.index)]
     excluded = list(left_out["group"])
-    if len(single):
-        notes.append(f"{rate.upper()}: the comparisons of {', '.join(map(repr, single['group']))} come from one "
-                     f"subject: a subject-clustered interval needs at least two; left out of the "
-                     "differentials")
     if excluded:  # each group under the reason that left it out
         why = np.where(left_out["status"] != _RESOLVED, left_out["status"],
-                       np.where(left_out["clusters"] == 1, "one subject", "a rate of 0"))
+                       np.where(left_out["clusters"] == 1, "one subject (a subject-clustered interval needs two or more)",
+                                "a rate of 0"))
         reasons = {reason: [g for g, r in zip(excluded, why) if r == reason] for reason in dict.fromkeys(why)}
         notes.append(f"{rate.upper()}: left out of the differentials: " + "; ".join(
             f"{reason}: {', '.join(map(repr, names))}" for reason, names in reasons.items()))  # 'F' and 'F ' look alike

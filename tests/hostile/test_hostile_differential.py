@@ -62,7 +62,9 @@ def test_a_group_of_one_subject_gives_no_clustered_interval():
     c = result.groups.set_index(["group", "rate"]).loc[("c", "fnmr")]
     assert c["status"] == "resolved" and np.isnan(c["bootstrap_low"]) and c["ratio_verdict"] == "not assessable"
     assert "c" not in result.differentials.set_index("rate").loc["fnmr", "highest_group":"lowest_group"].tolist()
-    assert any("'c' come from one subject" in note for note in result.notes)
+    assert "FNMR: left out of the differentials: one subject (a subject-clustered interval needs two or more): 'c'" \
+        in result.notes
+    assert sum("'c'" in note for note in result.notes if note.startswith("FNMR")) == 1  # named once, not twice
 
 
 def test_intervals_on_few_subjects_are_named_in_the_notes():

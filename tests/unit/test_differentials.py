@@ -588,5 +588,7 @@ def test_the_notes_say_why_each_group_was_left_out():
     rows = report.groups.set_index(["rate", "group"])
     assert rows.loc[("fnmr", "z"), "status"] == "resolved" and rows.loc[("fnmr", "z"), "estimate"] == 0
     assert rows.loc[("fnmr", "u"), "status"] == "unresolved"
-    assert "FNMR: left out of the differentials: one subject: 'one'; unresolved: 'u'; a rate of 0: 'z'" in report.notes
-    assert "FMR: left out of the differentials: one subject: 'one'" in report.notes
+    single = "one subject (a subject-clustered interval needs two or more): 'one'"
+    assert f"FNMR: left out of the differentials: {single}; unresolved: 'u'; a rate of 0: 'z'" in report.notes
+    assert f"FMR: left out of the differentials: {single}" in report.notes
+    assert sum("'one'" in note for note in report.notes) == 2  # once per rate (it had a note of its own too)
