@@ -138,17 +138,20 @@ def _as_frame(scores: Any):
 
 
 def _check_required(frame, grouping: Sequence[str] = ()) -> None:
-    """Refuse, before any pass, a frame without a score or mated column (Dask gives a
-    Parquet folder the columns of its first file), naming a column that differs only in
-    case or spaces. Every partition reported it, after a pass over all of them. Also a
-    system, split or subject column so misnamed, unless ``grouping`` reads it (it would be
-    ignored; by its name alone, as in memory where a system or split column of one value
-    is let through). Also a score column of decimals, which a repartitioned frame read
-    through Arrow's cast and the files, read one by one, refused as text."""
+    """Refuse, before any pass, local Parquet files of which some lack a score or mated
+    column that others have (:func:`_check_files_hold`, naming each), and a frame without
+    one (Dask gives a Parquet folder the columns of its first file: here every file lacks
+    it), naming a column that differs only in case or spaces. Every partition reported it,
+    after a pass over all of them. Also a system, split or subject column so misnamed,
+    unless ``grouping`` reads it (it would be ignored; by its name alone, as in memory where
+    a system or split column of one value is let through). Also a score column of decimals,
+    which a repartitioned frame read through Arrow's cast and the files, read one by one,
+    refused as text."""
     import pyarrow as pa
 
     if misnamed := _misnamed(list(frame.columns), renaming=_dask_renaming, grouping=grouping):
         raise SchemaError(misnamed)
+    _check_files_hold(frame, ("score", "mated"))
     missing = [column for column in ("score", "mated") if column not in frame.columns]
     if missing:
         files = _whole_files(frame)
@@ -831,9 +834,9 @@ def _raise_problems(found: list[list[str]], frame, needed: Sequence[str]) -> Non
 def _lacking_in(frame, file: str, needed: list[str], *, first: str, whole: bool) -> str:
     """What a file of ``frame`` lacks of ``needed`` and may hold misnamed: its columns, those
     that ``frame`` (Dask's columns: those of its ``first`` file) lacks, and the renaming to
-    write it with. Dask's own reader (of hive folders, row groups: not ``whole`` files) reads
-    a column a file lacks as missing values, which is said; the census names a column that a
-    file read whole lacks. "" when there is nothing to add."""
+    write it with. Dask's own reader (of hive folders, filtered files: not ``whole`` files)
+    reads a column a file lacks as missing values, which is said; the census names a column
+    that a file read whole lacks. "" when there is nothing to add."""
     import pyarrow as pa
 
     try:
@@ -841,18 +844,58 @@ def _lacking_in(frame, file: str, needed: list[str], *, first: str, whole: bool)
     except (pa.ArrowException, OSError):  # gone since it was read: the problem stands as found
         return ""
     lacking = [column for column in needed if column not in names]
-    extra = [column for column in names if column not in frame.columns]
-    if not lacking or (whole and not extra):
+    if not lacking or (whole and not [column for column in names if column not in frame.columns]):
         return ""
     shown = f", whose columns are {', '.join(map(repr, names))}"
     if not whole:
         shown += f" (Dask reads the {', '.join(map(repr, lacking))} it lacks as missing values)"
+    return shown + _rewrite(names, lacking, like=(first, list(frame.columns)), first=True)
+
+
+def _rewrite(names: list[str], lacking: list[str], *, like: tuple[str, list[str]] | None, first: bool) -> str:
+    """How to repair a file whose columns are ``names`` and which lacks ``lacking``: write it
+    again with the names of the file ``like`` (its path and its columns, which include
+    ``lacking``; ``first``: the first file Dask reads), renaming those of its columns that
+    file does not have; or, when there are none or no such file, with every column."""
+    extra = [column for column in names if like is not None and column not in like[1]]
     if not extra:
-        return shown + ": write every column in every file"
+        return ": write every column in every file"
     renames = dict(zip(extra, lacking)) if len(extra) == len(lacking) == 1 else {f"<{c} column>": c for c in lacking}
-    return (f"{shown}; the first file, {first}, has no {', '.join(map(repr, extra))}: if misnamed, write this file "
-            f"again with the first file's names, e.g. pq.write_table(pq.read_table(path).rename_columns({renames!r}), "
-            "path)")
+    which = f"the first file, {like[0]}, has" if first else f"{like[0]} has {', '.join(map(repr, lacking))} and"
+    return (f"; {which} no {', '.join(map(repr, extra))}: if misnamed, write this file again with "
+            f"{'the first' if first else 'that'} file's names, e.g. "
+            f"pq.write_table(pq.read_table(path).rename_columns({renames!r}), path)")
+
+
+def _check_files_hold(frame, required: Sequence[str]) -> None:
+    """Refuse, from the footers of the local Parquet files ``frame`` reads (no pass), files
+    without a ``required`` column that other files have: Dask gives the frame the columns of
+    its first file, so such a file failed in the pass (``KeyError``, naming no file, when
+    Dask reads row groups), was read as missing values, or was named only after a pass over
+    every other file; and when the first file was the odd one, the frame lacked the column
+    and renaming the frame would break the others. Names each such file, its partitions, its
+    columns and the renaming to write it with. Hive-style folders are left to the pass, which
+    names the file whose column Dask reads as missing values."""
+    files = _partition_files(frame)
+    if files is None or _local_plan(frame)[0].get("partition_names") or (footers := _footers(frame)) is None:
+        return
+    names = {file: footers[os.path.abspath(file)].schema.names for file in dict.fromkeys(files)}
+    lacking = {file: [column for column in required if column not in held] for file, held in names.items()}
+    somewhere = {column for held in names.values() for column in held}
+    odd = [file for file in names if any(column in somewhere for column in lacking[file])]
+    if not odd:  # every file lacks the same columns: the frame's own check names them
+        return
+    complete = next((file for file in names if not lacking[file]), None)
+    problems = []
+    for file in odd:
+        partitions = [str(i) for i, read in enumerate(files) if read == file]
+        like = None if complete is None else (complete, names[complete])
+        problems.append(
+            f"partition{'s' if len(partitions) > 1 else ''} {', '.join(partitions)}: missing column(s) "
+            f"{', '.join(lacking[file])} (file {file}, whose columns are {', '.join(map(repr, names[file]))}"
+            f"{_rewrite(names[file], lacking[file], like=like, first=complete == files[0])})"
+        )
+    raise SchemaError("invalid score partitions:\n- " + "\n- ".join(problems))
 
 
 def _blank_labels(labels: _Labels, columns: tuple[list[str], list[str]], index: int) -> list[str]:
@@ -1005,8 +1048,12 @@ def census(scores: Any, *, by: By = "group") -> Census:
     ------
     SchemaError
         Before any pass, when a group column holds labels of one kind in some local Parquet
-        files and of another in others (integers, text), naming a file of each type, or a
-        column is both in the files and in a hive-style folder name (``group=a/``). Else
+        files and of another in others (integers, text), naming a file of each type, a
+        column is both in the files and in a hive-style folder name (``group=a/``), or some
+        local Parquet files (not under hive-style folders) lack a score or mated column that
+        others have, naming each with its partitions, its columns and the renaming to write
+        it with (read from the files' footers, whether Dask reads them whole or in row
+        groups, and whichever file is the odd one, the first too). Else
         listing every problem with its partition, and its file when the partitions are
         local Parquet files (missing columns, with that file's columns and the renaming to
         write it with when it has a column the first file lacks, NaN or infinite scores,
