@@ -432,9 +432,12 @@ def differential_report(
     ``[1/tolerance, tolerance]``, ``"exceeds tolerance"`` when it lies wholly outside, else
     ``"inconclusive"`` (the data can tell neither); ``"not assessable"`` when fewer than two
     groups are resolved or a rate is 0. A resample in which a group of a pair has no errors
-    (or no comparisons) gives that pair no finite log ratio; when more than ``1 - confidence``
-    of the resamples do, the pair's interval is ``[0, +inf]`` (unbounded, never within
-    tolerance; null in JSON, and listed in the notes), and the other pairs keep theirs. ``max_min = max_g r_g / min_g r_g`` and
+    (or no comparisons) gives that pair no finite log ratio; when ``1 - confidence`` of the
+    resamples or more do, the pair's interval is ``[0, +inf]`` (unbounded, never within
+    tolerance; null in JSON, and listed in the notes), and the other pairs keep theirs, unless
+    they too, taken together, have such a resample in ``1 - confidence`` of them or more: their
+    shared bands are then unbounded, every ratio with them (several groups each short of
+    errors in a few resamples). ``max_min = max_g r_g / min_g r_g`` and
     ``max_geomean = max_g r_g / (prod_g r_g)^(1/K)`` over the K resolved groups. All groups are
     resampled together (independently within each group), so the intervals reflect every
     group's uncertainty. ``max_min`` and ``max_geomean`` are the largest of several log-rate
@@ -522,8 +525,10 @@ def differential_report(
                        | {f"{r['rate'].upper()} {name}" for r in differential_rows for name in ("max_min", "max_geomean")
                           if r[f"{name}_high"] == np.inf})
     if unbounded:
-        notes.append("unbounded intervals (upper end +inf, null in JSON: in too many resamples a group of the pair "
-                     "has no errors): " + ", ".join(unbounded))
+        notes.append("unbounded intervals (upper end +inf, null in JSON): in too many resamples a group of the pair "
+                     "has no errors, or one compared group or another has none in at least "
+                     f"{1 - confidence:.0%} of the resamples, which leaves the bands that all pairs share "
+                     "unbounded: " + ", ".join(unbounded))
     groups["extrapolated"] = groups["extrapolated_low"] = groups["extrapolated_high"] = np.nan
     if extrapolate:
         _extrapolate(groups, values[~mated], codes[~mated], names, thr, confidence, notes)
@@ -747,12 +752,13 @@ def _max_t_bands(estimates: NDArray, replicates: list[NDArray], n_resamples: int
     ``s_c`` is half the distance between the 16th and 84th percentiles of the defined
     replicates (a standard error that a few infinite replicates do not make infinite), and
     ``t_c = |θ*_c - θ̂_c| / s_c``, infinite where a replicate is undefined (a group without
-    errors or comparisons in the resample). A contrast whose ``t_c`` is infinite in more than
-    ``1 - confidence`` of the resamples gets an unbounded band of its own; the others share
-    ``q``, the ``confidence`` quantile over the resamples of their largest ``t_c``, so that
-    they lie in their bands ``θ̂_c ± q·s_c`` together, whichever a reader then singles out
-    (the one to a reference chosen as the lowest rate, or the largest). One unstable group
-    leaves the contrasts without it bounded.
+    errors or comparisons in the resample). A contrast whose ``t_c`` is infinite in
+    ``1 - confidence`` of the resamples or more (the ``"higher"`` quantile) gets an unbounded
+    band of its own; the others share ``q``, the ``confidence`` quantile over the resamples of
+    their largest ``t_c``, so that they lie in their bands ``θ̂_c ± q·s_c`` together,
+    whichever a reader then singles out (the one to a reference chosen as the lowest rate, or
+    the largest). One unstable group leaves the contrasts without it bounded; several groups,
+    each without errors in a few resamples, can together make ``q``, and every band, infinite.
     """
     t = np.empty((len(estimates), n_resamples))
     spreads = np.full(len(estimates), np.nan)
