@@ -38,7 +38,7 @@ from biofair._validation import (
 )
 from biofair.discrepancy import _discrepancy_table, _max_gap, _warn_if_dev_lacks_groups
 from biofair.exceptions import SchemaError
-from biofair.groups import _text_labels
+from biofair.groups import _attributes_of, _text_labels
 from biofair.schema import _check_ids_of_one_kind, _row, _score_problems
 
 _OUTCOME_COLUMNS = ("probe_id", "group", "mated", "score", "rank", "top_nonmated")
@@ -52,9 +52,8 @@ def _check_ties(ties: str) -> None:
 def _probe_groups(scores: pd.DataFrame, by: By) -> pd.Series:
     """The probe's group of every row: ``probe_<attr>`` or ``<attr>`` per attribute, named as
     :func:`biofair.group_labels` names them (two distinct groups never share a name)."""
-    attributes = [by] if isinstance(by, str) else list(by)
     columns = []
-    for attribute in attributes:
+    for attribute in _attributes_of(by):
         found = [c for c in (f"probe_{attribute}", attribute) if c in scores.columns]
         if not found:
             raise SchemaError(f"no group column: expected 'probe_{attribute}' or '{attribute}'")
@@ -196,6 +195,15 @@ def _outcome_table(probe_ids, group, enrolled, mate_score, rank, top_nonmated) -
     })
 
 
+def _as_ids(values: ArrayLike) -> NDArray:
+    """``values`` as an array, a list that mixes numbers and text with its types kept: NumPy
+    writes ``[1, "a"]`` as ``["1", "a"]``, and probe 1 would then find the gallery's ``"1"``."""
+    array = np.asarray(values)
+    if array.dtype.kind == "U" and not isinstance(values, np.ndarray):
+        return np.asarray(values, dtype=object)
+    return array
+
+
 def _block_outcomes(
     block: NDArray, mate_columns: NDArray[np.intp], *, ties: Ties = "pessimistic"
 ) -> tuple[NDArray, NDArray, NDArray]:
@@ -258,12 +266,13 @@ def probe_outcomes_from_matrix(
     ------
     SchemaError
         Listing every problem: no probe, an empty gallery, a repeated gallery identity,
-        identities, group labels or probe ids of the wrong shape, missing identities or
-        labels, a block size that is not a positive integer, a matrix or block of the wrong
-        shape, non-numeric or non-finite scores, integer scores beyond ``±2**53`` (float64 would
-        tie them); or identities that are numbers on one side (probes or gallery) and text on
-        the other, or both on one (no probe would find its mate); or group labels that
-        differ only in type.
+        identities, group labels or probe ids of the wrong shape, missing identities, labels
+        or probe ids, repeated probe ids, a block size that is not a positive integer; then a
+        matrix or block of the wrong shape, non-numeric, complex or non-finite scores, integer
+        scores beyond ``±2**53`` (float64 would tie them); or identities that are numbers on
+        one side (probes or gallery) and text on the other, or both on one (no probe would
+        find its mate), also when given as a list; or probe ids, or group labels, that differ
+        only in type.
 
     See Also
     --------
@@ -288,10 +297,10 @@ def probe_outcomes_from_matrix(
     2     y  False    0.5     0
     """
     _check_ties(ties)
-    subjects = np.asarray(probe_subjects)
-    gallery_ids = np.asarray(gallery_subjects)
+    subjects = _as_ids(probe_subjects)
+    gallery_ids = _as_ids(gallery_subjects)
     groups = np.asarray(probe_groups, dtype=object)  # not str: 1 and "1" are two groups
-    ids = np.arange(subjects.size) if probe_ids is None else np.asarray(probe_ids)
+    ids = np.arange(subjects.size) if probe_ids is None else _as_ids(probe_ids)
     n_probes = subjects.size
     problems = [f"{name} must be one-dimensional, got shape {value.shape}"
                 for name, value in (("probe_subjects", subjects), ("gallery_subjects", gallery_ids))
@@ -315,6 +324,9 @@ def probe_outcomes_from_matrix(
         problems.append(f"probe_groups has {int(pd.isna(groups).sum())} missing values")
     if ids.shape != (n_probes,):
         problems.append(f"probe_ids has shape {ids.shape} for {n_probes} probes")
+    elif pd.isna(ids).any():  # probe_outcomes refuses a missing probe_id too
+        problems.append(f"probe_ids has {int(pd.isna(ids).sum())} missing values: each row of the matrix is one "
+                        "probe's search and needs its own id")
     elif not pd.Index(ids).is_unique:  # as probe_outcomes, whose probes are its probe_id values
         repeated = pd.Index(ids)[pd.Index(ids).duplicated()].unique()
         problems.append(f"probe_ids repeats {len(repeated)} id(s), e.g. {repeated[0]!r}: each row of the matrix is "
@@ -325,6 +337,7 @@ def probe_outcomes_from_matrix(
         raise SchemaError("invalid identification data:\n- " + "\n- ".join(problems))
     # 1 != "1": probes read as text against a gallery read as numbers would find no mate
     _check_ids_of_one_kind({"probe_subjects": pd.Series(subjects), "gallery_subjects": pd.Series(gallery_ids)})
+    _check_ids_of_one_kind({"probe_ids": pd.Series(ids)}, what="probe")  # as probe_outcomes' probe_id
     groups = _text_labels(pd.DataFrame({"probe_groups": groups.ravel()}), ["probe_groups"])
     mate_columns = gallery.get_indexer(subjects)
     if callable(scores):
@@ -341,6 +354,8 @@ def probe_outcomes_from_matrix(
             raise SchemaError(f"block {start}:{stop} has shape {block.shape}, expected ({stop - start}, {len(gallery)})")
         if block.dtype == bool or not np.issubdtype(block.dtype, np.number):
             raise SchemaError(f"block {start}:{stop} must hold numeric scores, got dtype {block.dtype}")
+        if np.iscomplexobj(block):  # float64 would drop the imaginary parts with a warning
+            raise SchemaError(f"block {start}:{stop} holds complex numbers (dtype {block.dtype}), not comparison scores")
         inexact = inexact_integers(block)
         if inexact.any():
             raise SchemaError(
@@ -356,7 +371,8 @@ def probe_outcomes_from_matrix(
 
 def _check_outcomes(outcomes: pd.DataFrame, name: str = "outcomes") -> None:
     """Raise unless ``outcomes`` is a probe outcome table: its columns, boolean ``mated``,
-    finite ``score`` and a ``group`` for every probe (a probe without one would drop out)."""
+    finite ``score`` and a ``group`` for every probe (a probe without one would drop out),
+    labels that name distinct groups distinctly (``1`` and ``"1"`` were two columns named 1)."""
     if not isinstance(outcomes, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame of probe outcomes (see probe_outcomes), "
                         f"got {type(outcomes).__name__}")
@@ -367,12 +383,27 @@ def _check_outcomes(outcomes: pd.DataFrame, name: str = "outcomes") -> None:
     mated = outcomes["mated"]
     if not pd.api.types.is_bool_dtype(mated) or mated.isna().any():
         problems.append(f"column 'mated' must be boolean with no missing values, got dtype {mated.dtype}")
-    if outcomes["group"].isna().any():
-        problems.append(f"column 'group' has {int(outcomes['group'].isna().sum())} missing values: "
-                        "every probe needs its group")
+    problems += _group_problems(outcomes["group"])
     problems += _rank_problems(outcomes["rank"], mated)
     if problems:
         raise SchemaError(f"{name} is not a valid probe outcome table:\n- " + "\n- ".join(problems))
+
+
+def _group_problems(group: pd.Series) -> list[str]:
+    """What is wrong with the ``group`` column: missing or blank labels (a probe without a
+    group), or labels that differ only in type, which :func:`biofair.group_labels` refuses."""
+    if group.isna().any():
+        return [f"column 'group' has {int(group.isna().sum())} missing values: every probe needs its group"]
+    blank = group.astype(str).str.strip().eq("")
+    if blank.any():
+        first = int(blank.to_numpy().argmax())
+        return [f"column 'group' has {int(blank.sum())} blank labels (empty or white space only), e.g. in "
+                f"{_row(group, first)}: every probe needs its group"]
+    try:
+        _text_labels(group.to_frame(), ["group"])
+    except SchemaError as error:
+        return [str(error)]
+    return []
 
 
 def _rank_problems(rank: pd.Series, mated: pd.Series) -> list[str]:
@@ -444,8 +475,9 @@ def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
     ------
     SchemaError
         When ``outcomes`` is not a valid probe outcome table (a missing column, a non-boolean
-        ``mated``, a non-finite score, a missing group), has fewer than two groups, or a group
-        lacks the probes the measure needs (named, with its counts).
+        ``mated``, a non-finite score, a missing or blank group, group labels that differ only
+        in type), has fewer than two groups, or a group lacks the probes the measure needs
+        (named, with its counts).
     TypeError
         When ``max_rank`` is not an integer (a ValueError when it is below 1).
 
@@ -497,8 +529,9 @@ def rank_n_differential(outcomes: pd.DataFrame, *, rank: int = 1) -> float:
     ------
     SchemaError
         When ``outcomes`` is not a valid probe outcome table (a missing column, a non-boolean
-        ``mated``, a non-finite score, a missing group), has fewer than two groups, or a group
-        lacks the probes the measure needs (named, with its counts).
+        ``mated``, a non-finite score, a missing or blank group, group labels that differ only
+        in type), has fewer than two groups, or a group lacks the probes the measure needs
+        (named, with its counts).
     TypeError
         When ``rank`` is not an integer (a ValueError when it is below 1).
 
@@ -548,7 +581,8 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
     ------
     SchemaError
         When no probe is non-enrolled, or ``outcomes`` is not a probe outcome table (a
-        missing column, a non-boolean ``mated``, a non-finite score, a missing group).
+        missing column, a non-boolean ``mated``, a non-finite score, a missing or blank group,
+        group labels that differ only in type).
 
     Warns
     -----
@@ -574,14 +608,26 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
     >>> float(bf.threshold_at_fpir(outcomes, 0.15))  # 3 of 20 probes raise an alarm
     0.85
     """
-    _check_outcomes(outcomes)
+    open_set = _open_set_scores(outcomes)
+    return scalar_or_array(_thresholds_at_fpir(open_set, as_rates(fpir, "fpir")), fpir)
+
+
+def _open_set_scores(outcomes: pd.DataFrame, name: str = "outcomes") -> NDArray[np.float64]:
+    """The sorted best scores of the non-enrolled probes of ``outcomes`` (checked), named
+    ``name`` in the errors."""
+    _check_outcomes(outcomes, name)
     open_set = np.sort(outcomes.loc[~outcomes["mated"], "score"].to_numpy(dtype=np.float64))
     if open_set.size == 0:
-        raise SchemaError("the outcomes have no non-enrolled probe: FPIR needs open-set probes")
-    targets = as_rates(fpir, "fpir")
+        raise SchemaError(f"{name} has no non-enrolled probe: FPIR needs open-set probes (probes whose "
+                          "identity is not in the gallery)")
+    return open_set
+
+
+def _thresholds_at_fpir(open_set: NDArray[np.float64], targets: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`threshold_at_fpir` of sorted open-set scores, warning for unresolved targets."""
     warn_unresolved(np.ravel(targets), open_set.size, rate="FPIR", counted="non-enrolled probes",
                     errors="false alarms", consequence=RETURNED_UNRESOLVED)
-    return scalar_or_array(threshold_at_fmr_sorted(open_set, targets), fpir)
+    return threshold_at_fmr_sorted(open_set, targets)
 
 
 def _dir_fpir(groups: dict[str, pd.DataFrame], thresholds: NDArray, rank: int) -> tuple[NDArray, NDArray]:
@@ -623,8 +669,9 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
     ------
     SchemaError
         When ``outcomes`` is not a valid probe outcome table (a missing column, a non-boolean
-        ``mated``, a non-finite score, a missing group), has fewer than two groups, or a group
-        lacks the probes the measure needs (named, with its counts).
+        ``mated``, a non-finite score, a missing or blank group, group labels that differ only
+        in type), has fewer than two groups, or a group lacks the probes the measure needs
+        (named, with its counts).
     TypeError, ValueError
         When a threshold is not a number or is NaN, or ``rank`` is not an integer of at least 1.
 
@@ -705,9 +752,10 @@ def identification_discrepancy_rate(
     Raises
     ------
     SchemaError
-        When ``outcomes`` or ``dev`` is not a valid probe outcome table (a missing column, a non-boolean
-        ``mated``, a non-finite score, a missing group), has fewer than two groups, or a group
-        lacks the probes the measure needs (named, with its counts).
+        When ``outcomes`` or ``dev`` is not a valid probe outcome table (a missing column, a
+        non-boolean ``mated``, a non-finite score, a missing or blank group, group labels that
+        differ only in type), has fewer than two groups, or a group lacks the probes the
+        measure needs (named, with its counts), or ``dev`` has no non-enrolled probe.
     TypeError, ValueError
         When ``fpir_targets`` is not a non-empty sequence of rates in [0, 1], or ``rank`` is
         not an integer of at least 1.
@@ -754,13 +802,11 @@ def identification_discrepancy_rate(
     as_count(rank, "rank")
     targets = as_targets(fpir_targets, "fpir_targets")
     groups = _groups(outcomes, need_open_set=True)
+    open_set = _open_set_scores(outcomes, "outcomes") if dev is None else _open_set_scores(dev, "dev")
     if dev is not None:
-        _check_outcomes(dev, "dev")
         _warn_if_dev_lacks_groups(list(groups), list(pd.unique(dev.loc[~dev["mated"], "group"])))  # the FPIR's probes
-    reference = outcomes if dev is None else dev
-    thresholds = np.atleast_1d(threshold_at_fpir(reference, targets))
+    thresholds = np.atleast_1d(_thresholds_at_fpir(open_set, targets))
     dir_rates, fpir_rates = _dir_fpir(groups, thresholds, rank)
-    open_set = np.sort(reference.loc[~reference["mated"], "score"].to_numpy())
     return _discrepancy_table(
         targets, thresholds, (_max_gap(fpir_rates), _max_gap(dir_rates)), alpha=alpha,
         n_dev=open_set.size, at_or_above=open_set.size - np.searchsorted(open_set, thresholds, side="left"),

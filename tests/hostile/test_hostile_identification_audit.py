@@ -1,0 +1,108 @@
+"""Bad input to the identification API found by an audit of chapter 07 and its module: each
+was a wrong or silent result, or another library's error, before biofair named it."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+
+MATRIX = np.array([[0.9, 0.2], [0.3, 0.8], [0.4, 0.5], [0.7, 0.1]])
+SEARCH = {"probe_subjects": ["a", "b", "y", "z"], "gallery_subjects": ["a", "b"], "probe_groups": ["x", "y", "y", "x"]}
+LONG = pd.DataFrame({"probe_id": ["p", "p", "p", "q", "q", "q"], "reference_id": ["a", "b", "c"] * 2,
+                     "score": [0.9, 0.95, 0.1, 0.3, 0.2, 0.6], "mated": [True, False, False, False, False, False],
+                     "group": ["x", "x", "x", "y", "y", "y"]})
+
+
+@pytest.mark.parametrize(("by", "error", "message"), [
+    ([], ValueError, "by must name at least one column"),  # was IndexError: list index out of range
+    (["group", "group"], ValueError, "by names a column more than once: ['group', 'group']"),  # was group 'x / x'
+    (1, TypeError, "by must be a column name or a list of column names, got 1"),  # 'int' object is not iterable
+    (None, TypeError, "by must be a column name or a list of column names, got None"),
+])
+def test_long_table_by_that_names_no_attribute(by, error, message):
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        bf.probe_outcomes(LONG, by=by)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    # NumPy wrote the list as ['1', '2', 'y', 'z'] and probe 2 found the gallery's '2' (1 != '1'),
+    # while the same ids in an object array or a Series were refused
+    ({"probe_subjects": [1, 2, "y", "z"], "gallery_subjects": [1, "2"]},
+     "probe_subjects holds subject ids of several types, e.g. 1 (int), 'y' (str): 1 and '1' would be two subjects"),
+    # the probe ids came back as the text '1', '3', '4' (probe_outcomes refuses a probe_id column like it)
+    ({"probe_ids": [1, "b", 3, 4]}, "probe_ids holds probe ids of several types, e.g. 1 (int), 'b' (str): 1 and '1' "
+                                    "would be two probes"),
+])
+def test_lists_that_mix_numbers_and_text_are_refused(options, message):
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(message)):
+        bf.probe_outcomes_from_matrix(MATRIX, **{**SEARCH, **options})
+
+
+def test_a_list_of_one_kind_of_id_still_finds_its_mates():
+    numbers = bf.probe_outcomes_from_matrix(MATRIX, probe_subjects=[1, 2, 8, 9], gallery_subjects=[1, 2],
+                                            probe_groups=SEARCH["probe_groups"], probe_ids=["p", "q", "r", "s"])
+    text = bf.probe_outcomes_from_matrix(MATRIX, **SEARCH, probe_ids=("p", "q", "r", "s"))
+    pd.testing.assert_frame_equal(numbers, text)
+    assert numbers["mated"].tolist() == [True, True, False, False] and numbers["probe_id"].tolist() == ["p", "q", "r", "s"]
+
+
+def test_missing_probe_ids_are_refused():
+    """A None probe id came back as NaN, where probe_outcomes refuses a missing probe_id."""
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "invalid identification data:\n- probe_ids has 1 missing values: each row of the matrix is one probe's "
+            "search and needs its own id") + "$"):
+        bf.probe_outcomes_from_matrix(MATRIX, **SEARCH, probe_ids=["p", None, "q", "r"])
+
+
+def test_complex_scores_are_refused():
+    """Were read as their real parts, with NumPy's ComplexWarning."""
+    with pytest.raises(bf.SchemaError, match=r"^block 0:4 holds complex numbers \(dtype complex128\), not comparison "
+                                             r"scores$"):
+        bf.probe_outcomes_from_matrix(MATRIX + 1j, **SEARCH)
+
+
+def outcomes() -> pd.DataFrame:
+    return bf.probe_outcomes_from_matrix(MATRIX, **SEARCH)
+
+
+@pytest.mark.parametrize(("groups", "problem"), [
+    # cmc had two columns both named 1, identification_rates two rows of group 1
+    ([1, "1", "1", 1], "column(s) ['group'] hold distinct labels that read the same: 1 (int), '1' (str); store the "
+                       "labels as text (biofair.read_scores reads them as written) or relabel them"),
+    # a group named '' (and one named ' ') that group_labels refuses
+    (["", "y", "y", " "], "column 'group' has 2 blank labels (empty or white space only), e.g. in row 0: every probe "
+                          "needs its group"),
+])
+@pytest.mark.parametrize("measure", [
+    lambda o: bf.cmc(o, max_rank=1),
+    lambda o: bf.rank_n_differential(o),
+    lambda o: bf.identification_rates(o, [0.6]),
+    lambda o: bf.threshold_at_fpir(o, 0.5),
+    lambda o: bf.identification_discrepancy_rate(o, fpir_targets=[0.5]),
+])
+def test_outcome_groups_that_name_no_group_or_two_as_one(groups, problem, measure):
+    with pytest.raises(bf.SchemaError, match="^" + re.escape("outcomes is not a valid probe outcome table:\n- "
+                                                             + problem) + "$"):
+        measure(outcomes().assign(group=groups))
+
+
+def test_numeric_outcome_groups_are_kept():
+    rates = bf.identification_rates(outcomes().assign(group=[1, 2, 2, 1]), [0.6])
+    assert rates["group"].tolist() == [1, 2] and rates["fpir"].tolist() == [1.0, 0.0]
+
+
+def test_a_development_set_without_non_enrolled_probes_is_named():
+    """Was a warning that dev lacked both groups, then "the outcomes have no non-enrolled probe",
+    naming the evaluation outcomes, which have them."""
+    table = outcomes()
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "dev has no non-enrolled probe: FPIR needs open-set probes (probes whose identity is not in the "
+            "gallery)") + "$"):
+        bf.identification_discrepancy_rate(table, fpir_targets=[0.5], dev=table[table["mated"]])
+    with pytest.raises(bf.SchemaError, match="^outcomes has no non-enrolled probe"):
+        bf.threshold_at_fpir(table[table["mated"]], 0.5)
