@@ -512,8 +512,15 @@ def fit_logistic_calibration(
     Raises
     ------
     ValueError
-        When one threshold separates the classes, ties at that threshold aside (no finite
-        maximum-likelihood fit), or when Newton's method does not converge.
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``; when ``p_target`` lies
+        outside (0, 1) or ``max_iter`` is below 1; when all the scores are equal, or one
+        threshold separates the classes, ties at that threshold aside (no finite
+        maximum-likelihood fit); when the slope exceeds the largest float64 (scores near
+        ``1e-310``); or when Newton's method does not converge.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), ``p_target`` is not a number or ``max_iter`` not an integer.
 
     See Also
     --------
@@ -522,9 +529,11 @@ def fit_logistic_calibration(
 
     Notes
     -----
-    Newton's method on the two parameters, with step halving, from ``a = 0`` and the ``b``
-    of the class sizes; scores are centred and scaled for the fit and the map transformed
-    back. Fit on development scores and apply to evaluation scores: fitted on the scores it
+    Newton's method on the two parameters from ``a = 0`` and the ``b`` of the class sizes,
+    its step damped (Levenberg-Marquardt) where it would raise the loss: where one class
+    saturates the posterior (a few scores far from many tied ones), the Hessian is nearly
+    singular and the undamped step overshoots. Scores are centred and scaled for the fit and
+    the map transformed back. Fit on development scores and apply to evaluation scores: fitted on the scores it
     is judged on, its Cllr is optimistic.
 
     References
@@ -568,23 +577,37 @@ def fit_logistic_calibration(
     def loss(theta: NDArray) -> float:
         return float(weight @ np.logaddexp(0.0, -sign * (design @ theta + prior)))
 
-    theta = np.zeros(2)
+    theta, damping = np.zeros(2), 0.0
     current = loss(theta)
     for _ in range(max_iter):
         posterior = expit(design @ theta + prior)
         gradient = design.T @ (weight * (posterior - label))
         hessian = (design * (weight * posterior * (1 - posterior))[:, None]).T @ design
-        step = np.linalg.solve(hessian, gradient)
-        # Halve the step while it raises the loss by more than the rounding of its sum: near the
-        # optimum the loss moves with the square of the error, so a last step of 5e-9 changes it
-        # by less than its rounding, and was halved away or taken depending on the CPU's rounding
-        # (the fit then stopped 1e-8 off on one machine and exact on another).
-        size, slack = 1.0, 1e-13 * abs(current)
-        while (new := loss(theta - size * step)) > current + slack and size > 1e-10:
-            size /= 2
-        theta, previous, current = theta - size * step, current, new
-        if np.abs(size * step).max() < 1e-10 or not current < previous:  # the error left: about its square
+        # Newton's step, damped (Levenberg-Marquardt) until it lowers the loss. Where a class's
+        # scores saturate the posterior, the Hessian is singular to rounding and the step was 1e12
+        # to 1e18 long: halved 34 times it was still 100 long and raised the loss, and was taken
+        # (a map of the wrong sign, its cost in the millions), or solve() found the Hessian singular.
+        # Damping turns the step towards the gradient, which lowers the loss.
+        # Undamped, a step may raise the loss by the rounding of its sum: near the optimum the loss
+        # moves with the square of the error, so a last step of 5e-9 changes it by less than its
+        # rounding, and was refused or taken depending on the CPU's rounding (the fit then stopped
+        # 1e-8 off on one machine and exact on another).
+        slack = 1e-13 * abs(current)
+        while True:
+            try:
+                step = np.linalg.solve(hessian + damping * np.eye(2), gradient)
+                new = loss(theta - step)
+            except np.linalg.LinAlgError:  # singular: the posterior saturated at all distinct scores but one
+                step, new = gradient, np.inf
+            if new < current or (damping == 0.0 and new <= current + slack) or np.abs(step).max() < 1e-10:
+                break
+            damping = max(10.0 * damping, 1e-10)
+        if not new <= current + slack:  # no step lowers the loss, however damped: the optimum
             break
+        theta, previous, current = theta - step, current, new
+        if np.abs(step).max() < 1e-10 or (damping == 0.0 and not current < previous):  # the error left: its square
+            break
+        damping = damping / 10.0 if damping > 1e-9 else 0.0
     else:
         raise ValueError(f"the logistic calibration did not converge in {max_iter} Newton steps")
     scale = theta[0] / spread
@@ -735,8 +758,11 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        When a column is missing, fewer than two groups remain, or a value is negative, NaN
-        or infinite.
+        When a column is missing, the index has several levels or a group's row more than
+        once (tables of several calibration_by_group calls stacked), fewer than two groups
+        remain, or a value is negative, NaN or infinite.
+    TypeError
+        When ``by_group`` is not a DataFrame.
 
     Warns
     -----
@@ -764,9 +790,19 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
     >>> bf.calibration_fairness(table).loc["cllr", ["max_gap", "ratio"]].round(3).tolist()
     [0.2, 2.0]
     """
+    if not isinstance(by_group, pd.DataFrame):
+        raise TypeError(f"by_group must be the DataFrame of calibration_by_group, got {type(by_group).__name__}")
     missing = [m for m in _FAIRNESS_MEASURES if m not in by_group.columns]
     if missing:
         raise ValueError(f"by_group lacks the column(s) {missing}: give the table of calibration_by_group")
+    # tables of several systems stacked: their rows, the pooled ones among them, were compared as groups
+    if by_group.index.nlevels > 1:
+        raise ValueError(f"by_group has {by_group.index.nlevels} index levels {list(by_group.index.names)}: give "
+                         "the table of one calibration_by_group call (one system's rows, e.g. table.loc[system])")
+    repeated = by_group.index[by_group.index.duplicated()].unique()
+    if len(repeated):
+        raise ValueError(f"by_group has more than one row for the group(s) {list(repeated)}: give the table of "
+                         "one calibration_by_group call")
     groups = by_group.drop(index=_POOLED, errors="ignore")
     if len(groups) < 2:
         raise ValueError(f"calibration fairness compares groups: by_group has {len(groups)} besides {_POOLED!r}")
