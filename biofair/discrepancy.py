@@ -74,15 +74,18 @@ def _shares_subjects(scores: pd.DataFrame | ScoresByGroup, dev: pd.DataFrame | S
     return bool(np.isin(pd.unique(dev[subjects].to_numpy().ravel()), pd.unique(scores[subjects].to_numpy().ravel())).any())
 
 
-def _warn_if_dev_lacks_groups(names: Sequence[str], dev_names: Sequence[str]) -> None:
+def _warn_if_dev_lacks_groups(names: Sequence[str], dev_names: Sequence[str], *,
+                              units: tuple[str, str] = ("comparisons", "non-mated scores")) -> None:
     """Warn when the development scores have none of some evaluation groups: the pooled
-    thresholds are then set without those groups' non-mated scores."""
+    thresholds are then set without those groups' non-mated scores. ``units``: what the
+    development set lacks and what the thresholds are set on (an identification set's
+    non-enrolled probes and their best scores)."""
     missing = [name for name in names if name not in set(dev_names)]
     if missing:
         shown = ", ".join(repr(name) for name in missing[:5]) + (", ..." if len(missing) > 5 else "")
         warn(
-            f"the development scores have no comparisons of {len(missing)} of the {len(names)} evaluation "
-            f"groups ({shown}): the thresholds are set on the other groups' non-mated scores only",
+            f"the development scores have no {units[0]} of {len(missing)} of the {len(names)} evaluation "
+            f"groups ({shown}): the thresholds are set on the other groups' {units[1]} only",
             UserWarning,
         )
 

@@ -804,7 +804,8 @@ def identification_discrepancy_rate(
     groups = _groups(outcomes, need_open_set=True)
     open_set = _open_set_scores(outcomes, "outcomes") if dev is None else _open_set_scores(dev, "dev")
     if dev is not None:
-        _warn_if_dev_lacks_groups(list(groups), list(pd.unique(dev.loc[~dev["mated"], "group"])))  # the FPIR's probes
+        _warn_if_dev_lacks_groups(list(groups), list(pd.unique(dev.loc[~dev["mated"], "group"])),
+                                  units=("non-enrolled probes", "non-enrolled probes' best scores"))
     thresholds = np.atleast_1d(_thresholds_at_fpir(open_set, targets))
     dir_rates, fpir_rates = _dir_fpir(groups, thresholds, rank)
     return _discrepancy_table(

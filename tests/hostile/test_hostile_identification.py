@@ -192,14 +192,15 @@ def test_fdr_prime_targets_as_fdr_takes_them(targets, error, message):
 @pytest.mark.filterwarnings("ignore::biofair.InsufficientComparisonsWarning")  # a tiny table: its rows unresolved
 def test_a_development_set_without_an_evaluation_group_is_named():
     """FDR' set its thresholds on dev's open-set probes without that group's, without a word
-    (as verification FDR did)."""
+    (as verification FDR did); the warning then spoke of comparisons and non-mated scores."""
     table = outcomes()
     open_set = table[~table["mated"]]
     partial = table[table["mated"] | (table["group"] == open_set["group"].iloc[0])]
     missing = sorted(set(open_set["group"]) - {open_set["group"].iloc[0]})
     with pytest.warns(UserWarning, match=re.escape(
-            f"the development scores have no comparisons of {len(missing)} of the {table['group'].nunique()} evaluation "
-            f"groups ({', '.join(repr(g) for g in missing)}): the thresholds are set on the other groups'")):
+            f"the development scores have no non-enrolled probes of {len(missing)} of the {table['group'].nunique()} "
+            f"evaluation groups ({', '.join(repr(g) for g in missing)}): the thresholds are set on the other "
+            "groups' non-enrolled probes' best scores only")):
         bf.identification_discrepancy_rate(table, fpir_targets=[0.5], dev=partial)
 
 
