@@ -276,13 +276,16 @@ def _on_partitions(frame, function: Callable, *args, columns: Sequence[str] | No
     """``function(partition, index, *args)`` on every partition, computed by Dask: one pass.
 
     ``columns``: read only these (those the frame has; the others are reported missing by
-    the census). ``total``: add the results up on the workers, eight at a time, and return
-    the sum (arrays of counts stay off the client until they are one). A frame that reads
+    the census), refused before the pass when some local files lack one that others have
+    (:func:`_check_files_hold`). ``total``: add the results up on the workers, eight at a
+    time, and return the sum (arrays of counts stay off the client until they are one). A frame that reads
     whole local Parquet files, one per partition, is read and computed in one task per file.
     """
     import dask
 
     context = _context(frame)
+    if columns is not None:  # Dask's own tasks read a column a file lacks as missing values, or fail naming no
+        _check_files_hold(frame, columns)  # file; read whole, a file without a subject column went unchecked
     if "stamps" not in context.cache:  # the first pass: what the files are as it reads them
         files = _local_files(frame)
         context.cache["stamps"] = None if files is None else _stamps(files)
@@ -817,26 +820,25 @@ def _n_missing(column: pd.Series) -> int:
 def _raise_problems(found: list[list[str]], frame, needed: Sequence[str]) -> None:
     """One error listing the problems of every partition (``found[i]``: those of partition
     ``i``), each followed by the local Parquet file it was read from, when Dask's plan of
-    ``frame`` says, and what that file lacks of ``needed`` (the columns the pass read)."""
+    ``frame`` says, and, for files read whole, what that file lacks of ``needed`` (the
+    columns the pass read)."""
     files = _partition_files(frame)
     notes = {}
-    if files and any(found):
-        keys = _local_plan(frame)[0].get("partition_names") or []  # columns of the folder names
-        needed = [column for column in dict.fromkeys(needed) if column not in keys]
-        whole = _whole_files(frame) is not None
-        notes = {i: _lacking_in(frame, files[i], needed, first=files[0], whole=whole) for i, part in enumerate(found)
-                 if part}
-    problems = [f"{p} (file {files[i]}{notes[i]})" if files else p for i, part in enumerate(found) for p in part]
+    if any(found) and _whole_files(frame) is not None:
+        notes = {i: _lacking_in(frame, files[i], list(dict.fromkeys(needed)), first=files[0])
+                 for i, part in enumerate(found) if part}
+    problems = [f"{p} (file {files[i]}{notes.get(i, '')})" if files else p
+                for i, part in enumerate(found) for p in part]
     if problems:
         raise SchemaError("invalid score partitions:\n- " + "\n- ".join(problems))
 
 
-def _lacking_in(frame, file: str, needed: list[str], *, first: str, whole: bool) -> str:
-    """What a file of ``frame`` lacks of ``needed`` and may hold misnamed: its columns, those
-    that ``frame`` (Dask's columns: those of its ``first`` file) lacks, and the renaming to
-    write it with. Dask's own reader (of hive folders, filtered files: not ``whole`` files)
-    reads a column a file lacks as missing values, which is said; the census names a column
-    that a file read whole lacks. "" when there is nothing to add."""
+def _lacking_in(frame, file: str, needed: list[str], *, first: str) -> str:
+    """What a file of ``frame``, read whole, lacks of ``needed`` and may hold misnamed: its
+    columns, those that ``frame`` (Dask's columns: those of its ``first`` file) lacks, and
+    the renaming to write it with; "" when it has no column the first file lacks. (Dask's
+    own tasks read no file that lacks a column another has: :func:`_check_files_hold`
+    refuses it first.)"""
     import pyarrow as pa
 
     try:
@@ -844,12 +846,10 @@ def _lacking_in(frame, file: str, needed: list[str], *, first: str, whole: bool)
     except (pa.ArrowException, OSError):  # gone since it was read: the problem stands as found
         return ""
     lacking = [column for column in needed if column not in names]
-    if not lacking or (whole and not [column for column in names if column not in frame.columns]):
+    if not lacking or not [column for column in names if column not in frame.columns]:
         return ""
-    shown = f", whose columns are {', '.join(map(repr, names))}"
-    if not whole:
-        shown += f" (Dask reads the {', '.join(map(repr, lacking))} it lacks as missing values)"
-    return shown + _rewrite(names, lacking, like=(first, list(frame.columns)), first=True)
+    return (f", whose columns are {', '.join(map(repr, names))}"
+            + _rewrite(names, lacking, like=(first, list(frame.columns)), first=True))
 
 
 def _rewrite(names: list[str], lacking: list[str], *, like: tuple[str, list[str]] | None, first: bool) -> str:
@@ -871,29 +871,48 @@ def _check_files_hold(frame, required: Sequence[str]) -> None:
     """Refuse, from the footers of the local Parquet files ``frame`` reads (no pass), files
     without a ``required`` column that other files have: Dask gives the frame the columns of
     its first file, so such a file failed in the pass (``KeyError``, naming no file, when
-    Dask reads row groups), was read as missing values, or was named only after a pass over
-    every other file; and when the first file was the odd one, the frame lacked the column
-    and renaming the frame would break the others. Names each such file, its partitions, its
-    columns and the renaming to write it with. Hive-style folders are left to the pass, which
-    names the file whose column Dask reads as missing values."""
-    files = _partition_files(frame)
-    if files is None or _local_plan(frame)[0].get("partition_names") or (footers := _footers(frame)) is None:
+    Dask reads row groups), was read as missing values (under hive-style folders, filtered),
+    or was named only after a pass over every other file; and when the first file was the
+    odd one, the frame lacked the column and renaming the frame would break the others. Also
+    a ``required`` column that no file has but the files name differently ('Score' here,
+    'SCORE' there), for which no renaming of the frame fits every file. Names each such file,
+    its partitions, its columns and the renaming to write it with. The columns of hive-style
+    folder names (``group=a/``) are in no file, and are not looked for. Checked once per
+    frame and set of columns."""
+    checked, files = ("held", *required), _partition_files(frame)
+    if files is None or checked in _known(frame) or (footers := _footers(frame)) is None:
         return
+    keys = _local_plan(frame)[0].get("partition_names") or []
+    required = [column for column in dict.fromkeys(required) if column not in keys]
     names = {file: footers[os.path.abspath(file)].schema.names for file in dict.fromkeys(files)}
-    lacking = {file: [column for column in required if column not in held] for file, held in names.items()}
     somewhere = {column for held in names.values() for column in held}
-    odd = [file for file in names if any(column in somewhere for column in lacking[file])]
-    if not odd:  # every file lacks the same columns: the frame's own check names them
+    near = {file: {column: next((name for name in held if str(name).strip().lower() == column), None)
+                   for column in required if column not in somewhere} for file, held in names.items()}
+    unlike = [column for column in required
+              if column not in somewhere and len({near[file][column] for file in names}) > 1]
+    lacking = {file: [column for column in required
+                      if column not in held and (column in somewhere or column in unlike)] for file, held in names.items()}
+    if not any(lacking.values()):  # a column that every file lacks alike: the frame's own check names it
+        _context(frame).cache[checked] = True
         return
     complete = next((file for file in names if not lacking[file]), None)
+    like = None if complete is None else (complete, names[complete])
     problems = []
-    for file in odd:
+    for file in filter(lacking.get, names):
         partitions = [str(i) for i, read in enumerate(files) if read == file]
-        like = None if complete is None else (complete, names[complete])
+        elsewhere = [column for column in lacking[file] if column in somewhere]
+        own = {near[file][column]: column for column in lacking[file] if column in unlike and near[file][column]}
+        if elsewhere or not own:
+            advice = _rewrite(names[file], elsewhere, like=like, first=complete == files[0])
+        else:
+            spelt = dict.fromkeys(near[other][column] for column in own.values() for other in names)
+            advice = (f"; no file has {', '.join(map(repr, own.values()))}, and the files name it "
+                      f"{', '.join(repr(name) for name in spelt if name)}: no renaming of the frame fits them all, "
+                      "write this file again with its own names, e.g. "
+                      f"pq.write_table(pq.read_table(path).rename_columns({own!r}), path)")
         problems.append(
             f"partition{'s' if len(partitions) > 1 else ''} {', '.join(partitions)}: missing column(s) "
-            f"{', '.join(lacking[file])} (file {file}, whose columns are {', '.join(map(repr, names[file]))}"
-            f"{_rewrite(names[file], lacking[file], like=like, first=complete == files[0])})"
+            f"{', '.join(lacking[file])} (file {file}, whose columns are {', '.join(map(repr, names[file]))}{advice})"
         )
     raise SchemaError("invalid score partitions:\n- " + "\n- ".join(problems))
 
@@ -1050,10 +1069,12 @@ def census(scores: Any, *, by: By = "group") -> Census:
         Before any pass, when a group column holds labels of one kind in some local Parquet
         files and of another in others (integers, text), naming a file of each type, a
         column is both in the files and in a hive-style folder name (``group=a/``), or some
-        local Parquet files (not under hive-style folders) lack a score or mated column that
-        others have, naming each with its partitions, its columns and the renaming to write
-        it with (read from the files' footers, whether Dask reads them whole or in row
-        groups, and whichever file is the odd one, the first too). Else
+        local Parquet files lack a score or mated column that others have, or all lack it
+        but name it differently ('Score' in one, 'SCORE' in another), naming each with its
+        partitions, its columns and the renaming to write it with (read from the files'
+        footers, whether Dask reads them whole, in row groups or under hive-style folders,
+        and whichever file is the odd one, the first too); the same for a group or subject
+        column, however the files are read. Else
         listing every problem with its partition, and its file when the partitions are
         local Parquet files (missing columns, with that file's columns and the renaming to
         write it with when it has a column the first file lacks, NaN or infinite scores,

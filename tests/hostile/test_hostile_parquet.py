@@ -87,12 +87,18 @@ def test_scores_the_in_memory_check_refuses_are_refused_naming_the_file(case, tm
 
 def test_a_file_without_a_column_of_the_first_file_is_named(tmp_path):
     """Before: ``pyarrow.lib.ArrowInvalid: No match for FieldRef.Name(group) in score: double
-    ...``, which names no file."""
+    ...``, which names no file; then named after a pass over every file; now from the footers,
+    before any pass."""
+    from biofair.partitions.census import _PASSES
+
     path, _ = files(tmp_path, lambda part: part.drop_columns(["group"]))
+    before = _PASSES[0]
     with pytest.raises(SchemaError) as error:
         bp.fairness_discrepancy_rate(path)
     assert str(error.value) == ("invalid score partitions:\n- partition 1: missing column(s) group "
-                                f"(file {tmp_path / 'part-1.parquet'})")
+                                f"(file {tmp_path / 'part-1.parquet'}, whose columns are 'score', 'mated': write "
+                                "every column in every file)")
+    assert _PASSES[0] == before
     assert bp.eer(path) == bf.eer(*bf.split_scores(table()))  # the EER reads no group
 
 
@@ -107,9 +113,8 @@ def test_a_file_without_a_column_read_in_row_groups_is_a_schema_error(tmp_path):
     with pytest.raises(SchemaError) as error:
         bp.census(frame)
     assert str(error.value) == (
-        "a partition lacks a column this pass reads (\"['group'] not in index\"): Dask takes the columns of the "
-        "first Parquet file, and a later file does not have them all. Give every file the columns "
-        "['score', 'mated', 'group']")
+        f"invalid score partitions:\n- partition 1: missing column(s) group (file {tmp_path / 'part-1.parquet'}, "
+        "whose columns are 'score', 'mated': write every column in every file)")
     assert bp.eer(dd.read_parquet(path, split_row_groups=True)) == bf.eer(*bf.split_scores(table()))
 
 
@@ -314,7 +319,8 @@ def test_files_that_pandas_wrote_with_its_index_are_read_whole_and_named(tmp_pat
     with pytest.raises(SchemaError) as error:
         bp.census(path)
     assert str(error.value) == ("invalid score partitions:\n- partition 1: missing column(s) group "
-                                f"(file {tmp_path / 'part-1.parquet'})")
+                                f"(file {tmp_path / 'part-1.parquet'}, whose columns are 'score', 'mated': write "
+                                "every column in every file)")
     assert bp.eer(path) == bf.eer(*bf.split_scores(scores))
 
 

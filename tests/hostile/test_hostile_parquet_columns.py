@@ -157,3 +157,116 @@ def test_files_that_all_name_the_score_column_alike_are_renamed_on_the_frame(tmp
     assert bp.eer(frame.rename(columns={"Score": "score"})) == bf.eer(*bf.split_scores(table()))
     np.testing.assert_array_equal(bp.census(frame.rename(columns={"Score": "score"})).n_mated,
                                   bf.group_sizes(table())["n_mated"].to_numpy())
+
+
+# -- under hive-style folders (group=a/): the folder names give the group, the footers the rest -----
+
+def hive_folder(tmp_path, changes: dict) -> list:
+    """The table under hive-style folders, ``group=a/part-0.parquet`` and so on, each file the
+    rows of its group without the group column (its folder's name gives it), in two row
+    groups, file ``i`` changed by ``changes[i]``; the files."""
+    files = []
+    for i, (label, rows) in enumerate(table().groupby("group")):
+        file = tmp_path / f"group={label}" / "part-0.parquet"
+        file.parent.mkdir()
+        part = pa.Table.from_pandas(rows.drop(columns="group"), preserve_index=False)
+        pq.write_table(changes.get(i, lambda same: same)(part), file, row_group_size=ROW_GROUP)
+        files.append(file)
+    return files
+
+
+@pytest.mark.parametrize("odd", [0, 2], ids=["first file", "last file"])
+@pytest.mark.parametrize("reading", READINGS)
+def test_a_file_with_the_score_column_misnamed_under_hive_folders_is_named_before_any_pass(reading, odd, tmp_path):
+    """Before: the last file's 'Score' was read as missing values ("partition 2: 100 NaN or
+    infinite scores in column 'score'") after a pass; the first file's gave the frame 'Score',
+    and the advice to rename the frame, which breaks the other files. The group, which only
+    the folder names hold, is no column a file lacks."""
+    files = hive_folder(tmp_path, {odd: renamed("score", "Score")})
+    fix = "pq.write_table(pq.read_table(path).rename_columns({'Score': 'score'}), path)"
+    like = (f"{files[1]} has 'score' and no 'Score': if misnamed, write this file again with that file's names" if odd == 0
+            else f"the first file, {files[0]}, has no 'Score': if misnamed, write this file again with the first file's names")
+    refused_before_any_pass(reading, str(tmp_path), (
+        f"invalid score partitions:\n- {partitions(reading, odd)}: missing column(s) score (file {files[odd]}, whose "
+        f"columns are 'Score', 'mated'; {like}, e.g. {fix})"))
+    in_memory_results_after(fix, files[odd], reading, str(tmp_path))
+
+
+# -- a group column that a later file lacks, read by Dask's own tasks ------------------------------
+
+def test_a_later_file_with_the_group_column_misnamed_is_named_before_any_pass(tmp_path):
+    """Before, in row groups: "a partition lacks a column this pass reads ("['group'] not in
+    index") ...", naming no file, after a pass. (Files read whole are named by the census's
+    pass, in the same words; filtered on the group, Dask's plan fails on the file without it.)"""
+    reading = "row groups"
+    files = folder(tmp_path, {1: renamed("group", "Group")})
+    fix = "pq.write_table(pq.read_table(path).rename_columns({'Group': 'group'}), path)"
+    before = _PASSES[0]
+    for call in (bp.census, bp.partitioned):
+        with pytest.raises(SchemaError) as error:
+            call(READINGS[reading][0](str(tmp_path)))
+        assert str(error.value) == (
+            f"invalid score partitions:\n- {partitions(reading, 1)}: missing column(s) group (file {files[1]}, whose "
+            f"columns are 'score', 'mated', 'Group'; the first file, {files[0]}, has no 'Group': if misnamed, write "
+            f"this file again with the first file's names, e.g. {fix})")
+    assert _PASSES[0] == before
+    in_memory_results_after(fix, files[1], reading, str(tmp_path))
+
+
+def with_subjects(scores: pd.DataFrame) -> pd.DataFrame:
+    """``scores`` with subject ids on both sides: equal where mated, as ``mated`` says."""
+    reference = np.arange(len(scores)) % 30
+    probe = np.where(scores["mated"], reference, (reference + 1) % 30)
+    return scores.assign(reference_subject=[f"s{i}" for i in reference], probe_subject=[f"s{i}" for i in probe])
+
+
+@pytest.mark.parametrize("reading", ["whole files", "row groups", "filtered"])
+def test_a_later_file_without_the_subject_columns_is_named_before_any_pass(reading, tmp_path):
+    """The subject columns are read where the data have them (mated must say whether the
+    subjects are equal). Before, in row groups: "a partition lacks a column this pass reads
+    ("['reference_subject', 'probe_subject'] not in index") ...", naming no file, after a pass;
+    read whole, that file's mated labels went unchecked against its subjects, without a word."""
+    scores = with_subjects(table())
+    files = [tmp_path / f"part-{i}.parquet" for i in range(3)]
+    for i, file in enumerate(files):
+        part = scores.iloc[i * ROWS:(i + 1) * ROWS]
+        pq.write_table(pa.Table.from_pandas(part.drop(columns=list(scores.columns[3:]) if i == 1 else []),
+                                            preserve_index=False), file, row_group_size=ROW_GROUP)
+    before = _PASSES[0]
+    for metric in METRICS.values():
+        with pytest.raises(SchemaError) as error:
+            metric(READINGS[reading][0](str(tmp_path)))
+        assert str(error.value) == (
+            f"invalid score partitions:\n- {partitions(reading, 1)}: missing column(s) reference_subject, "
+            f"probe_subject (file {files[1]}, whose columns are 'score', 'mated', 'group': write every column in "
+            "every file)")
+    assert _PASSES[0] == before
+    # the fix given: the file written again with every column
+    pq.write_table(pa.Table.from_pandas(scores.iloc[ROWS:2 * ROWS], preserve_index=False), files[1],
+                   row_group_size=ROW_GROUP)
+    data = bp.partitioned(READINGS[reading][0](str(tmp_path)))
+    assert data.census.n_mated.tolist() == bf.group_sizes(scores)["n_mated"].tolist()
+    assert bp.eer(data) == bf.eer(*bf.split_scores(scores))
+
+
+# -- every file without 'score', each naming it its own way ----------------------------------------
+
+@pytest.mark.parametrize("reading", READINGS)
+def test_files_that_name_the_score_column_each_their_own_way_are_each_given_their_renaming(reading, tmp_path):
+    """No file has 'score'; the first has 'Score', the second 'SCORE'. Before: "missing
+    column(s): score (the table has 'Score': ... e.g. dd.read_parquet(path).rename(columns=
+    {'Score': 'score'}))", the first file's name given to the frame, with which the second
+    file failed in the pass ("['Score'] not in index"), naming no file."""
+    files = folder(tmp_path, {0: renamed("score", "Score"), 1: renamed("score", "SCORE"), 2: renamed("score", "Score")})
+    with pytest.raises(KeyError, match="Score"):  # the advice given before, followed
+        dd.read_parquet(str(tmp_path)).rename(columns={"Score": "score"}).compute()
+    fixes = {name: f"pq.write_table(pq.read_table(path).rename_columns({{{name!r}: 'score'}}), path)"
+             for name in ("Score", "SCORE")}
+    refused_before_any_pass(reading, str(tmp_path), "invalid score partitions:" + "".join(
+        f"\n- {partitions(reading, i)}: missing column(s) score (file {files[i]}, whose columns are {name!r}, 'mated', "
+        "'group'; no file has 'score', and the files name it 'Score', 'SCORE': no renaming of the frame fits them "
+        f"all, write this file again with its own names, e.g. {fixes[name]})"
+        for i, name in enumerate(["Score", "SCORE", "Score"])))
+    for file, name in zip(files, ["Score", "SCORE", "Score"]):
+        exec(fixes[name], {"pq": pq, "path": str(file)})
+    in_memory_results_after("", files[0], reading, str(tmp_path))

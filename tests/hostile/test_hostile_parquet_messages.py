@@ -156,10 +156,9 @@ def test_a_column_misnamed_in_a_hive_folder_is_named_not_only_counted_as_nan(tmp
     with pytest.raises(SchemaError) as error:
         bp.partitioned(str(tmp_path))
     assert str(error.value) == (
-        f"invalid score partitions:\n- partition 5: {len(parts[5])} NaN or infinite scores in column 'score' (file "
-        f"{files[5]}, whose columns are 'scores', 'mated' (Dask reads the 'score' it lacks as missing values); the "
-        f"first file, {files[0]}, has no 'scores': if misnamed, write this file again with the first file's names, "
-        "e.g. pq.write_table(pq.read_table(path).rename_columns({'scores': 'score'}), path))")
+        f"invalid score partitions:\n- partition 5: missing column(s) score (file {files[5]}, whose columns are "
+        f"'scores', 'mated'; the first file, {files[0]}, has no 'scores': if misnamed, write this file again with the "
+        "first file's names, e.g. pq.write_table(pq.read_table(path).rename_columns({'scores': 'score'}), path))")
 
 
 # -- 4. a hive folder key that the files also hold as a column ------------------------------------
