@@ -614,7 +614,8 @@ def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> p
     Raises
     ------
     TypeError
-        When ``objectives`` is not a mapping or an objective column is not numeric.
+        When ``points`` is not a DataFrame, ``objectives`` is not a mapping, or an objective
+        column is not numeric or holds complex numbers.
     ValueError
         When there is no objective, an objective column is absent or holds NaN, or a
         direction is neither "min" nor "max".
@@ -636,6 +637,8 @@ def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> p
     >>> bf.mitigation.pareto_front(points, {"cost": "min", "fairness": "max"}).tolist()
     [True, True, False, False]
     """
+    if not isinstance(points, pd.DataFrame):
+        raise TypeError(f"points must be a DataFrame with one column per objective, got {type(points).__name__}")
     if not isinstance(objectives, Mapping):
         raise TypeError(f"objectives must map each column to 'min' or 'max', e.g. {{'min_dcf': 'min'}}, "
                         f"got {objectives!r}")
@@ -654,14 +657,21 @@ def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> p
     if not_numbers:
         raise TypeError(f"objective columns must be numeric; {not_numbers} are not "
                         f"(dtypes {[str(points[c].dtype) for c in not_numbers]})")
-    # Turn every objective into "lower is better".
-    values = np.column_stack([
-        points[c].to_numpy(dtype=np.float64) * (1.0 if d == "min" else -1.0) for c, d in objectives.items()
-    ])
-    missing = {c: int(n) for c, n in zip(objectives, np.isnan(values).sum(axis=0)) if n}
+    complex_columns = [c for c in objectives if pd.api.types.is_complex_dtype(points[c])]
+    if complex_columns:
+        raise TypeError(f"objective columns must hold real numbers; {complex_columns} hold complex ones, which "
+                        "have no order: give their real part or modulus")
+    missing = {c: int(n) for c in objectives if (n := points[c].isna().sum())}
     if missing:
         raise ValueError(f"objective columns hold NaN (column: count): {missing}; a point without a value "
                          "cannot be compared")
+    # Each objective as the rank of its value among the column's distinct values, negated for "max": lower
+    # is better in every column, and values are compared in their own type (integers beyond 2**53 that
+    # float64 would make equal stay apart).
+    values = np.column_stack([
+        np.unique(points[c].to_numpy(), return_inverse=True)[1] * (1 if d == "min" else -1)
+        for c, d in objectives.items()
+    ])
     # A point can only be dominated by one before it in lexicographic order, and a point dominated
     # by a dominated one is dominated by a point of the front: each block of points, in that order,
     # is compared with the front found so far and with itself (memory: block x front x objectives).
@@ -683,7 +693,7 @@ def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> p
 _PARETO_BLOCK = 1024
 
 
-def _dominated_by(candidates: NDArray[np.float64], points: NDArray[np.float64]) -> NDArray[np.bool_]:
+def _dominated_by(candidates: NDArray[np.int64], points: NDArray[np.int64]) -> NDArray[np.bool_]:
     """Whether some candidate dominates each point (lower is better in every column): no worse
     in every objective and better in one."""
     at_least = (candidates[:, None, :] <= points[None, :, :]).all(axis=2)
