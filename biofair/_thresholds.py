@@ -181,7 +181,7 @@ def warn_unresolved(
         warn(
             f"{target} {rate} {', '.join(f'{x:g}' for x in bad)} {is_} below {RESOLVED}/N = "
             f"{RESOLVED / n:.3g} (N = {n} {counted}): {it} allows fewer than {RESOLVED} {errors}, too "
-            f"few to bound the rate (rule of three); {consequence}",
+            f"few to show that the data meet it (rule of three); {consequence}",
             InsufficientComparisonsWarning,
         )
     return resolved
