@@ -36,7 +36,8 @@ class InsufficientComparisonsWarning(UserWarning):
     """A target error rate is below what the number of comparisons can resolve.
 
     With N comparisons a target rate allows fewer than 3 errors when it is below 3/N; then
-    the data cannot bound the rate (the rule of three of ISO/IEC 19795-1), and every table
+    the data cannot show that the target is met (the rule of three of ISO/IEC 19795-1: with no
+    error at all, the 95% upper bound of the rate is about 3/N), and every table
     marks the row ``resolved=False``. From 30 errors on the target is also ``precise``.
 
     See Also

@@ -189,7 +189,7 @@ def threshold_at_fmr(nonmated: ArrayLike, fmr: float | ArrayLike) -> float | NDA
     -----
     InsufficientComparisonsWarning
         When a target is below ``3/N`` (it allows fewer than 3 false matches): the data
-        cannot bound the rate (SPEC section 1, rule of three).
+        cannot show that it is met (SPEC section 1, rule of three).
 
     See Also
     --------
