@@ -22,7 +22,7 @@ from scipy.special import expit, logit
 
 from biofair._counts import counts_at, error_counts_sorted, sorted_scores
 from biofair._typing import By
-from biofair._validation import as_count, as_number, as_scores, power_of_two_exponent
+from biofair._validation import _is_text, as_count, as_number, as_scores, power_of_two_exponent
 from biofair._warnings import warn
 from biofair.detection_cost import _checked_costs, _min_dcf_from_counts
 from biofair.dispersion import garbe, inequity
@@ -732,6 +732,23 @@ def _listed(names: pd.Index, values: NDArray) -> str:
     return ", ".join(f"{name!r}: {float(value)!r}" for name, value in zip(names, values))
 
 
+def _refuse_text(groups: pd.DataFrame) -> None:
+    """A TypeError naming every measure column of ``groups`` that holds text (``"0.2"``), which
+    ``to_numpy(dtype=float)`` would read as a number where the other functions refuse it."""
+    found = {}
+    for measure in _FAIRNESS_MEASURES:
+        values = groups[measure].to_numpy()
+        if values.dtype.kind not in "OSU":  # numbers (or NaN), checked with the values
+            continue
+        text = np.asarray(_is_text(values), dtype=bool)
+        if text.any():
+            found[measure] = f"{values[text][0]!r} in group {groups.index[text][0]!r}"
+    if found:
+        columns = ", ".join(f"{measure!r} (e.g. {example})" for measure, example in found.items())
+        raise TypeError(f"by_group holds text in the column(s) {columns}: convert them to numbers first, e.g. "
+                        f"by_group[{list(found)}] = by_group[{list(found)}].apply(pandas.to_numeric)")
+
+
 def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
     """Fairness indices of per-group calibration: max/min ratio, largest gap, GARBE, Inequity.
 
@@ -762,7 +779,8 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
         once (tables of several calibration_by_group calls stacked), fewer than two groups
         remain, or a value is negative, NaN or infinite.
     TypeError
-        When ``by_group`` is not a DataFrame.
+        When ``by_group`` is not a DataFrame, or a measure column holds text (numbers written
+        as text, such as ``"0.2"``: each such column named, with how to convert it).
 
     Warns
     -----
@@ -806,6 +824,7 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
     groups = by_group.drop(index=_POOLED, errors="ignore")
     if len(groups) < 2:
         raise ValueError(f"calibration fairness compares groups: by_group has {len(groups)} besides {_POOLED!r}")
+    _refuse_text(groups)
     rows = {}
     for measure in _FAIRNESS_MEASURES:
         values = groups[measure].to_numpy(dtype=np.float64)

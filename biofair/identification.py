@@ -16,7 +16,7 @@ holds one entry per enrolled identity.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Sized
 
 import numpy as np
 import pandas as pd
@@ -148,7 +148,9 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     if problems:
         raise SchemaError("invalid identification table:\n- " + "\n- ".join(problems))
     for column, what in (("probe_id", "probe"), ("reference_id", "reference")):  # 1 and "1": two of them
-        _check_ids_of_one_kind({f"scores[{column!r}]": scores[column]}, what=what)
+        _check_ids_of_one_kind({f"scores[{column!r}]": scores[column]}, what=what, hint=(
+            "Read the ids as text, e.g. pd.read_csv(path, dtype={'probe_id': str, 'reference_id': str}), or "
+            "convert them one way (scores[column].astype(str))"))
 
     probe, probe_ids = pd.factorize(scores["probe_id"])
     entry, entry_ids = pd.factorize(scores["reference_id"])
@@ -195,10 +197,34 @@ def _outcome_table(probe_ids, group, enrolled, mate_score, rank, top_nonmated) -
     })
 
 
-def _as_ids(values: ArrayLike) -> NDArray:
+def _held(length: int | None) -> str:
+    """What a row of ``length`` items holds (None: the row is a single value)."""
+    return "a single value" if length is None else f"{length} value{'s' * (length != 1)}"
+
+
+def _rectangular(values: ArrayLike, name: str, expected: str) -> NDArray:
+    """``values`` as an array (a masked one refused, see :func:`unmasked`), or a SchemaError
+    naming ``name`` and its row lengths when it is a ragged nest of lists, which NumPy refuses
+    with an error that names neither. ``expected``: what to give instead."""
+    try:
+        return unmasked(values, name)
+    except ValueError:
+        if np.ma.isMaskedArray(values) or not isinstance(values, Sequence):  # not NumPy's ragged-list error
+            raise
+        lengths = [len(row) if isinstance(row, Sized) and not isinstance(row, (str, bytes)) else None
+                   for row in values]  # rows, not scores, and only on this error path
+    odd = [i for i, length in enumerate(lengths) if length != lengths[0]]
+    if not odd:  # rows of one length with lists inside them, where single values should be
+        raise SchemaError(f"{name} is ragged: its rows hold nested lists where single values should be; {expected}")
+    found = ", ".join(_held(n) for n in sorted(set(lengths), key=lambda n: -1 if n is None else n))
+    raise SchemaError(f"{name} is ragged: its rows are of {len(set(lengths))} lengths ({found}), e.g. row 0 holds "
+                      f"{_held(lengths[0])} and row {odd[0]} {_held(lengths[odd[0]])}; {expected}")
+
+
+def _as_ids(values: ArrayLike, name: str) -> NDArray:
     """``values`` as an array, a list that mixes numbers and text with its types kept: NumPy
     writes ``[1, "a"]`` as ``["1", "a"]``, and probe 1 would then find the gallery's ``"1"``."""
-    array = np.asarray(values)
+    array = _rectangular(values, name, "give one id per item, a flat sequence")
     if array.dtype.kind == "U" and not isinstance(values, np.ndarray):
         return np.asarray(values, dtype=object)
     return array
@@ -265,7 +291,9 @@ def probe_outcomes_from_matrix(
     Raises
     ------
     SchemaError
-        Listing every problem: no probe, an empty gallery, a repeated gallery identity,
+        When the matrix, a block, the identities or the probe ids are a ragged list (rows of
+        several lengths, named with them). Then listing every problem: no probe, an empty
+        gallery, a repeated gallery identity,
         identities, group labels or probe ids of the wrong shape, missing identities, labels
         or probe ids, repeated probe ids, a block size that is not a positive integer; then a
         matrix or block of the wrong shape, non-numeric, complex or non-finite scores, integer
@@ -273,6 +301,9 @@ def probe_outcomes_from_matrix(
         one side (probes or gallery) and text on the other, or both on one (no probe would
         find its mate), also when given as a list; or probe ids, or group labels, that differ
         only in type.
+    ValueError
+        When the matrix, a block, the identities or the probe ids are a masked array with
+        masked entries.
 
     See Also
     --------
@@ -297,10 +328,10 @@ def probe_outcomes_from_matrix(
     2     y  False    0.5     0
     """
     _check_ties(ties)
-    subjects = _as_ids(probe_subjects)
-    gallery_ids = _as_ids(gallery_subjects)
+    subjects = _as_ids(probe_subjects, "probe_subjects")
+    gallery_ids = _as_ids(gallery_subjects, "gallery_subjects")
     groups = np.asarray(probe_groups, dtype=object)  # not str: 1 and "1" are two groups
-    ids = np.arange(subjects.size) if probe_ids is None else _as_ids(probe_ids)
+    ids = np.arange(subjects.size) if probe_ids is None else _as_ids(probe_ids, "probe_ids")
     n_probes = subjects.size
     problems = [f"{name} must be one-dimensional, got shape {value.shape}"
                 for name, value in (("probe_subjects", subjects), ("gallery_subjects", gallery_ids))
@@ -336,20 +367,23 @@ def probe_outcomes_from_matrix(
     if problems:
         raise SchemaError("invalid identification data:\n- " + "\n- ".join(problems))
     # 1 != "1": probes read as text against a gallery read as numbers would find no mate
-    _check_ids_of_one_kind({"probe_subjects": pd.Series(subjects), "gallery_subjects": pd.Series(gallery_ids)})
-    _check_ids_of_one_kind({"probe_ids": pd.Series(ids)}, what="probe")  # as probe_outcomes' probe_id
+    one_kind = "Give every id as text or every id as a number, e.g. [str(i) for i in ids]"
+    _check_ids_of_one_kind({"probe_subjects": pd.Series(subjects), "gallery_subjects": pd.Series(gallery_ids)},
+                           hint=one_kind)
+    _check_ids_of_one_kind({"probe_ids": pd.Series(ids)}, what="probe", hint=one_kind)  # as probe_outcomes' probe_id
     groups = _text_labels(pd.DataFrame({"probe_groups": groups.ravel()}), ["probe_groups"])
     mate_columns = gallery.get_indexer(subjects)
+    one_row = f"give each probe one row of {len(gallery)} scores, one per gallery entry"
     if callable(scores):
         read = scores
     else:
-        matrix = scores if hasattr(scores, "shape") else np.asarray(scores)
+        matrix = scores if hasattr(scores, "shape") else _rectangular(scores, "scores", one_row)  # a memmap stays
         if matrix.shape != (n_probes, len(gallery)):
             raise SchemaError(f"the score matrix has shape {matrix.shape}, expected ({n_probes}, {len(gallery)})")
         read = lambda start, stop: matrix[start:stop]  # noqa: E731
     outcomes = []
     for start, stop in parts(n_probes, part=block_size):
-        block = unmasked(read(start, stop), f"block {start}:{stop}")
+        block = _rectangular(read(start, stop), f"block {start}:{stop}", one_row)
         if block.shape != (stop - start, len(gallery)):
             raise SchemaError(f"block {start}:{stop} has shape {block.shape}, expected ({stop - start}, {len(gallery)})")
         if block.dtype == bool or not np.issubdtype(block.dtype, np.number):
@@ -443,12 +477,19 @@ def _groups(outcomes: pd.DataFrame, *, need_open_set: bool) -> dict[str, pd.Data
     return groups
 
 
-def _rank_n_rates(outcomes: pd.DataFrame, ranks: NDArray[np.int64]) -> pd.DataFrame:
+def _rank_n_rates(groups: dict[str, pd.DataFrame], ranks: NDArray[np.int64]) -> pd.DataFrame:
+    """The rank-n rate of every group (columns) at every rank (rows) of checked ``groups``."""
     rows = {}
-    for name, group in _groups(outcomes, need_open_set=False).items():
+    for name, group in groups.items():
         enrolled = np.sort(group.loc[group["mated"], "rank"].to_numpy())
         rows[name] = np.searchsorted(enrolled, ranks, side="right") / enrolled.size
     return pd.DataFrame(rows, index=pd.Index(ranks, name="rank"))
+
+
+#: The most ranks :func:`cmc` gives beyond the worst rank of a mate, past which its rows are
+#: all 1 (a million rows is 8 MB a group; ``np.arange(1, 10**9)`` took the machine's memory,
+#: ``10**20`` was NumPy's "Maximum allowed size exceeded", ``2**63 - 1`` an empty curve).
+_MAX_CMC_RANKS = 1_000_000
 
 
 def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
@@ -461,7 +502,8 @@ def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
     outcomes : pandas.DataFrame
         Probe outcomes (:func:`probe_outcomes`); only enrolled probes count.
     max_rank : int, default 20
-        Last rank of the curve.
+        Last rank of the curve; ranks beyond the gallery size are allowed (their rates are 1),
+        up to 1,000,000 or the worst rank of a mate in ``outcomes``, whichever is larger.
 
     Returns
     -------
@@ -479,7 +521,10 @@ def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
         in type), has fewer than two groups, or a group lacks the probes the measure needs
         (named, with its counts).
     TypeError
-        When ``max_rank`` is not an integer (a ValueError when it is below 1).
+        When ``outcomes`` is not a DataFrame or ``max_rank`` is not an integer.
+    ValueError
+        When ``max_rank`` is below 1, or above both 1,000,000 and the worst rank of a mate in
+        ``outcomes`` (the curve is 1 in every group from that rank on; the message gives it).
 
     See Also
     --------
@@ -504,7 +549,14 @@ def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
     1     1.0  0.5
     2     1.0  1.0
     """
-    return _rank_n_rates(outcomes, np.arange(1, as_count(max_rank, "max_rank") + 1))
+    count = as_count(max_rank, "max_rank")
+    groups = _groups(outcomes, need_open_set=False)
+    worst = max(int(g.loc[g["mated"], "rank"].max()) for g in groups.values())
+    if count > max(worst, _MAX_CMC_RANKS):
+        raise ValueError(f"max_rank must be at most {max(worst, _MAX_CMC_RANKS):,} (one row per rank), got {count:,}: "
+                         f"the curve is 1 in every group from rank {worst:,}, the worst rank of a mate in outcomes, "
+                         f"on; max_rank={worst} gives the whole curve")
+    return _rank_n_rates(groups, np.arange(1, count + 1))
 
 
 def rank_n_differential(outcomes: pd.DataFrame, *, rank: int = 1) -> float:
@@ -554,7 +606,8 @@ def rank_n_differential(outcomes: pd.DataFrame, *, rank: int = 1) -> float:
     >>> bf.rank_n_differential(outcomes, rank=1)
     0.5
     """
-    rates = _rank_n_rates(outcomes, np.array([as_count(rank, "rank")])).to_numpy()
+    ranks = np.array([as_count(rank, "rank")])
+    rates = _rank_n_rates(_groups(outcomes, need_open_set=False), ranks).to_numpy()
     return float(_max_gap(rates.T)[0])
 
 
@@ -575,7 +628,8 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
     float or ndarray
         The rule of :func:`biofair.threshold_at_fmr` applied to the best scores of the
         non-enrolled probes: a non-enrolled probe raises a false alarm when its best score
-        reaches the threshold.
+        reaches the threshold. As there, a float for one target, else an array of the shape
+        of ``fpir`` (a 2-D target gives a 2-D array).
 
     Raises
     ------
@@ -583,6 +637,11 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
         When no probe is non-enrolled, or ``outcomes`` is not a probe outcome table (a
         missing column, a non-boolean ``mated``, a non-finite score, a missing or blank group,
         group labels that differ only in type).
+    TypeError
+        When ``outcomes`` is not a DataFrame, or ``fpir`` is not a number or an array of
+        numbers (booleans and text are refused).
+    ValueError
+        When a target in ``fpir`` lies outside [0, 1] (NaN included).
 
     Warns
     -----

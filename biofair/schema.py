@@ -127,7 +127,7 @@ def _id_kind(ids: pd.Series) -> str:
     return "other"
 
 
-def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subject") -> None:
+def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subject", hint: str = _IDS_AS_TEXT) -> None:
     """Raise when subject ids that are compared with one another are numbers in one column
     and text in another, or both in one column: ``1 != "1"``, so one subject would be two.
 
@@ -138,6 +138,9 @@ def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subjec
     what : str, default "subject"
         What the ids name, for the message ("subject", or "group" for cohort statistics
         kept per group).
+    hint : str, optional
+        How to repair them, ending the message; by default, reading a score file's subject
+        columns as text.
 
     Raises
     ------
@@ -150,12 +153,12 @@ def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subjec
         if kind == "mixed":
             examples = ", ".join(f"{v!r} ({t.__name__})" for t, v in list(_first_of_each_type(columns[name]).items())[:3])
             raise SchemaError(f"{name} holds {what} ids of several types, e.g. {examples}: 1 and '1' would be "
-                              f"two {what}s. {_IDS_AS_TEXT}")
+                              f"two {what}s. {hint}")
     numbers = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == "numbers"]
     text = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == "text"]
     if numbers and text:
         raise SchemaError(f"{what} ids are numbers in {', '.join(numbers)} but text in {', '.join(text)}: a "
-                          f"{what} written 1 in one and '1' in the other would be two {what}s. {_IDS_AS_TEXT}")
+                          f"{what} written 1 in one and '1' in the other would be two {what}s. {hint}")
 
 
 def _cli_renaming(renames: dict[str, str]) -> str:
