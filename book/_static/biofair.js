@@ -39,6 +39,11 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const cell of document.querySelectorAll(".bd-article table tbody th")) {
     if (!cell.textContent.trim()) cell.innerHTML = '<span class="visually-hidden">none</span>';
   }
+  // A cell of prose (a ledger's reason) gets the width of a short line (biofair.css): squeezed
+  // by its numeric neighbours to its longest word, it ran to twenty lines of two words each.
+  for (const cell of document.querySelectorAll(".bd-article table td")) {
+    if (cell.textContent.trim().length > 60) cell.classList.add("prose-cell");
+  }
   // A table with one row label per row keeps those labels in view as it scrolls (biofair.css).
   for (const table of document.querySelectorAll(".bd-article table")) {
     const rows = table.querySelectorAll("tbody tr");
