@@ -951,7 +951,7 @@ def plot_cross_group_fmr(
     >>> pairs = pd.DataFrame(100_000, index=["a", "b"], columns=["a", "b"])
     >>> ax = plot_cross_group_fmr(fmr, pairs=pairs)
     >>> [text.get_text() for text in ax.texts]
-    ['1.0e-03\\n100 / 100,000', '1.0e-05\\n1 / 100,000', '0\\n0 / 100,000', '2.0e-03\\n200 / 100,000']
+    ['1.0e-3\\n100 / 100,000', '1.0e-5\\n1 / 100,000', '0\\n0 / 100,000', '2.0e-3\\n200 / 100,000']
     """
     values = _cell_values(fmr, "fmr")
     if values.size == 0:
@@ -998,7 +998,7 @@ def plot_cross_group_fmr(
     labelled = ~np.isnan(values) if values.size <= _LABELLED_CELLS else np.zeros(values.shape, dtype=bool)
     for i, j in np.argwhere(labelled):
         value = values[i, j]
-        text = "0" if value == 0 else f"{value:.1e}"
+        text = "0" if value == 0 else f"{value:.1e}".replace("e-0", "e-")  # 1.0e-3, as the book writes rates
         if counts is not None:
             n = int(counts[i, j])
             text += f"\n{round(value * n):,} / {n:,}"

@@ -155,7 +155,7 @@ def test_cross_group_heatmap_refuses_pairs_the_rate_cannot_come_from():
         plotting.plot_cross_group_fmr(FMR, pairs=pairs)
     # a cell without a rate may have no pairs; the others are labelled k / n
     ax = plotting.plot_cross_group_fmr(FMR, pairs=pairs * 100)
-    assert [text.get_text() for text in ax.texts] == ["1.0e-03\n1 / 1,000"]
+    assert [text.get_text() for text in ax.texts] == ["1.0e-3\n1 / 1,000"]
 
 
 @pytest.mark.parametrize("plot", [plotting.plot_det, plotting.plot_roc, plotting.plot_reliability])

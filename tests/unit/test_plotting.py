@@ -305,15 +305,15 @@ def test_cross_group_heatmap_is_log10_coloured_and_annotated_with_counts():
     # colours a decade apart are equally far apart on the colour scale
     assert image.norm(1e-3) - image.norm(1e-4) == pytest.approx(image.norm(1e-2) - image.norm(1e-3))
     texts = [text.get_text() for text in ax.texts]
-    assert texts == ["1.0e-02\n200 / 20,000", "1.0e-04\n2 / 20,000", "0\n0 / 20,000", "1.0e-03\n10 / 10,000",
-                     "5.0e-05\n1 / 20,000"]
+    assert texts == ["1.0e-2\n200 / 20,000", "1.0e-4\n2 / 20,000", "0\n0 / 20,000", "1.0e-3\n10 / 10,000",
+                     "5.0e-5\n1 / 20,000"]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b", "c"]
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("probe group", "reference group")
     fmr.index.name, fmr.columns.name = "reference_gender", "probe_gender"
     named = plotting.plot_cross_group_fmr(fmr)
     assert (named.get_xlabel(), named.get_ylabel()) == ("probe group (gender)", "reference group (gender)")
     without = plotting.plot_cross_group_fmr(fmr)
-    assert [text.get_text() for text in without.texts][0] == "1.0e-02"
+    assert [text.get_text() for text in without.texts][0] == "1.0e-2"
 
 
 def _contrast(first, second) -> float:
