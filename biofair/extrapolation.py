@@ -272,6 +272,12 @@ def extrapolated_fmr(
     it (Brent's method). Its lower end is 0 when a bounded tail ending below the threshold
     fits as well.
 
+    The model is continuous and only approached in the tail: normal scores, whose tail nears
+    the Pareto form slowly, come out low and their interval covers less than its confidence
+    at the default ``tail_fraction``; scores rounded to a grid that is coarse against the
+    tail's spread (the excesses then sit on that grid) come out lower still. Read the
+    estimate as a model's, as its ``extrapolated`` flag says.
+
     References
     ----------
     S. Coles, "An Introduction to Statistical Modeling of Extreme Values", Springer, 2001,
