@@ -172,7 +172,7 @@ def render(report) -> str:
 <style>{_STYLE}</style></head><body>
 <h1>Demographic differential report</h1>
 {_provenance(report.source)}
-<p>Groups by <b>{_e(", ".join(report.by))}</b>. Threshold <b>{_number(report.threshold, 6)}</b> (a comparison
+<p>Groups by <b>{_e(", ".join(report.by))}</b>. Threshold <b>{_e(repr(float(report.threshold)))}</b> (a comparison
 is a match when its {"distance is at or below" if report.distance else "score is at or above"} it), {source}. At this threshold the whole data set has
 FMR {_number(overall["fmr"])} ({overall["false_matches"]:,} of {overall["n_nonmated"]:,} non-mated comparisons)
 and FNMR {_number(overall["fnmr"])} ({overall["false_non_matches"]:,} of {overall["n_mated"]:,} mated comparisons).</p>
@@ -196,6 +196,8 @@ above 1.</dd>
 {_reference(settings["reference"]["fmr"])}; for FNMR, {_reference(settings["reference"]["fnmr"])}). A ratio is
 <i>within tolerance</i> when its whole interval lies within [1/{report.tolerance:g}, {report.tolerance:g}],
 <i>exceeds tolerance</i> when it lies wholly outside, and <i>inconclusive</i> when the data cannot tell.
+A group without errors has no ratio; while one is resolved, its rate's verdict is never <i>within
+tolerance</i> (the notes compare its Clopper-Pearson upper end with the other groups' lower ends).
 The intervals of the ratios, and of max/min, hold for every pair of groups at once, so that reading all of
 them, and a reference picked as the lowest rate, does not make equal groups look unequal.
 Tolerance {report.tolerance:g} is the four-fifths rule unless the operator chose another.</dd>

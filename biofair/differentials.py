@@ -431,7 +431,9 @@ def differential_report(
     Decision rule: a ratio's verdict is ``"within tolerance"`` when its interval lies in
     ``[1/tolerance, tolerance]``, ``"exceeds tolerance"`` when it lies wholly outside, else
     ``"inconclusive"`` (the data can tell neither); ``"not assessable"`` when fewer than two
-    groups are resolved or a rate is 0. A resample in which a group of a pair has no errors
+    groups are resolved or a rate is 0. A resolved group without errors has no ratio, and a
+    rate's summary verdict is then never ``"within tolerance"`` (``"inconclusive"`` instead,
+    with a note comparing Clopper-Pearson ends): the other groups' agreement says nothing of it. A resample in which a group of a pair has no errors
     (or no comparisons) gives that pair no finite log ratio; when ``1 - confidence`` of the
     resamples or more do, the pair's interval is ``[0, +inf]`` (unbounded, never within
     tolerance; null in JSON, and listed in the notes), and the other pairs keep theirs, unless
@@ -673,6 +675,14 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
     if reference is not None and reference not in set(usable["group"]):
         notes.append(f"{rate.upper()}: the reference group {reference!r} is not among the compared groups (see above); no ratios to it")
     row, pair_bands = _differentials(rate, usable, boot, excluded, reference, tolerance, confidence)
+    zero = part[(part["status"] == _RESOLVED) & (part["estimate"] == 0) & (part["clusters"] != 1)]
+    if len(zero) and row["verdict"] == _WITHIN:  # a resolved group without errors is no evidence of equal rates
+        row["verdict"] = _INCONCLUSIVE
+        spread = (f"; the compared groups' largest Clopper-Pearson lower end is "
+                  f"{usable['cp_low'].max() / zero['cp_high'].min():.3g} times the smallest upper end of those "
+                  "without errors" if len(usable) else "")
+        notes.append(f"{rate.upper()}: {', '.join(map(repr, zero['group']))} made no errors and has no ratio, so the "
+                     f"verdict is inconclusive, not within tolerance, whatever the compared groups show{spread}")
     if reference in set(usable["group"]):
         base = list(usable["group"]).index(reference)
         for position, i in enumerate(usable.index):
