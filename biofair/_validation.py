@@ -105,10 +105,18 @@ def check_finite(array: NDArray[np.floating], name: str) -> NDArray[np.floating]
 _is_text = np.frompyfunc(lambda value: isinstance(value, (str, bytes)), 1, 1)
 
 
+def text_mask(values: NDArray) -> NDArray[np.bool_]:
+    """Which elements of ``values`` are text (``"0.2"``, which ``astype(float)`` would read as a
+    number); all False for an array of numbers."""
+    if values.dtype.kind not in "OSU":
+        return np.zeros(values.shape, dtype=bool)
+    return np.asarray(_is_text(values), dtype=bool)
+
+
 def as_rates(values: ArrayLike, name: str) -> NDArray[np.float64]:
     """Return ``values`` as a float64 array (any shape) of rates in [0, 1], or raise."""
     raw = unmasked(values, name)
-    if raw.dtype.kind in "OSU" and (text := raw[np.asarray(_is_text(raw), dtype=bool)]).size:
+    if (text := raw[text_mask(raw)]).size:
         # '0.01' is a number to float() (astype below), not to the scores' checks: refused alike
         raise TypeError(f"{name} must be a rate or an array of rates, got text (e.g. {text[:1].tolist()[0]!r}): "
                         "convert it to numbers first, e.g. with pandas.to_numeric")

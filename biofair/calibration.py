@@ -22,7 +22,7 @@ from scipy.special import expit, logit
 
 from biofair._counts import counts_at, error_counts_sorted, sorted_scores
 from biofair._typing import By
-from biofair._validation import _is_text, as_count, as_number, as_scores, power_of_two_exponent
+from biofair._validation import as_count, as_number, as_scores, power_of_two_exponent, text_mask
 from biofair._warnings import warn
 from biofair.detection_cost import _checked_costs, _min_dcf_from_counts
 from biofair.dispersion import garbe, inequity
@@ -738,9 +738,7 @@ def _refuse_text(groups: pd.DataFrame) -> None:
     found = {}
     for measure in _FAIRNESS_MEASURES:
         values = groups[measure].to_numpy()
-        if values.dtype.kind not in "OSU":  # numbers (or NaN), checked with the values
-            continue
-        text = np.asarray(_is_text(values), dtype=bool)
+        text = text_mask(values)
         if text.any():
             found[measure] = f"{values[text][0]!r} in group {groups.index[text][0]!r}"
     if found:
