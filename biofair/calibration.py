@@ -22,7 +22,7 @@ from scipy.special import expit, logit
 
 from biofair._counts import counts_at, error_counts_sorted, sorted_scores
 from biofair._typing import By
-from biofair._validation import as_count, as_number, as_scores, power_of_two_exponent, text_mask
+from biofair._validation import as_count, as_number, as_scores, is_real_dtype, power_of_two_exponent, text_mask
 from biofair._warnings import warn
 from biofair.detection_cost import _checked_costs, _min_dcf_from_counts
 from biofair.dispersion import garbe, inequity
@@ -732,19 +732,26 @@ def _listed(names: pd.Index, values: NDArray) -> str:
     return ", ".join(f"{name!r}: {float(value)!r}" for name, value in zip(names, values))
 
 
-def _refuse_text(groups: pd.DataFrame) -> None:
-    """A TypeError naming every measure column of ``groups`` that holds text (``"0.2"``), which
-    ``to_numpy(dtype=float)`` would read as a number where the other functions refuse it."""
-    found = {}
+def _refuse_non_numbers(groups: pd.DataFrame) -> None:
+    """A TypeError naming every measure column of ``groups`` that holds text (``"0.2"``, which
+    ``to_numpy(dtype=float)`` would read as a number where the other functions refuse it) or
+    values that are not real numbers (booleans read as 1 and 0, complex numbers, durations)."""
+    text, other = {}, {}
     for measure in _FAIRNESS_MEASURES:
         values = groups[measure].to_numpy()
-        text = text_mask(values)
-        if text.any():
-            found[measure] = f"{values[text][0]!r} in group {groups.index[text][0]!r}"
-    if found:
-        columns = ", ".join(f"{measure!r} (e.g. {example})" for measure, example in found.items())
+        found = text_mask(values)
+        if found.any():
+            text[measure] = f"{values[found][0]!r} in group {groups.index[found][0]!r}"
+        elif not (is_real_dtype(values.dtype) or values.dtype == object):
+            other[measure] = groups[measure].dtype
+    if text:
+        columns = ", ".join(f"{measure!r} (e.g. {example})" for measure, example in text.items())
         raise TypeError(f"by_group holds text in the column(s) {columns}: convert them to numbers first, e.g. "
-                        f"by_group[{list(found)}] = by_group[{list(found)}].apply(pandas.to_numeric)")
+                        f"by_group[{list(text)}] = by_group[{list(text)}].apply(pandas.to_numeric)")
+    if other:
+        columns = ", ".join(f"{measure!r} ({dtype})" for measure, dtype in other.items())
+        raise TypeError(f"by_group's column(s) {columns} must hold real numbers: give the table of "
+                        "calibration_by_group, whose measures are costs")
 
 
 def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
@@ -778,7 +785,8 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
         remain, or a value is negative, NaN or infinite.
     TypeError
         When ``by_group`` is not a DataFrame, or a measure column holds text (numbers written
-        as text, such as ``"0.2"``: each such column named, with how to convert it).
+        as text, such as ``"0.2"``: each such column named, with how to convert it) or values
+        that are not real numbers (booleans, complex numbers, durations).
 
     Warns
     -----
@@ -822,7 +830,7 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
     groups = by_group.drop(index=_POOLED, errors="ignore")
     if len(groups) < 2:
         raise ValueError(f"calibration fairness compares groups: by_group has {len(groups)} besides {_POOLED!r}")
-    _refuse_text(groups)
+    _refuse_non_numbers(groups)
     rows = {}
     for measure in _FAIRNESS_MEASURES:
         values = groups[measure].to_numpy(dtype=np.float64)

@@ -221,10 +221,11 @@ def _rectangular(values: ArrayLike, name: str, expected: str) -> NDArray:
                       f"{_held(lengths[0])} and row {odd[0]} {_held(lengths[odd[0]])}; {expected}")
 
 
-def _as_ids(values: ArrayLike, name: str) -> NDArray:
+def _as_ids(values: ArrayLike, name: str, *, expected: str = "give one id per item, a flat sequence") -> NDArray:
     """``values`` as an array, a list that mixes numbers and text with its types kept: NumPy
-    writes ``[1, "a"]`` as ``["1", "a"]``, and probe 1 would then find the gallery's ``"1"``."""
-    array = _rectangular(values, name, "give one id per item, a flat sequence")
+    writes ``[1, "a"]`` as ``["1", "a"]``, and probe 1 would then find the gallery's ``"1"``.
+    ``expected``: what to give instead of a ragged nest of lists."""
+    array = _rectangular(values, name, expected)
     if array.dtype.kind == "U" and not isinstance(values, np.ndarray):
         return np.asarray(values, dtype=object)
     return array
@@ -330,11 +331,12 @@ def probe_outcomes_from_matrix(
     _check_ties(ties)
     subjects = _as_ids(probe_subjects, "probe_subjects")
     gallery_ids = _as_ids(gallery_subjects, "gallery_subjects")
-    groups = np.asarray(probe_groups, dtype=object)  # not str: 1 and "1" are two groups
+    groups = _as_ids(probe_groups, "probe_groups", expected="give one group label per probe, a flat sequence")
     ids = np.arange(subjects.size) if probe_ids is None else _as_ids(probe_ids, "probe_ids")
     n_probes = subjects.size
     problems = [f"{name} must be one-dimensional, got shape {value.shape}"
-                for name, value in (("probe_subjects", subjects), ("gallery_subjects", gallery_ids))
+                for name, value in (("probe_subjects", subjects), ("gallery_subjects", gallery_ids),
+                                    ("probe_groups", groups))
                 if value.ndim != 1]
     for name, value, why in (
         ("probe_subjects", subjects, "a probe without one cannot be told enrolled or not"),

@@ -167,6 +167,19 @@ def test_calibration_fairness_refuses_numbers_written_as_text(column):
     assert bf.calibration_fairness(converted).loc["cllr", ["max_gap", "ratio"]].tolist() == [0.4 - 0.2, 0.4 / 0.2]
 
 
+@pytest.mark.parametrize(("column", "dtype"), [([True, False], "bool"), (pd.array([True, False], dtype="boolean"),
+                                                                      "boolean"),
+                                              ([0.2 + 0j, 0.4 + 0j], "complex128"),
+                                              (np.array([1, 2], dtype="m8[s]"), "timedelta64[s]")])
+def test_calibration_fairness_refuses_values_that_are_not_real_numbers(column, dtype):
+    """Booleans were read as costs 1 and 0 (a ratio of inf with a warning); complex numbers
+    lost their imaginary part with NumPy's ComplexWarning; durations failed in NumPy."""
+    with pytest.raises(TypeError, match="^" + re.escape(
+            f"by_group's column(s) 'min_dcf' ({dtype}) must hold real numbers: give the table of "
+            "calibration_by_group, whose measures are costs") + "$"):
+        bf.calibration_fairness(calibration_table().assign(min_dcf=column))
+
+
 def test_calibration_fairness_keeps_numbers_held_as_objects():
     """Python floats in an object column are numbers, not text."""
     table = calibration_table().assign(cllr=np.array([0.2, 0.4], dtype=object))

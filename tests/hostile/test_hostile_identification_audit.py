@@ -106,3 +106,24 @@ def test_a_development_set_without_non_enrolled_probes_is_named():
         bf.identification_discrepancy_rate(table, fpir_targets=[0.5], dev=table[table["mated"]])
     with pytest.raises(bf.SchemaError, match="^outcomes has no non-enrolled probe"):
         bf.threshold_at_fpir(table[table["mated"]], 0.5)
+
+
+@pytest.mark.parametrize(("groups", "message"), [
+    # was TypeError: unhashable type: 'list', from pandas
+    ([["x"], ["y", "z"], "y", "x"], "probe_groups is ragged: its rows are of 3 lengths (a single value, 1 value, "
+                                    "2 values), e.g. row 0 holds 1 value and row 1 2 values; give one group label "
+                                    "per probe, a flat sequence"),
+    # was flattened without a word, where probe_subjects of this shape is refused
+    ([["x"], ["y"], ["y"], ["x"]], "invalid identification data:\n- probe_groups must be one-dimensional, "
+                                   "got shape (4, 1)"),
+])
+def test_probe_groups_that_are_not_one_label_per_probe(groups, message):
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(message) + "$"):
+        bf.probe_outcomes_from_matrix(MATRIX, **{**SEARCH, "probe_groups": groups})
+
+
+def test_probe_groups_keep_one_and_one_as_text_apart():
+    """Group 1 and group '1' read the same and are refused; the ragged-list check must keep
+    both types (NumPy's own array of the list holds '1' twice)."""
+    with pytest.raises(bf.SchemaError, match=re.escape("1 (int), '1' (str)")):
+        bf.probe_outcomes_from_matrix(MATRIX, **{**SEARCH, "probe_groups": [1, "1", 1, "1"]})
