@@ -10,6 +10,8 @@ Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 from __future__ import annotations
 
 import functools
+import math
+import numbers
 import weakref
 from collections.abc import Hashable, Iterable, Mapping
 from typing import TYPE_CHECKING
@@ -139,6 +141,67 @@ def _table_number(value: float) -> str:
     if abs(value) < 1e15 and value == round(value):
         return f"{value:.0f}"
     return f"{value:.4g}"
+
+
+def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
+    """A rate in e-notation as the book writes it: ``1.5e-4``, not Python's ``1.5e-04``.
+
+    The rate is rounded to ``digits`` significant digits, ``format(rate, f".{digits - 1}e")``,
+    and its exponent written without a sign for positive powers or leading zeros: 1e-3,
+    2.5e-3, 1.234e-5. Zero is written ``0``. The book uses it for rates in prose, table
+    cells and figure labels.
+
+    Parameters
+    ----------
+    rate : float
+        The value to write; any finite real number (rates, gaps and their intervals).
+    digits : int, default 2
+        Significant digits, at least 1. One digit rounds a target such as 2.5e-3 to 3e-3 (and
+        1.5e-3 to 2e-3): give two for such a target.
+    trim : bool, default False
+        Drop the mantissa's trailing zeros: 2e-4 rather than 2.0e-4. Keep them (the default)
+        where the values of a column should show one precision.
+
+    Returns
+    -------
+    str
+        The rate, e.g. ``"1.5e-4"``; ``"0"`` for zero.
+
+    Raises
+    ------
+    ValueError
+        When ``rate`` is NaN or infinite (a missing rate is not a number to print), or
+        ``digits`` is not an integer of at least 1.
+    TypeError
+        When ``rate`` is not a real number (text, a boolean, an array).
+
+    See Also
+    --------
+    use_style : How tables show floats (four significant digits, Python's 1.234e-05).
+
+    References
+    ----------
+    Python's format specification mini-language, presentation type ``"e"``
+    (https://docs.python.org/3/library/string.html#format-specification-mini-language).
+
+    Examples
+    --------
+    >>> from biofair.plotting import format_rate
+    >>> format_rate(1.5e-4), format_rate(0.001, digits=1), format_rate(2e-4, trim=True), format_rate(0.0)
+    ('1.5e-4', '1e-3', '2e-4', '0')
+    """
+    if isinstance(rate, (bool, np.bool_)) or not isinstance(rate, numbers.Real):
+        raise TypeError(f"rate must be a real number, got {rate!r}")
+    if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, numbers.Integral) or digits < 1:
+        raise ValueError(f"digits must be an integer of at least 1, got {digits!r}")
+    if not math.isfinite(rate):
+        raise ValueError(f"rate must be finite, got {rate!r}")
+    if rate == 0:
+        return "0"
+    mantissa, exponent = f"{float(rate):.{int(digits) - 1}e}".split("e")
+    if trim and "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def _html_table(frame: pd.DataFrame) -> str | None:
@@ -998,7 +1061,7 @@ def plot_cross_group_fmr(
     labelled = ~np.isnan(values) if values.size <= _LABELLED_CELLS else np.zeros(values.shape, dtype=bool)
     for i, j in np.argwhere(labelled):
         value = values[i, j]
-        text = "0" if value == 0 else f"{value:.1e}".replace("e-0", "e-")  # 1.0e-3, as the book writes rates
+        text = format_rate(value)  # 1.0e-3, as the book writes rates
         if counts is not None:
             n = int(counts[i, j])
             text += f"\n{round(value * n):,} / {n:,}"
@@ -1018,6 +1081,7 @@ __all__ = [
     "COLORS",
     "LINESTYLES",
     "MAX_LEGEND_ENTRIES",
+    "format_rate",
     "group_styles",
     "plot_bayes_error",
     "plot_cross_group_fmr",

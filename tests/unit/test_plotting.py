@@ -429,3 +429,44 @@ def test_det_checks_its_thresholds_before_making_a_figure(thresholds, error, mes
     with pytest.raises(error, match=message):
         plotting.plot_det(np.array([1.0, 2.0]), np.array([0.0, 0.5]), thresholds=thresholds)
     assert plt.get_fignums() == []
+
+
+@pytest.mark.parametrize(("rate", "options", "text"), [
+    (1.5e-4, {}, "1.5e-4"), (2e-4, {}, "2.0e-4"), (2e-4, {"trim": True}, "2e-4"), (1e-3, {"digits": 1}, "1e-3"),
+    (2.5e-3, {"digits": 1}, "3e-3"), (2.5e-3, {"trim": True}, "2.5e-3"), (2.693e-5, {"digits": 4}, "2.693e-5"),
+    (2.69e-5, {"digits": 4}, "2.690e-5"), (2.69e-5, {"digits": 4, "trim": True}, "2.69e-5"), (1e-12, {}, "1.0e-12"),
+    (0.0, {}, "0"), (-0.0, {"digits": 3}, "0"), (-3e-4, {}, "-3.0e-4"), (1.0, {"digits": 1}, "1e0"),
+    (123.0, {}, "1.2e2"), (np.float32(1e-3), {"trim": True}, "1e-3"), (7, {"digits": 1}, "7e0"),
+])
+def test_format_rate_by_hand(rate, options, text):
+    assert plotting.format_rate(rate, **options) == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False), st.integers(1, 8), st.booleans())
+def test_format_rate_is_python_e_notation_without_exponent_padding(rate, digits, trim):
+    """The text reads back as the value Python's e-notation rounds to, with no sign on a
+    positive exponent, no leading zero in it, and (trimmed) no trailing zero in the mantissa."""
+    text = plotting.format_rate(rate, digits=digits, trim=trim)
+    assert float(text) == float(format(rate, f".{digits - 1}e"))
+    if rate == 0:
+        assert text == "0"
+        return
+    mantissa, exponent = text.split("e")
+    assert exponent == str(int(exponent)) and exponent != "-0"
+    assert len(mantissa.lstrip("-").replace(".", "")) == digits or trim
+    assert not trim or not mantissa.endswith(("0", "."))
+
+
+@pytest.mark.parametrize(("rate", "options", "error", "message"), [
+    (float("nan"), {}, ValueError, "rate must be finite, got nan"),
+    (float("-inf"), {}, ValueError, "rate must be finite, got -inf"),
+    ("1e-3", {}, TypeError, "rate must be a real number, got '1e-3'"),
+    (True, {}, TypeError, "rate must be a real number, got True"),
+    (np.array([1e-3]), {}, TypeError, "rate must be a real number, got array([0.001])"),
+    (1e-3, {"digits": 0}, ValueError, "digits must be an integer of at least 1, got 0"),
+    (1e-3, {"digits": 2.0}, ValueError, "digits must be an integer of at least 1, got 2.0"),
+])
+def test_format_rate_refuses_what_is_not_a_finite_number(rate, options, error, message):
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        plotting.format_rate(rate, **options)
