@@ -48,6 +48,8 @@ def unmasked(values: ArrayLike, name: str) -> NDArray:
     """
     if np.ma.is_masked(values):
         n_masked = int(np.ma.count_masked(values))
+        if not np.ma.isMaskedArray(values):  # a pandas array of a nullable dtype, whose <NA> NumPy reads as masked
+            raise ValueError(f"{name} holds {n_masked} missing values (<NA>): leave them out (.dropna()) or fill them")
         raise ValueError(
             f"{name} is a masked array with {n_masked} masked values, which NumPy would pass on "
             "without their mask and a metric would count: leave them out (.compressed()) or fill them"
@@ -67,7 +69,9 @@ def as_scores(
     """
     array = unmasked(values, name)
     if not is_real_dtype(array.dtype):
-        raise TypeError(f"{name} must hold numeric scores, got dtype {array.dtype}")
+        hint = ("; numbers held as Python objects are converted by numpy.asarray(values, dtype=float), text such as "
+                "'0.5' by pandas.to_numeric" if array.dtype == object else "")
+        raise TypeError(f"{name} must hold numeric scores, got dtype {array.dtype}{hint}")
     if array.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
     if array.size == 0:
@@ -97,12 +101,18 @@ def check_finite(array: NDArray[np.floating], name: str) -> NDArray[np.floating]
     if not finite.all():
         n_nan = int(np.isnan(array).sum())
         n_inf = int((~finite).sum()) - n_nan
-        raise ValueError(f"{name} contains {n_nan} NaN and {n_inf} infinite values")
+        raise ValueError(f"{name} contains {n_nan} NaN and {n_inf} infinite values: leave out the comparisons "
+                         "without a finite score, or decide how to count them (as errors, a failure to produce "
+                         "a score), before computing a metric")
     return array
 
 
 #: Whether each element of an array is text (str or bytes, NumPy's too).
 _is_text = np.frompyfunc(lambda value: isinstance(value, (str, bytes)), 1, 1)
+
+#: Whether each element of an object array is a real number (not a boolean, None or text).
+_is_real_number = np.frompyfunc(
+    lambda value: isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)), 1, 1)
 
 
 def text_mask(values: NDArray) -> NDArray[np.bool_]:
@@ -122,6 +132,9 @@ def as_rates(values: ArrayLike, name: str) -> NDArray[np.float64]:
                         "convert it to numbers first, e.g. with pandas.to_numeric")
     if not (is_real_dtype(raw.dtype) or raw.dtype == object):
         raise TypeError(f"{name} must be a rate or an array of rates, got {values!r}")
+    if raw.dtype == object and (other := raw[~np.asarray(_is_real_number(raw), dtype=bool)]).size:
+        # astype(float) reads None as NaN (refused as "not in [0, 1]") and True as the rate 1
+        raise TypeError(f"{name} must be a rate or an array of rates, got {other[:1].tolist()[0]!r} among them")
     try:
         array = raw.astype(np.float64)
     except (TypeError, ValueError):

@@ -173,3 +173,45 @@ def test_a_subject_id_of_spaces_in_a_file_is_a_missing_one(tmp_path):
     written.to_csv(tmp_path / "scores.csv", index=False)
     with pytest.raises(bf.SchemaError, match="column 'reference_subject' has 2 missing values"):
         bf.read_scores(tmp_path / "scores.csv")
+
+
+@pytest.mark.parametrize(("target", "shown"), [(None, "None"), ([0.1, None], "None"),
+                                               (np.array([True], dtype=object), "True"),
+                                               (np.array([0.1, False], dtype=object), "False")])
+def test_a_target_that_is_no_number_is_named(target, shown):
+    """None was read as NaN ('must lie in [0, 1] ... [nan]'), and True in an object array as the
+    rate 1 (a plain True is refused)."""
+    with pytest.raises(TypeError, match="^" + re.escape(f"fmr must be a rate or an array of rates, got {shown} "
+                                                        "among them") + "$"):
+        bf.threshold_at_fmr([0.1, 0.2, 0.3], target)
+
+
+def test_numbers_held_as_objects_in_a_target_are_rates():
+    scores = np.linspace(0, 1, 100)
+    assert bf.threshold_at_fmr(scores, np.array([0.5, 1, np.float32(0.25)], dtype=object)).tolist() \
+        == bf.threshold_at_fmr(scores, [0.5, 1.0, 0.25]).tolist()
+
+
+@pytest.mark.parametrize("scores", [pd.array([0.5, None], dtype="Float64"), pd.array([5, None], dtype="Int64")])
+def test_missing_values_of_a_nullable_pandas_array_are_named_as_such(scores):
+    """The message called it a masked array and advised .compressed(), which pandas arrays lack."""
+    with pytest.raises(ValueError, match="^" + re.escape("mated holds 1 missing values (<NA>): leave them out "
+                                                         "(.dropna()) or fill them") + "$"):
+        bf.roc_auc(scores, [0.1])
+    assert bf.roc_auc(scores.dropna(), [0.1]) == 1.0  # the advice works
+
+
+def test_scores_held_as_python_objects_are_refused_with_the_conversion():
+    scores = np.array([0.5, 0.9], dtype=object)
+    with pytest.raises(TypeError, match=re.escape("mated must hold numeric scores, got dtype object; numbers held "
+                                                  "as Python objects are converted by numpy.asarray(values, "
+                                                  "dtype=float)")):
+        bf.roc_auc(scores, [0.1])
+    assert bf.roc_auc(np.asarray(scores, dtype=float), [0.1]) == 1.0
+
+
+def test_non_finite_scores_are_refused_with_what_to_do():
+    with pytest.raises(ValueError, match="^" + re.escape("mated contains 1 NaN and 0 infinite values: leave out the "
+                                                         "comparisons without a finite score, or decide how to "
+                                                         "count them")):
+        bf.roc_auc([0.5, np.nan], [0.1])
