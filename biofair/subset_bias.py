@@ -34,18 +34,21 @@ def _centred_moments(values: NDArray[np.float64]) -> tuple[float, float, float]:
     """``(centre, offset, std)``: the mean is ``centre + offset``, ``std`` the sample standard
     deviation (``ddof=1``). Deviations are taken about the middle of the values' range (exact
     for values a few ulps apart, which ``np.mean`` rounds onto one of them) and scaled by a
-    power of two of their own before they are squared (they do not underflow)."""
+    power of two of their own before they are squared (they do not underflow). Both sums are
+    exactly rounded (``math.fsum``), so they do not depend on the values' order: a set and a
+    permutation of it have the same moments to the bit (a pairwise sum in another order left
+    N-Sigma at about 1e-17 instead of 0)."""
     centre = values.min() / 2 + values.max() / 2
     shifted = values - centre
-    offset = shifted.mean()
+    offset = math.fsum(shifted) / values.size
     deviations = shifted - offset
     largest = float(np.abs(deviations).max())
     if largest == 0.0:
         return float(centre), float(offset), 0.0
     exponent = int(np.frexp(largest)[1])
     scaled = np.ldexp(deviations, -exponent)
-    # np.sum (pairwise, in a fixed order), not a dot product, whose order can follow memory alignment
-    return float(centre), float(offset), float(np.ldexp(np.sqrt(np.sum(scaled * scaled) / (values.size - 1)), exponent))
+    std = np.ldexp(np.sqrt(math.fsum(scaled * scaled) / (values.size - 1)), exponent)
+    return float(centre), float(offset), float(std)
 
 
 def _gap_and_spreads(a: NDArray, b: NDArray) -> tuple[float, float, float]:
@@ -291,7 +294,8 @@ def subset_performance(
     -----
     InsufficientComparisonsWarning
         For ``metric="tmr"`` when a subset has fewer than 300 non-mated comparisons, so
-        that FMR = 0.01 allows fewer than 3 false matches (rule of three).
+        that FMR = 0.01 allows fewer than 3 false matches (rule of three); once per such
+        group, named.
 
     See Also
     --------
@@ -321,8 +325,10 @@ def subset_performance(
         group = groups[name]
         share = group.mated.size / (group.mated.size + group.nonmated.size)
         n_mated = int(np.clip(round(size * share), 1, size - 1))
-        if metric == "tmr":
-            warn_unresolved(np.array([0.01]), size - n_mated)
+        if metric == "tmr":  # the table has no column to mark it: the warning says what to do
+            warn_unresolved(np.array([0.01]), size - n_mated,
+                            counted=f"non-mated comparisons in each subset of group {name!r}",
+                            consequence="read the TMRs of its subsets as unresolved, or raise size")
         rows[name] = []
         for subset in range(n_subsets):
             mated = rng.choice(group.mated, n_mated, replace=True)
@@ -335,7 +341,11 @@ def subset_performance(
 
 def _values_by_group(performance: pd.DataFrame) -> dict[str, NDArray[np.float64]]:
     """Each group's values in the order of its subset ids, checked: rates in [0, 1], every
-    group labelled and holding the same subset ids, each once (values pair subset by subset)."""
+    group labelled and holding the same subset ids, each once (values pair subset by subset),
+    at least two (a sample standard deviation)."""
+    if not isinstance(performance, pd.DataFrame):
+        raise TypeError(f"performance must be a pandas DataFrame (the output of subset_performance), "
+                        f"got {type(performance).__name__}")
     missing = [c for c in ("group", "subset", "value") if c not in performance.columns]
     if missing:
         raise SchemaError(f"the performance table lacks the column(s) {missing}; "
@@ -343,9 +353,13 @@ def _values_by_group(performance: pd.DataFrame) -> dict[str, NDArray[np.float64]
     unlabelled = int(performance["group"].isna().sum())
     if unlabelled:
         raise SchemaError(f"{unlabelled} row(s) of the performance table have no group label")
+    try:  # each group's rows in the order of their subset ids (groupby keeps the rows' order)
+        performance = performance.sort_values("subset", kind="stable")
+    except TypeError as error:  # ids of kinds that do not compare, such as 3 and "3"
+        raise SchemaError(f"the column 'subset' mixes kinds of subset id ({error}); give every subset id "
+                          "as an integer, as subset_performance does") from None
     values, subsets = {}, {}
     for name, g in performance.groupby("group", sort=True):
-        g = g.sort_values("subset")
         ids = g["subset"].to_numpy()
         if pd.isna(ids).any() or (ids[1:] == ids[:-1]).any():
             raise SchemaError(f"group {name!r} lists a subset id twice or leaves one empty in the column "
@@ -361,6 +375,9 @@ def _values_by_group(performance: pd.DataFrame) -> dict[str, NDArray[np.float64]
                 f"ids in one only: {np.setxor1d(first, ids)[:5].tolist()}); the measures pair the "
                 "groups' values subset by subset"
             )
+    if names and subsets[names[0]].size < 2:
+        raise ValueError(f"each group holds {subsets[names[0]].size} subset value; N-Sigma and the T-test need "
+                         "at least two per group (a sample standard deviation): draw n_subsets >= 2")
     return values
 
 
@@ -375,7 +392,8 @@ def subset_bias(performance: pd.DataFrame, *, reference: str | None = None) -> p
         The output of :func:`subset_performance`.
     reference : str, optional
         The reference group; by default the one with the lowest mean value (the paper's
-        rule: the best group for EER, the worst for TMR).
+        rule: the best group for EER, the worst for TMR), the first in sorted order among
+        groups whose means tie.
 
     Returns
     -------
@@ -389,10 +407,14 @@ def subset_bias(performance: pd.DataFrame, *, reference: str | None = None) -> p
     ------
     SchemaError
         When the table lacks a column, a row has no group label, a group lists a subset id
-        twice, or two groups hold different subset ids (named, with their counts).
+        twice, the subset ids mix kinds (3 and "3"), or two groups hold different subset ids
+        (named, with their counts).
     ValueError
         When a value is not a rate in [0, 1] (NaN included; the group is named), the table
-        holds fewer than two groups, or ``reference`` is not one of them.
+        holds fewer than two groups or fewer than two subsets per group, or ``reference`` is
+        not one of them.
+    TypeError
+        When ``performance`` is not a DataFrame, or its column ``value`` holds text.
 
     See Also
     --------
@@ -416,7 +438,7 @@ def subset_bias(performance: pd.DataFrame, *, reference: str | None = None) -> p
     if len(values) < 2:  # a group against itself: "perfectly fair" by construction
         raise ValueError(f"subset bias compares groups: the performance table has {len(values)} "
                          f"({sorted(values)}); give the subsets of two groups or more")
-    means = {name: v.mean() for name, v in values.items()}
+    means = {name: math.fsum(v) / v.size for name, v in values.items()}  # exactly rounded: a tie stays a tie
     if reference is None:
         reference = min(means, key=means.get)
     if reference not in values:
