@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import nullcontext
 from functools import partial
+from typing import get_args
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,7 @@ from biofair._threads import IN_TWO_THREADS_FROM, here_and_there
 from biofair._thresholds import resolution, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, EerMethod, Seed, Unit
 from biofair._validation import (
+    SMALLEST_BOUND,
     as_count,
     as_rng,
     as_scores,
@@ -29,6 +31,7 @@ from biofair._validation import (
     as_targets,
     check_alpha,
     check_bound,
+    check_choice,
     check_finite,
 )
 from biofair.areas import (
@@ -180,6 +183,7 @@ def operating_summary(
     targets = as_targets(fmr_targets, "fmr_targets")
     bounds = np.array([check_bound(bound, "pauc_bounds") for bound in as_targets(pauc_bounds, "pauc_bounds").tolist()])
     check_bound(min_fmr, "min_fmr")
+    check_choice(eer_method, "eer_method", get_args(EerMethod))
     with ThreadPoolExecutor(max_workers=1) if nonmated.size >= IN_TWO_THREADS_FROM else nullcontext() as pool:
         mated_sorted, nonmated_sorted, d_prime = _sorted_classes_and_decidability(mated, nonmated, pool)
         n_mated, n_nonmated = mated_sorted.size, nonmated_sorted.size
@@ -274,6 +278,21 @@ def _operating_table(rows: list[tuple], n_nonmated: int) -> pd.DataFrame:
     return pd.DataFrame(dict(zip(_OPERATING_COLUMNS, columns)))
 
 
+def _area_targets(fmr_targets: Sequence[float]) -> NDArray[np.float64]:
+    """:func:`fairness_summary`'s FMR targets, which also bound its areas: a ValueError naming
+    ``fmr_targets`` unless they lie in [2**-1022, 1] (``pauc_bounds``) with the smallest below 1
+    (``min_fmr``)."""
+    targets = as_targets(fmr_targets, "fmr_targets")
+    areas = "they are also the bounds of the partial-AUC rows, and the smallest the lower bound of the log-FMR area"
+    if (small := targets[targets < SMALLEST_BOUND]).size:
+        raise ValueError(f"fmr_targets must be at least 2**-1022 = {SMALLEST_BOUND!r} here, got {float(small[0])!r}: "
+                         f"{areas} (no area has a bound of 0); give a small positive target instead, e.g. 1e-6")
+    if targets.min() == 1.0:
+        raise ValueError(f"fmr_targets must hold a target below 1, got only 1.0: {areas}, "
+                         "which runs from it to FMR = 1")
+    return targets
+
+
 def _shown_parameters(index: EquityIndex) -> dict[str, object]:
     """A CEI's parameters as a summary row shows them: the class is in the row's name, and
     CEIᴬ's data-chosen split percentiles and tail weight with its ``n_std`` and bins."""
@@ -317,7 +336,8 @@ def fairness_summary(
         The grouping attribute(s) whose groups are compared.
     fmr_targets : sequence of float, default (1e-1, 1e-2, 1e-3)
         FMR targets of the TMR and FDR rows, and bounds of the partial AUC rows (the
-        smallest is the lower bound of the log-FMR AUC).
+        smallest is the lower bound of the log-FMR AUC): in [2**-1022, 1], the smallest
+        below 1.
     operating_fmr : float, default 1e-2
         FMR of the one threshold (on the pooled homogeneous non-mated scores) of GARBE and
         Inequity.
@@ -387,7 +407,8 @@ def fairness_summary(
         group's class falls in CEI's tail (an empty centre).
     ValueError
         When ``n_permutations`` is below 1 (checked before any resampling), ``fmr_targets`` is
-        empty or holds a target outside [0, 1], ``unit`` is not "pair", "subject" or None,
+        empty, holds a target outside [2**-1022, 1] (0 included: the targets bound the areas)
+        or only targets of 1, ``unit`` is not "pair", "subject" or None,
         ``confidence`` lies outside (0, 1), ``n_resamples`` is below ``2 / (1 - confidence)``,
         ``alpha`` or ``operating_fmr`` lies outside [0, 1], or, with ``unit="subject"``, the
         ``cluster`` column has missing values or a single subject; or when a metric is
@@ -444,7 +465,7 @@ def fairness_summary(
     if not isinstance(scores, pd.DataFrame):
         raise TypeError(f"scores must be a score table (a pandas DataFrame), got {type(scores).__name__}")
     # every option and the grouping are checked before the bootstraps, not minutes after them
-    targets = as_targets(fmr_targets, "fmr_targets")
+    targets = _area_targets(fmr_targets)
     as_count(n_permutations, "n_permutations")
     check_alpha(alpha)
     as_target(operating_fmr, "operating_fmr")
