@@ -16,16 +16,18 @@ from biofair._counts import CountsAtMatedScores, MatedCounts, mated_counts
 from biofair._resampling import weighted_replicates
 from biofair._summation import PART, SMALL_PART, pairwise_sum, parts
 from biofair._thresholds import allowed_false_matches
-from biofair._validation import check_bound
+from biofair._validation import check_bound, check_flag
 
 
 class BoundedValue(float):
     """A value with the interval it is known to lie in, ``low <= value <= high``.
 
-    A ``float`` (it computes, compares and prints as its value) that also carries ``low``
-    and ``high``. The in-memory functions compute the value exactly (``low == high``, and
-    ``exact`` is True); the partitioned ones (:mod:`biofair.partitions`) may only bound it
-    from histograms, and then the value is the midpoint of the bounds.
+    A ``float`` (it computes and compares as its value, and formats as its value with a
+    format spec such as ``f"{auc:.4f}"``) that also carries ``low`` and ``high``; ``repr``,
+    ``str`` and ``print`` show the bounds when they differ. The in-memory functions compute
+    the value exactly (``low == high``, and ``exact`` is True); the partitioned ones
+    (:mod:`biofair.partitions`) may only bound it from histograms, and then the value is the
+    midpoint of the bounds.
 
     Parameters
     ----------
@@ -54,7 +56,12 @@ class BoundedValue(float):
     >>> auc = bf.roc_auc([0.5, 0.9], [0.1, 0.5])
     >>> auc, auc.low, auc.high, auc.exact
     (0.875, 0.875, 0.875, True)
-    >>> bf.BoundedValue(0.8, low=0.79, high=0.81)
+    >>> bounded = bf.BoundedValue(0.8, low=0.79, high=0.81)
+    >>> bounded
+    BoundedValue(0.8, low=0.79, high=0.81)
+    >>> f"{bounded:.2f}"
+    '0.80'
+    >>> print(bounded)
     BoundedValue(0.8, low=0.79, high=0.81)
     """
 
@@ -235,23 +242,33 @@ def _partial_aucs_from_counts(counts: MatedCounts, bounds: NDArray, standardized
     areas = []
     for bound, last in zip(bounds, lasts):
         last = int(last)
-        area = twice_to[last] / (2 * m * n)  # an int (correctly rounded) or a float
+        # The mean TMR over [0, bound], not the area: the area of a diagonal first segment
+        # (top score tied across classes) is about bound², which underflows below 1e-154.
+        mean_tmr = twice_to[last] / (2 * m * n) / bound  # int / int correctly rounded, or floats
         fmr, tmr = false_matches[last] / n, true_matches[last] / m
         if bound > fmr:  # a part of the next segment
             width = bound - fmr
             next_fmr, next_tmr = false_matches[last + 1] / n, true_matches[last + 1] / m
-            tmr_at_bound = tmr + (next_tmr - tmr) * width / (next_fmr - fmr)
-            area += width * (tmr + tmr_at_bound) / 2
-        areas.append(_partial_from_area(area, bound, standardized))
+            tmr_at_bound = tmr + (next_tmr - tmr) * (width / (next_fmr - fmr))
+            mean_tmr += width / bound * (tmr + tmr_at_bound) / 2
+        areas.append(_partial_from_mean(mean_tmr, bound, standardized))
     return areas
+
+
+def _partial_from_mean(mean_tmr: float, bound: float, standardized: bool) -> float:
+    """The reported partial AUC of the mean TMR over FMR in [0, ``bound``] (increasing).
+
+    McClish's ``(1 + (A - b²/2) / (b - b²/2)) / 2`` with ``A = b·mean``, divided through by
+    ``b``: ``b²`` underflows for the smallest bounds allowed.
+    """
+    if standardized:
+        return 0.5 * (1.0 + (mean_tmr - bound / 2) / (1.0 - bound / 2))
+    return mean_tmr
 
 
 def _partial_from_area(area: float, bound: float, standardized: bool) -> float:
     """The reported partial AUC of the area under the ROC up to FMR ``bound`` (increasing)."""
-    if standardized:
-        min_area, max_area = bound**2 / 2, bound
-        return 0.5 * (1.0 + (area - min_area) / (max_area - min_area))
-    return area / bound
+    return _partial_from_mean(area / bound, bound, standardized)
 
 
 def partial_auc(
@@ -288,7 +305,8 @@ def partial_auc(
         lies outside [2**-1022, 1] (NaN included).
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
-        numbers are refused), or ``max_fmr`` is not a number.
+        numbers are refused), ``max_fmr`` is not a number, or ``standardized`` is neither
+        True nor False (NumPy's bools count).
 
     See Also
     --------
@@ -309,6 +327,7 @@ def partial_auc(
     0.75
     """
     bound = check_bound(max_fmr, "max_fmr")
+    standardized = check_flag(standardized, "standardized")  # "no" would have standardised
     return BoundedValue(_partial_aucs_from_counts(mated_counts(mated, nonmated), [bound], standardized)[0])
 
 

@@ -204,7 +204,7 @@ def _eer_from_counts(
 
 def _checked(method: str) -> str:
     """``method`` if it names an EER rule, else a ValueError."""
-    if method not in ("rocch", *_RULES):
+    if not isinstance(method, str) or method not in ("rocch", *_RULES):  # an array: NumPy's "truth value" error
         raise ValueError(f"method must be one of {sorted(['rocch', *_RULES])}, got {method!r}")
     return method
 
