@@ -15,6 +15,7 @@ from biofair._thresholds import resolution_columns
 from biofair._typing import By, Scale
 from biofair._validation import as_rates, as_targets, check_alpha
 from biofair._warnings import warn
+from biofair.exceptions import SchemaError
 from biofair.groups import (ScoresByGroup, _group_rates, _pooled_at_or_above, _pooled_size, _pooled_threshold,
                             scores_by_group)
 
@@ -59,6 +60,14 @@ def _discrepancy_table(
             **resolution_columns(targets, n_dev, at_or_above),
             "optimistic": optimistic,
         }
+    )
+
+
+def _same_scores(groups: ScoresByGroup, dev_groups: ScoresByGroup) -> bool:
+    """Whether two groupings hold the same scores in the same groups (each array is sorted:
+    whatever the order of the rows)."""
+    return groups.keys() == dev_groups.keys() and all(
+        np.array_equal(a, b) for name in groups for a, b in zip(groups[name], dev_groups[name])
     )
 
 
@@ -116,8 +125,9 @@ def fairness_discrepancy_rate(
     dev : pandas.DataFrame or ScoresByGroup, optional
         Development table the thresholds are set on. Without it they are set on
         ``scores`` itself, which is optimistic (flagged in the ``optimistic`` column), as
-        they are when ``dev`` is ``scores`` or shares a subject with it (by the subject
-        columns, when both tables have them).
+        they are when ``dev`` holds the same scores in the same groups (a copy, or its
+        ``ScoresByGroup``) or shares a subject with ``scores`` (by the subject columns, when
+        both tables have them).
 
     Returns
     -------
@@ -135,7 +145,8 @@ def fairness_discrepancy_rate(
         :func:`biofair.validate_scores`) or holds several systems or splits, lacks a group
         column of ``by`` or has rows without a group label, its group labels cannot be named
         one way (see :func:`biofair.group_labels`), it has fewer than two groups, or a group
-        has no mated or no homogeneous non-mated comparison (named, with its counts).
+        has no mated or no homogeneous non-mated comparison (named, with its counts). An
+        error in ``dev`` begins by saying so.
     ValueError
         When ``alpha`` lies outside [0, 1], ``fmr_targets`` is empty or holds a target outside
         [0, 1] (NaN included), ``by`` is empty or names a column twice, or ``scores`` or
@@ -186,15 +197,23 @@ def fairness_discrepancy_rate(
     check_alpha(alpha)
     targets = as_targets(fmr_targets, "fmr_targets")
     groups = scores_by_group(scores, by=by)
-    dev_groups = groups if dev is None else scores_by_group(dev, by=by)
+    dev_groups = groups if dev is None else _development_groups(dev, by)
     _warn_if_dev_lacks_groups(list(groups), list(dev_groups))
     thresholds = np.atleast_1d(_pooled_threshold(dev_groups, targets))
     rates = _group_rates(groups, thresholds)
     return _discrepancy_table(
         targets, thresholds, (_max_gap(rates.fmr), _max_gap(rates.fnmr)), alpha=alpha,
         n_dev=_pooled_size(dev_groups), at_or_above=_pooled_at_or_above(dev_groups, thresholds),
-        optimistic=dev is None or _shares_subjects(scores, dev),
+        optimistic=dev is None or _same_scores(groups, dev_groups) or _shares_subjects(scores, dev),
     )
+
+
+def _development_groups(dev: pd.DataFrame | ScoresByGroup, by: By) -> ScoresByGroup:
+    """:func:`biofair.scores_by_group` of ``dev``, its errors saying that they are about ``dev``."""
+    try:
+        return scores_by_group(dev, by=by)
+    except SchemaError as error:
+        raise SchemaError(f"dev, the development scores the thresholds are set on: {error}") from error
 
 
 def area_under_fdr(fdr: ArrayLike, fmr_targets: ArrayLike, *, scale: Scale = "linear") -> float:

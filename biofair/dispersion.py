@@ -75,7 +75,9 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
     -----
     Rates below ``2**-500`` (3e-151) are first scaled by the power of two that brings the largest into
     [0.5, 1): exact, and G does not depend on scale, so subnormal rates (5e-324 and 0) keep
-    a non-zero mean and all their digits.
+    a non-zero mean and all their digits. The double sum is taken over the sorted rates,
+    ``Σ_i Σ_j |x_i - x_j| = 2 Σ_m m (K - m) (x_(m+1) - x_(m))``: memory and time grow with K,
+    not K², and the result does not depend on the order of the groups.
 
     References
     ----------
@@ -94,11 +96,15 @@ def garbe(rates: ArrayLike, *, correction: bool = True) -> float:
     """
     check_flag(correction, "correction")  # "no" would have applied it
     (values,) = power_of_two_scaled(_per_group(rates))  # exact; G does not depend on scale
-    k = values.size
-    mean = values.mean()
+    ordered = np.sort(values)  # one order whatever the groups' order: the same last digit
+    k = ordered.size
+    mean = ordered.mean()
     if mean == 0.0:
         return 0.0
-    gini = np.abs(values[:, None] - values[None, :]).sum() / (2 * k**2 * mean)
+    # Σ_i Σ_j |x_i - x_j| = 2 Σ_m m (K - m) (x_(m+1) - x_(m)): the gap above the m lowest rates
+    # parts m of them from the K - m others. Non-negative terms, and K values, not K² differences.
+    below = np.arange(1, k)
+    gini = np.sum(below * (k - below) * np.diff(ordered)) / (k**2 * mean)
     # at most (k - 1)/k, and 1 with the correction (one group holds every error): above it by rounding only
     return float(min(gini * k / (k - 1), 1.0) if correction else min(gini, (k - 1) / k))
 
@@ -119,21 +125,23 @@ def _comparisons_per_group(counts: ArrayLike, k: int) -> NDArray[np.float64]:
     return n
 
 
-def _inequity(rates: NDArray, counts: NDArray | None, zero: str) -> tuple[float, NDArray[np.bool_]]:
-    """Inequity and the mask of rates replaced by their upper bound."""
-    check_choice(zero, "zero", ("upper_bound", "raise"))  # another value acted as "upper_bound"
-    replaced = rates == 0.0
-    if replaced.any():
-        if zero == "raise":
-            raise ValueError(
-                f"inequity is undefined: {int(replaced.sum())} group rate(s) are zero "
-                "(use zero='upper_bound' with counts)"
-            )
-        if counts is None:
-            raise ValueError("counts (comparisons per group) are needed to bound zero rates")
-        rates = np.where(replaced, 1.0 - 0.05 ** (1.0 / counts), rates)
+def _zero_rates(zero_rate: str, which: str) -> None:
+    """Raise for the zero rates ``which`` names when ``zero_rate`` is "raise"."""
+    if zero_rate == "raise":
+        raise ValueError(f"inequity is undefined: {which} are zero; zero='upper_bound' replaces each "
+                         "by its one-sided 95% upper bound 1 - 0.05^(1/n), n its comparisons")
+
+
+def _inequity(rates: NDArray, counts: NDArray | None) -> float:
+    """Inequity of ``rates``, a zero rate replaced by its 95% upper bound ``1 - 0.05^(1/n)``
+    of its ``counts`` (needed only then), as ``-expm1(ln(0.05)/n)``: the difference from 1
+    would lose a digit per decade of n, and every digit from n = 1e17, where 0.05^(1/n) rounds to 1."""
+    zero = rates == 0.0
+    if zero.any():
+        rates = np.where(zero, -np.expm1(np.log(0.05) / counts), rates)
+    ordered = np.sort(rates)  # one order whatever the groups' order: the same last digit
     # max / geometric mean, as exp(mean(log max - log x)): exactly 1 for equal rates
-    return float(np.exp(np.mean(np.log(rates.max()) - np.log(rates)))), replaced
+    return float(np.exp(np.mean(np.log(ordered[-1]) - np.log(ordered))))
 
 
 def inequity(
@@ -200,14 +208,17 @@ def inequity(
     """
     values = _per_group(rates)
     n = None if counts is None else _comparisons_per_group(counts, values.size)
-    value, replaced = _inequity(values, n, zero)
+    check_choice(zero, "zero", ("upper_bound", "raise"))  # another value acted as "upper_bound"
+    replaced = values == 0.0
     if replaced.any():
-        warn(
-            f"{int(replaced.sum())} zero rate(s) at positions {np.flatnonzero(replaced).tolist()} "
-            "replaced by their 95% upper bound 1 - 0.05^(1/n)",
-            UndefinedRateWarning,
-        )
-    return value
+        which = f"{int(replaced.sum())} rate(s) at positions {np.flatnonzero(replaced).tolist()}"
+        _zero_rates(zero, which)
+        if counts is None:
+            raise ValueError(f"inequity is undefined: {which} are zero; give counts (comparisons per group) "
+                             "to replace each by its 95% upper bound")
+        warn(f"{int(replaced.sum())} zero rate(s) at positions {np.flatnonzero(replaced).tolist()} replaced by "
+             "their 95% upper bound 1 - 0.05^(1/n)", UndefinedRateWarning)
+    return _inequity(values, n)
 
 
 class OutcomeFairness(NamedTuple):
@@ -393,15 +404,14 @@ def _outcome_from_rates(
     """GARBE and Inequity from the rates of every group at one threshold (a column of ``rates``),
     with the resolution of ``fmr_target`` (None: the threshold was given) on the pooled scores."""
     fmr_rates, fnmr_rates = rates.fmr[:, 0], rates.fnmr[:, 0]
-    in_fmr, fmr_bounded = _inequity(fmr_rates, rates.n_nonmated[:, 0], zero)
-    in_fnmr, fnmr_bounded = _inequity(fnmr_rates, rates.n_mated[:, 0], zero)
+    fmr_bounded, fnmr_bounded = fmr_rates == 0.0, fnmr_rates == 0.0
     if fmr_bounded.any() or fnmr_bounded.any():
-        named = [n for n, b in zip(names, fmr_bounded) if b], [n for n, b in zip(names, fnmr_bounded) if b]
-        warn(
-            f"zero rates replaced by their 95% upper bound: FMR of groups {named[0]}, "
-            f"FNMR of groups {named[1]}",
-            UndefinedRateWarning,
-        )
+        which = ", ".join(f"{rate} of groups {[n for n, b in zip(names, bounded) if b]}"
+                          for rate, bounded in (("FMR", fmr_bounded), ("FNMR", fnmr_bounded)) if bounded.any())
+        _zero_rates(zero, f"{int(fmr_bounded.sum() + fnmr_bounded.sum())} group rate(s) ({which})")
+        warn(f"zero rates replaced by their 95% upper bound: {which}", UndefinedRateWarning)
+    in_fmr = _inequity(fmr_rates, rates.n_nonmated[:, 0])
+    in_fnmr = _inequity(fnmr_rates, rates.n_mated[:, 0])
     if fmr_target is None:
         resolved = precise = None
     else:
