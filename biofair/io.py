@@ -187,7 +187,7 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None) -> tuple[st
         data = any(_NUMBER.fullmatch(field.strip()) or _DECIMAL_COMMA.fullmatch(field.strip()) for field in fields)
         guess = _guessed_names(fields)
         labels = ", ".join(f"{name!r}: str" for name in guess if name != "score")  # as written ("01")
-        names = f", header=None, names={guess!r}, dtype={{{labels}}}" if data else ""
+        names = f", header=None, names={guess!r}, dtype={{{labels}}}, keep_default_na=False" if data else ""
         raise SchemaError(
             f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
             "decimal mark is a comma; biofair reads commas or tabs. Convert it, e.g. python -c \"import pandas "
@@ -325,18 +325,23 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
     _refuse_headerless(names, path, sep, columns)
     renames = _renames(names, columns)
     score = next((source for source, target in renames.items() if target == "score"), "score")
-    table = pd.read_csv(
-        path, sep=sep, compression=compression, keep_default_na=False, skip_blank_lines=False,  # rows keep their numbers
-        dtype={name: str for name in names if name != score},
-        na_values={name: _NAN_WORDS if name == score else [""] for name in names},
-    )
+    try:
+        table = pd.read_csv(
+            path, sep=sep, compression=compression, keep_default_na=False, skip_blank_lines=False,  # rows keep their numbers
+            dtype={name: str for name in names if name != score},
+            na_values={name: _NAN_WORDS if name == score else [""] for name in names},
+        )
+    except pd.errors.ParserError as error:
+        raise SchemaError(_parser_problem(str(error), path, sep, len(names))) from error
     if not isinstance(table.index, pd.RangeIndex):  # pandas made the first column(s) the index
         raise SchemaError(
             f"{path}: its data rows have more fields than its header ({len(names)}: {', '.join(names)}), so "
             "every value would shift by a column; a separator at the end of each data row does this. Make "
-            "the header and the rows agree (remove the trailing separators, or name the extra column)"
+            "the header and the rows agree (remove the trailing separators, or name the extra column); if only "
+            f"some rows have more fields, the cause is {_unquoted_separator(sep)}"
         )
     _refuse_repeated_header(table, names, score, path, sep)
+    _refuse_comment_lines(table, score, path)
     for name in [name for name in table.columns if name != score and pd.api.types.is_string_dtype(table[name])]:
         distinct = pd.Series(table[name].dropna().unique())  # labels and ids repeat: each value is read once
         if distinct.str.contains("\n|\r", regex=True).any():
@@ -361,6 +366,56 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
         )
         table = table[~empty]
     return table.rename(columns=renames)
+
+
+def _unquoted_separator(sep: str) -> str:
+    """The likely causes of a data row with more fields than the header, and their repair."""
+    if sep == ",":
+        return ("a comma unquoted in a field (a decimal comma, '0,83'? a label such as 'Smith, J'?) or at the end "
+                "of the row: quote such fields (\"Smith, J\"), write numbers with a decimal point, and remove "
+                "separators at the ends of rows")
+    return ("a tab in a field or at the end of the row: quote such fields or replace the tabs in them, and remove "
+            "tabs at the ends of rows")
+
+
+def _parser_problem(error: str, path: Path, sep: str, n_names: int) -> str:
+    """The message of pandas' tokenizer ``error`` in the words of the file's data rows (its
+    "line 4" is the fourth record, header included; "row 3" of an open quote, the third data
+    row), with the cause and the repair; other errors as they are."""
+    if found := re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", error):
+        _, line, saw = map(int, found.groups())
+        return (f"{path}: data row {line - 1:,} has {saw} fields, the header {n_names}: look for "
+                + _unquoted_separator(sep))
+    if found := re.search(r"EOF inside string starting at row (\d+)", error):
+        return (f"{path}: the quote (\") that opens a field of data row {int(found.group(1)):,} is never closed, so "
+                "the rest of the file would be one field: remove the stray quote, or quote the whole field and double "
+                'the quotes inside it ("see ""ticket""")')
+    return f"could not read {path} as a score file: {error}"
+
+
+def _refuse_comment_lines(table: pd.DataFrame, score: str, path: Path) -> None:
+    """Refuse a CSV file with comment lines among its data rows ("# calibrated on dev"): each
+    was read as a row without a score or a label, and the error was of an empty 'mated' cell.
+    A comment row starts with '#' and has no number as its score (a label '#3' with a score is
+    data)."""
+    first = table.iloc[:, 0]
+    if not pd.api.types.is_string_dtype(first) or score not in table.columns:
+        return  # a column of numbers starts no line with '#'
+    distinct = pd.Series(first.dropna().unique())  # labels and ids repeat: each value is read once
+    marked = distinct[distinct.str.lstrip().str.startswith("#")]
+    if marked.empty:
+        return
+    candidates = first.isin(marked).to_numpy()
+    scores = table[score][candidates]
+    comment = np.zeros(len(table), dtype=bool)
+    comment[candidates] = (scores.isna() if pd.api.types.is_numeric_dtype(scores)
+                           else pd.to_numeric(scores, errors="coerce").isna()).to_numpy()
+    if comment.any():
+        row = int(comment.argmax())
+        raise SchemaError(
+            f"{path}: data row {row + 1:,} is a comment line ({str(first.iloc[row])[:60]!r}), {int(comment.sum()):,} "
+            "in all: a score file's rows are comparisons. Delete the comment lines, e.g. grep -v '^#' old.csv > new.csv"
+        )
 
 
 def _blank(column: pd.Series) -> pd.Series:
@@ -784,10 +839,12 @@ def read_scores(
     SchemaError
         When the file cannot be parsed (binary, empty, a first line over 1 MiB), is a CSV
         file whose first line is data rather than a header or whose header comes again
-        among its rows, is named ``.csv`` but holds a bob score file, has duplicate column
-        names, a mapped column is absent or collides with an existing one, a score list
-        holds more than one field per line, or the table is invalid (a subject id that is
-        empty or white space only is a missing one).
+        among its rows, holds comment lines (``#``) among its rows, a row with more fields
+        than its header or a quote never closed (each named by its data row), is named
+        ``.csv`` but holds a bob score file, has duplicate column names, a mapped column is
+        absent or collides with an existing one, a score list holds more than one field per
+        line, or the table is invalid (a subject id that is empty or white space only is a
+        missing one).
     FileNotFoundError
         When a file does not exist.
 

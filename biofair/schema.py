@@ -235,6 +235,31 @@ _NUMBERS_FOUND = {"string": "numbers written as text", "mixed": "numbers, some w
                   "integer": "numbers as Python objects", "mixed-integer-float": "numbers as Python objects"}
 
 
+#: Numbers with a decimal comma ("0,83"), and numbers with thousands separators ("1,200",
+#: "12,345.5": a first group of 1 to 3 digits, not 0, then groups of 3).
+_DECIMAL_COMMA = r"\s*[-+]?\d*,\d+(?:[eE][-+]?\d+)?\s*"
+_THOUSANDS = r"\s*[-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?\s*"
+
+
+def _comma_hint(values: pd.Series) -> str:
+    """What the distinct unparsed scores ``values`` are, when all are numbers with a comma:
+    decimal commas; thousands separators; or either ("1,200": 1.2 or 1200, which only the file's
+    author knows; read with a decimal comma, it was taken for 1.2). "" otherwise."""
+    text = values.astype(str)
+    decimal_comma, thousands = text.str.fullmatch(_DECIMAL_COMMA).all(), text.str.fullmatch(_THOUSANDS).all()
+    if decimal_comma and thousands:
+        return ("; they read as numbers with a decimal comma (1,200 = 1.2) or with a thousands separator (1,200 = "
+                "1200), and nothing in the file says which: write them without thousands separators and with a "
+                "decimal point")
+    if thousands:
+        return ("; they read as numbers with thousands separators: remove the commas, e.g. "
+                "table['score'] = pd.to_numeric(table['score'].str.replace(',', ''))")
+    if decimal_comma:
+        return ("; they read as numbers with a decimal comma: pd.read_csv(path, decimal=',') reads them, "
+                "or write them with a decimal point")
+    return ""
+
+
 def _score_problems(score: pd.Series) -> list[str]:
     """What stops ``score`` from being finite float64 scores, one problem per line."""
     if pd.api.types.is_bool_dtype(score):
@@ -245,11 +270,8 @@ def _score_problems(score: pd.Series) -> list[str]:
         unparsed = (pd.to_numeric(score, errors="coerce").isna() & score.notna()).to_numpy()
         if unparsed.any():
             examples = ", ".join(_shown_with_unusual_characters(x) for x in pd.unique(score[unparsed])[:3])
-            comma = score[unparsed].astype(str).str.fullmatch(r"\s*[-+]?\d*,\d+(?:[eE][-+]?\d+)?\s*").all()
             return [f"column 'score' must be numeric; {int(unparsed.sum())} values are not numbers (e.g. {examples}; "
-                    f"first in {_row(score, int(unparsed.argmax()))})"
-                    + ("; they read as numbers with a decimal comma: pd.read_csv(path, decimal=',') reads them, "
-                       "or write them with a decimal point" if comma else "")]
+                    f"first in {_row(score, int(unparsed.argmax()))})" + _comma_hint(pd.Series(pd.unique(score[unparsed])))]
         first = score.dropna().iloc[0] if score.notna().any() else None
         if isinstance(first, decimal.Decimal):  # a Parquet decimal column, read by pandas
             return [f"column 'score' holds decimals (Python Decimal objects, dtype {score.dtype}), not float "
@@ -360,6 +382,17 @@ def _contradiction(scores: pd.DataFrame) -> str:
     return problem
 
 
+#: Why a missing value in an optional column that is not a group column is refused.
+_SUBJECT_NEEDED = ("each comparison needs its subjects' ids: a resampling or a permutation by subject moves a "
+                   "subject's comparisons together")
+_UNFILLED = {
+    "reference_subject": _SUBJECT_NEEDED,
+    "probe_subject": _SUBJECT_NEEDED,
+    "system": "a row without its system cannot be kept apart from the other systems' rows, which no metric pools",
+    "split": "a row without its split cannot be kept apart from the other split's rows, which no metric pools",
+}
+
+
 def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     """Check a score table and raise one error listing every problem.
 
@@ -383,10 +416,12 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         inexact (integers beyond ``±2**53``, which float64 cannot hold exactly) scores (numbers
         as text or objects: with how to convert them), missing or non-boolean labels (0 and 1,
         text: with how to convert them), an empty class, labels that contradict the subject
-        ids, and missing values in a canonical grouping or subject column (a row without a
-        group would otherwise be dropped silently; for a group column, the first such row and
-        how to give those rows a group; blank group labels, empty or white space only, are
-        refused by the functions that group the table).
+        ids, and missing values in an optional canonical column (a row without a group
+        would otherwise be dropped silently), each with its first such row and how to fill
+        them (for a group column, how to give those rows a group; blank group labels, empty
+        or white space only, are refused by the functions that group the table). Numbers
+        written with a comma are named as such: decimal commas, thousands separators, or
+        either ("1,200": 1.2 or 1200, which the file does not say).
     TypeError
         When ``scores`` is not a pandas DataFrame (its type named with its module, and how
         to convert a polars or pyarrow table).
@@ -426,10 +461,12 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         for column in _OPTIONAL_COLUMNS:
             if column in scores.columns and scores[column].hasnans:
                 unlabelled = scores[column].isna().to_numpy()
-                problem = f"column {column!r} has {int(unlabelled.sum())} missing values"
+                problem = (f"column {column!r} has {int(unlabelled.sum())} missing values (first in "
+                           f"{_row(scores, int(unlabelled.argmax()))})")
                 if column in _GROUP_COLUMNS:
-                    problem += (f" (first in {_row(scores, int(unlabelled.argmax()))}); those comparisons would "
-                                f"have no group. {_missing_groups_fix(column)}")
+                    problem += f"; those comparisons would have no group. {_missing_groups_fix(column)}"
+                else:
+                    problem += f"; {_UNFILLED[column]}: fill them in, or drop those rows (scores.dropna(subset=[{column!r}]))"
                 problems.append(problem)
     if problems:
         raise SchemaError("invalid score table:\n- " + "\n- ".join(problems))

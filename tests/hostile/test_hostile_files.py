@@ -494,11 +494,11 @@ def capitalised_header_renamed(tmp_path) -> Case:
 
 
 def comment_footer(tmp_path) -> Case:
-    """A '# ...' line after the table: its row is named (the message gave only the value, nan)."""
+    """A '# ...' line after the table: its row is named as a comment line (the message gave only
+    the value, nan; then an empty cell in the column 'mated')."""
     path = tmp_path / "footer.csv"
     path.write_text(example().to_csv(index=False) + "# 7920 comparisons\n")
-    return Case(path, error=r"column 'mated' has 1 values that are not a mated/non-mated label "
-                            r"\(e.g. an empty cell; first in data row 7921\)")
+    return Case(path, error=r"footer.csv: data row 7,921 is a comment line \('# 7920 comparisons'\)")
 
 
 def two_systems(tmp_path) -> Case:

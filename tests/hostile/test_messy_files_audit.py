@@ -1,0 +1,174 @@
+"""Score files nobody cleaned, read with the package's readers: every row and group arrives
+intact (counted independently with the csv module), or the file is refused with a message
+naming the file, the data row and the repair."""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import io
+import re
+import subprocess
+import sys
+import zipfile
+from collections import Counter
+
+import pandas as pd
+import pytest
+
+import biofair as bf
+
+ROWS = [("0.9", "1", "NA"), ("0.2", "0", "NA"), ("0.8", "1", "01"), ("0.1", "0", "01"),
+        ("0.7", "yes", "1"), ("0.3", "no", "1"), ("0.6", "TRUE", "None, or null"), ("0.4", "false", "None, or null")]
+
+
+def counted(text: str) -> tuple[int, Counter]:
+    """Data rows and rows per group of a comma-separated text, by the csv module."""
+    header, *rows = [row for row in csv.reader(io.StringIO(text, newline="")) if row]
+    return len(rows), Counter(row[header.index("group")] for row in rows)
+
+
+def as_csv(rows, *, eol: str = "\n") -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator=eol).writerows([("score", "mated", "group"), *rows])
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("encode", [
+    pytest.param(lambda text: text.encode(), id="utf-8"),
+    pytest.param(lambda text: ("\ufeff" + text).encode(), id="bom"),
+    pytest.param(lambda text: text.replace("\n", "\r\n").encode(), id="crlf"),
+    pytest.param(lambda text: (text + "\n\n").encode(), id="trailing blank lines"),
+    pytest.param(lambda text: gzip.compress(text.encode()), id="gzip"),
+    pytest.param(lambda text: bz2.compress(("\ufeff" + text.replace("\n", "\r\n")).encode()), id="bz2 bom crlf"),
+])
+def test_labels_pandas_would_drop_arrive_intact(tmp_path, encode):
+    """'NA', 'None, or null' (quoted, with the separator), '01' beside '1': each a group, no row lost."""
+    text = as_csv(ROWS)
+    path = tmp_path / "scores.csv"
+    path.write_bytes(encode(text))
+    with pytest.warns(UserWarning) as told:
+        table = bf.read_grouped_scores(path)
+    assert any("differ only by how a number is written" in str(w.message) for w in told)  # '01' and '1', kept apart
+    n, groups = counted(text)
+    assert len(table) == n and Counter(table["group"]) == groups
+    assert table["score"].tolist() == [float(row[0]) for row in ROWS]
+
+
+def test_a_zipped_file_arrives_intact(tmp_path):
+    text = as_csv(ROWS, eol="\r\n")
+    path = tmp_path / "scores.csv.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("scores.csv", text)
+    n, groups = counted(text)
+    with pytest.warns(UserWarning, match="differ only by how a number is written"):
+        table = bf.read_grouped_scores(path)
+    assert len(table) == n and Counter(table["group"]) == groups
+
+
+def test_a_comment_line_among_the_rows_is_named_as_one(tmp_path):
+    """Was: "column 'mated' has 1 values that are not a mated/non-mated label (e.g. an empty cell;
+    first in data row 3)", with no word of the comment line that made the row."""
+    path = tmp_path / "noted.csv"
+    path.write_text(as_csv(ROWS[:2]) + "# second session\n" + as_csv(ROWS[2:]).split("\n", 1)[1])
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            f"{path}: data row 3 is a comment line ('# second session'), 1 in all: a score file's rows are "
+            "comparisons. Delete the comment lines, e.g. grep -v '^#' old.csv > new.csv")):
+        bf.read_scores(path)
+
+
+def test_a_label_starting_with_a_hash_and_scored_is_data(tmp_path):
+    """A first column of labels such as '#1' with their scores is no comment line."""
+    path = tmp_path / "hashes.csv"
+    text = "group,score,mated\n#1,0.9,1\n#1,0.2,0\n#2,0.8,1\n#2,0.1,0\n"
+    path.write_text(text)
+    assert Counter(bf.read_grouped_scores(path)["group"]) == counted(text)[1]
+
+
+@pytest.mark.parametrize(("text", "row"), [
+    ("score,mated,group\n0.9,1,a\n0,2,0,a\n0.8,1,b\n0.1,0,b\n", 2),  # an unquoted decimal comma
+    ('score,mated,group\n0.9,1,"a\nx"\n0.2,0,a\n0.8,1,b,\n', 3),  # a quoted line break before: records are counted
+])
+def test_a_row_with_an_extra_field_is_named_by_its_data_row(tmp_path, text, row):
+    """Was: "could not read ... as a score file: Error tokenizing data. C error: Expected 3 fields
+    in line 3, saw 4": pandas' record number (header included), and no repair."""
+    path = tmp_path / "extra.csv"
+    path.write_text(text)
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            f"{path}: data row {row} has 4 fields, the header 3: look for a comma unquoted in a field (a decimal "
+            "comma, '0,83'? a label such as 'Smith, J'?) or at the end of the row: quote such fields")):
+        bf.read_scores(path)
+    assert [len(r) for r in csv.reader(io.StringIO(text, newline=""))][row] == 4  # the csv module agrees
+
+
+def test_a_tab_separated_row_with_an_extra_field_names_the_tab(tmp_path):
+    path = tmp_path / "extra.tsv"
+    path.write_text("score\tmated\tgroup\n0.9\t1\ta\n0.2\t0\ta\tx\n")
+    with pytest.raises(bf.SchemaError, match=re.escape(f"{path}: data row 2 has 4 fields, the header 3: look for a "
+                                                       "tab in a field or at the end of the row")):
+        bf.read_scores(path)
+
+
+def test_a_first_row_with_an_extra_field_also_names_an_unquoted_comma(tmp_path):
+    """Only the first data row longer ('1,5' unquoted): the message blamed separators at the end
+    of every row."""
+    path = tmp_path / "first.csv"
+    path.write_text("score,mated,group\n0,9,1,a\n0.2,0,a\n0.8,1,b\n0.1,0,b\n")
+    with pytest.raises(bf.SchemaError, match=re.escape("; if only some rows have more fields, the cause is a comma "
+                                                       "unquoted in a field (a decimal comma, '0,83'?")):
+        bf.read_scores(path)
+
+
+def test_an_unclosed_quote_is_named_by_its_data_row(tmp_path):
+    """Was: "Error tokenizing data. C error: EOF inside string starting at row 3"."""
+    path = tmp_path / "quote.csv"
+    path.write_text('score,mated,group\n0.9,1,a\n0.2,0,a\n0.8,1,"b\n0.1,0,b\n')
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            f"{path}: the quote (\") that opens a field of data row 3 is never closed, so the rest of the file would "
+            "be one field: remove the stray quote")):
+        bf.read_scores(path)
+
+
+@pytest.mark.parametrize(("scores", "hint"), [
+    (["1,200", "200", "1,100", "100"], "they read as numbers with a decimal comma (1,200 = 1.2) or with a thousands "
+                                       "separator (1,200 = 1200), and nothing in the file says which"),
+    (["1,200.5", "200", "1,100,000", "100"], "they read as numbers with thousands separators: remove the commas"),
+    (["0,900", "0,2", "0,800", "0,1"], "they read as numbers with a decimal comma: pd.read_csv(path, decimal=',')"),
+])
+def test_numbers_with_a_comma_are_not_all_called_decimal_commas(tmp_path, scores, hint):
+    """Was: "1,200" called a number with a decimal comma, and pd.read_csv(path, decimal=',') the
+    way to read it: 1.2, where a thousands separator meant 1200."""
+    path = tmp_path / "commas.tsv"
+    path.write_text("score\tmated\tgroup\n" + "".join(f"{s}\t{m}\t{g}\n" for s, m, g in
+                                                       zip(scores, [1, 0, 1, 0], "aabb")))
+    with pytest.raises(bf.SchemaError, match=re.escape(hint)):
+        bf.read_scores(path)
+
+
+def test_a_missing_subject_id_is_named_by_its_row_with_a_repair(tmp_path):
+    """Was: "column 'probe_subject' has 1 missing values", without the row or what to do."""
+    path = tmp_path / "ids.csv"
+    path.write_text("score,mated,group,reference_subject,probe_subject\n0.9,1,a,007,007\n0.2,0,a,007,\n"
+                    "0.8,1,b,7,7\n0.1,0,b,7,007\n")
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            "column 'probe_subject' has 1 missing values (first in data row 2); each comparison needs its subjects' "
+            "ids: a resampling or a permutation by subject moves a subject's comparisons together: fill them in, or "
+            "drop those rows (scores.dropna(subset=['probe_subject']))")):
+        bf.read_scores(path)
+
+
+def test_the_conversion_of_a_headerless_semicolon_file_keeps_the_labels_pandas_reads_as_missing(tmp_path):
+    """Was: the proposed pd.read_csv(..., dtype={'group': str}) read the group 'NA' as missing, and
+    the converted file was refused for missing group labels."""
+    path = tmp_path / "excel.csv"
+    rows = [("0,9", "1", "NA"), ("0,2", "0", "NA"), ("0,8", "1", "01"), ("0,1", "0", "01")]
+    path.write_text("".join(";".join(row) + "\n" for row in rows))
+    with pytest.raises(bf.SchemaError) as refused:
+        bf.read_grouped_scores(path)
+    command = re.search(r'python -c "(.*?)"( \(|$)', str(refused.value)).group(1)
+    subprocess.run([sys.executable, "-c", command], cwd=tmp_path, check=True)
+    table = bf.read_grouped_scores(tmp_path / "excel-comma.csv")
+    assert Counter(table["group"]) == Counter(row[2] for row in rows)
+    assert table["score"].tolist() == [float(row[0].replace(",", ".")) for row in rows]
+    assert len(pd.read_csv(path, sep=";", header=None)) == len(table)
