@@ -415,20 +415,20 @@ def _labelled_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[list[NDAr
     return coded, _named(labels, codes, uniques, columns)
 
 
-def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[np.intp], list[str]]:
-    """Integer group codes of one attribute (-1: heterogeneous pair) and their names.
+def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[np.intp], NDArray[np.intp], list[str]]:
+    """Integer group codes of the reference and of the probe side of every comparison for one
+    attribute, and their names.
 
-    A pair-level column gives every row its group. Per-side columns give a row the group
-    its two sides share; a non-mated row whose sides differ is a heterogeneous pair (-1),
-    a mated row whose sides differ is an error (a mated comparison is of one subject).
+    A pair-level column gives both sides its label (one array, returned twice). Per-side
+    columns give each side its own; a non-mated row whose sides differ is a heterogeneous
+    pair, a mated row whose sides differ is an error (a mated comparison is of one subject).
     """
     coded, names = _labelled_codes(scores, columns)
     if len(columns) == 1:
-        return coded[0], names
+        return coded[0], coded[0], names
     reference, probe = coded
-    differ = reference != probe
     if "mated" in scores.columns:
-        split = differ & scores["mated"].to_numpy(dtype=bool)
+        split = (reference != probe) & scores["mated"].to_numpy(dtype=bool)
         if split.any():
             row = split.argmax()
             raise SchemaError(
@@ -437,7 +437,7 @@ def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[
                 f"{names[probe[row]]!r}); a mated comparison belongs to one group: correct the "
                 "attributes or give a pair-level column"
             )
-    return np.where(differ, -1, reference), names
+    return reference, probe, names
 
 
 def _composite_names(parts: list[tuple[str, ...]], *, quote: bool | None = None) -> list[str]:
@@ -451,31 +451,53 @@ def _composite_names(parts: list[tuple[str, ...]], *, quote: bool | None = None)
     return [" / ".join(repr(label) if quote else label for label in labels) for labels in parts]
 
 
-def _combine(coded: list[tuple[NDArray[np.intp], list[str]]]) -> tuple[NDArray[np.intp], list[str]]:
-    """One group per observed combination of several attributes' codes (-1 stays -1).
+def _combine(coded: list[tuple[NDArray[np.intp], NDArray[np.intp], list[str]]]
+             ) -> tuple[NDArray[np.intp], NDArray[np.intp], list[tuple[str, ...]]]:
+    """The combination of labels of each side of every comparison under one or several
+    attributes: codes of the reference and of the probe side, numbering the combinations
+    that some side of some comparison has (mated or not), in the order of the attributes'
+    codes, and those combinations' labels.
 
-    ``coded`` holds each attribute's codes and label names (:func:`_attribute_codes`); the
-    combinations are named by :func:`_composite_names`, in the order of the attributes' codes.
+    ``coded`` holds each attribute's reference codes, probe codes and label names
+    (:func:`_attribute_codes`). Pair-level attributes alone give one array, returned twice.
     """
-    codes, names = coded[0]
-    if len(coded) == 1:
-        return codes, names
+    reference, probe, names = coded[0]
     parts = [(name,) for name in names]
-    for more_codes, more_names in coded[1:]:
-        combined = np.where((codes < 0) | (more_codes < 0), -1, codes * len(more_names) + more_codes)
-        kept = np.unique(combined[combined >= 0])
-        parts = [parts[c // len(more_names)] + (more_names[c % len(more_names)],) for c in kept]
-        codes = np.where(combined >= 0, np.searchsorted(kept, combined), -1)
-    return codes, _composite_names(parts)
+    for more_reference, more_probe, more_names in coded[1:]:
+        one = reference is probe and more_reference is more_probe  # pair-level: both sides alike
+        size = len(more_names)
+        combined = reference * size + more_reference
+        codes, kept = pd.factorize(combined if one else np.concatenate([combined, probe * size + more_probe]),
+                                   sort=True)
+        reference, probe = (codes, codes) if one else np.split(codes, 2)
+        parts = [parts[c // size] + (more_names[c % size],) for c in kept.tolist()]
+    return reference, probe, parts
+
+
+def _group_names(parts: list[tuple[str, ...]], n_attributes: int) -> list[str]:
+    """The names of groups of ``n_attributes`` labels each: a label alone, or several joined
+    by :func:`_composite_names`."""
+    return [labels[0] for labels in parts] if n_attributes == 1 else _composite_names(parts)
 
 
 def _group_codes(scores: pd.DataFrame, by: By = "group") -> tuple[NDArray[np.intp], list[str]]:
     """Integer group code of every comparison (-1 for a heterogeneous non-mated pair).
 
-    Several attributes combine into one group per observed combination, named by joining
-    the values with " / " (quoted when a value contains "/"; see :func:`group_labels`).
+    One attribute: a group per label either side of a comparison has. Several attributes
+    combine into one group per combination of a homogeneous comparison (as the census of
+    :mod:`biofair.partitions` counts them), named by joining the values with " / " (quoted
+    when a value contains "/"; see :func:`group_labels`).
     """
-    return _combine([_attribute_codes(scores, columns) for columns in _group_columns(scores, by).values()])
+    coded = [_attribute_codes(scores, columns) for columns in _group_columns(scores, by).values()]
+    reference, probe, parts = _combine(coded)
+    if reference is probe:
+        return reference, _group_names(parts, len(coded))
+    codes = np.where(reference == probe, reference, -1)
+    if len(coded) == 1:
+        return codes, _group_names(parts, 1)
+    homogeneous = _observed(codes[codes >= 0], len(parts))
+    renumbered = np.append(np.cumsum(homogeneous) - 1, -1)  # renumbered[-1]: a heterogeneous pair stays -1
+    return renumbered[codes], _composite_names([labels for labels, kept in zip(parts, homogeneous) if kept])
 
 
 def _text_labels(table: pd.DataFrame, columns: list[str]) -> NDArray[np.object_]:
@@ -488,8 +510,8 @@ def _text_labels(table: pd.DataFrame, columns: list[str]) -> NDArray[np.object_]
         When a column has missing or blank labels (empty or white space only), two labels
         that differ only in type, or equal labels of different types (``True`` and ``1``).
     """
-    codes, names = _combine([_attribute_codes(table, [column]) for column in columns])
-    return np.array(names, dtype=object)[codes]
+    codes, _, parts = _combine([_attribute_codes(table, [column]) for column in columns])
+    return np.array(_group_names(parts, len(columns)), dtype=object)[codes]
 
 
 def _torn_subjects(subject: ArrayLike, label: ArrayLike) -> tuple[int, dict]:
@@ -1001,6 +1023,8 @@ def add_subject_attributes(
             f"subject ids are missing: {unnamed} rows of the scores, "
             f"{int(attributes[subject].isna().sum())} rows of the attributes' {subject!r} column"
         )
+    if twice := sorted({str(c) for c in attributes.columns[attributes.columns.duplicated()]}):
+        raise SchemaError(f"the attributes have more than one column named {twice}: give each attribute one column")
     clash = [f"{side}_{c}" for c in attributes.columns if c != subject for side in ("reference", "probe")
              if f"{side}_{c}" in scores.columns]
     if clash:
@@ -1020,13 +1044,9 @@ def add_subject_attributes(
             "give each subject one row"
         )
     table = table.set_index(subject)
-    result = scores.copy()
-    unknown = set()
-    for side in ("reference", "probe"):
-        ids = scores[f"{side}_subject"].astype(str)
-        unknown |= set(ids[~ids.isin(table.index)])
-        for column in table.columns:
-            result[f"{side}_{column}"] = ids.map(table[column]).to_numpy()
+    ids = {side: scores[f"{side}_subject"].astype(str) for side in ("reference", "probe")}
+    rows = {side: table.index.get_indexer(ids[side]) for side in ids}  # -1: a subject without attributes
+    unknown = {name for side in ids for name in ids[side][rows[side] < 0]}
     if unknown:
         known = {name.strip(): name for name in table.index}  # spaces around an id on either side
         padded = sorted(name for name in unknown if name.strip() in known)
@@ -1041,6 +1061,10 @@ def add_subject_attributes(
                f"{written[0]!r} and {numbers[_number(written[0])]!r}): read the ids of both tables as text, "
                "or write them one way" if written else "")
         )
+    result = scores.copy()
+    for side in ids:  # the attributes' own dtypes: nullable integers stay integers (1, not 1.0), categories stay
+        for column in table.columns:
+            result[f"{side}_{column}"] = table[column].array.take(rows[side])
     return result
 
 
@@ -1120,7 +1144,8 @@ def group_sizes(
     if "reference_subject" in scores.columns:
         _check_ids_of_one_kind({"column 'reference_subject'": scores["reference_subject"]})  # 1 and "1": two
         subjects = pd.Series(scores["reference_subject"].to_numpy())[codes >= 0]
-        table["n_subjects"] = subjects.groupby(codes[codes >= 0]).nunique().to_numpy()
+        table["n_subjects"] = (subjects.groupby(codes[codes >= 0]).nunique()  # a group seen only in
+                               .reindex(range(len(names)), fill_value=0).to_numpy())  # cross-group pairs: 0
     table["fmr_resolution"] = 1.0 / table["n_nonmated"].where(table["n_nonmated"] > 0)
     table["small"] = (table["n_mated"] < min_mated) | (table["n_nonmated"] < min_nonmated)
     if "n_subjects" in table.columns:
@@ -1306,12 +1331,10 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group")
     a            1.0  0.0
     b            1.0  NaN
     """
-    table = _cross_group_counts(scores, threshold, by=by)
+    table, names = _cross_group_cells(scores, threshold, by=by)
     matrix = (table["accepted"] / table["comparisons"]).set_axis(
         pd.MultiIndex.from_frame(table[["reference", "probe"]])).unstack("probe")
-    mated = scores[scores["mated"].to_numpy(dtype=bool)]  # a group of mated comparisons alone has a row of NaN
-    names = sorted({*matrix.index, *matrix.columns, *group_labels(mated, by=by).dropna()})
-    matrix = matrix.reindex(index=names, columns=names)
+    matrix = matrix.reindex(index=sorted(names), columns=sorted(names))  # a group without non-mated pairs: NaN
     attributes = _attributes_of(by)
     matrix.index.name = " / ".join(f"reference_{a}" for a in attributes)
     matrix.columns.name = " / ".join(f"probe_{a}" for a in attributes)
@@ -1323,36 +1346,25 @@ def _cross_group_counts(scores: pd.DataFrame, threshold: float, *, by: By = "gro
     many of them are at or above the threshold: columns ``reference``, ``probe``,
     ``accepted``, ``comparisons`` and ``fmr``, one row per cell (the long form of
     :func:`cross_group_fmr`)."""
+    return _cross_group_cells(scores, threshold, by=by)[0]
+
+
+def _cross_group_cells(scores: pd.DataFrame, threshold: float, *, by: By = "group") -> tuple[pd.DataFrame, list[str]]:
+    """:func:`_cross_group_counts`, and the names of all groups of the table's sides, mated
+    comparisons' included, named as :func:`group_labels` names them from the per-side columns."""
     _validate_score_set(scores)
     threshold = as_threshold(threshold)
-    attributes = _attributes_of(by)
-    columns = [f"{side}_{a}" for a in attributes for side in ("reference", "probe")]
-    missing = [c for c in columns if c not in scores.columns]
+    sides = [[f"reference_{a}", f"probe_{a}"] for a in _attributes_of(by)]
+    missing = [c for pair in sides for c in pair if c not in scores.columns]
     if missing:
         raise SchemaError(f"cross_group_fmr needs per-side group columns; missing {missing}")
-    nonmated = scores.loc[~scores["mated"].to_numpy(dtype=bool)]
-    n_pairs = len(nonmated)
-    reference, probe = np.zeros(n_pairs, dtype=np.int64), np.zeros(n_pairs, dtype=np.int64)
-    labels_of = []  # per attribute, the names of its codes
-    for attribute in attributes:
-        (reference_codes, probe_codes), labels = _labelled_codes(nonmated, [f"reference_{attribute}",
-                                                                             f"probe_{attribute}"])
-        labels_of.append(labels)
-        reference = reference * len(labels) + reference_codes
-        probe = probe * len(labels) + probe_codes
-    kept, codes = np.unique(np.concatenate([reference, probe]), return_inverse=True)
-    parts = []
-    for code in kept.tolist():  # one per distinct group: decode the mixed-radix code
-        labels = []
-        for names in reversed(labels_of):
-            code, digit = divmod(code, len(names))
-            labels.append(names[digit])
-        parts.append(tuple(reversed(labels)))
-    names = np.array(_composite_names(parts), dtype=object)
-    accepted = nonmated["score"].to_numpy(dtype=np.float64) >= threshold
+    reference, probe, parts = _combine([_attribute_codes(scores, pair) for pair in sides])
+    names = _group_names(parts, len(sides))
+    nonmated = ~scores["mated"].to_numpy(dtype=bool)
+    labels = np.array(names, dtype=object)
     table = (
-        pd.DataFrame({"reference": names[codes[:n_pairs]], "probe": names[codes[n_pairs:]],
-                      "accepted": accepted})
+        pd.DataFrame({"reference": labels[reference[nonmated]], "probe": labels[probe[nonmated]],
+                      "accepted": scores["score"].to_numpy(dtype=np.float64)[nonmated] >= threshold})
         .groupby(["reference", "probe"])["accepted"]
         .agg(["sum", "size"])
         .reset_index()
@@ -1360,4 +1372,4 @@ def _cross_group_counts(scores: pd.DataFrame, threshold: float, *, by: By = "gro
     )
     table["accepted"] = table["accepted"].astype(np.int64)
     table["fmr"] = table["accepted"] / table["comparisons"]
-    return table
+    return table, names
