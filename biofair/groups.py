@@ -483,21 +483,16 @@ def _group_names(parts: list[tuple[str, ...]], n_attributes: int) -> list[str]:
 def _group_codes(scores: pd.DataFrame, by: By = "group") -> tuple[NDArray[np.intp], list[str]]:
     """Integer group code of every comparison (-1 for a heterogeneous non-mated pair).
 
-    One attribute: a group per label either side of a comparison has. Several attributes
-    combine into one group per combination of a homogeneous comparison (as the census of
-    :mod:`biofair.partitions` counts them), named by joining the values with " / " (quoted
-    when a value contains "/"; see :func:`group_labels`).
+    A group per label, or per combination of labels of several attributes, that either side
+    of a comparison has (as the census of :mod:`biofair.partitions` counts them): a group
+    seen only in cross-group pairs is one without comparisons of its own, which the
+    functions that need them refuse by name. Combinations are named by joining the values
+    with " / " (quoted when a value contains "/"; see :func:`group_labels`).
     """
     coded = [_attribute_codes(scores, columns) for columns in _group_columns(scores, by).values()]
     reference, probe, parts = _combine(coded)
-    if reference is probe:
-        return reference, _group_names(parts, len(coded))
-    codes = np.where(reference == probe, reference, -1)
-    if len(coded) == 1:
-        return codes, _group_names(parts, 1)
-    homogeneous = _observed(codes[codes >= 0], len(parts))
-    renumbered = np.append(np.cumsum(homogeneous) - 1, -1)  # renumbered[-1]: a heterogeneous pair stays -1
-    return renumbered[codes], _composite_names([labels for labels, kept in zip(parts, homogeneous) if kept])
+    codes = reference if reference is probe else np.where(reference == probe, reference, -1)
+    return codes, _group_names(parts, len(coded))
 
 
 def _text_labels(table: pd.DataFrame, columns: list[str]) -> NDArray[np.object_]:

@@ -956,6 +956,9 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
     counts = {c: (int(m), int(n)) for c, (n, m) in zip(combinations, pairs.reshape(-1, 2))}
     if len(columns[0]) == 1:  # one attribute: every label of either side is a group
         counts |= {(text,): (0, 0) for text in labels.texts[0] if (text,) not in counts}
+    elif not everyone:  # several: every combination either side has (one seen in cross pairs only, too)
+        for side in (labels, labels._replace(reference=labels.probe)):
+            counts |= {c: (0, 0) for c in _combinations(side, None)[1] if c not in counts}
     classes = _class_counts(values, mated)
     if everyone:  # every pair within one group: the groups' range is the classes'
         low, high, cross = classes["low"], classes["high"], 0
@@ -1054,9 +1057,11 @@ def census(scores: Any, *, by: By = "group") -> Census:
         into strings by default (``dataframe.convert-string``), so ``1`` and ``"1"`` merge
         before the census sees them: store group labels as text.
     by : str or sequence of str, default "group"
-        The grouping attribute(s); several combine into one group per observed
-        combination. Groups are named and ordered as :func:`biofair.group_labels` names them:
-        labels as text, several joined by " / " (every label quoted when one contains "/").
+        The grouping attribute(s); several combine into one group per combination that
+        either side of a comparison has (one seen only in cross-group pairs is a group
+        without comparisons, refused as such). Groups are named and ordered as
+        :func:`biofair.group_labels` names them: labels as text, several joined by " / "
+        (every label quoted when one contains "/").
 
     Returns
     -------

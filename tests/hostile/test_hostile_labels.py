@@ -104,9 +104,10 @@ def synchronous():
         yield
 
 
-def score_table(x: dict, y: dict, *, per_side: str | None = None, n: int = 400) -> pd.DataFrame:
-    """Half the rows in group X, half in Y, a quarter of each mated; ``per_side`` splits that
-    attribute into reference_ and probe_ columns, with one cross-group non-mated pair."""
+def score_table(x: dict, y: dict, *, per_side: tuple[str, ...] = (), n: int = 400) -> pd.DataFrame:
+    """Half the rows in group X, half in Y, a quarter of each mated; ``per_side`` splits those
+    attributes into reference_ and probe_ columns, with one cross-group non-mated pair (its
+    probe in Y)."""
     rng = np.random.default_rng(19)
     in_y = np.arange(n) >= n // 2
     mated = np.arange(n) % 4 == 0
@@ -114,10 +115,10 @@ def score_table(x: dict, y: dict, *, per_side: str | None = None, n: int = 400) 
                           "mated": mated})
     for column in x:
         table[column] = pd.Series([y[column] if i else x[column] for i in in_y], dtype=object)
-    if per_side:
-        table[f"reference_{per_side}"] = table[per_side]
-        table[f"probe_{per_side}"] = table.pop(per_side)
-        table.loc[1, f"probe_{per_side}"] = y[per_side]  # row 1 is non-mated, in X
+    for attribute in per_side:
+        table[f"reference_{attribute}"] = table[attribute]
+        table[f"probe_{attribute}"] = table.pop(attribute)
+        table.loc[1, f"probe_{attribute}"] = y[attribute]  # row 1 is non-mated, in X
     return table
 
 
@@ -126,7 +127,8 @@ def partitioned_frame(table: pd.DataFrame, parts: int = 3):
         return dd.from_pandas(table, npartitions=parts, sort=False)
 
 
-CENSUS_CASES = [(case, None) for case in DISTINCT] + [("separator inside labels", "a"), ("leading zero", "group")]
+CENSUS_CASES = [(case, ()) for case in DISTINCT] + [("separator inside labels", ("a", "b")),
+                                                    ("leading zero", ("group",))]
 
 
 @pytest.mark.parametrize(("case", "per_side"), CENSUS_CASES)
@@ -145,6 +147,23 @@ def test_census_names_equal_the_in_memory_names(case, per_side):
                                   bf.rates_by_group(table, thresholds, by=by))
 
 
+def test_a_combination_seen_only_in_a_cross_group_pair_is_a_group_without_comparisons():
+    """The probe of row 1 is 'a' / 'c' (a per-side, b pair-level): a group of no comparison of
+    its own, refused by name in memory and out of core alike, as a label of one attribute seen
+    only in cross-group pairs is (it was left out without a word)."""
+    x, y, *_ = DISTINCT["separator inside labels"]
+    table = score_table(x, y, per_side=("a",))
+    message = re.escape("cannot compare groups:\n- group \"'a' / 'c'\" has 0 mated and 0 homogeneous non-mated "
+                        "comparisons; both are needed")
+    with pytest.raises(bf.SchemaError, match=message):
+        bf.rates_by_group(table, [0.5], by=["a", "b"])
+    with pytest.raises(bf.SchemaError, match=message):
+        bp.partitioned(partitioned_frame(table), by=["a", "b"])
+    sizes = bf.group_sizes(table, by=["a", "b"])
+    assert sizes.loc["'a' / 'c'", ["n_mated", "n_nonmated"]].tolist() == [0, 0]
+    assert sizes.loc["(cross-group)", "n_nonmated"] == 1
+
+
 @pytest.mark.parametrize("parts", [1, 2], ids=["one partition", "1 and '1' in two partitions"])
 def test_census_refuses_labels_that_differ_only_in_type(parts):
     table = score_table(*MIXED_TYPES)
@@ -154,7 +173,7 @@ def test_census_refuses_labels_that_differ_only_in_type(parts):
 
 
 def test_census_refuses_mixed_types_across_the_two_sides():
-    table = score_table(*MIXED_TYPES, per_side="group")
+    table = score_table(*MIXED_TYPES, per_side=("group",))
     with pytest.raises(bf.SchemaError, match=re.escape("column(s) ['reference_group', 'probe_group'] hold "
                                                        "distinct labels")):
         bp.census(partitioned_frame(table))

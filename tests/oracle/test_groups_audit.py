@@ -33,14 +33,11 @@ def namer(combinations: set[tuple[str, ...]]):
 
 
 def loop_groups(table: pd.DataFrame, attributes: list[str]) -> tuple[list[str | None], list[str]]:
-    """The group of every row (None: a heterogeneous pair) and the names of all groups: with
-    one attribute every label of either side, with several the combinations of homogeneous
-    rows."""
+    """The group of every row (None: a heterogeneous pair) and the names of all groups: every
+    label, or combination of labels, that either side of a row has (one seen only in
+    heterogeneous pairs is a group without comparisons of its own)."""
     sides = sides_of(table, attributes)
-    if len(attributes) == 1:
-        combinations = {c for pair in sides for c in pair}
-    else:
-        combinations = {reference for reference, probe in sides if reference == probe}
+    combinations = {c for pair in sides for c in pair}
     name = namer(combinations)
     return [name(r) if r == p else None for r, p in sides], sorted(map(name, combinations))
 
