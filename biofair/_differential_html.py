@@ -53,23 +53,37 @@ def _number(value: float, digits: int = 3) -> str:
     return f"{value:.{digits}g}"
 
 
-def _interval(low: float, high: float) -> str:
+def _interval(low: float, high: float, tolerance: float | None = None) -> str:
+    """``[low, high]``; with ``tolerance``, the ends of a ratio's interval that a verdict reads."""
     if low is None or pd.isna(low) or pd.isna(high):
         return "–"
-    return f"[{_number(low)}, {_number(high)}]"
+    show = _number if tolerance is None else (lambda end: _ratio_end(end, tolerance))
+    return f"[{show(low)}, {show(high)}]"
 
 
-def _ratio(row) -> str:
+def _ratio_end(value: float, tolerance: float) -> str:
+    """An end of a ratio's interval with the digits that tell it from the tolerance band's ends,
+    which the verdict compares it with: 1.2504 beside "exceeds tolerance" was shown as 1.25,
+    inside the band [0.8, 1.25] the page states."""
+    edges = (tolerance, 1 / tolerance)
+    digits = 3
+    while value not in edges and digits < 17 and any(_number(value, digits) == _number(e, digits) for e in edges):
+        digits += 1
+    return _number(value, digits)
+
+
+def _ratio(row, tolerance: float) -> str:
     if pd.isna(row.ratio):
         return "–"
-    return _number(row.ratio) + ("" if row.ratio_verdict == "reference" else f" {_interval(row.ratio_low, row.ratio_high)}")
+    return _number(row.ratio) + ("" if row.ratio_verdict == "reference"
+                                 else f" {_interval(row.ratio_low, row.ratio_high, tolerance)}")
 
 
 def _verdict_class(verdict: str) -> str:
     return {"exceeds tolerance": "exceeds", "within tolerance": "within"}.get(verdict, "")
 
 
-def _rate_table(groups: pd.DataFrame, rate: str, confidence: float) -> str:
+def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: float) -> str:
     title, counted, errors = _RATE_NAMES[rate]
     rows = []
     for row in groups[groups["rate"] == rate].itertuples():
@@ -89,7 +103,7 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float) -> str:
             f"<td>{subjects}</td><td>{_interval(row.bootstrap_low, row.bootstrap_high)}</td>"
             f"<td>{_interval(row.cp_low, row.cp_high)}</td><td>{_interval(row.wilson_low, row.wilson_high)}</td>"
             f"<td>{_number(row.design_effect)}</td><td>{_number(row.smallest_resolved)}</td>"
-            f"<td>{_ratio(row)}</td>"
+            f"<td>{_ratio(row, tolerance)}</td>"
             f'<td class="text {_verdict_class(row.ratio_verdict)}">{_e(row.ratio_verdict)}</td>'
             f"<td>{extrapolated}</td></tr>"
         )
@@ -110,7 +124,7 @@ def _differentials(report) -> str:
         rows.append(
             f'<tr><td class="text">{row.rate.upper()}</td><td>{row.groups_compared}</td>'
             f'<td class="text">{_e(row.highest_group or "–")} / {_e(row.lowest_group or "–")}</td>'
-            f"<td>{_number(row.max_min)} {_interval(row.max_min_low, row.max_min_high)}</td>"
+            f"<td>{_number(row.max_min)} {_interval(row.max_min_low, row.max_min_high, report.tolerance)}</td>"
             f"<td>{_number(row.max_geomean)} {_interval(row.max_geomean_low, row.max_geomean_high)}</td>"
             f'<td class="text {_verdict_class(row.verdict)}">{_e(row.verdict)}</td>'
             f'<td class="text">{_e(row.excluded or "none")}</td></tr>'
@@ -196,8 +210,9 @@ above 1.</dd>
 {_reference(settings["reference"]["fmr"])}; for FNMR, {_reference(settings["reference"]["fnmr"])}). A ratio is
 <i>within tolerance</i> when its whole interval lies within [1/{report.tolerance:g}, {report.tolerance:g}],
 <i>exceeds tolerance</i> when it lies wholly outside, and <i>inconclusive</i> when the data cannot tell.
-A group without errors has no ratio; while one is resolved, its rate's verdict is never <i>within
-tolerance</i> (the notes compare its Clopper-Pearson upper end with the other groups' lower ends).
+A group without errors, or with an error in every comparison, has no ratio (no resample of it varies); while
+one is resolved, its rate's verdict is never <i>within tolerance</i> (the notes compare its Clopper-Pearson
+interval with the other groups').
 The intervals of the ratios, and of max/min, hold for every pair of groups at once, so that reading all of
 them, and a reference picked as the lowest rate, does not make equal groups look unequal.
 Tolerance {report.tolerance:g} is the four-fifths rule unless the operator chose another.</dd>
@@ -207,8 +222,8 @@ Pareto model of the group's highest non-mated scores, with a profile-likelihood 
 model, not on observed false matches.</dd>
 </dl>
 {_differentials(report)}
-{_rate_table(report.groups, "fmr", report.confidence)}
-{_rate_table(report.groups, "fnmr", report.confidence)}
+{_rate_table(report.groups, "fmr", report.confidence, report.tolerance)}
+{_rate_table(report.groups, "fnmr", report.confidence, report.tolerance)}
 {_cross(report)}
 <h2>Notes</h2><div class="note"><ul>{notes or "<li>none</li>"}</ul></div>
 <p><small>biofair {_e(report.to_dict()["biofair_version"])}; {report.n_resamples} bootstrap resamples. The same numbers

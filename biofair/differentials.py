@@ -431,9 +431,12 @@ def differential_report(
     Decision rule: a ratio's verdict is ``"within tolerance"`` when its interval lies in
     ``[1/tolerance, tolerance]``, ``"exceeds tolerance"`` when it lies wholly outside, else
     ``"inconclusive"`` (the data can tell neither); ``"not assessable"`` when fewer than two
-    groups are resolved or a rate is 0. A resolved group without errors has no ratio, and a
-    rate's summary verdict is then never ``"within tolerance"`` (``"inconclusive"`` instead,
-    with a note comparing Clopper-Pearson ends): the other groups' agreement says nothing of it. A resample in which a group of a pair has no errors
+    groups are resolved or a rate is 0 or 1. A resolved group without errors, or with an error
+    in every comparison (a rate of 1: no resample varies it, so its pairs' bands would rest on
+    the other group alone; 3 false non-matches in 3 were "exceeds tolerance" against a group
+    at 0.5), has no ratio, and a rate's summary verdict is then never ``"within tolerance"``
+    (``"inconclusive"`` instead, with a note comparing Clopper-Pearson ends): the other
+    groups' agreement says nothing of it. A resample in which a group of a pair has no errors
     (or no comparisons) gives that pair no finite log ratio; when ``1 - confidence`` of the
     resamples or more do, the pair's interval is ``[0, +inf]`` (unbounded, never within
     tolerance; null in JSON, and listed in the notes), and the other pairs keep theirs, unless
@@ -653,13 +656,15 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
             confidence: float, notes: list[str]) -> tuple[str | None, dict]:
     """Fill the ratio columns of one rate's rows; return its reference and differentials row."""
     part = groups[groups["rate"] == rate]
-    usable = part[(part["status"] == _RESOLVED) & (part["estimate"] > 0) & (part["clusters"] != 1)]
+    compared = (part["status"] == _RESOLVED) & (part["clusters"] != 1)
+    usable = part[compared & (part["estimate"] > 0) & (part["estimate"] < 1)]  # no resample varies a rate of 0 or 1
     left_out = part[~part.index.isin(usable.index)]
     excluded = list(left_out["group"])
     if excluded:  # each group under the reason that left it out
         why = np.where(left_out["status"] != _RESOLVED, left_out["status"],
                        np.where(left_out["clusters"] == 1, "one subject (a subject-clustered interval needs two or more)",
-                                "a rate of 0"))
+                                np.where(left_out["estimate"] == 0, "a rate of 0",
+                                         "a rate of 1 (an error in every comparison, which no resample varies)")))
         reasons = {reason: [g for g, r in zip(excluded, why) if r == reason] for reason in dict.fromkeys(why)}
         notes.append(f"{rate.upper()}: left out of the differentials: " + "; ".join(
             f"{reason}: {', '.join(map(repr, names))}" for reason, names in reasons.items()))  # 'F' and 'F ' look alike
@@ -675,14 +680,20 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
     if reference is not None and reference not in set(usable["group"]):
         notes.append(f"{rate.upper()}: the reference group {reference!r} is not among the compared groups (see above); no ratios to it")
     row, pair_bands = _differentials(rate, usable, boot, excluded, reference, tolerance, confidence)
-    zero = part[(part["status"] == _RESOLVED) & (part["estimate"] == 0) & (part["clusters"] != 1)]
-    if len(zero) and row["verdict"] == _WITHIN:  # a resolved group without errors is no evidence of equal rates
+    # A resolved group at a rate of 0 or 1 has no ratio, and the compared groups' agreement says nothing of it.
+    # (A verdict within tolerance needs two compared groups, so their Clopper-Pearson ends exist.)
+    edges = [(part[compared & (part["estimate"] == 0)], "made no errors",
+              lambda at: f"the compared groups' largest Clopper-Pearson lower end is "
+                         f"{usable['cp_low'].max() / at['cp_high'].min():.3g} times the smallest upper end of those "
+                         "without errors"),
+             (part[compared & (part["estimate"] == 1)], "made an error in every comparison (a rate of 1)",
+              lambda at: f"the smallest Clopper-Pearson lower end of those is "
+                         f"{at['cp_low'].min() / usable['cp_high'].max():.3g} times the compared groups' largest upper end")]
+    if row["verdict"] == _WITHIN and any(len(at) for at, _, _ in edges):
         row["verdict"] = _INCONCLUSIVE
-        spread = (f"; the compared groups' largest Clopper-Pearson lower end is "
-                  f"{usable['cp_low'].max() / zero['cp_high'].min():.3g} times the smallest upper end of those "
-                  "without errors" if len(usable) else "")
-        notes.append(f"{rate.upper()}: {', '.join(map(repr, zero['group']))} made no errors and has no ratio, so the "
-                     f"verdict is inconclusive, not within tolerance, whatever the compared groups show{spread}")
+        notes.extend(f"{rate.upper()}: {', '.join(map(repr, at['group']))} {did} and has no ratio, so the verdict is "
+                     f"inconclusive, not within tolerance, whatever the compared groups show; {spread(at)}"
+                     for at, did, spread in edges if len(at))
     if reference in set(usable["group"]):
         base = list(usable["group"]).index(reference)
         for position, i in enumerate(usable.index):
