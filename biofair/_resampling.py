@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from biofair._counts import CountsAtMatedScores, mated_counts_sorted
 from biofair._typing import By, IntervalMethod, StatisticData, Unit
-from biofair._validation import as_scores, check_choice, check_subject_in_every_row
+from biofair._validation import as_scores, check_choice, check_subject_in_every_row, power_of_two_scaled
 from biofair.exceptions import CoarseHistogramWarning, InsufficientComparisonsWarning
 from biofair.groups import _LOOK_ALIKE_WARNING, _group_codes
 from biofair.schema import _check_ids_of_one_kind, _validate_score_set
@@ -122,8 +122,25 @@ class Sample:
         a resample has as many comparisons of each class (``unit="pair"``) or about as many
         (``unit="subject"``), so repeating that warning once per resample would say nothing new.
         """
-        with resolution_warned_once():
-            return np.array([self.evaluate(statistic, args, rows) for rows in progress(plan, total=total, desc=desc, show=show)])
+        return evaluated(lambda rows: self.evaluate(statistic, args, rows), plan, total=total, desc=desc, show=show)
+
+
+def evaluated(evaluate: Callable[[Rows], float], plan, *, total: int, desc: str,
+              show: bool | None) -> NDArray[np.float64]:
+    """``evaluate(rows)`` for every ``rows`` of a plan, warnings of unresolved targets silenced
+    (see :meth:`Sample.replicates`). An error of the statistic gets a note of the ``desc``
+    evaluation that raised it: it has run on all the data, and a resample can lack what
+    they have (a class, a group)."""
+    values = []
+    with resolution_warned_once():
+        for number, rows in enumerate(progress(plan, total=total, desc=desc, show=show), start=1):
+            try:
+                values.append(evaluate(rows))
+            except Exception as error:
+                error.add_note(f"raised by the statistic on {desc} evaluation {number} of {total} (it gave a number on "
+                               "all the data: a resample can lack a class or a group that all the data have)")
+                raise
+    return np.array(values, dtype=np.float64)
 
 
 def _number(value, example: str = "lambda mated, nonmated: bf.eer(mated, nonmated).eer") -> float:
@@ -280,17 +297,20 @@ def jackknife_rows(sample: Sample, unit: Unit) -> list[_LeaveOneOut]:
     of clusters (one per stratum, with strata), left out one at a time. A sample of more
     than :data:`JACKKNIFE_GROUPS` units leaves them out in that many groups (see
     :func:`_groups`), which bounds the evaluations and changes only the estimate of the
-    acceleration: each group then counts as one unit.
+    acceleration: each group then counts as one unit. A sample of one unit has no plan: its
+    ``u = (n - 1)(mean θ - θ_1)`` is 0 whatever ``θ_1``, the statistic without any of its
+    units (a class left empty), which is not evaluated.
     """
     rows = np.arange(len(sample))
     if unit == "pair":
-        return [_LeaveOneOut(rows, _groups(cell, sample.values[cell])) for cell in _cells(sample)]
+        return [_LeaveOneOut(rows, _groups(cell, sample.values[cell])) for cell in _cells(sample) if cell.size > 1]
     n_clusters = int(sample.clusters.max()) + 1
     if sample.strata is None:
         return [_LeaveOneOut(rows, _groups(np.arange(n_clusters)), sample.clusters)]
     stratum_of = np.zeros(n_clusters, dtype=np.intp)
     stratum_of[sample.clusters] = sample.strata
-    return [_LeaveOneOut(rows, _groups(np.flatnonzero(stratum_of == s)), sample.clusters) for s in np.unique(stratum_of)]
+    units = [np.flatnonzero(stratum_of == s) for s in np.unique(stratum_of)]
+    return [_LeaveOneOut(rows, _groups(clusters), sample.clusters) for clusters in units if clusters.size > 1]
 
 
 def interval(
@@ -308,39 +328,67 @@ def interval(
     (``counts=None``: one unit each); it is only called for ``"bca"``. BCa follows Efron and
     Tibshirani's eq. 14.10 and 14.15 with the multi-sample acceleration of
     ``scipy.stats.bootstrap``: per sample of ``n`` units with leave-one-out values ``θ_i``
-    and ``u_i = (n - 1)(mean θ - θ_i)``, ``a = Σ Σu_i³/n³ / (6 (Σ Σu_i²/n²)^1.5)``.
+    and ``u_i = (n - 1)(mean θ - θ_i)``, ``a = Σ Σu_i³/n³ / (6 (Σ Σu_i²/n²)^1.5)``; ``z0`` from
+    the share of replicates below the estimate, those equal to it (within a relative 100
+    ulp) counting one half.
     """
     alpha = (1 - confidence) / 2
     if method == "percentile":
         levels = np.array([alpha, 1 - alpha])
     elif method == "bca":
-        share_below = (np.sum(replicates < estimate) + np.sum(replicates <= estimate)) / (2 * replicates.size)
-        z0 = ndtri(share_below)
-        numerator, denominator = 0.0, 0.0
-        for values, counts in jackknife():
-            counts = np.ones(values.size) if counts is None else counts
-            n = float(np.sum(counts))  # a float: n**3 of 1e7 units overflows int64
-            # the mean taken about the first value: equal values give u = 0 exactly (the mean of
-            # three 0.1s is not 0.1, and its rounding error made an acceleration of 0.07)
-            deviations = values - values[0]
-            u = (n - 1) * (np.sum(counts * deviations) / n - deviations)
-            numerator += np.sum(counts * u**3) / n**3
-            denominator += np.sum(counts * u**2) / n**2
-        if not np.isfinite(z0) or denominator == 0.0:
-            raise ValueError(
-                "method='bca' is undefined here: "
-                + ("every replicate lies on one side of the estimate" if not np.isfinite(z0)
-                   else "the statistic takes the same value whichever unit is left out, so the "
-                        "jackknife gives no acceleration")
-                + "; use method='percentile'"
-            )
-        acceleration = numerator / (6 * denominator**1.5)
+        # a replicate equal to the estimate up to rounding (a relative 100 ulp, the slack of
+        # permutation_null) counts one half: a sum of the same scores in another order (the
+        # rows of a subject resample, shuffled) fell 1 ulp on either side of it, and moved z0
+        slack = 100 * np.finfo(np.float64).eps * abs(estimate)
+        below, equal = np.sum(replicates < estimate - slack), np.sum(np.abs(replicates - estimate) <= slack)
+        z0 = ndtri((below + equal / 2) / replicates.size)
+        if not np.isfinite(z0):
+            raise ValueError("method='bca' is undefined here: every replicate lies on one side of the estimate; "
+                             "use method='percentile'")
+        acceleration = _acceleration(jackknife())
         z = ndtri(np.array([alpha, 1 - alpha]))
         levels = ndtr(z0 + (z0 + z) / (1 - acceleration * (z0 + z)))
     else:
         raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
     low, high = np.percentile(replicates, 100 * levels)
     return float(low), float(high)
+
+
+def _acceleration(samples: list[tuple[NDArray, NDArray | None]]) -> float:
+    """The BCa acceleration ``a`` from each sample's leave-one-out ``(values, counts)`` (see
+    :func:`interval`), or a ValueError when the jackknife gives none.
+
+    ``a`` does not change when every ``u`` is multiplied by one number: the values are brought
+    to magnitudes near 1 by a power of two before their differences are taken (differences of
+    scores near ±1e308 overflowed), and the ``u`` divided by the largest before their cubes
+    are summed (the squares of differences of 1e-170 vanished, which read as a jackknife that
+    does not vary, and the cubes of 1e120 overflowed).
+    """
+    samples = [(values, np.ones(values.size) if counts is None else counts) for values, counts in samples]
+    undefined = sum(int(np.sum(~np.isfinite(values))) for values, _ in samples)
+    if undefined:
+        raise ValueError(
+            f"method='bca' needs the statistic with each unit left out (the jackknife), but it is NaN or infinite "
+            f"on {undefined} of {sum(values.size for values, _ in samples)} of these evaluations; make it defined "
+            "and finite on them, or use method='percentile'"
+        )
+    scaled = power_of_two_scaled(*(values for values, _ in samples)) if samples else ()
+    influences = []
+    for values, (_, counts) in zip(scaled, samples):
+        n = float(np.sum(counts))  # a float: n**3 of 1e7 units overflows int64
+        # the mean taken about the first value: equal values give u = 0 exactly (the mean of
+        # three 0.1s is not 0.1, and its rounding error made an acceleration of 0.07)
+        deviations = values - values[0]
+        influences.append(((n - 1) * (np.sum(counts * deviations) / n - deviations), counts, n))
+    largest = max((float(np.max(np.abs(u), initial=0.0)) for u, _, _ in influences), default=0.0)
+    if largest == 0.0:
+        why = ("the statistic takes the same value whichever unit is left out" if samples else
+               "no resampled sample holds two units to leave out one at a time")
+        raise ValueError(f"method='bca' is undefined here: {why}, so the jackknife gives no acceleration; "
+                         "use method='percentile'")
+    numerator = sum(np.sum(counts * (u / largest) ** 3) / n**3 for u, counts, n in influences)
+    denominator = sum(np.sum(counts * (u / largest) ** 2) / n**2 for u, counts, n in influences)
+    return float(numerator / (6 * denominator**1.5))
 
 
 @contextlib.contextmanager
@@ -358,6 +406,16 @@ def resolution_warned_once():
         yield
 
 
+def check_progress_bar(show: bool | None) -> bool | None:
+    """``show`` if it is True, False or None (a bar only on an interactive terminal), else a
+    TypeError naming ``progress_bar`` ("no" is true, and showed a bar)."""
+    if show is not None and not isinstance(show, (bool, np.bool_)):
+        raise TypeError("progress_bar must be True, False or None (a bar only on an interactive terminal), "
+                        f"got {show!r}")
+    return show
+
+
 def progress(iterable, *, total: int, desc: str, show: bool | None):
     """A tqdm progress bar; ``show=None`` shows it only on an interactive terminal."""
-    return tqdm(iterable, total=total, desc=desc, disable=None if show is None else not show, leave=False)
+    return tqdm(iterable, total=total, desc=desc, disable=None if check_progress_bar(show) is None else not show,
+                leave=False)

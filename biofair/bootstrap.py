@@ -39,12 +39,12 @@ from numpy.typing import NDArray
 from biofair._resampling import (
     Sample,
     Scores,
+    check_progress_bar,
     check_unit,
+    evaluated,
     interval,
     jackknife_rows,
-    progress,
     resample_rows,
-    resolution_warned_once,
 )
 from biofair._typing import By, IntervalMethod, Seed, StatisticData, Unit
 from biofair._validation import as_count, as_number, as_rng, check_choice, check_resamples
@@ -158,7 +158,11 @@ class PairedResult(NamedTuple):
         return self.low > 0 or self.high < 0
 
 
-def _check(n_resamples: int, confidence: float, method: str, unit: str | None, cluster: object) -> None:
+def _check(n_resamples: int, confidence: float, method: str, unit: str | None, cluster: object, args: object,
+           progress_bar: object) -> None:
+    if not isinstance(args, (tuple, list)):  # 1e-3 failed as "Value after * must be an iterable", "ab" gave 2
+        raise TypeError(f"args must be a tuple of the statistic's further arguments, e.g. args=(1e-3,), got {args!r}")
+    check_progress_bar(progress_bar)  # also where a fast path shows no bar
     as_count(n_resamples, "n_resamples")
     as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     check_choice(method, "method", ("percentile", "bca"))
@@ -298,13 +302,16 @@ def bootstrap(
     ------
     ValueError
         When ``n_resamples`` is below ``2 / (1 - confidence)``, when the statistic is NaN or
-        infinite on all the data or on some resample (no interval can be read), or for
+        infinite on all the data or on some resample (no interval can be read), for
+        ``method="bca"`` when it is so with a unit left out or when the interval is undefined
+        (every replicate on one side of the estimate, a jackknife that does not vary), or for
         ``unit="subject"`` when the cluster column has missing values or a single subject,
         or mixes numbers and text (a ``SchemaError``: ``1`` and ``"1"`` would be two subjects);
         or when ``rng`` is a negative seed.
     TypeError
-        When the statistic does not return a number, or ``rng`` is neither a Generator, an
-        integer seed nor None.
+        When the statistic does not return a number, ``rng`` is neither a Generator, an
+        integer seed nor None, ``args`` is not a tuple (or list), or ``progress_bar`` is not
+        True, False or None.
 
     Warns
     -----
@@ -358,8 +365,11 @@ def bootstrap(
     905 of 1,000 simulated sets (the replicates sit about half the estimate's bias below it,
     so the correction sees half the bias), and for thresholds at a target FMR it did no
     better. BCa counts a replicate equal to the estimate as half below it (as
-    ``scipy.stats.bootstrap``); a statistic that takes the same value whichever unit is left
-    out (the midpoint EER of a small sample, now and then) has no BCa interval.
+    ``scipy.stats.bootstrap``), and one within a relative 100 ulp of it as equal (the slack of
+    :func:`biofair.permutation_null`: a mean of the same scores summed in another order); a
+    statistic that takes the same value whichever unit is left out (the midpoint EER of a
+    small sample, now and then) has no BCa interval. A class (or stratum) of one unit adds
+    nothing to the acceleration (its ``u`` has the factor ``n - 1 = 0``) and is not left out.
 
     References
     ----------
@@ -377,7 +387,7 @@ def bootstrap(
     >>> bool(result.low < result.estimate < result.high)
     True
     """
-    _check(n_resamples, confidence, method, unit, cluster)
+    _check(n_resamples, confidence, method, unit, cluster, args, progress_bar)
     unit = _unit(scores, unit, cluster)
     rng = as_rng(rng)
     sample = Sample(scores, data=data, cluster=cluster if unit == "subject" else None, strata=strata)
@@ -496,8 +506,9 @@ def paired_bootstrap(
         the other (``1`` and ``"1"``: read both the same way); or when ``rng`` is a negative
         seed.
     TypeError
-        When the statistic does not return a number, or ``rng`` is neither a Generator, an
-        integer seed nor None.
+        When the statistic does not return a number, ``rng`` is neither a Generator, an
+        integer seed nor None, ``args`` is not a tuple (or list), or ``progress_bar`` is not
+        True, False or None.
 
     See Also
     --------
@@ -518,7 +529,7 @@ def paired_bootstrap(
     >>> result.significant, result.p_greater
     (True, 0.0)
     """
-    _check(n_resamples, confidence, method, unit, cluster)
+    _check(n_resamples, confidence, method, unit, cluster, args, progress_bar)
     unit = _unit(scores_a, unit, cluster)
     rng = as_rng(rng)
     clusters = cluster if unit == "subject" else None
@@ -528,9 +539,8 @@ def paired_bootstrap(
                                                                                       "system B's data")
 
     def differences(plan, total: int, desc: str) -> NDArray:
-        with resolution_warned_once():  # as in Sample.replicates: the estimates have warned
-            return np.array([a.evaluate(statistic, args, rows) - b.evaluate(statistic, args, rows)
-                             for rows in progress(plan, total=total, desc=desc, show=progress_bar)])
+        return evaluated(lambda rows: a.evaluate(statistic, args, rows) - b.evaluate(statistic, args, rows), plan,
+                         total=total, desc=desc, show=progress_bar)
 
     replicates = _defined(differences(resample_rows(a, unit, n_resamples, rng), n_resamples, "paired bootstrap"))
     low, high = interval(
