@@ -10,6 +10,7 @@ needed. Read more in the chapters "Find bias in the tails" and "Choose CEI's par
 from __future__ import annotations
 
 import bisect
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -77,6 +78,26 @@ def _kl_divergence_bits(p: NDArray, q: NDArray) -> NDArray[np.float64]:
     """
     ratio = np.divide(p, q, out=np.ones_like(p), where=p > 0)
     return np.sum(p * np.log2(ratio), axis=-1)
+
+
+def _mean_pmf(pmfs: NDArray) -> NDArray[np.float64]:
+    """The mean of the rows of ``pmfs`` (groups x bins), whatever the groups' order.
+
+    The rows are summed in ascending order per bin, and each bin is kept between its smallest
+    and largest row value, which rounding can cross: identical rows are their own mean, so
+    their divergences are exactly 0 (ten identical groups gave DFI 0.9999999999999999).
+    """
+    ordered = np.sort(pmfs, axis=0)
+    return np.clip(ordered.mean(axis=0), ordered[0], ordered[-1])
+
+
+def _divergences_from_mean(pmfs: NDArray) -> NDArray[np.float64]:
+    """``S_i = KL(p_i || m)`` in bits of every row against the rows' mean ``m``.
+
+    Kept in ``[0, log2 K]``, the bounds of a divergence from a mean of K pmfs that rounding
+    can cross by an ulp (seven groups with disjoint histograms gave DFI -2.2e-16).
+    """
+    return np.clip(_kl_divergence_bits(pmfs, _mean_pmf(pmfs)), 0.0, np.log2(pmfs.shape[0]))
 
 
 def _sorted_counts(values: NDArray, edges: NDArray) -> NDArray[np.int64]:
@@ -168,7 +189,7 @@ def _warn_if_coarse(samples: list[NDArray], counts: NDArray, edges: NDArray, his
 def _index_from_divergences(divergences: NDArray, names: list[str], parameters: dict[str, Any]) -> EquityIndex:
     k = len(names)
     return EquityIndex(
-        normal=float(1.0 - divergences.sum() / (k * np.log2(k))),
+        normal=float(1.0 - math.fsum(divergences) / (k * np.log2(k))),  # fsum: the same in any group order
         extreme=float(1.0 - divergences.max() / np.log2(k)),
         divergences=pd.Series(divergences, index=pd.Index(names, name="group"), name="divergence"),
         parameters=parameters,
@@ -269,7 +290,7 @@ def _dfi_from_counts(
         pmfs = counts / counts.sum(axis=1, keepdims=True)
     else:
         pmfs = (mated / mated.sum(axis=1, keepdims=True) + nonmated / nonmated.sum(axis=1, keepdims=True)) / 2
-    divergences = _kl_divergence_bits(pmfs, pmfs.mean(axis=0))
+    divergences = _divergences_from_mean(pmfs)
     return _index_from_divergences(divergences, names, {"bins": mated.shape[1], "combine": combine})
 
 
@@ -325,18 +346,32 @@ def _split_parts(
             split = np.searchsorted(values, _sorted_percentile(values, 100.0 - percentile), side="right")
             tail, centre = values[:split], values[split:]
         if centre.size == 0:
-            raise _empty_centre(name, values.size, kind, percentile)
+            end = values[0] if kind == "nonmated" else values[-1]  # the tie that the split falls on
+            raise _empty_centre(name, values.size, kind, percentile,
+                                tied=int(np.count_nonzero(values == end)), value=float(end))
         tails.append(tail)
         centres.append(centre)
     return tails, centres
 
 
-def _empty_centre(name: str, size: int, kind: str, percentile: float) -> SchemaError:
-    """The error for a group whose every score falls in the tail."""
-    return SchemaError(
-        f"group {name!r}: all {size} {kind} scores fall in the tail at percentile "
-        f"{percentile:g}; the centre is empty (too few or tied scores)"
-    )
+def _empty_centre(
+    name: str, size: int, kind: str, percentile: float, *, tied: int | None = None, value: float | None = None
+) -> SchemaError:
+    """The error for a group whose every score falls in the tail: its split percentile is its
+    lowest non-mated (highest mated) score, ``value``, which ``tied`` of its ``size`` scores
+    share (both unknown out of core).
+
+    With ``k`` of ``n`` scores tied there (``1 < k < n``), the split leaves them in the centre
+    from a percentile above ``100 (k - 1) / (n - 1)`` on, which the message gives.
+    """
+    message = (f"group {name!r}: all {size} {kind} scores fall in the tail at percentile {percentile:g}; "
+               "the centre is empty (too few or tied scores)")
+    if tied is not None and 1 < tied < size:
+        end = "lowest" if kind == "nonmated" else "highest"
+        message += (f": {tied} of them share its {end} score, {value!r}, where the split falls; use a percentile "
+                    f"above {100.0 * (tied - 1) / (size - 1):.6g} (the tied scores then form the centre), or remove "
+                    "the tied scores if they stand for failed comparisons")
+    return SchemaError(message)
 
 
 def _smoothed(pmfs: NDArray, smoothing: float) -> NDArray:
@@ -357,7 +392,7 @@ def _mean_split_divergences(
     each group's whole histogram.
     """
     bins = tail_counts.shape[1]
-    mean = _normalised(tail_counts + centre_counts).mean(axis=0)
+    mean = _mean_pmf(_normalised(tail_counts + centre_counts))
     # The tail: the fewest outer bins (right for non-mated, left for mated) holding (100 - P)% of
     # the mean's mass, summed from the tail's end; a share reached exactly is reached whatever the
     # rounding of the sums (1 - 95/100 is 0.050000000000000044: a tie fell either side of it).
@@ -418,9 +453,8 @@ def _cei_from_counts(
     """S'_i = w_t·KL(t_i || m_t) + w_c·KL(c_i || m_c) in bits, from each group's tail and
     centre counts (groups x bins, on the edges of :func:`_part_edges`)."""
     if mean_tail == "groups":
-        tail_pmfs, centre_pmfs = _normalised(tail_counts), _normalised(centre_counts)
-        tail = _kl_divergence_bits(tail_pmfs, tail_pmfs.mean(axis=0))
-        centre = _kl_divergence_bits(centre_pmfs, centre_pmfs.mean(axis=0))
+        tail = _divergences_from_mean(_normalised(tail_counts))
+        centre = _divergences_from_mean(_normalised(centre_counts))
     else:
         tail, centre = _mean_split_divergences(tail_counts, centre_counts, kind, percentile, smoothing)
     return tail_weight * tail + (1.0 - tail_weight) * centre
@@ -557,9 +591,10 @@ def comprehensive_equity_index(
     parameters = _cei_parameters(kind=kind, percentile=percentile, tail_weight=tail_weight, bins=bins,
                                 mean_tail=mean_tail, smoothing=smoothing)
     names, samples = _class_samples(scores, by, kind)
-    percentiles = np.full(len(names), float(percentile))
-    divergences = _cei_divergences(
-        names, samples, kind, percentiles, tail_weight, parameters["bins"], mean_tail, smoothing
+    percentiles = np.full(len(names), parameters["percentile"])
+    divergences = _cei_divergences(  # the checked floats: a Fraction made the divergences Python objects
+        names, samples, kind, percentiles, parameters["tail_weight"], parameters["bins"], mean_tail,
+        parameters.get("smoothing", 0.0),  # read with mean_tail="split_mean" only
     )
     return _index_from_divergences(divergences, names, parameters)
 
@@ -569,10 +604,10 @@ def _cei_parameters(
 ) -> dict[str, Any]:
     """CEI's options, checked, as the ``parameters`` of its result."""
     check_kind(kind)
-    as_number(percentile, "percentile", low=0.0, high=100.0, open_low=True, open_high=True)
-    as_number(tail_weight, "tail_weight", low=0.0, high=1.0)
+    percentile = as_number(percentile, "percentile", low=0.0, high=100.0, open_low=True, open_high=True)
+    tail_weight = as_number(tail_weight, "tail_weight", low=0.0, high=1.0)
     check_choice(mean_tail, "mean_tail", ("groups", "split_mean"))
-    as_number(smoothing, "smoothing", low=0.0, open_low=True)  # NaN gave a NaN index; a negative, NumPy's error
+    smoothing = as_number(smoothing, "smoothing", low=0.0, open_low=True)  # NaN gave a NaN index, a negative NumPy's error
     parameters = {"kind": kind, "percentile": percentile, "tail_weight": tail_weight,
                   "bins": check_bins(bins), "mean_tail": mean_tail}
     if mean_tail == "split_mean":
@@ -674,7 +709,7 @@ def automatic_comprehensive_equity_index(
 def _automatic_index(scores: pd.DataFrame | ScoresByGroup, *, kind: ScoreKind, n_std: float, bins: int, by: By,
                      warn_empty: bool) -> EquityIndex:
     """CEIᴬ; an empty tail is warned about only with ``warn_empty``."""
-    as_number(n_std, "n_std", low=0.0, open_low=True)
+    n_std = as_number(n_std, "n_std", low=0.0, open_low=True)  # a float: SciPy's tail refused a Fraction
     bins = check_bins(bins)
     names, samples = _class_samples(scores, by, kind)
     beyond = np.array([_share_beyond(v, kind, n_std) for v in samples])
@@ -745,7 +780,7 @@ def _automatic_parameters(
     percentiles = 100.0 * (1.0 - beyond)
     with np.errstate(divide="ignore"):  # 1 - Phi(N) underflows to 0 beyond N = 38: Delta_i = inf
         ratio = np.divide(beyond, norm.sf(n_std), out=np.zeros_like(beyond), where=beyond > 0)  # no 0/0
-    tail_weight = float(np.mean(expit(ratio) * percentiles / 100.0))
+    tail_weight = math.fsum(expit(ratio) * percentiles / 100.0) / len(names)  # the same in any group order
     return percentiles, {
         "kind": kind,
         "n_std": n_std,
