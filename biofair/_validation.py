@@ -181,7 +181,8 @@ def as_number(
         number < high if open_high else number <= high
     )
     if not (np.isfinite(number) and inside):
-        interval = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+        # the value must be finite: an infinite end of the interval is an open one
+        interval = f"{'(' if open_low or low == -np.inf else '['}{low:g}, {high:g}{')' if open_high or high == np.inf else ']'}"
         raise ValueError(f"{name} must lie in {interval}, got {value!r}")
     return number
 

@@ -161,7 +161,7 @@ CASES = {
                        (ValueError, r"^percentile must lie in \(0, 100\), got nan")),
     "tail_weight='0.8'": (lambda: bf.comprehensive_equity_index(TABLE, tail_weight="0.8"), (TypeError, r"^tail_weight must be a number")),
     "n_std=inf": (lambda: bf.automatic_comprehensive_equity_index(TABLE, n_std=float("inf")),
-                  (ValueError, r"^n_std must lie in \(0, inf\], got inf")),
+                  (ValueError, r"^n_std must lie in \(0, inf\), got inf")),
     "greater_is_match='False'": (lambda: bf.read_scores("x.csv", greater_is_match="False"),
                                  (TypeError, r"^greater_is_match must be True or False, got 'False'")),
     "format='xml'": (lambda: bf.read_scores(EXAMPLE, format="xml"), (ValueError, r"format must be 'auto', 'csv', 'parquet' or 'bob', got 'xml'")),
