@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from importlib.resources import as_file, files
 from pathlib import Path
 
-from biofair._validation import fewest_resamples, too_few_resamples
+from biofair._validation import SMALLEST_BOUND, fewest_resamples, too_few_resamples
 
 _TEMPLATE = files("biofair") / "report_template.md"  # the chapter "Analyse your own system"
 _OUTPUTS = ("report.ipynb", "report.html", "summary.json")
@@ -131,7 +131,15 @@ def _weight(text: str) -> float:
 
 
 def _rates(text: str) -> list[float]:
+    """FMR targets: two or more, distinct, each in [2**-1022, 1) (as biofair.fairness_summary
+    takes them: they are also the bounds of its areas)."""
     values = [_rate(item) for item in text.split(",") if item.strip()]
+    if small := [value for value in values if value < SMALLEST_BOUND]:
+        raise argparse.ArgumentTypeError(
+            f"each FMR target at least 2**-1022 = {SMALLEST_BOUND!r}, got {small[0]!r} in {text!r}: the targets are "
+            "also the bounds of the partial-AUC rows, and the smallest the lower bound of the log-FMR area, which "
+            "divide by it; give a small positive target instead, e.g. 1e-6"
+        )
     if len(set(values)) < len(values):
         raise argparse.ArgumentTypeError(f"each FMR target once, got {text!r}")
     if len(values) < 2:
@@ -235,6 +243,10 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--distance", action="store_true", help="scores are distances (lower = more similar)")
     report.add_argument("--format", default="auto", choices=["auto", "csv", "parquet", "bob"],
                         help="file format (default: by suffix, then by content)")
+    report.add_argument("--decimal", default=".", choices=[".", ","],
+                        help="decimal mark of scores written as text: ',' for a spreadsheet's export with scores "
+                             "such as 0,83, whose fields are separated by ';' or tabs (every other column stays "
+                             "text, as written; the --subjects file is read with it too) (default: .)")
     report.add_argument("--fmr-targets", type=_rates, metavar="LIST",
                         help="standard layout: two or more FMR targets, comma-separated (default: "
                              "1e-1,1e-2,1e-3)")
@@ -630,7 +642,7 @@ def _check_analysis(args: argparse.Namespace) -> list[str]:
         try:
             table = bf.read_grouped_scores(
                 args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
-                format=args.format, subjects=args.subjects, missing_groups=args.missing_groups,
+                format=args.format, decimal=args.decimal, subjects=args.subjects, missing_groups=args.missing_groups,
             )
         except bf.SchemaError as error:
             if _ONE_CLASS not in str(error):
@@ -730,6 +742,7 @@ def _differential_analysis(args: argparse.Namespace):
     threshold is negated on its way in, and the report gives it back in the file's units.
     """
     import biofair as bf
+    from biofair.groups import _group_codes
 
     by = _by(args)
     source = _source(Path(args.scores))  # before it is read: the file the report describes
@@ -737,9 +750,12 @@ def _differential_analysis(args: argparse.Namespace):
         warnings.simplefilter("always")
         table = bf.read_grouped_scores(
             args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
-            format=args.format, subjects=args.subjects, missing_groups=args.missing_groups,
+            format=args.format, decimal=args.decimal, subjects=args.subjects, missing_groups=args.missing_groups,
             one_class_groups="keep",  # the report marks the rate a group lacks "no comparisons"
         )
+        if args.reference is not None and args.reference not in (names := _group_codes(table, by)[1]):
+            raise ValueError(f"--reference {args.reference!r} names no group of --by {' '.join(args.by)}; the groups "
+                             f"are {names}")
         threshold = _operational_threshold(args, table)
         args.stages(f"computing the differential report ({args.n_resamples:,} bootstrap resamples)")
         report = bf.differential_report(
@@ -853,6 +869,7 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
         "subjects_path": str(args.subjects.resolve()) if args.subjects else "",
         "greater_is_match": not args.distance,
         "file_format": args.format,
+        "decimal": args.decimal,
         "fmr_targets": args.fmr_targets,
         "operating_fmr": args.operating_fmr,
         "alpha": args.alpha,

@@ -41,6 +41,7 @@ from biofair.groups import (
 )
 from biofair.schema import (
     _FILE_ROWS,
+    _FILE_SEPARATOR,
     _SCORE_SETS,
     CANONICAL_COLUMNS,
     _cli_renaming,
@@ -52,6 +53,7 @@ from biofair.schema import (
 )
 
 _ScoreFormat = Literal["auto", "csv", "parquet", "bob"]
+_DecimalMark = Literal[".", ","]
 _PathLike = str | os.PathLike
 
 _TRUE_LABELS = {"true", "t", "1", "yes", "y", "mated", "genuine", "target"}  # t/f: PostgreSQL's booleans
@@ -151,8 +153,9 @@ def _first_line(path: Path, compression: str | None) -> str:
     return line.decode("utf-8-sig", errors="replace").rstrip("\r")
 
 
-def _kind(path: Path, format: _ScoreFormat, compression: str | None) -> tuple[str, str, str]:
-    """``(format, separator, first line)`` of a file, from its suffix, else its content."""
+def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: str) -> tuple[str, str, str]:
+    """``(format, separator, first line)`` of a file, from its suffix, else its content. Fields
+    separated by ';' are read with a decimal comma only (``decimal=','``)."""
     suffixes = [s.lower() for s in path.suffixes]
     if suffixes and suffixes[-1] in _COMPRESSION_SUFFIXES:
         suffixes.pop()
@@ -182,21 +185,27 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None) -> tuple[st
         raise SchemaError(f"{path} starts with {header!r}, Excel's hint of its separator, not a header: "
                           "delete that first line (the header follows it)")
     fields = header.split(";")
-    if format != "bob" and ";" in header and "\t" not in header and all(
-            "," not in field or _DECIMAL_COMMA.fullmatch(field.strip()) for field in fields):
-        data = any(_NUMBER.fullmatch(field.strip()) or _DECIMAL_COMMA.fullmatch(field.strip()) for field in fields)
+    semicolons = format != "bob" and ";" in header and "\t" not in header and all(
+        "," not in field or _DECIMAL_COMMA.fullmatch(field.strip()) for field in fields)
+    if semicolons and any(_NUMBER.fullmatch(field.strip()) or _DECIMAL_COMMA.fullmatch(field.strip())
+                          for field in fields):
         guess = _guessed_names(fields)
         labels = ", ".join(f"{name!r}: str" for name in guess if name != "score")  # as written ("01")
-        names = f", header=None, names={guess!r}, dtype={{{labels}}}, keep_default_na=False" if data else ""
         raise SchemaError(
             f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
-            "decimal mark is a comma; biofair reads commas or tabs. Convert it, e.g. python -c \"import pandas "
-            f"as pd; pd.read_csv('{path}', sep=';', decimal=','{names}).to_csv('{path.name.split('.')[0]}-comma.csv', "
-            "index=False)\"" + (" (its first line is data: the names, in the order of its columns, are a guess)"
-                                if data else "")
+            "decimal mark is a comma, and has no header line naming its columns. Convert it, e.g. python -c "
+            f"\"import pandas as pd; pd.read_csv('{path}', sep=';', decimal=',', header=None, names={guess!r}, "
+            f"dtype={{{labels}}}, keep_default_na=False).to_csv('{path.name.split('.')[0]}-comma.csv', index=False)\" "
+            "(its first line is data: the names, in the order of its columns, are a guess)"
+        )
+    if semicolons and decimal == ".":
+        raise SchemaError(
+            f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
+            f"decimal mark is a comma: read it with biofair.read_scores('{path}', decimal=',') or biofair report "
+            "--decimal , (scores such as 0,83 are read as numbers; every other column stays text, as written)"
         )
     if ((format == "csv" or (format == "auto" and suffix in (".csv", ".tsv") and not header.startswith("#")))
-            and "," not in header and "\t" not in header and len(header.split()) > 1):
+            and not semicolons and "," not in header and "\t" not in header and len(header.split()) > 1):
         if _looks_like_bob(header):
             raise SchemaError(
                 f"{path} has no comma or tab in its first line ({header[:80]!r}): its {len(header.split())} fields "
@@ -208,11 +217,12 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None) -> tuple[st
         raise SchemaError(f"{path} has no comma or tab in its first line ({header[:80]!r}): if its fields are "
                           f"separated by spaces, {_to_csv(path)}")
     tab_separated = suffix == ".tsv" or ("\t" in header and "," not in header)
-    if format == "csv" or (format == "auto" and (suffix in (".csv", ".tsv") or "," in header or "\t" in header)):
+    if format == "csv" or (format == "auto" and (suffix in (".csv", ".tsv") or "," in header or "\t" in header
+                                                 or semicolons)):
         if header.startswith("#"):
             raise SchemaError(f"{path} starts with a comment line ({header[:80]!r}), not with the header of its "
                               "columns: delete the comment lines")
-        return "csv", "\t" if tab_separated else ",", header
+        return "csv", ";" if semicolons else "\t" if tab_separated else ",", header
     return "bob", r"\s+", header
 
 
@@ -272,12 +282,12 @@ def _refuse_repeated_header(table: pd.DataFrame, names: list[str], score: str, p
     if not again.any():
         return
     first = int(again.argmax())
+    separator = "" if sep == "," else f", sep={sep!r}"  # written back as read: decimal commas stay unquoted
     raise SchemaError(
         f"{path}: data row {first + 1} repeats the header line ({sep.join(names)[:80]!r}), as files joined with "
         f"their headers (cat a.csv b.csv) do; {int(again.sum()):,} data row(s) in all. Delete them, e.g. python -c "
-        f"\"import pandas as pd; t = pd.read_csv('{path}', dtype=str, keep_default_na=False"
-        + (", sep='\\t'" if sep == "\t" else "") +
-        f"); t[~t.eq(t.columns).all(axis=1)].to_csv('{path.name.split('.')[0]}-once.csv', index=False)\""
+        f"\"import pandas as pd; t = pd.read_csv('{path}', dtype=str, keep_default_na=False{separator}); "
+        f"t[~t.eq(t.columns).all(axis=1)].to_csv('{path.name.split('.')[0]}-once.csv'{separator}, index=False)\""
     )
 
 
@@ -318,16 +328,25 @@ _EMPTY_ROWS_WARNING = "are empty in every column"
 
 
 def _read_csv(path: Path, sep: str, header: str, compression: str | None,
-              columns: Mapping[str, str] | None) -> pd.DataFrame:
-    """A CSV table: the score column parsed as numbers, every other column as text."""
+              columns: Mapping[str, str] | None, decimal: str) -> pd.DataFrame:
+    """A CSV table: the score column parsed as numbers with the ``decimal`` mark, every other
+    column as text."""
     names = next(csv.reader([header], delimiter=sep))
     _check_names(names, path)
     _refuse_headerless(names, path, sep, columns)
     renames = _renames(names, columns)
     score = next((source for source, target in renames.items() if target == "score"), "score")
+    if decimal == sep and score in names:
+        raise SchemaError(
+            f"{path}: decimal=',' (biofair report --decimal ,) reads scores written with a decimal comma, but the "
+            f"file also separates its fields with commas (first line {header[:80]!r}), so a score such as 0,83 would "
+            "be two fields. A decimal comma goes with fields separated by ';' or tabs: read this file without "
+            "decimal=',' (its scores then have a decimal point), or export it again with ';' as its separator"
+        )
     try:
         table = pd.read_csv(
-            path, sep=sep, compression=compression, keep_default_na=False, skip_blank_lines=False,  # rows keep their numbers
+            path, sep=sep, decimal=decimal, compression=compression, keep_default_na=False,
+            skip_blank_lines=False,  # rows keep their numbers
             dtype={name: str for name in names if name != score},
             na_values={name: _NAN_WORDS if name == score else [""] for name in names},
         )
@@ -374,6 +393,9 @@ def _unquoted_separator(sep: str) -> str:
         return ("a comma unquoted in a field (a decimal comma, '0,83'? a label such as 'Smith, J'?) or at the end "
                 "of the row: quote such fields (\"Smith, J\"), write numbers with a decimal point, and remove "
                 "separators at the ends of rows")
+    if sep == ";":
+        return ("a ';' unquoted in a field (a label such as 'Smith; J'?) or at the end of the row: quote such fields "
+                "(\"Smith; J\"), and remove separators at the ends of rows")
     return ("a tab in a field or at the end of the row: quote such fields or replace the tabs in them, and remove "
             "tabs at the ends of rows")
 
@@ -495,7 +517,8 @@ def _to_csv(path: Path) -> str:
             f"pd.read_csv('{path}', sep=r'\\s+').to_csv('{path.name.split('.')[0]}-table.csv', index=False)\"")
 
 
-def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None, format: _ScoreFormat) -> pd.DataFrame:
+def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None, format: _ScoreFormat,
+              decimal: str) -> pd.DataFrame:
     table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#", compression=compression)
     if table.shape[1] not in _BOB_COLUMNS:
         why = ("format='bob'" if format == "bob" else "its name does not end in .csv, .tsv or .parquet, "
@@ -507,7 +530,8 @@ def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | 
                if format == "bob" else "If it is a table and ") + f"its fields are separated by spaces, {_to_csv(path)}"
         )
     table.columns = _BOB_COLUMNS[table.shape[1]]
-    numeric = [pd.api.types.is_numeric_dtype(_parsed_scores(table["score"].iloc[[row]])) for row in range(min(2, len(table)))]
+    numeric = [pd.api.types.is_numeric_dtype(_parsed_scores(table["score"].iloc[[row]], decimal))
+               for row in range(min(2, len(table)))]
     if numeric == [False, True] and not any(c.isdigit() for c in str(table["score"].iloc[0])):  # a header line:
         # "claimed real test score", not a first score mistyped ("1.83O5")
         raise SchemaError(
@@ -518,13 +542,44 @@ def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | 
     return table.rename(columns=_renames(list(table.columns), columns))
 
 
-def _parsed_scores(values: pd.Series) -> pd.Series:
+def _unparsed(values: pd.Series, decimal: str) -> tuple[pd.Series, np.ndarray]:
+    """Text scores as numbers written with the ``decimal`` mark (a value with the other mark,
+    or with two, is none: "0.5" and "1.200,5" with a decimal comma), and where they are not
+    numbers (the words of ``_NAN_WORDS`` are missing values, not unparsed ones)."""
+    words = values.str.strip().isin(_NAN_WORDS)
+    text = values.where(~words)
+    if decimal == ",":
+        text = text.where(~text.str.contains(".", regex=False, na=False)).str.replace(",", ".", regex=False)
+    numbers = pd.to_numeric(text, errors="coerce")
+    return numbers, (numbers.isna() & values.notna() & ~words).to_numpy()
+
+
+def _parsed_scores(values: pd.Series, decimal: str) -> pd.Series:
     """Text scores as numbers, or the text itself when some are not numbers (reported later)."""
     if not pd.api.types.is_string_dtype(values):
         return values
-    numbers = pd.to_numeric(values.where(~values.str.strip().isin(_NAN_WORDS)), errors="coerce")
-    unparsed = numbers.isna() & values.notna() & ~values.str.strip().isin(_NAN_WORDS)
+    numbers, unparsed = _unparsed(values, decimal)
     return values if unparsed.any() else numbers
+
+
+def _decimal_comma_problem(scores: pd.Series, where: str, semicolons: Path | None) -> str:
+    """The error of text scores read with a decimal comma that are not all numbers written so
+    (``where`` names the file; ``semicolons``, the file if its fields are separated by ';'): the
+    first such row, and the repair; a file whose scores have decimal points is converted as it is."""
+    unparsed = _unparsed(scores, ",")[1]
+    shown = pd.unique(scores[unparsed])
+    examples = ", ".join(map(repr, shown[:3]))
+    problem = (f"{where}: {int(unparsed.sum()):,} score(s) are not numbers written with a decimal comma, as "
+               f"decimal=',' reads them (e.g. {examples}; first in {_row(scores, int(unparsed.argmax()))}): write "
+               "them as 0,83 or -1,5e-3, without thousands separators")
+    if _unparsed(pd.Series(shown, dtype=scores.dtype), ".")[1].any():
+        return problem
+    problem += "; they have a decimal point: a file whose scores all have one is read without decimal=','"
+    if semicolons is None:
+        return problem
+    return (problem + ", once its fields are separated by commas, e.g. python -c \"import pandas as pd; "
+            f"pd.read_csv('{semicolons}', sep=';', dtype=str, keep_default_na=False).to_csv('"
+            f"{semicolons.name.split('.')[0]}-comma.csv', index=False)\" (every field as written)")
 
 
 def _file_problem(path: Path, what: str) -> str:
@@ -553,11 +608,13 @@ def _read_file(
     columns: Mapping[str, str] | None,
     greater_is_match: bool,
     format: _ScoreFormat,
+    decimal: str,
 ) -> pd.DataFrame:
     """A score file as a table with canonical names, labels and float scores; not validated."""
     check_flag(greater_is_match, "greater_is_match")
     if format not in ("auto", "csv", "parquet", "bob"):
         raise ValueError(f"format must be 'auto', 'csv', 'parquet' or 'bob', got {format!r}")
+    check_choice(decimal, "decimal", (".", ","))
     if columns is not None and not (isinstance(columns, Mapping) and all(
             isinstance(k, str) and isinstance(v, str) and v for k, v in columns.items())):
         raise TypeError(
@@ -566,7 +623,7 @@ def _read_file(
     if isinstance(path, (tuple, list)):
         if len(path) != 2:
             raise ValueError(f"path must be one file or a (mated_file, nonmated_file) pair, got {len(path)} files")
-        mated, nonmated = _read_score_list(path[0], "mated"), _read_score_list(path[1], "nonmated")
+        mated, nonmated = _read_score_list(path[0], "mated", decimal), _read_score_list(path[1], "nonmated", decimal)
         table = pd.DataFrame(
             {
                 "score": np.concatenate([mated, nonmated]),
@@ -577,13 +634,13 @@ def _read_file(
     source = _checked_file(path, "score file")
     try:
         compression = _compression(source)
-        kind, sep, header = _kind(source, format, compression)
+        kind, sep, header = _kind(source, format, compression, decimal)
         if kind == "parquet":
             table = _read_parquet(source, columns)
         elif kind == "csv":
-            table = _read_csv(source, sep, header, compression, columns)
+            table = _read_csv(source, sep, header, compression, columns, decimal)
         else:
-            table = _read_bob(source, compression, columns, format)
+            table = _read_bob(source, compression, columns, format, decimal)
     except (SchemaError, TypeError):
         raise
     except UnicodeDecodeError as error:  # a ValueError
@@ -598,11 +655,15 @@ def _read_file(
         # blank and comment lines are not counted: its rows are counted as comparisons
         table.attrs[_FILE_ROWS] = "comparison" if kind == "bob" else "data row"
     table.attrs[_FILE_FORMAT] = kind
+    if kind != "parquet":
+        table.attrs[_FILE_SEPARATOR] = sep
     if "mated" in table.columns:
         table["mated"] = _as_mated(table["mated"])
     if "score" in table.columns:
-        table["score"] = _parsed_scores(table["score"])
+        table["score"] = _parsed_scores(table["score"], decimal)
         score = table["score"]
+        if decimal == "," and pd.api.types.is_string_dtype(score):
+            raise SchemaError(_decimal_comma_problem(score, str(source), source if sep == ";" else None))
         if (pd.api.types.is_numeric_dtype(score) and not pd.api.types.is_bool_dtype(score)
                 and not inexact_integers(score.to_numpy()).any()):
             table["score"] = score.astype(np.float64) if greater_is_match else -score.astype(np.float64)
@@ -684,8 +745,8 @@ def _warn_if_ids_padded(table: pd.DataFrame) -> None:
         )
 
 
-def _read_score_list(path: _PathLike, name: str) -> np.ndarray:
-    """One plain file of scores, one per line (pyeer style), as float64."""
+def _read_score_list(path: _PathLike, name: str, decimal: str) -> np.ndarray:
+    """One plain file of scores, one per line (pyeer style), as float64, with the ``decimal`` mark."""
     source = _checked_file(path, f"{name} score list")
     what = f"the {name} score list {source}"
     try:
@@ -704,8 +765,11 @@ def _read_score_list(path: _PathLike, name: str) -> np.ndarray:
             f"{what} must hold one score per line; its first line has {lines.shape[1]} fields "
             f"({fields}). A table of scores with labels is read from one CSV file instead"
         )
-    values = _parsed_scores(lines[0])
+    values = _parsed_scores(lines[0], decimal)
     values.attrs[_FILE_ROWS] = "score number"  # the N-th score (blank and comment lines are not counted)
+    values.attrs[_FILE_SEPARATOR] = r"\s+"
+    if decimal == "," and pd.api.types.is_string_dtype(values):
+        raise SchemaError(_decimal_comma_problem(values, what, None))
     if problems := [p.replace("column 'score'", what) for p in _score_problems(values)]:
         raise SchemaError("; ".join(problems))
     return values.to_numpy(dtype=np.float64)
@@ -798,6 +862,7 @@ def read_scores(
     columns: Mapping[str, str] | None = None,
     greater_is_match: bool = True,
     format: _ScoreFormat = "auto",
+    decimal: _DecimalMark = ".",
 ) -> pd.DataFrame:
     """Read a score file into a validated score table.
 
@@ -824,6 +889,13 @@ def read_scores(
         sees similarities.
     format : {"auto", "csv", "parquet", "bob"}, default "auto"
         ``"auto"`` decides by the file suffix, then by the file's first bytes.
+    decimal : {".", ","}, default "."
+        The decimal mark of scores written as text. ``","`` reads a spreadsheet's export
+        where the decimal mark is a comma (``0,83``; ``-1,5e-3``): its fields are separated by
+        ``;`` (a file whose first line has ``;`` and no tab is read so, whatever its name) or
+        by tabs. Only the score column is parsed with it; every other column stays text
+        exactly as written (``"01"``, ``"NA"``, ``"007"``). Scores stored as numbers (in
+        Parquet) are read as they are.
 
     Returns
     -------
@@ -844,9 +916,14 @@ def read_scores(
         ``.csv`` but holds a bob score file, has duplicate column names, a mapped column is
         absent or collides with an existing one, a score list holds more than one field per
         line, or the table is invalid (a subject id that is empty or white space only is a
-        missing one).
+        missing one). When its fields are separated by ``;`` and ``decimal`` is ``"."`` (with
+        how to read it). With ``decimal=","``: when the fields are separated by commas, or a
+        score written as text is not a number with a decimal comma (``"0.5"``, ``"1.200,5"``:
+        the first named by its data row).
     FileNotFoundError
         When a file does not exist.
+    ValueError
+        When ``decimal`` is neither ``"."`` nor ``","``.
 
     Warns
     -----
@@ -876,12 +953,13 @@ def read_scores(
     >>> len(table), int(table["mated"].sum())
     (7920, 720)
     """
-    table = validate_scores(_read_file(path, columns, greater_is_match, format))
+    table = validate_scores(_read_file(path, columns, greater_is_match, format, decimal))
     _refuse_misnamed(table, grouping=[])
     _warn_if_ids_padded(table)
     warn_if_reversed(table, greater_is_match)
     table.attrs.pop(_FILE_ROWS, None)  # the labels stay; the table is the caller's now
     table.attrs.pop(_FILE_FORMAT, None)
+    table.attrs.pop(_FILE_SEPARATOR, None)
     return table
 
 
@@ -892,6 +970,7 @@ def read_grouped_scores(
     columns: Mapping[str, str] | None = None,
     greater_is_match: bool = True,
     format: _ScoreFormat = "auto",
+    decimal: _DecimalMark = ".",
     subjects: _PathLike | None = None,
     missing_groups: MissingGroups = "raise",
     one_class_groups: OneClassGroups = "raise",
@@ -912,6 +991,9 @@ def read_grouped_scores(
         As for :func:`biofair.read_scores`.
     format : {"auto", "csv", "parquet", "bob"}, default "auto"
         As for :func:`biofair.read_scores`.
+    decimal : {".", ","}, default "."
+        As for :func:`biofair.read_scores`; the subject file is read with it too (with
+        ``","``, its fields may be separated by ``;``).
     subjects : path, optional
         A table of subject attributes (a ``subject`` column and one column per attribute,
         all read as text), joined to both sides of every comparison (see
@@ -943,7 +1025,7 @@ def read_grouped_scores(
         ``one_class_groups="keep"`` (checked in each score set: each ``system`` and ``split``
         the file holds, which no metric pools). No group is ever left out.
     ValueError
-        When ``missing_groups`` or ``one_class_groups`` is not one of its choices.
+        When ``missing_groups``, ``one_class_groups`` or ``decimal`` is not one of its choices.
 
     Warns
     -----
@@ -975,11 +1057,11 @@ def read_grouped_scores(
     """
     check_choice(missing_groups, "missing_groups", ("raise", "group"))
     check_choice(one_class_groups, "one_class_groups", ("raise", "keep"))
-    table = _read_file(path, columns, greater_is_match, format)
+    table = _read_file(path, columns, greater_is_match, format, decimal)
     score_dtype = table.attrs.get("score_dtype")
     kind = table.attrs.pop(_FILE_FORMAT, None)
     if subjects is not None:
-        people = _read_file(_checked_file(subjects, "subject attribute file"), None, True, "auto")
+        people = _read_file(_checked_file(subjects, "subject attribute file"), None, True, "auto", decimal)
         if shadowed := [a for a in _attributes_of(by) if a in table.columns and a in people.columns and a != "subject"]:
             raise SchemaError(
                 f"the score file has a column {shadowed[0]!r} and the subject file an attribute of that name: by="
@@ -1025,6 +1107,7 @@ def read_grouped_scores(
             if one_class_groups == "raise" or _ONE_GROUP in str(error):  # else its problems are one-class groups
                 raise SchemaError(f"{error}{_groups_fix(str(error), rows, by)}") from None
     table.attrs.pop(_FILE_ROWS, None)
+    table.attrs.pop(_FILE_SEPARATOR, None)
     table.attrs["missing_groups"] = relabelled
     if score_dtype is not None:  # a join with the subjects' table keeps no attrs
         table.attrs["score_dtype"] = score_dtype

@@ -39,6 +39,10 @@ _GROUP_COLUMNS = ("group", "reference_group", "probe_group")
 #: "comparison", "score number"), when row label i is the (i + 1)-th of them (set and removed by
 #: :mod:`biofair.io`'s readers), so that messages name the row as the file numbers it.
 _FILE_ROWS = "biofair_file_rows"
+#: ``attrs`` key of a table just read from a text file: its field separator ("," "\t" ";", or
+#: ``r"\s+"`` for a bob file or a score list), so that a message says how to read its numbers
+#: (set and removed by :mod:`biofair.io`'s readers).
+_FILE_SEPARATOR = "biofair_file_separator"
 
 
 def _row(rows: pd.DataFrame | pd.Series, position: int) -> str:
@@ -241,10 +245,12 @@ _DECIMAL_COMMA = r"\s*[-+]?\d*,\d+(?:[eE][-+]?\d+)?\s*"
 _THOUSANDS = r"\s*[-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?\s*"
 
 
-def _comma_hint(values: pd.Series) -> str:
+def _comma_hint(values: pd.Series, separator: str | None) -> str:
     """What the distinct unparsed scores ``values`` are, when all are numbers with a comma:
     decimal commas; thousands separators; or either ("1,200": 1.2 or 1200, which only the file's
-    author knows; read with a decimal comma, it was taken for 1.2). "" otherwise."""
+    author knows; read with a decimal comma, it was taken for 1.2). "" otherwise. Decimal
+    commas are read by biofair's readers with ``decimal=','`` where the file's fields are
+    separated by something else (``separator``, None for a table not read from a text file)."""
     text = values.astype(str)
     decimal_comma, thousands = text.str.fullmatch(_DECIMAL_COMMA).all(), text.str.fullmatch(_THOUSANDS).all()
     if decimal_comma and thousands:
@@ -254,10 +260,18 @@ def _comma_hint(values: pd.Series) -> str:
     if thousands:
         return ("; they read as numbers with thousands separators: remove the commas, e.g. "
                 "table['score'] = pd.to_numeric(table['score'].str.replace(',', ''))")
-    if decimal_comma:
-        return ("; they read as numbers with a decimal comma: pd.read_csv(path, decimal=',') reads them, "
-                "or write them with a decimal point")
-    return ""
+    if not decimal_comma:
+        return ""
+    if separator is None:
+        return ("; they read as numbers with a decimal comma: convert them, table['score'] = "
+                "pd.to_numeric(table['score'].str.replace(',', '.')), or read the file with "
+                "biofair.read_scores(path, decimal=',') (biofair report --decimal ,)")
+    if separator == ",":
+        return ("; they read as numbers with a decimal comma, in a file that also separates its fields with commas: "
+                "write them with a decimal point, or separate the fields with ';' and read the file with "
+                "biofair.read_scores(path, decimal=',') or biofair report --decimal ,")
+    return ("; they read as numbers with a decimal comma: read the file with biofair.read_scores(path, decimal=',') "
+            "or biofair report --decimal ,")
 
 
 def _score_problems(score: pd.Series) -> list[str]:
@@ -270,8 +284,9 @@ def _score_problems(score: pd.Series) -> list[str]:
         unparsed = (pd.to_numeric(score, errors="coerce").isna() & score.notna()).to_numpy()
         if unparsed.any():
             examples = ", ".join(_shown_with_unusual_characters(x) for x in pd.unique(score[unparsed])[:3])
+            hint = _comma_hint(pd.Series(pd.unique(score[unparsed])), score.attrs.get(_FILE_SEPARATOR))
             return [f"column 'score' must be numeric; {int(unparsed.sum())} values are not numbers (e.g. {examples}; "
-                    f"first in {_row(score, int(unparsed.argmax()))})" + _comma_hint(pd.Series(pd.unique(score[unparsed])))]
+                    f"first in {_row(score, int(unparsed.argmax()))}){hint}"]
         first = score.dropna().iloc[0] if score.notna().any() else None
         if isinstance(first, decimal.Decimal):  # a Parquet decimal column, read by pandas
             return [f"column 'score' holds decimals (Python Decimal objects, dtype {score.dtype}), not float "

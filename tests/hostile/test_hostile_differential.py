@@ -173,8 +173,9 @@ def test_the_differential_layout_keeps_every_label_as_written(tmp_path, run_main
 
 
 @pytest.mark.parametrize("options, message", [
-    (["--reference", "z"], r"reference='z' names no group; the groups are \[' x', '01', '1', '<b>y</b> & \$\\\\alpha\$'\]"),
-    (["--reference", "x"], r"reference='x' names no group"),  # ' x' is another label
+    (["--reference", "z"], r"--reference 'z' names no group of --by group; the groups are \[' x', '01', '1', "
+                           r"'<b>y</b> & \$\\\\alpha\$'\]"),
+    (["--reference", "x"], r"--reference 'x' names no group of --by group"),  # ' x' is another label
 ], ids=["absent", "unpadded"])
 def test_a_reference_group_that_does_not_exist(options, message, tmp_path, run_main):
     path, _ = messy_file(tmp_path)

@@ -239,7 +239,9 @@ def quoted_decimal_commas(tmp_path) -> Case:
     table = example()
     table.assign(score=[f"{x:.3f}".replace(".", ",") for x in table["score"]]).to_csv(path, index=False)
     return Case(path, error=r"column 'score' must be numeric; 7920 values are not numbers .*; they read as numbers with "
-                            r"a decimal comma: pd\.read_csv\(path, decimal=','\) reads them, or write them with a decimal point$")
+                            r"a decimal comma, in a file that also separates its fields with commas: write them with a "
+                            r"decimal point, or separate the fields with ';' and read the file with "
+                            r"biofair\.read_scores\(path, decimal=','\) or biofair report --decimal ,$")
 
 
 def capitalised_group_header(tmp_path) -> Case:
@@ -454,9 +456,10 @@ def semicolons(tmp_path) -> Case:
     """A spreadsheet's CSV where the decimal mark is a comma: it was one column, 'score;mated;...'."""
     path = tmp_path / "semicolons.csv"
     example().to_csv(path, sep=";", decimal=",", index=False)
-    return Case(path, error=r"semicolons.csv separates its fields with ';' \(first line 'reference_subject;.*"
-                            r"python -c \"import pandas as pd; pd.read_csv\('.*semicolons.csv', sep=';', decimal=','\)"
-                            r"\.to_csv\('semicolons-comma.csv', index=False\)\"$")
+    return Case(path, error=r"semicolons\.csv separates its fields with ';' \(first line 'reference_subject;probe_subject;"
+                            r"group;score;mated'\), as spreadsheets do where the decimal mark is a comma: read it with "
+                            r"biofair\.read_scores\('.*/semicolons\.csv', decimal=','\) or biofair report --decimal , "
+                            r"\(scores such as 0,83 are read as numbers; every other column stays text, as written\)$")
 
 
 def capitalised_header(tmp_path) -> Case:
@@ -719,15 +722,16 @@ def test_report_checks_the_file_first(name, tmp_path, run_main, monkeypatch):
     assert not (tmp_path / "new").exists()  # nor OUTDIR, its work folder or the folder made for it
 
 
-def test_the_conversion_a_semicolon_file_is_given_reads_it_back(tmp_path, monkeypatch):
-    """The command the message gives, run as given, makes a file read as the original."""
+def test_the_reading_a_semicolon_file_is_given_reads_it_as_the_original(tmp_path):
+    """The call the message gives, made as given, reads the file as the original is read (the
+    pandas conversion it gave before made the group '01' 1.0 and 'NA' missing)."""
     case = semicolons(tmp_path)
     with pytest.raises(bf.SchemaError) as error:
         bf.read_grouped_scores(case.path)
-    command = re.search(r'python -c "(.*)"$', str(error.value)).group(1)
-    monkeypatch.chdir(tmp_path)
-    subprocess.run([sys.executable, "-c", command], check=True)
-    pd.testing.assert_frame_equal(bf.read_grouped_scores(tmp_path / "semicolons-comma.csv"), bf.read_grouped_scores(EXAMPLE),
+    call = re.search(r"read it with (biofair\.read_scores\(.*?\)) or", str(error.value)).group(1)
+    expected = bf.read_scores(EXAMPLE)
+    pd.testing.assert_frame_equal(eval(call, {"biofair": bf}), expected, check_exact=True)
+    pd.testing.assert_frame_equal(bf.read_grouped_scores(case.path, decimal=","), bf.read_grouped_scores(EXAMPLE),
                                   check_exact=True)
 
 

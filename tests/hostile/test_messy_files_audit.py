@@ -134,7 +134,8 @@ def test_an_unclosed_quote_is_named_by_its_data_row(tmp_path):
     (["1,200", "200", "1,100", "100"], "they read as numbers with a decimal comma (1,200 = 1.2) or with a thousands "
                                        "separator (1,200 = 1200), and nothing in the file says which"),
     (["1,200.5", "200", "1,100,000", "100"], "they read as numbers with thousands separators: remove the commas"),
-    (["0,900", "0,2", "0,800", "0,1"], "they read as numbers with a decimal comma: pd.read_csv(path, decimal=',')"),
+    (["0,900", "0,2", "0,800", "0,1"], "they read as numbers with a decimal comma: read the file with "
+                                       "biofair.read_scores(path, decimal=',') or biofair report --decimal ,"),
 ])
 def test_numbers_with_a_comma_are_not_all_called_decimal_commas(tmp_path, scores, hint):
     """Was: "1,200" called a number with a decimal comma, and pd.read_csv(path, decimal=',') the

@@ -154,9 +154,9 @@ def test_bad_files_exit_non_zero_with_one_line_and_write_nothing(tmp_path, case,
 def test_help_documents_every_option():
     run = biofair_command("report", "--help")
     assert run.returncode == 0
-    for option in ("--columns", "--by", "--missing-groups", "--subjects", "--distance", "--format", "--fmr-targets",
-                   "--operating-fmr", "--alpha", "--n-resamples", "--n-permutations", "--seed", "--progress", "--layout",
-                   "--threshold", "--reference", "--tolerance", "examples:"):
+    for option in ("--columns", "--by", "--missing-groups", "--subjects", "--distance", "--format", "--decimal",
+                   "--fmr-targets", "--operating-fmr", "--alpha", "--n-resamples", "--n-permutations", "--seed",
+                   "--progress", "--layout", "--threshold", "--reference", "--tolerance", "examples:"):
         assert option in run.stdout
 
 

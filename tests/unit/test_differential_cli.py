@@ -130,7 +130,7 @@ def test_an_unknown_reference_is_a_usage_error_and_writes_nothing(tmp_path, caps
     path = tmp_path / "scores.csv"
     bf.synthetic.demographic_scores(rng=0).to_csv(path, index=False)
     assert run(path, "--layout", "differential", "--reference", "zz", "-o", tmp_path / "out") == 2
-    assert "reference='zz' names no group" in capsys.readouterr().err
+    assert "--reference 'zz' names no group of --by group; the groups are" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 
