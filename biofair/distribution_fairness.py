@@ -359,7 +359,7 @@ def _empty_centre(
 ) -> SchemaError:
     """The error for a group whose every score falls in the tail: its split percentile is its
     lowest non-mated (highest mated) score, ``value``, which ``tied`` of its ``size`` scores
-    share (both unknown out of core).
+    share (both optional).
 
     With ``k`` of ``n`` scores tied there (``1 < k < n``), the split leaves them in the centre
     from a percentile above ``100 (k - 1) / (n - 1)`` on, which the message gives.

@@ -185,12 +185,20 @@ class Windows:
         below_threshold = np.searchsorted(self._values[stream], thresholds, side="left")
         return self._before_bin[stream, bins] + cumulative[below_threshold] - cumulative[in_lower_bins]
 
-    def at_or_above(self, stream: int, value: float) -> int:
-        """Scores of ``stream`` at or above ``value``, one of its refined distinct scores."""
+    def _position(self, stream: int, value: float) -> int:
+        """Where ``value``, one of the refined distinct scores of ``stream``, stands among them."""
         j = int(np.searchsorted(self._values[stream], value))
         if j == self._values[stream].size or self._values[stream][j] != value:
             raise RuntimeError(f"{value!r} is not a refined score of stream {stream}")
-        return int(self.sizes[stream] - self._below[stream][j])
+        return j
+
+    def at_or_above(self, stream: int, value: float) -> int:
+        """Scores of ``stream`` at or above ``value``, one of its refined distinct scores."""
+        return int(self.sizes[stream] - self._below[stream][self._position(stream, value)])
+
+    def count(self, stream: int, value: float) -> int:
+        """Scores of ``stream`` equal to ``value``, one of its refined distinct scores."""
+        return int(self._counts[stream][self._position(stream, value)])
 
     def values(self, stream: int) -> NDArray[np.float64]:
         """The distinct refined scores of ``stream``, ascending."""

@@ -10,7 +10,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._thresholds import allowed_false_matches
-from biofair._validation import check_bins, check_bound
+from biofair._validation import check_bins, check_bound, check_flag
 from biofair.areas import BoundedValue, _partial_from_area
 from biofair.distribution_fairness import _range_edges
 from biofair.exceptions import SchemaError
@@ -196,7 +196,8 @@ def partial_auc(scores: Any, max_fmr: float, *, standardized: bool = False,
         above 1,000,000.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
-        ``max_fmr`` is not a number, or ``bins`` is not an integer.
+        ``max_fmr`` is not a number, ``standardized`` is not True or False, or ``bins`` is not
+        an integer.
 
     See Also
     --------
@@ -226,6 +227,7 @@ def partial_auc(scores: Any, max_fmr: float, *, standardized: bool = False,
     """
     bins = check_bins(bins)
     bound = check_bound(max_fmr, "max_fmr")
+    standardized = check_flag(standardized, "standardized")  # "no" standardised, as any non-empty string
     frame = _as_frame(scores)
     counts = _class_census(frame)
     allowed = int(allowed_false_matches(np.array([bound]), counts.n_nonmated)[0])

@@ -134,7 +134,12 @@ def _as_frame(scores: Any):
                 "table.reset_index().to_parquet(...), or read them with biofair.read_scores, which takes it back"
             )
         return frame
-    raise TypeError(f"scores must be a dask DataFrame or a Parquet path, got {type(scores).__name__}")
+    if isinstance(scores, pd.DataFrame):  # "got DataFrame" read as if a Dask one had been refused
+        raise TypeError("scores must be a dask DataFrame or a Parquet path, got a pandas DataFrame: give "
+                        "dask.dataframe.from_pandas(scores, npartitions=...), or call the in-memory function "
+                        "of biofair, which gives the same result")
+    raise TypeError(f"scores must be a dask DataFrame or a Parquet path, got {type(scores).__module__}."
+                    f"{type(scores).__name__}")
 
 
 def _check_required(frame, grouping: Sequence[str] = ()) -> None:

@@ -17,7 +17,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._typing import By, Combine, MeanTail, ScoreKind
-from biofair._validation import check_bins, check_choice, check_kind, power_of_two_exponents
+from biofair._validation import as_number, check_bins, check_choice, check_kind, power_of_two_exponents
 from biofair.distribution_fairness import (
     EquityIndex,
     _automatic_parameters,
@@ -152,8 +152,8 @@ def _split_points(windows: Windows, names: list[str], kind: str, percentiles: ND
             split = windows.below(k, at, inclusive=True)
             edge = windows.above(k, split)
             tail, centre = (low, split), (edge, high)
-        if edge is None:
-            raise _empty_centre(name, size, kind, percentile)
+        if edge is None:  # the split is the lowest (non-mated) or highest (mated) score: name its ties
+            raise _empty_centre(name, size, kind, percentile, tied=windows.count(k, split), value=split)
         tails.append(tail)
         centres.append(centre)
         splits.append(split)
@@ -301,7 +301,8 @@ def comprehensive_equity_index(
 
 def _moments_part(part: pd.DataFrame, index: int, census: Census, kind: str) -> NDArray[np.float64]:
     """Per group: count, a reference score ``r``, the mean of ``v - r``, the sum of squared
-    deviations from that mean, and the power of two ``e`` they are in units of (5 x groups).
+    deviations from that mean, the power of two ``e`` they are in units of, and the largest
+    magnitude (6 x groups).
 
     ``r`` is one of the group's scores, so a constant group has deviations of exactly 0 (its
     mean, summed directly, can round an ulp off its score, and the ulp became a spread).
@@ -324,24 +325,26 @@ def _moments_part(part: pd.DataFrame, index: int, census: Census, kind: str) -> 
     n = np.bincount(group, minlength=size).astype(np.float64)
     offset = np.bincount(group, shifted, minlength=size) / np.maximum(n, 1)
     deviation = shifted - offset[group]
-    return np.stack([n, reference, offset, np.bincount(group, deviation * deviation, minlength=size), exponent])
+    return np.stack([n, reference, offset, np.bincount(group, deviation * deviation, minlength=size), exponent,
+                     largest])
 
 
 def _merged_moments(parts: list[NDArray]) -> tuple[NDArray, NDArray, NDArray, NDArray]:
     """Per group: a reference score ``r`` (the first partition's with any of the group), the
     mean of ``v - r``, the (population) standard deviation, all in units of ``2^e``, and
-    ``e``: the largest of the partitions' (that of the group's largest score, as in memory),
-    to which each partition's moments are brought (exactly, but for parts of a partition
-    that fall below the smallest float beside the others). Merged by Chan et al.'s pairwise
-    update. Scores a few ulps apart keep their spread and a constant group has none, as in
-    memory."""
-    counts = np.stack([part[0] for part in parts])
-    exponent = np.where(counts > 0, np.stack([part[4] for part in parts]), -np.inf).max(axis=0)
-    exponent = np.where(np.isfinite(exponent), exponent, 0).astype(np.int64)
+    ``e``: that of the group's largest magnitude over all partitions, as in memory (not the
+    largest of the partitions' own ``e``, which is 0 both for scores near 1 and for a
+    partition whose scores of the group are all 0: beside scores of 1e-300 elsewhere, those
+    were brought to units of 1 and their spread vanished). Each partition's moments are
+    brought to ``2^e`` (exactly, but for parts of a partition that fall below the smallest
+    float beside the others; a partition of zeros has moments of 0 in any units). Merged by
+    Chan et al.'s pairwise update. Scores a few ulps apart keep their spread and a constant
+    group has none, as in memory."""
+    exponent = power_of_two_exponents(np.max([part[5] for part in parts], axis=0))
     n = np.zeros_like(parts[0][0])
     reference, offset, squares = np.zeros_like(n), np.zeros_like(n), np.zeros_like(n)
-    for n_b, reference_b, offset_b, squares_b, exponent_b in parts:
-        shift = exponent_b.astype(np.int64) - exponent  # <= 0 where the partition has the group
+    for n_b, reference_b, offset_b, squares_b, exponent_b, _ in parts:
+        shift = exponent_b.astype(np.int64) - exponent  # <= 0 where the partition has a non-zero score of the group
         reference_b, offset_b, squares_b = (np.ldexp(reference_b, shift), np.ldexp(offset_b, shift),
                                             np.ldexp(squares_b, 2 * shift))
         reference = np.where(n > 0, reference, reference_b)
@@ -407,7 +410,7 @@ def automatic_comprehensive_equity_index(
     FileNotFoundError
         When ``scores`` is a Parquet path or glob that matches no file.
     ValueError
-        When ``kind`` is not "mated" or "nonmated", ``n_std`` is not positive (NaN included),
+        When ``kind`` is not "mated" or "nonmated", ``n_std`` is not positive and finite,
         ``bins`` is below 1 or above 1,000,000, ``scores`` is a ``Partitioned`` made for
         another ``by``, or ``by`` is empty or names a column twice.
     TypeError
@@ -450,8 +453,10 @@ def automatic_comprehensive_equity_index(
     True
     """
     check_kind(kind)
-    if not n_std > 0:
-        raise ValueError(f"n_std must be positive, got {n_std!r}")
+    try:  # a text, True and inf refused as in memory, in words that do not seem to allow inf
+        n_std = as_number(n_std, "n_std", low=0.0, open_low=True)
+    except ValueError:
+        raise ValueError(f"n_std must be positive and finite, got {n_std!r}") from None
     bins = check_bins(bins)
     data = partitioned(scores, by=by)
     frame, census_ = data

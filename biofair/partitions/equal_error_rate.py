@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 from biofair._counts import ErrorCounts, just_above
 from biofair._typing import EerMethod
 from biofair._validation import as_count
-from biofair.equal_error_rate import EqualErrorRate, _eer_from_counts, _hull_crossing
+from biofair.equal_error_rate import EqualErrorRate, _checked, _eer_from_counts, _hull_crossing
 from biofair.partitions._order_statistics import at_or_above, by_class, locate, refine, refined_windows
 from biofair.partitions.census import _as_frame, _class_census, _ClassCensus, _locating_bins
 
@@ -150,8 +150,7 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
     >>> found == bf.eer(*bf.split_scores(table))
     True
     """
-    if method not in ("rocch", "midpoint", "interval"):
-        raise ValueError(f"method must be one of ['interval', 'midpoint', 'rocch'], got {method!r}")
+    _checked(method)  # biofair's message for an array too (an array of one "rocch" passed ``not in``)
     max_passes = as_count(max_passes, "max_passes", minimum=0)
     frame = _as_frame(scores)
     counts = _class_census(frame)

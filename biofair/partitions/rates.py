@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -13,12 +13,14 @@ from biofair._typing import By, ZeroRate
 from biofair._validation import as_target, as_targets, as_threshold, as_thresholds, check_alpha
 from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_gap, _warn_if_dev_lacks_groups
 from biofair.dispersion import OutcomeFairness, _outcome_from_rates, _check_outcome_options
+from biofair.exceptions import SchemaError
 from biofair.groups import GroupRates, _rates_table
 from biofair.partitions.census import (
     _SUBJECTS,
     Census,
     Partitioned,
     _as_frame,
+    _cached,
     _context,
     _group_keys,
     _needed,
@@ -32,11 +34,49 @@ def _subjects_part(part: pd.DataFrame, index: int) -> NDArray:
     return pd.unique(part[list(_SUBJECTS)].to_numpy().ravel())
 
 
+#: Two salts of the order-free fingerprint of a group's scores: 128 bits in all.
+_SALTS = (np.uint64(0), np.uint64(0x9E3779B97F4A7C15))
+
+
+def _fingerprint_part(part: pd.DataFrame, index: int, census: Census) -> NDArray[np.uint64]:
+    """Per salt (rows) and (group, class) (columns, ``2k`` non-mated and ``2k + 1`` mated of
+    group k): the sum, modulo 2**64, of a hash of every homogeneous score's float64 bits
+    (-0.0 as +0.0, a float32 score as its float64 value: equal values, equal bits)."""
+    values, group, mated = _group_keys(part, census)
+    keep = group >= 0
+    bits = (values[keep].astype(np.float64) + 0.0).view(np.uint64)
+    key = group[keep] * 2 + mated[keep]
+    sums = np.zeros((len(_SALTS), 2 * len(census.names)), dtype=np.uint64)
+    for row, salt in enumerate(_SALTS):
+        np.add.at(sums[row], key, pd.util.hash_array(bits ^ salt, categorize=False))  # wraps modulo 2**64
+    return sums
+
+
+def _same_scores(data: Partitioned, dev: Partitioned) -> bool:
+    """Whether ``dev`` holds the same scores in the same groups as ``data``, whatever the
+    order of the rows and the partitions, as :func:`biofair.discrepancy._same_scores` in
+    memory: the censuses (groups, counts per class, range) must agree, and then a 128-bit
+    fingerprint of each group's scores of each class, one pass over each set (two sets that
+    differ agree on it with a probability of about 2**-128)."""
+    ours, theirs = data.census, dev.census
+    if sorted(ours.names) != sorted(theirs.names) or (ours.low, ours.high) != (theirs.low, theirs.high):
+        return False
+    order = pd.Index(theirs.names).get_indexer(ours.names)  # dev's position of each of our groups
+    if not (np.array_equal(ours.n_mated, theirs.n_mated[order])
+            and np.array_equal(ours.n_nonmated, theirs.n_nonmated[order])):
+        return False
+    sums = [_cached(d.frame, ("fingerprint", repr(d.census.columns)), lambda d=d: _on_partitions(
+        d.frame, _fingerprint_part, d.census, columns=_needed(d.census), total=True)) for d in (data, dev)]
+    columns = np.stack([2 * order, 2 * order + 1], axis=1).ravel()
+    return bool(np.array_equal(sums[0], sums[1][:, columns]))
+
+
 def _optimistic(data: Partitioned, dev: Partitioned | None) -> bool:
     """Whether thresholds set on ``dev`` are optimistic for ``data``, as in memory: no ``dev``,
-    the same data (the same frame, or one read alike), or a subject in both, by the subject
+    the same data (the same frame, or one read alike, or other rows or files holding the same
+    scores in the same groups: :func:`_same_scores`), or a subject in both, by the subject
     columns when both have them (one pass over those two columns of each)."""
-    if dev is None or dev.frame is data.frame or dev.frame._name == data.frame._name:
+    if dev is None or dev.frame is data.frame or dev.frame._name == data.frame._name or _same_scores(data, dev):
         return True
     if not all(set(_SUBJECTS) <= set(d.frame.columns) for d in (data, dev)):
         return False
@@ -236,9 +276,11 @@ def fairness_discrepancy_rate(
         The grouping attribute(s).
     dev : dask.dataframe.DataFrame, str or Partitioned, optional
         Development set the thresholds are set on; without it, ``scores``. Optimistic (the
-        ``optimistic`` column) without it, and when it is ``scores`` (or the same files) or
-        shares a subject with it (by the subject columns, when both have them: one more pass
-        over those two columns).
+        ``optimistic`` column) without it, and when it is ``scores`` (or the same files),
+        holds the same scores in the same groups (other files or rows, in any order: when
+        the censuses agree, one more pass over each set compares a 128-bit fingerprint of
+        every group's scores) or shares a subject with it (by the subject columns, when both
+        have them: one more pass over those two columns).
 
     Returns
     -------
@@ -253,7 +295,8 @@ def fairness_discrepancy_rate(
         missing group column, invalid scores or labels in a partition, several systems or
         splits, group labels that cannot be named one way, fewer than two groups, or a group
         without mated or homogeneous non-mated comparisons), a Parquet file cannot be read, or
-        a local Parquet file has changed or is gone since it was first read.
+        a local Parquet file has changed or is gone since it was first read. An error in
+        ``dev`` begins by saying so.
     FileNotFoundError
         When ``scores`` or ``dev`` is a Parquet path or glob that matches no file.
     ValueError
@@ -298,9 +341,9 @@ def fairness_discrepancy_rate(
     check_alpha(alpha)
     targets = as_targets(fmr_targets, "fmr_targets")
     if dev is not None and not isinstance(dev, Partitioned):
-        dev = _as_frame(dev)  # a mistyped path refused before a pass over the evaluation data
+        dev = _as_development(_as_frame, dev)  # a mistyped path refused before a pass over the evaluation data
     data = partitioned(scores, by=by)
-    dev_data = data if dev is None else partitioned(dev, by=by)
+    dev_data = data if dev is None else _as_development(partitioned, dev, by=by)
     _warn_if_dev_lacks_groups(data.census.names, dev_data.census.names)
     thresholds, at_or_above, n_dev = _pooled_thresholds_and_counts(dev_data, targets, by)
     rates, _ = group_rates_at(data, thresholds, by=by)
@@ -308,6 +351,15 @@ def fairness_discrepancy_rate(
         targets, thresholds, (_max_gap(rates.fmr), _max_gap(rates.fnmr)), alpha=alpha,
         n_dev=n_dev, at_or_above=at_or_above, optimistic=_optimistic(data, None if dev is None else dev_data),
     )
+
+
+def _as_development(read: Callable[..., Any], dev: Any, **options: Any) -> Any:
+    """``read(dev, **options)``, its errors saying that they are about ``dev`` (its partition
+    0 is not the evaluation set's), as in memory."""
+    try:
+        return read(dev, **options)
+    except (SchemaError, FileNotFoundError, TypeError) as error:
+        raise type(error)(f"dev, the development scores the thresholds are set on: {error}") from error
 
 
 def outcome_fairness(
