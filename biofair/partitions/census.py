@@ -138,8 +138,7 @@ def _as_frame(scores: Any):
         raise TypeError("scores must be a dask DataFrame or a Parquet path, got a pandas DataFrame: give "
                         "dask.dataframe.from_pandas(scores, npartitions=...), or call the in-memory function "
                         "of biofair, which gives the same result")
-    raise TypeError(f"scores must be a dask DataFrame or a Parquet path, got {type(scores).__module__}."
-                    f"{type(scores).__name__}")
+    raise TypeError(f"scores must be a dask DataFrame or a Parquet path, got {type(scores).__name__}")
 
 
 def _check_required(frame, grouping: Sequence[str] = ()) -> None:
