@@ -12,7 +12,7 @@ Read more in the chapter "Mitigation and its price" (``notebooks/12``).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 
 import numpy as np
 import pandas as pd
@@ -48,10 +48,14 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
     Raises
     ------
     ValueError
-        When ``cross`` lacks a column, holds mated comparisons or non-finite cohort scores, or
-        has no comparison with exactly one side in the cohort.
+        When ``cross`` lacks a column, holds mated comparisons, non-finite cohort scores or a
+        missing subject id (its row named), has no comparison with exactly one side in the
+        cohort, or when ``cohort_subjects`` holds a missing id (None would match every
+        comparison without a subject).
     TypeError
-        When ``cohort_subjects`` is a string (a string is not a collection of subjects).
+        When ``cross`` is not a pandas DataFrame, its scores are not numbers, or
+        ``cohort_subjects`` is a string or no collection (a string is not a collection of
+        subjects).
     SchemaError
         When the subject ids are numbers in one of ``cross``'s subject columns or in
         ``cohort_subjects`` and text in another, or both in one (``1 != "1"``: a cohort
@@ -75,6 +79,7 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
     >>> bf.normalisation.cohort_scores(cross, {"c1", "c2"})["subject"].tolist()
     ['x', 'x']
     """
+    _check_frame(cross, "cross")
     missing = [c for c in ("reference_subject", "probe_subject", "score") if c not in cross.columns]
     if missing:
         raise ValueError(f"cross lacks the column(s) {missing}: give non-mated comparisons with both subjects")
@@ -85,14 +90,23 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
                              f" ({int(labels.isna().sum())} missing); read the file with biofair.read_scores")
         if labels.any():
             raise ValueError(f"a cohort holds impostors only: cross has {int(labels.sum())} mated comparisons")
-    if isinstance(cohort_subjects, (str, bytes)):
+    if isinstance(cohort_subjects, (str, bytes)) or not isinstance(cohort_subjects, Iterable):
         raise TypeError(
             f"cohort_subjects must be a collection of subjects, e.g. {{'c1', 'c2'}}, got {cohort_subjects!r}"
         )
     cohort = set(cohort_subjects)
+    cohort_ids = pd.Series(list(cohort))
+    if cohort_ids.isna().any():  # None would match the comparisons with no subject id
+        raise ValueError("cohort_subjects holds a missing subject id (None or NaN): give the cohort's ids only")
+    for column in ("reference_subject", "probe_subject"):  # a comparison of no one would be left out, or kept
+        blank = cross[column].isna().to_numpy()
+        if blank.any():
+            raise ValueError(f"cross[{column!r}] has {int(blank.sum())} missing subject ids (first in row "
+                             f"{cross.index[blank].tolist()[0]!r}): whether that side is in the cohort is unknown; "
+                             "fill them in or drop those comparisons")
     _check_ids_of_one_kind({"cross['reference_subject']": cross["reference_subject"],
                             "cross['probe_subject']": cross["probe_subject"],
-                            "cohort_subjects": pd.Series(list(cohort))})
+                            "cohort_subjects": cohort_ids})
     reference_in = cross["reference_subject"].isin(cohort).to_numpy()
     probe_in = cross["probe_subject"].isin(cohort).to_numpy()
     one_side = reference_in != probe_in
@@ -126,12 +140,17 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
         with fewer than ``min_size`` cohort scores, or whose cohort scores are all equal (no
         spread to divide by), are left out: :func:`normalise_scores` then names the
         comparisons that have no statistics. Scores times a power of two give the same
-        statistics times that power (no spread is lost to underflow, none overflows).
+        statistics times that power (no spread is lost to underflow, none overflows), and
+        the rows' order does not change a digit.
 
     Raises
     ------
     ValueError
-        When ``score`` or ``key`` is missing, a key is missing or a score is not finite.
+        When ``score`` or ``key`` is missing, a key is missing, a score is not finite, the
+        table is empty or ``min_size`` is below 2.
+    TypeError
+        When ``cohort`` is not a pandas DataFrame, its scores are not numbers, or ``min_size``
+        is not an integer.
     SchemaError
         When the ``key`` column holds numbers and text (``1`` and ``"1"`` would get two sets
         of statistics, each from part of the scores).
@@ -154,6 +173,7 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
     [1.0, 1.0, 2.0]
     """
     minimum = as_count(min_size, "min_size", minimum=2)
+    _check_frame(cohort, "cohort")
     if key not in cohort.columns or "score" not in cohort.columns:
         raise ValueError(f"the cohort needs the columns 'score' and {key!r}; it has {list(cohort.columns)}")
     missing = cohort[key].isna().to_numpy()
@@ -161,20 +181,39 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
         raise ValueError(f"column {key!r} has {int(missing.sum())} missing values: those cohort scores belong to no one")
     _check_ids_of_one_kind({f"cohort[{key!r}]": cohort[key]}, what=key)  # 1 and "1": two sets of statistics
     values = as_scores(cohort["score"].to_numpy(), "score")
-    # Each key's scores times the power of two that brings the largest into [0.5, 1): exact,
-    # so that the squared deviations neither underflow (a spread below about 1e-154 had a std
-    # of 0) nor overflow (above about 1e154: inf), nor the sum of scores near 1e308.
-    by_key = pd.Series(np.abs(values)).groupby(cohort[key].to_numpy(), sort=True)
-    largest = by_key.max()
-    exponent = np.frexp(largest.to_numpy())[1]  # 0 for all-zero scores
-    codes = by_key.ngroup().to_numpy()  # each row's key, numbered in the order of ``largest``
-    grouped = pd.Series(np.ldexp(values, -exponent[codes])).groupby(codes)
+    codes, keys = pd.factorize(cohort[key].to_numpy(), sort=True)
+    # Each key's scores in increasing order, so that its sums depend on its scores and not on
+    # the order of the rows (the last digits of a mean moved when the rows were shuffled).
+    order = np.lexsort((values, codes))
+    codes, values = codes[order], values[order]
+    starts = np.flatnonzero(np.diff(codes, prepend=-1))
+    n = np.diff(np.append(starts, codes.size))
+    smallest, largest = values[starts], values[starts + n - 1]
+    # Times the power of two that brings the largest magnitude into [0.5, 1): exact, so that
+    # the squared deviations neither underflow (a spread below about 1e-154 had a std of 0)
+    # nor overflow (above about 1e154: inf), nor the sum of scores near 1e308.
+    exponent = np.frexp(np.maximum(np.abs(smallest), np.abs(largest)))[1]  # 0 for all-zero scores
+    scaled = np.ldexp(values, -exponent[codes])
+    first = np.add.reduceat(scaled, starts) / n
+    # Two passes, the second corrected by the mean deviation from the first mean: the first
+    # mean's rounding does not enter the variance (a one-pass std of scores 1e9 +- 1 was off
+    # in its 8th digit).
+    deviations = scaled - first[codes]
+    correction = np.add.reduceat(deviations, starts) / n
+    variance = np.maximum(np.add.reduceat(deviations**2, starts) / n - correction**2, 0.0)
+    constant = smallest == largest  # exactly no spread, whatever the rounding of a mean
     stats = pd.DataFrame({
-        "mean": np.ldexp(grouped.mean().to_numpy(), exponent),
-        "std": np.ldexp(grouped.std(ddof=0).to_numpy(), exponent),
-        "n": grouped.size().to_numpy(),
-    }, index=largest.index.rename(key))
+        "mean": np.where(constant, smallest, np.clip(np.ldexp(first + correction, exponent), smallest, largest)),
+        "std": np.where(constant, 0.0, np.ldexp(np.sqrt(variance), exponent)),
+        "n": n,
+    }, index=pd.Index(keys, name=key))
     return stats[(stats["n"] >= minimum) & (stats["std"] > 0)]
+
+
+def _check_frame(table: object, name: str) -> None:
+    """Raise a TypeError naming ``name`` unless ``table`` is a pandas DataFrame."""
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}")
 
 
 def _side_stats(scores: pd.DataFrame, statistics: pd.DataFrame, column: str) -> tuple[NDArray, NDArray]:
@@ -187,7 +226,8 @@ def _side_stats(scores: pd.DataFrame, statistics: pd.DataFrame, column: str) -> 
                                what="subject" if column.endswith("subject") else column)
         raise ValueError(
             f"{int(missing.sum())} comparisons have no cohort statistics for their {column} "
-            f"(e.g. {keys[missing].iloc[0]!r}); drop them or enlarge the cohort"
+            f"(e.g. {keys[missing].iloc[0]!r}); drop them or enlarge the cohort (cohort_statistics leaves out the "
+            "keys with fewer than min_size cohort scores, or whose cohort scores are all equal)"
         )
     return (
         statistics["mean"].reindex(keys).to_numpy(dtype=np.float64),
@@ -230,14 +270,21 @@ def normalise_scores(
     ------
     ValueError
         When a comparison's side has no cohort statistics, a ``reference_key`` or
-        ``probe_key`` column the method needs is missing, or ``statistics`` is not a table of
-        :func:`cohort_statistics` (a missing ``mean`` or ``std`` column, a key given twice, a
-        mean that is not finite or a std that is not positive and finite).
+        ``probe_key`` column the method needs is missing, ``method`` is not one of the three,
+        or ``statistics`` is not a table of :func:`cohort_statistics` (a missing ``mean`` or
+        ``std`` column, a key given twice, a mean that is not finite or a std that is not
+        positive and finite).
+    TypeError
+        When ``statistics`` is not a pandas DataFrame or its ``mean`` or ``std`` does not
+        hold numbers (text, booleans).
     SchemaError
-        When a side has no statistics because its keys are numbers and the statistics' text,
-        or the reverse (``1 != "1"``).
+        When ``scores`` is not a valid score table (:func:`biofair.validate_scores`: it needs
+        both mated and non-mated comparisons, among others), or a side has no statistics
+        because its keys are numbers and the statistics' text, or the reverse (``1 != "1"``).
     OverflowError
-        When a normalised score overflows float64 (statistics on another scale).
+        When a normalised score, or a step of its computation (``s - mean``, and the sum of
+        the Z and T scores of S-norm), overflows float64: statistics on another scale, or
+        scores within a factor 2 of the largest float64.
 
     See Also
     --------
@@ -278,9 +325,16 @@ def normalise_scores(
 
 def _check_statistics(statistics: pd.DataFrame) -> None:
     """Raise unless ``statistics`` has one row per key with a finite mean and a positive, finite std."""
+    _check_frame(statistics, "statistics")
     missing = [c for c in ("mean", "std") if c not in statistics.columns]
     if missing:
         raise ValueError(f"statistics lacks the column(s) {missing}: give the table of cohort_statistics")
+    text = [c for c in ("mean", "std")
+            if not pd.api.types.is_numeric_dtype(statistics[c]) or pd.api.types.is_bool_dtype(statistics[c])
+            or pd.api.types.is_complex_dtype(statistics[c])]
+    if text:  # astype(float) would read "0.5" as a number, and True as a std of 1
+        raise TypeError(f"statistics' column(s) {text} must hold numbers, got dtype(s) "
+                        f"{[str(statistics[c].dtype) for c in text]}: give the table of cohort_statistics")
     if statistics.index.has_duplicates:
         raise ValueError(f"statistics has several rows for {statistics.index[statistics.index.duplicated()][0]!r}")
     mean, std = statistics["mean"].to_numpy(dtype=np.float64), statistics["std"].to_numpy(dtype=np.float64)
