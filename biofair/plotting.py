@@ -50,9 +50,9 @@ _LEGEND_ROWS = 10  # entries per legend column
 
 # Probit ticks a DET axis may show, in the order they are kept when labels would collide.
 _DET_TICKS = (1e-2, 1e-4, 1e-6, 0.5, 1e-3, 1e-5, 0.1, 0.9, 0.99, 0.2, 0.05, 0.8, 0.95, 0.02, 0.3, 0.7)
-_labelled_curves: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _LABELLED_CELLS = 400  # plot_cross_group_fmr labels its cells up to this many
-_legend_notes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # the note in place of a dropped legend
+# the count of labelled curves and the note in place of a dropped legend
+_legend_notes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def use_style(*, retina: bool = True, tables: bool = True) -> None:
@@ -253,7 +253,8 @@ def _ipython() -> InteractiveShell | None:
 def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:
     """One colour and line style per group, the same in every figure that uses the mapping.
 
-    Groups are sorted (as text); the ``i``-th takes colour ``COLORS[i % 8]`` and line style
+    Groups are sorted as text (labels written alike, such as ``1`` and ``"1"``, by the name
+    of their type); the ``i``-th takes colour ``COLORS[i % 8]`` and line style
     ``LINESTYLES[(i + i // 8) % 4]``. Up to four groups differ in both colour and line style,
     so a reader who cannot tell the colours apart (or a grey print) still tells the curves
     apart; 32 groups get 32 distinct pairs, and from the 33rd the pairs repeat. Call it once
@@ -293,7 +294,8 @@ def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:
     """
     if isinstance(groups, (str, bytes)):  # its letters would be the groups
         raise TypeError(f"groups must be a collection of group labels, e.g. ['a', 'b'], got {groups!r}")
-    ordered = sorted(set(groups), key=str)
+    # labels written alike (1 and "1") in the order of their types: not of their hashes, which change between runs
+    ordered = sorted(set(groups), key=lambda group: (str(group), type(group).__qualname__))
     return {
         group: {
             "color": COLORS[i % len(COLORS)],
@@ -337,26 +339,33 @@ def _cell_values(table: pd.DataFrame, name: str) -> np.ndarray:
 def _legend(ax: Axes, label: str | None, *, entries: int = 1) -> None:
     """Keep the legend of labelled curves while there are few enough to read it.
 
-    Each call draws a new legend over all labelled curves (``entries`` more than before),
-    which costs time in proportion to their number; past ``MAX_LEGEND_ENTRIES`` the legend
-    is removed once and not drawn again, so that plotting many groups stays linear in their
-    number; a note in its corner says why it is missing, and how many curves there are.
-    Entries fill columns of at most ``_LEGEND_ROWS``, so that the legend fits in the book's
-    figures instead of running off their edge.
+    While the axes holds at most ``MAX_LEGEND_ENTRIES`` labelled curves (counted on the
+    axes, as ``ax.legend()`` lists them, so that curves cleared by ``ax.cla()`` or removed
+    are not counted: a count kept beside the axes dropped the legend of 10 groups drawn
+    after clearing 15), each call draws a legend over all of them. With more, the legend is
+    removed and not drawn again, and a note in its corner says why it is missing and how
+    many curves there are; later calls add their ``entries`` to that count without counting
+    the axes again, so that plotting many groups stays linear in their number (a legend or a
+    count per curve is quadratic: 400 groups took 30 s); a curve removed from then on stays
+    counted. Clearing the axes (which removes the note) starts the count afresh. Entries fill columns of at most ``_LEGEND_ROWS``, so
+    that the legend fits in the book's figures instead of running off their edge.
     """
     if label is None:
         return
-    count = _labelled_curves.get(ax, 0) + entries
-    _labelled_curves[ax] = count
+    dropped = _legend_notes.get(ax)
+    if dropped is not None and dropped[1].axes is ax:  # the legend was dropped and the axes not cleared since
+        count, note = dropped[0] + entries, dropped[1]
+    else:
+        count, note = len(ax.get_legend_handles_labels()[0]), None
     if count <= MAX_LEGEND_ENTRIES:
         ax.legend(frameon=False, ncols=-(-count // _LEGEND_ROWS))
         return
     if ax.get_legend() is not None:
         ax.get_legend().remove()
-    if ax not in _legend_notes:
-        _legend_notes[ax] = ax.text(0.99, 0.99, "", transform=ax.transAxes, ha="right", va="top",
-                                    fontsize="small", color="0.3")
-    _legend_notes[ax].set_text(f"{count} labelled curves: too many for a legend (ax.legend() draws one)")
+    if note is None:
+        note = ax.text(0.99, 0.99, "", transform=ax.transAxes, ha="right", va="top", fontsize="small", color="0.3")
+    _legend_notes[ax] = (count, note)
+    note.set_text(f"{count} labelled curves: too many for a legend (ax.legend() draws one)")
 
 
 def plot_score_distributions(
@@ -376,8 +385,9 @@ def plot_score_distributions(
     mated, nonmated : array_like
         Scores of mated (genuine) and non-mated (impostor) comparisons.
     thresholds : mapping of str to float, optional
-        Label (e.g. ``"FMR = 1e-3"``) to threshold; each is drawn as a vertical line
-        (``±inf`` allowed, NaN is an error).
+        Label (e.g. ``"FMR = 1e-3"``) to threshold; each is drawn as a vertical line. NaN
+        is an error; ``+inf`` (no score matches) is drawn on the right edge of the axes and
+        ``-inf`` (every score matches) on the left edge, beyond every score.
     bins : int, default 60
         Number of equal-width bins over the range of both classes (at most 1,000,000).
     ax : matplotlib.axes.Axes, optional
@@ -438,8 +448,12 @@ def plot_score_distributions(
         ax.hist(values, bins=edges, density=True, histtype="stepfilled", alpha=0.35, color=color)
         ax.hist(values, bins=edges, density=True, histtype="step", color=color, label=label)
     for i, (label, value) in enumerate(marks.items()):
-        ax.axvline(np.ldexp(value, -exponent), color="0.2", linestyle=LINESTYLES[i % len(LINESTYLES)],
-                   label=_shown(label))
+        style = {"color": "0.2", "linestyle": LINESTYLES[i % len(LINESTYLES)], "label": _shown(label)}
+        if math.isinf(value):  # at x = inf matplotlib drew nothing, and the legend named the line
+            edge = float(value > 0)
+            ax.plot([edge, edge], [0.0, 1.0], transform=ax.transAxes, clip_on=False, **style)
+        else:
+            ax.axvline(np.ldexp(value, -exponent), **style)
     ax.set_xlabel("score" if exponent == 0 else f"score / 2^{exponent}")
     ax.set_ylabel("density")
     ax.legend(frameon=False)
@@ -711,8 +725,9 @@ def plot_roc(
 
     Notes
     -----
-    The FMR axis starts at ``1/N``, the smallest non-zero FMR the data can show (or lower, to
-    keep another ROC's range; what was drawn on a linear x axis before is not kept). Points
+    The FMR axis starts at ``1/N``, the smallest non-zero FMR the data can show (0.1 for a
+    single non-mated score, whose only such FMR is 1; or lower, to keep another ROC's range;
+    what was drawn on a linear x axis before is not kept). Points
     of FMR 0 cannot be shown on the log axis and are left out; when a single point remains
     (e.g. every non-mated score ties, so that FMR is 0 or 1) it is drawn as a dot. The TMR
     axis reaches a little beyond 0 and 1, so that a curve at TMR = 1 (a perfectly separated
@@ -735,7 +750,7 @@ def plot_roc(
     counts = error_counts(mated, nonmated)  # checked before a figure is made: none is left open
     ax = _axes(ax)
     fmr, tmr = counts.fmr[::-1], counts.tmr[::-1]
-    left = 1.0 / counts.n_nonmated
+    left = min(1.0 / counts.n_nonmated, 0.1)  # one non-mated score: FMR 1 alone, and a log axis needs a range
     if ax.has_data() and ax.get_xscale() == "log":  # another curve is there: keep its range too
         left = min(left, ax.get_xlim()[0])
     shown = fmr > 0
@@ -863,7 +878,8 @@ def plot_reliability(
         Scores of mated and non-mated comparisons, read as natural-log likelihood ratios.
     bins : int, default 10
         Bins of equal count over the predicted probability; tied predictions share a bin,
-        so bins holding ties hold more.
+        so bins holding ties hold more. More bins than comparisons give each distinct
+        prediction a point of its own.
     label : str, optional
         Legend entry of the curve.
     ax : matplotlib.axes.Axes, optional
@@ -914,7 +930,9 @@ def plot_reliability(
     from biofair._validation import as_count
 
     m, n = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
-    count = as_count(bins, "bins")
+    # more bins than rows put each distinct prediction in a bin of its own, as that many do
+    # (and ``start * count`` stays within int64: bins=2**62 gave negative bins)
+    count = min(as_count(bins, "bins"), m.size + n.size)
     ax = _axes(ax)
     predicted = expit(np.concatenate([m, n]) + np.log(m.size / n.size))
     values, inverse = np.unique(predicted, return_inverse=True)
@@ -996,9 +1014,11 @@ def plot_cross_group_fmr(
     Notes
     -----
     Colours follow log10(FMR), as in NIST's FRTE demographic reports, so that rates a
-    decade apart are equally far apart in colour. A zero rate cannot sit on a log scale: it
-    takes the colour of the smallest rate shown (``1/n`` of the largest cell when ``pairs``
-    is given) and its label reads 0. Cells without pairs stay blank. Cells carry labels
+    decade apart are equally far apart in colour. The scale ends at the largest rate and
+    starts at the smallest positive one, at ``1/n`` of the largest cell when ``pairs`` is
+    given, and at least a decade lower than it ends (a rate of 1 beside zeros spanned 1 to
+    10, rates no cell can have). A zero rate cannot sit on a log scale: it takes the colour
+    of the scale's start and its label reads 0. Cells without pairs stay blank. Cells carry labels
     while the table has at most 400 cells (20 groups a side); with more, colours only:
     the labels would not fit, and 200 groups a side took 15 s to label.
 
@@ -1053,7 +1073,8 @@ def plot_cross_group_fmr(
     floor = positive.min() if positive.size else 1e-6
     if counts is not None and rated.any():
         floor = min(floor, 1.0 / counts[rated].max())
-    ceiling = max(positive.max() if positive.size else 1.0, floor * 10)
+    ceiling = positive.max() if positive.size else 1.0
+    floor = min(floor, ceiling / 10)  # at least a decade of colours, none above the largest rate (at most 1)
     shown = np.where(np.isnan(values) | (values > 0), values, floor)  # zeros at the floor, NaN stays NaN
     norm = LogNorm(vmin=floor, vmax=ceiling)
     cmap = plt.get_cmap("viridis")
@@ -1070,7 +1091,8 @@ def plot_cross_group_fmr(
     ax.set_yticks(range(values.shape[0]), [_plain(r) for r in fmr.index])
     sides = (("reference", fmr.index.name, ax.set_ylabel), ("probe", fmr.columns.name, ax.set_xlabel))
     for side, name, set_label in sides:
-        attribute = str(name or "").removeprefix(f"{side}_")  # "reference_gender" -> "gender"
+        # "reference_gender" -> "gender"; "reference_gender / reference_age" -> "gender / age"
+        attribute = " / ".join(part.removeprefix(f"{side}_") for part in str(name or "").split(" / "))
         set_label(f"{side} group" if attribute in ("", "group") else f"{side} group ({_plain(attribute)})")
     ax.grid(False)
     ax.figure.colorbar(image, ax=ax, label="false match rate (log10 scale)")
