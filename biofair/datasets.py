@@ -24,6 +24,8 @@ from biofair.schema import validate_scores
 VOXCELEB_MODELS = ("resnetse34v2", "resnetse34l")
 #: The pinned distribution the VoxCeleb1-H scores come from.
 BT4VT_REQUIREMENT = "bt4vt==1.0.1"
+#: Trials and mated trials of the VoxCeleb1-H list, the same for both models.
+_VOXCELEB1H_TRIALS, _VOXCELEB1H_MATED = 550_894, 275_488
 
 _files = contextlib.ExitStack()  # keeps extracted package data on disk until exit
 atexit.register(_files.close)
@@ -70,7 +72,8 @@ def cache_dir() -> Path:
     Returns
     -------
     pathlib.Path
-        ``$BIOFAIR_CACHE`` when set, else ``~/.cache/biofair``; it may not exist yet.
+        ``$BIOFAIR_CACHE`` when set and not empty, else ``~/.cache/biofair``; it may not
+        exist yet.
 
     Raises
     ------
@@ -92,8 +95,8 @@ def cache_dir() -> Path:
     >>> bf.datasets.cache_dir().is_absolute()
     True
     """
-    if "BIOFAIR_CACHE" in os.environ:  # no home directory is looked up then (there may be none)
-        return Path(os.environ["BIOFAIR_CACHE"])
+    if os.environ.get("BIOFAIR_CACHE"):  # no home directory is looked up then (there may be none)
+        return Path(os.environ["BIOFAIR_CACHE"])  # an empty value is unset (XDG): it meant the working folder
     return Path.home() / ".cache" / "biofair"
 
 
@@ -155,7 +158,8 @@ def load_voxceleb1h(
         A validated score table: ``score`` (cosine-type similarity), ``mated``,
         ``reference_id`` / ``probe_id`` (utterance paths), ``reference_subject`` /
         ``probe_subject`` (speaker ids, the path prefix), ``reference_gender``,
-        ``probe_gender``, ``reference_nationality``, ``probe_nationality`` and ``system``.
+        ``reference_nationality``, ``probe_gender``, ``probe_nationality`` and ``system``,
+        in this order.
 
     Raises
     ------
@@ -165,6 +169,9 @@ def load_voxceleb1h(
         When bt4vt is not installed, with the command that installs it.
     FileNotFoundError
         When bt4vt is installed but one of its score or metadata files is missing.
+    ValueError
+        When bt4vt's scores do not hold the 550,894 trials (275,488 mated) of the list. A
+        cached copy that does not, or cannot be read, is replaced by one read from bt4vt.
     SchemaError
         When a label contradicts the speaker ids or a speaker lacks metadata.
 
@@ -190,14 +197,27 @@ def load_voxceleb1h(
         raise ValueError(f"model must be one of {VOXCELEB_MODELS}, got {model!r}")
     cached = cache_dir() / f"voxceleb1h-{model}-bt4vt-1.0.1.parquet"
     if cache and cached.is_file():
-        return validate_scores(pd.read_parquet(cached))
+        with contextlib.suppress(OSError, ValueError):  # unreadable (e.g. truncated): read the source again
+            table = pd.read_parquet(cached)
+            if _is_voxceleb1h(table):  # a copy that lost rows is never returned
+                return validate_scores(table)
     table = validate_scores(_read_voxceleb1h(model))
+    if not _is_voxceleb1h(table):
+        raise ValueError(
+            f"bt4vt's {model} scores hold {len(table):,} trials ({int(table['mated'].sum()):,} mated), not the "
+            f"{_VOXCELEB1H_TRIALS:,} ({_VOXCELEB1H_MATED:,} mated) of VoxCeleb1-H: reinstall {BT4VT_REQUIREMENT}"
+        )
     if cache:
         cached.parent.mkdir(parents=True, exist_ok=True)
-        partial = cached.with_suffix(".tmp")
+        partial = cached.with_suffix(f".{os.getpid()}.tmp")  # one per process: two loads never share it
         table.to_parquet(partial, index=False)
         partial.replace(cached)  # never leave a half-written cache behind
     return table
+
+
+def _is_voxceleb1h(table: pd.DataFrame) -> bool:
+    """Whether ``table`` has the trials and mated trials of the VoxCeleb1-H list."""
+    return len(table) == _VOXCELEB1H_TRIALS and "mated" in table and int(table["mated"].sum()) == _VOXCELEB1H_MATED
 
 
 __all__ = [

@@ -29,9 +29,6 @@ def _paper_values() -> pd.DataFrame:
     with files("biofair").joinpath("data/paper_values.csv").open("r", encoding="utf-8") as handle:
         values = pd.read_csv(handle, dtype={"reason": str}, keep_default_na=False,
                              na_values={"paper_value": [""], "tolerance": [""], "reference": [""]})
-    missing = [c for c in _COLUMNS if c not in values.columns]
-    if missing:
-        raise ValueError(f"paper_values.csv lacks the columns {missing}")
     return values
 
 
@@ -99,8 +96,13 @@ def reproduction_ledger(
     KeyError
         When the paper's table is unknown, or the book's values and the paper's quantities
         differ.
+    TypeError
+        When a book value is not a number.
     ValueError
-        When an expected verdict is unknown, or an expected deviation has no reason.
+        When a book value is NaN or infinite or given twice, the values lack a column, a
+        quantity of the table is listed twice, a paper value or tolerance is missing, NaN,
+        infinite or (the tolerance) negative, a reference is infinite, an expected verdict is
+        unknown, or an expected deviation has no reason.
 
     See Also
     --------
@@ -153,10 +155,16 @@ def reproduction_ledger(
     AssertionError: cei Table 3: 1 verdict(s) differ from the expected: DFI_N, BG: paper 0.9983, book 0.9, tolerance 0.001: same direction, expected reproduced
     """
     values = _paper_values() if values is None else values
+    missing_columns = [c for c in _COLUMNS if c not in values.columns]
+    if missing_columns:
+        raise ValueError(f"the papers' values lack the columns {missing_columns}; they need {list(_COLUMNS)}")
     rows = values[(values["paper"] == paper) & (values["table"] == table)]
     if rows.empty:
         raise KeyError(f"no values of {paper!r} {table!r} in the papers' values")
-    book = pd.Series(book_values, dtype=float)
+    try:
+        book = pd.Series(book_values, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{paper} {table}: book values must be numbers ({error})") from None
     missing = sorted(set(rows["quantity"]) - set(book.index))
     extra = sorted(set(book.index) - set(rows["quantity"]))
     if missing or extra:
@@ -168,6 +176,18 @@ def reproduction_ledger(
         raise ValueError(f"{paper} {table}: book values {problem}; a value the book could not compute is no deviation")
     for column in ("paper_value", "tolerance", "reference"):
         rows = rows.assign(**{column: pd.to_numeric(rows[column], errors="raise").astype(float)})
+    # a NaN paper value or tolerance, or a negative one, makes every row "differs" (an expected
+    # deviation then passed unseen); a reference is optional (NaN) but never infinite
+    malformed = ~np.isfinite(rows["paper_value"]) | ~(np.isfinite(rows["tolerance"]) & (rows["tolerance"] >= 0)) \
+        | np.isinf(rows["reference"])
+    if malformed.any():
+        raise ValueError(
+            f"{paper} {table}: every row needs a finite paper_value, a finite tolerance >= 0 and a finite or "
+            f"empty reference; not so for {rows.loc[malformed, 'quantity'].tolist()}: correct the papers' values"
+        )
+    if rows["quantity"].duplicated().any():
+        raise ValueError(f"{paper} {table}: the papers' values list "
+                         f"{sorted(set(rows.loc[rows['quantity'].duplicated(), 'quantity']))} more than once")
     unknown = sorted(set(rows["expected"]) - set(_VERDICTS))
     if unknown:
         raise ValueError(f"expected verdicts must be among {_VERDICTS}, got {unknown}")
@@ -191,7 +211,8 @@ def reproduction_ledger(
         flipped = ledger[ledger["verdict"] != ledger["expected"]]
         if not flipped.empty:
             lines = [
-                f"{r.quantity}: paper {r.paper:g}, book {r.book:.4g}, tolerance {r.tolerance:g}: "
+                # every digit: a book value rounded for the message can read as within the tolerance
+                f"{r.quantity}: paper {float(r.paper)!r}, book {float(r.book)!r}, tolerance {float(r.tolerance)!r}: "
                 f"{r.verdict}, expected {r.expected}"
                 for r in flipped.itertuples(index=False)
             ]

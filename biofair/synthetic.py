@@ -5,7 +5,7 @@ Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -70,8 +70,9 @@ def gaussian_scores(
         mean or a standard deviation is NaN or infinite, a standard deviation is negative, or
         ``rng`` is a negative seed.
     TypeError
-        When a mean, a standard deviation or ``tail_share`` is not a number, or ``rng`` is
-        neither a Generator, an integer seed nor None.
+        When a mean, a standard deviation or ``tail_share`` is not a number, ``n_mated`` or
+        ``n_nonmated`` is not an integer, or ``rng`` is neither a Generator, an integer seed
+        nor None.
 
     See Also
     --------
@@ -90,8 +91,7 @@ def gaussian_scores(
     >>> table["mated"].tolist()
     [True, True, True, False, False, False, False, False]
     """
-    if n_mated < 1 or n_nonmated < 1:
-        raise ValueError(f"n_mated and n_nonmated must be at least 1, got {n_mated} and {n_nonmated}")
+    n_mated, n_nonmated = as_count(n_mated, "n_mated"), as_count(n_nonmated, "n_nonmated")
     as_number(tail_share, "tail_share", low=0.0, high=1.0)
     for name, value in (("mated_mean", mated_mean), ("tail_mean", tail_mean)):
         as_number(value, name)  # NaN drew NaN scores
@@ -163,8 +163,8 @@ def fdr_canonical_system(
     Raises
     ------
     ValueError
-        When ``n_mated`` or ``n_nonmated`` is negative (NumPy's error; 0 gives groups without
-        that class, which the fairness indices refuse), or ``rng`` is a negative seed.
+        When ``n_mated`` or ``n_nonmated`` is negative (0 gives groups without that class,
+        which the fairness indices refuse), or ``rng`` is a negative seed.
     TypeError
         When ``fair`` is not a bool, ``n_mated`` or ``n_nonmated`` is not an integer, or
         ``rng`` is neither a Generator, an integer seed nor None.
@@ -187,6 +187,7 @@ def fdr_canonical_system(
     >>> table.groupby("group").size().tolist()
     [110, 110, 110]
     """
+    n_mated, n_nonmated = as_count(n_mated, "n_mated", minimum=0), as_count(n_nonmated, "n_nonmated", minimum=0)
     rng = as_rng(rng)
     return pd.concat(
         [
@@ -334,11 +335,12 @@ def fdr_cross_group_system(
     Raises
     ------
     ValueError
-        When ``n_mated`` or ``n_nonmated`` is below 1, ``cross_shift`` is negative or NaN, or
-        ``rng`` is a negative seed.
+        When ``n_mated`` or ``n_nonmated`` is below 1, ``cross_shift`` is negative, NaN or
+        infinite, or ``rng`` is a negative seed.
     TypeError
-        When ``fair`` is not a bool, or ``rng`` is neither a Generator, an integer seed nor
-        None.
+        When ``fair`` is not a bool, ``n_mated`` or ``n_nonmated`` is not an integer,
+        ``cross_shift`` is not a number, or ``rng`` is neither a Generator, an integer seed
+        nor None.
 
     See Also
     --------
@@ -365,10 +367,8 @@ def fdr_cross_group_system(
     >>> table.groupby(["reference_group", "probe_group"]).size().tolist()
     [5, 3, 3, 3, 5, 3, 3, 3, 5]
     """
-    if n_mated < 1 or n_nonmated < 1:
-        raise ValueError(f"n_mated and n_nonmated must be at least 1, got {n_mated} and {n_nonmated}")
-    if not cross_shift >= 0:
-        raise ValueError(f"cross_shift must be non-negative, got {cross_shift!r}")
+    n_mated, n_nonmated = as_count(n_mated, "n_mated"), as_count(n_nonmated, "n_nonmated")
+    cross_shift = as_number(cross_shift, "cross_shift", low=0.0)  # inf drew -inf scores
     rng = as_rng(rng)
     params = FDR_CANONICAL[check_flag(fair, "fair")]
     parts = []
@@ -433,7 +433,8 @@ def beta_scenario(
         ``"balanced"``: no group is biased.
     strength : float, default 1
         Bias strength, >= 0 (0 gives the balanced system); for BC at most 1.4 (the move
-        must keep the order of the scores).
+        must keep the order of the scores). The share BG and BI draw from the tail component
+        is capped at 1 (every score of the class, from strength 12.5 on).
     n_groups : int, default 4
         Groups, labelled "A", "B", ... (2 to 26).
     n_mated : int, default 200000
@@ -452,11 +453,12 @@ def beta_scenario(
     Raises
     ------
     ValueError
-        When ``scenario`` is not "balanced", "BG", "BI" or "BC", ``strength`` is negative (or
-        above 1.4 for "BC"), ``n_groups`` lies outside 2 ... 26, ``n_mated`` or ``n_nonmated``
-        is negative (NumPy's error), or ``rng`` is a negative seed.
+        When ``scenario`` is not "balanced", "BG", "BI" or "BC", ``strength`` is negative, NaN
+        or infinite (or above 1.4 for "BC"), ``n_groups`` lies outside 2 ... 26, ``n_mated``
+        or ``n_nonmated`` is negative, or ``rng`` is a negative seed.
     TypeError
-        When ``rng`` is neither a Generator, an integer seed nor None.
+        When ``strength`` is not a number, ``n_groups``, ``n_mated`` or ``n_nonmated`` is not
+        an integer, or ``rng`` is neither a Generator, an integer seed nor None.
 
     See Also
     --------
@@ -480,8 +482,9 @@ def beta_scenario(
     as_number(strength, "strength", low=0.0)  # NaN passed "strength < 0" and drew NaN shares
     if scenario == "BC" and strength > 1.4:
         raise ValueError(f"BC needs strength at most 1.4 to keep the order of the scores, got {strength!r}")
-    if not 2 <= n_groups <= 26:
-        raise ValueError(f"n_groups must lie in 2 ... 26, got {n_groups}")
+    if as_count(n_groups, "n_groups", minimum=2) > 26:
+        raise ValueError(f"n_groups must lie in 2 ... 26 (one letter per group), got {n_groups}")
+    n_mated, n_nonmated = as_count(n_mated, "n_mated", minimum=0), as_count(n_nonmated, "n_nonmated", minimum=0)
     rng = as_rng(rng)
     share = min(0.08 * strength, 1.0)
     tables = []
@@ -631,8 +634,8 @@ def identification_embeddings(
         When ``n_enrolled``, ``n_nonenrolled`` or ``n_searched`` is below 1, ``n_searched``
         exceeds ``n_enrolled``, ``dim`` is below 2, or ``rng`` is a negative seed.
     TypeError
-        When ``fair`` is not a bool, or ``rng`` is neither a Generator, an integer seed nor
-        None.
+        When ``fair`` is not a bool, ``n_enrolled``, ``n_nonenrolled``, ``n_searched`` or
+        ``dim`` is not an integer, or ``rng`` is neither a Generator, an integer seed nor None.
 
     See Also
     --------
@@ -657,10 +660,11 @@ def identification_embeddings(
     >>> data.gallery.shape, data.probes.shape
     ((60, 64), (90, 64))
     """
-    n_searched = n_enrolled if n_searched is None else n_searched
-    if min(n_enrolled, n_nonenrolled, n_searched) < 1 or n_searched > n_enrolled or dim < 2:
-        raise ValueError("n_enrolled, n_nonenrolled and n_searched must be at least 1, n_searched "
-                         "at most n_enrolled, and dim at least 2")
+    n_enrolled, n_nonenrolled = as_count(n_enrolled, "n_enrolled"), as_count(n_nonenrolled, "n_nonenrolled")
+    n_searched = n_enrolled if n_searched is None else as_count(n_searched, "n_searched")
+    dim = as_count(dim, "dim", minimum=2)
+    if n_searched > n_enrolled:
+        raise ValueError(f"n_searched must be at most n_enrolled ({n_enrolled}), got {n_searched}")
     rng = as_rng(rng)
     per_group = n_enrolled + n_nonenrolled
     gallery, gallery_subjects, probes, probe_subjects, probe_groups = [], [], [], [], []
@@ -731,11 +735,13 @@ def demographic_scores(
     ------
     ValueError
         When ``subject_sd`` lies outside [0, 1) or ``cross_share`` outside [0, 1] (NaN
-        included), ``groups`` has fewer than two groups or a group of fewer than two subjects,
-        ``mated_per_subject`` or ``nonmated_per_subject`` is below 1, or ``rng`` is a negative
-        seed.
+        included), ``cross_shift`` or a group's mean is NaN or infinite, ``groups`` has fewer
+        than two groups or a group of fewer than two subjects, ``mated_per_subject`` or
+        ``nonmated_per_subject`` is below 1, or ``rng`` is a negative seed.
     TypeError
-        When ``rng`` is neither a Generator, an integer seed nor None.
+        When ``groups`` is not a mapping of 3-tuples, a count is not an integer, a mean,
+        ``subject_sd``, ``cross_share`` or ``cross_shift`` is not a number, or ``rng`` is
+        neither a Generator, an integer seed nor None.
 
     See Also
     --------
@@ -754,10 +760,21 @@ def demographic_scores(
     [600, 600, 45]
     """
     groups = DEMOGRAPHIC_GROUPS if groups is None else groups
-    if not 0.0 <= subject_sd < 1.0 or not 0.0 <= cross_share <= 1.0:
-        raise ValueError(f"subject_sd must lie in [0, 1) and cross_share in [0, 1], got {subject_sd!r}, {cross_share!r}")
-    if len(groups) < 2 or min(g[0] for g in groups.values()) < 2 or min(mated_per_subject, nonmated_per_subject) < 1:
-        raise ValueError("at least two groups of at least two subjects, and one comparison of each class per subject")
+    subject_sd = as_number(subject_sd, "subject_sd", low=0.0, high=1.0, open_high=True)
+    cross_share = as_number(cross_share, "cross_share", low=0.0, high=1.0)
+    cross_shift = as_number(cross_shift, "cross_shift")  # NaN drew NaN cross-group scores
+    mated_per_subject = as_count(mated_per_subject, "mated_per_subject")  # 2.5 drew 2 per subject
+    nonmated_per_subject = as_count(nonmated_per_subject, "nonmated_per_subject")
+    if not isinstance(groups, Mapping):
+        raise TypeError(f"groups must map each group name to (subjects, mated mean, non-mated mean), got {groups!r}")
+    if len(groups) < 2:
+        raise ValueError(f"groups must hold at least two groups, got {list(groups)}")
+    for name, spec in groups.items():
+        if isinstance(spec, str) or not isinstance(spec, Sequence) or len(spec) != 3:
+            raise TypeError(f"groups[{name!r}] must be (subjects, mated mean, non-mated mean), got {spec!r}")
+        as_count(spec[0], f"the subjects of group {name!r}", minimum=2)
+        as_number(spec[1], f"the mated mean of group {name!r}")
+        as_number(spec[2], f"the non-mated mean of group {name!r}")
     rng = as_rng(rng)
     names = list(groups)
     size = np.array([groups[g][0] for g in names])
