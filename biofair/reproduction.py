@@ -45,7 +45,8 @@ def _verdict(paper: float, book: float, tolerance: float, reference: float) -> s
         return "no effect in both"
     if _within(book, paper, tolerance):
         return "reproduced"
-    if not np.isnan(reference) and np.sign(paper - reference) == np.sign(book - reference) != 0:
+    if (not np.isnan(reference) and np.sign(paper - reference) == np.sign(book - reference) != 0
+            and not _within(paper, reference, tolerance) and not _within(book, reference, tolerance)):
         return "same direction"
     return "differs"
 
@@ -122,8 +123,9 @@ def reproduction_ledger(
       the book's, is then mostly the noise of its sample sizes. The verdict depends on the
       paper's value and the tolerance, not on where the book's value falls within them;
     - otherwise ``reproduced`` iff ``|b - p| <= tol``;
-    - otherwise ``same direction`` iff ``r`` is given and ``sign(p - r) == sign(b - r) != 0``:
-      book and paper depart from "no effect" on the same side;
+    - otherwise ``same direction`` iff ``r`` is given, ``sign(p - r) == sign(b - r) != 0``,
+      ``|p - r| > tol`` and ``|b - r| > tol``: book and paper both depart from "no effect",
+      on the same side (a paper at no effect beside a book with one, or the reverse, differs);
     - otherwise ``differs``.
 
     The values are printed decimals read as floats, so ``<=`` allows for their rounding: a

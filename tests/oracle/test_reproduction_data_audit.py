@@ -251,7 +251,7 @@ def test_verdicts_by_exact_fractions(seed):
             expected = "no effect in both"
         elif abs(b - p) <= t:
             expected = "reproduced"
-        elif r is not None and p != r and b != r and (p > r) == (b > r):
+        elif r is not None and (p > r) == (b > r) and abs(p - r) > t and abs(b - r) > t:
             expected = "same direction"
         else:
             expected = "differs"

@@ -61,15 +61,16 @@ def test_perturbed_book_value_fails_the_check_and_names_the_row():
 def test_no_effect_in_both_is_not_called_a_reproduction():
     # q: the paper's 0.005 and the book's 0.049 both lie within 0.05 of GARBE's "no effect" (0):
     # the row confirms no effect, not the paper's number; so does t, whose 0.07 lies within 0.05
-    # of the paper's 0.03. r: 0.08 departs from no effect and from the paper's 0.005.
+    # of the paper's 0.03. r: 0.08 departs from no effect, where the paper's 0.005 shows none:
+    # they differ (same direction needs an effect in both).
     # s: the paper's 0.06 departs from no effect, and the book's 0.045 lies within 0.05 of it.
     table = values(quantity=["q", "t", "r", "s"], paper_value=[0.005, 0.03, 0.005, 0.06], tolerance=[0.05] * 4,
                    reference=[0.0] * 4,
-                   expected=["no effect in both", "no effect in both", "same direction", "reproduced"],
-                   reason=["", "", "a stronger effect", ""])
+                   expected=["no effect in both", "no effect in both", "differs", "reproduced"],
+                   reason=["", "", "an effect the paper does not show", ""])
     book = {"q": 0.049, "t": 0.07, "r": 0.08, "s": 0.045}
     ledger = bf.reproduction_ledger("cei", "Table 3", book, values=table)
-    assert ledger["verdict"].tolist() == ["no effect in both", "no effect in both", "same direction", "reproduced"]
+    assert ledger["verdict"].tolist() == ["no effect in both", "no effect in both", "differs", "reproduced"]
     with pytest.raises(ValueError, match=r"needs a reason: \['r'\]"):  # no effect needs none; a deviation does
         bf.reproduction_ledger("cei", "Table 3", book, values=table.assign(reason=[""] * 4))
 
@@ -120,7 +121,17 @@ def test_verdict_rule(paper, book, tolerance, reference):
         assert verdict == "no effect in both"
     elif within(book, paper):
         assert verdict == "reproduced"
-    elif reference not in (paper, book) and (paper > reference) == (book > reference):
+    elif (reference not in (paper, book) and (paper > reference) == (book > reference)
+          and not within(paper, reference) and not within(book, reference)):
         assert verdict == "same direction"
     else:
         assert verdict == "differs"
+
+
+@pytest.mark.parametrize(("paper", "book"), [(1.004, 1.5), (1.5, 1.004)], ids=["paper at no effect", "book at no effect"])
+def test_same_direction_needs_an_effect_in_both(paper, book):
+    """A paper within the tolerance of no effect beside a book far from it read 'same
+    direction', as if both showed one effect."""
+    table = values(quantity=["q"], paper_value=[paper], tolerance=[0.1], reference=[1.0], expected=["differs"],
+                   reason=["any"])
+    assert bf.reproduction_ledger("cei", "Table 3", {"q": book}, values=table)["verdict"].tolist() == ["differs"]
