@@ -345,7 +345,9 @@ def test_the_drawer_check_fails_when_the_toggle_does_nothing(browser, site):
     tab = open_page(browser, site, "book/chapters/01_compute_error_rates", PHONE)
     tab.evaluate("""() => { const b = document.querySelector('.primary-toggle');
                             b.replaceWith(b.cloneNode(true)); }""")  # drops the theme's listener
-    with pytest.raises(Exception):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    with pytest.raises(PlaywrightTimeout, match=r"^Page\.wait_for_function: Timeout 5000ms exceeded\.$"):  # never opens
         drawer_opens_and_closes(tab, ".primary-toggle", "#pst-primary-sidebar-modal", "nav.bd-links a")
     tab.close()
 

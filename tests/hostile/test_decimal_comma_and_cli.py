@@ -300,14 +300,16 @@ def test_biofair_report_refuses_a_decimal_comma_with_comma_separated_fields(tmp_
 
 @pytest.mark.parametrize("target", [5e-324, 1e-320, SMALLEST_BOUND / 2, float(np.nextafter(SMALLEST_BOUND, 0)),
                                     SMALLEST_BOUND, 1e-300, 1e-6, 0.5])
-def test_fmr_targets_are_refused_by_the_option_when_fairness_summary_refuses_them(target, tmp_path):
+def test_fmr_targets_are_refused_by_the_option_when_fairness_summary_refuses_them(target, tmp_path, capsys):
     """Was: --fmr-targets 1e-320,0.1 ended in "pauc_bounds must be at least 2**-1022", an option never given."""
     command = ["report", str(bf.datasets.example_scores_path()), "--fmr-targets", f"{target!r},0.1", "-o", str(tmp_path)]
     try:
         _area_targets([target, 0.1])
     except ValueError:
-        with pytest.raises(SystemExit):
+        with pytest.raises(SystemExit) as stop:
             cli._parse(command)
+        assert stop.value.code == 2
+        assert "biofair report: error: argument --fmr-targets: " in capsys.readouterr().err
     else:
         assert cli._parse(command).fmr_targets == [target, 0.1]
 

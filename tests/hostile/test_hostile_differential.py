@@ -246,7 +246,7 @@ def test_a_rate_no_group_resolves_has_its_missing_reference_said_in_words():
     """The page read "(per rate: None for FMR, b for FNMR)"."""
     from biofair._differential_html import render
 
-    with pytest.warns(bf.InsufficientComparisonsWarning):
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=r"^target FMR 0\.001 is below 3/N "):
         audit = bf.differential_report(groups_table({"a": 200, "b": 200}), fmr=1e-3, n_resamples=40, rng=0)
     assert audit.to_dict()["settings"]["reference"] == {"fmr": None, "fnmr": "b"}
     page = render(audit)

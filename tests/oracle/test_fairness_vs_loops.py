@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -146,7 +148,7 @@ def test_inequity_bounds_zero_rates_and_names_them():
     with pytest.warns(bf.UndefinedRateWarning, match=r"1 zero rate\(s\) at positions \[1\]"):
         value = bf.inequity([0.01, 0.0], counts=[1000, 300])
     bound = 1 - 0.05 ** (1 / 300)
-    assert value == pytest.approx(0.01 / np.sqrt(0.01 * bound))
+    assert value == pytest.approx(0.01 / np.sqrt(0.01 * bound), rel=1e-13)
 
 
 def test_kl_divergence_equals_scipy():
@@ -224,8 +226,8 @@ def test_n_sigma_and_welch_equal_formulas():
     t = (np.mean(a) - np.mean(b)) / np.sqrt(va + vb)
     df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
     assert bf.welch_similarity(a, b) == pytest.approx(2 * stats.t.sf(abs(t), df), rel=1e-10)
-    assert bf.statistical_parity([0.1, 0.2, 0.3], [0.2, 0.2, 0.1]) == pytest.approx(1 - 0.1)
-    assert bf.equal_opportunity([0.9, 0.95], [0.8, 0.95]) == pytest.approx(0.95)
+    assert bf.statistical_parity([0.1, 0.2, 0.3], [0.2, 0.2, 0.1]) == pytest.approx(1 - 0.1, rel=1e-15)
+    assert bf.equal_opportunity([0.9, 0.95], [0.8, 0.95]) == pytest.approx(0.95, rel=1e-15)
 
 
 def test_cei_split_mean_reading_from_scratch(table):
@@ -256,6 +258,48 @@ def test_cei_split_mean_reading_from_scratch(table):
     assert cei.parameters["mean_tail"] == "split_mean" and cei.parameters["smoothing"] == 1e-6
 
 
+def split_mean_cei_normal(groups, kind: str, percentile: float, bins: int, smoothing: float = 1e-6) -> float:
+    """CEI_N of the split_mean reading (w_t = 0.8) with every bin mass, the mean's split and
+    each group's percentile in exact fractions; only the smoothing and the logarithms round."""
+    values = [[Fraction(float(x)) for x in group] for group in groups]
+    low, high = min(map(min, values)), max(map(max, values))
+    width = (high - low) / bins
+
+    def pmf(part):  # np.histogram's bins: half-open, the last one closed
+        counts = [0] * bins
+        for x in part:
+            counts[min(int((x - low) / width), bins - 1)] += 1
+        return [Fraction(c, len(part)) for c in counts]
+
+    def smoothed(p):
+        p = [float(x) + smoothing for x in p]
+        return [x / sum(p) for x in p]
+
+    def kl_bits(p, q):
+        return sum(x * math.log2(x / y) for x, y in zip(p, q))
+
+    share = 1 - Fraction(percentile) / 100
+    mean = [sum(column) / len(values) for column in zip(*(pmf(v) for v in values))]
+    tail_bins, mass = set(), Fraction(0)  # the fewest bins, from the error tail in, holding the share
+    for k in range(bins) if kind == "mated" else reversed(range(bins)):
+        if mass >= share:
+            break
+        tail_bins.add(k)
+        mass += mean[k]
+    mean_tail = smoothed([m / mass if k in tail_bins else 0 for k, m in enumerate(mean)])
+    mean_centre = smoothed([0 if k in tail_bins else m / (1 - mass) for k, m in enumerate(mean)])
+    total = 0.0
+    for v in values:
+        ordered = sorted(v)
+        at = (share if kind == "mated" else 1 - share) * (len(v) - 1)  # np.percentile's linear rule
+        i = int(at)
+        cut = ordered[i] + (at - i) * (ordered[min(i + 1, len(v) - 1)] - ordered[i])
+        tail = [x for x in v if (x <= cut if kind == "mated" else x >= cut)]
+        centre = [x for x in v if not (x <= cut if kind == "mated" else x >= cut)]
+        total += 0.8 * kl_bits(smoothed(pmf(tail)), mean_tail) + 0.2 * kl_bits(smoothed(pmf(centre)), mean_centre)
+    return 1 - total / (len(values) * math.log2(len(values)))
+
+
 def test_cei_split_mean_reading_splits_an_exact_share_one_way_on_both_sides():
     """Each group's lowest mated score (1 of 20) fills the first of 10 bins: the mean's first
     bin holds exactly 5%, the left tail at P = 95. ``1 - 95/100`` rounds above 0.05, and the
@@ -277,6 +321,11 @@ def test_cei_split_mean_reading_splits_an_exact_share_one_way_on_both_sides():
     # what the exact-fraction reimplementation gives; not the mated value, as scores such as 5 sit on
     # bin edges, and np.histogram's half-open bins put 5 and -5 in bins that are not mirror images
     assert mirrored.normal == pytest.approx(0.9770792551, abs=1e-9)
+    # the three values from the exact-fraction oracle above
+    for found, groups, kind, percentile in ((at_95, [a, b], "mated", 95), (mirrored, [-a, -b], "nonmated", 95)):
+        assert found.normal == pytest.approx(split_mean_cei_normal(groups, kind, percentile, 10), abs=1e-14)
+    assert cei(mated, "mated", 95 - 1e-9).normal == pytest.approx(split_mean_cei_normal([a, b], "mated", 95 - 1e-9, 10),
+                                                                  abs=1e-14)
     assert cei(nonmated, "nonmated", 95 + 1e-9).normal == mirrored.normal
 
 

@@ -215,14 +215,15 @@ def test_inequity_bound_of_a_zero_rate_keeps_its_digits_for_large_counts(n):
 
 def test_inequity_of_zero_rates_from_different_counts():
     """All rates zero: IN = max(b) / geomean(b) of the bounds b_i = 1 - 0.05^(1/n_i)."""
-    with pytest.warns(bf.UndefinedRateWarning):
+    with pytest.warns(bf.UndefinedRateWarning, match=r"^3 zero rate\(s\) at positions \[0, 1, 2\] replaced by their "
+                                                     r"95% upper bound 1 - 0\.05\^\(1/n\)$"):
         value = bf.inequity([0.0, 0.0, 0.0], counts=[10, 1_000, 100_000])
     bounds = [exact_bound(n) for n in (10, 1_000, 100_000)]
     with localcontext() as context:
         context.prec = 60
         expected = bounds[0] / (bounds[0] * bounds[1] * bounds[2]) ** (Decimal(1) / 3)
     assert value == pytest.approx(float(expected), rel=1e-14)
-    with pytest.warns(bf.UndefinedRateWarning):
+    with pytest.warns(bf.UndefinedRateWarning, match=r"^2 zero rate\(s\) at positions \[0, 1\] replaced"):
         assert bf.inequity([0.0, 0.0], counts=[7, 7]) == 1.0
 
 

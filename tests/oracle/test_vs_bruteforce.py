@@ -232,7 +232,7 @@ def test_decidability_hand_worked():
     # means 2 and 0, population variances 1 and 1: d' = 2 / sqrt(1) = 2
     assert bf.decidability([1.0, 3.0], [-1.0, 1.0]) == 2.0
     # means 5 and 1, variances 4 and 0: d' = 4 / sqrt(2)
-    assert bf.decidability([3.0, 7.0], [1.0, 1.0]) == pytest.approx(4 / np.sqrt(2))
+    assert bf.decidability([3.0, 7.0], [1.0, 1.0]) == pytest.approx(4 / np.sqrt(2), rel=1e-15)
 
 
 def test_hand_worked_five_scores():
@@ -241,11 +241,12 @@ def test_hand_worked_five_scores():
     nonmated = [0.1, 0.3, 0.5, 0.6, 0.75]
     # thresholds 0.1 0.3 0.5 0.55 0.6 0.7 0.75 0.9 top
     assert bf.fmr_fnmr(mated, nonmated, 0.6) == (0.4, 1 / 3)
-    with pytest.warns(InsufficientComparisonsWarning):  # 0.2 allows 1 false match in 5: unresolved
+    unresolved = r"^target FMR {} is below 3/N = 0\.6 \(N = 5 non-mated comparisons\)"
+    with pytest.warns(InsufficientComparisonsWarning, match=unresolved.format(r"0\.2")):  # 1 false match in 5
         assert bf.threshold_at_fmr(nonmated, 0.2) == 0.75
-    with pytest.warns(InsufficientComparisonsWarning):
-        assert bf.tmr_at_fmr(mated, nonmated, 0.2) == pytest.approx(1 / 3)
+    with pytest.warns(InsufficientComparisonsWarning, match=unresolved.format(r"0\.2")):
+        assert bf.tmr_at_fmr(mated, nonmated, 0.2) == pytest.approx(1 / 3, rel=1e-15)
     # AUC: pairs won 3+4+5 = 12 of 15 (0.55 beats 0.1 0.3 0.5; 0.7 beats four; 0.9 all)
-    assert bf.roc_auc(mated, nonmated) == pytest.approx(12 / 15)
-    with pytest.warns(InsufficientComparisonsWarning):
+    assert bf.roc_auc(mated, nonmated) == pytest.approx(12 / 15, rel=1e-15)
+    with pytest.warns(InsufficientComparisonsWarning, match=unresolved.format(r"0\.1")):
         assert bf.threshold_at_fmr(nonmated, 0.1) == np.nextafter(0.75, np.inf)

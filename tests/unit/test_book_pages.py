@@ -88,7 +88,9 @@ def test_resolved_and_precise_counts_on_the_pages_are_the_packages(name, pattern
     mated, nonmated = rng.normal(3, 1, 200), rng.normal(0, 1, n)
     # each count exactly, and just below it (a tenth of a false match fewer)
     targets = [resolved / n, (resolved - 0.1) / n, precise / n, (precise - 0.1) / n]
-    with pytest.warns(bf.InsufficientComparisonsWarning):  # the one target below 3/N
+    # below 3/N: the one target a tenth of a false match short, and the default pAUC bound and min_fmr 1e-3
+    below = rf"^targets FMR 0\.001, {(resolved - 0.1) / n:g} are below 3/N = {3 / n:g} \(N = {n} non-mated comparisons\)"
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=below):
         summary = bf.operating_summary(mated, nonmated, fmr_targets=targets)
     rows = summary[summary["metric"] == "tmr_at_fmr"].set_index("fmr_target")
     assert rows.loc[targets, "resolved"].tolist() == [True, False, True, True]
@@ -185,7 +187,8 @@ def test_conventions_beta_scenarios_are_the_generators():
 
 def test_readme_progress_size_is_the_commands(capsys):
     match = quoted(r"for a file of (\d+) MiB or more, each stage", "README.md")
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as stop:
         biofair.cli.main(["report", "--help"])
+    assert stop.value.code == 0
     help_text = " ".join(capsys.readouterr().out.split())
     assert f"{match[1]} MiB or more (reading, checking, computing, writing)" in help_text

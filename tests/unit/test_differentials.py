@@ -166,8 +166,8 @@ def test_resolution_and_estimates(report, seed, c_false_matches):
     resolved = g[g["resolved"]]
     np.testing.assert_array_equal(resolved["estimate"], resolved["errors"] / resolved["comparisons"])
     assert g.loc[~g["resolved"], "estimate"].isna().all()  # never a 0 that means "too few"
-    np.testing.assert_allclose(g["smallest_resolved"], 3 / g["comparisons"])
-    np.testing.assert_allclose(g["smallest_precise"], 30 / g["comparisons"])
+    np.testing.assert_allclose(g["smallest_resolved"], 3 / g["comparisons"], rtol=1e-15)  # one division
+    np.testing.assert_allclose(g["smallest_precise"], 30 / g["comparisons"], rtol=1e-15)
     c = g.set_index(["group", "rate"]).loc[("c", "fmr")]
     assert c["errors"] == c_false_matches and c["target"] * c["comparisons"] < 3  # the target cannot resolve it
     unresolved_fmr = g[(g["rate"] == "fmr") & ~g["resolved"]]
@@ -214,18 +214,19 @@ def test_a_small_group_resolved_by_its_own_errors_enters_the_differentials():
     assert other["status"] == "resolved" and other["resolved"] and not other["precise"]
     assert other["estimate"] == 5 / 40 and other["smallest_resolved"] == 3 / 40
     exact = stats.beta.ppf(0.025, 5, 36), stats.beta.ppf(0.975, 6, 35)  # Clopper-Pearson of 5 in 40
-    assert (other["cp_low"], other["cp_high"]) == pytest.approx(exact)
+    assert (other["cp_low"], other["cp_high"]) == pytest.approx(exact, rel=1e-12)
     assert round(other["cp_low"], 3) == 0.042 and round(other["cp_high"], 3) == 0.268  # the audit's numbers
     assert other["cp_low"] > best["cp_high"]  # wholly above the best group's interval
     assert other["bootstrap_low"] <= other["estimate"] <= other["bootstrap_high"] and other["design_effect"] > 0
     # the ratio and verdicts by hand: the reference is the lowest rate, A's 12/800
     assert report.reference["fnmr"] == "A"
-    assert other["ratio"] == pytest.approx((5 / 40) / (12 / 800))  # 8.33
+    assert other["ratio"] == pytest.approx((5 / 40) / (12 / 800), rel=1e-15)  # 8.33
     assert other["ratio_low"] > report.tolerance and other["ratio_verdict"] == "exceeds tolerance"
     row = report.differentials.set_index("rate").loc["fnmr"]
     assert (row["groups_compared"], row["excluded"], row["highest_group"], row["lowest_group"]) == (4, "", "Other", "A")
-    assert row["max_min"] == pytest.approx((5 / 40) / (12 / 800))
-    assert row["max_geomean"] == pytest.approx((5 / 40) / stats.gmean([12 / 800, 16 / 800, 18 / 800, 5 / 40]))
+    assert row["max_min"] == pytest.approx((5 / 40) / (12 / 800), rel=1e-15)
+    assert row["max_geomean"] == pytest.approx((5 / 40) / stats.gmean([12 / 800, 16 / 800, 18 / 800, 5 / 40]),
+                                                rel=1e-13)
     assert row["max_min_low"] > report.tolerance and row["verdict"] == "exceeds tolerance"
     assert not any("left out" in note for note in report.notes)
 
@@ -309,10 +310,12 @@ def test_ratios_and_differentials_by_hand(report):
         part = g[(g["rate"] == rate) & g["resolved"]]
         reference = part.loc[part["estimate"].idxmin()]
         assert report.reference[rate] == reference["group"]
-        np.testing.assert_allclose(part["ratio"], part["estimate"] / reference["estimate"])
+        np.testing.assert_allclose(part["ratio"], part["estimate"] / reference["estimate"], rtol=1e-15)  # one division
         row = report.differentials.set_index("rate").loc[rate]
-        np.testing.assert_allclose(row["max_min"], part["estimate"].max() / part["estimate"].min())
-        np.testing.assert_allclose(row["max_geomean"], part["estimate"].max() / stats.gmean(part["estimate"]))
+        np.testing.assert_allclose(row["max_min"], part["estimate"].max() / part["estimate"].min(), rtol=1e-15)
+        # a geometric mean of a few rates: a few roundings, however it is computed
+        np.testing.assert_allclose(row["max_geomean"], part["estimate"].max() / stats.gmean(part["estimate"]),
+                                   rtol=1e-13)
         assert row["max_min_low"] <= row["max_min"] <= row["max_min_high"]
         assert row["verdict"] == _verdict(max(row["max_min_low"], 1.0), row["max_min_high"], tolerance)
     for row in g.itertuples():
@@ -386,14 +389,17 @@ def test_bad_options_are_refused(demo):
         bf.differential_report(demo)
     with pytest.raises(ValueError, match="reference='z' names no group"):
         bf.differential_report(demo, fmr=1e-2, reference="z")
-    with pytest.raises(ValueError, match="tolerance"):
+    with pytest.raises(ValueError, match=r"^tolerance must lie in \(1, inf\), got 1\.0$"):
         bf.differential_report(demo, fmr=1e-2, tolerance=1.0)
-    with pytest.raises(bf.SchemaError, match="at least two groups"):
+    with pytest.raises(bf.SchemaError, match=r"^a differential needs at least two groups; by='group' gives 1$"):
         bf.differential_report(demo.assign(reference_group="a", probe_group="a"), fmr=1e-2)
 
 
 def test_an_unresolved_target_warns(demo):
-    with pytest.warns(bf.InsufficientComparisonsWarning):
+    n_nonmated = int((~demo["mated"]).sum())
+    with pytest.warns(bf.InsufficientComparisonsWarning,
+                      match=rf"^target FMR 0\.0001 is below 3/N = {3 / n_nonmated:.3g} "
+                            rf"\(N = {n_nonmated} non-mated comparisons\)"):
         bf.differential_report(demo, fmr=1e-4, n_resamples=40, rng=0)
 
 
@@ -423,7 +429,9 @@ def test_tail_estimate_on_pareto_data_and_the_profile_against_scipy_optimize():
 
     best = stats.genpareto.logpdf(top, tail.shape, 0, tail.scale).sum()
     for end in (tail.low, tail.high):
-        assert 2 * (best - profile(end)) == pytest.approx(stats.chi2.ppf(0.95, 1), abs=0.15)
+        # biofair maximises the profile over a grid of shapes: the deviance at an end falls short
+        # of the cut by up to 0.06 (oracle/test_tail_and_permutation_audit.py); 0.035 here
+        assert 2 * (best - profile(end)) == pytest.approx(stats.chi2.ppf(0.95, 1), abs=0.07)
 
 
 def test_threshold_and_fmr_are_inverse():
@@ -438,9 +446,12 @@ def test_a_resolved_threshold_is_not_extrapolated():
     scores = np.random.default_rng(2).normal(size=5_000)
     tail = bf.extrapolated_fmr(scores, 0.5)
     assert not tail.extrapolated and tail.estimate == np.mean(scores >= 0.5)
-    with pytest.raises(ValueError, match="resolve it"):
+    # the tail: the top n_u = max(50, round(0.1 · 5,000)) = 500 scores, a share of 0.1
+    with pytest.raises(ValueError, match=r"^fmr=0\.2 is not below the tail share n_u/N = 0\.1: the data resolve it; "
+                                         r"use threshold_at_fmr$"):
         bf.extrapolated_threshold(scores, 0.2)
-    with pytest.raises(ValueError, match="too few"):
+    with pytest.raises(ValueError, match=r"^nonmated has 40 scores: a tail of 50 needs at least 51 \(min_tail = 50\); "
+                                         r"too few to fit a tail$"):
         bf.extrapolated_fmr(scores[:40], 3.0)
 
 

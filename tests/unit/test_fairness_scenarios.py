@@ -321,7 +321,7 @@ def test_canonical_rates_check_their_options():
 
     with pytest.raises(ValueError, match="alpha must lie in"):
         fdr_canonical_rates(alpha=2.0)
-    with pytest.raises(ValueError, match="fmr_targets"):
+    with pytest.raises(ValueError, match=r"^fmr_targets must lie strictly between 0 and 1, got \[0\.0\]$"):
         fdr_canonical_rates(fmr_targets=[0.0])
 
 
@@ -341,9 +341,9 @@ def test_cross_group_system_lowers_the_fmr_across_groups():
     assert np.diag(fmr) == pytest.approx(bf.rates_by_group(table, 2.5)["fmr"].to_numpy())
     no_shift = fdr_cross_group_system(fair=True, n_mated=10, n_nonmated=200_000, cross_shift=0.0, rng=4)
     assert bf.cross_group_fmr(no_shift, 1.0).to_numpy() == pytest.approx(0.1587, abs=0.003)  # all cells N(0, 1)
-    with pytest.raises(ValueError, match="cross_shift"):
+    with pytest.raises(ValueError, match=r"^cross_shift must lie in \[0, inf\), got -1\.0$"):
         fdr_cross_group_system(cross_shift=-1.0)
-    with pytest.raises(ValueError, match="at least 1"):
+    with pytest.raises(ValueError, match=r"^n_nonmated must be at least 1, got 0$"):
         fdr_cross_group_system(n_nonmated=0)
 
 

@@ -193,7 +193,7 @@ def test_bad_matrices_and_options_are_named():
     matrix = data.scores(0, len(data.probes))
     options = dict(probe_subjects=data.probe_subjects, gallery_subjects=data.gallery_subjects,
                    probe_groups=data.probe_groups)
-    with pytest.raises(SchemaError, match="has shape"):
+    with pytest.raises(SchemaError, match=r"^the score matrix has shape \(30, 14\), expected \(30, 15\)$"):
         bf.probe_outcomes_from_matrix(matrix[:, :-1], **options)
     broken = matrix.copy()
     broken[3, 2] = np.nan
@@ -206,8 +206,11 @@ def test_bad_matrices_and_options_are_named():
     with pytest.raises(ValueError, match="ties must be"):
         bf.probe_outcomes_from_matrix(matrix, **options, ties="random")
     outcomes = bf.probe_outcomes_from_matrix(matrix, **options)
-    for call in (functools.partial(bf.cmc, max_rank=0), functools.partial(bf.rank_n_differential, rank=0),
-                 functools.partial(bf.identification_rates, thresholds=[0.5], rank=0),
-                 functools.partial(bf.identification_discrepancy_rate, alpha=1.5)):
-        with pytest.raises(ValueError):
+    for call, message in ((functools.partial(bf.cmc, max_rank=0), r"^max_rank must be at least 1, got 0$"),
+                          (functools.partial(bf.rank_n_differential, rank=0), r"^rank must be at least 1, got 0$"),
+                          (functools.partial(bf.identification_rates, thresholds=[0.5], rank=0),
+                           r"^rank must be at least 1, got 0$"),
+                          (functools.partial(bf.identification_discrepancy_rate, alpha=1.5),
+                           r"^alpha must lie in \[0, 1\], got 1\.5$")):
+        with pytest.raises(ValueError, match=message):
             call(outcomes)

@@ -409,7 +409,7 @@ def test_a_refused_plot_leaves_no_figure_open(plot):
     """plot_roc, plot_det and plot_bayes_error made their figure, then found the scores bad:
     an empty figure stayed open (and showed up in a notebook's next output)."""
     plt.close("all")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^mated contains 1 NaN"):
         plot(np.array([1.0, np.nan]), np.array([0.0, 0.5]))
     assert plt.get_fignums() == []
 

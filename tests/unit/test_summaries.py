@@ -129,7 +129,8 @@ def test_the_rule_does_not_depend_on_how_fmr_times_n_rounds():
     rows = tmr_rows(n, [target])  # ... yet 3e-4 is the FMR of 3 false matches: no warning
     assert rows["resolved"].item() and rows["k"].item() == 3
     below = np.nextafter(3 / n, 0)
-    with pytest.warns(bf.InsufficientComparisonsWarning):
+    with pytest.warns(bf.InsufficientComparisonsWarning,
+                      match=r"\(N = 10000 non-mated comparisons\): it allows fewer than 3 false matches"):
         assert not tmr_rows(n, [below])["resolved"].item()
 
 
@@ -203,7 +204,9 @@ def test_the_fdr_area_is_marked_as_its_least_resolved_target(example):
     area = summary.set_index("metric").loc["area_under_fdr_log10"]
     assert fdr["resolved"].all() and not fdr["precise"].all()
     assert [area["resolved"], area["precise"]] == [True, False]  # NA (the old empty mark) equals neither
-    with pytest.warns(bf.InsufficientComparisonsWarning):
+    n_nonmated = int((~table["mated"]).sum())
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=rf"^target FMR 0\.0001 is below 3/N = {3 / n_nonmated:.3g} "
+                                                              rf"\(N = {n_nonmated} non-mated comparisons\)"):
         stricter = bf.fairness_summary(table, fmr_targets=[1e-1, 1e-4], n_resamples=40, n_permutations=12, rng=5)
     fdr = stricter[stricter["metric"] == "fdr"].set_index("fmr_target")
     assert fdr.loc[1e-1, "resolved"] and not fdr.loc[1e-4, "resolved"]
