@@ -17,6 +17,15 @@ _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
 table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
 table { display: block; max-width: max-content; overflow-x: auto; }  /* a wide table scrolls, not the page */
+/* the row's label stays in view while the rest of a wide table scrolls under it */
+tr > :first-child { position: sticky; left: 0; z-index: 1; background: #fff; }
+tr > th:first-child { background: #f2f2f2; }
+/* the table draws the collapsed borders where the cell was, not where it is pinned: its own
+   background, painted a little wider, keeps the values that scrolled under it from showing */
+tr > :first-child::before { content: ""; position: absolute; inset: 0 0 0 -6px; z-index: -1; background: inherit;
+                            box-shadow: inset -1px 0 0 #ccc; }
+.scroll-hint { display: none; font-size: 0.85rem; color: #555; }
+@media (max-width: 60rem) { .scroll-hint { display: block; } }  /* a phone shows a few columns at a time */
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: right; vertical-align: top; }
 th { background: #f2f2f2; } td.text, th.text { text-align: left; }
 .unresolved { color: #8a4b00; } .exceeds { color: #b00020; font-weight: bold; } .within { color: #006d2c; }
@@ -28,6 +37,10 @@ code { overflow-wrap: anywhere; }  /* a path or a hash wraps on a phone */
 #: The page loads nothing, not even when a later edit adds a reference: an auditor may open it on an
 #: air-gapped machine, or under a policy that forbids a report to contact the internet.
 _POLICY = "default-src 'none'; style-src 'unsafe-inline'"
+
+#: Shown above a wide table on a narrow screen, where its last columns (the intervals, the
+#: ratios, the verdicts) start out of view with nothing to say they are there.
+_SCROLL_HINT = '<p class="scroll-hint">The table scrolls sideways: its first column stays in view.</p>'
 
 _RATE_NAMES = {
     "fmr": ("False match rate (FMR)", "homogeneous non-mated comparisons (both sides in the group)",
@@ -115,7 +128,7 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: f
         "<th>extrapolated FMR (GPD tail)</th></tr>"
     )
     return (f"<h2>{title}</h2><p>Counted on {counted}; errors are {errors} at the threshold.</p>"
-            f"<table>{head}{''.join(rows)}</table>")
+            f"{_SCROLL_HINT}<table>{head}{''.join(rows)}</table>")
 
 
 def _differentials(report) -> str:
@@ -132,7 +145,7 @@ def _differentials(report) -> str:
     head = ('<tr><th class="text">rate</th><th>groups compared</th><th class="text">highest / lowest group</th>'
             "<th>highest / lowest</th><th>highest / geometric mean</th><th class=\"text\">verdict</th>"
             '<th class="text">left out</th></tr>')
-    return f"<h2>Differentials between groups</h2><table>{head}{''.join(rows)}</table>"
+    return f"<h2>Differentials between groups</h2>{_SCROLL_HINT}<table>{head}{''.join(rows)}</table>"
 
 
 def _cross(report) -> str:
@@ -156,7 +169,7 @@ def _cross(report) -> str:
     head = '<tr><th class="text">reference \\ probe</th>' + "".join(f"<th>{_e(p)}</th>" for p in probes) + "</tr>"
     return ("<h2>Cross-group false matches</h2><p>FMR of the non-mated comparisons of each reference (enrolment) "
             "group against each probe group at the same threshold, with false matches / comparisons.</p>"
-            f"<table>{head}{''.join(rows)}</table>")
+            f"{_SCROLL_HINT}<table>{head}{''.join(rows)}</table>")
 
 
 def _provenance(source: dict | None) -> str:
@@ -181,6 +194,7 @@ def render(report) -> str:
     notes = "".join(f"<li>{_e(note)}</li>" for note in report.notes)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="{_POLICY}">
 <title>Demographic differential report</title>
 <style>{_STYLE}</style></head><body>

@@ -312,13 +312,24 @@ def test_the_differential_report_fits_a_phone(browser, tmp_path, distance):
     report = bf.differential_report(bf.synthetic.demographic_scores(rng=0), fmr=0.01, n_resamples=40, rng=0)
     path = tmp_path / "report.html"
     path.write_text(render(report.in_distance_units() if distance else report))
-    tab = browser.new_page(viewport={"width": PHONE, "height": 800})
+    phone = browser.new_context(viewport={"width": PHONE, "height": 800}, is_mobile=True)
+    tab = phone.new_page()
     tab.goto(path.as_uri())
+    # a phone's browser lays a page without a viewport tag out at 980 px and shrinks it (text of 6 px)
+    assert tab.evaluate("window.innerWidth") == PHONE
     overflow = tab.evaluate(OVERFLOW)
     assert overflow["document"] <= overflow["viewport"] and overflow["wide"] == [], overflow
     rule = "its distance is at or below it" if distance else "its score is at or above it"
     assert rule in " ".join(tab.inner_text("body").split())
-    tab.close()
+    # the wide tables say that they scroll, and keep each row's label in view when they do
+    assert tab.locator(".scroll-hint").count() == 4 and tab.locator(".scroll-hint").first.is_visible()
+    scrolled, before, after = tab.evaluate("""() => {
+        const table = document.querySelectorAll('table')[1], label = table.querySelector('td');
+        const before = label.getBoundingClientRect().left;
+        table.scrollLeft = 300;
+        return [table.scrollLeft, before, label.getBoundingClientRect().left]; }""")
+    assert scrolled > 0 and abs(after - before) <= 1  # pinned (to the sub-pixel the sticky cell rounds to)
+    phone.close()
 
 
 @pytest.mark.parametrize("page", ["book/intro", "book/chapters/01_compute_error_rates", "book/metric_chooser"])
