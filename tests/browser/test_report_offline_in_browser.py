@@ -120,3 +120,30 @@ def test_the_formula_is_drawn_on_the_text_s_baseline(browser, pages, width):
     assert rows.min() == pytest.approx(whole["y"], abs=1.5)
     assert rows.max() + 0.5 == pytest.approx(whole["y"] + whole["height"], abs=1.5)
     tab.close()
+
+
+def test_a_wide_table_of_the_standard_report_scrolls_on_a_phone_with_its_labels_in_view(browser, pages):
+    """nbconvert's page lays an output out as a table row: a table wider than a phone was cut at
+    the screen's edge, its last columns out of reach (no scrolling). Now its output box scrolls,
+    the row labels stay in view, and a line above it says that it scrolls."""
+    phone = browser.new_context(viewport={"width": PHONE, "height": 800}, is_mobile=True)
+    tab = phone.new_page()
+    tab.goto(pages["standard"].as_uri())
+    measured = tab.evaluate("""() => [...document.querySelectorAll('table.dataframe')].map(table => {
+        const box = table.closest('.jp-OutputArea-output');
+        const label = table.querySelector('tbody tr > th + th') ? null : table.querySelector('tbody th');
+        const hint = getComputedStyle(box, '::before').content;
+        const wide = table.scrollWidth > box.clientWidth;
+        const before = label && label.getBoundingClientRect().left;
+        box.scrollLeft = box.scrollWidth;
+        return {wide, scrolled: box.scrollLeft, hint, labelled: Boolean(label),
+                pinned: Boolean(label) && Math.abs(label.getBoundingClientRect().left - before) <= 1,
+                end: box.scrollLeft + box.clientWidth >= table.scrollWidth};
+    })""")
+    wide = [table for table in measured if table["wide"]]
+    assert wide, "no table wider than a phone: the check checks nothing"
+    assert any(table["labelled"] for table in wide)  # a table of one label per row among them
+    for table in wide:  # each reaches its last column, keeps its one label per row, and says it scrolls
+        assert table["scrolled"] > 0 and table["end"] and table["pinned"] == table["labelled"], table
+        assert table["hint"] == '"The table scrolls sideways."', table
+    phone.close()
