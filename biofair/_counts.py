@@ -101,7 +101,8 @@ def _sorted(values: ArrayLike, name: str, keep_float32: bool, infinite: bool = F
     ordered = np.sort(as_scores(values, name, keep_float32=keep_float32, finite=False))
     if infinite:
         if np.isnan(ordered[-1]):
-            raise ValueError(f"{name} contains {int(np.isnan(ordered).sum())} NaN values")
+            raise ValueError(f"{name} contains {int(np.isnan(ordered).sum())} NaN values: leave out the comparisons "
+                             "without a score, or decide how to count them, before computing a metric")
     elif not (np.isfinite(ordered[0]) and np.isfinite(ordered[-1])):
         check_finite(ordered, name)
     return ordered

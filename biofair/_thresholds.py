@@ -178,9 +178,12 @@ def warn_unresolved(
     if not resolved.all():
         bad = np.unique(values[~resolved])
         target, is_, it = ("targets", "are", "each") if bad.size > 1 else ("target", "is", "it")
+        bound, digits = RESOLVED / n, 3
+        while digits < 17 and f"{bad.max():.{digits}g}" == f"{bound:.{digits}g}":  # "0.0003 is below 0.0003"
+            digits += 1
         warn(
-            f"{target} {rate} {', '.join(f'{x:g}' for x in bad)} {is_} below {RESOLVED}/N = "
-            f"{RESOLVED / n:.3g} (N = {n} {counted}): {it} allows fewer than {RESOLVED} {errors}, too "
+            f"{target} {rate} {', '.join(f'{x:.{max(digits, 6)}g}' for x in bad)} {is_} below {RESOLVED}/N = "
+            f"{bound:.{digits}g} (N = {n} {counted}): {it} allows fewer than {RESOLVED} {errors}, too "
             f"few to show that the data meet it (rule of three); {consequence}",
             InsufficientComparisonsWarning,
         )

@@ -7,6 +7,7 @@ five lines in all, so the default filter showed it five times and never named th
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -94,3 +95,15 @@ def test_out_of_core_warnings_point_at_the_call(tmp_path, table: pd.DataFrame) -
     assert caught and {w.filename for w in caught} == {__file__}
     # it returns thresholds, not rows to mark unresolved
     assert all(str(w.message).endswith(RETURNED_UNRESOLVED) for w in caught), caught[0].message
+
+
+def test_a_target_just_below_three_over_n_is_told_apart_from_it():
+    """'target FMR 0.0003 is below 3/N = 0.0003': 3/N of 9,999 comparisons (0.00030003) was
+    written to three digits, as the target it exceeds."""
+    scores = np.linspace(0, 1, 9999)
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=re.escape(
+            "target FMR 0.0003 is below 3/N = 0.00030003 (N = 9999 non-mated comparisons)")):
+        bf.tmr_at_fmr(scores[:100], scores, 0.0003)
+    with pytest.warns(bf.InsufficientComparisonsWarning, match=re.escape(
+            "target FMR 0.0001 is below 3/N = 0.0003 (N = 9999 non-mated comparisons)")):  # three digits tell
+        bf.tmr_at_fmr(scores[:100], scores, 0.0001)
