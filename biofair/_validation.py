@@ -110,9 +110,13 @@ def check_finite(array: NDArray[np.floating], name: str) -> NDArray[np.floating]
 #: Whether each element of an array is text (str or bytes, NumPy's too).
 _is_text = np.frompyfunc(lambda value: isinstance(value, (str, bytes)), 1, 1)
 
+def is_real_number(value: object) -> bool:
+    """Whether ``value`` is one real number: not a boolean (a Real to Python), text, None or an array."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
 #: Whether each element of an object array is a real number (not a boolean, None or text).
-_is_real_number = np.frompyfunc(
-    lambda value: isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)), 1, 1)
+_is_real_number = np.frompyfunc(is_real_number, 1, 1)
 
 
 def text_mask(values: NDArray) -> NDArray[np.bool_]:
@@ -174,7 +178,7 @@ def as_number(
     open_high: bool = False,
 ) -> float:
     """Return a real, finite ``value`` within the interval, or raise naming ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if not is_real_number(value):
         raise TypeError(f"{name} must be a number, got {value!r}")
     number = float(value)
     inside = (low < number if open_low else low <= number) and (
@@ -189,7 +193,7 @@ def as_number(
 
 def as_threshold(value: float, name: str = "threshold") -> float:
     """Return a decision threshold: a real number, ``±inf`` allowed, never NaN."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if not is_real_number(value):
         raise TypeError(f"{name} must be a number, got {value!r}")
     if np.isnan(value):
         raise ValueError(f"{name} is NaN: no comparison can be decided against it")

@@ -32,7 +32,15 @@ from numpy.typing import ArrayLike
 from scipy.special import ndtr, ndtri
 
 from biofair._counts import error_counts
-from biofair._validation import as_number, as_scores, as_threshold, as_thresholds, check_bins, power_of_two_exponent
+from biofair._validation import (
+    as_number,
+    as_scores,
+    as_threshold,
+    as_thresholds,
+    check_bins,
+    is_real_number,
+    power_of_two_exponent,
+)
 from biofair.rates import fmr_fnmr
 
 if TYPE_CHECKING:
@@ -190,7 +198,7 @@ def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
     >>> format_rate(1.5e-4), format_rate(0.001, digits=1), format_rate(2e-4, trim=True), format_rate(0.0)
     ('1.5e-4', '1e-3', '2e-4', '0')
     """
-    if isinstance(rate, (bool, np.bool_)) or not isinstance(rate, numbers.Real):
+    if not is_real_number(rate):
         raise TypeError(f"rate must be a real number, got {rate!r}")
     if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, numbers.Integral) or digits < 1:
         raise ValueError(f"digits must be an integer of at least 1, got {digits!r}")
