@@ -355,8 +355,9 @@ def _legend(ax: Axes, label: str | None, *, entries: int = 1) -> None:
     many curves there are; later calls add their ``entries`` to that count without counting
     the axes again, so that plotting many groups stays linear in their number (a legend or a
     count per curve is quadratic: 400 groups took 30 s); a curve removed from then on stays
-    counted. Clearing the axes (which removes the note) starts the count afresh. Entries fill columns of at most ``_LEGEND_ROWS``, so
-    that the legend fits in the book's figures instead of running off their edge.
+    counted. Clearing the axes (which removes the note) starts the count afresh. Entries fill
+    columns of at most ``_LEGEND_ROWS``, so that the legend fits in the book's figures instead
+    of running off their edge.
     """
     if label is None:
         return
