@@ -16,6 +16,7 @@ from pandas.api.extensions import ExtensionArray
 from biofair._resampling import _number, progress, resolution_warned_once
 from biofair._typing import Alternative, By, Seed, Unit
 from biofair._validation import as_count, as_rng, check_subject_in_every_row
+from biofair._warnings import warn
 from biofair.groups import _MISSING_GROUP, _group_codes, _torn_subjects
 from biofair.schema import _check_ids_of_one_kind, _resampled_cluster, _validate_score_set
 
@@ -37,6 +38,9 @@ class PermutationNull(NamedTuple):
         Permutations drawn.
     alternative : str
         ``"less"`` or ``"greater"``: the direction of unfairness.
+    n_redrawn : int
+        Arrangements that could not be scored (the statistic raised ``ValueError``: a
+        permuted group too small for it) and were drawn again; 0 when every one could.
 
     See Also
     --------
@@ -56,6 +60,7 @@ class PermutationNull(NamedTuple):
     p_value: float
     n_permutations: int
     alternative: str
+    n_redrawn: int = 0
 
 
 def _column(labels: ExtensionArray, index: pd.Index) -> pd.Series:
@@ -222,7 +227,9 @@ def permutation_null(
     PermutationNull
         ``observed``, the ``null`` values, and ``p_value = (1 + #{null at least as unfair as
         observed}) / (1 + n_permutations)``, a null value equal to the observed one up to
-        rounding (a relative 100 ulp, as in ``scipy.stats.permutation_test``) counted.
+        rounding (a relative 100 ulp, as in ``scipy.stats.permutation_test``) counted;
+        ``n_redrawn``, the arrangements drawn again because the statistic could not score
+        them (see Notes).
 
     Raises
     ------
@@ -231,7 +238,8 @@ def permutation_null(
         labels of an attribute (named, with the labels: each subject takes one label, so
         no permuted table could look like the observed one), per-side group columns are
         to be shuffled without a subject column, or the statistic is NaN on some table or
-        infinite on the observed one, or ``rng`` is a negative seed.
+        infinite on the observed one, or it cannot score nine arrangements in ten (see
+        Notes), or ``rng`` is a negative seed.
     TypeError
         When ``rng`` is neither a Generator, an integer seed nor None.
     SchemaError
@@ -239,6 +247,12 @@ def permutation_null(
         :func:`biofair.group_labels`), the subject ids mix numbers and text (``1`` and
         ``"1"`` would be two subjects), or ``cluster`` names a column the table lacks
         (other than the default, or with ``unit="subject"``).
+
+    Warns
+    -----
+    UserWarning
+        When some arrangements could not be scored and were drawn again (counted, with the
+        first reason; see Notes).
 
     See Also
     --------
@@ -262,6 +276,16 @@ def permutation_null(
     time. Labels given per side (``reference_group`` and ``probe_group``, e.g. from a subject
     file) move with each subject on both sides; the test is then valid, if conservative for
     the non-mated indices: shuffled pairs that become cross-group leave them.
+
+    A small group, its subjects moved as a whole, can take subjects with too few scores among
+    them for the statistic (CEI needs scores on both sides of its split percentile, FDR a
+    non-mated comparison in every group). An arrangement on which the statistic raises
+    ``ValueError`` is drawn again, with a warning that counts them: the null is that of the
+    arrangements the statistic can score, as it scores the observed one. When the groups do
+    not matter the observed arrangement is one of those, each as likely as the others, so
+    the p-value keeps its level. When fewer than one arrangement in ten can be scored the
+    groups are too small to shuffle and the null is refused. A NaN is not drawn again: it is
+    an error, for a statistic that returns NaN may well be wrong on every table.
 
     References
     ----------
@@ -296,17 +320,46 @@ def _nulls(statistics: dict[str, Callable], shuffled: Callable[[np.random.Genera
            observed: dict[str, float], *, n_permutations: int, alternative: Alternative, rng: np.random.Generator,
            progress_bar: bool | None) -> dict[str, PermutationNull]:
     """The null of each statistic over the same arrangements, ``shuffled(rng)`` drawn once per
-    permutation (a permuted table, or its groups) and read by every statistic."""
+    permutation (a permuted table, or its groups) and read by every statistic.
+
+    An arrangement that a statistic cannot score (it raises ``ValueError``: a permuted group
+    left with too few scores for it, which a small group's subjects, moved as a whole, often
+    are) is drawn again. The null is then that of the arrangements every statistic scores, as
+    it scores the observed one; when the groups do not matter the observed arrangement is one
+    of those, each as likely as the others, so the p-value stays exact. A bootstrap could not
+    do this: a resample drawn again would no longer be one of the data's. Below one scored
+    arrangement in ``_DRAWS_PER_PERMUTATION``, the null is refused.
+    """
     null = {name: np.empty(n_permutations) for name in statistics}
+    redrawn, first_problem = 0, None
     with resolution_warned_once():
         for i in progress(range(n_permutations), total=n_permutations, desc="permutations", show=progress_bar):
-            arrangement = shuffled(rng)
-            for name, statistic in statistics.items():
-                null[name][i] = _number(statistic(arrangement), _EXAMPLE)
-    return {name: _tested(observed[name], null[name], alternative) for name in statistics}
+            while True:
+                try:  # grouping the arrangement can fail too: a group left without a class
+                    arrangement = shuffled(rng)
+                    values = [statistic(arrangement) for statistic in statistics.values()]
+                    break
+                except ValueError as problem:
+                    redrawn, first_problem = redrawn + 1, first_problem or problem
+                    if redrawn > (_DRAWS_PER_PERMUTATION - 1) * n_permutations:
+                        raise ValueError(
+                            f"the permutation null cannot be drawn: {redrawn} of {redrawn + i} arrangements of the "
+                            f"groups could not be scored, the first because {first_problem}; the groups are too "
+                            "small to shuffle (merge the smallest with others, or leave them out)") from first_problem
+            for name, value in zip(statistics, values):
+                null[name][i] = _number(value, _EXAMPLE)
+    if redrawn:
+        warn(f"{redrawn} of {redrawn + n_permutations} arrangements of the groups could not be scored and were drawn "
+             f"again (the first because {first_problem}): the permutation null is that of the arrangements that can "
+             "be scored, as the observed one can")
+    return {name: _tested(observed[name], null[name], alternative, redrawn) for name in statistics}
 
 
-def _tested(observed: float, null: NDArray[np.float64], alternative: Alternative) -> PermutationNull:
+#: Arrangements drawn per permutation at most when some cannot be scored.
+_DRAWS_PER_PERMUTATION = 10
+
+
+def _tested(observed: float, null: NDArray[np.float64], alternative: Alternative, redrawn: int) -> PermutationNull:
     """The p-value of ``observed`` against its ``null``: a null value equal to it up to rounding
     counts as at least as extreme."""
     if np.isinf(observed):  # every arrangement would count as at least as extreme, or none
@@ -324,4 +377,4 @@ def _tested(observed: float, null: NDArray[np.float64], alternative: Alternative
     slack = 100 * np.finfo(np.float64).eps * abs(observed)
     extreme = null <= observed + slack if alternative == "less" else null >= observed - slack
     p_value = (1 + int(extreme.sum())) / (1 + null.size)
-    return PermutationNull(observed, null, p_value, null.size, alternative)
+    return PermutationNull(observed, null, p_value, null.size, alternative, redrawn)

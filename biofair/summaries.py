@@ -393,7 +393,9 @@ def fairness_summary(
         ``fmr_target`` (empty for rows without any): the FMR range, scale and ``alpha`` of the
         FDR area, the bins, split percentile(s) and tail weight of DFI, CEI and CEIᴬ (CEIᴬ's
         chosen from the data, group by group), the EER's method, minDCF's prior and costs,
-        and the permutations behind a null.
+        and the permutations behind a null (with ``redrawn=``, the arrangements drawn again
+        because a permuted group had too few scores for an index: see
+        :func:`biofair.permutation_null`'s Notes).
 
     Raises
     ------
@@ -544,7 +546,8 @@ def fairness_summary(
                        n_permutations=n_permutations, alternative="less", rng=rng, progress_bar=progress_bar)
     index_settings["area_under_fdr_log10"] = _settings(fmr_range=f"{targets.min():g} ... {targets.max():g}",
                                                        scale="log10", alpha=alpha)
-    null_settings = _settings(n_permutations=n_permutations, unit=unit)
+    redrawn = next(iter(nulls.values())).n_redrawn  # the same arrangements for every null
+    null_settings = _settings(n_permutations=n_permutations, unit=unit, **({"redrawn": redrawn} if redrawn else {}))
     # the area is no better resolved than the least resolved of the targets it runs over
     area_marks = {"resolved": bool(fdr["resolved"].all()), "precise": bool(fdr["precise"].all())}
     for name, null in nulls.items():
