@@ -147,3 +147,29 @@ def test_a_wide_table_of_the_standard_report_scrolls_on_a_phone_with_its_labels_
         assert table["scrolled"] > 0 and table["end"] and table["pinned"] == table["labelled"], table
         assert table["hint"] == '"The table scrolls sideways."', table
     phone.close()
+
+
+def test_printed_text_of_the_standard_report_wraps_between_words_on_a_phone(browser, pages):
+    """nbconvert's page breaks printed text and warnings at any letter ('subj|ect' on a phone).
+    Now a line breaks between words, or at a hyphen; only a word wider than the line is cut."""
+    phone = browser.new_context(viewport={"width": PHONE, "height": 800}, is_mobile=True)
+    tab = phone.new_page()
+    tab.goto(pages["standard"].as_uri())
+    cut = tab.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea-output pre')].flatMap(pre => {
+        const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT), cut = [];
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const piece of node.data.matchAll(/[^\\s-]+-?/g)) {  // a word, or its part up to a hyphen
+                const range = document.createRange();
+                range.setStart(node, piece.index);
+                range.setEnd(node, piece.index + piece[0].length);
+                const lines = new Set([...range.getClientRects()].map(rect => Math.round(rect.top)));
+                if (lines.size > 1 && range.getBoundingClientRect().width < pre.clientWidth) cut.push(piece[0]);
+            }
+        }
+        return cut;
+    })""")
+    words = tab.evaluate("() => [...document.querySelectorAll('.jp-OutputArea-output pre')]"
+                         ".map(pre => pre.textContent).join(' ').split(/\\s+/).length")
+    assert words > 20, "hardly any printed text: the check checks nothing"
+    assert cut == []
+    phone.close()
