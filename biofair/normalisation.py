@@ -282,9 +282,9 @@ def normalise_scores(
         both mated and non-mated comparisons, among others), or a side has no statistics
         because its keys are numbers and the statistics' text, or the reverse (``1 != "1"``).
     OverflowError
-        When a normalised score, or a step of its computation (``s - mean``, and the sum of
-        the Z and T scores of S-norm), overflows float64: statistics on another scale, or
-        scores within a factor 2 of the largest float64.
+        When a normalised score overflows float64 (statistics on another scale); a step of
+        its computation that overflows where the score does not (``s - mean`` of scores near
+        the largest float64, the sum of S-norm's Z and T scores) is taken in halves.
 
     See Also
     --------
@@ -315,6 +315,10 @@ def normalise_scores(
     side_stats = [_side_stats(scores, statistics, key) for key in sides]
     with np.errstate(over="ignore", invalid="ignore"):
         normalised = np.mean([(raw - mean) / std for mean, std in side_stats], axis=0)
+        wide = ~np.isfinite(normalised)
+        if wide.any():  # s - mean, or S-norm's sum of two, beyond float64 where the result is not: in halves
+            halves = [(raw[wide] * 0.5 - mean[wide] * 0.5) / std[wide] for mean, std in side_stats]
+            normalised[wide] = np.mean(halves, axis=0) * 2
     if not np.isfinite(normalised).all():
         raise OverflowError(
             f"{int((~np.isfinite(normalised)).sum())} normalised scores overflow float64: "

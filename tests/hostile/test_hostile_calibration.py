@@ -238,8 +238,8 @@ STATS = pd.DataFrame({"mean": [0.0, 1.0], "std": [1.0, 2.0]}, index=["a", "b"])
     (PAIRS, STATS.drop(columns="std"), ValueError, r"^statistics lacks the column\(s\) \['std'\]"),
     (PAIRS, pd.concat([STATS, STATS]), ValueError, r"^statistics has several rows for 'a'"),
     (PAIRS.drop(columns="probe_subject"), STATS, ValueError, r"^no column 'probe_subject' names the cohort"),
-    (PAIRS.assign(score=[1.7e308, -1.7e308]), STATS.assign(mean=[-1.7e308, 1.7e308]), OverflowError,
-     r"^2 normalised scores overflow float64"),
+    (PAIRS.assign(score=[1.7e308, -1.7e308]), STATS.assign(mean=[-1.7e308, 1.7e308], std=[0.5, 0.5]), OverflowError,
+     r"^2 normalised scores overflow float64"),  # +-6.8e308 (Z and T scores alike)
 ], ids=["std 0", "std nan", "no std", "duplicate key", "no probe column", "overflow"])
 def test_normalise_scores_refuses(scores, statistics, error, message):
     with pytest.raises(error, match=message):

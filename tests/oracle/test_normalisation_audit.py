@@ -192,3 +192,23 @@ def test_normalise_scores_refuse_statistics_that_are_not_numbers(column, values,
     with pytest.raises(TypeError, match=rf"^statistics' column\(s\) \['{column}'\] must hold numbers, got dtype\(s\) "
                                         rf"\['{dtype}'\]: give the table of cohort_statistics$"):
         normalise_scores(table, stats)
+
+
+@pytest.mark.parametrize("method", ["z", "t", "s"])
+def test_a_finite_normalised_score_near_the_largest_float_is_given_not_refused(method):
+    """s - mean beyond float64 (1.7e308 - -1e308), or S-norm's sum of Z and T beyond it, raised
+    OverflowError although the normalised score is finite; it is now exact arithmetic's, rounded."""
+    table = pd.DataFrame({"score": [1.7e308, -1.6e308, 0.5, -1.7e308], "mated": [False, False, True, False],
+                          "reference_subject": ["a", "b", "a", "a"], "probe_subject": ["b", "a", "a", "b"]})
+    stats = pd.DataFrame({"mean": [-1e308, 1.5e308], "std": [2.0, 4.0]}, index=["a", "b"])
+    got = normalise_scores(table, stats, method=method)["score"].tolist()
+    sides = {"z": ["reference_subject"], "t": ["probe_subject"], "s": ["reference_subject", "probe_subject"]}[method]
+    expected = []
+    for _, row in table.iterrows():
+        parts = [(Fraction(row["score"]) - Fraction(stats.loc[row[side], "mean"])) / Fraction(stats.loc[row[side], "std"])
+                 for side in sides]
+        expected.append(float(sum(parts) / len(parts)))
+    assert got == expected
+    with np.errstate(over="ignore"):
+        differences = [table["score"].to_numpy() - stats.loc[table[side], "mean"].to_numpy() for side in sides]
+    assert np.isfinite(got).all() and not np.isfinite(differences).all()  # the case: s - mean alone overflows
