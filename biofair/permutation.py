@@ -342,21 +342,25 @@ def _nulls(statistics: dict[str, Callable], shuffled: Callable[[np.random.Genera
                 except ValueError as problem:
                     redrawn, first_problem = redrawn + 1, first_problem or problem
                     if redrawn > (_DRAWS_PER_PERMUTATION - 1) * n_permutations:
-                        raise ValueError(
-                            f"the permutation null cannot be drawn: {redrawn} of {redrawn + i} arrangements of the "
-                            f"groups could not be scored, the first because {first_problem}; the groups are too "
+                        raise _TooSmallToShuffle(
+                            f"the permutation null cannot be drawn: {redrawn} of {redrawn + i} shuffled arrangements "
+                            f"of the groups could not be scored (the first: {first_problem}); the groups are too "
                             "small to shuffle (merge the smallest with others, or leave them out)") from first_problem
             for name, value in zip(statistics, values):
                 null[name][i] = _number(value, _EXAMPLE)
     if redrawn:
-        warn(f"{redrawn} of {redrawn + n_permutations} arrangements of the groups could not be scored and were drawn "
-             f"again (the first because {first_problem}): the permutation null is that of the arrangements that can "
-             "be scored, as the observed one can")
+        warn(f"{redrawn} of {redrawn + n_permutations} shuffled arrangements of the groups could not be scored and "
+             f"were drawn again (the first: {first_problem}): the permutation null is that of the arrangements that "
+             "can be scored, as the observed one can")
     return {name: _tested(observed[name], null[name], alternative, redrawn) for name in statistics}
 
 
 #: Arrangements drawn per permutation at most when some cannot be scored.
 _DRAWS_PER_PERMUTATION = 10
+
+
+class _TooSmallToShuffle(ValueError):
+    """Too few shuffled arrangements of the groups can be scored for a permutation null."""
 
 
 def _tested(observed: float, null: NDArray[np.float64], alternative: Alternative, redrawn: int) -> PermutationNull:

@@ -34,6 +34,7 @@ from biofair._validation import (
     check_choice,
     check_finite,
 )
+from biofair._warnings import warn
 from biofair.areas import (
     _log_fmr_auc_from_counts,
     _partial_aucs_from_counts,
@@ -60,7 +61,7 @@ from biofair.groups import (
     _pooled_size,
     scores_by_group,
 )
-from biofair.permutation import _nulls, _shuffle_plan
+from biofair.permutation import _nulls, _shuffle_plan, _TooSmallToShuffle
 from biofair.rates import tmr_at_fmr
 from biofair.schema import _resampled_cluster, split_scores
 
@@ -384,7 +385,9 @@ def fairness_summary(
         ``cei_extreme_mated`` / ``_nonmated``, each without an interval (resampling makes
         the groups differ more than the data do and biases both downwards, so a percentile
         interval can exclude the estimate: identical groups, area 1, got [0.917, 0.973])
-        but with its permutation ``_null_mean`` and ``_p_value``; ``garbe_fmr``, ``garbe_fnmr``, ``inequity_fmr`` and ``inequity_fnmr``
+        but with its permutation ``_null_mean`` and ``_p_value`` (left out, with a warning,
+        when the groups are too small to shuffle: see :func:`biofair.permutation_null`'s
+        Notes); ``garbe_fmr``, ``garbe_fnmr``, ``inequity_fmr`` and ``inequity_fnmr``
         at ``operating_fmr``; ``dfi_normal``, ``dfi_extreme``; ``cei_auto_extreme_mated``
         and ``_nonmated`` (CEIᴬ), ``resolved`` False when a group has no score beyond
         ``mu ± 3·sigma`` (its tail is then its extreme score alone: the warning of
@@ -541,20 +544,25 @@ def fairness_summary(
         estimates["area_under_fdr_log10"] = area_under_fdr(fdr["fdr"], fdr["fmr_target"], scale="log10")
     ordered = _ordered_for_grouping(scores, by)
     shuffled = _shuffle_plan(ordered, by, _resampled_cluster(ordered, unit, cluster))
-    with resolution_warned_once():  # the FDR rows (or the system rows) have warned for these targets
-        nulls = _nulls(indices, lambda generator: _grouped(shuffled(generator), by), estimates,
-                       n_permutations=n_permutations, alternative="less", rng=rng, progress_bar=progress_bar)
+    try:
+        with resolution_warned_once():  # the FDR rows (or the system rows) have warned for these targets
+            nulls = _nulls(indices, lambda generator: _grouped(shuffled(generator), by), estimates,
+                           n_permutations=n_permutations, alternative="less", rng=rng, progress_bar=progress_bar)
+    except _TooSmallToShuffle as problem:  # the indices stand, without a null
+        warn(f"{problem}: the FDR area and CEI are given without their null rows")
+        nulls = {}
     index_settings["area_under_fdr_log10"] = _settings(fmr_range=f"{targets.min():g} ... {targets.max():g}",
                                                        scale="log10", alpha=alpha)
-    redrawn = next(iter(nulls.values())).n_redrawn  # the same arrangements for every null
-    null_settings = _settings(n_permutations=n_permutations, unit=unit, **({"redrawn": redrawn} if redrawn else {}))
     # the area is no better resolved than the least resolved of the targets it runs over
     area_marks = {"resolved": bool(fdr["resolved"].all()), "precise": bool(fdr["precise"].all())}
-    for name, null in nulls.items():
+    for name in indices:
         add(name, attribute, nan, estimates[name], parameters=index_settings[name],
             **(area_marks if name == "area_under_fdr_log10" else {}))
-        add(f"{name}_null_mean", attribute, nan, null.null.mean(), parameters=null_settings)
-        add(f"{name}_p_value", attribute, nan, null.p_value, parameters=null_settings + ", alternative=less")
+        if name in nulls:
+            redrawn = nulls[name].n_redrawn  # the same arrangements for every null
+            settings = _settings(n_permutations=n_permutations, unit=unit, **({"redrawn": redrawn} if redrawn else {}))
+            add(f"{name}_null_mean", attribute, nan, nulls[name].null.mean(), parameters=settings)
+            add(f"{name}_p_value", attribute, nan, nulls[name].p_value, parameters=settings + ", alternative=less")
     outcome = outcome_fairness(groups, by=by, fmr=operating_fmr, alpha=alpha)
     outcome_settings = {"garbe": _settings(correction="K/(K-1)"), "inequity": _settings(zero="upper_bound")}
     for name in ("garbe_fmr", "garbe_fnmr", "inequity_fmr", "inequity_fnmr"):

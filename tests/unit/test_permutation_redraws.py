@@ -38,8 +38,8 @@ def test_an_arrangement_an_index_cannot_score_is_drawn_again_and_counted():
     file's group b, of 53 such scores, does not have."""
     expected, skipped = scored_by_hand(cei, SMALL, 60, seed=5)
     assert skipped > 0  # the data make the case
-    with pytest.warns(UserWarning, match=rf"^{skipped} of {skipped + 60} arrangements of the groups could not be "
-                                         r"scored and were drawn again \(the first because group '.*': .* fall in the "
+    with pytest.warns(UserWarning, match=rf"^{skipped} of {skipped + 60} shuffled arrangements of the groups could "
+                                         r"not be scored and were drawn again \(the first: group '.*': .* fall in the "
                                          r"tail at percentile 95; .*\): the permutation null is that of the "
                                          r"arrangements that can be scored, as the observed one can$"):
         result = bf.permutation_null(cei, SMALL, n_permutations=60, rng=5)
@@ -65,8 +65,8 @@ def test_groups_too_small_to_shuffle_are_refused_with_the_first_reason():
             raise ValueError("group 'b' has too few scores")
         return 0.5
 
-    with pytest.raises(ValueError, match=r"^the permutation null cannot be drawn: 91 of 91 arrangements of the groups "
-                                         r"could not be scored, the first because group 'b' has too few scores; the "
+    with pytest.raises(ValueError, match=r"^the permutation null cannot be drawn: 91 of 91 shuffled arrangements of "
+                                         r"the groups could not be scored \(the first: group 'b' has too few scores\); the "
                                          r"groups are too small to shuffle \(merge the smallest with others, or leave "
                                          r"them out\)$"):
         bf.permutation_null(observed_only, SMALL, n_permutations=10, rng=0)
@@ -101,3 +101,22 @@ def test_fairness_summary_reads_its_nulls_on_the_arrangements_it_can_score():
     assert len(nulls) == 6 and nulls["value"].notna().all()
     assert nulls["parameters"].str.startswith(f"n_permutations=60, unit=subject, redrawn={count}").all()
     assert (nulls.loc[nulls["metric"].str.endswith("_p_value"), "value"] >= 1 / 61).all()
+
+
+def test_fairness_summary_leaves_out_the_nulls_of_groups_too_small_to_shuffle():
+    """Two subjects beside 200: almost every shuffle leaves the small group without a
+    non-mated comparison within it. The summary (and `biofair report`) stopped; it now gives
+    the indices without their null rows, and says why."""
+    table = bf.synthetic.demographic_scores(groups={"a": (200, 2.0, 1.0), "b": (2, 1.5, 1.0)}, rng=2)
+    with pytest.warns(UserWarning) as caught:
+        summary = bf.fairness_summary(table, n_resamples=40, n_permutations=20, rng=0, progress_bar=False)
+    said = [str(w.message) for w in caught if "cannot be drawn" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith("the permutation null cannot be drawn: 181 of ")
+    assert said[0].endswith("the groups are too small to shuffle (merge the smallest with others, or leave them "
+                            "out): the FDR area and CEI are given without their null rows")
+    metrics = set(summary["metric"])
+    assert {"area_under_fdr_log10", "cei_extreme_mated", "cei_extreme_nonmated"} <= metrics
+    assert not any(name.endswith(("_null_mean", "_p_value")) for name in metrics)
+    assert summary["value"].notna().all()
+    expected = bf.comprehensive_equity_index(table, kind="mated").extreme
+    assert summary.set_index("metric").loc["cei_extreme_mated", "value"] == expected
