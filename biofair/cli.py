@@ -103,10 +103,20 @@ _positive_integer, _seed = _integer(1), _integer(0)
 
 
 def _resamples(text: str) -> int:
-    """An option type: enough bootstrap resamples for the report's 95 % intervals."""
+    """An option type: enough bootstrap resamples for the report's 95 % intervals, and not so
+    many that one array of their values (8 bytes each) outgrows the machine's memory."""
     value = _positive_integer(text)
     if too_few := too_few_resamples(value, _CONFIDENCE):
         raise argparse.ArgumentTypeError(f"{value} resamples are {too_few}")
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # Windows has no sysconf: the run finds out itself
+        return value
+    if value * 8 > memory:
+        raise argparse.ArgumentTypeError(
+            f"{value:,} resamples would need {value * 8 / 1e9:,.0f} GB for one array of their values, more than "
+            f"this machine's {memory / 1e9:,.0f} GB of memory; give fewer, e.g. 1000 (the default)"
+        )
     return value
 
 
@@ -340,16 +350,21 @@ def _size(path: Path) -> str:
 _STANDARD_ONLY = {"fmr_targets": [1e-1, 1e-2, 1e-3], "alpha": 0.5, "n_permutations": 200}
 
 
-#: A negative number written with an exponent (argparse reads only -1 and -1.5 as negative numbers).
-_NEGATIVE_EXPONENT = re.compile(r"-(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
+#: The options whose value is a number, or a list of numbers.
+_NUMBER_OPTIONS = frozenset({"-n", "--n-resamples", "--n-permutations", "--seed", "--fmr-targets", "--operating-fmr",
+                             "--alpha", "--threshold", "--tolerance"})
+#: A value that starts as a negative number. argparse reads only such as -1 and -1.5 as
+#: negative numbers, and takes -1e9, -1e-3 or -0.1,0.1 for an unknown option ("expected one
+#: argument"); handed to its option, such a value is judged by the option's type.
+_NEGATIVE_NUMBER = re.compile(r"-\.?\d.*")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     """Parse and check the command line; argparse exits 2 naming the first bad option."""
     words: list[str] = []
-    for word in sys.argv[1:] if argv is None else argv:  # argparse took -1e9 (not -1.5) for an option
-        if words and words[-1] == "--threshold" and _NEGATIVE_EXPONENT.fullmatch(word):
-            words[-1] = f"--threshold={word}"
+    for word in sys.argv[1:] if argv is None else argv:
+        if words and words[-1] in _NUMBER_OPTIONS and _NEGATIVE_NUMBER.fullmatch(word):
+            words[-1] = f"{words[-1]}={word}"
         else:
             words.append(word)
     args = _build_parser().parse_args(words)
@@ -624,14 +639,17 @@ def _by(args: argparse.Namespace) -> str | list[str]:
     return args.by[0] if len(args.by) == 1 else list(args.by)
 
 
-def _check_analysis(args: argparse.Namespace) -> list[str]:
+def _check_analysis(args: argparse.Namespace, *, notes: list[str] | None = None) -> list[str]:
     """Read the file and compute every estimate of the report once, without resampling.
 
     Data that the report cannot analyse (too few or tied scores in a group, a missing
     label, ...) is refused here, in seconds, rather than in the notebook after minutes
-    of resampling. Returns the warnings a user should see, one line each.
+    of resampling. Returns the warnings a user should see, one line each; appends to
+    ``notes`` what the report chose, in the differential layout's words: that it resamples
+    comparisons one by one, on a file without subject ids (the notebook's ``unit``).
     """
     import biofair as bf
+    from biofair.differentials import _cluster_column
     from biofair.distribution_fairness import _automatic_index_marked
     from biofair.io import _ONE_CLASS
     from biofair.permutation import _shuffle_plan
@@ -649,8 +667,9 @@ def _check_analysis(args: argparse.Namespace) -> list[str]:
                 raise
             raise bf.SchemaError(f"{error}; or use --layout differential, which reports the rate such a group has "
                                  "and marks the one it lacks 'no comparisons'") from None
-        if "reference_subject" in table.columns:  # the report's CEI nulls shuffle the labels by subject
-            _shuffle_plan(table, by, "reference_subject", instead=None)
+        subjects = _cluster_column(table, None, "reference_subject", [] if notes is None else notes)
+        if subjects is not None:  # the report's CEI nulls shuffle the labels by subject
+            _shuffle_plan(table, by, subjects, instead=None)
         args.stages("computing every estimate of the report once, without resampling")
         mated, nonmated = bf.split_scores(table)
         targets = args.fmr_targets
@@ -1103,17 +1122,18 @@ def main(argv: list[str] | None = None) -> int:
             with stages.checks():
                 if args.layout == "differential":
                     report, messages = _differential_analysis(args)
+                    notes = [note for note in report.notes if not note.startswith("warning: ")]  # the warnings below
                 else:
-                    messages = _check_analysis(args)
+                    notes = []
+                    messages = _check_analysis(args, notes=notes)
         except Exception as error:  # SchemaError (a ValueError) names the column or value
             prefix = "" if isinstance(error, (ValueError, FileNotFoundError)) else f"{type(error).__name__}: "
             raise _UsageError(prefix + str(error)) from None
         for message in messages:
             print(f"biofair report: warning: {message}", file=sys.stderr)
+        for note in notes:  # what the report left out or chose, also where its reader is not looking
+            print(f"biofair report: note: {note}", file=sys.stderr)
         if args.layout == "differential":
-            for note in report.notes:  # what the report left out or chose, also where its reader is not looking
-                if not note.startswith("warning: "):  # the warnings above
-                    print(f"biofair report: note: {note}", file=sys.stderr)
             stages("writing report.html and differential.json")
             _write_differential(report, folder)
         else:
