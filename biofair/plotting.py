@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import textwrap
 import weakref
 from collections.abc import Hashable, Iterable, Mapping
 from typing import TYPE_CHECKING
@@ -27,7 +28,6 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.textpath import text_to_path
 from matplotlib.ticker import FuncFormatter, Locator, NullLocator
-from matplotlib.transforms import blended_transform_factory
 from numpy.typing import ArrayLike
 from scipy.special import ndtr, ndtri
 
@@ -55,6 +55,9 @@ LINESTYLES = ("-", "--", "-.", ":")
 #: A plot function draws a legend for at most this many labelled curves on one axes.
 MAX_LEGEND_ENTRIES = 20
 _LEGEND_ROWS = 10  # entries per legend column
+_LABEL_WIDTH = 40  # characters on a line of a legend entry or axis label
+_TICK_LABEL_WIDTH = 20  # characters on a line of a heatmap's tick label
+_LABEL_LINES = 3  # lines of a label at most
 
 # Probit ticks a DET axis may show, in the order they are kept when labels would collide.
 _DET_TICKS = (1e-2, 1e-4, 1e-6, 0.5, 1e-3, 1e-5, 0.1, 0.9, 0.99, 0.2, 0.05, 0.8, 0.95, 0.02, 0.3, 0.7)
@@ -317,12 +320,21 @@ def _axes(ax: Axes | None) -> Axes:
     return plt.subplots()[1] if ax is None else ax
 
 
-def _plain(label: Hashable) -> str:
+def _plain(label: Hashable, *, width: int = _LABEL_WIDTH) -> str:
     """A label drawn as written: ``$`` does not start math text, and an empty or blank label
-    (a group named ``""`` or ``" "``), which would show as nothing, is drawn quoted: ``''``."""
-    if not str(label).strip():
-        return repr(str(label))
-    return str(label).replace("$", r"\$")
+    (a group named ``""`` or ``" "``), which would show as nothing, is drawn quoted: ``''``.
+    A line longer than ``width`` characters is wrapped at spaces (or, without one, inside a
+    word); a label of more than ``_LABEL_LINES`` lines keeps its first lines and its last one,
+    with "…" where lines are left out: a group named with 300 characters
+    ran off the figure, and the figure's layout collapsed."""
+    text = str(label)
+    if not text.strip():
+        return repr(text)
+    lines = [part for line in text.split("\n")
+             for part in (textwrap.wrap(line, width) if len(line) > width else [line])]
+    if len(lines) > _LABEL_LINES:
+        lines = [*lines[: _LABEL_LINES - 1], "\u2026" + lines[-1]]
+    return "\n".join(lines).replace("$", r"\$")
 
 
 def _shown(label: str | None) -> str | None:
@@ -405,10 +417,11 @@ def plot_score_distributions(
     Returns
     -------
     matplotlib.axes.Axes
-        The axes drawn on, with a legend. Scores whose largest magnitude lies outside
-        [``2**-500``, ``2**500``] (about 3e-151 to 3e150), which matplotlib cannot scale, are
-        drawn divided by the power of two ``2**e`` that brings it into [0.5, 1), thresholds
-        too; the x label then reads ``score / 2^e``.
+        The axes drawn on, with a legend in columns of at most 10 entries (labels wrapped
+        as in :func:`plot_det`). Scores whose largest magnitude lies outside [``2**-500``,
+        ``2**500``] (about 3e-151 to 3e150), which matplotlib cannot scale, are drawn divided
+        by the power of two ``2**e`` that brings it into [0.5, 1), thresholds too; the x
+        label then reads ``score / 2^e``.
 
     Raises
     ------
@@ -465,7 +478,8 @@ def plot_score_distributions(
             ax.axvline(np.ldexp(value, -exponent), **style)
     ax.set_xlabel("score" if exponent == 0 else f"score / 2^{exponent}")
     ax.set_ylabel("density")
-    ax.legend(frameon=False)
+    entries = 2 + len(marks)  # in columns, as _legend draws them: 30 thresholds in one ran off the figure
+    ax.legend(frameon=False, ncols=-(-entries // _LEGEND_ROWS))
     return ax
 
 
@@ -561,22 +575,38 @@ def _probit_axis(ax: Axes, axis: str, n_comparisons: int, upper: float) -> None:
     (ax.set_xlim if axis == "x" else ax.set_ylim)(ndtri(lowest), ndtri(upper))
 
 
-def _mark_operating_points(ax: Axes, fmr: np.ndarray, fnmr: np.ndarray, line: Line2D) -> None:
-    """Dots of ``line``'s colour at operating points on probit axes. A rate of 0 or 1 lies
-    beyond every range the axes can take: such a point is an open circle on the edge (0: left
-    or bottom, 1: right or top), placed in axes units so that it stays there."""
-    style = {"linestyle": "none", "marker": "o", "color": line.get_color(), "zorder": line.get_zorder() + 1}
-    x_edge, y_edge = (fmr == 0) | (fmr == 1), (fnmr == 0) | (fnmr == 1)
-    for on_x, on_y in ((False, False), (True, False), (False, True), (True, True)):
-        chosen = (x_edge == on_x) & (y_edge == on_y)
-        if not chosen.any():
-            continue
-        x = fmr[chosen] if on_x else ndtri(fmr[chosen])
-        y = fnmr[chosen] if on_y else ndtri(fnmr[chosen])
-        transform = blended_transform_factory(ax.transAxes if on_x else ax.transData,
-                                              ax.transAxes if on_y else ax.transData)
-        edge = {"markerfacecolor": "none", "clip_on": False} if on_x or on_y else {}
-        ax.plot(x, y, transform=transform, **style, **edge)
+class _OperatingPoints(Line2D):
+    """Operating points on probit axes: a dot where a point lies within the axes' range, an
+    open circle on the edge or corner it lies beyond otherwise (a rate of 0: left or bottom; a
+    rate of 1, or one above the axes' upper end: right or top). The points are placed again
+    each time the figure is drawn, so that a point a later, wider range brings into view is a
+    dot at its place: one placed once in axes units stayed on the old edge, and one placed in
+    data units beyond the range floated outside the frame (FMR 0.7 on axes ending at 0.5).
+    """
+
+    def __init__(self, ax: Axes, fmr: np.ndarray, fnmr: np.ndarray, **style):
+        self._probit = ndtri(fmr), ndtri(fnmr)  # -inf for a rate of 0, +inf for 1
+        super().__init__([], [], linestyle="none", marker="o", clip_on=False, **style)
+        self.axes = ax
+        self.set_data(*self.placed()[:2])
+
+    def placed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Probit positions clipped to the axes' range, and which points the clipping moved."""
+        x, y = self._probit
+        on_x, on_y = np.clip(x, *sorted(self.axes.get_xlim())), np.clip(y, *sorted(self.axes.get_ylim()))
+        return on_x, on_y, (on_x != x) | (on_y != y)
+
+    def draw(self, renderer) -> None:
+        x, y, beyond = self.placed()
+        face = self.get_markerfacecolor()
+        for shown, fill in ((~beyond, face), (beyond, "none")):
+            if shown.any():
+                self.set_data(x[shown], y[shown])
+                self.set_markerfacecolor(fill)
+                super().draw(renderer)
+        self.set_data(x, y)
+        self.set_markerfacecolor(face)
+        self.stale = False
 
 
 def plot_det(
@@ -598,13 +628,17 @@ def plot_det(
     mated, nonmated : array_like
         Scores of mated (genuine) and non-mated (impostor) comparisons.
     label : str, optional
-        Legend entry of the curve.
+        Legend entry of the curve. When no point of the curve lies inside the axes (a group
+        of a few comparisons: with 2 mated ones FNMR is 0, 0.5 or 1), the entry says so and
+        gives the group's counts: ``"A (off the axes: 2 mated, 3 non-mated)"``.
     thresholds : array_like, optional
         Thresholds whose operating points (FMR, FNMR) are marked on the curve with a dot of
-        the curve's colour, e.g. one threshold shared by every group. A point with a rate of
-        0 or 1 (e.g. no false match of a small group at a strict threshold), which probit
-        axes cannot show, is an open circle on the axes' edge: left or bottom for 0, right
-        or top for 1.
+        the curve's colour, e.g. one threshold shared by every group. A point the axes'
+        range does not hold is an open circle on the edge (or corner) it lies beyond: a rate
+        of 0 (e.g. no false match of a small group at a strict threshold), which probit axes
+        cannot show, on the left or bottom; a rate of 1, or one above the axes' upper end
+        (FMR 0.7 with ``max_rate=0.5``), on the right or top. The points are placed when the
+        figure is drawn: one that a later curve's wider range holds is a dot at its place.
     max_rate : float, default 0.95
         Upper end of both axes, in (1e-6, 1): above the lowest rate the axes show, below 1.
     ax : matplotlib.axes.Axes, optional
@@ -642,11 +676,15 @@ def plot_det(
     the edge of any range the axes can take, so that a later curve's wider range does not
     bring them into view. When a threshold separates the classes perfectly (FMR = FNMR = 0
     there), every point of the curve has a rate of 0 or 1 and lies beyond the axes: a dot of
-    the curve's colour is drawn in the lower-left corner instead. Tick labels (in percent)
+    the curve's colour is drawn in the lower-left corner instead. Whether any point lies
+    inside the axes (for the legend's note) is decided with the range they have when the
+    curve is drawn. Tick labels (in percent)
     are thinned when the figure is drawn so that they never overlap. A labelled curve
     enters the legend while the axes holds at most ``MAX_LEGEND_ENTRIES`` labelled curves,
     in columns of at most 10; with more, no legend is drawn, and a note in the corner says so
-    (call ``ax.legend()`` to force one). Further keyword arguments go to ``Axes.plot``.
+    (call ``ax.legend()`` to force one). A label is wrapped at 40 characters a line, and one
+    of more than 3 lines keeps its first two and its last, after "…", so that it stays
+    inside the figure. Further keyword arguments go to ``Axes.plot``.
 
     References
     ----------
@@ -671,6 +709,12 @@ def plot_det(
     # Rates of 0 and 1 sit below every axis this or a later curve can set (never below 1e-6).
     clip = min(_DET_TICKS) / 2
     drawn = _corners(counts.false_matches, counts.false_non_matches)
+    separated = np.any((counts.false_matches == 0) & (counts.false_non_matches == 0))
+    (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+    x, y = ndtri(counts.fmr), ndtri(counts.fnmr)  # every point, those inside a straight run too
+    if label is not None and not separated and not np.any((x0 < x) & (x < x1) & (y0 < y) & (y < y1)):
+        # a few comparisons (2 mated: FNMR 0, 0.5 or 1) leave the curve beyond or on the frame
+        label = f"{label} (off the axes: {counts.n_mated:,} mated, {counts.n_nonmated:,} non-mated)"
     (line,) = ax.plot(
         ndtri(np.clip(counts.fmr[drawn], clip, 1 - clip)),
         ndtri(np.clip(counts.fnmr[drawn], clip, 1 - clip)),
@@ -678,8 +722,9 @@ def plot_det(
         **line_kwargs,
     )
     if points is not None:
-        _mark_operating_points(ax, np.ravel(points.fmr), np.ravel(points.fnmr), line)
-    if np.any((counts.false_matches == 0) & (counts.false_non_matches == 0)):  # no point inside the axes
+        ax.add_line(_OperatingPoints(ax, np.ravel(points.fmr), np.ravel(points.fnmr), color=line.get_color(),
+                                     zorder=line.get_zorder() + 1))
+    if separated:  # every point has a rate of 0, beyond the axes: a dot in the corner instead
         ax.plot([0.0], [0.0], transform=ax.transAxes, clip_on=False, linestyle="none", marker="o",
                 color=line.get_color(), zorder=line.get_zorder() + 1)
     if first:
@@ -1029,7 +1074,9 @@ def plot_cross_group_fmr(
     10, rates no cell can have). A zero rate cannot sit on a log scale: it takes the colour
     of the scale's start and its label reads 0. Cells without pairs stay blank. Cells carry labels
     while the table has at most 400 cells (20 groups a side); with more, colours only:
-    the labels would not fit, and 200 groups a side took 15 s to label.
+    the labels would not fit, and 200 groups a side took 15 s to label. A group's tick label
+    is wrapped at 20 characters a line, and one of more than 3 lines keeps its first two and
+    its last, after "…": labels of 300 characters left no room for the cells.
 
     References
     ----------
@@ -1096,8 +1143,8 @@ def plot_cross_group_fmr(
             n = int(counts[i, j])
             text += f"\n{round(value * n):,} / {n:,}"
         ax.text(j, i, text, ha="center", va="center", fontsize="small", color=_text_colour_on(cmap(norm(shown[i, j]))))
-    ax.set_xticks(range(values.shape[1]), [_plain(c) for c in fmr.columns])
-    ax.set_yticks(range(values.shape[0]), [_plain(r) for r in fmr.index])
+    ax.set_xticks(range(values.shape[1]), [_plain(c, width=_TICK_LABEL_WIDTH) for c in fmr.columns])
+    ax.set_yticks(range(values.shape[0]), [_plain(r, width=_TICK_LABEL_WIDTH) for r in fmr.index])
     sides = (("reference", fmr.index.name, ax.set_ylabel), ("probe", fmr.columns.name, ax.set_xlabel))
     for side, name, set_label in sides:
         # "reference_gender" -> "gender"; "reference_gender / reference_age" -> "gender / age"

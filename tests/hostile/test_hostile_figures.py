@@ -16,6 +16,7 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import biofair as bf  # noqa: E402
 from biofair import plotting  # noqa: E402
 
 
@@ -225,21 +226,92 @@ def test_roc_of_a_perfectly_separated_group_is_not_hidden_under_the_frame():
     assert low < 0.0 and 1.0 < high <= 1.05
 
 
+def drawn_markers(ax):
+    """Every marker the lines of ``ax`` draw (tick marks are markers too: not theirs), from the
+    renderer's own calls: (display x, display y, face colour or None for an open circle, edge
+    colour, cut at a clip rectangle?)."""
+    from matplotlib.colors import to_rgba
+
+    ax.figure.canvas.draw()  # the layout, as shown
+    renderer = ax.figure.canvas.get_renderer()
+    draw_markers, drawn = renderer.draw_markers, []
+
+    def record(gc, marker_path, marker_trans, path, trans, rgbFace=None):
+        for x, y in trans.transform(path.vertices):
+            face = None if rgbFace is None or to_rgba(rgbFace)[3] == 0 else to_rgba(rgbFace)  # none: open
+            drawn.append((float(x), float(y), face, to_rgba(gc.get_rgb()), gc.get_clip_rectangle() is not None))
+        draw_markers(gc, marker_path, marker_trans, path, trans, rgbFace)
+
+    renderer.draw_markers = record
+    for line in ax.lines:
+        line.draw(renderer)
+    return drawn
+
+
+def assert_marked(ax, expected, colour):
+    """The lines of ``ax`` draw exactly the markers ``expected``, (display x, display y, filled?): open
+    circles unfilled, every one of ``colour`` and none cut at the frame."""
+    from matplotlib.colors import to_rgba
+
+    def place(mark):
+        return round(mark[0], 3), round(mark[1], 3)
+
+    drawn = sorted(drawn_markers(ax), key=place)
+    assert len(drawn) == len(expected)
+    for (x, y, face, edge, clipped), (ex, ey, filled) in zip(drawn, sorted(expected, key=place)):
+        assert (x, y) == pytest.approx((ex, ey), abs=1e-6)
+        assert (face, edge, clipped) == (to_rgba(colour) if filled else None, to_rgba(colour), False)
+
+
+def probit_place(ax, fmr, fnmr):
+    """Display position of a point of rates in (0, 1) on DET axes (scipy's normal quantiles)."""
+    from scipy.stats import norm
+
+    return tuple(ax.transData.transform((norm.ppf(fmr), norm.ppf(fnmr))))
+
+
 def test_det_marks_an_operating_point_with_a_rate_of_zero_on_the_edge():
     """A threshold at which a group has no false match (FMR = 0) was marked beyond the axes:
     the group's dot was missing, without a word."""
-    from scipy.special import ndtr
-
     mated, nonmated = np.arange(1.0, 101.0), np.arange(0.0, 50.0)  # at 60: FMR 0, FNMR 0.59
     ax = plotting.plot_det(mated, nonmated, thresholds=[30.0, 60.0, np.inf, -np.inf], color=plotting.COLORS[1])
-    curve, inside, on_left, corners = ax.lines
-    assert ndtr(inside.get_xdata()).tolist() == [0.4] and ndtr(inside.get_ydata()) == pytest.approx([0.29])
-    assert on_left.get_xdata().tolist() == [0.0] and ndtr(on_left.get_ydata()) == pytest.approx([0.59])
-    assert (corners.get_xdata().tolist(), corners.get_ydata().tolist()) == ([0.0, 1.0], [1.0, 0.0])  # +inf, -inf
-    for mark in (on_left, corners):
-        assert mark.get_markerfacecolor() == "none" and not mark.get_clip_on()
-        assert mark.get_color() == curve.get_color() == plotting.COLORS[1]
-    assert on_left.get_transform().contains_branch_seperately(ax.transData) == (False, True)  # x in axes units
+    assert ax.lines[0].get_color() == plotting.COLORS[1]  # the curve; its marks are checked as drawn
+    ax.figure.canvas.draw()  # laid out first (the book's style, once set, lays figures out when drawn)
+    box = ax.bbox
+    assert_marked(ax, [
+        (*probit_place(ax, 0.4, 0.29), True),  # 30: inside, a dot
+        (box.x0, probit_place(ax, 0.5, 0.59)[1], False),  # 60: FMR 0, open on the left edge
+        (box.x0, box.y1, False),  # +inf: FMR 0 and FNMR 1, top left
+        (box.x1, box.y0, False),  # -inf: FMR 1 and FNMR 0, bottom right
+    ], plotting.COLORS[1])
+
+
+def test_det_marks_an_operating_point_beyond_max_rate_on_the_edge_it_lies_beyond():
+    """A point with a rate between max_rate and 1 was drawn where it lies in data units: with
+    FMR 0.64 and FNMR 0 it floated beyond the frame (to the right of the bottom-right corner),
+    with FMR 0.015 and FNMR 0.68 it was cut off by the frame, without a word. Such a point is
+    an open circle on the edge it lies beyond, as a rate of 0 or 1 is; when a later curve's
+    wider range brings it into view, it is a dot at its place."""
+    rng = np.random.default_rng(0)
+    mated, nonmated = rng.normal(2, 1, 200), rng.normal(0, 1, 200)
+    thresholds = [-0.5, 1.0, 2.5]
+    rates = bf.fmr_fnmr(mated, nonmated, thresholds)
+    assert rates.fmr.tolist() == [0.64, 0.135, 0.015] and rates.fnmr.tolist() == [0.0, 0.17, 0.68]
+    ax = plotting.plot_det(mated, nonmated, thresholds=thresholds, max_rate=0.5, color="k")
+    ax.figure.canvas.draw()  # laid out first (the book's style, once set, lays figures out when drawn)
+    box = ax.bbox
+    assert_marked(ax, [
+        (box.x1, box.y0, False),  # FMR 0.64 > 0.5 and FNMR 0: the bottom-right corner
+        (*probit_place(ax, 0.135, 0.17), True),
+        (probit_place(ax, 0.015, 0.5)[0], box.y1, False),  # FNMR 0.68 > 0.5: on the top edge
+    ], "k")
+    plotting.plot_det(mated, nonmated, max_rate=0.95, ax=ax, color="k")  # the axes now reach 0.95
+    ax.figure.canvas.draw()
+    assert_marked(ax, [
+        (probit_place(ax, 0.64, 0.5)[0], box.y0, False),  # FNMR 0: on the bottom edge, at FMR 0.64
+        (*probit_place(ax, 0.135, 0.17), True),
+        (*probit_place(ax, 0.015, 0.68), True),
+    ], "k")
 
 
 def test_bayes_error_joins_priors_given_out_of_order_from_left_to_right():
