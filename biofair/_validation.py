@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -361,6 +361,15 @@ def is_blank(value: object) -> bool:
     """Whether a label or an id is text that is empty or white space only: it names nothing, as
     an empty cell, which pandas reads from a file as missing (but keeps as "" in a DataFrame)."""
     return isinstance(value, str) and not value.strip()
+
+
+def quoted(value: object, *, written: Callable[[object], str] = repr) -> str:
+    """``value`` as a message quotes it (``written(value)``, by default its ``repr``): text of
+    more than 60 characters by its first 60, an ellipsis and its length (``'xxx…' (2,097,152
+    characters)``), so that one label or id of a file cannot fill a message."""
+    if isinstance(value, str) and len(value) > 60:
+        return f"{written(value[:60] + '…')} ({len(value):,} characters)"
+    return written(value)
 
 
 def check_subject_in_every_row(subjects: pd.Series, cluster: str, *, instead: str | None = "unit='pair'") -> None:

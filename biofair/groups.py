@@ -25,7 +25,7 @@ from biofair._counts import counts_at
 from biofair._thresholds import at_or_above_runs, threshold_at_fmr_runs, warn_unresolved
 from biofair._threads import IN_TWO_THREADS_FROM, in_two_threads
 from biofair._typing import By
-from biofair._validation import as_rates, as_threshold, as_thresholds, is_blank, scalar_or_array
+from biofair._validation import as_rates, as_threshold, as_thresholds, is_blank, quoted, scalar_or_array
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.schema import (
@@ -36,6 +36,7 @@ from biofair.schema import (
     _missing_groups_fix,
     _near_names,
     _row,
+    _shown_with_unusual_characters,
     _validate_score_set,
 )
 
@@ -199,9 +200,19 @@ def _check_no_missing(scores: pd.DataFrame, columns: list[str], *,
         )
 
 
+def _label_text(label: object) -> str:
+    """A label as text, as its group is named: ``str(label)``, but a zero of floats or decimals
+    without its sign. ``-0.0 == 0.0``, so pandas makes one group of them, which was named
+    '-0.0' or '0.0' after whichever came first in the table (see also :func:`_unsigned_zeros`)."""
+    if isinstance(label, (float, np.floating, decimal.Decimal)) and label == 0:
+        label = abs(label)
+    return str(label)
+
+
 def _label_names(labels: pd.Index, columns: list[str]) -> list[str]:
-    """Labels as text; two labels that differ only in type (1 and "1") are an error."""
-    names = [str(label) for label in labels]
+    """Labels as text (see :func:`_label_text`); two labels that differ only in type (1 and
+    "1") are an error."""
+    names = [_label_text(label) for label in labels]
     if len(set(names)) < len(names):
         seen: dict[str, list] = {}
         for label, name in zip(labels, names):
@@ -209,7 +220,7 @@ def _label_names(labels: pd.Index, columns: list[str]) -> list[str]:
         clash = next(values for values in seen.values() if len(values) > 1)
         raise SchemaError(
             f"column(s) {columns} hold distinct labels that read the same: "
-            f"{', '.join(f'{v!r} ({type(v).__name__})' for v in clash)}; store the labels as "
+            f"{', '.join(f'{quoted(v)} ({type(v).__name__})' for v in clash)}; store the labels as "
             "text (biofair.read_scores reads them as written) or relabel them"
         )
     _warn_if_labels_look_alike(names, columns)
@@ -223,7 +234,8 @@ _LOOK_ALIKE_WARNING = "hold labels that differ only by"
 #: What two labels that read alike may differ by, and how to merge them if they are one group.
 _LOOK_ALIKE = {
     "spaces": ("surrounding spaces", "Strip the labels (table[column].str.strip())"),
-    "other": ("letter case or Unicode form (e.g. 'é' as one character or as e and an accent)",
+    "other": ("letter case or Unicode form (e.g. 'é' as one character or as e and an accent) or by characters "
+              "that print as nothing (such as a zero-width space)",
               "Normalise the labels (table[column].str.normalize('NFC').str.strip().str.lower()), or relabel "
               "them,"),
     "numbers": ("how a number is written (1, 1.0 and 01)",
@@ -235,7 +247,13 @@ _LOOK_ALIKE = {
 def _shown(label: str) -> str:
     """A label as Python writes it; with its code points where it is not plain (NFC) text, so
     that two labels that print alike are told apart."""
-    return repr(label) if unicodedata.is_normalized("NFC", label) else ascii(label)
+    return quoted(label, written=repr if unicodedata.is_normalized("NFC", label) else ascii)
+
+
+def _printed(label: str) -> str:
+    """A label without its format characters (a zero-width space, a byte order mark, a soft
+    hyphen), which print as nothing."""
+    return label if label.isascii() else "".join(c for c in label if unicodedata.category(c) != "Cf")
 
 
 def _number(label: str) -> decimal.Decimal | None:
@@ -249,11 +267,12 @@ def _number(label: str) -> decimal.Decimal | None:
 
 
 def _warn_if_labels_look_alike(names: list[str], columns: list[str]) -> None:
-    """Warn when two labels differ only by surrounding spaces ("a" and "a "), by letter case
-    or Unicode normal form ("Female" and "female"; "é" composed or not, which print alike), or
-    by how they write one number ("1", "1.0" and "01", as spreadsheets and pandas' floats
-    write it): they stay two groups, as written, but are more often one group typed twice."""
-    keys = {name: unicodedata.normalize("NFKC", name).strip().casefold() for name in names}
+    """Warn when two labels differ only by surrounding spaces ("a" and "a "), by letter case,
+    Unicode normal form or format characters ("Female" and "female"; "é" composed or not; "a"
+    and "a" with a zero-width space: each pair prints alike), or by how they write one number
+    ("1", "1.0" and "01", as spreadsheets and pandas' floats write it): they stay two groups,
+    as written, but are more often one group typed twice."""
+    keys = {name: _printed(unicodedata.normalize("NFKC", name)).strip().casefold() for name in names}
     alike: dict[str, list[str]] = {}
     numbers: dict[decimal.Decimal, list[str]] = {}
     for name, key in keys.items():
@@ -276,6 +295,12 @@ def _warn_if_labels_look_alike(names: list[str], columns: list[str]) -> None:
             )
 
 
+def _unsigned_zeros(labels: pd.Series) -> pd.Series:
+    """Float labels with -0.0 as 0.0 (``-0.0 + 0.0``), others as they are: pandas factorizes
+    NumPy's -0.0 and 0.0 as one label, but Arrow's as two, which would read the same."""
+    return labels + 0.0 if pd.api.types.is_float_dtype(labels.dtype) else labels
+
+
 def _coded(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index | pd.Categorical]:
     """Codes of the labels, in sorted order, and the distinct labels they number.
 
@@ -284,8 +309,10 @@ def _coded(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index | pd.Categoric
     from their codes, without a factorization (see :func:`_factorize_categories`): the
     categories present, in the categories' order, which is what ``pd.factorize(labels,
     sort=True)`` gives for them. Labels of mixed types (1 and "x"), which cannot be sorted
-    together, are ordered by their text.
+    together, are ordered by their text. Float labels -0.0 and 0.0 are one (see
+    :func:`_unsigned_zeros`).
     """
+    labels = _unsigned_zeros(labels)
     if isinstance(labels.dtype, pd.CategoricalDtype):
         codes, uniques = _factorize_categories(labels)
     else:
@@ -368,7 +395,7 @@ def _check_equal_labels_written_alike(labels: pd.Series, codes: NDArray[np.intp]
     """
     if labels.dtype != object or pd.api.types.infer_dtype(labels, skipna=True) not in _MIXED_TYPES:
         return
-    written = pd.DataFrame({"code": codes, "text": labels.astype(str).to_numpy()})
+    written = pd.DataFrame({"code": codes, "text": labels.map(_label_text, na_action="ignore").to_numpy()})
     written = written[codes >= 0].drop_duplicates()
     merged = written[written["code"].duplicated(keep=False)]
     if len(merged):
@@ -376,7 +403,7 @@ def _check_equal_labels_written_alike(labels: pd.Series, codes: NDArray[np.intp]
         values = labels.to_numpy()[first]
         raise SchemaError(
             f"column(s) {columns} hold equal labels written differently: "
-            f"{', '.join(f'{v!r} ({type(v).__name__})' for v in values)}; pandas would make them one group, "
+            f"{', '.join(f'{quoted(v)} ({type(v).__name__})' for v in values)}; pandas would make them one group, "
             "named after whichever comes first. Store the labels as text (biofair.read_scores reads them as "
             "written) or relabel them"
         )
@@ -412,7 +439,49 @@ def _labelled_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[list[NDAr
     codes, uniques = _coded(labels)
     coded = np.split(codes, len(columns))
     _check_no_missing(scores, columns, unlabelled=[column < 0 for column in coded])
+    _check_visible(scores, columns, coded, uniques)
     return coded, _named(labels, codes, uniques, columns)
+
+
+#: Unicode categories of the characters that print as nothing: format characters (a zero-width
+#: space, a byte order mark, a soft hyphen) and control characters.
+_UNPRINTED = frozenset({"Cf", "Cc"})
+
+
+def _invisible(label: object) -> bool:
+    """Whether a label is text that prints as nothing although it is not blank (see
+    :func:`biofair._validation.is_blank`): white space, format and control characters only."""
+    return (isinstance(label, str) and not is_blank(label)
+            and all(c.isspace() or unicodedata.category(c) in _UNPRINTED for c in label))
+
+
+def _invisible_problem(column: str, labels: list[str], rows: int, first: str) -> str:
+    """The problem of ``rows`` labels of ``column`` that print as nothing (the distinct
+    ``labels``; ``first``: the first such row), and a replacement that relabels them."""
+    characters = dict.fromkeys(c for label in labels for c in label if not c.isspace())
+    escaped = "".join(f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in characters)
+    shown = ", ".join(map(_shown_with_unusual_characters, labels[:3])) + (", ..." if len(labels) > 3 else "")
+    return (f"column {column!r} has {rows} labels that print as nothing ({shown}; first in {first}): a group so "
+            f"named would show blank in every table. Relabel them, e.g. "
+            f"scores.replace({{{column!r}: r'^[\\s{escaped}]*$'}}, 'unknown', regex=True)")
+
+
+def _check_visible(scores: pd.DataFrame, columns: list[str], coded: list[NDArray[np.intp]],
+                   uniques: pd.Index | pd.Categorical) -> None:
+    """Raise, naming each column, its count, its first row and how to relabel them, when labels
+    print as nothing (a zero-width space, see :func:`_invisible`): a group of that name would
+    show blank in every table and message. Blank labels were refused as missing before.
+    ``coded``: the codes of each column into ``uniques``."""
+    invisible = [code for code, label in enumerate(uniques) if _invisible(label)]
+    if not invisible:
+        return
+    problems = []
+    for column, codes in zip(columns, coded):
+        rows = np.isin(codes, invisible)
+        if rows.any():
+            labels = [uniques[code] for code in np.unique(codes[rows]).tolist()]
+            problems.append(_invisible_problem(column, labels, int(rows.sum()), _row(scores, int(rows.argmax()))))
+    raise SchemaError("; ".join(problems))
 
 
 def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[np.intp], NDArray[np.intp], list[str]]:
@@ -433,8 +502,8 @@ def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[
             row = split.argmax()
             raise SchemaError(
                 f"{int(split.sum())} mated comparisons have {columns[0]} different from "
-                f"{columns[1]} (first in {_row(scores, row)}: {names[reference[row]]!r} vs "
-                f"{names[probe[row]]!r}); a mated comparison belongs to one group: correct the "
+                f"{columns[1]} (first in {_row(scores, row)}: {quoted(names[reference[row]])} vs "
+                f"{quoted(names[probe[row]])}); a mated comparison belongs to one group: correct the "
                 "attributes or give a pair-level column"
             )
     return reference, probe, names
@@ -591,18 +660,19 @@ def _check_sorted_groups(groups: dict) -> None:
     problems = [] if len(groups) >= 2 else [f"fairness needs at least two groups, got {len(groups)}"]
     for name, scores in groups.items():
         if not isinstance(scores, GroupScores):
-            problems.append(f"group {name!r}: expected a GroupScores(np.sort(mated), np.sort(nonmated)) of float "
+            problems.append(f"group {quoted(name)}: expected a GroupScores(np.sort(mated), np.sort(nonmated)) of float "
                             f"arrays, got {_described(scores)}")
             continue
         for side in ("mated", "nonmated"):
             values = getattr(scores, side)
             if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype.kind != "f":
-                problems.append(f"group {name!r}: {side} scores must be a 1-D float array (np.sort(np.asarray(scores, "
+                problems.append(f"group {quoted(name)}: {side} scores must be a 1-D float array "
+                                "(np.sort(np.asarray(scores, "
                                 f"dtype=float))), got {_described(values)}")
             elif values.size == 0 or not (np.isfinite(values[0]) and np.isfinite(values[-1])):
-                problems.append(f"group {name!r}: {side} scores must be finite, and at least one")
+                problems.append(f"group {quoted(name)}: {side} scores must be finite, and at least one")
             elif not _ascending(values):
-                problems.append(f"group {name!r}: {side} scores must be ascending (np.sort them)")
+                problems.append(f"group {quoted(name)}: {side} scores must be ascending (np.sort them)")
     if problems:
         raise SchemaError("cannot compare groups:\n- " + "\n- ".join(problems))
 
@@ -712,7 +782,7 @@ class ScoresByGroup(dict):
 
     def __repr__(self) -> str:
         """The grouping and each group's counts, not its scores (millions of them)."""
-        shown = [f"{name!r} ({g.mated.size:,} mated, {g.nonmated.size:,} non-mated)"
+        shown = [f"{quoted(name)} ({g.mated.size:,} mated, {g.nonmated.size:,} non-mated)"
                  for name, g in list(self.items())[:_REPR_GROUPS]]
         more = f", ... ({len(self) - _REPR_GROUPS:,} more groups)" if len(self) > _REPR_GROUPS else ""
         return f"<ScoresByGroup by={self.by!r}: {', '.join(shown)}{more}>"
@@ -931,7 +1001,7 @@ def _grouped(scores: pd.DataFrame, by: By) -> ScoresByGroup:
         nonmated, mated_scores = runs[2 * code + 2], runs[2 * code + 3]
         if mated_scores.size == 0 or nonmated.size == 0:
             problems.append(
-                f"group {name!r} has {mated_scores.size} mated and {nonmated.size} "
+                f"group {quoted(name)} has {mated_scores.size} mated and {nonmated.size} "
                 "homogeneous non-mated comparisons; both are needed"
                 + (" (it holds the comparisons without a label: fill in their labels, or remove those rows "
                    "from the file)" if _MISSING_GROUP in name else "")
@@ -1035,8 +1105,8 @@ def add_subject_attributes(
     if duplicated.any():
         repeated = pd.unique(table.loc[duplicated, subject])
         raise SchemaError(
-            f"{len(repeated)} subjects have more than one row in the attributes, e.g. {list(repeated[:5])}: "
-            "give each subject one row"
+            f"{len(repeated)} subjects have more than one row in the attributes, e.g. "
+            f"[{', '.join(map(quoted, repeated[:5]))}]: give each subject one row"
         )
     table = table.set_index(subject)
     ids = {side: scores[f"{side}_subject"].astype(str) for side in ("reference", "probe")}
@@ -1048,12 +1118,15 @@ def add_subject_attributes(
         numbers = {value: name for name in table.index if (value := _number(name)) is not None}
         written = sorted(name for name in unknown if _number(name) in numbers)  # 0 and 0.0
         raise SchemaError(
-            f"{len(unknown)} subjects of the score table have no attributes, e.g. {sorted(unknown)[:5]}"
+            f"{len(unknown)} subjects of the score table have no attributes, "
+            f"e.g. [{', '.join(map(quoted, sorted(unknown)[:5]))}]"
             + (f"; {len(padded)} of them differ from a subject of the attributes only by surrounding spaces "
-               f"(e.g. {padded[0]!r} and {known[padded[0].strip()]!r}): strip the ids (table[column].str.strip())"
+               f"(e.g. {quoted(padded[0])} and {quoted(known[padded[0].strip()])}): strip the ids "
+               "(table[column].str.strip())"
                if padded else "")
             + (f"; {len(written)} of them are the number of a subject of the attributes written otherwise (e.g. "
-               f"{written[0]!r} and {numbers[_number(written[0])]!r}): read the ids of both tables as text, "
+               f"{quoted(written[0])} and {quoted(numbers[_number(written[0])])}): read the ids of both tables "
+               "as text, "
                "or write them one way" if written else "")
         )
     result = scores.copy()

@@ -17,7 +17,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._typing import Unit
-from biofair._validation import inexact_integers
+from biofair._validation import inexact_integers, quoted
 from biofair.exceptions import SchemaError
 
 _REQUIRED_COLUMNS = ("score", "mated")
@@ -53,7 +53,7 @@ def _row(rows: pd.DataFrame | pd.Series, position: int) -> str:
     label = rows.index[position]
     if noun := rows.attrs.get(_FILE_ROWS):
         return f"{noun} {label + 1}"
-    return f"row {label.item() if isinstance(label, np.generic) else label!r}"
+    return f"row {label.item() if isinstance(label, np.generic) else quoted(label)}"
 
 
 def _missing_groups_fix(column: str, *, blank: bool = False) -> str:
@@ -155,7 +155,7 @@ def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subjec
     kinds = {name: _id_kind(ids) for name, ids in columns.items()}
     for name, kind in kinds.items():
         if kind == "mixed":
-            examples = ", ".join(f"{v!r} ({t.__name__})" for t, v in list(_first_of_each_type(columns[name]).items())[:3])
+            examples = ", ".join(f"{quoted(v)} ({t.__name__})" for t, v in list(_first_of_each_type(columns[name]).items())[:3])
             raise SchemaError(f"{name} holds {what} ids of several types, e.g. {examples}: 1 and '1' would be "
                               f"two {what}s. {hint}")
     numbers = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == "numbers"]
@@ -226,11 +226,12 @@ def _misnamed(columns: Sequence[str], *, renaming: Callable[[dict[str, str]], st
 
 
 def _shown_with_unusual_characters(value: object) -> str:
-    """``repr(value)``, followed by the names of the characters in it that are not ASCII:
-    '−0.5' (U+2212 MINUS SIGN) reads as '-0.5' but is no number."""
+    """``repr(value)`` (shortened, see :func:`biofair._validation.quoted`), followed by the names
+    of the characters in it that are not ASCII: '−0.5' (U+2212 MINUS SIGN) reads as '-0.5' but
+    is no number."""
     unusual = list(dict.fromkeys(c for c in str(value) if not c.isascii()))[:3]
     names = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in unusual)
-    return f"{value!r} ({names})" if unusual else repr(value)
+    return f"{quoted(value)} ({names})" if unusual else quoted(value)
 
 
 #: What a column of numbers that is not numeric holds, by what :func:`pandas.api.types.infer_dtype` calls it.
@@ -334,7 +335,7 @@ def _mated_problem(mated: pd.Series) -> str:
     elif pd.api.types.is_numeric_dtype(mated) and mated.isin([0, 1]).all():
         found, fix = "0 and 1", "table['mated'].eq(1), if 1 marks a mated comparison"
     elif kind == "string":
-        found = "text (" + ", ".join(repr(value) for value in sorted(pd.unique(mated.astype(str)))[:5]) + ")"
+        found = "text (" + ", ".join(quoted(value) for value in sorted(pd.unique(mated.astype(str)))[:5]) + ")"
         fix = ("table['mated'].eq(<the label of mated comparisons>) (read_scores reads the usual labels of a "
                "file, such as yes/no or genuine/impostor)")
     else:
@@ -391,7 +392,7 @@ def _contradiction(scores: pd.DataFrame) -> str:
         first = by_spaces[0]
         problem += (
             f" ({by_spaces.size} of them only because of spaces around an id, e.g. {_row(scores, first)}: "
-            f"{reference.iloc[first]!r} and {probe.iloc[first]!r}; strip the ids, "
+            f"{quoted(reference.iloc[first])} and {quoted(probe.iloc[first])}; strip the ids, "
             "table[column].str.strip(), if they name one subject)"
         )
     return problem
@@ -490,7 +491,7 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
 
 #: Columns that tell apart score sets no metric may pool, and how to select one set.
 _SCORE_SETS = {
-    "system": "select one, e.g. scores[scores['system'] == {first!r}] (biofair.paired_bootstrap compares "
+    "system": "select one, e.g. scores[scores['system'] == {first}] (biofair.paired_bootstrap compares "
               "two systems scored on the same trials)",
     "split": "pass the rows of one, e.g. the evaluation rows, and the development rows as dev= where a function "
              "takes it: fairness_discrepancy_rate(scores[scores['split'] == 'eval'], dev=scores[scores['split'] == 'dev'])",
@@ -512,10 +513,10 @@ def _validate_score_set(scores: pd.DataFrame) -> pd.DataFrame:
 def _refuse_pooling(column: str, values: Sequence) -> None:
     """Raise if the distinct non-missing ``values`` of a score-set column are more than one."""
     if len(values) > 1:
-        shown = ", ".join(repr(v) for v in values[:5]) + (", ..." if len(values) > 5 else "")
+        shown = ", ".join(map(quoted, values[:5])) + (", ..." if len(values) > 5 else "")
         raise SchemaError(
             f"the table holds {len(values)} score sets in column {column!r} ({shown}), whose rows a "
-            f"metric would pool: {_SCORE_SETS[column].format(first=values[0])}"
+            f"metric would pool: {_SCORE_SETS[column].format(first=quoted(values[0]))}"
         )
 
 

@@ -21,15 +21,19 @@ from numpy.typing import NDArray
 
 from biofair._summation import PART, parts
 from biofair._typing import By
-from biofair._validation import is_blank
+from biofair._validation import is_blank, quoted
 from biofair.exceptions import SchemaError
 from biofair.groups import (
     _attributes_of,
     _check_equal_labels_written_alike,
     _composite_names,
     _factorize_categories,
+    _invisible,
+    _invisible_problem,
     _label_names,
+    _label_text,
     _other_attributes,
+    _unsigned_zeros,
 )
 from biofair.io import _check_names
 from biofair.schema import (
@@ -635,9 +639,10 @@ def _labels_of(part: pd.DataFrame, columns: tuple[list[str], list[str]]) -> _Lab
     for pair in zip(*columns):
         names = list(dict.fromkeys(pair))
         both = part[names[0]] if len(names) == 1 else pd.concat([part[name] for name in names], ignore_index=True)
+        both = _unsigned_zeros(both)
         codes, values = _factorize_categories(both) if isinstance(both.dtype, pd.CategoricalDtype) else pd.factorize(both)
         _check_equal_labels_written_alike(both, codes, names)  # True and 1 in one partition
-        merged, texts = pd.factorize(np.array([str(value) for value in values], dtype=object))
+        merged, texts = pd.factorize(np.array([_label_text(value) for value in values], dtype=object))
         if len(texts) < len(merged):  # distinct labels that read the same (1 and "1") share a code
             codes = merged[codes]
         labels.reference.append(codes[: len(part)])
@@ -921,18 +926,26 @@ def _check_files_hold(frame, required: Sequence[str]) -> None:
     raise SchemaError("invalid score partitions:\n- " + "\n- ".join(problems))
 
 
-def _blank_labels(labels: _Labels, columns: tuple[list[str], list[str]], index: int) -> list[str]:
+def _blank_labels(part: pd.DataFrame, labels: _Labels, columns: tuple[list[str], list[str]], index: int) -> list[str]:
     """The problem of group labels that are empty or white space only, per column: they name
-    no group, as an empty cell does (the in-memory check refuses them as missing labels)."""
+    no group, as an empty cell does (the in-memory check refuses them as missing labels); and
+    that of labels that print as nothing (a zero-width space), refused as in memory."""
     problems = []
     for side, codes_of in ((0, labels.reference), (1, labels.probe)):
         for k, column in enumerate(columns[side]):
+            if side == 1 and column == columns[0][k]:  # a pair-level column, read once
+                continue
             blank = [code for code, text in enumerate(labels.texts[k]) if is_blank(text)]
-            rows = int(np.isin(codes_of[k], blank).sum()) if blank and (side == 0 or column != columns[0][k]) else 0
+            rows = int(np.isin(codes_of[k], blank).sum()) if blank else 0
             if rows:  # an unused category "" names no row
                 problems.append(f"partition {index}: column {column!r} has {rows} blank labels (empty or white "
                                 "space only), which name no group, as missing labels do; give them a label (e.g. 'unknown') and "
                                 "write the file again")
+            invisible = [code for code, text in enumerate(labels.texts[k]) if _invisible(text)]
+            if invisible and (unseen := np.isin(codes_of[k], invisible)).any():  # as in memory, with its row
+                seen = [labels.texts[k][code] for code in np.unique(codes_of[k][unseen]).tolist()]
+                problem = _invisible_problem(column, seen, int(unseen.sum()), _row(part, int(unseen.argmax())))
+                problems.append(f"partition {index}: {problem} and write the file again")
     return problems
 
 
@@ -944,7 +957,7 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
         return [{"problems": problems}], *_census_histograms(None, None, None)
     values = _scores(part)
     labels = _labels_of(part, columns)
-    if blank := _blank_labels(labels, columns, index):
+    if blank := _blank_labels(part, labels, columns, index):
         return [{"problems": blank}], *_census_histograms(None, None, None)
     homogeneous = _same_group(labels)
     mated = part["mated"].to_numpy(dtype=bool)
@@ -1029,7 +1042,7 @@ def _group_names(found: list[dict], columns: tuple[list[str], list[str]],
         for k, (label, ranks, pair) in enumerate(zip(combination, order, zip(*columns))):
             if label not in ranks:
                 raise SchemaError(f"column(s) {list(dict.fromkeys(pair))} hold equal labels written "
-                                  f"differently (one reads {label!r}): {_stored_as(found, k, files)}; "
+                                  f"differently (one reads {quoted(label)}): {_stored_as(found, k, files)}; "
                                   "store the labels as text")
     combinations = sorted(counts, key=lambda c: [ranks[label] for label, ranks in zip(c, order)])
     names = [c[0] for c in combinations] if len(columns[0]) == 1 else _composite_names(combinations)
@@ -1151,7 +1164,7 @@ def census(scores: Any, *, by: By = "group") -> Census:
         max(part["high"] for part in found), len(found),
     )
     empty = [
-        f"group {name!r} has {m} mated and {n} homogeneous non-mated comparisons; both are needed"
+        f"group {quoted(name)} has {m} mated and {n} homogeneous non-mated comparisons; both are needed"
         for name, m, n in zip(names, result.n_mated, result.n_nonmated) if m == 0 or n == 0
     ]
     if len(names) < 2:
