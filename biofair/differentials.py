@@ -7,6 +7,7 @@ Read more in the chapter "Audit demographic differentials" (``notebooks/10``).
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -28,7 +29,7 @@ from biofair._validation import (
     check_subject_in_every_row,
 )
 from biofair.exceptions import SchemaError
-from biofair.extrapolation import extrapolated_fmr
+from biofair.extrapolation import _POINT_ZERO, extrapolated_fmr
 from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
 from biofair.schema import _check_ids_of_one_kind, _resampled_cluster, _validate_score_set
 
@@ -262,9 +263,10 @@ def _plain(value: Any) -> Any:
 
 
 def _operational_threshold(values: NDArray, mated: NDArray, threshold: float | None,
-                           fmr: float | None) -> tuple[float, str, float | None, dict]:
+                           fmr: float | None) -> tuple[float, str, float | None, dict, list[str]]:
     """The threshold, its source, the target FMR and, for a target, its resolution on all the
-    non-mated scores (warned when the rule of three fails)."""
+    non-mated scores (warned when the rule of three fails); and a note when tied non-mated scores
+    leave the threshold at a target fewer false matches than the target allows."""
     if (threshold is None) == (fmr is None):
         raise ValueError("give exactly one of threshold= (a fixed threshold) or fmr= (a target FMR on all non-mated scores)")
     if threshold is not None:
@@ -275,13 +277,25 @@ def _operational_threshold(values: NDArray, mated: NDArray, threshold: float | N
                      f"at or below every score (the smallest is {float(values.min())!r}): every comparison in every group")
             raise ValueError(f"threshold={value!r} is {where} would be a match, which shows no differential. Is it "
                              "in the scores' unit (0.7, not 70)?")
-        return value, "given", None, {}
+        return value, "given", None, {}, []
     target = as_number(fmr, "fmr", low=0.0, high=1.0, open_low=True, open_high=True)
     nonmated = np.sort(values[~mated])
     warn_unresolved([target], nonmated.size)
     (resolved,), (precise,) = resolution([target], nonmated.size)
     value = float(threshold_at_fmr_sorted(nonmated, np.array([target]))[0])
-    return value, "fmr", target, {"target_resolved": bool(resolved), "target_precise": bool(precise)}
+    below = int(np.searchsorted(nonmated, value, side="left"))
+    accepted, allowed = nonmated.size - below, int(np.floor(target * nonmated.size))
+    notes = []
+    if accepted < allowed:  # distinct scores reach floor(target·N); ties at the next lower score jump past it
+        next_accepted = nonmated.size - int(np.searchsorted(nonmated, nonmated[below - 1], side="left"))
+        notes.append(
+            f"tied scores: at the threshold set at the target FMR {target:g}, {accepted:,} of {nonmated.size:,} "
+            f"non-mated comparisons are false matches (FMR {accepted / nonmated.size:.3g}), fewer than the "
+            f"{allowed:,} the target allows; the next lower threshold, the next non-mated score, would accept "
+            f"{next_accepted:,} (FMR {next_accepted / nonmated.size:.3g}, above the target), and no threshold lies "
+            "between: the report gives the rates of the stricter one"
+            + (", where no comparison is a match" if value > values.max() else ""))
+    return value, "fmr", target, {"target_resolved": bool(resolved), "target_precise": bool(precise)}, notes
 
 
 def differential_report(
@@ -351,7 +365,9 @@ def differential_report(
         For a group whose FMR is unresolved (too few non-mated comparisons for the target,
         and fewer than 3 false matches: see Notes), add a generalised Pareto estimate of its
         FMR (:func:`biofair.extrapolated_fmr`), marked extrapolated, when it has enough
-        non-mated scores to fit a tail.
+        non-mated scores to fit a tail and the tail's interval is more than the point 0 (a
+        bounded tail that ends below the threshold: a note says so, and that [0, 0] is no
+        certainty that the FMR is 0).
     rng : numpy.random.Generator or int, optional
         Source of randomness or a seed.
 
@@ -504,7 +520,7 @@ def differential_report(
         meant = [name for name in names if str(name) == str(reference)]  # 1 for the label '1'
         raise ValueError(f"reference={reference!r} names no group; the groups are {names}"
                          + (f"; did you mean reference={meant[0]!r}?" if meant else ""))
-    thr, source, target_fmr, target_resolution = _operational_threshold(values, mated, threshold, fmr)
+    thr, source, target_fmr, target_resolution, notes = _operational_threshold(values, mated, threshold, fmr)
 
     errors = np.where(mated, values < thr, values >= thr)
     overall = {"n_mated": int(mated.sum()), "n_nonmated": int((~mated).sum()),
@@ -513,7 +529,6 @@ def differential_report(
     overall["fmr"] = overall["false_matches"] / overall["n_nonmated"]
     overall.update(target_resolution)
     targets = {"fmr": target_fmr if target_fmr is not None else overall["fmr"], "fnmr": overall["fnmr"]}
-    notes: list[str] = []
     subjects = _cluster_column(table, unit, cluster, notes)
     warn_if_reversed(table)  # distances in a table: every rate below would be reversed
 
@@ -546,8 +561,18 @@ def differential_report(
         cross["fmr"] = cross["fmr"].where(cross["resolved"])  # never a 0 that means "too few"
     groups = groups[_COLUMNS].sort_values(["group", "rate"], kind="stable")
     groups.index = range(len(groups))
-    return DifferentialReport(groups, pd.DataFrame(differential_rows), cross, thr, source, target_fmr, overall,
+    return DifferentialReport(groups, _differentials_table(differential_rows), cross, thr, source, target_fmr, overall,
                               attributes, references, tolerance, confidence, n_resamples, subjects, notes)
+
+
+def _differentials_table(rows: list[dict]) -> pd.DataFrame:
+    """The differentials rows as a table whose group names (``reference``, ``highest_group``,
+    ``lowest_group``) are None where a rate has none: pandas would read a column of names as text
+    and hold a missing one as NaN, which a page prints as "nan"."""
+    table = pd.DataFrame(rows)
+    for column in ("reference", "highest_group", "lowest_group"):
+        table[column] = pd.Series([row[column] for row in rows], index=table.index, dtype=object)
+    return table
 
 
 def _cluster_column(table: pd.DataFrame, unit: Unit | None, cluster: str, notes: list[str]) -> str | None:
@@ -707,14 +732,22 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
 
 def _extrapolate(groups: pd.DataFrame, nonmated: NDArray, codes: NDArray, names: list[str], threshold: float,
                  confidence: float, notes: list[str]) -> None:
-    """Fill in the generalised Pareto FMR of every unresolved group with scores enough for a tail."""
+    """Fill in the generalised Pareto FMR of every unresolved group with scores enough for a tail
+    whose interval is more than the point 0 (see :func:`biofair.extrapolated_fmr`'s warning)."""
     refused = {}  # group: why its tail could not be fitted
     for i in groups.index[(groups["rate"] == "fmr") & (groups["status"] == _UNRESOLVED)]:
         name = groups.loc[i, "group"]
         try:
-            tail = extrapolated_fmr(nonmated[codes == names.index(name)], threshold, confidence=confidence)
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", _POINT_ZERO, UserWarning)  # said below, in a note
+                tail = extrapolated_fmr(nonmated[codes == names.index(name)], threshold, confidence=confidence)
         except ValueError as error:
             refused[name] = str(error)
+            continue
+        if tail.high == 0:  # a bounded tail that ends below the threshold: [0, 0] is no certainty of 0
+            refused[name] = (f"the tail fitted to the top {tail.n_tail} of its {tail.n_nonmated} non-mated scores "
+                             f"(shape {tail.shape:.2f}) ends below the threshold, where the model gives 0 in [0, 0]: "
+                             "no certainty that the FMR is 0 (see biofair.extrapolated_fmr)")
             continue
         groups.loc[i, ["extrapolated", "extrapolated_low", "extrapolated_high"]] = tail.estimate, tail.low, tail.high
     if len(refused) <= _NOTES_PER_KIND:
