@@ -133,7 +133,15 @@ def _attributes_of(by: By) -> list[str]:
         raise TypeError(f"by must hold column names (non-empty strings), got {by!r}")
     if len(set(attributes)) < len(attributes):
         raise ValueError(f"by names a column more than once: {by!r}")
+    if read := [a for a in attributes if a in _NOT_GROUPS]:  # a group per score value, or per class
+        raise ValueError(
+            f"by names {read[0]!r}, which holds each comparison's {_NOT_GROUPS[read[0]]}, not its group: give the "
+            "attribute whose groups are compared (a column such as 'group' or 'gender')")
     return attributes
+
+
+#: Columns of the schema that ``by`` cannot name, with what they hold.
+_NOT_GROUPS = {"score": "score", "mated": "class (mated or not)"}
 
 
 def _renaming(renames: dict[str, str]) -> str:

@@ -216,3 +216,19 @@ def test_a_huge_row_label_and_a_huge_system_name_are_quoted_shortened():
         bf.scores_by_group(systems)
     assert str(error.value).startswith(f"the table holds 2 score sets in column 'system' ({HUGE_SHOWN}, 'b')")
     assert len(str(error.value)) < 800
+
+
+# -- by naming the score or the class -------------------------------------------------------------
+
+@pytest.mark.parametrize("by, holds", [("score", "score"), (["group", "mated"], r"class \(mated or not\)")])
+def test_grouping_by_the_score_or_the_class_is_refused(tmp_path, by, holds):
+    """by='score' made a group of every score value (the differential report ran on them), and
+    by='mated' a group of each class, each without the other class."""
+    frame = table(["a", "b"])
+    name = "score" if by == "score" else "mated"
+    message = rf"^by names '{name}', which holds each comparison's {holds}, not its group: give the attribute"
+    for call in (lambda: bf.scores_by_group(frame, by=by),
+                 lambda: bf.differential_report(frame, by=by, fmr=0.1, n_resamples=40, rng=0),
+                 lambda: bp.census(as_parquet([frame], tmp_path), by=by)):
+        with pytest.raises(ValueError, match=message):
+            call()
