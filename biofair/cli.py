@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from importlib.resources import as_file, files
 from pathlib import Path
 
+from biofair import __version__
 from biofair._validation import SMALLEST_BOUND, fewest_resamples, too_few_resamples
 
 _TEMPLATE = files("biofair") / "report_template.md"  # the chapter "Analyse your own system"
@@ -230,6 +231,8 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="biofair", description="Performance and fairness of biometric verification from scores."
     )
+    parser.add_argument("--version", action="version", version=f"biofair {__version__}",
+                        help="show biofair's version and exit (an auditor's record of what produced a report)")
     commands = parser.add_subparsers(dest="command", required=True)
     report = commands.add_parser(
         "report",

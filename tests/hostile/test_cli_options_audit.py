@@ -107,3 +107,19 @@ def test_more_resamples_than_memory_holds_are_refused_before_the_file_is_read(tm
                               f"{resamples * 8 / 1e9:,.0f} GB for one array of their values, more than this machine's ")
     assert err[-1].endswith("GB of memory; give fewer, e.g. 1000 (the default)")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_version_names_the_package_version(capsys):
+    """An auditor records what produced a report; there was no --version (only summary.json said)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import biofair
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--version"])
+    assert stop.value.code == 0 and capsys.readouterr().out == f"biofair {biofair.__version__}\n"
+    installed = subprocess.run([str(Path(sys.executable).with_name("biofair")), "--version"], capture_output=True,
+                               text=True, check=True)
+    assert installed.stdout == f"biofair {biofair.__version__}\n"
