@@ -15,7 +15,7 @@ from pandas.api.extensions import ExtensionArray
 
 from biofair._resampling import _number, progress, resolution_warned_once
 from biofair._typing import Alternative, By, Seed, Unit
-from biofair._validation import as_count, as_rng, check_subject_in_every_row
+from biofair._validation import as_count, as_rng, check_subject_in_every_row, quoted
 from biofair._warnings import warn
 from biofair.groups import _MISSING_GROUP, _group_codes, _torn_subjects
 from biofair.schema import _check_ids_of_one_kind, _resampled_cluster, _validate_score_set
@@ -107,7 +107,8 @@ def _check_one_label_per_subject(subject: NDArray[np.intp], value: NDArray, ids:
     observed one (a subject's first label would silently stand for all of them)."""
     n_torn, torn = _torn_subjects(subject, value)
     if n_torn:
-        examples = "; ".join(f"{ids[code]!r}: {sorted(map(str, labels))}" for code, labels in torn.items())
+        examples = "; ".join(f"{quoted(ids[code])}: [{', '.join(quoted(label) for label in sorted(map(str, labels)))}]"
+                             for code, labels in torn.items())
         escape = f" or shuffle comparisons instead ({instead})" if len(names) == 1 and instead else ""
         missing = any(_MISSING_GROUP in map(str, labels) for labels in torn.values())
         why = (f" ({_MISSING_GROUP!r} is the label missing_groups='group' gives empty cells: where a subject has "

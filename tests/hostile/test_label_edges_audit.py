@@ -232,3 +232,13 @@ def test_grouping_by_the_score_or_the_class_is_refused(tmp_path, by, holds):
                  lambda: bp.census(as_parquet([frame], tmp_path), by=by)):
         with pytest.raises(ValueError, match=message):
             call()
+
+
+def test_a_subject_with_two_labels_is_named_shortened_in_the_shuffle_s_message():
+    """The permutation null's message printed the subject's labels whole (a 2 MiB label in it)."""
+    frame = table(["a", "b"]).assign(reference_subject=[f"s{i % 5}" for i in range(N)])
+    frame["probe_subject"] = np.where(frame["mated"], frame["reference_subject"], "other")
+    frame["group"] = frame["group"].where(frame.index != 0, HUGE)  # subject s0 has labels a and HUGE
+    with pytest.raises(ValueError, match=r"subject\(s\) have comparisons with different labels") as refused:
+        bf.permutation_null(lambda t: 0.5, frame, n_permutations=5, rng=0)
+    assert HUGE_SHOWN in str(refused.value) and len(str(refused.value)) < 1_000
