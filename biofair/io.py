@@ -583,9 +583,13 @@ def _decimal_comma_problem(scores: pd.Series, where: str, semicolons: Path | Non
 
 
 def _file_problem(path: Path, what: str) -> str:
-    """Why ``path`` cannot be read as a ``what`` ("" when it is a regular file): missing, a
-    folder, or a pipe, socket or device (whose reading would wait or read once only)."""
+    """Why ``path`` cannot be read as a ``what`` ("" when it is a regular file one may read):
+    missing, a folder, a pipe, socket or device (whose reading would wait or read once only),
+    or a file its permissions keep from being read."""
     if path.is_file():
+        if not os.access(path, os.R_OK):
+            return (f"{path} cannot be read: its permissions do not let you read it (its owner can allow it, "
+                    f"e.g. chmod a+r {path}; or read a copy you may read)")
         return ""
     if path.is_dir():
         return f"{path} is a folder, not a {what}"
@@ -595,11 +599,12 @@ def _file_problem(path: Path, what: str) -> str:
 
 
 def _checked_file(path: _PathLike, what: str) -> Path:
-    """``path`` as a Path; FileNotFoundError if it does not exist, SchemaError if it is not a
-    regular file."""
+    """``path`` as a Path; FileNotFoundError if it does not exist, PermissionError if it may not
+    be read, SchemaError if it is not a regular file."""
     source = Path(path)
     if problem := _file_problem(source, what):
-        raise (SchemaError if source.exists() else FileNotFoundError)(problem)
+        raise (FileNotFoundError if not source.exists() else PermissionError if source.is_file() else SchemaError)(
+            problem)
     return source
 
 
@@ -922,6 +927,8 @@ def read_scores(
         the first named by its data row).
     FileNotFoundError
         When a file does not exist.
+    PermissionError
+        When a file's permissions do not let you read it.
     ValueError
         When ``decimal`` is neither ``"."`` nor ``","``.
 
@@ -1018,7 +1025,7 @@ def read_grouped_scores(
 
     Raises
     ------
-    SchemaError, FileNotFoundError
+    SchemaError, FileNotFoundError, PermissionError
         Naming the first problem found and the way forward: unreadable file, missing
         column, bad values, a missing group column or label (a bob score file without
         ``subjects`` has none), fewer than two groups, a group without one class unless

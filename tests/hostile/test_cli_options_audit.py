@@ -12,6 +12,8 @@ read with numpy's "Maximum allowed dimension exceeded" or "MemoryError: Unable t
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from biofair import cli
@@ -123,3 +125,23 @@ def test_version_names_the_package_version(capsys):
     installed = subprocess.run([str(Path(sys.executable).with_name("biofair")), "--version"], capture_output=True,
                                text=True, check=True)
     assert installed.stdout == f"biofair {biofair.__version__}\n"
+
+
+def test_a_file_one_may_not_read_is_named_with_what_to_do(tmp_path, monkeypatch, run_main):
+    """An unreadable score file gave "PermissionError: [Errno 13] Permission denied" without
+    advice (root reads every file, so the check of the permissions is stood in for here)."""
+    import os
+
+    import biofair as bf
+
+    secret = tmp_path / "secret.csv"
+    secret.write_text(EXAMPLE.read_text())
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: False if str(path) == str(secret) else real(path, mode))
+    message = (rf"^{re.escape(str(secret))} cannot be read: its permissions do not let you read it \(its owner can "
+               rf"allow it, e\.g\. chmod a\+r {re.escape(str(secret))}; or read a copy you may read\)$")
+    with pytest.raises(PermissionError, match=message):
+        bf.read_scores(secret)
+    code, err = run_main(secret, "-o", tmp_path / "out")
+    assert code == 2 and any("cannot be read: its permissions do not let you read it" in line for line in err)
+    assert not (tmp_path / "out").exists()
