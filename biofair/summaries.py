@@ -555,14 +555,14 @@ def fairness_summary(
                                                        scale="log10", alpha=alpha)
     # the area is no better resolved than the least resolved of the targets it runs over
     area_marks = {"resolved": bool(fdr["resolved"].all()), "precise": bool(fdr["precise"].all())}
+    redrawn = next(iter(nulls.values())).n_redrawn if nulls else 0  # the same arrangements for every null
+    null_settings = _settings(n_permutations=n_permutations, unit=unit, **({"redrawn": redrawn} if redrawn else {}))
     for name in indices:
         add(name, attribute, nan, estimates[name], parameters=index_settings[name],
             **(area_marks if name == "area_under_fdr_log10" else {}))
         if name in nulls:
-            redrawn = nulls[name].n_redrawn  # the same arrangements for every null
-            settings = _settings(n_permutations=n_permutations, unit=unit, **({"redrawn": redrawn} if redrawn else {}))
-            add(f"{name}_null_mean", attribute, nan, nulls[name].null.mean(), parameters=settings)
-            add(f"{name}_p_value", attribute, nan, nulls[name].p_value, parameters=settings + ", alternative=less")
+            add(f"{name}_null_mean", attribute, nan, nulls[name].null.mean(), parameters=null_settings)
+            add(f"{name}_p_value", attribute, nan, nulls[name].p_value, parameters=null_settings + ", alternative=less")
     outcome = outcome_fairness(groups, by=by, fmr=operating_fmr, alpha=alpha)
     outcome_settings = {"garbe": _settings(correction="K/(K-1)"), "inequity": _settings(zero="upper_bound")}
     for name in ("garbe_fmr", "garbe_fnmr", "inequity_fmr", "inequity_fnmr"):
