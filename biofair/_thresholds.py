@@ -156,6 +156,18 @@ def resolution(targets: ArrayLike, n: int | NDArray[np.int64]) -> tuple[NDArray[
     return allowed >= RESOLVED, allowed >= PRECISE
 
 
+def rate_resolution(targets: NDArray, errors: NDArray, comparisons: NDArray) -> tuple[NDArray, NDArray]:
+    """``(resolved, precise)`` of each group's rate: the rate in question, the larger of the
+    rate asked about (``targets``) and the observed rate ``errors / comparisons``, allows at
+    least 3 (30) errors among the comparisons (:func:`resolution`): ``target·n >= 3`` or
+    ``errors >= 3``, as the observed rate allows exactly ``errors``. Neither without
+    comparisons."""
+    some = comparisons > 0
+    n = np.maximum(comparisons, 1)  # no comparisons: neither, whatever the rate
+    resolved, precise = resolution(np.fmax(targets, errors / n), n)
+    return resolved & some, precise & some
+
+
 #: How the warning ends for a function that returns a table, whose rows say ``resolved``.
 MARKED_UNRESOLVED = "such rows are marked unresolved"
 #: How the warning ends for a function that returns numbers, with no row to mark unresolved.

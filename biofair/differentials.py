@@ -17,7 +17,14 @@ from numpy.typing import NDArray
 from biofair._binomial import binomial_intervals
 from biofair._direction import warn_if_reversed
 from biofair._resampling import cluster_weights, interval
-from biofair._thresholds import PRECISE, RESOLVED, resolution, threshold_at_fmr_sorted, warn_unresolved
+from biofair._thresholds import (
+    PRECISE,
+    RESOLVED,
+    rate_resolution,
+    resolution,
+    threshold_at_fmr_sorted,
+    warn_unresolved,
+)
 from biofair._typing import By, Seed, Unit
 from biofair._validation import (
     as_count,
@@ -556,7 +563,7 @@ def differential_report(
     cross = None
     if all(f"reference_{a}" in table.columns and f"probe_{a}" in table.columns for a in attributes):
         cross = _cross_group_counts(table, thr, by=by).rename(columns={"accepted": "false_matches"})
-        cross["resolved"] = _resolved_rates(np.full(len(cross), targets["fmr"]), cross["false_matches"].to_numpy(),
+        cross["resolved"] = rate_resolution(np.full(len(cross), targets["fmr"]), cross["false_matches"].to_numpy(),
                                             cross["comparisons"].to_numpy())[0]
         cross["fmr"] = cross["fmr"].where(cross["resolved"])  # never a 0 that means "too few"
     groups = groups[_COLUMNS].sort_values(["group", "rate"], kind="stable")
@@ -631,23 +638,12 @@ def _counts_and_replicates(table: pd.DataFrame, codes: NDArray, names: list[str]
     return pd.DataFrame(rows), replicates
 
 
-def _resolved_rates(targets: NDArray, errors: NDArray, comparisons: NDArray) -> tuple[NDArray, NDArray]:
-    """``(resolved, precise)`` of each rate: the rate in question, the larger of its target and
-    its observed rate ``errors / comparisons``, allows at least 3 (30) errors among the
-    comparisons (``_thresholds.resolution``): ``target·n >= 3`` or ``errors >= 3``, as the
-    observed rate allows exactly ``errors``. Neither without comparisons."""
-    some = comparisons > 0
-    n = np.maximum(comparisons, 1)  # no comparisons: neither, whatever the rate
-    resolved, precise = resolution(np.fmax(targets, errors / n), n)
-    return resolved & some, precise & some
-
-
 def _sufficiency(groups: pd.DataFrame, targets: dict, confidence: float) -> pd.DataFrame:
     """Add the target, the resolution of the rate, the smallest resolved rates, the status, the
     estimate (only where resolved) and the binomial intervals."""
     n, k = groups["comparisons"].to_numpy(), groups["errors"].to_numpy()
     groups["target"] = groups["rate"].map(targets).astype(float)
-    resolved, precise = _resolved_rates(groups["target"].to_numpy(), k, n)
+    resolved, precise = rate_resolution(groups["target"].to_numpy(), k, n)
     groups["resolved"], groups["precise"] = resolved, precise
     some = np.maximum(n, 1)
     groups["smallest_resolved"] = np.where(n > 0, RESOLVED / some, np.nan)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._thresholds import resolution
+from biofair._thresholds import rate_resolution, resolution
 from biofair._typing import By, ZeroRate
 from biofair._validation import (
     as_rates,
@@ -242,8 +242,10 @@ class OutcomeFairness(NamedTuple):
         Inequity of the groups' FNMRs.
     rates : pandas.DataFrame
         Per group: ``fmr``, ``fnmr``, the counts behind them (``false_matches`` of
-        ``n_nonmated``, ``false_non_matches`` of ``n_mated``) and ``fmr_bounded`` /
-        ``fnmr_bounded`` (zero rates replaced by their upper bound for Inequity).
+        ``n_nonmated``, ``false_non_matches`` of ``n_mated``), ``fmr_resolved`` /
+        ``fnmr_resolved`` (whether the group's comparisons can bound the rate, by the rule of
+        three: see :func:`biofair.outcome_fairness`) and ``fmr_bounded`` / ``fnmr_bounded``
+        (zero rates replaced by their upper bound for Inequity).
     fmr_target : float
         The target FMR the threshold was set for; NaN when the threshold was given.
     k : int
@@ -318,7 +320,9 @@ def outcome_fairness(
     -------
     OutcomeFairness
         The indices; a per-group ``rates`` table with the counts behind each rate, whose
-        ``fmr_bounded`` / ``fnmr_bounded`` columns flag the zero rates replaced for Inequity;
+        ``fmr_resolved`` / ``fnmr_resolved`` columns say whether the group's comparisons can
+        bound each rate (rule of three; see Notes) and ``fmr_bounded`` / ``fnmr_bounded``
+        columns flag the zero rates replaced for Inequity;
         and, with ``fmr``, the target's ``k`` (pooled false matches at the threshold),
         ``resolved`` (``fmr·N >= 3``) and ``precise`` (``fmr·N >= 30``).
 
@@ -352,6 +356,16 @@ def outcome_fairness(
     biofair.inequity : Inequity of any rates.
     biofair.fairness_discrepancy_rate : The largest gaps at several thresholds.
     biofair.partitions.outcome_fairness : The same indices over a partitioned score set.
+
+    Notes
+    -----
+    Resolution of each group's rate, as in :func:`biofair.differential_report`: the rate in
+    question is the larger of the rate asked about and the group's observed rate ``k/n``; it
+    is resolved when it allows at least 3 errors among the group's ``n`` comparisons (the rule
+    of three), that is when the group has ``k >= 3`` errors or ``asked·n >= 3``. The rate
+    asked about is the target ``fmr``, or with ``threshold`` the pooled FMR at it; for FNMR it
+    is the pooled FNMR. Below both, a count of 0, 1 or 2 cannot bound the group's rate, yet
+    GARBE and Inequity read it as they read the others.
 
     References
     ----------
@@ -404,29 +418,37 @@ def _outcome_from_rates(
     """GARBE and Inequity from the rates of every group at one threshold (a column of ``rates``),
     with the resolution of ``fmr_target`` (None: the threshold was given) on the pooled scores."""
     fmr_rates, fnmr_rates = rates.fmr[:, 0], rates.fnmr[:, 0]
+    false_matches, false_non_matches = rates.false_matches[:, 0], rates.false_non_matches[:, 0]
+    n_nonmated, n_mated = rates.n_nonmated[:, 0], rates.n_mated[:, 0]
     fmr_bounded, fnmr_bounded = fmr_rates == 0.0, fnmr_rates == 0.0
     if fmr_bounded.any() or fnmr_bounded.any():
         which = ", ".join(f"{rate} of groups {[n for n, b in zip(names, bounded) if b]}"
                           for rate, bounded in (("FMR", fmr_bounded), ("FNMR", fnmr_bounded)) if bounded.any())
         _zero_rates(zero, f"{int(fmr_bounded.sum() + fnmr_bounded.sum())} group rate(s) ({which})")
         warn(f"zero rates replaced by their 95% upper bound: {which}", UndefinedRateWarning)
-    in_fmr = _inequity(fmr_rates, rates.n_nonmated[:, 0])
-    in_fnmr = _inequity(fnmr_rates, rates.n_mated[:, 0])
+    in_fmr = _inequity(fmr_rates, n_nonmated)
+    in_fnmr = _inequity(fnmr_rates, n_mated)
     if fmr_target is None:
         resolved = precise = None
     else:
-        resolved, precise = (bool(flag[0]) for flag in resolution([fmr_target], int(rates.n_nonmated.sum())))
+        resolved, precise = (bool(flag[0]) for flag in resolution([fmr_target], int(n_nonmated.sum())))
     garbe_fmr = garbe(fmr_rates, correction=correction)
     garbe_fnmr = garbe(fnmr_rates, correction=correction)
+    asked_fmr = false_matches.sum() / n_nonmated.sum() if fmr_target is None else fmr_target
+    fmr_resolved, _ = rate_resolution(np.full(len(names), asked_fmr), false_matches, n_nonmated)
+    fnmr_resolved, _ = rate_resolution(np.full(len(names), false_non_matches.sum() / n_mated.sum()),
+                                       false_non_matches, n_mated)
     table = pd.DataFrame(
         {
             "group": names,
             "fmr": fmr_rates,
             "fnmr": fnmr_rates,
-            "false_matches": rates.false_matches[:, 0],
-            "n_nonmated": rates.n_nonmated[:, 0],
-            "false_non_matches": rates.false_non_matches[:, 0],
-            "n_mated": rates.n_mated[:, 0],
+            "false_matches": false_matches,
+            "n_nonmated": n_nonmated,
+            "false_non_matches": false_non_matches,
+            "n_mated": n_mated,
+            "fmr_resolved": fmr_resolved,
+            "fnmr_resolved": fnmr_resolved,
             "fmr_bounded": fmr_bounded,
             "fnmr_bounded": fnmr_bounded,
         }
@@ -440,7 +462,7 @@ def _outcome_from_rates(
         inequity_fnmr=in_fnmr,
         rates=table,
         fmr_target=np.nan if fmr_target is None else fmr_target,
-        k=int(rates.false_matches[:, 0].sum()),
+        k=int(false_matches.sum()),
         resolved=resolved,
         precise=precise,
     )

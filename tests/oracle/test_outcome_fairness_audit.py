@@ -294,3 +294,67 @@ def test_outcome_fairness_warning_lists_only_the_rates_that_were_replaced():
     with pytest.warns(bf.UndefinedRateWarning, match=r"^zero rates replaced by their 95% upper bound: "
                                                      r"FNMR of groups \['a', 'b'\]$"):
         bf.outcome_fairness(table, threshold=1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# outcome_fairness: each group's rates marked resolved by the rule of three
+# ---------------------------------------------------------------------------------------------
+
+counted_groups = st.dictionaries(  # per group: (comparisons, errors) of each kind, errors rare or not
+    st.sampled_from(["a", "b", "c"]),
+    st.tuples(*[st.integers(1, 300).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, min(n, 6)) | st.integers(0, n)))
+                for _ in ("mated", "nonmated")]),
+    min_size=2, max_size=3,
+)
+
+
+@FAST
+@given(groups=counted_groups, target=st.sampled_from([None, None, 1e-3, 0.01, 0.05, 1.0]))
+def test_outcome_fairness_marks_a_group_rate_resolved_by_its_errors_or_the_rate_asked(groups, target):
+    """Resolved iff the group has 3 errors or more, or the rate asked about (the target FMR, the
+    pooled FMR at a given threshold; the pooled FNMR) allows 3 among its comparisons (3/n <= it,
+    as SPEC section 1's float rule), counted from the scores by loops."""
+    scores = {g: ([-1.0] * misses + [1.0] * (n - misses), [1.0] * matches + [-1.0] * (m - matches))
+              for g, ((n, misses), (m, matches)) in groups.items()}
+    table = table_of(scores)
+    if target is None:
+        out = quiet(bf.outcome_fairness, table, threshold=0.0)
+    else:
+        try:
+            out = quiet(bf.outcome_fairness, table, fmr=target)
+        except ValueError as error:  # every score 1.0 (no miss, every non-mated a match): refused
+            assert "every score" in str(error)
+            return
+    rates = out.rates.set_index("group")
+    false_matches = {g: sum(s >= out.threshold for s in nonmated) for g, (_, nonmated) in scores.items()}
+    misses = {g: sum(s < out.threshold for s in mated) for g, (mated, _) in scores.items()}
+    pooled_fmr = sum(false_matches.values()) / sum(len(nonmated) for _, nonmated in scores.values())
+    pooled_fnmr = sum(misses.values()) / sum(len(mated) for mated, _ in scores.values())
+    for name, (mated, nonmated) in scores.items():
+        asked = pooled_fmr if target is None else target
+        assert rates.loc[name, "fmr_resolved"] == (false_matches[name] >= 3 or 3 / len(nonmated) <= asked)
+        assert rates.loc[name, "fnmr_resolved"] == (misses[name] >= 3 or 3 / len(mated) <= pooled_fnmr)
+
+
+def test_outcome_fairness_resolution_by_hand_and_as_the_differential_report():
+    """At FMR 0.05 (threshold 4: c's 10 false matches of 460, pooled FMR 1/46), a's 40
+    non-mated comparisons allow 2 false matches and it makes 0: unresolved; b's 400 allow 20:
+    resolved although it makes 0; c makes 10 in 20: resolved by its own errors. At the
+    threshold 4 given, the rate asked about is the pooled FMR, 1/46: b's 400 allow 8, a's 40
+    none. FNMR: pooled 10 of 140 = 1/14; a's 20 mated allow 1 and it misses 0: unresolved; b
+    misses 10 in 20: resolved; c's 100 allow 7: resolved although it misses none. The
+    differential report, which counts its own errors, marks the same groups."""
+    nonmated = {"a": np.full(40, -5.0), "b": np.full(400, -5.0), "c": np.r_[np.full(10, 4.0), np.full(10, -5.0)]}
+    mated = {"a": np.full(20, 5.0), "b": np.r_[np.full(10, -6.0), np.full(10, 5.0)], "c": np.full(100, 5.0)}
+    table = table_of({g: (mated[g], nonmated[g]) for g in "abc"})
+    table["subject"] = np.arange(len(table))
+    for options in ({"fmr": 0.05}, {"threshold": 4.0}):
+        out = quiet(bf.outcome_fairness, table, **options)
+        assert out.threshold == 4.0 and out.k == 10
+        rates = out.rates.set_index("group")
+        assert rates["fmr_resolved"].tolist() == [False, True, True]
+        assert rates["fnmr_resolved"].tolist() == [False, True, True]
+        report = quiet(bf.differential_report, table, **options, n_resamples=100, rng=0)
+        marked = report.groups.pivot(index="group", columns="rate", values="resolved")
+        assert marked["fmr"].tolist() == rates["fmr_resolved"].tolist()
+        assert marked["fnmr"].tolist() == rates["fnmr_resolved"].tolist()
