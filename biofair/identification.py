@@ -222,13 +222,16 @@ def _rectangular(values: ArrayLike, name: str, expected: str) -> NDArray:
 
 
 def _as_ids(values: ArrayLike, name: str, *, expected: str = "give one id per item, a flat sequence") -> NDArray:
-    """``values`` as an array, a list that mixes numbers and text with its types kept: NumPy
-    writes ``[1, "a"]`` as ``["1", "a"]``, and probe 1 would then find the gallery's ``"1"``.
-    ``expected``: what to give instead of a ragged nest of lists."""
+    """``values`` as an array; text, or a list that mixes types, with its types kept. NumPy
+    writes ``[1, "a"]`` as ``["1", "a"]`` (probe 1 would then find the gallery's ``"1"``),
+    ``[True, 1]`` as ``[1, 1]`` and ``[1, 1.0]`` as ``[1.0, 1.0]``: two labels merged in
+    silence, where :func:`biofair.group_labels` refuses them. ``expected``: what to give
+    instead of a ragged nest of lists."""
     array = _rectangular(values, name, expected)
-    if array.dtype.kind == "U" and not isinstance(values, np.ndarray):
-        return np.asarray(values, dtype=object)
-    return array
+    if isinstance(values, np.ndarray):
+        return array
+    mixed = isinstance(values, (list, tuple)) and len(set(map(type, values))) > 1
+    return np.asarray(values, dtype=object) if array.dtype.kind == "U" or mixed else array
 
 
 def _block_outcomes(

@@ -43,6 +43,23 @@ def test_lists_that_mix_numbers_and_text_are_refused(options, message):
         bf.probe_outcomes_from_matrix(MATRIX, **{**SEARCH, **options})
 
 
+@pytest.mark.parametrize(("options", "message"), [
+    # NumPy wrote [True, True, 1, 1] as [1, 1, 1, 1]: group True merged into group '1' in silence
+    ({"probe_groups": [True, True, 1, 1]}, "column(s) ['probe_groups'] hold equal labels written differently: True "
+                                           "(bool), 1 (int)"),
+    ({"probe_groups": [1, 1.0, 2, 2]}, "column(s) ['probe_groups'] hold equal labels written differently: 1 (int), "
+                                       "1.0 (float)"),
+    # the probe whose subject is True was taken as the gallery's subject 1
+    ({"probe_subjects": [True, 2, 8, 9], "gallery_subjects": [1, 2]},
+     "probe_subjects holds subject ids of several types, e.g. True (bool), 2 (int)"),
+])
+def test_lists_that_mix_bools_ints_and_floats_are_refused(options, message):
+    """As the same labels in an object array or a Series are."""
+    for given in (options, {name: pd.Series(values, dtype=object) for name, values in options.items()}):
+        with pytest.raises(bf.SchemaError, match="^" + re.escape(message)):
+            bf.probe_outcomes_from_matrix(MATRIX, **{**SEARCH, **given})
+
+
 def test_a_list_of_one_kind_of_id_still_finds_its_mates():
     numbers = bf.probe_outcomes_from_matrix(MATRIX, probe_subjects=[1, 2, 8, 9], gallery_subjects=[1, 2],
                                             probe_groups=SEARCH["probe_groups"], probe_ids=["p", "q", "r", "s"])
