@@ -801,7 +801,8 @@ def identification_discrepancy_rate(
     dev : pandas.DataFrame, optional
         Development outcomes the thresholds are set on; without them they are set on
         ``outcomes`` itself, which is optimistic (flagged in the ``optimistic`` column), as
-        it is when ``dev`` is ``outcomes``. Probe ids are not compared: those of
+        it is when ``dev`` holds the same outcomes (the same rows of group, ``mated``,
+        ``score`` and ``rank``, in any order). Probe ids are not compared: those of
         :func:`probe_outcomes_from_matrix` default to 0, 1, ... in every table.
 
     Returns
@@ -867,13 +868,29 @@ def identification_discrepancy_rate(
     targets = as_targets(fpir_targets, "fpir_targets")
     groups = _groups(outcomes, need_open_set=True)
     open_set = _open_set_scores(outcomes, "outcomes") if dev is None else _open_set_scores(dev, "dev")
-    if dev is not None:
-        _warn_if_dev_lacks_groups(list(groups), list(pd.unique(dev.loc[~dev["mated"], "group"])),
+    if dev is not None:  # labels compared as text: dev's 1, read back from a file, is the group '1'
+        _warn_if_dev_lacks_groups([str(name) for name in groups],
+                                  [str(name) for name in pd.unique(dev.loc[~dev["mated"], "group"])],
                                   units=("non-enrolled probes", "non-enrolled probes' best scores"))
     thresholds = np.atleast_1d(_thresholds_at_fpir(open_set, targets))
     dir_rates, fpir_rates = _dir_fpir(groups, thresholds, rank)
     return _discrepancy_table(
         targets, thresholds, (_max_gap(fpir_rates), _max_gap(dir_rates)), alpha=alpha,
         n_dev=open_set.size, at_or_above=open_set.size - np.searchsorted(open_set, thresholds, side="left"),
-        optimistic=dev is None or dev is outcomes, rate="fpir",
+        optimistic=dev is None or _same_outcomes(outcomes, dev), rate="fpir",
     )
+
+
+def _same_outcomes(outcomes: pd.DataFrame, dev: pd.DataFrame) -> bool:
+    """Whether ``dev`` holds the same probe outcomes as ``outcomes`` (checked tables), whatever
+    the order of the rows: the same rows of group (as text), ``mated``, ``score`` and ``rank``.
+    Probe ids are not compared: :func:`probe_outcomes_from_matrix` numbers them 0, 1, ... in
+    every table."""
+    columns = ["group", "mated", "score", "rank"]
+    if dev is outcomes:
+        return True
+    if len(dev) != len(outcomes) or not set(columns) <= set(dev.columns):
+        return False
+    rows = [table[columns].astype({"group": str, "mated": bool, "score": np.float64, "rank": np.int64})
+            .sort_values(columns, ignore_index=True) for table in (outcomes, dev)]
+    return rows[0].equals(rows[1])

@@ -144,3 +144,25 @@ def test_probe_groups_keep_one_and_one_as_text_apart():
     both types (NumPy's own array of the list holds '1' twice)."""
     with pytest.raises(bf.SchemaError, match=re.escape("1 (int), '1' (str)")):
         bf.probe_outcomes_from_matrix(MATRIX, **{**SEARCH, "probe_groups": [1, "1", 1, "1"]})
+
+
+def test_a_development_set_equal_to_the_evaluation_set_is_flagged_optimistic():
+    """An equal copy (or the same rows shuffled) was flagged optimistic=False: only `dev is
+    outcomes` was checked, where fairness_discrepancy_rate compares contents."""
+    evaluation = bf.probe_outcomes_from_matrix(MATRIX, **SEARCH)
+    copies = [bf.probe_outcomes_from_matrix(MATRIX, **SEARCH), evaluation.sample(frac=1, random_state=1)]
+    other = evaluation.assign(score=evaluation["score"] + 1e-9)
+    with pytest.warns(bf.InsufficientComparisonsWarning):
+        flags = [bf.identification_discrepancy_rate(evaluation, fpir_targets=[0.5], dev=dev)["optimistic"].item()
+                 for dev in (*copies, other)]
+    assert flags == [True, True, False]
+
+
+def test_development_groups_read_back_as_numbers_are_the_evaluation_groups():
+    """dev's groups 1 and 2 (a CSV read back) were said to lack the evaluation groups '1' and
+    '2': a spurious warning, as the thresholds pool every development probe anyway."""
+    evaluation = bf.probe_outcomes_from_matrix(MATRIX, **{**SEARCH, "probe_groups": [1, 2, 2, 1]})
+    dev = evaluation.assign(group=evaluation["group"].astype(int), score=evaluation["score"] / 2)
+    with pytest.warns(bf.InsufficientComparisonsWarning) as caught:
+        bf.identification_discrepancy_rate(evaluation, fpir_targets=[0.5], dev=dev)
+    assert [type(w.message) for w in caught] == [bf.InsufficientComparisonsWarning]
