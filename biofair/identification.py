@@ -39,7 +39,7 @@ from biofair._validation import (
 from biofair.discrepancy import _discrepancy_table, _max_gap, _warn_if_dev_lacks_groups
 from biofair.exceptions import SchemaError
 from biofair.groups import _attributes_of, _text_labels
-from biofair.schema import _check_ids_of_one_kind, _row, _score_problems
+from biofair.schema import _check_ids_of_one_kind, _contradiction, _row, _score_problems
 
 _OUTCOME_COLUMNS = ("probe_id", "group", "mated", "score", "rank", "top_nonmated")
 _DEFAULT_FPIR_TARGETS = (1e-1, 1e-2, 1e-3)
@@ -99,7 +99,9 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     SchemaError
         Listing every problem: no rows, missing columns, non-finite scores, missing probe or
         entry ids, non-boolean or missing labels, repeated (probe, entry) pairs, probes with
-        several mates or several groups, and probes not compared with the whole gallery; or
+        several mates or several groups, probes not compared with the whole gallery, and rows
+        whose ``mated`` contradicts ``reference_subject == probe_subject`` when the table has
+        both columns; or
         a group column holding two labels that differ only in type, or ids of two types in
         ``probe_id`` or ``reference_id`` (``1`` and ``"1"``).
 
@@ -164,7 +166,7 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     groups_per_probe = probe_group.groupby(probe).nunique().to_numpy()
     if n_repeated:
         problems.append(f"{n_repeated} repeated (probe_id, reference_id) pairs")
-    if (mates > 1).any():
+    if not n_repeated and (mates > 1).any():  # a repeated mated pair is not a second mate
         problems.append(f"{int((mates > 1).sum())} probes have several mated entries; fuse the gallery "
                         "to one entry per identity first")
     if (groups_per_probe > 1).any():
@@ -172,6 +174,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     if not n_repeated and (per_probe != n_entries).any():
         problems.append(f"{int((per_probe != n_entries).sum())} probes were not compared with all "
                         f"{n_entries} gallery entries")
+    if {"reference_subject", "probe_subject"} <= set(scores.columns):  # as validate_scores reads them
+        problems += [problem for problem in (_contradiction(scores),) if problem]
     if problems:
         raise SchemaError("invalid identification table:\n- " + "\n- ".join(problems))
 

@@ -166,3 +166,26 @@ def test_development_groups_read_back_as_numbers_are_the_evaluation_groups():
     with pytest.warns(bf.InsufficientComparisonsWarning) as caught:
         bf.identification_discrepancy_rate(evaluation, fpir_targets=[0.5], dev=dev)
     assert [type(w.message) for w in caught] == [bf.InsufficientComparisonsWarning]
+
+
+def test_subject_columns_that_contradict_mated_are_refused_as_validate_scores_refuses_them():
+    """Probe p's own mate, marked mated=False, counted as a false alarm of a non-enrolled probe."""
+    table = pd.DataFrame({"probe_id": ["p", "p", "q", "q"], "reference_id": ["a", "b"] * 2,
+                          "reference_subject": ["A", "B"] * 2, "probe_subject": ["A", "A", "B", "B"],
+                          "score": [0.9, 0.2, 0.3, 0.8], "mated": [False, False, False, True],
+                          "group": ["x", "x", "y", "y"]})
+    message = "1 rows have 'mated' contradicting reference_subject == probe_subject"
+    with pytest.raises(bf.SchemaError, match=re.escape(message)):
+        bf.validate_scores(table)
+    with pytest.raises(bf.SchemaError, match="^" + re.escape("invalid identification table:\n- " + message) + "$"):
+        bf.probe_outcomes(table)
+    fixed = bf.probe_outcomes(table.assign(mated=table["reference_subject"] == table["probe_subject"]))
+    assert fixed["mated"].tolist() == [True, True] and fixed["rank"].tolist() == [1, 1]
+
+
+def test_a_repeated_mated_row_is_one_problem_not_a_second_mate():
+    """The repeated row also read as 'several mated entries; fuse the gallery', wrong advice."""
+    repeated = pd.concat([LONG, LONG.iloc[[0]]])
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "invalid identification table:\n- 1 repeated (probe_id, reference_id) pairs") + "$"):
+        bf.probe_outcomes(repeated)
