@@ -92,7 +92,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     pandas.DataFrame
         One row per probe: ``probe_id``, ``group``, ``mated`` (enrolled), ``score`` (mate
         score if enrolled, else the best score), ``rank`` (1-based rank of the mate, 0 if
-        not enrolled) and ``top_nonmated`` (best non-mated score).
+        not enrolled) and ``top_nonmated`` (best non-mated score; ``-inf`` when the gallery
+        holds only the probe's mate).
 
     Raises
     ------
@@ -452,8 +453,10 @@ def _group_problems(group: pd.Series) -> list[str]:
 def _rank_problems(rank: pd.Series, mated: pd.Series) -> list[str]:
     """What is wrong with the ``rank`` column: whole numbers, at least 1 for an enrolled probe
     (its mate's place) and 0 for another (a NaN rank was never a hit, -5 one at rank 1)."""
-    numbers = pd.api.types.is_numeric_dtype(rank) and not pd.api.types.is_bool_dtype(rank)  # text: numpy's sort failed
-    values = rank.to_numpy(dtype=np.float64, na_value=np.nan) if numbers else np.full(len(rank), np.nan)
+    if not pd.api.types.is_numeric_dtype(rank) or pd.api.types.is_bool_dtype(rank):  # text: numpy's sort failed
+        return [f"column 'rank' must hold whole numbers, got dtype {rank.dtype}; convert it, e.g. "
+                "outcomes['rank'].astype('int64')"]
+    values = rank.to_numpy(dtype=np.float64, na_value=np.nan)
     whole = np.isfinite(values) & (values == np.round(values))
     bad = ~whole | (values < 0)
     known = pd.api.types.is_bool_dtype(mated) and not mated.isna().any()  # else 'mated' has its own problem

@@ -144,9 +144,12 @@ def test_identification_rates_at_infinite_thresholds():
     (lambda o: o.assign(rank=o["rank"].where(o.index != 0, -5)),
      "column 'rank' has 1 values that are not a rank (a whole number, at least 1 for an enrolled probe, 0 for a "
      "probe not enrolled): e.g. -5 in row 0 (enrolled)"),
+    # text, or numbers in an object column: named by the dtype (it read "'1' in row 0 (enrolled)
+    # is not a rank", quoting a valid rank)
     (lambda o: o.assign(rank=o["rank"].astype(str)),
-     "column 'rank' has 4 values that are not a rank (a whole number, at least 1 for an enrolled probe, 0 for a "
-     "probe not enrolled): e.g. '1' in row 0 (enrolled)"),
+     "column 'rank' must hold whole numbers, got dtype str; convert it, e.g. outcomes['rank'].astype('int64')"),
+    (lambda o: o.assign(rank=o["rank"].astype(object)),
+     "column 'rank' must hold whole numbers, got dtype object; convert it, e.g. outcomes['rank'].astype('int64')"),
 ])
 @pytest.mark.parametrize("measure", [
     lambda o: bf.cmc(o, max_rank=1),
