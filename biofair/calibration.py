@@ -25,7 +25,7 @@ from biofair._typing import By
 from biofair._validation import as_count, as_number, as_scores, is_real_dtype, power_of_two_exponent, text_mask
 from biofair._warnings import warn
 from biofair.detection_cost import _checked_costs, _min_dcf_from_counts
-from biofair.dispersion import garbe, inequity
+from biofair.dispersion import _inequity, garbe
 from biofair.exceptions import SchemaError, UndefinedRateWarning
 from biofair.groups import ScoresByGroup, scores_by_group
 
@@ -47,12 +47,12 @@ def _cllr_sorted(mated: NDArray, nonmated: NDArray) -> float:
     overflow; a Cllr beyond the largest float is an error, never inf.
     """
 
-    def half_mean(costs: NDArray) -> float:
+    def half_mean(costs: NDArray) -> float:  # in bits, cost by cost: ln 2 / ln 2 is exactly 1
         shift = 64 if costs.size and costs.max() > 2.0**960 else 0  # exact: powers of two
-        return float(np.ldexp(np.ldexp(costs, -shift).mean(), shift - 1))
+        return float(np.ldexp((np.ldexp(costs, -shift) / _LN2).mean(), shift - 1))
 
     with np.errstate(over="ignore"):
-        value = (half_mean(np.logaddexp(0.0, -mated)) + half_mean(np.logaddexp(0.0, nonmated))) / _LN2
+        value = half_mean(np.logaddexp(0.0, -mated)) + half_mean(np.logaddexp(0.0, nonmated))
     if not np.isfinite(value):
         raise OverflowError(
             "Cllr exceeds the largest float64: LLRs of magnitude up to "
@@ -296,6 +296,10 @@ def actual_dcf(
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
         numbers are refused), or ``p_target``, ``c_miss`` or ``c_fa`` is not a number.
+    OverflowError
+        When the normalised cost exceeds the largest float64: ``c_miss·p_target`` and
+        ``c_fa·(1 - p_target)`` more than 308 orders of magnitude apart, and the decision
+        errs on the costlier side.
 
     See Also
     --------
@@ -316,10 +320,18 @@ def actual_dcf(
     threshold = _bayes_threshold(p_target, c_miss, c_fa)
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated, infinite=True)
     false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, threshold)
-    cost = c_miss * p_target * false_non_matches / mated_sorted.size + c_fa * (1 - p_target) * (
-        false_matches / nonmated_sorted.size
-    )
-    return float(cost / min(c_miss * p_target, c_fa * (1.0 - p_target)))
+    # the rates first, as min_dcf computes them: the same point then costs the same, never 1 ulp less
+    fnmr, fmr = false_non_matches / mated_sorted.size, false_matches / nonmated_sorted.size
+    weighted = (c_miss * p_target, c_fa * (1.0 - p_target))
+    with np.errstate(over="ignore"):
+        cost = (weighted[0] * fnmr + weighted[1] * fmr) / min(weighted)
+    if not np.isfinite(cost):
+        raise OverflowError(
+            f"the normalised cost exceeds the largest float64: c_miss·p_target = {weighted[0]:g} and "
+            f"c_fa·(1 - p_target) = {weighted[1]:g} differ by more than 308 orders of magnitude and the Bayes "
+            "decision errs on the costlier side; bring the costs and the prior closer"
+        )
+    return float(cost)
 
 
 def bayes_error_rates(
@@ -358,7 +370,7 @@ def bayes_error_rates(
         When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN, a
         masked value or an integer beyond ``±2**53`` (``±inf`` is allowed: infinite evidence);
         or when ``prior_log_odds`` is empty or not one-dimensional, holds a NaN or infinite
-        value, or gives a prior that rounds to 0 or 1 (``x`` outside about [-745, 36]).
+        value, or gives a prior that rounds to 0 or 1 (``x`` outside about [-709, 36]).
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
         numbers are refused), or ``prior_log_odds`` does not hold real numbers.
@@ -386,21 +398,21 @@ def bayes_error_rates(
     if prior_log_odds is not None and np.size(prior_log_odds) == 0:
         raise ValueError("prior_log_odds is empty: give at least one operating point's prior log-odds")
     x = np.linspace(-6.0, 6.0, 61) if prior_log_odds is None else as_scores(prior_log_odds, "prior_log_odds")
-    p = expit(x)
+    p, q = expit(x), expit(-x)  # q = 1 - p, exactly: 1 - p lost every digit of it by x = 36
     extreme = (p <= 0.0) | (p >= 1.0)
     if extreme.any():
         raise ValueError(
-            f"prior_log_odds must give a prior strictly between 0 and 1 in float64 (x from about -745 to 36), "
+            f"prior_log_odds must give a prior strictly between 0 and 1 in float64 (x from about -709 to 36), "
             f"got {float(x[extreme][0])!r}"
         )
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated, infinite=True)
-    norm = np.minimum(p, 1.0 - p)
+    norm = np.minimum(p, q)
 
     threshold = -x  # exact: ln((1-p)/p) from the rounded p would move it (by 0.04 at x = 36)
 
     def dcf_at_bayes(m: NDArray, n: NDArray) -> NDArray:
         false_matches, false_non_matches = counts_at(m, n, threshold)
-        return (p * false_non_matches / m.size + (1.0 - p) * false_matches / n.size) / norm
+        return (p * (false_non_matches / m.size) + q * (false_matches / n.size)) / norm
 
     counts = error_counts_sorted(mated_sorted, nonmated_sorted)
     return pd.DataFrame(
@@ -408,7 +420,8 @@ def bayes_error_rates(
             "prior_log_odds": x,
             "p_target": p,
             "actual_dcf": dcf_at_bayes(mated_sorted, nonmated_sorted),
-            "min_dcf": [_min_dcf_from_counts(counts, float(q)) for q in p],
+            # p·FNMR + q·FMR over min(p, q) is min_dcf at the prior 1/2 with the costs p and q
+            "min_dcf": [_min_dcf_from_counts(counts, 0.5, c_miss=float(a), c_fa=float(b)) for a, b in zip(p, q)],
             "pav_dcf": dcf_at_bayes(*_pav_llrs(mated_sorted, nonmated_sorted)),
         }
     )
@@ -696,7 +709,8 @@ def calibration_by_group(
         number.
     OverflowError
         When a group's Cllr exceeds the largest float64 (LLRs near ``±1.8e308`` that point the
-        wrong way, as for :func:`biofair.cllr`).
+        wrong way, as for :func:`biofair.cllr`), or its actual DCF does (as for
+        :func:`actual_dcf`), naming the group.
 
     See Also
     --------
@@ -720,11 +734,16 @@ def calibration_by_group(
     {'a': 0.443, 'b': 0.493, '(all)': 0.474}
     """
     groups = scores_by_group(scores, by=by)
-    rows = {name: _calibration_row(g.mated, g.nonmated, p_target, c_miss, c_fa) for name, g in groups.items()}
-    pooled_mated = np.sort(np.concatenate([g.mated for g in groups.values()]))
-    if _POOLED in rows:
+    if _POOLED in groups:
         raise SchemaError(f"a group is labelled {_POOLED!r}, the name of the row of all groups pooled; relabel it")
-    rows[_POOLED] = _calibration_row(pooled_mated, groups.pooled_nonmated, p_target, c_miss, c_fa)
+    pooled_mated = np.sort(np.concatenate([g.mated for g in groups.values()]))
+    rows = {}
+    for name, (mated, nonmated) in [*((name, (g.mated, g.nonmated)) for name, g in groups.items()),
+                                    (_POOLED, (pooled_mated, groups.pooled_nonmated))]:
+        try:
+            rows[name] = _calibration_row(mated, nonmated, p_target, c_miss, c_fa)
+        except OverflowError as error:  # which group's scores, as fit_group_calibration says
+            raise OverflowError(f"group {name!r}: {error}") from error
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("group")
 
 
@@ -770,12 +789,13 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
         One row per measure (``cllr``, ``min_cllr``, ``calibration_loss``, ``actual_dcf``,
         ``min_dcf``), columns ``max_gap`` = max - min over groups, ``ratio`` = max / min,
         ``garbe`` (:func:`biofair.garbe`, the Gini coefficient of the per-group values) and
-        ``inequity`` (:func:`biofair.inequity`, max / geometric mean). GARBE and Inequity are
-        scale-free, so they are computed on the values divided by their maximum (these costs
-        are not rates and can exceed 1). Lower is fairer in every column. A group whose value
-        is 0 (a perfectly separated group has minDCF 0) makes ``ratio`` and ``inequity``
-        infinite, with a warning; when every group's value is 0 they are 1, as for any equal
-        values.
+        ``inequity`` (:func:`biofair.inequity`, max / geometric mean, from the logarithms of
+        the values). GARBE is scale-free, so it is computed on the values divided by their
+        maximum (these costs are not rates and can exceed 1). Lower is fairer in every column.
+        A group whose value is 0 (a perfectly separated group has minDCF 0) makes ``ratio``
+        and ``inequity`` infinite, with a warning, as do values so far apart that their ratio
+        exceeds the largest float64; when every group's value is 0 they are 1, as for any
+        equal values.
 
     Raises
     ------
@@ -791,7 +811,8 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
     Warns
     -----
     UndefinedRateWarning
-        When some but not all groups have the value 0, naming the measure and the groups.
+        When some but not all groups have the value 0, naming the measure and the groups, or
+        when a measure's ratio or inequity exceeds the largest float64.
 
     See Also
     --------
@@ -845,12 +866,13 @@ def calibration_fairness(by_group: pd.DataFrame) -> pd.DataFrame:
         if zero.any():
             warn(f"{measure} is 0 in {_listed(groups.index[zero], values[zero])}: its ratio and "
                  "inequity (max over min, max over the geometric mean) are infinite", UndefinedRateWarning)
-        rows[measure] = {
-            "max_gap": largest - values.min(),
-            "ratio": np.inf if zero.any() else largest / values.min(),
-            "garbe": garbe(values / largest),
-            "inequity": np.inf if zero.any() else inequity(values / largest, zero="raise"),
-        }
+        with np.errstate(over="ignore"):  # values hundreds of decades apart: named below
+            ratio, equity = (np.inf, np.inf) if zero.any() else (largest / values.min(), _inequity(values, None))
+        if not zero.any() and not np.isfinite(ratio + equity):
+            warn(f"{measure} spans more than the float64 range over the groups ({_listed(groups.index, values)}): its "
+                 "ratio or inequity exceeds the largest float64 and is given as inf", UndefinedRateWarning)
+        rows[measure] = {"max_gap": largest - values.min(), "ratio": ratio, "garbe": garbe(values / largest),
+                         "inequity": equity}
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("measure")
 
 
