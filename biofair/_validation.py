@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -68,6 +68,10 @@ def as_scores(
     with :func:`check_finite` (after sorting, a look at both ends suffices).
     """
     array = unmasked(values, name)
+    if array.dtype == object and array.ndim == 0:  # None, a set, a dict, a generator: NumPy holds it whole
+        raise TypeError(f"{name} must be a sequence of scores (a list, an array or a Series), got "
+                        f"{type(values).__name__}" + ("; make it a list first, e.g. list(values)"
+                                                      if isinstance(values, (set, frozenset, Iterator)) else ""))
     if not is_real_dtype(array.dtype):
         hint = ("; numbers held as Python objects are converted by numpy.asarray(values, dtype=float), text such as "
                 "'0.5' by pandas.to_numeric" if array.dtype == object else "")

@@ -32,6 +32,10 @@ BAD = {
     "bool": ([True, False], TypeError, r"must hold numeric scores"),
     # NumPy counts durations among its integers: Cllr was 1.80 in seconds and 1442.9 in milliseconds
     "durations": (np.array([1, 2], dtype="timedelta64[s]"), TypeError, r"must hold numeric scores, got dtype timedelta64\[s\]"),
+    # NumPy holds these whole, as one object: the message advised numpy.asarray(values, dtype=float), which fails too
+    "none": (None, TypeError, r"must be a sequence of scores \(a list, an array or a Series\), got NoneType$"),
+    "set": ({0.1, 0.2}, TypeError, r"must be a sequence of scores \(a list, an array or a Series\), got set; make it a "
+                                   r"list first, e\.g\. list\(values\)$"),
 }
 
 
