@@ -87,8 +87,10 @@ def poisson_bootstrap(
     Returns
     -------
     pandas.DataFrame
-        One row per group and threshold (FDR rows have group ``"FDR"``): ``threshold``,
-        ``metric``, ``value`` (on all data), ``low``, ``high``.
+        One row per group, rate and threshold, and one per threshold for FDR (``metric``
+        ``"fdr"``, group ``"FDR"``: select them by ``metric``, as a group may be called
+        "FDR" too): ``group``, ``threshold``, ``metric``, ``value`` (on all data), ``low``,
+        ``high``.
 
     Raises
     ------

@@ -315,7 +315,9 @@ def _on_partitions(frame, function: Callable, *args, columns: Sequence[str] | No
         tasks = [dask.delayed(_add)(*tasks[i : i + 8]) for i in range(0, len(tasks), 8)]
     _PASSES[0] += 1
     try:
-        found = dask.compute(*tasks, scheduler=context.scheduler)
+        with warnings.catch_warnings():  # Dask's own use of pandas' deprecated inplace=, as where it is read
+            warnings.filterwarnings("ignore", message="The inplace keyword in DataFrame")
+            found = dask.compute(*tasks, scheduler=context.scheduler)
     except (KeyError, ValueError) as error:  # pandas' "not in index", Arrow's "No match for FieldRef"
         if columns is None or not any(text in str(error) for text in ("not in index", "No match for FieldRef")):
             raise
@@ -385,6 +387,12 @@ def _check_files_alike(path: str) -> dict[str, _Footer] | None:
     except (pa.ArrowException, OSError):
         return None  # an unreadable file: the reading that follows names it
     names = {file: set(footers[os.path.abspath(file)].schema.names) for file in files}
+    if empty := [file for file in files if not names[file]]:  # Dask takes the first file's columns: none at all
+        raise SchemaError(
+            f"{len(empty)} Parquet file(s) of {path!r} hold no columns (a table written without them?): "
+            f"{', '.join(empty[:3])}{' ...' if len(empty) > 3 else ''}. Remove them, or write them with the "
+            "columns of the others"
+        )
     for file in files:  # Dask reads every folder name key=value of a file's path (its parents' too) as a column
         if both := [part for part in Path(os.path.abspath(file)).parent.parts
                    if "=" in part and part.split("=", 1)[0] in names[file]]:

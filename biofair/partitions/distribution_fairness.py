@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from biofair._typing import By, Combine, MeanTail, ScoreKind
 from biofair._validation import as_number, check_bins, check_choice, check_kind, power_of_two_exponents
+from biofair._warnings import warn
 from biofair.distribution_fairness import (
     EquityIndex,
     _automatic_parameters,
@@ -32,7 +33,15 @@ from biofair.distribution_fairness import (
     _range_edges,
 )
 from biofair.partitions._order_statistics import Windows, bins_of, order_statistics
-from biofair.partitions.census import Census, Partitioned, _group_keys, _needed, _on_partitions, partitioned
+from biofair.partitions.census import (
+    _LOCATING_BITS,
+    Census,
+    Partitioned,
+    _group_keys,
+    _needed,
+    _on_partitions,
+    partitioned,
+)
 
 
 def _group_histograms_part(part: pd.DataFrame, index: int, census: Census, edges: NDArray) -> NDArray:
@@ -185,10 +194,23 @@ def _tail_centre_part(part: pd.DataFrame, index: int, census: Census, kind: str,
     return np.bincount(key, minlength=len(census.names) * 2 * n_bins).reshape(-1, 2, n_bins)
 
 
+#: Peak memory per group of CEI's locating histograms, measured (one dense int64 row of 2**18
+#: bins per group in each partition's task, in their sums and on the client: 8 MB), and the
+#: footprint from which it warns (about 128 groups).
+_HISTOGRAM_BYTES_PER_GROUP = 8 << 20
+_MANY_HISTOGRAM_BYTES = 1 << 30
+
+
 def _cei_divergences(data: Partitioned, kind: str, percentiles: NDArray, tail_weight: float, bins: int,
                      mean_tail: str, smoothing: float) -> NDArray[np.float64]:
-    """Three passes: locate and refine each group's split, then count tails and centres."""
+    """Three passes: locate and refine each group's split, then count tails and centres.
+    Warns when the groups' locating histograms will take more than ``_MANY_HISTOGRAM_BYTES``."""
     frame, census_ = data
+    footprint = len(census_.names) * _HISTOGRAM_BYTES_PER_GROUP
+    if footprint > _MANY_HISTOGRAM_BYTES:
+        warn(f"CEI out of core locates each group's percentiles on a histogram of 2**{_LOCATING_BITS} bins: "
+             f"{len(census_.names):,} groups take about {footprint / 2**30:.1f} GiB here and on each worker. "
+             "Compute it in memory (biofair.comprehensive_equity_index) if the scores fit, or group more coarsely")
     windows = order_statistics(frame, _one_class, (census_, kind), len(census_.names),
                                lambda sizes: _percentile_ranks(sizes, kind, percentiles))
     split = _split_points(windows, census_.names, kind, percentiles)
@@ -262,6 +284,12 @@ def comprehensive_equity_index(
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, ``percentile`` or
         ``tail_weight`` is not a number, or ``bins`` is not an integer.
+
+    Warns
+    -----
+    UserWarning
+        When the groups' locating histograms (2**18 bins each) will take more than about
+        1 GiB (some 128 groups: 8 MB per group, here and on each worker).
 
     See Also
     --------
@@ -422,6 +450,9 @@ def automatic_comprehensive_equity_index(
     -----
     InsufficientComparisonsWarning
         When no score of a group lies beyond ``mu ± N·sigma``, as in memory.
+    UserWarning
+        When the groups' locating histograms (2**18 bins each) will take more than about
+        1 GiB (some 128 groups: 8 MB per group, here and on each worker).
 
     See Also
     --------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import decimal
 import re
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -641,3 +642,59 @@ def test_decimal_scores_are_refused_one_way_however_the_frame_is_made(tmp_path):
                                               r"biofair reads float scores\. .*biofair\.read_scores"):
             bp.census(data)
     assert bf.read_scores(path)["score"].tolist() == scores["score"].tolist()  # in memory: converted
+
+
+@pytest.mark.parametrize("name", ["a-empty.parquet", "z-empty.parquet"])
+def test_a_parquet_file_without_columns_is_named(name, tmp_path):
+    """Sorted first, it read as 'no Parquet file matches ... (or its files have no columns)', a
+    FileNotFoundError naming no file: Dask takes the first file's columns. Sorted last, 'missing
+    column(s) score, mated (..., whose columns are : write ...)'."""
+    table().to_parquet(tmp_path / "part-0.parquet", index=False)
+    pq.write_table(pa.table({}), tmp_path / name)
+    message = (f"1 Parquet file(s) of {str(tmp_path)!r} hold no columns (a table written without them?): "
+               f"{tmp_path / name}. Remove them, or write them with the columns of the others")
+    for metric in (bp.partitioned, bp.eer):
+        with pytest.raises(SchemaError, match="^" + re.escape(message) + "$"):
+            metric(str(tmp_path))
+    (tmp_path / name).unlink()
+    assert bp.eer(str(tmp_path)) == bf.eer(*bf.split_scores(table()))
+
+
+def test_a_pass_over_a_transformed_frame_shows_no_warning_of_dask_s_own(tmp_path):
+    """Distances negated as the package's docstring says: every pass showed pandas' warning on
+    Dask's own use of reset_index(inplace=...), which biofair already hid where it reads a path."""
+    table().to_parquet(tmp_path / "part-0.parquet", index=False)
+    frame = dd.read_parquet(str(tmp_path)).assign(score=lambda f: -f["score"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert bp.eer(frame) == bf.eer(*bf.split_scores(table().assign(score=lambda t: -t["score"])))
+
+
+def test_a_group_called_fdr_keeps_its_rates_apart_from_the_fdr_rows():
+    """The FDR rows carry group 'FDR'; chapter 14 kept the groups' rows by group != 'FDR', which
+    dropped a group of that name. The metric column tells them apart."""
+    scores = table().assign(group=lambda t: np.where(t["group"] == t["group"].iloc[0], "FDR", "other"))
+    intervals = bp.poisson_bootstrap(dd.from_pandas(scores, npartitions=2), [0.5], n_resamples=40, rng=0)
+    assert sorted(intervals.loc[intervals["metric"] != "fdr", "group"].unique()) == ["FDR", "other"]
+    rates = bf.rates_by_group(scores, 0.5).set_index("group")
+    for rate in ("fmr", "fnmr"):
+        found = intervals[intervals["metric"] == rate].set_index("group")["value"]
+        assert found.sort_index().tolist() == rates[rate].sort_index().tolist()
+    assert (intervals["metric"] == "fdr").sum() == 1
+
+
+def test_cei_out_of_core_warns_before_histograms_of_many_groups(monkeypatch):
+    """2**18 locating bins per group: 1,000 groups took 8.3 GB where memory took 250 MB, without
+    a word. The warning's bound is lowered here to fire on three groups."""
+    from biofair.partitions import distribution_fairness as module
+    monkeypatch.setattr(module, "_MANY_HISTOGRAM_BYTES", 2 * module._HISTOGRAM_BYTES_PER_GROUP)
+    data = dd.from_pandas(table(), npartitions=2)
+    with pytest.warns(UserWarning, match=r"^CEI out of core locates each group's percentiles on a histogram of 2\*\*18 "
+                                         r"bins: 3 groups take about 0\.0 GiB here and on each worker\. Compute it in "
+                                         r"memory \(biofair\.comprehensive_equity_index\)"):
+        found = bp.comprehensive_equity_index(data, kind="nonmated")
+    assert found.extreme == bf.comprehensive_equity_index(table(), kind="nonmated").extreme
+    monkeypatch.setattr(module, "_MANY_HISTOGRAM_BYTES", 3 * module._HISTOGRAM_BYTES_PER_GROUP)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        bp.comprehensive_equity_index(data, kind="nonmated")
