@@ -132,11 +132,16 @@ def _pav_llrs(mated_sorted: NDArray, nonmated_sorted: NDArray) -> tuple[NDArray,
     scores, labels = scores[order], labels[order]
     starts = np.flatnonzero(np.concatenate([[True], scores[1:] != scores[:-1]]))
     weights = np.diff(np.append(starts, scores.size))
-    tied_mean = np.add.reduceat(labels, starts) / weights
-    posterior = isotonic_regression(tied_mean, weights=weights, increasing=True).x
+    tied_mated = np.add.reduceat(labels, starts)
+    posterior = isotonic_regression(tied_mated / weights, weights=weights, increasing=True).x
+    # each pooled block's LLR from its counts, k mated of w: ln(k·N) - ln((w - k)·M), the products
+    # exact below 2**53, so that a block of the classes' own proportions has an LLR of 0 exactly
+    # (logit of the rounded k/w gave -1.1e-16)
+    blocks = np.flatnonzero(np.concatenate([[True], posterior[1:] != posterior[:-1]]))
+    k, w = np.add.reduceat(tied_mated, blocks), np.add.reduceat(weights, blocks).astype(np.float64)
     with np.errstate(divide="ignore"):
-        llr_values = logit(posterior) - np.log(mated_sorted.size / nonmated_sorted.size)
-    llrs = np.repeat(llr_values, weights)
+        block_llrs = np.log(k * nonmated_sorted.size) - np.log((w - k) * mated_sorted.size)
+    llrs = np.repeat(np.repeat(block_llrs, np.diff(np.append(blocks, weights.size))), weights)
     return llrs[labels == 1], llrs[labels == 0]
 
 

@@ -84,3 +84,12 @@ def test_calibration_fairness_of_values_hundreds_of_decades_apart():
     assert all(issubclass(w.category, bf.UndefinedRateWarning) for w in caught)
     assert any(str(w.message).startswith("cllr spans more than the float64 range over the groups ('a': 6.")
                for w in caught)
+
+
+@pytest.mark.parametrize(("mated", "nonmated"), [([1.0, 2.0], [3.0]), ([0.0] * 3, [0.0]), ([1.0, 3.0, 5.0], [2.0, 4.0, 6.0])])
+def test_a_pav_block_of_the_classes_own_proportions_has_an_llr_of_exactly_zero(mated, nonmated):
+    """PAV pools everything into one block here, with M mated of M + N: posterior M / (M + N),
+    the prior, so no evidence. logit of the rounded posterior gave -1.1e-16."""
+    llrs = bf.pav_llrs(mated, nonmated)
+    assert np.concatenate(llrs).tolist() == [0.0] * (len(mated) + len(nonmated))
+    assert bf.min_cllr(mated, nonmated) == 1.0
