@@ -52,6 +52,16 @@ def _start_kernel_on_sockets(startup_timeout: float = 60, kernel_name: str = "py
 nbval.kernel.start_new_kernel = _start_kernel_on_sockets
 
 
+@pytest.fixture
+def close_figures():
+    """Close every Matplotlib figure a test left open; for the figure tests' modules
+    (``pytestmark = pytest.mark.usefixtures("close_figures")``)."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def random_scores(rng: np.random.Generator, *, ties: bool, n_mated: int = 150, n_nonmated: int = 600):
     """Normal scores (mated shifted by 2); with ``ties`` they are rounded to one decimal."""
     mated = rng.normal(2.0, 1.0, n_mated)

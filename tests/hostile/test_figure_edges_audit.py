@@ -15,10 +15,7 @@ from scipy.stats import norm  # noqa: E402
 from biofair import plotting  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")  # tests/conftest.py
 
 
 def rates_at_every_threshold(mated, nonmated):

@@ -20,10 +20,7 @@ import biofair as bf  # noqa: E402
 from biofair import plotting  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")  # tests/conftest.py
 
 
 SEPARATED = (np.arange(10.0, 20.0), np.arange(0.0, 50.0) / 10)  # every mated score above every non-mated one

@@ -16,10 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from biofair.plotting import plot_score_distributions  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")  # tests/conftest.py
 
 
 def step_heights(ax) -> list[float]:

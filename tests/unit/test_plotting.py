@@ -24,10 +24,7 @@ import biofair as bf
 from biofair import plotting
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")  # tests/conftest.py
 
 
 @pytest.fixture(autouse=True)

@@ -18,10 +18,7 @@ import biofair as bf
 from biofair import plotting
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")  # tests/conftest.py
 
 
 def rates_by_loop(mated, nonmated):
