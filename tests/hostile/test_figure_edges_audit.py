@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 from scipy.stats import norm  # noqa: E402
 
 from biofair import plotting  # noqa: E402

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
 from biofair.plotting import plot_score_distributions  # noqa: E402
 
