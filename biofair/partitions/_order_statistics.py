@@ -100,14 +100,18 @@ def at_or_above(histogram: NDArray) -> NDArray[np.int64]:
     return np.concatenate([from_top, np.zeros((histogram.shape[0], 1), dtype=from_top.dtype)], axis=1)
 
 
-def locate(frame, select: Select, args: tuple, n_streams: int) -> NDArray[np.int64]:
+def locate(frame, select: Select, args: tuple, n_streams: int, *, keep: bool = True) -> NDArray[np.int64]:
     """Pass 1: counts per stream (rows) and locating bin (columns), summed over partitions.
 
     No pass when the same histogram of the same frame was made before (the census makes
-    those of ``by_class`` and ``homogeneous_nonmated``).
+    those of ``by_class`` and ``homogeneous_nonmated``). ``keep=False``: made and not kept
+    (2 MB a stream: a caller that goes through many streams a batch at a time).
     """
-    return _cached(frame, _histogram_key(select.__name__, *args), lambda: _on_partitions(
-        frame, _histogram_part, select, args, n_streams, columns=_needed(*args), total=True).dense())
+    def histogram() -> NDArray[np.int64]:
+        return _on_partitions(frame, _histogram_part, select, args, n_streams, columns=_needed(*args),
+                              total=True).dense()
+
+    return _cached(frame, _histogram_key(select.__name__, *args), histogram) if keep else histogram()
 
 
 def _distinct_part(part: pd.DataFrame, index: int, requests: list[tuple]) -> list[pd.Series]:
@@ -258,7 +262,8 @@ def refined_windows(frame, wanted: NDArray[np.bool_]) -> Windows | None:
 
 
 def order_statistics(frame, select: Select, args: tuple, n_streams: int,
-                     ranks: Callable[[NDArray[np.int64]], Sequence[NDArray]]) -> Windows:
-    """Both passes: ``ranks(sizes)`` gives each stream's wanted ranks from its size."""
-    histogram = locate(frame, select, args, n_streams)
+                     ranks: Callable[[NDArray[np.int64]], Sequence[NDArray]], *, keep: bool = True) -> Windows:
+    """Both passes: ``ranks(sizes)`` gives each stream's wanted ranks from its size; ``keep``:
+    whether the locating histogram is kept with the frame (see :func:`locate`)."""
+    histogram = locate(frame, select, args, n_streams, keep=keep)
     return refine(frame, [(select, args, histogram, wanted_bins(histogram, ranks(histogram.sum(axis=1))))])[0]

@@ -18,7 +18,6 @@ from numpy.typing import NDArray
 
 from biofair._typing import By, Combine, MeanTail, ScoreKind
 from biofair._validation import as_number, check_bins, check_choice, check_kind, power_of_two_exponents
-from biofair._warnings import warn
 from biofair.distribution_fairness import (
     EquityIndex,
     _automatic_parameters,
@@ -34,7 +33,6 @@ from biofair.distribution_fairness import (
 )
 from biofair.partitions._order_statistics import Windows, bins_of, order_statistics
 from biofair.partitions.census import (
-    _LOCATING_BITS,
     Census,
     Partitioned,
     _group_keys,
@@ -194,26 +192,36 @@ def _tail_centre_part(part: pd.DataFrame, index: int, census: Census, kind: str,
     return np.bincount(key, minlength=len(census.names) * 2 * n_bins).reshape(-1, 2, n_bins)
 
 
-#: Peak memory per group of CEI's locating histograms, measured (one dense int64 row of 2**18
-#: bins per group in each partition's task, in their sums and on the client: 8 MB), and the
-#: footprint from which it warns (about 128 groups).
-_HISTOGRAM_BYTES_PER_GROUP = 8 << 20
-_MANY_HISTOGRAM_BYTES = 1 << 30
+#: Groups whose splits one locating and refinement pass find together: each needs a dense
+#: int64 row of 2**18 locating bins in every partition's task, in their sums and on the
+#: client (about 8 MB a group measured; 1,000 groups at once took 8.3 GB), so more groups are
+#: located in batches of this many (256 MB each), two passes a batch.
+_GROUPS_PER_PASS = 32
+
+
+def _one_class_of(part: pd.DataFrame, census: Census, kind: str, first: int, count: int
+                  ) -> tuple[NDArray, NDArray[np.intp]]:
+    """Stream k: the homogeneous comparisons of group ``first + k`` in class ``kind``, for the
+    ``count`` groups from ``first`` on."""
+    values, group = _one_class(part, census, kind)
+    return values, np.where((group >= first) & (group < first + count), group - first, -1)
 
 
 def _cei_divergences(data: Partitioned, kind: str, percentiles: NDArray, tail_weight: float, bins: int,
                      mean_tail: str, smoothing: float) -> NDArray[np.float64]:
-    """Three passes: locate and refine each group's split, then count tails and centres.
-    Warns when the groups' locating histograms will take more than ``_MANY_HISTOGRAM_BYTES``."""
+    """Locate and refine each group's split (two passes per ``_GROUPS_PER_PASS`` groups), then
+    count tails and centres (one pass)."""
     frame, census_ = data
-    footprint = len(census_.names) * _HISTOGRAM_BYTES_PER_GROUP
-    if footprint > _MANY_HISTOGRAM_BYTES:
-        warn(f"CEI out of core locates each group's percentiles on a histogram of 2**{_LOCATING_BITS} bins: "
-             f"{len(census_.names):,} groups take about {footprint / 2**30:.1f} GiB here and on each worker. "
-             "Compute it in memory (biofair.comprehensive_equity_index) if the scores fit, or group more coarsely")
-    windows = order_statistics(frame, _one_class, (census_, kind), len(census_.names),
-                               lambda sizes: _percentile_ranks(sizes, kind, percentiles))
-    split = _split_points(windows, census_.names, kind, percentiles)
+    parts = []
+    for first in range(0, len(census_.names), _GROUPS_PER_PASS):
+        chosen = slice(first, first + _GROUPS_PER_PASS)
+        names, wanted = census_.names[chosen], percentiles[chosen]
+        every = len(names) == len(census_.names)  # every group at once: no remapping, the histogram kept
+        select, args = (_one_class, (census_, kind)) if every else (_one_class_of, (census_, kind, first, len(names)))
+        windows = order_statistics(frame, select, args, len(names),
+                                   lambda sizes, wanted=wanted: _percentile_ranks(sizes, kind, wanted), keep=every)
+        parts.append(_split_points(windows, names, kind, wanted))
+    split = _Split(*(np.concatenate(arrays) for arrays in zip(*parts)))
     tail_edges, centre_edges = _part_edges(split.tail_ranges, split.centre_ranges, bins, mean_tail)
     counts = _on_partitions(frame, _tail_centre_part, census_, kind, split.splits, tail_edges, centre_edges,
                             columns=_needed(census_), total=True)
@@ -284,12 +292,6 @@ def comprehensive_equity_index(
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, ``percentile`` or
         ``tail_weight`` is not a number, or ``bins`` is not an integer.
-
-    Warns
-    -----
-    UserWarning
-        When the groups' locating histograms (2**18 bins each) will take more than about
-        1 GiB (some 128 groups: 8 MB per group, here and on each worker).
 
     See Also
     --------
@@ -450,9 +452,6 @@ def automatic_comprehensive_equity_index(
     -----
     InsufficientComparisonsWarning
         When no score of a group lies beyond ``mu ± N·sigma``, as in memory.
-    UserWarning
-        When the groups' locating histograms (2**18 bins each) will take more than about
-        1 GiB (some 128 groups: 8 MB per group, here and on each worker).
 
     See Also
     --------

@@ -683,18 +683,39 @@ def test_a_group_called_fdr_keeps_its_rates_apart_from_the_fdr_rows():
     assert (intervals["metric"] == "fdr").sum() == 1
 
 
-def test_cei_out_of_core_warns_before_histograms_of_many_groups(monkeypatch):
-    """2**18 locating bins per group: 1,000 groups took 8.3 GB where memory took 250 MB, without
-    a word. The warning's bound is lowered here to fire on three groups."""
+@pytest.mark.parametrize("per_pass", [1, 2])
+def test_cei_out_of_core_locates_groups_in_batches_with_the_same_result(per_pass, monkeypatch):
+    """Groups located a batch at a time (here 1 or 2 of the 3 per pass) give the in-memory
+    index exactly, both classes, CEI and CEI^A."""
     from biofair.partitions import distribution_fairness as module
-    monkeypatch.setattr(module, "_MANY_HISTOGRAM_BYTES", 2 * module._HISTOGRAM_BYTES_PER_GROUP)
+    monkeypatch.setattr(module, "_GROUPS_PER_PASS", per_pass)
     data = dd.from_pandas(table(), npartitions=2)
-    with pytest.warns(UserWarning, match=r"^CEI out of core locates each group's percentiles on a histogram of 2\*\*18 "
-                                         r"bins: 3 groups take about 0\.0 GiB here and on each worker\. Compute it in "
-                                         r"memory \(biofair\.comprehensive_equity_index\)"):
-        found = bp.comprehensive_equity_index(data, kind="nonmated")
-    assert found.extreme == bf.comprehensive_equity_index(table(), kind="nonmated").extreme
-    monkeypatch.setattr(module, "_MANY_HISTOGRAM_BYTES", 3 * module._HISTOGRAM_BYTES_PER_GROUP)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", UserWarning)
-        bp.comprehensive_equity_index(data, kind="nonmated")
+    for kind in ("mated", "nonmated"):
+        assert bp.comprehensive_equity_index(data, kind=kind).extreme == bf.comprehensive_equity_index(
+            table(), kind=kind).extreme
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)  # as in memory, for small groups
+            found = bp.automatic_comprehensive_equity_index(data, kind=kind)
+            expected = bf.automatic_comprehensive_equity_index(table(), kind=kind)
+        assert (found.normal, found.extreme) == (expected.normal, expected.extreme)
+
+
+def test_cei_out_of_core_memory_does_not_grow_with_the_groups():
+    """A dense 2**18-bin histogram per group, all at once and kept: 1,000 groups took 8.3 GB where
+    memory took 250 MB. 160 groups (5 batches) now stay within a few batches' histograms."""
+    import tracemalloc
+
+    rng = np.random.default_rng(5)
+    n = 40_000
+    mated = rng.random(n) < 0.3
+    scores = pd.DataFrame({"score": np.round(rng.normal(np.where(mated, 2.5, 0.0), 1.0), 2), "mated": mated,
+                           "group": rng.integers(0, 160, n).astype(str)})
+    data = bp.partitioned(dd.from_pandas(scores, npartitions=2))
+    tracemalloc.start()
+    try:
+        found = bp.comprehensive_equity_index(data)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found.extreme == bf.comprehensive_equity_index(scores).extreme
+    assert peak < 600e6, f"{peak / 1e6:.0f} MB"  # 160 groups at once: 1.0 GB
