@@ -32,14 +32,7 @@ from biofair.distribution_fairness import (
     _range_edges,
 )
 from biofair.partitions._order_statistics import Windows, bins_of, order_statistics
-from biofair.partitions.census import (
-    Census,
-    Partitioned,
-    _group_keys,
-    _needed,
-    _on_partitions,
-    partitioned,
-)
+from biofair.partitions.census import Census, Partitioned, _group_keys, _needed, _on_partitions, partitioned
 
 
 def _group_histograms_part(part: pd.DataFrame, index: int, census: Census, edges: NDArray) -> NDArray:
