@@ -33,6 +33,7 @@ from biofair._validation import (
     check_alpha,
     check_choice,
     inexact_integers,
+    quoted,
     scalar_or_array,
     unmasked,
 )
@@ -342,7 +343,8 @@ def probe_outcomes_from_matrix(
     groups = _as_ids(probe_groups, "probe_groups", expected="give one group label per probe, a flat sequence")
     ids = np.arange(subjects.size) if probe_ids is None else _as_ids(probe_ids, "probe_ids")
     n_probes = subjects.size
-    problems = [f"{name} must be one-dimensional, got shape {value.shape}"
+    problems = [f"{name} must be one-dimensional, got "
+                + (f"the single value {quoted(value.item())}" if value.ndim == 0 else f"shape {value.shape}")
                 for name, value in (("probe_subjects", subjects), ("gallery_subjects", gallery_ids),
                                     ("probe_groups", groups))
                 if value.ndim != 1]
@@ -359,11 +361,11 @@ def probe_outcomes_from_matrix(
     gallery = pd.Index(gallery_ids.ravel())
     if not gallery.is_unique:
         problems.append("gallery_subjects repeats an identity; the gallery needs one entry per identity")
-    if groups.size != n_probes:
+    if groups.size != n_probes and subjects.ndim == groups.ndim == 1:  # else already named above
         problems.append(f"probe_groups has {groups.size} values for {n_probes} probes")
     if pd.isna(groups).any():
         problems.append(f"probe_groups has {int(pd.isna(groups).sum())} missing values")
-    if ids.shape != (n_probes,):
+    if ids.shape != (n_probes,) and subjects.ndim == 1:
         problems.append(f"probe_ids has shape {ids.shape} for {n_probes} probes")
     elif pd.isna(ids).any():  # probe_outcomes refuses a missing probe_id too
         problems.append(f"probe_ids has {int(pd.isna(ids).sum())} missing values: each row of the matrix is one "

@@ -385,7 +385,9 @@ def _contradiction(scores: pd.DataFrame) -> str:
     wrong = _contradicted(reference, probe, mated)
     if not wrong.any():
         return ""
-    problem = f"{int(np.count_nonzero(wrong))} rows have 'mated' contradicting reference_subject == probe_subject"
+    count = int(np.count_nonzero(wrong))
+    problem = (f"{count} {'row has' if count == 1 else 'rows have'} 'mated' contradicting "
+               "reference_subject == probe_subject")
     rows = np.flatnonzero(wrong)
     by_spaces = rows[~_contradicted(_stripped(reference.iloc[rows]), _stripped(probe.iloc[rows]), mated[rows])]
     if by_spaces.size:

@@ -42,6 +42,9 @@ def test_matrix_integers_beyond_two_to_the_53_are_refused():
     (MATRIX, {"block_size": 2.5}, "block_size must be an integer of at least 1, got 2.5"),
     (MATRIX, {"block_size": "2"}, "block_size must be an integer of at least 1, got '2'"),
     (MATRIX, {"probe_subjects": [["a", "b"], ["y", "z"]]}, "probe_subjects must be one-dimensional, got shape (2, 2)"),
+    # a string is one value, not one id per probe: no knock-on "probe_groups has 4 values for 1 probes"
+    (MATRIX, {"probe_subjects": "abyz"}, "probe_subjects must be one-dimensional, got the single value 'abyz'"),
+    (MATRIX, {"probe_groups": "f"}, "probe_groups must be one-dimensional, got the single value 'f'"),
     # a probe without identity was a non-enrolled probe (its mate's 0.8 a false alarm)
     (MATRIX, {"probe_subjects": ["a", None, "y", "z"]},
      "probe_subjects has 1 missing identities: a probe without one cannot be told enrolled or not"),

@@ -43,7 +43,7 @@ def test_one_error_lists_every_problem(table):
     assert lines == [
         "invalid score table:",
         "- column 'score' has 1 NaN and 1 infinite values (first in row 1)",
-        "- 1 rows have 'mated' contradicting reference_subject == probe_subject",
+        "- 1 row has 'mated' contradicting reference_subject == probe_subject",
         "- column 'group' has 1 missing values (first in row 0); those comparisons would have no group. Give them a "
         "group of their own, '(missing)', with read_grouped_scores(..., missing_groups='group') (biofair report "
         "--missing-groups group), or fill them yourself, e.g. scores.fillna({'group': 'unknown'})",
@@ -232,7 +232,7 @@ def test_subject_ids_stored_as_categoricals_of_other_categories_are_compared_as_
     table = pd.DataFrame({"score": [0.9, 0.1, 0.8], "mated": [True, False, False],
                           "reference_subject": pd.Categorical(["a", "b", "c"]),
                           "probe_subject": pd.Categorical(["a", "d", "c"])})
-    with pytest.raises(bf.SchemaError, match="1 rows have 'mated' contradicting reference_subject == probe_subject"):
+    with pytest.raises(bf.SchemaError, match="1 row has 'mated' contradicting reference_subject == probe_subject"):
         bf.validate_scores(table)
     assert bf.validate_scores(table.assign(mated=[True, False, True])) is not None
 
@@ -249,7 +249,7 @@ def test_contradictions_made_by_spaces_around_an_id_are_named(table):
         "around an id, e.g. row 1: 'b ' and 'b'; strip the ids, table[column].str.strip(), if they name one subject)"
     )
     other = table.assign(mated=[True, True, True, False, False])  # a real contradiction: no advice
-    with pytest.raises(bf.SchemaError, match=r"1 rows have 'mated' contradicting reference_subject == probe_subject$"):
+    with pytest.raises(bf.SchemaError, match=r"1 row has 'mated' contradicting reference_subject == probe_subject$"):
         bf.validate_scores(other)
 
 
