@@ -289,7 +289,8 @@ def actual_dcf(
         ``(c_miss·p·FNMR(η) + c_fa·(1-p)·FMR(η)) / min(c_miss·p, c_fa·(1-p))`` at the Bayes
         threshold ``η = ln(c_fa (1-p) / (c_miss p))`` (match iff ``llr >= η``), normalised as
         :func:`biofair.min_dcf`. It is never below minDCF; the gap is the calibration loss at
-        this operating point.
+        this operating point. ``η`` is computed in float64 from ``p_target`` as given, so an
+        LLR within rounding of the exact ``η`` may fall on either side of it.
 
     Raises
     ------
@@ -309,7 +310,8 @@ def actual_dcf(
     See Also
     --------
     biofair.min_dcf : The cost at the best threshold, chosen with hindsight.
-    bayes_error_rates : Both costs over a range of priors.
+    bayes_error_rates : Both costs over a range of priors, the threshold ``-x`` taken exactly
+        from the prior log-odds (the same unless an LLR lies within rounding of it).
 
     References
     ----------

@@ -16,6 +16,7 @@ import pytest
 import biofair as bf
 from biofair.exceptions import SchemaError
 from hostile import three_groups
+from memory import peak_memory
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
@@ -703,19 +704,12 @@ def test_cei_out_of_core_locates_groups_in_batches_with_the_same_result(per_pass
 def test_cei_out_of_core_memory_does_not_grow_with_the_groups():
     """A dense 2**18-bin histogram per group, all at once and kept: 1,000 groups took 8.3 GB where
     memory took 250 MB. 160 groups (5 batches) now stay within a few batches' histograms."""
-    import tracemalloc
-
     rng = np.random.default_rng(5)
     n = 40_000
     mated = rng.random(n) < 0.3
     scores = pd.DataFrame({"score": np.round(rng.normal(np.where(mated, 2.5, 0.0), 1.0), 2), "mated": mated,
                            "group": rng.integers(0, 160, n).astype(str)})
     data = bp.partitioned(dd.from_pandas(scores, npartitions=2))
-    tracemalloc.start()
-    try:
-        found = bp.comprehensive_equity_index(data)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    found, peak = peak_memory(bp.comprehensive_equity_index, data)
     assert found.extreme == bf.comprehensive_equity_index(scores).extreme
     assert peak < 600e6, f"{peak / 1e6:.0f} MB"  # 160 groups at once: 1.0 GB

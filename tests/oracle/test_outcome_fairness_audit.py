@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import tracemalloc
 import warnings
 from decimal import Decimal, localcontext
 from fractions import Fraction
@@ -18,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import biofair as bf
+from memory import peak_memory
 
 FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -177,12 +177,7 @@ def test_garbe_equals_the_exact_gini_mean_difference(rates, correction):
 def test_garbe_of_many_groups_takes_memory_in_proportion_to_k():
     """A K x K matrix of differences: 3,000 rates took 144 MB, 30,000 would take 14 GB."""
     rates = np.random.default_rng(5).uniform(0, 1, 3_000)
-    tracemalloc.start()
-    try:
-        value = bf.garbe(rates)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    value, peak = peak_memory(bf.garbe, rates)
     assert peak < 2_000_000
     # the double sum, one block of rows at a time
     total = sum(np.abs(block[:, None] - rates[None, :]).sum() for block in np.array_split(rates, 30))

@@ -8,7 +8,6 @@ cluster) out and calling ``bf.tmr_at_fmr``; the BCa interval against scipy's.
 from __future__ import annotations
 
 import itertools
-import tracemalloc
 import warnings
 from math import factorial
 
@@ -23,6 +22,7 @@ from scipy.stats import norm
 import biofair as bf
 from biofair._fast_tmr import pair_jackknife, pair_thresholds, tmr_at_fmr_jackknife
 from biofair.areas import _roc_auc_jackknife
+from memory import peak_memory
 
 
 def compositions(n: int, parts: int):
@@ -282,12 +282,7 @@ def test_fast_subject_bootstrap_at_a_high_fmr_stays_in_little_memory():
     """At FMR 0.1 the block of top non-mated scores read holds 2 x 0.1 x N of them: batches of
     20 million entries peaked at 0.5 GB on 1e5 scores (B = 1000)."""
     table = subject_table(100_000, 1_000)
-    tracemalloc.start()
-    try:
-        bf.bootstrap(bf.tmr_at_fmr, table, args=(0.1,), unit="subject", n_resamples=1_000, rng=1)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    _, peak = peak_memory(bf.bootstrap, bf.tmr_at_fmr, table, args=(0.1,), unit="subject", n_resamples=1_000, rng=1)
     assert peak < 150e6, f"{peak / 1e6:.0f} MB"
 
 

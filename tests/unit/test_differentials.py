@@ -23,6 +23,7 @@ import biofair as bf
 from biofair._validation import as_rng
 from biofair._binomial import binomial_intervals
 from biofair.differentials import _clustered_replicates, _largest_contrast_bounds, _max_t_bands, _verdict
+from memory import peak_memory
 
 SCHEMA = json.loads((files("biofair") / "data" / "differential_report.schema.json").read_text())
 
@@ -511,13 +512,8 @@ def test_a_large_tail_holds_its_estimate_in_bounded_memory():
     of 0.02 missed the fit: the interval was [8.5e-8, 1.3e-7] around an estimate of 2.7e-7,
     and at 10^6 scores [0, 0] around 6.8e-15, where extrapolated_threshold raised a
     TypeError. Each block of the profile held 2,048 rows of the whole tail (1.5 GB at 10^6)."""
-    import tracemalloc
-
     scores = np.random.default_rng(0).normal(size=200_000)
-    tracemalloc.start()
-    tail = bf.extrapolated_fmr(scores, 4.5)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
+    tail, peak = peak_memory(bf.extrapolated_fmr, scores, 4.5)
     assert tail.n_tail == 20_000 and tail.low < tail.estimate < tail.high
     assert peak < 200e6, peak
     threshold = bf.extrapolated_threshold(scores, 1e-6)
