@@ -777,8 +777,9 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
             values = column.to_numpy()
         else:
             values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-        if bad := _n_not_finite(values):
-            problems.append(f"partition {index}: {bad} NaN or infinite scores in column 'score'")
+        if bad := _n_not_finite(values):  # as validate_scores words it: a NaN is missing, an inf is not
+            n_nan = int(np.count_nonzero(np.isnan(values)))
+            problems.append(f"partition {index}: column 'score' has {n_nan} NaN and {bad - n_nan} infinite values")
     else:  # text, decimals, booleans, integers (beyond 2**53?): refused as in memory, in its words
         problems += [f"partition {index}: {problem}" for problem in _score_problems(column)]
     mated = part["mated"]
@@ -1114,8 +1115,9 @@ def census(scores: Any, *, by: By = "group") -> Census:
         labels, mated comparisons whose two sides' groups differ), then several systems or
         splits (columns ``system``, ``split``) that a metric would pool, then two distinct
         labels of a group column that read the same (``1`` and ``"1"``) or two equal labels
-        written differently (``True`` and ``1``), then fewer than two groups or a group
-        without mated or homogeneous non-mated comparisons (named, with its counts).
+        written differently (``True`` and ``1``), then partitions without a row, then fewer
+        than two groups or a group without mated or homogeneous non-mated comparisons (named,
+        with its counts).
     FileNotFoundError
         When ``scores`` is a Parquet path or glob that matches no file.
 
@@ -1175,6 +1177,8 @@ def census(scores: Any, *, by: By = "group") -> Census:
         f"group {quoted(name)} has {m} mated and {n} homogeneous non-mated comparisons; both are needed"
         for name, m, n in zip(names, result.n_mated, result.n_nonmated) if m == 0 or n == 0
     ]
+    if not names and not result.n_cross:  # as in memory, where an empty table is refused first
+        raise SchemaError("invalid score partitions:\n- the partitions hold no rows")
     if len(names) < 2:
         empty.append(f"fairness needs at least two groups; by={by!r} gives {len(names)}")
     if empty:

@@ -713,3 +713,15 @@ def test_cei_out_of_core_memory_does_not_grow_with_the_groups():
     found, peak = peak_memory(bp.comprehensive_equity_index, data)
     assert found.extreme == bf.comprehensive_equity_index(scores).extreme
     assert peak < 600e6, f"{peak / 1e6:.0f} MB"  # 160 groups at once: 1.0 GB
+
+
+def test_partitions_without_a_row_are_named_as_empty(tmp_path):
+    """An empty Parquet file was refused as "fairness needs at least two groups; by='group'
+    gives 0", which sends the user looking for a group column; in memory an empty table is
+    refused as such."""
+    table().iloc[:0].to_parquet(tmp_path / "empty.parquet", index=False)
+    for empty in (str(tmp_path / "empty.parquet"), dd.from_pandas(table().iloc[:0], npartitions=1)):
+        with pytest.raises(SchemaError, match=r"^invalid score partitions:\n- the partitions hold no rows$"):
+            bp.census(empty)
+    with pytest.raises(SchemaError, match=r"^invalid score table:\n- the table has no rows$"):
+        bf.fairness_discrepancy_rate(table().iloc[:0])

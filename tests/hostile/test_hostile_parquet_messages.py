@@ -115,7 +115,7 @@ def test_nan_scores_in_a_hive_folder_name_their_file(tmp_path, missing):
     assert pq.read_table(tmp_path / "group=1" / "part-0.parquet")["score"].null_count == (2 if missing is None else 0)
     with pytest.raises(SchemaError) as error:
         bp.partitioned(str(tmp_path))
-    assert str(error.value) == ("invalid score partitions:\n- partition 1: 2 NaN or infinite scores in column 'score' "
+    assert str(error.value) == ("invalid score partitions:\n- partition 1: column 'score' has 2 NaN and 0 infinite values "
                                 f"(file {tmp_path / 'group=1' / 'part-0.parquet'})")
     write(scores[scores["group"] == "1"].drop(columns="group"), tmp_path / "group=1" / "part-0.parquet")
     assert sizes_out_of_core(bp.partitioned(str(tmp_path))) == sizes_in_memory(scores)

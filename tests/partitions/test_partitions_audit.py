@@ -195,7 +195,7 @@ def test_fdr_does_not_read_the_scores_again_when_the_censuses_differ():
 
 @pytest.mark.parametrize("problem, error, message", [
     ("no group column", SchemaError, "no group column for 'group'"),
-    ("a NaN score", SchemaError, r"invalid score partitions:\n- partition 1: 1 NaN or infinite scores"),
+    ("a NaN score", SchemaError, r"invalid score partitions:\n- partition 1: column 'score' has 1 NaN and 0 infinite values"),
     ("one group", SchemaError, r"cannot compare groups:\n- fairness needs at least two groups"),
 ])
 def test_fdr_says_which_errors_are_about_dev(problem, error, message):
