@@ -21,10 +21,20 @@ from numpy.typing import NDArray
 from biofair._counts import counts_at
 from biofair._thresholds import resolution_columns, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Direction, Seed
-from biofair._validation import as_number, as_rng, as_target, as_threshold
+from biofair._validation import as_number, as_rng, as_target, as_threshold, quoted
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
-from biofair.groups import _attributes_of, _factorized, _torn_subjects, group_labels, scores_by_group
-from biofair.schema import _check_ids_of_one_kind, _row, validate_scores
+from biofair.exceptions import SchemaError
+from biofair.groups import (
+    _attributes_of,
+    _check_no_missing,
+    _factorized,
+    _group_columns,
+    _torn_subjects,
+    group_labels,
+    scores_by_group,
+)
+from biofair.normalisation import _check_frame
+from biofair.schema import _check_ids_of_one_kind, _contradiction, _row, validate_scores
 
 _SUBJECT_COLUMNS = ("reference_subject", "probe_subject")
 
@@ -77,6 +87,7 @@ class SubjectSplit(NamedTuple):
 
 def _subjects(scores: pd.DataFrame, name: str = "scores") -> set:
     """The subjects of a table (either side), once the ids are known present and of one kind."""
+    _check_frame(scores, name)
     missing = [c for c in _SUBJECT_COLUMNS if c not in scores.columns]
     if missing:
         raise ValueError(f"a split by subject needs the columns {', '.join(missing)}")
@@ -114,6 +125,8 @@ def check_subject_disjoint(dev: pd.DataFrame, evaluation: pd.DataFrame) -> None:
     ValueError
         Naming the number of shared subjects and a few of them, or the subject column with
         missing ids.
+    TypeError
+        When ``dev`` or ``evaluation`` is not a pandas DataFrame.
     SchemaError
         When the subject ids are numbers in one column and text in another (of either
         table), or both in one column: ``1`` and ``"1"`` never compare equal, so a subject
@@ -137,7 +150,7 @@ def check_subject_disjoint(dev: pd.DataFrame, evaluation: pd.DataFrame) -> None:
     >>> bf.mitigation.check_subject_disjoint(dev, dev)
     Traceback (most recent call last):
     ...
-    ValueError: 2 evaluation subject(s) also in the development split, e.g. a, b
+    ValueError: 2 evaluation subject(s) also in the development split, e.g. 'a', 'b'
     """
     dev_subjects, eval_subjects = _subjects(dev, "dev"), _subjects(evaluation, "evaluation")
     _check_ids_of_one_kind({f"{name}[{c!r}]": table[c] for name, table in (("dev", dev), ("evaluation", evaluation))
@@ -146,7 +159,7 @@ def check_subject_disjoint(dev: pd.DataFrame, evaluation: pd.DataFrame) -> None:
     if shared:
         raise ValueError(
             f"{len(shared)} evaluation subject(s) also in the development split, "
-            f"e.g. {', '.join(map(str, shared[:5]))}"
+            f"e.g. {', '.join(map(quoted, shared[:5]))}"
         )
 
 
@@ -187,9 +200,12 @@ def subject_disjoint_split(
         on each subject's comparisons as reference, which must agree): the draw is made
         within each of its values, so that every group keeps about ``dev_fraction`` of its
         subjects in development, and every group of at least two subjects has at least one
-        on each side (0.1 of a group of 5 puts 1 in development, not 0). A group of one
-        subject is on one side only. Subjects without a label (missing, or only ever a
-        probe) form one stratum of their own.
+        on each side (0.1 of a group of 5 puts 1 in development, not 0). The subjects alone
+        in their group are drawn together, as one stratum: each is on one side, about
+        ``dev_fraction`` of them in development, so that both sides keep a subject even
+        when every group has one. Subjects without a label (missing, or only ever a probe)
+        form one stratum of their own. Counts are rounded half to even (Python's ``round``:
+        0.5 of 5 subjects puts 2 in development, of 7 puts 4).
     rng : numpy.random.Generator or int, optional
         Source of randomness (seed).
 
@@ -207,10 +223,13 @@ def subject_disjoint_split(
         a subject's comparisons as reference carry two different ``stratify`` labels (named,
         with their labels: a subject belongs to one stratum), or ``rng`` is a negative seed.
     TypeError
-        When ``rng`` is neither a Generator, an integer seed nor None.
+        When ``scores`` is not a pandas DataFrame, or ``rng`` is neither a Generator, an
+        integer seed nor None.
     SchemaError
         When the subject ids mix numbers and text (``1`` and ``"1"`` would be two subjects,
-        and could land on both sides), or the ``stratify`` column holds distinct labels that
+        and could land on both sides), a boolean ``mated`` column contradicts
+        ``reference_subject == probe_subject`` (a mated comparison of two subjects would
+        become a cross comparison), or the ``stratify`` column holds distinct labels that
         read the same (``1`` and ``"1"``) or equal labels written differently (``True`` and
         ``1``), as for the groups of :func:`biofair.group_labels`.
 
@@ -235,6 +254,9 @@ def subject_disjoint_split(
     fraction = as_number(dev_fraction, "dev_fraction", low=0.0, high=1.0, open_low=True, open_high=True)
     generator = as_rng(rng)
     subjects = pd.Series(sorted(_subjects(scores), key=str))
+    labelled = "mated" in scores.columns and pd.api.types.is_bool_dtype(scores["mated"])
+    if labelled and (problem := _contradiction(scores)):  # a mated pair of two subjects would be cross
+        raise SchemaError(f"invalid score table:\n- {problem}")
     if stratify is None:
         strata = pd.Series(0, index=subjects)
     else:
@@ -242,6 +264,8 @@ def subject_disjoint_split(
         if column is None:
             raise ValueError(f"stratify={stratify!r} needs the column 'reference_{stratify}' or {stratify!r}")
         strata = _subject_strata(scores, column, stratify).reindex(subjects.to_numpy(), fill_value=-1)
+        alone = strata.map(strata.value_counts()).to_numpy() == 1
+        strata[alone] = -2  # drawn together: else each went to the side its rounding of 1 gave, all to one
     if subjects.size < 2:
         raise ValueError(f"a split by subject needs at least two subjects; the scores have {subjects.size}")
     dev_subjects = set()
@@ -367,8 +391,15 @@ def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping | pd.Dat
     Raises
     ------
     ValueError
-        When a group of the scores has no threshold, or a threshold names no group of the
-        scores (a group missing from the evaluation split, or a misspelt name).
+        When a group of the scores has no threshold, a threshold names no group of the
+        scores (a group missing from the evaluation split, or a misspelt name), or a Series
+        or table of thresholds names a group twice.
+    TypeError
+        When ``thresholds`` is not a mapping, Series or table, or a group's threshold is not
+        a real number.
+    SchemaError
+        When the scores are invalid or cannot be grouped by ``by``, as for
+        :func:`biofair.scores_by_group`.
 
     See Also
     --------
@@ -401,6 +432,10 @@ def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping | pd.Dat
     elif not isinstance(thresholds, (Mapping, pd.Series)):
         raise TypeError(f"thresholds must map each group to its threshold (or be the table of group_thresholds), "
                         f"got {type(thresholds).__name__}")
+    if isinstance(thresholds, pd.Series) and not thresholds.index.is_unique:
+        twice = thresholds.index[thresholds.index.duplicated()].unique().tolist()
+        raise ValueError(f"thresholds name the group(s) {', '.join(map(quoted, twice))} more than once: "
+                         "give each group one threshold")
     groups = scores_by_group(scores, by=by)
     missing = [name for name in groups if name not in thresholds]
     unused = [name for name in thresholds.keys() if name not in groups]  # a Series iterates its values
@@ -513,7 +548,9 @@ def apply_group_calibration(
     -------
     pandas.DataFrame
         A copy of ``scores`` whose ``score`` is ``a_g·s + b_g`` for a comparison of group
-        ``g``. A comparison whose two sides are in different groups gets the mean of the two
+        ``g``. Each attribute is read as :func:`biofair.group_labels` reads it (its
+        pair-level column if the table has one, else its two per-side columns), and a
+        comparison whose two sides are in different groups gets the mean of the two
         groups' LLRs (as FairCal averages the two sides' calibrations).
 
     Raises
@@ -521,6 +558,12 @@ def apply_group_calibration(
     ValueError
         When a group of the scores has no calibration, or a calibration's scale or offset is
         not finite.
+    TypeError
+        When ``calibrations`` is not a mapping of LogisticCalibration.
+    SchemaError
+        When the scores are invalid (:func:`biofair.validate_scores`), or a group label is
+        missing or cannot be read (named with its column and row, as by
+        :func:`biofair.group_labels`).
     OverflowError
         When ``a_g·s + b_g`` overflows float64 (scores on another scale than the fit's).
 
@@ -570,14 +613,15 @@ def apply_group_calibration(
         offset = labels.map({g: c.offset for g, c in calibrations.items()}).to_numpy(dtype=np.float64)
         return scale * raw + offset
 
-    attributes = _attributes_of(by)
+    columns = _group_columns(scores, by)  # the pair-level column of an attribute if any, else its two sides
     with np.errstate(over="ignore", invalid="ignore"):
-        if all(f"{side}_{a}" in scores.columns for a in attributes for side in ("reference", "probe")):
-            # each side's group, named as fit_group_calibration names them (both sides stacked,
-            # so that composite names are formed one way)
-            stacked = pd.concat([scores[[f"{side}_{a}" for a in attributes]].set_axis(attributes, axis=1)
-                                 for side in ("reference", "probe")], ignore_index=True)
-            labels = group_labels(stacked, by=attributes)
+        if any(len(pair) == 2 for pair in columns.values()):
+            _check_no_missing(scores, list(dict.fromkeys(c for pair in columns.values() for c in pair)))
+            # each side's group (a pair-level attribute on both), named as fit_group_calibration
+            # names them: both sides stacked, so that composite names are formed one way
+            stacked = pd.concat([scores[[pair[side] for pair in columns.values()]].set_axis(list(columns), axis=1)
+                                 for side in (0, -1)], ignore_index=True)
+            labels = group_labels(stacked, by=list(columns))
             calibrated = (llr_of(labels.iloc[: len(scores)]) + llr_of(labels.iloc[len(scores):])) / 2
         else:
             calibrated = llr_of(group_labels(scores, by=by))

@@ -272,8 +272,8 @@ def normalise_scores(
         When a comparison's side has no cohort statistics, a ``reference_key`` or
         ``probe_key`` column the method needs is missing, ``method`` is not one of the three,
         or ``statistics`` is not a table of :func:`cohort_statistics` (a missing ``mean`` or
-        ``std`` column, a key given twice, a mean that is not finite or a std that is not
-        positive and finite).
+        ``std`` column, a MultiIndex, a key given twice, a mean that is not finite or a std
+        that is not positive and finite).
     TypeError
         When ``statistics`` is not a pandas DataFrame or its ``mean`` or ``std`` does not
         hold numbers (text, booleans).
@@ -339,6 +339,9 @@ def _check_statistics(statistics: pd.DataFrame) -> None:
     if text:  # astype(float) would read "0.5" as a number, and True as a std of 1
         raise TypeError(f"statistics' column(s) {text} must hold numbers, got dtype(s) "
                         f"{[str(statistics[c].dtype) for c in text]}: give the table of cohort_statistics")
+    if isinstance(statistics.index, pd.MultiIndex):  # the keys are one column's values, never tuples
+        raise ValueError(f"statistics has a MultiIndex of {statistics.index.nlevels} levels; its index must hold "
+                         "one key per row, as cohort_statistics gives it")
     if statistics.index.has_duplicates:
         raise ValueError(f"statistics has several rows for {statistics.index[statistics.index.duplicated()][0]!r}")
     mean, std = statistics["mean"].to_numpy(dtype=np.float64), statistics["std"].to_numpy(dtype=np.float64)
