@@ -142,7 +142,8 @@ def as_rates(values: ArrayLike, name: str) -> NDArray[np.float64]:
         raise TypeError(f"{name} must be a rate or an array of rates, got {values!r}")
     if raw.dtype == object and (other := raw[~np.asarray(_is_real_number(raw), dtype=bool)]).size:
         # astype(float) reads None as NaN (refused as "not in [0, 1]") and True as the rate 1
-        raise TypeError(f"{name} must be a rate or an array of rates, got {other[:1].tolist()[0]!r} among them")
+        raise TypeError(f"{name} must be a rate or an array of rates, got {other[:1].tolist()[0]!r}"
+                        + (" among them" if raw.ndim else ""))
     try:
         array = raw.astype(np.float64)
     except (TypeError, ValueError):

@@ -55,7 +55,9 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     largest into [0.5, 1): exact, and d' does not depend on scale, so scores near ±1.8e308
     do not overflow and subnormal scores (1e-310) keep their non-zero variance. A class whose
     spread is far below that scale (0, 1, 2 against 1e308) has its deviations scaled by a power
-    of two of its own before they are squared, so its variance does not underflow. Each class
+    of two of its own before they are squared, so its variance does not underflow; a spread
+    below 2^-1074 of the largest score is lost in the first scaling, and only beside a
+    constant class at that scale, where d' is inf (1e-300 against 1.7e308). Each class
     is summed about the middle of its own range (its mean is that middle plus the mean of the
     differences), so scores a few ulps apart keep the gap of their means and their spread,
     which a mean rounded onto one of the scores loses (d' = 0 for 0.5, 0.5, 0.5 + 1 ulp
@@ -146,6 +148,10 @@ def _decidability_scaled(mated: NDArray, nonmated: NDArray, mated_ends: NDArray,
     # spread = (var_m 4^k_m + var_n 4^k_n) / 2, in units of 4^top (a constant class adds nothing)
     top = max((k for k, var in ((k_mated, var_mated), (k_nonmated, var_nonmated)) if var > 0), default=0)
     spread = (np.ldexp(var_mated, 2 * (k_mated - top)) + np.ldexp(var_nonmated, 2 * (k_nonmated - top))) / 2
+    if spread == 0.0 and (mated_ends[0] != mated_ends[1] or nonmated_ends[0] != nonmated_ends[1]):
+        # a class spread below 2^-1074 of the largest score (lost in the scaling) beside a constant
+        # class, which sets that scale: the gap is at least about half the scale, d' beyond 2^1000
+        return float("inf")
     if spread == 0.0:
         raise ValueError(
             "decidability is undefined: mated and nonmated both have zero variance (every mated score is "

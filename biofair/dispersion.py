@@ -140,8 +140,10 @@ def _inequity(rates: NDArray, counts: NDArray | None) -> float:
     if zero.any():
         rates = np.where(zero, -np.expm1(np.log(0.05) / counts), rates)
     ordered = np.sort(rates)  # one order whatever the groups' order: the same last digit
-    # max / geometric mean, as exp(mean(log max - log x)): exactly 1 for equal rates
-    return float(np.exp(np.mean(np.log(ordered[-1]) - np.log(ordered))))
+    # max / geometric mean, as exp(mean(log max - log x)): exactly 1 for equal rates; inf beyond
+    # the float range (subnormal rates beside 1), as the quotient is
+    with np.errstate(over="ignore"):
+        return float(np.exp(np.mean(np.log(ordered[-1]) - np.log(ordered))))
 
 
 def inequity(
@@ -170,16 +172,19 @@ def inequity(
     -------
     float
         ``IN = max_i x_i / (Π_i x_i)^(1/K)`` >= 1; 1 when all rates are equal and
-        non-zero. Zero rates are replaced by bounds that depend on ``n_i``: groups that all
-        make no error, with different counts, give more than 1.
+        non-zero; inf when the quotient exceeds the largest float64 (rates near 5e-324
+        beside 1). Zero rates are replaced by bounds that depend on ``n_i``: groups that all
+        make no error, with different counts, give more than 1. Rates and counts pair by
+        position.
 
     Raises
     ------
     ValueError
         When ``rates`` is not one-dimensional or holds fewer than two rates (one per group), a
         rate lies outside [0, 1] (NaN included), ``counts`` does not give a whole, positive
-        number for each rate, ``zero`` is neither "upper_bound" nor "raise", or a rate is zero
-        with ``zero="raise"`` or without ``counts``.
+        number for each rate, ``rates`` and ``counts`` are Series with different indexes
+        (which would pair by position, not by group), ``zero`` is neither "upper_bound" nor
+        "raise", or a rate is zero with ``zero="raise"`` or without ``counts``.
     TypeError
         When ``rates`` or ``counts`` does not hold numbers (booleans are refused).
 
@@ -207,6 +212,9 @@ def inequity(
     2.0
     """
     values = _per_group(rates)
+    if isinstance(rates, pd.Series) and isinstance(counts, pd.Series) and not rates.index.equals(counts.index):
+        raise ValueError("rates and counts are Series with different indexes; they pair by position, so align "
+                         "them first: counts.reindex(rates.index)")
     n = None if counts is None else _comparisons_per_group(counts, values.size)
     check_choice(zero, "zero", ("upper_bound", "raise"))  # another value acted as "upper_bound"
     replaced = values == 0.0

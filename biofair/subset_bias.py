@@ -8,6 +8,7 @@ reference group. Read more in the chapter "Measure bias over subsets" (``noteboo
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 import pandas as pd
@@ -20,14 +21,9 @@ from biofair._typing import By, Seed, SubsetMetric
 from biofair._validation import as_count, as_rates, as_rng, as_scores, power_of_two_scaled
 from biofair.equal_error_rate import _eer_from_counts
 from biofair.exceptions import SchemaError
-from biofair.groups import scores_by_group
+from biofair.groups import ScoresByGroup, _label_text, _text_labels, scores_by_group
 
 
-def _pair(a: ArrayLike, b: ArrayLike, *, same_length: bool = False) -> tuple[NDArray, NDArray]:
-    a, b = as_scores(a, "a"), as_scores(b, "b")
-    if same_length and a.size != b.size:
-        raise ValueError(f"a and b must pair value by value; got {a.size} and {b.size} values")
-    return a, b
 
 
 def _centred_moments(values: NDArray[np.float64]) -> tuple[float, float, float]:
@@ -111,7 +107,7 @@ def n_sigma(a: ArrayLike, b: ArrayLike) -> float:
     >>> round(bf.n_sigma([1.0, 2.0, 3.0], [3.0, 4.0, 5.0]), 4)
     1.4142
     """
-    a, b = _pair(a, b)
+    a, b = as_scores(a, "a"), as_scores(b, "b")
     if a.size < 2 or b.size < 2:
         raise ValueError("n_sigma needs at least two values per set (a sample standard deviation)")
     gap, std_a, std_b = _gap_and_spreads(a, b)
@@ -170,7 +166,7 @@ def welch_similarity(a: ArrayLike, b: ArrayLike) -> float:
     >>> bf.welch_similarity([0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
     1.0
     """
-    a, b = _pair(a, b)
+    a, b = as_scores(a, "a"), as_scores(b, "b")
     if a.size < 2 or b.size < 2:
         raise ValueError("welch_similarity needs at least two values per set")
     gap, std_a, std_b = _gap_and_spreads(a, b)
@@ -179,7 +175,7 @@ def welch_similarity(a: ArrayLike, b: ArrayLike) -> float:
     exponent = int(np.frexp(max(std_a, std_b))[1])  # the larger spread in [0.5, 1): no overflow
     with np.errstate(over="ignore"):  # a gap beyond the float range over the spread: t = inf, p = 0
         gap, std_a, std_b = (float(np.ldexp(x, -exponent)) for x in (gap, std_a, std_b))
-    return float(stats.ttest_ind_from_stats(gap, std_a, a.size, 0.0, std_b, b.size, equal_var=False).pvalue)
+        return float(stats.ttest_ind_from_stats(gap, std_a, a.size, 0.0, std_b, b.size, equal_var=False).pvalue)
 
 
 def statistical_parity(a: ArrayLike, b: ArrayLike) -> float:
@@ -203,7 +199,10 @@ def statistical_parity(a: ArrayLike, b: ArrayLike) -> float:
     Raises
     ------
     ValueError
-        When ``a`` and ``b`` differ in length or hold a value outside [0, 1].
+        When ``a`` and ``b`` are empty, differ in length, are not one-dimensional or hold a
+        value outside [0, 1] (NaN included).
+    TypeError
+        When ``a`` or ``b`` holds text or other values that are not numbers.
 
     See Also
     --------
@@ -222,9 +221,13 @@ def statistical_parity(a: ArrayLike, b: ArrayLike) -> float:
     >>> bf.equal_opportunity([0.9, 0.8], [0.9, 0.8])  # EOP on TMRs: the same formula
     1.0
     """
-    a, b = _pair(a, b, same_length=True)
-    as_rates(a, "a")  # EERs or TMRs: rates in [0, 1]
-    as_rates(b, "b")
+    a, b = as_rates(a, "a"), as_rates(b, "b")  # EERs or TMRs: rates in [0, 1]
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(f"a and b must be one-dimensional, one value per subset; got shapes {a.shape} and {b.shape}")
+    if a.size != b.size:
+        raise ValueError(f"a and b must pair value by value; got {a.size} and {b.size} values")
+    if not a.size:
+        raise ValueError("a and b are empty: parity needs the values of at least one subset")
     return float(1.0 - np.mean(np.abs(a - b)))
 
 
@@ -240,7 +243,7 @@ def _subset_value(mated: NDArray, nonmated: NDArray, metric: SubsetMetric) -> fl
 
 
 def subset_performance(
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | ScoresByGroup,
     *,
     by: By = "group",
     n_subsets: int = 50,
@@ -254,8 +257,9 @@ def subset_performance(
 
     Parameters
     ----------
-    scores : pandas.DataFrame
+    scores : pandas.DataFrame or ScoresByGroup
         Score table with a group column.
+        A :func:`biofair.scores_by_group` of it lets several indices share one grouping.
     by : str or sequence of str, default "group"
         The grouping attribute(s).
     n_subsets : int, default 50
@@ -286,8 +290,8 @@ def subset_performance(
         When ``metric`` is not "eer" or "tmr", ``n_subsets`` or ``size`` is below 2, or ``by``
         is empty or names a column twice, or ``rng`` is a negative seed.
     TypeError
-        When ``scores`` is not a DataFrame, ``by`` is not a column name or a list of column
-        names, ``n_subsets`` or ``size`` is not an integer, or ``rng`` is neither a Generator,
+        When ``scores`` is neither a DataFrame nor a ScoresByGroup, ``by`` is not a column
+        name or a list of column names, ``n_subsets`` or ``size`` is not an integer, or ``rng`` is neither a Generator,
         an integer seed nor None.
 
     Warns
@@ -353,6 +357,8 @@ def _values_by_group(performance: pd.DataFrame) -> dict[str, NDArray[np.float64]
     unlabelled = int(performance["group"].isna().sum())
     if unlabelled:
         raise SchemaError(f"{unlabelled} row(s) of the performance table have no group label")
+    # named as group_labels names groups: 1 and "1" are refused, not two rows that print alike
+    performance = performance.assign(group=_text_labels(performance, ["group"]))
     try:  # each group's rows in the order of their subset ids (groupby keeps the rows' order)
         performance = performance.sort_values("subset", kind="stable")
     except TypeError as error:  # ids of kinds that do not compare, such as 3 and "3"
@@ -392,8 +398,9 @@ def subset_bias(performance: pd.DataFrame, *, reference: str | None = None) -> p
         The output of :func:`subset_performance`.
     reference : str, optional
         The reference group; by default the one with the lowest mean value (the paper's
-        rule: the best group for EER, the worst for TMR), the first in sorted order among
-        groups whose means tie.
+        rule: the best group for EER, the worst for TMR), the first in sorted order of the
+        names among groups whose means tie. Group labels are read as text, as
+        :func:`biofair.group_labels` names groups (a number is its text, ``1`` is ``'1'``).
 
     Returns
     -------
@@ -401,20 +408,23 @@ def subset_bias(performance: pd.DataFrame, *, reference: str | None = None) -> p
         One row per group: ``group``, ``reference``, ``mean``, ``parity`` (SP for EER,
         EOP for TMR: one formula, :func:`biofair.statistical_parity`),
         ``welch_similarity`` and ``n_sigma``. The reference row compares the group with
-        itself: parity 1, similarity 1, N-Sigma 0.
+        itself: parity 1, similarity 1, N-Sigma 0. A group whose values are constant, beside
+        a constant reference of another value, has N-Sigma inf and similarity 0.
 
     Raises
     ------
     SchemaError
-        When the table lacks a column, a row has no group label, a group lists a subset id
-        twice, the subset ids mix kinds (3 and "3"), or two groups hold different subset ids
-        (named, with their counts).
+        When the table lacks a column, a row has no group label or a blank one, two group
+        labels read the same (``1`` and ``"1"``), a group lists a subset id twice, the subset
+        ids mix kinds (3 and "3"), or two groups hold different subset ids (named, with their
+        counts).
     ValueError
         When a value is not a rate in [0, 1] (NaN included; the group is named), the table
         holds fewer than two groups or fewer than two subsets per group, or ``reference`` is
         not one of them.
     TypeError
-        When ``performance`` is not a DataFrame, or its column ``value`` holds text.
+        When ``performance`` is not a DataFrame, its column ``value`` holds text, or
+        ``reference`` is neither a group name nor a number.
 
     See Also
     --------
@@ -441,6 +451,10 @@ def subset_bias(performance: pd.DataFrame, *, reference: str | None = None) -> p
     means = {name: math.fsum(v) / v.size for name, v in values.items()}  # exactly rounded: a tie stays a tie
     if reference is None:
         reference = min(means, key=means.get)
+    elif isinstance(reference, (numbers.Number, np.generic)) and not isinstance(reference, str):
+        reference = _label_text(reference)  # a group labelled 1 in the table is named '1'
+    elif not isinstance(reference, str):
+        raise TypeError(f"reference must name one group, got {type(reference).__name__} {reference!r}")
     if reference not in values:
         raise ValueError(f"reference group {reference!r} is not among {sorted(values)}")
     base = values[reference]

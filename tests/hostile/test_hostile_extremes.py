@@ -84,6 +84,7 @@ SETS = [
     ([1.0, 1.0, 1.0], [0.9, 1.0, 0.8]),  # one constant set: scipy's "catastrophic cancellation" warning
     ([0.2, 0.25, 0.3, 0.2], [0.3, 0.35, 0.4, 0.25]),  # ordinary values
     ([2.0**400, 2.0**400, 2.0**400], [0.0, 5e-324, 0.0]),  # t beyond the float range: p = 0
+    ([1.0, 1.0], [0.0, 1e-308]),  # the same, where scipy's t overflowed with a RuntimeWarning
 ]
 
 
@@ -128,6 +129,23 @@ def test_decidability_of_constant_classes_is_undefined(mated, nonmated):
     spread of 1e-17 and d' = 5e15 where both classes are constant and d' is undefined."""
     with pytest.raises(ValueError, match="both have zero variance"):
         bf.decidability(mated, nonmated)
+
+
+@pytest.mark.parametrize(("mated", "nonmated"), [
+    ([1.7e308, 1.7e308], [0.0, 1e-300]),
+    ([1.7e308, 1.7e308], [0.5, np.nextafter(0.5, 1.0)]),
+    ([1e300, 1e300], [0.0, 1e-30]),
+    ([0.0, 5e-324], [-1.7e308, -1.7e308]),
+])
+def test_decidability_of_a_spread_lost_in_the_scaling_is_inf(mated, nonmated):
+    """A spread below 2^-1074 of the largest score became 0 when the scores were scaled, and d'
+    was refused as "both have zero variance (every mated score is 1.7e+308 and every non-mated
+    score 0.0)", where the non-mated scores vary. Its exact value is past the largest float."""
+    assert exact_decidability(mated, nonmated) == math.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        assert bf.decidability(mated, nonmated) == math.inf
+        assert bf.decidability(nonmated, mated) == math.inf
 
 
 def test_decidability_beyond_the_float_range_is_inf_without_a_warning():
