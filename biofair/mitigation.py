@@ -25,7 +25,6 @@ from biofair._validation import as_number, as_rng, as_target, as_threshold, quot
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
 from biofair.exceptions import SchemaError
 from biofair.groups import (
-    _attributes_of,
     _check_no_missing,
     _factorized,
     _group_columns,
