@@ -83,18 +83,28 @@ def _shares_subjects(scores: pd.DataFrame | ScoresByGroup, dev: pd.DataFrame | S
     return bool(np.isin(pd.unique(dev[subjects].to_numpy().ravel()), pd.unique(scores[subjects].to_numpy().ravel())).any())
 
 
-def _warn_if_dev_lacks_groups(names: Sequence[str], dev_names: Sequence[str], *,
-                              units: tuple[str, str] = ("comparisons", "non-mated scores")) -> None:
-    """Warn when the development scores have none of some evaluation groups: the pooled
-    thresholds are then set without those groups' non-mated scores. ``units``: what the
-    development set lacks and what the thresholds are set on (an identification set's
-    non-enrolled probes and their best scores)."""
+def _warn_if_groups_differ(names: Sequence[str], dev_names: Sequence[str], *,
+                           units: tuple[str, str] = ("comparisons", "non-mated scores")) -> None:
+    """Warn when the development scores have none of some evaluation groups (the pooled
+    thresholds are then set without their non-mated scores), or hold groups the evaluation
+    lacks (whose scores set the thresholds too: every development group is pooled).
+    ``units``: what the development set holds and what the thresholds are set on (an
+    identification set's non-enrolled probes and their best scores)."""
+    def shown(groups: list[str]) -> str:
+        return ", ".join(repr(name) for name in groups[:5]) + (", ..." if len(groups) > 5 else "")
+
     missing = [name for name in names if name not in set(dev_names)]
     if missing:
-        shown = ", ".join(repr(name) for name in missing[:5]) + (", ..." if len(missing) > 5 else "")
         warn(
             f"the development scores have no {units[0]} of {len(missing)} of the {len(names)} evaluation "
-            f"groups ({shown}): the thresholds are set on the other groups' {units[1]} only",
+            f"groups ({shown(missing)}): the thresholds are set on the other groups' {units[1]} only",
+            UserWarning,
+        )
+    extra = [name for name in dev_names if name not in set(names)]
+    if extra:
+        warn(
+            f"the development scores hold {len(extra)} group(s) that the evaluation scores lack ({shown(extra)}): "
+            f"their {units[1]} set the pooled thresholds too",
             UserWarning,
         )
 
@@ -161,7 +171,8 @@ def fairness_discrepancy_rate(
     InsufficientComparisonsWarning
         For targets below 3/N of the pooled development non-mated scores (rule of three).
     UserWarning
-        When ``dev`` has no comparisons of an evaluation group.
+        When ``dev`` has no comparisons of an evaluation group, or holds a group that the
+        evaluation scores lack (its non-mated scores set the thresholds too).
 
     See Also
     --------
@@ -198,7 +209,7 @@ def fairness_discrepancy_rate(
     targets = as_targets(fmr_targets, "fmr_targets")
     groups = scores_by_group(scores, by=by)
     dev_groups = groups if dev is None else _development_groups(dev, by)
-    _warn_if_dev_lacks_groups(list(groups), list(dev_groups))
+    _warn_if_groups_differ(list(groups), list(dev_groups))
     thresholds = np.atleast_1d(_pooled_threshold(dev_groups, targets))
     rates = _group_rates(groups, thresholds)
     return _discrepancy_table(

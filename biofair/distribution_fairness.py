@@ -42,9 +42,10 @@ class EquityIndex(NamedTuple):
     Attributes
     ----------
     normal : float
-        ``1 - Σ S_i / (K log2 K)``, in [0, 1]; 1 = identical histograms.
+        ``1 - Σ S_i / (K log2 K)``, in [0, 1] (beyond it only with CEI's
+        ``mean_tail="split_mean"``); 1 = identical histograms.
     extreme : float
-        ``1 - max S_i / log2 K``, in [0, 1]: the worst group's divergence.
+        ``1 - max S_i / log2 K``, in [0, 1] (the same exception): the worst group's divergence.
     divergences : pandas.Series
         ``S_i`` per group, in bits.
     parameters : dict
@@ -138,7 +139,8 @@ def _range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
     into ``bins`` equal widths: a SchemaError says so, where NumPy's would not name the scores.
     """
     try:
-        if np.isfinite(float(high) - float(low)):
+        low, high = float(low), float(high)  # float64 edges for float32 scores too: as a float64 copy bins them
+        if np.isfinite(high - low):
             return np.histogram_bin_edges(np.array([low, high]), bins=bins)
         return 2.0 * np.histogram_bin_edges(np.array([low / 2.0, high / 2.0]), bins=bins)
     except ValueError as error:  # NumPy: "Too many bins for data range"
@@ -253,7 +255,9 @@ def distribution_fairness_index(
     Notes
     -----
     ``S_i = KL(p_i || m)`` in bits with ``m = (1/K) Σ p_i``;
-    ``DFI_N = 1 - Σ S_i / (K log2 K)``, ``DFI_E = 1 - max S_i / log2 K``.
+    ``DFI_N = 1 - Σ S_i / (K log2 K)``, ``DFI_E = 1 - max S_i / log2 K``. The bins are
+    equal-width on the score scale, so the index is not rank-based: an increasing transform
+    of the scores (``exp``) changes it, where FDR does not; scaling by a power of two does not.
 
     References
     ----------
@@ -572,7 +576,8 @@ def comprehensive_equity_index(
     ``S'_i = w_t·KL(t_i || m_t) + w_c·KL(c_i || m_c)`` in bits, with ``m_t`` and ``m_c`` the
     means of the groups' tail and centre pmfs (the project's reading of eq. 8; the paper
     also mentions splitting the mean distribution itself, which can leave [0, 1]).
-    ``CEI_N = 1 - Σ S'_i / (K log2 K)``, ``CEI_E = 1 - max S'_i / log2 K``.
+    ``CEI_N = 1 - Σ S'_i / (K log2 K)``, ``CEI_E = 1 - max S'_i / log2 K``. Binned on the
+    score scale as DFI: an increasing transform of the scores changes the index.
 
     References
     ----------
@@ -683,7 +688,8 @@ def automatic_comprehensive_equity_index(
 
     Notes
     -----
-    Per group: ``t_i = mu_i + N·sigma_i`` (non-mated) or ``mu_i - N·sigma_i`` (mated) (eq. 11);
+    Per group: ``t_i = mu_i + N·sigma_i`` (non-mated) or ``mu_i - N·sigma_i`` (mated) (eq. 11),
+    with the population standard deviation (``ddof=0``), and scores strictly beyond ``t_i``;
     ``P_i = 100 ·`` share of its scores on the centre side of ``t_i`` (eq. 12) is its split
     percentile. ``Delta_i = (share beyond t_i) / (1 - Phi(N))``, the empirical tail mass
     over that of a fitted normal (1 for a normal tail: the project's reading of the open

@@ -167,6 +167,8 @@ def _group_columns(scores: pd.DataFrame, by: By) -> dict[str, list[str]]:
     for attribute in _attributes_of(by):
         sides = [f"reference_{attribute}", f"probe_{attribute}"]
         if attribute in scores.columns:
+            if set(sides) <= set(scores.columns) and (problem := _pair_level_disagreement(scores, attribute, sides)):
+                raise SchemaError(problem)
             columns[attribute] = [attribute]
         elif set(sides) <= set(scores.columns):
             columns[attribute] = sides
@@ -180,6 +182,29 @@ def _group_columns(scores: pd.DataFrame, by: By) -> dict[str, list[str]]:
                    else f" (the table has {list(scores.columns)}{_other_attributes(scores.columns)})")
             )
     return columns
+
+
+def _pair_level_disagreement(scores: pd.DataFrame, attribute: str, sides: list[str]) -> str:
+    """The problem ("" if none) of a table with a pair-level column and both per-side columns
+    of one attribute that disagree on a row: the pair-level column is read, so a pair it
+    places in one group would count as homogeneous where its sides say it crosses groups (a
+    ``group`` copied from ``reference_group``, say)."""
+    pair = scores[attribute].to_numpy(dtype=object)
+    differ = np.zeros(len(scores), dtype=bool)
+    for side in sides:
+        value = scores[side].to_numpy(dtype=object)
+        differ |= (pair != value) & ~(pd.isna(pair) & pd.isna(value))
+    if not differ.any():
+        return ""
+    first = int(differ.argmax())
+    return (
+        f"column {attribute!r} and the columns {sides[0]!r} / {sides[1]!r} both give the groups of "
+        f"{attribute!r} and disagree in {int(differ.sum())} rows (first in {_row(scores, first)}: "
+        f"{quoted(pair[first])} against {quoted(scores[sides[0]].iloc[first])} / "
+        f"{quoted(scores[sides[1]].iloc[first])}). The pair-level column would be read and the sides ignored, "
+        f"so a pair across groups would count in one group. Keep one: table.drop(columns=[{attribute!r}]) to "
+        f"group by the sides, or table.drop(columns=[{sides[0]!r}, {sides[1]!r}])"
+    )
 
 
 def _check_no_missing(scores: pd.DataFrame, columns: list[str], *,
@@ -621,7 +646,9 @@ def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:
     ------
     SchemaError
         When ``scores`` has two columns of one name, an attribute has neither a pair-level
-        column nor both per-side columns, a group column has missing or blank labels (empty
+        column nor both per-side columns, or has both and they disagree on a row (the
+        pair-level column would count a pair across groups in one), a group column has
+        missing or blank labels (empty
         or white space only, which name no group: counted, with the first row), two labels
         differ only in type (``1`` and ``"1"``), two equal labels are written differently
         (``True`` and ``1``, ``1`` and ``1.0``, which pandas would merge under the name of

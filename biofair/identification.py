@@ -37,7 +37,7 @@ from biofair._validation import (
     scalar_or_array,
     unmasked,
 )
-from biofair.discrepancy import _discrepancy_table, _max_gap, _warn_if_dev_lacks_groups
+from biofair.discrepancy import _discrepancy_table, _max_gap, _warn_if_groups_differ
 from biofair.exceptions import SchemaError
 from biofair.groups import _attributes_of, _text_labels
 from biofair.schema import _check_ids_of_one_kind, _contradiction, _row, _score_problems
@@ -839,7 +839,8 @@ def identification_discrepancy_rate(
     InsufficientComparisonsWarning
         For targets below 3/N of the development non-enrolled probes (rule of three).
     UserWarning
-        When ``dev`` has no non-enrolled probes of an evaluation group.
+        When ``dev`` has no non-enrolled probes of an evaluation group, or holds a group that
+        the evaluation outcomes lack (its probes set the thresholds too).
 
     See Also
     --------
@@ -878,9 +879,9 @@ def identification_discrepancy_rate(
     groups = _groups(outcomes, need_open_set=True)
     open_set = _open_set_scores(outcomes, "outcomes") if dev is None else _open_set_scores(dev, "dev")
     if dev is not None:  # labels compared as text: dev's 1, read back from a file, is the group '1'
-        _warn_if_dev_lacks_groups([str(name) for name in groups],
-                                  [str(name) for name in pd.unique(dev.loc[~dev["mated"], "group"])],
-                                  units=("non-enrolled probes", "non-enrolled probes' best scores"))
+        _warn_if_groups_differ([str(name) for name in groups],
+                               [str(name) for name in pd.unique(dev.loc[~dev["mated"], "group"])],
+                               units=("non-enrolled probes", "non-enrolled probes' best scores"))
     thresholds = np.atleast_1d(_thresholds_at_fpir(open_set, targets))
     dir_rates, fpir_rates = _dir_fpir(groups, thresholds, rank)
     return _discrepancy_table(

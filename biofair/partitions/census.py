@@ -33,6 +33,7 @@ from biofair.groups import (
     _label_names,
     _label_text,
     _other_attributes,
+    _pair_level_disagreement,
     _unsigned_zeros,
 )
 from biofair.io import _check_names
@@ -958,11 +959,17 @@ def _blank_labels(part: pd.DataFrame, labels: _Labels, columns: tuple[list[str],
     return problems
 
 
-def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[str]]) -> dict:
+def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[str]],
+                 shadowed: Sequence[tuple[str, list[str]]] = ()) -> dict:
     """Problems of one partition, or its distinct labels of every attribute, its counts per
     (combination of labels, class), cross pairs and range, and the counts and range of each
-    class over all pairs (for the metrics that ignore groups)."""
-    if problems := _problems_of(part, index, list(dict.fromkeys(columns[0] + columns[1]))):
+    class over all pairs (for the metrics that ignore groups). ``shadowed``: each attribute
+    read from its pair-level column whose per-side columns the data also have, with them."""
+    problems = _problems_of(part, index, list(dict.fromkeys(columns[0] + columns[1])))
+    problems = problems or [f"partition {index}: {problem}" for attribute, sides in shadowed
+                            if set(sides) <= set(part.columns) and not part.empty
+                            and (problem := _pair_level_disagreement(part, attribute, sides))]
+    if problems:
         return [{"problems": problems}], *_census_histograms(None, None, None)
     values = _scores(part)
     labels = _labels_of(part, columns)
@@ -1112,7 +1119,8 @@ def census(scores: Any, *, by: By = "group") -> Census:
         scores stored as text, decimals, booleans or integers beyond ``±2**53`` as
         :func:`biofair.validate_scores` words them, non-boolean or missing labels, labels that contradict
         ``reference_subject == probe_subject`` where the data have both, missing group
-        labels, mated comparisons whose two sides' groups differ), then several systems or
+        labels, mated comparisons whose two sides' groups differ, a pair-level group column
+        that disagrees with the per-side columns the data also have), then several systems or
         splits (columns ``system``, ``split``) that a metric would pool, then two distinct
         labels of a group column that read the same (``1`` and ``"1"``) or two equal labels
         written differently (``True`` and ``1``), then partitions without a row, then fewer
@@ -1158,9 +1166,14 @@ def census(scores: Any, *, by: By = "group") -> Census:
             raise SchemaError(f"{error}; these are the columns of the first file, {files[0]}") from None
         raise
     _check_label_types(frame, columns)
-    found, classes, homogeneous = _on_partitions(frame, _census_part, columns,
-                                                 columns=["score", "mated", *_SUBJECTS, *_SCORE_SETS, *columns[0], *columns[1]],
-                                                 total=True)
+    # the per-side columns of an attribute read from its pair-level column: read to check they agree
+    shadowed = [(attribute, sides) for attribute in _attributes_of(by) if attribute in frame.columns
+                and set(sides := [f"reference_{attribute}", f"probe_{attribute}"]) <= set(frame.columns)]
+    found, classes, homogeneous = _on_partitions(
+        frame, _census_part, columns, shadowed,
+        columns=["score", "mated", *_SUBJECTS, *_SCORE_SETS, *columns[0], *columns[1],
+                 *(side for _, sides in shadowed for side in sides)],
+        total=True)
     cache = _context(frame).cache
     _raise_problems([part["problems"] for part in found], frame, ["score", "mated", *columns[0], *columns[1]])
     _check_one_set(found)

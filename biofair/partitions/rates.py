@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._typing import By, ZeroRate
 from biofair._validation import as_target, as_targets, as_threshold, as_thresholds, check_alpha
-from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_gap, _warn_if_dev_lacks_groups
+from biofair.discrepancy import _DEFAULT_FMR_TARGETS, _discrepancy_table, _max_gap, _warn_if_groups_differ
 from biofair.dispersion import OutcomeFairness, _outcome_from_rates, _check_outcome_options
 from biofair.exceptions import SchemaError
 from biofair.groups import GroupRates, _rates_table
@@ -313,7 +313,8 @@ def fairness_discrepancy_rate(
     InsufficientComparisonsWarning
         For targets below 3/N of the pooled development non-mated scores (rule of three).
     UserWarning
-        When ``dev`` has no comparisons of an evaluation group.
+        When ``dev`` has no comparisons of an evaluation group, or holds a group that the
+        evaluation scores lack (its non-mated scores set the thresholds too).
 
     See Also
     --------
@@ -344,7 +345,7 @@ def fairness_discrepancy_rate(
         dev = _as_development(_as_frame, dev)  # a mistyped path refused before a pass over the evaluation data
     data = partitioned(scores, by=by)
     dev_data = data if dev is None else _as_development(partitioned, dev, by=by)
-    _warn_if_dev_lacks_groups(data.census.names, dev_data.census.names)
+    _warn_if_groups_differ(data.census.names, dev_data.census.names)
     thresholds, at_or_above, n_dev = _pooled_thresholds_and_counts(dev_data, targets, by)
     rates, _ = group_rates_at(data, thresholds, by=by)
     return _discrepancy_table(

@@ -191,7 +191,7 @@ def test_per_side_composite_groups_are_calibrated_under_their_names(second):
     fits = bf.mitigation.fit_group_calibration(table, by=["group", "x"])
     calibrated = bf.mitigation.apply_group_calibration(table, fits, by=["group", "x"])
     # independent: the pair-level composite label of each row, then its map
-    names = bf.group_labels(table.assign(group=table["reference_group"], x=table["reference_x"]), by=["group", "x"])
+    names = bf.group_labels(pd.DataFrame({"group": table["reference_group"], "x": table["reference_x"]}), by=["group", "x"])
     homogeneous = (table["reference_group"] == table["probe_group"]).to_numpy()
     expected = [fits[n].scale * s + fits[n].offset for n, s in zip(names[homogeneous], table["score"][homogeneous])]
     np.testing.assert_allclose(calibrated["score"][homogeneous], expected, rtol=1e-15)

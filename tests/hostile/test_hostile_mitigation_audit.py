@@ -70,13 +70,18 @@ def test_a_split_refuses_a_mated_comparison_of_two_subjects():
 def test_calibration_is_applied_to_the_groups_it_was_fitted_on():
     """With a pair-level 'group' and reference_group/probe_group, the fit read the pair-level
     column (as group_labels does) and the application the two sides: a comparison of pair group
-    'a' whose probe side says 'b' got the mean of both maps."""
+    'a' whose probe side says 'b' got the mean of both maps. Columns that disagree are now
+    refused by both; columns that agree give one answer, whichever is read."""
     table = pd.DataFrame({"score": [1.0, 1.0, 1.0], "mated": [True, False, False], "group": ["a", "a", "a"],
                           "reference_group": ["a", "a", "a"], "probe_group": ["a", "a", "b"]})
     maps = {"a": bf.LogisticCalibration(2.0, 0.0, 0.5), "b": bf.LogisticCalibration(1.0, -1.0, 0.5)}
-    assert mitigation.apply_group_calibration(table, maps)["score"].tolist() == [2.0, 2.0, 2.0]
-    sides = table.drop(columns="group")  # without the pair-level column, the sides' mean
+    with pytest.raises(SchemaError, match="disagree in 1 rows"):
+        mitigation.apply_group_calibration(table, maps)
+    sides = table.drop(columns="group")  # the sides alone: the mean of both maps across groups
     assert mitigation.apply_group_calibration(sides, maps)["score"].tolist() == [2.0, 2.0, 1.0]
+    agreeing = table.iloc[:2]
+    assert (mitigation.apply_group_calibration(agreeing, maps)["score"].tolist()
+            == mitigation.apply_group_calibration(agreeing.drop(columns="group"), maps)["score"].tolist() == [2.0, 2.0])
 
 
 def test_calibration_by_a_pair_level_and_a_per_side_attribute():

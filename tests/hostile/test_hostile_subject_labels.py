@@ -52,7 +52,7 @@ def test_a_leak_check_refuses_numbers_against_text():
     with pytest.raises(bf.SchemaError, match="^" + re.escape(message) + "$"):
         mitigation.check_subject_disjoint(dev, evaluation)
     read_as_text = dev.astype({"reference_subject": str, "probe_subject": str})
-    with pytest.raises(ValueError, match=r"^1 evaluation subject\(s\) also in the development split, e\.g\. 1$"):
+    with pytest.raises(ValueError, match=r"^1 evaluation subject\(s\) also in the development split, e\.g\. '1'$"):
         mitigation.check_subject_disjoint(read_as_text, evaluation)
 
 
@@ -65,7 +65,7 @@ def test_a_leak_check_compares_numbers_with_numbers_and_text_with_text():
     strings = trials(["a", "c"]).astype({"reference_subject": "string", "probe_subject": "string"})
     categories = trials(["b", "d"]).astype({"reference_subject": "category", "probe_subject": "category"})
     for other, shared in ((strings, "a"), (categories, "b")):
-        with pytest.raises(ValueError, match=f"e\\.g\\. {shared}$"):
+        with pytest.raises(ValueError, match=f"e\\.g\\. '{shared}'$"):
             mitigation.check_subject_disjoint(text, other)
     mitigation.check_subject_disjoint(text, trials(["x", "y"]).astype({"reference_subject": "category"}))
 

@@ -175,14 +175,13 @@ def test_a_subject_id_of_spaces_in_a_file_is_a_missing_one(tmp_path):
         bf.read_scores(tmp_path / "scores.csv")
 
 
-@pytest.mark.parametrize(("target", "shown"), [(None, "None"), ([0.1, None], "None"),
-                                               (np.array([True], dtype=object), "True"),
-                                               (np.array([0.1, False], dtype=object), "False")])
+@pytest.mark.parametrize(("target", "shown"), [(None, "None"), ([0.1, None], "None among them"),
+                                               (np.array([True], dtype=object), "True among them"),
+                                               (np.array([0.1, False], dtype=object), "False among them")])
 def test_a_target_that_is_no_number_is_named(target, shown):
     """None was read as NaN ('must lie in [0, 1] ... [nan]'), and True in an object array as the
-    rate 1 (a plain True is refused)."""
-    with pytest.raises(TypeError, match="^" + re.escape(f"fmr must be a rate or an array of rates, got {shown} "
-                                                        "among them") + "$"):
+    rate 1 (a plain True is refused). A single None is not "among them"."""
+    with pytest.raises(TypeError, match="^" + re.escape(f"fmr must be a rate or an array of rates, got {shown}") + "$"):
         bf.threshold_at_fmr([0.1, 0.2, 0.3], target)
 
 

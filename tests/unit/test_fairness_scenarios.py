@@ -538,3 +538,27 @@ def test_interval_coverage_names_an_undefined_design_effect():
         table = bf.synthetic.interval_coverage(rate=1e-6, n_repeats=5, n_resamples=100, rng=0)
     assert table["design_effect"].isna().all()
     assert table["coverage"].between(0, 1).all()
+
+
+def test_dev_with_groups_the_evaluation_lacks_is_named():
+    """Development groups that the evaluation lacks set the pooled threshold (SPEC 4 pools every
+    development group) without a word, where the converse warned: in an audit's table the
+    threshold moved from 1.30 to 3.24."""
+    dask = pytest.importorskip("dask")
+    import dask.dataframe as dd
+
+    from biofair import partitions as bp
+
+    test = fdr_canonical_system(fair=False, n_mated=500, n_nonmated=5_000, rng=2)
+    dev = fdr_canonical_system(fair=False, n_mated=500, n_nonmated=5_000, rng=1)
+    message = ("the development scores hold 1 group(s) that the evaluation scores lack ('1'): their non-mated "
+               "scores set the pooled thresholds too")
+    partial = test[test["group"] != "1"]
+    with pytest.warns(UserWarning) as caught:
+        found = bf.fairness_discrepancy_rate(partial, dev=dev, fmr_targets=[1e-2])
+        with dask.config.set(scheduler="synchronous"):
+            out_of_core = bp.fairness_discrepancy_rate(dd.from_pandas(partial, npartitions=2),
+                                                       dev=dd.from_pandas(dev, npartitions=2), fmr_targets=[1e-2])
+    assert [str(w.message) for w in caught] == [message, message]
+    pd.testing.assert_frame_equal(found, out_of_core)
+    assert found["threshold"].iloc[0] == bf.threshold_at_fmr(bf.split_scores(dev)[1], 1e-2)  # all of dev, as SPEC 4
