@@ -44,7 +44,8 @@ def _speculative_bins(histogram: NDArray) -> NDArray[np.bool_]:
     """Bins of both classes (2 x bins) that :func:`eer` would refine, known from the locating
     histogram alone: the window around the crossing and every other bin whose corner lies
     below the line of a crossing edge of the hull through the bins' first scores. A pass
-    that refines other bins collects these on speculation, so that the EER needs none."""
+    that refines other bins collects these on speculation, so that the EER needs none for them
+    (the hull of the exact points around the crossing can still ask for other bins)."""
     fmr_at, fnmr_at = _rates_at_bin_starts(histogram)
     window = _window(histogram)
     nonempty = histogram.sum(axis=0) > 0
@@ -98,8 +99,9 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
         FNMR overtakes FMR and the next non-empty one, which give the exact error counts at
         every threshold there. After :func:`biofair.partitions.partitioned` and
         :func:`biofair.partitions.pooled_thresholds` on the same data, none: their passes
-        made the histogram and collected those scores, and the ROCCH's first refinement, on
-        speculation. ``"rocch"``: ``low`` and ``high`` bound the ROCCH EER and meet in practice
+        made the histogram and collected those scores, and the bins the ROCCH's first
+        refinement is expected to need, on speculation (the exact hull may ask for others:
+        then one more pass each round of refinement). ``"rocch"``: ``low`` and ``high`` bound the ROCCH EER and meet in practice
         (then ``eer`` is exact); ``threshold`` is the exact one of ``"midpoint"``.
 
     Raises
