@@ -77,7 +77,17 @@ def test_chapter_has_a_parameters_cell_and_imports_biofair(source):
     # settings move CEI more than the bias, the draws follow the approximation only loosely)
     ("05_choose_cei_parameters", ["-p", "seed", "1"]),
     ("05_choose_cei_parameters", ["-p", "seed", "21"]),
-], ids=["04-seed-2024", "05-seed-1", "05-seed-21"])
+    # each failed at this seed (and most at 9 seeds in 10) on a claim true of the chapter's draw only:
+    # the interval widths after 1e-3, FDR at the imprecise 1e-6, N-Sigma at every subset size, the fair
+    # system's p-value, the Bayes threshold above every non-mated LLR, the EER reading nothing
+    ("02_put_an_interval_on_every_number", ["-p", "seed", "1"]),
+    ("03_set_one_threshold_for_everyone", ["-p", "seed", "2"]),
+    ("06_measure_bias_over_subsets", ["-p", "seed", "2"]),
+    ("07_identify_fairly", ["-p", "seed", "1"]),
+    ("11_calibrate_scores", ["-p", "seed", "2"]),
+    ("14_outgrow_one_machine", ["-p", "seed", "1"]),
+], ids=["04-seed-2024", "05-seed-1", "05-seed-21", "02-seed-1", "03-seed-2", "06-seed-2", "07-seed-1", "11-seed-2",
+        "14-seed-1"])
 def test_chapter_runs_with_other_parameters(chapter, parameters, tmp_path):
     """Other parameters keep every assertion of the chapter true: its prose reads the data."""
     source = ROOT / "notebooks" / f"{chapter}.md"
