@@ -86,9 +86,12 @@ def test_unbiased_side_scores_near_one(default_scenarios):
         assert automatic.normal >= 0.95 and automatic.extreme >= 0.95
 
 
-def test_a_development_set_without_an_evaluation_group_is_named(recwarn):
-    """The pooled thresholds were set without that group's non-mated scores, without a word;
-    in memory and out of core alike (the same table, one warning each)."""
+@pytest.mark.parametrize("lacking", ["dev", "evaluation"])
+def test_development_and_evaluation_sets_of_other_groups_are_named(lacking, recwarn):
+    """A development set without an evaluation group set the pooled thresholds without that
+    group's non-mated scores, without a word; development groups the evaluation lacks set them
+    too, silently (in an audit's table the threshold moved from 1.30 to 3.24). In memory and out
+    of core alike (the same table, one warning each)."""
     import dask
     import dask.dataframe as dd
 
@@ -96,18 +99,25 @@ def test_a_development_set_without_an_evaluation_group_is_named(recwarn):
 
     test = fdr_canonical_system(fair=False, n_mated=500, n_nonmated=5_000, rng=2)
     dev = fdr_canonical_system(fair=False, n_mated=500, n_nonmated=5_000, rng=1)
-    partial = dev[dev["group"] != "1"]
-    message = ("the development scores have no comparisons of 1 of the 3 evaluation groups ('1'): the thresholds "
-               "are set on the other groups' non-mated scores only")
+    if lacking == "dev":
+        dev_used, test_used = dev[dev["group"] != "1"], test
+        message = ("the development scores have no comparisons of 1 of the 3 evaluation groups ('1'): the "
+                   "thresholds are set on the other groups' non-mated scores only")
+    else:
+        dev_used, test_used = dev, test[test["group"] != "1"]
+        message = ("the development scores hold 1 group(s) that the evaluation scores lack ('1'): their non-mated "
+                   "scores set the pooled thresholds too")
     with pytest.warns(UserWarning) as caught:
-        found = bf.fairness_discrepancy_rate(test, dev=partial, fmr_targets=[1e-2])
+        found = bf.fairness_discrepancy_rate(test_used, dev=dev_used, fmr_targets=[1e-2])
         with dask.config.set(scheduler="synchronous"):
-            out_of_core = bp.fairness_discrepancy_rate(dd.from_pandas(test, npartitions=2),
-                                                       dev=dd.from_pandas(partial, npartitions=2), fmr_targets=[1e-2])
+            out_of_core = bp.fairness_discrepancy_rate(dd.from_pandas(test_used, npartitions=2),
+                                                       dev=dd.from_pandas(dev_used, npartitions=2), fmr_targets=[1e-2])
     assert [str(w.message) for w in caught] == [message, message]
     pd.testing.assert_frame_equal(found, out_of_core)
-    assert found["threshold"].iloc[0] == bf.threshold_at_fmr(bf.split_scores(partial)[1], 1e-2)
-    bf.fairness_discrepancy_rate(test, dev=dev, fmr_targets=[1e-2])  # every group: no warning
+    # every development group's non-mated scores, as SPEC 4 pools them
+    assert found["threshold"].iloc[0] == bf.threshold_at_fmr(bf.split_scores(dev_used)[1], 1e-2)
+    recwarn.clear()
+    bf.fairness_discrepancy_rate(test, dev=dev, fmr_targets=[1e-2])  # the same groups: no warning
     assert not [w for w in recwarn if issubclass(w.category, UserWarning)]
 
 
@@ -539,26 +549,3 @@ def test_interval_coverage_names_an_undefined_design_effect():
     assert table["design_effect"].isna().all()
     assert table["coverage"].between(0, 1).all()
 
-
-def test_dev_with_groups_the_evaluation_lacks_is_named():
-    """Development groups that the evaluation lacks set the pooled threshold (SPEC 4 pools every
-    development group) without a word, where the converse warned: in an audit's table the
-    threshold moved from 1.30 to 3.24."""
-    dask = pytest.importorskip("dask")
-    import dask.dataframe as dd
-
-    from biofair import partitions as bp
-
-    test = fdr_canonical_system(fair=False, n_mated=500, n_nonmated=5_000, rng=2)
-    dev = fdr_canonical_system(fair=False, n_mated=500, n_nonmated=5_000, rng=1)
-    message = ("the development scores hold 1 group(s) that the evaluation scores lack ('1'): their non-mated "
-               "scores set the pooled thresholds too")
-    partial = test[test["group"] != "1"]
-    with pytest.warns(UserWarning) as caught:
-        found = bf.fairness_discrepancy_rate(partial, dev=dev, fmr_targets=[1e-2])
-        with dask.config.set(scheduler="synchronous"):
-            out_of_core = bp.fairness_discrepancy_rate(dd.from_pandas(partial, npartitions=2),
-                                                       dev=dd.from_pandas(dev, npartitions=2), fmr_targets=[1e-2])
-    assert [str(w.message) for w in caught] == [message, message]
-    pd.testing.assert_frame_equal(found, out_of_core)
-    assert found["threshold"].iloc[0] == bf.threshold_at_fmr(bf.split_scores(dev)[1], 1e-2)  # all of dev, as SPEC 4
