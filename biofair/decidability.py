@@ -56,7 +56,7 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     do not overflow and subnormal scores (1e-310) keep their non-zero variance. A class whose
     spread is far below that scale (0, 1, 2 against 1e308) has its deviations scaled by a power
     of two of its own before they are squared, so its variance does not underflow; a spread
-    below 2^-1074 of the largest score is lost in the first scaling, and only beside a
+    below ``2**-1074`` of the largest score is lost in the first scaling, and only beside a
     constant class at that scale, where d' is inf (1e-300 against 1.7e308). Each class
     is summed about the middle of its own range (its mean is that middle plus the mean of the
     differences), so scores a few ulps apart keep the gap of their means and their spread,
