@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import shlex
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -366,6 +367,14 @@ def is_blank(value: object) -> bool:
     """Whether a label or an id is text that is empty or white space only: it names nothing, as
     an empty cell, which pandas reads from a file as missing (but keeps as "" in a DataFrame)."""
     return isinstance(value, str) and not value.strip()
+
+
+def shell_option(option: str, value: object) -> str:
+    """``option value`` as a message suggests it for a command line: the value quoted where a
+    shell would split or expand it (``--by 'age group'``), and joined by ``=`` where it starts
+    with a dash (``--by=--by``), which argparse would read as an option of its own."""
+    value = shlex.quote(str(value))
+    return f"{option}={value}" if value.startswith("-") else f"{option} {value}"
 
 
 def quoted(value: object, *, written: Callable[[object], str] = repr) -> str:

@@ -449,7 +449,9 @@ def differential_report(
     group of fewer than 10 subjects is named in the notes: a bootstrap that resamples so few
     subjects under-covers, and so do the ratios that rest on it; the Clopper-Pearson
     interval beside it does not depend on the subjects (but takes comparisons as
-    independent).
+    independent). A resample of subjects that draws none of a group's comparisons of a class
+    leaves that rate undefined; its percentile interval and design effect are read from the
+    other resamples, and the notes count the resamples left out, per group and rate.
 
     Decision rule: a ratio's verdict is ``"within tolerance"`` when its interval lies in
     ``[1/tolerance, tolerance]``, ``"exceeds tolerance"`` when it lies wholly outside, else
@@ -541,7 +543,7 @@ def differential_report(
 
     groups, replicates = _counts_and_replicates(table, codes, names, errors, subjects, n_resamples, rng)
     groups = _sufficiency(groups, targets, confidence)
-    boot = _bootstrap_columns(groups, replicates, confidence)
+    boot = _bootstrap_columns(groups, replicates, confidence, notes)
     references, differential_rows = {}, []
     groups["ratio"] = groups["ratio_low"] = groups["ratio_high"] = np.nan
     groups["ratio_verdict"] = _NOT_ASSESSABLE
@@ -654,10 +656,12 @@ def _sufficiency(groups: pd.DataFrame, targets: dict, confidence: float) -> pd.D
     return groups
 
 
-def _bootstrap_columns(groups: pd.DataFrame, replicates: dict, confidence: float) -> dict[int, NDArray]:
+def _bootstrap_columns(groups: pd.DataFrame, replicates: dict, confidence: float,
+                       notes: list[str]) -> dict[int, NDArray]:
     """Add the bootstrap interval and design effect of every resolved row; return each row's
-    replicates."""
-    boot = {}
+    replicates. A resample that draws none of a group's comparisons of a class leaves its rate
+    undefined; the interval is read from the other resamples, and the notes say how many."""
+    boot, undefined = {}, {rate: [] for rate in _RATES}
     groups["bootstrap_low"] = groups["bootstrap_high"] = groups["design_effect"] = np.nan
     for i, row in groups.iterrows():
         boot[i] = replicates[row["group"]][:, _RATES.index(row["rate"])]
@@ -666,10 +670,16 @@ def _bootstrap_columns(groups: pd.DataFrame, replicates: dict, confidence: float
         p, finite = row["estimate"], boot[i][np.isfinite(boot[i])]
         if finite.size == 0:  # a single subject: no clustered interval
             continue
+        if finite.size < boot[i].size:
+            undefined[row["rate"]].append(f"{row['group']!r} ({boot[i].size - finite.size} of the {boot[i].size} "
+                                          "resamples drew none)")
         groups.loc[i, ["bootstrap_low", "bootstrap_high"]] = interval(
             finite, p, lambda: [], method="percentile", confidence=confidence)
         if 0 < p < 1:
             groups.loc[i, "design_effect"] = float(finite.var() / (p * (1 - p) / row["comparisons"]))
+    notes.extend(f"{rate.upper()}: bootstrap intervals and design effects from the resamples that drew comparisons "
+                 "of the group (a resample of subjects can draw none, which leaves the rate undefined): "
+                 + ", ".join(names) for rate, names in undefined.items() if names)
     return boot
 
 

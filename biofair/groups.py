@@ -25,7 +25,7 @@ from biofair._counts import counts_at
 from biofair._thresholds import at_or_above_runs, threshold_at_fmr_runs, warn_unresolved
 from biofair._threads import IN_TWO_THREADS_FROM, in_two_threads
 from biofair._typing import By
-from biofair._validation import as_rates, as_threshold, as_thresholds, is_blank, quoted, scalar_or_array
+from biofair._validation import as_rates, as_threshold, as_thresholds, is_blank, quoted, scalar_or_array, shell_option
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.schema import (
@@ -157,8 +157,9 @@ def _other_attributes(columns: Sequence, *, command: bool = True) -> str:
     if not others:
         return ""
     example = others[0] if len(others) == 1 else "<column>"
+    option = shell_option("--by", example) if len(others) == 1 else "--by <column>"
     return (f"; to compare the groups of {' or '.join(map(repr, others[:5]))}, pass by={example!r}"
-            + (f" (biofair report --by {example})" if command else ""))
+            + (f" (biofair report {option})" if command else ""))
 
 
 def _group_columns(scores: pd.DataFrame, by: By) -> dict[str, list[str]]:

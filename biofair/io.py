@@ -27,7 +27,7 @@ import pandas as pd
 
 from biofair._direction import warn_if_reversed
 from biofair._typing import By, MissingGroups, OneClassGroups
-from biofair._validation import check_choice, check_flag, inexact_integers, is_blank
+from biofair._validation import check_choice, check_flag, inexact_integers, is_blank, shell_option
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.groups import (
@@ -180,6 +180,11 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
             f"{path} holds JSON (first line {header[:60]!r}...), which biofair does not read: convert it to CSV, "
             f"e.g. python -c \"import pandas as pd; pd.read_json('{path}', lines={not header.lstrip().startswith('[')})"
             f".to_csv('{path.name.split('.')[0]}-table.csv', index=False)\""
+        )
+    if header.lstrip().lower().startswith(("<!doctype html", "<html")):
+        raise SchemaError(
+            f"{path} is a web page (HTML, first line {header[:60]!r}), not a score file: a link that led to a page "
+            "(a sign-in, an error or a preview) rather than to the file? Download the file itself"
         )
     if len(header) == 5 and header.lower().startswith("sep="):
         raise SchemaError(f"{path} starts with {header!r}, Excel's hint of its separator, not a header: "
@@ -483,6 +488,14 @@ def _read_parquet(path: Path, columns: Mapping[str, str] | None) -> pd.DataFrame
     if score in schema.names and pa.types.is_decimal(schema.field(score).type):
         table[score] = _decimal_scores(table[score], path, score, schema.field(score).type)
     labels = [name for name in table.columns if renames.get(name, name) not in ("score", "mated")]
+    nested = [name for name in labels if name in schema.names and pa.types.is_nested(schema.field(name).type)]
+    if nested:  # each value would be named by its text, "['A']"
+        name = nested[0]
+        raise SchemaError(
+            f"{path}: column {name!r} holds values of type {schema.field(name).type} (lists or records), not one "
+            "label per row: store one value per row, e.g. the first of each list, table[" + repr(name) + "] = "
+            "table[" + repr(name) + "].map(lambda values: values[0])"
+        )
     # stored as integers, made floats by pandas (nulls, and no pandas metadata to say Int64)
     integers = [name for name in labels if name in schema.names and pa.types.is_integer(schema.field(name).type)
                 and table[name].dtype.kind == "f"]  # a RangeIndex is stored as metadata: no field
@@ -849,8 +862,8 @@ def _groups_fix(problems: str, rows: pd.DataFrame, by: By) -> str:
         others = [name for name in dict.fromkeys(re.sub(r"^(reference|probe)_", "", str(c)) for c in rows.columns
                                                  if c not in CANONICAL_COLUMNS and not str(c).endswith("_subject"))
                   if name not in attributes]
-        ways = [f"compare the groups of {' or '.join(map(repr, others[:5]))} (biofair report --by "
-                f"{others[0] if len(others) == 1 else '<column>'})"] if others else []
+        ways = [f"compare the groups of {' or '.join(map(repr, others[:5]))} (biofair report "
+                f"{shell_option('--by', others[0]) if len(others) == 1 else '--by <column>'})"] if others else []
         if "reference_subject" in rows.columns:
             ways.append("give the subjects' attributes in a subject file (biofair report --subjects people.csv "
                         "--by <attribute>)")
@@ -1073,7 +1086,7 @@ def read_grouped_scores(
             raise SchemaError(
                 f"the score file has a column {shadowed[0]!r} and the subject file an attribute of that name: by="
                 f"{by!r} would read the score file's column, not the attribute. Rename the score file's, e.g. "
-                f"columns={{{shadowed[0]!r}: 'file_{shadowed[0]}'}} (biofair report --columns {shadowed[0]}=file_{shadowed[0]})"
+                f"columns={{{shadowed[0]!r}: 'file_{shadowed[0]}'}} (biofair report {shell_option('--columns', f'{shadowed[0]}=file_{shadowed[0]}')})"
             )
         table = add_subject_attributes(table, people)
     if (told := _READ_DONE.get()) is not None:

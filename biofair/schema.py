@@ -379,7 +379,7 @@ def _stripped(ids: pd.Series) -> pd.Series:
 def _contradiction(scores: pd.DataFrame) -> str:
     """The problem of the rows whose ``mated`` contradicts ``reference_subject ==
     probe_subject`` ("" when none), with how many of them agree once spaces around the ids
-    are stripped (``"s2 "`` and ``"s2"``: one subject typed twice) and the first such row."""
+    are stripped (``"s2 "`` and ``"s2"``: one subject typed twice), and the first row of each kind."""
     reference, probe = scores["reference_subject"], scores["probe_subject"]
     mated = scores["mated"].to_numpy(dtype=bool)
     wrong = _contradicted(reference, probe, mated)
@@ -389,7 +389,12 @@ def _contradiction(scores: pd.DataFrame) -> str:
     problem = (f"{count} {'row has' if count == 1 else 'rows have'} 'mated' contradicting "
                "reference_subject == probe_subject")
     rows = np.flatnonzero(wrong)
-    by_spaces = rows[~_contradicted(_stripped(reference.iloc[rows]), _stripped(probe.iloc[rows]), mated[rows])]
+    spaces_only = ~_contradicted(_stripped(reference.iloc[rows]), _stripped(probe.iloc[rows]), mated[rows])
+    by_spaces = rows[spaces_only]
+    if (~spaces_only).any():  # the row to look at first
+        first = rows[~spaces_only][0]
+        problem += (f", e.g. {_row(scores, first)} (mated {bool(mated[first])}, subjects "
+                    f"{quoted(reference.iloc[first])} and {quoted(probe.iloc[first])})")
     if by_spaces.size:
         first = by_spaces[0]
         problem += (

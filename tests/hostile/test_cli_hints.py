@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -204,6 +205,20 @@ def test_a_file_of_one_group_names_it_and_the_other_attributes(tmp_path, capsys)
     with pytest.raises(bf.SchemaError, match=r"one group \('A'\), and a fairness report compares two or more: add a "
                                              r"column of the groups to compare$"):
         bf.read_grouped_scores(bare)
+
+
+@pytest.mark.parametrize("name", ["age group", "--by", "it's"])
+def test_the_suggested_option_runs_when_pasted_into_a_shell(tmp_path, capsys, name):
+    """A column 'age group' was suggested as "--by age group", which a shell splits in two, and a
+    column '--by' as "--by --by", which argparse refuses (a hostile-input audit of the CLI)."""
+    path = tmp_path / "one.csv"
+    example().assign(**{name: example()["group"]}, group="A").to_csv(path, index=False)
+    message = refused(capsys, tmp_path, path)
+    option = re.search(r"compare the groups of .*? \(biofair report (.*?)\), or give", message).group(1)
+    status, _, err = run(capsys, path, *shlex.split(option), "-o", tmp_path / "out", "--layout", "differential",
+                         *FAST_DIFFERENTIAL)
+    assert status == 0, err
+    assert json.loads((tmp_path / "out" / "differential.json").read_text())["settings"]["by"] == [name]
 
 
 @pytest.mark.parametrize("lacking", ["mated", "nonmated"])

@@ -174,7 +174,7 @@ def test_subject_columns_that_contradict_mated_are_refused_as_validate_scores_re
                           "reference_subject": ["A", "B"] * 2, "probe_subject": ["A", "A", "B", "B"],
                           "score": [0.9, 0.2, 0.3, 0.8], "mated": [False, False, False, True],
                           "group": ["x", "x", "y", "y"]})
-    message = "1 row has 'mated' contradicting reference_subject == probe_subject"
+    message = "1 row has 'mated' contradicting reference_subject == probe_subject, e.g. row 0 (mated False, subjects 'A' and 'A')"
     with pytest.raises(bf.SchemaError, match=re.escape(message)):
         bf.validate_scores(table)
     with pytest.raises(bf.SchemaError, match="^" + re.escape("invalid identification table:\n- " + message) + "$"):

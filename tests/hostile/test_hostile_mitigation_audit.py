@@ -60,7 +60,8 @@ def test_a_split_refuses_a_mated_comparison_of_two_subjects():
     mated comparison; validate_scores refuses the same table."""
     table = one_subject_per_gender(3)
     table.loc[1, "mated"] = True  # s0 against s1
-    message = "invalid score table:\n- 1 row has 'mated' contradicting reference_subject == probe_subject"
+    message = ("invalid score table:\n- 1 row has 'mated' contradicting reference_subject == probe_subject, "
+               "e.g. row 1 (mated True, subjects 's0' and 's1')")
     with pytest.raises(SchemaError, match="^" + re.escape(message) + "$"):
         mitigation.subject_disjoint_split(table, rng=0)
     with pytest.raises(SchemaError, match="^" + re.escape(message) + "$"):

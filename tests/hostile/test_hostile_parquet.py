@@ -432,7 +432,7 @@ def test_mated_labels_that_contradict_the_subject_ids_are_refused_as_in_memory()
         with pytest.raises(SchemaError) as error:
             metric(dd.from_pandas(scores, npartitions=2))
         assert str(error.value) == ("invalid score partitions:\n- partition 0: 5 rows have 'mated' contradicting "
-                                    "reference_subject == probe_subject")
+                                    "reference_subject == probe_subject, e.g. row 3 (mated True, subjects '47' and '48')")
 
 
 def test_a_mistyped_development_path_is_refused_before_any_pass(tmp_path):

@@ -628,3 +628,35 @@ def test_groups_short_of_errors_together_leave_every_band_unbounded():
     note = next(n for n in report.notes if n.startswith("unbounded intervals"))
     assert "or one compared group or another has none in at least 5% of the resamples" in note
     assert "FNMR 'a'" in note and "FNMR 'c'" in note
+
+
+def test_resamples_that_leave_a_rate_undefined_are_counted_in_the_notes():
+    """Group a has six subjects, of whom two have mated comparisons: a resample of its subjects
+    draws neither in (4/6)^6 = 8.8% of the resamples, where its FNMR is undefined. The interval
+    was read from the other resamples without a word (an audit of the bootstrap); the notes now
+    say how many were left out, and of which group and rate."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for s in range(14):
+        group = "a" if s < 6 else "b"
+        n_mated = 20 if (s < 2 or s >= 6) else 0
+        rows += [{"score": v, "mated": True, "reference_subject": f"s{s}", "group": group}
+                 for v in rng.normal(2, 1, n_mated)]
+        rows += [{"score": v, "mated": False, "reference_subject": f"s{s}", "group": group}
+                 for v in rng.normal(0, 1, 60)]
+    n_resamples = 400
+    report = bf.differential_report(pd.DataFrame(rows), threshold=1.0, n_resamples=n_resamples, rng=0)
+    said = [note for note in report.notes if "resamples drew none" in note]
+    assert len(said) == 1 and said[0].startswith("FNMR: bootstrap intervals and design effects from the resamples")
+    left_out = int(said[0].split("'a' (")[1].split(" of the")[0])
+    expected = n_resamples * (4 / 6) ** 6
+    assert abs(left_out - expected) < 4 * np.sqrt(expected)  # a binomial count: within four standard deviations
+    assert "'b'" not in said[0]
+    fnmr_a = report.groups.set_index(["rate", "group"]).loc[("fnmr", "a")]
+    assert fnmr_a["bootstrap_low"] <= fnmr_a["estimate"] <= fnmr_a["bootstrap_high"]
+
+
+def test_no_note_on_undefined_resamples_when_every_subject_has_both_classes(demo, report):
+    has_both = demo.groupby("reference_subject")["mated"].nunique()
+    assert (has_both == 2).all()
+    assert not any("resamples drew none" in note for note in report.notes)

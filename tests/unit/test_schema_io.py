@@ -43,7 +43,8 @@ def test_one_error_lists_every_problem(table):
     assert lines == [
         "invalid score table:",
         "- column 'score' has 1 NaN and 1 infinite values (first in row 1)",
-        "- 1 row has 'mated' contradicting reference_subject == probe_subject",
+        "- 1 row has 'mated' contradicting reference_subject == probe_subject, e.g. row 2 (mated True, subjects 'a' "
+        "and 'b')",
         "- column 'group' has 1 missing values (first in row 0); those comparisons would have no group. Give them a "
         "group of their own, '(missing)', with read_grouped_scores(..., missing_groups='group') (biofair report "
         "--missing-groups group), or fill them yourself, e.g. scores.fillna({'group': 'unknown'})",
@@ -135,6 +136,18 @@ def test_parquet_integer_labels_with_missing_values_stay_integers(tmp_path):
     again = bf.read_grouped_scores(indexed, columns={"sim": "score"}, missing_groups="group")
     assert again["group"].tolist() == table["group"].tolist() and again.index.tolist() == list(range(10, 18))
     assert again["row"].tolist() == [str(row) for row in range(10, 18)]
+
+
+@pytest.mark.parametrize("values", [[["A"], ["B"]] * 3, [{"name": "A"}, {"name": "B"}] * 3])
+def test_a_parquet_column_of_lists_or_records_is_refused_as_labels(tmp_path, values):
+    """A group column of lists was read as groups "['A']" and "['B']" (a hostile-input audit of the CLI)."""
+    table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.1, 0.7, 0.3], "mated": [True, False] * 3, "group": values})
+    table.to_parquet(tmp_path / "nested.parquet")
+    with pytest.raises(bf.SchemaError, match=r"nested\.parquet: column 'group' holds values of type (list|struct)<.*> "
+                                             r"\(lists or records\), not one label per row"):
+        bf.read_scores(tmp_path / "nested.parquet")
+    table.assign(group=[v[0] if isinstance(v, list) else v["name"] for v in values]).to_parquet(tmp_path / "flat.parquet")
+    assert bf.group_labels(bf.read_scores(tmp_path / "flat.parquet")).tolist() == ["A", "B"] * 3
 
 
 def test_columns_that_pandas_stored_as_the_index_of_a_parquet_file_are_read(tmp_path):
@@ -245,11 +258,13 @@ def test_contradictions_made_by_spaces_around_an_id_are_named(table):
     with pytest.raises(bf.SchemaError) as error:
         bf.validate_scores(padded)
     assert str(error.value).splitlines()[1] == (
-        "- 2 rows have 'mated' contradicting reference_subject == probe_subject (1 of them only because of spaces "
+        "- 2 rows have 'mated' contradicting reference_subject == probe_subject, e.g. row 4 (mated True, subjects "
+        "'c' and ' a') (1 of them only because of spaces "
         "around an id, e.g. row 1: 'b ' and 'b'; strip the ids, table[column].str.strip(), if they name one subject)"
     )
     other = table.assign(mated=[True, True, True, False, False])  # a real contradiction: no advice
-    with pytest.raises(bf.SchemaError, match=r"1 row has 'mated' contradicting reference_subject == probe_subject$"):
+    with pytest.raises(bf.SchemaError, match=r"1 row has 'mated' contradicting reference_subject == probe_subject, "
+                                             r"e.g. row 2 \(mated True, subjects 'a' and 'b'\)$"):
         bf.validate_scores(other)
 
 
@@ -398,6 +413,20 @@ def test_a_file_s_rows_are_named_as_the_file_numbers_them(tmp_path):
         bf.read_grouped_scores(tmp_path / "copied.csv")
     assert any(str(w.message).startswith("30 rows, from data row 32 on, repeat earlier rows in every column and "
                                          "in the same order (from data row 1 on)") for w in caught), [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("page", [
+    "<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n<body>Not Found</body></html>\n",
+    '<html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1"></head></html>\n',
+    "  <!doctype HTML>\n<html>\n<body>Sign in, then try again</body>\n</html>\n",
+])
+def test_a_web_page_saved_as_a_score_file_is_named(tmp_path, page):
+    """A page saved in place of the file (a 404, a sign-in) got the advice of a file separated by
+    spaces, of a decimal comma, or of a missing group column (a hostile-input audit of the CLI)."""
+    (tmp_path / "scores.csv").write_text(page)
+    with pytest.raises(bf.SchemaError, match=r"scores\.csv is a web page \(HTML, first line .*\), not a score file: "
+                                             r".* Download the file itself$"):
+        bf.read_scores(tmp_path / "scores.csv")
 
 
 def test_files_of_other_kinds_are_named_and_pandas_index_columns_are_read(tmp_path):
