@@ -493,8 +493,8 @@ def _read_parquet(path: Path, columns: Mapping[str, str] | None) -> pd.DataFrame
         name = nested[0]
         raise SchemaError(
             f"{path}: column {name!r} holds values of type {schema.field(name).type} (lists or records), not one "
-            "label per row: store one value per row, e.g. the first of each list, table[" + repr(name) + "] = "
-            "table[" + repr(name) + "].map(lambda values: values[0])"
+            f"label per row: store one value per row, e.g. the first of each list, table[{name!r}] = "
+            f"table[{name!r}].map(lambda values: values[0])"
         )
     # stored as integers, made floats by pandas (nulls, and no pandas metadata to say Int64)
     integers = [name for name in labels if name in schema.names and pa.types.is_integer(schema.field(name).type)
@@ -1083,10 +1083,11 @@ def read_grouped_scores(
     if subjects is not None:
         people = _read_file(_checked_file(subjects, "subject attribute file"), None, True, "auto", decimal)
         if shadowed := [a for a in _attributes_of(by) if a in table.columns and a in people.columns and a != "subject"]:
+            renamed = f"{shadowed[0]}=file_{shadowed[0]}"
             raise SchemaError(
                 f"the score file has a column {shadowed[0]!r} and the subject file an attribute of that name: by="
                 f"{by!r} would read the score file's column, not the attribute. Rename the score file's, e.g. "
-                f"columns={{{shadowed[0]!r}: 'file_{shadowed[0]}'}} (biofair report {shell_option('--columns', f'{shadowed[0]}=file_{shadowed[0]}')})"
+                f"columns={{{shadowed[0]!r}: 'file_{shadowed[0]}'}} (biofair report {shell_option('--columns', renamed)})"
             )
         table = add_subject_attributes(table, people)
     if (told := _READ_DONE.get()) is not None:
