@@ -148,6 +148,12 @@ def _renaming(renames: dict[str, str]) -> str:
     return f"scores.rename(columns={renames!r}) ({_cli_renaming(renames)})"
 
 
+def _by_option(names: list[str]) -> str:
+    """The ``--by`` of ``biofair report`` that groups by one of ``names``: the one name,
+    shell-quoted, or a placeholder when there are several."""
+    return shell_option("--by", names[0]) if len(names) == 1 else "--by <column>"
+
+
 def _other_attributes(columns: Sequence, *, command: bool = True) -> str:
     """The attributes whose columns could name the groups instead (not a score, label, subject,
     system or split column), as the ``by`` to give (and, with ``command``, the option of
@@ -157,9 +163,8 @@ def _other_attributes(columns: Sequence, *, command: bool = True) -> str:
     if not others:
         return ""
     example = others[0] if len(others) == 1 else "<column>"
-    option = shell_option("--by", example) if len(others) == 1 else "--by <column>"
     return (f"; to compare the groups of {' or '.join(map(repr, others[:5]))}, pass by={example!r}"
-            + (f" (biofair report {option})" if command else ""))
+            + (f" (biofair report {_by_option(others)})" if command else ""))
 
 
 def _group_columns(scores: pd.DataFrame, by: By) -> dict[str, list[str]]:

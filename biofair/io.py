@@ -33,6 +33,7 @@ from biofair.exceptions import SchemaError
 from biofair.groups import (
     _MISSING_GROUP,
     _attributes_of,
+    _by_option,
     _check_no_missing,
     _group_codes,
     _group_columns,
@@ -862,8 +863,8 @@ def _groups_fix(problems: str, rows: pd.DataFrame, by: By) -> str:
         others = [name for name in dict.fromkeys(re.sub(r"^(reference|probe)_", "", str(c)) for c in rows.columns
                                                  if c not in CANONICAL_COLUMNS and not str(c).endswith("_subject"))
                   if name not in attributes]
-        ways = [f"compare the groups of {' or '.join(map(repr, others[:5]))} (biofair report "
-                f"{shell_option('--by', others[0]) if len(others) == 1 else '--by <column>'})"] if others else []
+        ways = [f"compare the groups of {' or '.join(map(repr, others[:5]))} (biofair report {_by_option(others)})"
+                ] if others else []
         if "reference_subject" in rows.columns:
             ways.append("give the subjects' attributes in a subject file (biofair report --subjects people.csv "
                         "--by <attribute>)")
