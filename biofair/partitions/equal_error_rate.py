@@ -101,8 +101,9 @@ def eer(scores: Any, *, method: EerMethod = "rocch", max_passes: int = 10) -> Eq
         :func:`biofair.partitions.pooled_thresholds` on the same data, none: their passes
         made the histogram and collected those scores, and the bins the ROCCH's first
         refinement is expected to need, on speculation (the exact hull may ask for others:
-        then one more pass each round of refinement). ``"rocch"``: ``low`` and ``high`` bound the ROCCH EER and meet in practice
-        (then ``eer`` is exact); ``threshold`` is the exact one of ``"midpoint"``.
+        then one more pass each round of refinement). ``"rocch"``: ``low`` and ``high`` bound
+        the ROCCH EER and meet in practice (then ``eer`` is exact); ``threshold`` is the exact
+        one of ``"midpoint"``.
 
     Raises
     ------
