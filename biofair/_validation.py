@@ -50,9 +50,10 @@ def unmasked(values: ArrayLike, name: str) -> NDArray:
     if np.ma.is_masked(values):
         n_masked = int(np.ma.count_masked(values))
         if not np.ma.isMaskedArray(values):  # a pandas array of a nullable dtype, whose <NA> NumPy reads as masked
-            raise ValueError(f"{name} holds {n_masked} missing values (<NA>): leave them out (.dropna()) or fill them")
+            raise ValueError(f"{name} holds {how_many(n_masked, 'missing value')} (<NA>): leave them out (.dropna()) "
+                             "or fill them")
         raise ValueError(
-            f"{name} is a masked array with {n_masked} masked values, which NumPy would pass on "
+            f"{name} is a masked array with {how_many(n_masked, 'masked value')}, which NumPy would pass on "
             "without their mask and a metric would count: leave them out (.compressed()) or fill them"
         )
     return np.asarray(values)
@@ -106,7 +107,7 @@ def check_finite(array: NDArray[np.floating], name: str) -> NDArray[np.floating]
     if not finite.all():
         n_nan = int(np.isnan(array).sum())
         n_inf = int((~finite).sum()) - n_nan
-        raise ValueError(f"{name} contains {n_nan} NaN and {n_inf} infinite values: leave out the comparisons "
+        raise ValueError(f"{name} contains {n_nan:,} NaN and {how_many(n_inf, 'infinite value')}: leave out the comparisons "
                          "without a finite score, or decide how to count them (as errors, a failure to produce "
                          "a score), before computing a metric")
     return array
@@ -152,7 +153,8 @@ def as_rates(values: ArrayLike, name: str) -> NDArray[np.float64]:
     bad = ~((array >= 0.0) & (array <= 1.0))  # also catches NaN
     if bad.any():
         raise ValueError(
-            f"{name} must lie in [0, 1]; {int(bad.sum())} value(s) do not: {array[bad][:5]}"
+            f"{name} must lie in [0, 1]; {how_many(int(bad.sum()), 'value')} {'does' if bad.sum() == 1 else 'do'} not: "
+            f"{array[bad][:5]}"
         )
     return array
 
@@ -367,6 +369,13 @@ def is_blank(value: object) -> bool:
     """Whether a label or an id is text that is empty or white space only: it names nothing, as
     an empty cell, which pandas reads from a file as missing (but keeps as "" in a DataFrame)."""
     return isinstance(value, str) and not value.strip()
+
+
+def how_many(count: int, noun: str, plural: str = "") -> str:
+    """``count`` and ``noun`` as a message writes them: the noun in the plural (``plural``, by
+    default ``noun + "s"``) unless the count is 1, the count with thousands separators
+    (``"1 missing value"``, ``"1,234 missing values"``)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 def shell_option(option: str, value: object) -> str:

@@ -47,7 +47,7 @@ from biofair._resampling import (
     resample_rows,
 )
 from biofair._typing import By, IntervalMethod, Seed, StatisticData, Unit
-from biofair._validation import as_count, as_number, as_rng, check_choice, check_resamples
+from biofair._validation import as_count, as_number, as_rng, check_choice, check_resamples, how_many
 from biofair.schema import _check_cluster_name, _check_ids_of_one_kind, _resampled_cluster
 
 
@@ -420,7 +420,8 @@ def _check_same_trials(a: Sample, b: Sample, clusters: list[str]) -> None:
     if len(a) != len(b):
         problem = f"got {len(a)} and {len(b)} rows"
     elif not np.array_equal(a.mated, b.mated):
-        problem = f"{int(np.sum(a.mated != b.mated))} rows are mated in one and non-mated in the other"
+        n_rows = int(np.sum(a.mated != b.mated))
+        problem = f"{how_many(n_rows, 'row')} {'is' if n_rows == 1 else 'are'} mated in one and non-mated in the other"
     elif a.table is not None and b.table is not None:
         columns = dict.fromkeys([*clusters, *_TRIAL_COLUMNS])
         shared = [c for c in columns if c in a.table.columns and c in b.table.columns]
@@ -431,7 +432,7 @@ def _check_same_trials(a: Sample, b: Sample, clusters: list[str]) -> None:
             differ = (left != right) & ~(pd.isna(left) & pd.isna(right))
             if differ.any():
                 row = int(differ.argmax())
-                problem = (f"column {column!r} differs in {int(differ.sum())} rows (first at position {row}: "
+                problem = (f"column {column!r} differs in {how_many(int(differ.sum()), 'row')} (first at position {row}: "
                            f"{left[row]!r} vs {right[row]!r}); order both tables the same way")
                 break
     if problem is not None:

@@ -22,7 +22,15 @@ from scipy.special import expit, logit
 
 from biofair._counts import counts_at, error_counts_sorted, sorted_scores
 from biofair._typing import By
-from biofair._validation import as_count, as_number, as_scores, is_real_dtype, power_of_two_exponent, text_mask
+from biofair._validation import (
+    as_count,
+    as_number,
+    as_scores,
+    how_many,
+    is_real_dtype,
+    power_of_two_exponent,
+    text_mask,
+)
 from biofair._warnings import warn
 from biofair.detection_cost import _checked_costs, _min_dcf_from_counts
 from biofair.dispersion import _inequity, garbe
@@ -490,7 +498,7 @@ class LogisticCalibration(NamedTuple):
             llrs = self.scale * as_scores(scores, "scores") + self.offset
         if not np.isfinite(llrs).all():
             raise OverflowError(
-                f"scale·s + offset overflows float64 for {int((~np.isfinite(llrs)).sum())} scores "
+                f"scale·s + offset overflows float64 for {how_many(int((~np.isfinite(llrs)).sum()), 'score')} "
                 f"(scale {self.scale:.3g}, offset {self.offset:.3g}): these scores are not on the scale "
                 "the map was fitted on"
             )

@@ -658,8 +658,7 @@ def _check_analysis(args: argparse.Namespace, *, notes: list[str] | None = None)
     from biofair.permutation import _shuffle_plan
 
     by = _by(args)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with _recorded() as caught:
         try:
             table = bf.read_grouped_scores(
                 args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
@@ -704,6 +703,21 @@ def _computing(metric: str) -> Iterator[None]:
             f"{metric} cannot be computed: {error}. The standard report needs it; --layout differential "
             "reports each group's rates with intervals without it"
         ) from None
+
+
+@contextlib.contextmanager
+def _recorded() -> Iterator[list[warnings.WarningMessage]]:
+    """Record the warnings of the analysis; when it fails, print those a user must see
+    (:func:`_shown`) before the error propagates: two groups' labels that differ only by a
+    space often explain the error that follows (one of them with a single class)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield caught
+        except Exception:
+            for message in _shown(caught):
+                print(f"biofair report: warning: {message}", file=sys.stderr)
+            raise
 
 
 def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
@@ -768,8 +782,7 @@ def _differential_analysis(args: argparse.Namespace):
 
     by = _by(args)
     source = _source(Path(args.scores))  # before it is read: the file the report describes
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with _recorded() as caught:
         table = bf.read_grouped_scores(
             args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
             format=args.format, decimal=args.decimal, subjects=args.subjects, missing_groups=args.missing_groups,

@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from biofair._thresholds import resolution_columns
 from biofair._typing import By, Scale
-from biofair._validation import as_rates, as_targets, check_alpha
+from biofair._validation import as_rates, as_targets, check_alpha, how_many
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.groups import (ScoresByGroup, _group_rates, _pooled_at_or_above, _pooled_size, _pooled_threshold,
@@ -103,7 +103,7 @@ def _warn_if_groups_differ(names: Sequence[str], dev_names: Sequence[str], *,
     extra = [name for name in dev_names if name not in set(names)]
     if extra:
         warn(
-            f"the development scores hold {len(extra)} group(s) that the evaluation scores lack ({shown(extra)}): "
+            f"the development scores hold {how_many(len(extra), 'group')} that the evaluation scores lack ({shown(extra)}): "
             f"their {units[1]} set the pooled thresholds too",
             UserWarning,
         )
@@ -290,7 +290,7 @@ def area_under_fdr(fdr: ArrayLike, fmr_targets: ArrayLike, *, scale: Scale = "li
     clash = (targets[1:] == targets[:-1]) & (values[1:] != values[:-1])
     if clash.any():
         raise ValueError(
-            f"fmr_targets repeats {int(clash.sum())} target(s) with different FDR values (e.g. "
+            f"fmr_targets repeats {how_many(int(clash.sum()), 'target')} with different FDR values (e.g. "
             f"{targets[1:][clash][0]:g}: {values[:-1][clash][0]:g} and {values[1:][clash][0]:g}); "
             "the area would depend on their order: give each target once"
         )

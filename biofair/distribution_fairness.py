@@ -368,7 +368,8 @@ def _empty_centre(
     With ``k`` of ``n`` scores tied there (``1 < k < n``), the split leaves them in the centre
     from a percentile above ``100 (k - 1) / (n - 1)`` on, which the message gives.
     """
-    message = (f"group {name!r}: all {size} {kind} scores fall in the tail at percentile {percentile:g}; "
+    scores = f"its one {kind} score falls" if size == 1 else f"all {size:,} {kind} scores fall"
+    message = (f"group {name!r}: {scores} in the tail at percentile {percentile:g}; "
                "the centre is empty (too few or tied scores)")
     if tied is not None and 1 < tied < size:
         end = "lowest" if kind == "nonmated" else "highest"

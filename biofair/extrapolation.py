@@ -29,7 +29,15 @@ from biofair._binomial import binomial_intervals
 from biofair._resampling import progress
 from biofair._thresholds import RESOLVED, resolution
 from biofair._typing import Seed
-from biofair._validation import as_count, as_number, as_rng, as_scores, as_threshold, power_of_two_exponent
+from biofair._validation import (
+    as_count,
+    as_number,
+    as_rng,
+    as_scores,
+    as_threshold,
+    how_many,
+    power_of_two_exponent,
+)
 from biofair._warnings import warn
 
 #: Shape values over which the profile likelihood is maximised, with a finer grid around the
@@ -131,7 +139,7 @@ def _fit(nonmated: ArrayLike, tail_fraction: float, min_tail: int) -> tuple[_Tai
     wanted = max(minimum, int(round(tail_fraction * n)))
     if wanted >= n:
         raise ValueError(
-            f"nonmated has {n} scores: a tail of {wanted} needs at least {wanted + 1} "
+            f"nonmated has {how_many(n, 'score')}: a tail of {wanted} needs at least {wanted + 1} "
             f"(min_tail = {minimum}); too few to fit a tail"
         )
     start = scores[n - wanted - 1]
@@ -140,7 +148,7 @@ def _fit(nonmated: ArrayLike, tail_fraction: float, min_tail: int) -> tuple[_Tai
     if excess.size < minimum or distinct < 3:
         shown = float(np.ldexp(start, exponent))  # in the scores' own units
         raise ValueError(
-            f"nonmated has only {excess.size} scores above the tail start {shown:g}; too few to fit a tail"
+            f"nonmated has only {how_many(excess.size, 'score')} above the tail start {shown:g}; too few to fit a tail"
             if excess.size < minimum else
             f"the {excess.size} scores of nonmated above the tail start {shown:g} take only {distinct} distinct "
             "values; a tail fit needs at least 3"

@@ -25,7 +25,16 @@ from biofair._counts import counts_at
 from biofair._thresholds import at_or_above_runs, threshold_at_fmr_runs, warn_unresolved
 from biofair._threads import IN_TWO_THREADS_FROM, in_two_threads
 from biofair._typing import By
-from biofair._validation import as_rates, as_threshold, as_thresholds, is_blank, quoted, scalar_or_array, shell_option
+from biofair._validation import (
+    as_rates,
+    as_threshold,
+    as_thresholds,
+    how_many,
+    is_blank,
+    quoted,
+    scalar_or_array,
+    shell_option,
+)
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.schema import (
@@ -205,7 +214,7 @@ def _pair_level_disagreement(scores: pd.DataFrame, attribute: str, sides: list[s
     first = int(differ.argmax())
     return (
         f"column {attribute!r} and the columns {sides[0]!r} / {sides[1]!r} both give the groups of "
-        f"{attribute!r} and disagree in {int(differ.sum())} rows (first in {_row(scores, first)}: "
+        f"{attribute!r} and disagree in {how_many(int(differ.sum()), 'row')} (first in {_row(scores, first)}: "
         f"{quoted(pair[first])} against {quoted(scores[sides[0]].iloc[first])} / "
         f"{quoted(scores[sides[1]].iloc[first])}). The pair-level column would be read and the sides ignored, "
         f"so a pair across groups would count in one group. Keep one: table.drop(columns=[{attribute!r}]) to "
@@ -229,7 +238,7 @@ def _check_no_missing(scores: pd.DataFrame, columns: list[str], *,
         if rows.any():
             n_blank = int(np.count_nonzero(rows & scores[column].notna().to_numpy()))
             blank, first = blank or n_blank > 0, first or column
-            problems.append(f"column {column!r} has {int(rows.sum())} missing values (first in "
+            problems.append(f"column {column!r} has {how_many(int(rows.sum()), 'missing value')} (first in "
                             f"{_row(scores, int(rows.argmax()))})"
                             + (f", {n_blank} of them blank (empty or white space only)" if n_blank else ""))
     if problems:
@@ -500,7 +509,7 @@ def _invisible_problem(column: str, labels: list[str], rows: int, first: str) ->
     characters = dict.fromkeys(c for label in labels for c in label if not c.isspace())
     escaped = "".join(f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in characters)
     shown = ", ".join(map(_shown_with_unusual_characters, labels[:3])) + (", ..." if len(labels) > 3 else "")
-    return (f"column {column!r} has {rows} labels that print as nothing ({shown}; first in {first}): a group so "
+    return (f"column {column!r} has {how_many(rows, 'label')} that print{'s' if rows == 1 else ''} as nothing ({shown}; first in {first}): a group so "
             f"named would show blank in every table. Relabel them, e.g. "
             f"scores.replace({{{column!r}: r'^[\\s{escaped}]*$'}}, 'unknown', regex=True)")
 
@@ -540,8 +549,8 @@ def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[
         if split.any():
             row = split.argmax()
             raise SchemaError(
-                f"{int(split.sum())} mated comparisons have {columns[0]} different from "
-                f"{columns[1]} (first in {_row(scores, row)}: {quoted(names[reference[row]])} vs "
+                f"{how_many(int(split.sum()), 'mated comparison')} {'has' if split.sum() == 1 else 'have'} {columns[0]} "
+                f"different from {columns[1]} (first in {_row(scores, row)}: {quoted(names[reference[row]])} vs "
                 f"{quoted(names[probe[row]])}); a mated comparison belongs to one group: correct the "
                 "attributes or give a pair-level column"
             )
@@ -1146,7 +1155,8 @@ def add_subject_attributes(
     if duplicated.any():
         repeated = pd.unique(table.loc[duplicated, subject])
         raise SchemaError(
-            f"{len(repeated)} subjects have more than one row in the attributes, e.g. "
+            f"{how_many(len(repeated), 'subject')} {'has' if len(repeated) == 1 else 'have'} more than one row in the "
+            "attributes, e.g. "
             f"[{', '.join(map(quoted, repeated[:5]))}]: give each subject one row"
         )
     table = table.set_index(subject)
@@ -1159,13 +1169,13 @@ def add_subject_attributes(
         numbers = {value: name for name in table.index if (value := _number(name)) is not None}
         written = sorted(name for name in unknown if _number(name) in numbers)  # 0 and 0.0
         raise SchemaError(
-            f"{len(unknown)} subjects of the score table have no attributes, "
-            f"e.g. [{', '.join(map(quoted, sorted(unknown)[:5]))}]"
-            + (f"; {len(padded)} of them differ from a subject of the attributes only by surrounding spaces "
+            f"{how_many(len(unknown), 'subject')} of the score table {'has' if len(unknown) == 1 else 'have'} no "
+            f"attributes, e.g. [{', '.join(map(quoted, sorted(unknown)[:5]))}]"
+            + (f"; {len(padded)} of them {'differs' if len(padded) == 1 else 'differ'} from a subject of the attributes only by surrounding spaces "
                f"(e.g. {quoted(padded[0])} and {quoted(known[padded[0].strip()])}): strip the ids "
                "(table[column].str.strip())"
                if padded else "")
-            + (f"; {len(written)} of them are the number of a subject of the attributes written otherwise (e.g. "
+            + (f"; {len(written)} of them {'is' if len(written) == 1 else 'are'} the number of a subject of the attributes written otherwise (e.g. "
                f"{quoted(written[0])} and {quoted(numbers[_number(written[0])])}): read the ids of both tables "
                "as text, "
                "or write them one way" if written else "")

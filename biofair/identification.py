@@ -32,6 +32,7 @@ from biofair._validation import (
     as_thresholds,
     check_alpha,
     check_choice,
+    how_many,
     inexact_integers,
     quoted,
     scalar_or_array,
@@ -62,7 +63,7 @@ def _probe_groups(scores: pd.DataFrame, by: By) -> pd.Series:
     missing = {c: int(scores[c].isna().sum()) for c in columns if scores[c].isna().any()}
     if missing:
         raise SchemaError("invalid identification table:\n- " + "\n- ".join(
-            f"column {c!r} has {n} missing values" for c, n in missing.items()))
+            f"column {c!r} has {how_many(n, 'missing value')}" for c, n in missing.items()))
     return pd.Series(_text_labels(scores, columns), index=scores.index)
 
 
@@ -144,7 +145,7 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
                           "against the whole gallery")
     probe_group = _probe_groups(scores, by)
     problems = _score_problems(scores["score"])
-    problems += [f"column {c!r} has {int(scores[c].isna().sum())} missing values"
+    problems += [f"column {c!r} has {how_many(int(scores[c].isna().sum()), 'missing value')}"
                  for c in ("probe_id", "reference_id") if scores[c].isna().any()]
     mated = scores["mated"]
     if not pd.api.types.is_bool_dtype(mated) or mated.isna().any():
@@ -169,12 +170,15 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     if n_repeated:
         problems.append(f"{n_repeated} repeated (probe_id, reference_id) pairs")
     if not n_repeated and (mates > 1).any():  # a repeated mated pair is not a second mate
-        problems.append(f"{int((mates > 1).sum())} probes have several mated entries; fuse the gallery "
+        problems.append(f"{how_many(int((mates > 1).sum()), 'probe')} {'has' if (mates > 1).sum() == 1 else 'have'} "
+                        "several mated entries; fuse the gallery "
                         "to one entry per identity first")
     if (groups_per_probe > 1).any():
-        problems.append(f"{int((groups_per_probe > 1).sum())} probes belong to several groups")
+        problems.append(f"{how_many(int((groups_per_probe > 1).sum()), 'probe')} "
+                        f"{'belongs' if (groups_per_probe > 1).sum() == 1 else 'belong'} to several groups")
     if not n_repeated and (per_probe != n_entries).any():
-        problems.append(f"{int((per_probe != n_entries).sum())} probes were not compared with all "
+        problems.append(f"{how_many(int((per_probe != n_entries).sum()), 'probe')} "
+                        f"{'was' if (per_probe != n_entries).sum() == 1 else 'were'} not compared with all "
                         f"{n_entries} gallery entries")
     if {"reference_subject", "probe_subject"} <= set(scores.columns):  # as validate_scores reads them
         problems += [problem for problem in (_contradiction(scores),) if problem]
@@ -364,15 +368,15 @@ def probe_outcomes_from_matrix(
     if groups.size != n_probes and subjects.ndim == groups.ndim == 1:  # else already named above
         problems.append(f"probe_groups has {groups.size} values for {n_probes} probes")
     if pd.isna(groups).any():
-        problems.append(f"probe_groups has {int(pd.isna(groups).sum())} missing values")
+        problems.append(f"probe_groups has {how_many(int(pd.isna(groups).sum()), 'missing value')}")
     if ids.shape != (n_probes,) and subjects.ndim == 1:
         problems.append(f"probe_ids has shape {ids.shape} for {n_probes} probes")
     elif pd.isna(ids).any():  # probe_outcomes refuses a missing probe_id too
-        problems.append(f"probe_ids has {int(pd.isna(ids).sum())} missing values: each row of the matrix is one "
+        problems.append(f"probe_ids has {how_many(int(pd.isna(ids).sum()), 'missing value')}: each row of the matrix is one "
                         "probe's search and needs its own id")
     elif not pd.Index(ids).is_unique:  # as probe_outcomes, whose probes are its probe_id values
         repeated = pd.Index(ids)[pd.Index(ids).duplicated()].unique()
-        problems.append(f"probe_ids repeats {len(repeated)} id(s), e.g. {repeated[0]!r}: each row of the matrix is "
+        problems.append(f"probe_ids repeats {how_many(len(repeated), 'id')}, e.g. {repeated[0]!r}: each row of the matrix is "
                         "one probe's search and needs its own id")
     if isinstance(block_size, (bool, np.bool_)) or not isinstance(block_size, numbers.Integral) or block_size < 1:
         problems.append(f"block_size must be an integer of at least 1, got {block_size!r}")
@@ -439,7 +443,7 @@ def _group_problems(group: pd.Series) -> list[str]:
     """What is wrong with the ``group`` column: missing or blank labels (a probe without a
     group), or labels that differ only in type, which :func:`biofair.group_labels` refuses."""
     if group.isna().any():
-        return [f"column 'group' has {int(group.isna().sum())} missing values: every probe needs its group"]
+        return [f"column 'group' has {how_many(int(group.isna().sum()), 'missing value')}: every probe needs its group"]
     blank = group.astype(str).str.strip().eq("")
     if blank.any():
         first = int(blank.to_numpy().argmax())
@@ -469,7 +473,7 @@ def _rank_problems(rank: pd.Series, mated: pd.Series) -> list[str]:
         return []
     first = int(bad.argmax())
     which = (" (enrolled)" if enrolled[first] else " (not enrolled)") if known else ""
-    return [f"column 'rank' has {int(bad.sum())} values that are not a rank (a whole number, at least 1 for an "
+    return [f"column 'rank' has {how_many(int(bad.sum()), 'value')} that {'is' if bad.sum() == 1 else 'are'} not a rank (a whole number, at least 1 for an "
             f"enrolled probe, 0 for a probe not enrolled): e.g. {rank.tolist()[first]!r} in {_row(rank, first)}{which}"]
 
 

@@ -10,6 +10,7 @@ error rates from scores" (``notebooks/01``).
 from __future__ import annotations
 
 import bz2
+import codecs
 import csv
 import gzip
 import lzma
@@ -27,7 +28,7 @@ import pandas as pd
 
 from biofair._direction import warn_if_reversed
 from biofair._typing import By, MissingGroups, OneClassGroups
-from biofair._validation import check_choice, check_flag, inexact_integers, is_blank, shell_option
+from biofair._validation import check_choice, check_flag, how_many, inexact_integers, is_blank, quoted, shell_option
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.groups import (
@@ -72,6 +73,10 @@ _PARQUET_MAGIC = b"PAR1"
 #: The longest line a score file may have. Longer lines (or none at all in the first
 #: MiB) mean the file is not a score table; it is refused before pandas buffers it.
 _MAX_LINE_BYTES = 1 << 20
+#: The byte-order mark that Excel and Notepad write at the start of a UTF-8 file.
+_BOM = "\ufeff"
+#: The lines :func:`_first_lines` reads: a title above the header is looked for in them.
+_HEAD_LINES = 5
 #: The key of ``attrs`` under which :func:`_read_file` records the format it read ("csv",
 #: "parquet" or "bob"); the public readers remove it.
 _FILE_FORMAT = "biofair_file_format"
@@ -122,8 +127,35 @@ def _save_as_utf8(encoding: str) -> str:
     return f"save it as UTF-8 (in Excel: 'CSV UTF-8'), or convert it, e.g. iconv -f {encoding} -t UTF-8"
 
 
-def _first_line(path: Path, compression: str | None) -> str:
-    """The first line of a text file, refusing binary files and overlong lines early.
+def _first_undecodable_line(path: Path, compression: str | None) -> tuple[int, str] | None:
+    """The number of the first line of a file that is not UTF-8 text, and that line (each byte
+    UTF-8 cannot read shown as the replacement character); None if there is none. The file is
+    read by blocks: the line count of each block is one ``bytes.count``."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    number, tail = 1, b""  # tail: the current line's bytes before this block
+    with _open_binary(path, compression) as stream:
+        while block := stream.read(1 << 20):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as error:  # error.object: the decoder's pending bytes (which end tail), then the block
+                seen = tail[: len(tail) - (len(error.object) - len(block))] + error.object
+                where = len(seen) - len(error.object) + error.start
+                start = seen.rfind(b"\n", 0, where) + 1
+                end = seen.find(b"\n", where)
+                line = seen[start: end if end >= 0 else len(seen)].rstrip(b"\r")
+                return number + seen.count(b"\n", 0, start), line.decode("utf-8", errors="replace")
+            number += block.count(b"\n")
+            tail = block[block.rfind(b"\n") + 1:] if b"\n" in block else tail + block
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:  # a character cut short by the end of the file
+        return number, tail.rstrip(b"\r").decode("utf-8", errors="replace")
+    return None
+
+
+def _first_lines(path: Path, compression: str | None) -> list[str]:
+    """The first lines of a text file (at most ``_HEAD_LINES``, whole lines only), refusing
+    binary files and overlong lines early.
 
     Only the first MiB is read: a file of NUL bytes, or with no line break, is refused
     before any parser sees it.
@@ -148,10 +180,13 @@ def _first_line(path: Path, compression: str | None) -> str:
     if b"\r" in head and b"\n" not in head:
         raise SchemaError(f"{path} ends its lines with a carriage return alone (classic Mac OS text), which the "
                           "reader does not take: convert them, e.g. tr '\\r' '\\n' < old.csv > new.csv")
-    line = head.split(b"\n", 1)[0]
-    if len(line) > _MAX_LINE_BYTES:
+    lines = head.split(b"\n", _HEAD_LINES)
+    if len(lines[0]) > _MAX_LINE_BYTES:
         raise SchemaError(f"{path} is not a score file: its first line is longer than {_MAX_LINE_BYTES:,} bytes")
-    return line.decode("utf-8-sig", errors="replace").rstrip("\r")
+    if len(lines) > 1 and len(head) > _MAX_LINE_BYTES:  # the last may be cut short
+        lines.pop()
+    return [line.decode("utf-8-sig" if number == 0 else "utf-8", errors="replace").rstrip("\r")
+            for number, line in enumerate(lines[:_HEAD_LINES])]
 
 
 def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: str) -> tuple[str, str, str]:
@@ -175,7 +210,8 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
             f"{path} is a Feather (Arrow IPC) file, which biofair does not read: convert it to Parquet, e.g. python -c "
             f"\"import pandas as pd; pd.read_feather('{path}').to_parquet('{path.name.split('.')[0]}.parquet')\""
         )
-    header = _first_line(path, compression)
+    lines = _first_lines(path, compression)
+    header = lines[0]
     if header.lstrip().startswith(("{", "[")):
         raise SchemaError(
             f"{path} holds JSON (first line {header[:60]!r}...), which biofair does not read: convert it to CSV, "
@@ -204,6 +240,13 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
             f"dtype={{{labels}}}, keep_default_na=False).to_csv('{path.name.split('.')[0]}-comma.csv', index=False)\" "
             "(its first line is data: the names, in the order of its columns, are a guess)"
         )
+    if semicolons and decimal == "." and _has_decimal_points(lines[1:]):
+        raise SchemaError(
+            f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
+            "decimal mark is a comma, but its numbers have a decimal point (e.g. line 2, "
+            f"{lines[1][:80]!r}), which decimal=',' would not read: convert its separators to commas, "
+            + _semicolons_to_commas(path)
+        )
     if semicolons and decimal == ".":
         raise SchemaError(
             f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
@@ -211,7 +254,7 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
             "--decimal , (scores such as 0,83 are read as numbers; every other column stays text, as written)"
         )
     if ((format == "csv" or (format == "auto" and suffix in (".csv", ".tsv") and not header.startswith("#")))
-            and not semicolons and "," not in header and "\t" not in header and len(header.split()) > 1):
+            and not semicolons and "," not in header and "\t" not in header):
         if _looks_like_bob(header):
             raise SchemaError(
                 f"{path} has no comma or tab in its first line ({header[:80]!r}): its {len(header.split())} fields "
@@ -220,8 +263,18 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
                 "(biofair report --format bob), and give the groups of its subjects with subjects='people.csv' "
                 "(biofair report --subjects people.csv: columns subject and one per attribute, e.g. gender)"
             )
-        raise SchemaError(f"{path} has no comma or tab in its first line ({header[:80]!r}): if its fields are "
-                          f"separated by spaces, {_to_csv(path)}")
+        if titles := next((number for number, line in enumerate(lines[1:], 1) if "," in line or "\t" in line), 0):
+            separator = "" if "," in lines[titles] else ", sep='\\t'"
+            raise SchemaError(
+                f"{path} has no comma or tab in its first line ({header[:80]!r}), but line {titles + 1} has "
+                f"({lines[titles][:80]!r}): a title above the header? Delete the line{'s' if titles > 1 else ''} "
+                f"above the header, e.g. python -c \"import pandas as pd; pd.read_csv('{path}', skiprows={titles}"
+                f"{separator}, dtype=str, keep_default_na=False)"
+                f".to_csv('{path.name.split('.')[0]}-table.csv', index=False)\" (every field as written)"
+            )
+        if len(header.split()) > 1:
+            raise SchemaError(f"{path} has no comma or tab in its first line ({header[:80]!r}): if its fields are "
+                              f"separated by spaces, {_to_csv(path)}")
     tab_separated = suffix == ".tsv" or ("\t" in header and "," not in header)
     if format == "csv" or (format == "auto" and (suffix in (".csv", ".tsv") or "," in header or "\t" in header
                                                  or semicolons)):
@@ -230,6 +283,22 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
                               "columns: delete the comment lines")
         return "csv", ";" if semicolons else "\t" if tab_separated else ",", header
     return "bob", r"\s+", header
+
+
+def _has_decimal_points(lines: list[str]) -> bool:
+    """Whether lines of fields separated by ';' hold numbers with a decimal point ("0.83") and
+    none with a decimal comma ("0,83"): a file that decimal=',' would not read."""
+    fields = [field.strip() for line in lines for field in line.split(";")]
+    return (any("." in field and _NUMBER.fullmatch(field) for field in fields)
+            and not any(_DECIMAL_COMMA.fullmatch(field) for field in fields))
+
+
+def _semicolons_to_commas(path: Path) -> str:
+    """A command that turns a file whose fields are separated by ';' into a CSV file, every
+    field as written (its scores with a decimal point then read as numbers)."""
+    return ("e.g. python -c \"import pandas as pd; "
+            f"pd.read_csv('{path}', sep=';', dtype=str, keep_default_na=False).to_csv('"
+            f"{path.name.split('.')[0]}-comma.csv', index=False)\" (every field as written)")
 
 
 def _looks_like_bob(line: str) -> bool:
@@ -282,18 +351,25 @@ def _refuse_repeated_header(table: pd.DataFrame, names: list[str], score: str, p
     not numeric, with the word 'score' as the value."""
     if score not in table.columns or pd.api.types.is_numeric_dtype(table[score]):
         return  # a header repeated would have left its name in the score column
-    again = np.array(table[score] == score, dtype=bool)  # the few candidates, then their whole rows
+    again = np.array(table[score].str.removeprefix(_BOM) == score, dtype=bool)  # the few candidates, then their rows
+    marked = False
     if again.any():
-        again[again] = table[again].eq(table.columns.to_series(index=table.columns)).all(axis=1).to_numpy()
+        rows = table[again].copy()
+        marked = rows.iloc[:, 0].str.startswith(_BOM, na=False).any()  # a file joined with its byte-order mark
+        rows.iloc[:, 0] = rows.iloc[:, 0].str.removeprefix(_BOM)
+        again[again] = rows.eq(table.columns.to_series(index=table.columns)).all(axis=1).to_numpy()
     if not again.any():
         return
     first = int(again.argmax())
     separator = "" if sep == "," else f", sep={sep!r}"  # written back as read: decimal commas stay unquoted
+    unmarked = ".replace('^\\ufeff', '', regex=True)" if marked else ""
     raise SchemaError(
         f"{path}: data row {first + 1} repeats the header line ({sep.join(names)[:80]!r}), as files joined with "
-        f"their headers (cat a.csv b.csv) do; {int(again.sum()):,} data row(s) in all. Delete them, e.g. python -c "
+        f"their headers (cat a.csv b.csv) do{', the second with its byte-order mark' if marked else ''}; "
+        f"{how_many(int(again.sum()), 'data row')} in all. Delete {'it' if again.sum() == 1 else 'them'}, e.g. python -c "
         f"\"import pandas as pd; t = pd.read_csv('{path}', dtype=str, keep_default_na=False{separator}); "
-        f"t[~t.eq(t.columns).all(axis=1)].to_csv('{path.name.split('.')[0]}-once.csv'{separator}, index=False)\""
+        f"t[~t{unmarked}.eq(t.columns).all(axis=1)].to_csv('{path.name.split('.')[0]}-once.csv'{separator}, "
+        "index=False)\""
     )
 
 
@@ -330,7 +406,7 @@ def _check_names(names: list[str], path: Path) -> None:
 
 
 #: The words of the warning :func:`_read_csv` gives for rows without a value (the command line shows it).
-_EMPTY_ROWS_WARNING = "are empty in every column"
+_EMPTY_ROWS_WARNING = "empty in every column"
 
 
 def _read_csv(path: Path, sep: str, header: str, compression: str | None,
@@ -383,10 +459,13 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
     unscored = _blank(table[score]).to_numpy() if score in table.columns else np.ones(len(table), dtype=bool)
     empty = np.zeros(len(table), dtype=bool)
     empty[unscored] = table[unscored].apply(_blank).all(axis=1).to_numpy()  # only the rows without a score are read
-    if empty.any():
+    if n_empty := int(empty.sum()):
+        one = n_empty == 1
         warn(
-            f"{int(empty.sum()):,} data row(s) of {path.name} {_EMPTY_ROWS_WARNING} (the first is data row "
-            f"{int(empty.argmax()) + 1}; a spreadsheet's trailing rows?): they hold no comparison and are left out",
+            f"{how_many(n_empty, 'data row')} of {path.name} {'is' if one else 'are'} {_EMPTY_ROWS_WARNING} "
+            f"({'it is' if one else 'the first is'} data row {int(empty.argmax()) + 1}; a spreadsheet's trailing "
+            f"row{'' if one else 's'}?): {'it holds' if one else 'they hold'} no comparison and {'is' if one else 'are'} "
+            "left out",
             UserWarning,
         )
         table = table[~empty]
@@ -531,9 +610,26 @@ def _to_csv(path: Path) -> str:
             f"pd.read_csv('{path}', sep=r'\\s+').to_csv('{path.name.split('.')[0]}-table.csv', index=False)\"")
 
 
+def _mixed_bob_problem(path: Path, where: str, saw: int, expected: int) -> str:
+    """The error of a bob score file whose lines have 4 fields and 5 fields both (``where``
+    names the first line of the other kind)."""
+    kinds = " or ".join(f"{n} ({' '.join(names)})" for n, names in _BOB_COLUMNS.items())
+    cause = ("Two score files of different kinds joined? Read each on its own" if saw in _BOB_COLUMNS else
+             "An id with a space in it? The fields are separated by white space: replace the spaces in ids (by _)"
+             if saw > expected else "A field left out? Every comparison needs each of them")
+    return (f"{path}: {where} has {saw} fields, the lines before it {expected}: a bob score file has the same "
+            f"fields on every line, {kinds}. {cause}")
+
+
 def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None, format: _ScoreFormat,
               decimal: str) -> pd.DataFrame:
-    table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#", compression=compression)
+    try:
+        table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#", compression=compression)
+    except pd.errors.ParserError as error:  # pandas counts every line, blank lines and comments too
+        if found := re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(error)):
+            expected, line, saw = map(int, found.groups())
+            raise SchemaError(_mixed_bob_problem(path, f"line {line:,}", saw, expected)) from None
+        raise
     if table.shape[1] not in _BOB_COLUMNS:
         why = ("format='bob'" if format == "bob" else "its name does not end in .csv, .tsv or .parquet, "
                "and its first line has no comma or tab")
@@ -544,6 +640,10 @@ def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | 
                if format == "bob" else "If it is a table and ") + f"its fields are separated by spaces, {_to_csv(path)}"
         )
     table.columns = _BOB_COLUMNS[table.shape[1]]
+    if table.shape[1] == 5 and table["score"].isna().any():  # a line of 4 fields after lines of 5: no score
+        short = int(table["score"].isna().to_numpy().argmax())
+        raise SchemaError(_mixed_bob_problem(path, f"comparison {short + 1:,} (not counting blank lines and comments)",
+                                             int(table.iloc[short].notna().sum()), 5))
     numeric = [pd.api.types.is_numeric_dtype(_parsed_scores(table["score"].iloc[[row]], decimal))
                for row in range(min(2, len(table)))]
     if numeric == [False, True] and not any(c.isdigit() for c in str(table["score"].iloc[0])):  # a header line:
@@ -583,7 +683,8 @@ def _decimal_comma_problem(scores: pd.Series, where: str, semicolons: Path | Non
     unparsed = _unparsed(scores, ",")[1]
     shown = pd.unique(scores[unparsed])
     examples = ", ".join(map(repr, shown[:3]))
-    problem = (f"{where}: {int(unparsed.sum()):,} score(s) are not numbers written with a decimal comma, as "
+    n = int(unparsed.sum())
+    problem = (f"{where}: {how_many(n, 'score')} {'is not a number' if n == 1 else 'are not numbers'} written with a decimal comma, as "
                f"decimal=',' reads them (e.g. {examples}; first in {_row(scores, int(unparsed.argmax()))}): write "
                "them as 0,83 or -1,5e-3, without thousands separators")
     if _unparsed(pd.Series(shown, dtype=scores.dtype), ".")[1].any():
@@ -591,9 +692,7 @@ def _decimal_comma_problem(scores: pd.Series, where: str, semicolons: Path | Non
     problem += "; they have a decimal point: a file whose scores all have one is read without decimal=','"
     if semicolons is None:
         return problem
-    return (problem + ", once its fields are separated by commas, e.g. python -c \"import pandas as pd; "
-            f"pd.read_csv('{semicolons}', sep=';', dtype=str, keep_default_na=False).to_csv('"
-            f"{semicolons.name.split('.')[0]}-comma.csv', index=False)\" (every field as written)")
+    return f"{problem}, once its fields are separated by commas, {_semicolons_to_commas(semicolons)}"
 
 
 def _file_problem(path: Path, what: str) -> str:
@@ -664,7 +763,9 @@ def _read_file(
         raise
     except UnicodeDecodeError as error:  # a ValueError
         byte = error.object[error.start : error.start + 1].hex()
-        raise SchemaError(f"{source} is not UTF-8 text: UTF-8 cannot read its byte 0x{byte} "
+        found = _first_undecodable_line(source, _compression(source))
+        where = "" if found is None else f" on line {found[0]:,} ({quoted(found[1])})"
+        raise SchemaError(f"{source} is not UTF-8 text: UTF-8 cannot read its byte 0x{byte}{where} "
                           f"(Latin-1 or Windows-1252 text?): {_save_as_utf8('WINDOWS-1252')}") from error
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, pd.errors.ParserError,
             NotImplementedError) as error:  # Arrow's ArrowNotImplementedError: a type it cannot convert
@@ -770,7 +871,7 @@ def _read_score_list(path: _PathLike, name: str, decimal: str) -> np.ndarray:
     what = f"the {name} score list {source}"
     try:
         compression = _compression(source)
-        _first_line(source, compression)
+        _first_lines(source, compression)
         lines = pd.read_csv(source, header=None, sep=r"\s+", comment="#", dtype=str, compression=compression)
     except pd.errors.EmptyDataError:
         raise SchemaError(f"{what} holds no scores") from None
@@ -820,8 +921,8 @@ def _as_mated(labels: pd.Series) -> pd.Series:
     if not known.all():
         examples = ", ".join("an empty cell" if pd.isna(x) else repr(x) for x in pd.unique(labels[~known])[:5])
         raise SchemaError(
-            f"invalid score table:\n- column 'mated' has {int((~known).sum())} values that are "
-            f"not a mated/non-mated label (e.g. {examples}; first in {_row(labels, int(np.argmin(known)))}); "
+            f"invalid score table:\n- column 'mated' has {how_many(int((~known).sum()), 'value')} that "
+            f"{'is' if (~known).sum() == 1 else 'are'} not a mated/non-mated label (e.g. {examples}; first in {_row(labels, int(np.argmin(known)))}); "
             "use booleans (true/false, t/f), 0/1, yes/no, genuine/impostor or target/nontarget"
         )
     return pd.Series(words.isin(_TRUE_LABELS).to_numpy()[codes], index=labels.index)
@@ -844,6 +945,31 @@ def _bob_without_subjects(path: _PathLike, table: pd.DataFrame, by: By) -> str:
 
 #: The words of :func:`biofair.scores_by_group`'s problems (a group without one class; one group).
 _ONE_CLASS, _ONE_GROUP = "both are needed", "fairness needs at least two groups"
+
+
+def _refuse_unlabelled_subjects(table: pd.DataFrame, grouping: dict[str, list[str]], attributes: pd.Index,
+                                path: Path) -> None:
+    """Refuse subjects whose grouping attribute the subject file at ``path`` leaves empty,
+    naming them there (the error was of missing values in the score table's
+    ``reference_<attribute>`` column, which the user never wrote)."""
+    for attribute, names in grouping.items():
+        sides = [side for side in ("reference", "probe") if f"{side}_{attribute}" in names]
+        if attribute not in attributes or not sides:
+            continue  # a column of the score file
+        unlabelled = {side: table[f"{side}_{attribute}"].isna().to_numpy() for side in sides}
+        if not any(rows.any() for rows in unlabelled.values()):
+            continue
+        named = pd.unique(pd.concat([table[f"{side}_subject"][rows] for side, rows in unlabelled.items()]))
+        n_rows = int(np.logical_or.reduce(list(unlabelled.values())).sum())
+        one = len(named) == 1
+        raise SchemaError(
+            f"missing group labels: the subject file {path} gives no {attribute!r} for "
+            f"{how_many(len(named), 'subject')} of the score file ({', '.join(map(quoted, named[:5]))}"
+            f"{', ...' if len(named) > 5 else ''}), in {how_many(n_rows, 'comparison')}; "
+            f"those comparisons would have no group. Fill in {'its' if one else 'their'} {attribute!r} in "
+            f"{path.name}, or give them a group of their own, '(missing)', with read_grouped_scores(..., "
+            "missing_groups='group') (biofair report --missing-groups group)"
+        )
 
 
 def _groups_fix(problems: str, rows: pd.DataFrame, by: By) -> str:
@@ -1114,6 +1240,8 @@ def read_grouped_scores(
                     )
                 table[column] = table[column].where(~missing, _MISSING_GROUP)
                 relabelled[column] = int(missing.sum())
+    if subjects is not None and missing_groups == "raise":
+        _refuse_unlabelled_subjects(table, grouping, people.columns, Path(subjects))
     for names in grouping.values():  # missing labels, with the advice above
         _check_no_missing(table, names)
     validate_scores(table)

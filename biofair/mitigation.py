@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from biofair._counts import counts_at
 from biofair._thresholds import resolution_columns, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Direction, Seed
-from biofair._validation import as_number, as_rng, as_target, as_threshold, quoted
+from biofair._validation import as_number, as_rng, as_target, as_threshold, how_many, quoted
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
 from biofair.exceptions import SchemaError
 from biofair.groups import (
@@ -94,7 +94,7 @@ def _subjects(scores: pd.DataFrame, name: str = "scores") -> set:
         missing = scores[column].isna().to_numpy()
         if missing.any():
             raise ValueError(
-                f"column {column!r} has {int(missing.sum())} missing subjects (first in "
+                f"column {column!r} has {how_many(int(missing.sum()), 'missing subject')} (first in "
                 f"{_row(scores, int(missing.argmax()))}): a comparison without its subjects fits neither split"
             )
     _check_ids_of_one_kind({f"{name}[{c!r}]": scores[c] for c in _SUBJECT_COLUMNS})
@@ -149,7 +149,7 @@ def check_subject_disjoint(dev: pd.DataFrame, evaluation: pd.DataFrame) -> None:
     >>> bf.mitigation.check_subject_disjoint(dev, dev)
     Traceback (most recent call last):
     ...
-    ValueError: 2 evaluation subject(s) also in the development split, e.g. 'a', 'b'
+    ValueError: 2 evaluation subjects also in the development split, e.g. 'a', 'b'
     """
     dev_subjects, eval_subjects = _subjects(dev, "dev"), _subjects(evaluation, "evaluation")
     _check_ids_of_one_kind({f"{name}[{c!r}]": table[c] for name, table in (("dev", dev), ("evaluation", evaluation))
@@ -157,7 +157,7 @@ def check_subject_disjoint(dev: pd.DataFrame, evaluation: pd.DataFrame) -> None:
     shared = sorted(dev_subjects & eval_subjects, key=str)
     if shared:
         raise ValueError(
-            f"{len(shared)} evaluation subject(s) also in the development split, "
+            f"{how_many(len(shared), 'evaluation subject')} also in the development split, "
             f"e.g. {', '.join(map(quoted, shared[:5]))}"
         )
 
@@ -172,7 +172,7 @@ def _subject_strata(scores: pd.DataFrame, column: str, stratify: str) -> pd.Seri
     if n_torn:
         examples = "; ".join(f"{subject!r}: {[names[code] for code in labels]}" for subject, labels in torn.items())
         raise ValueError(
-            f"stratify={stratify!r}: {n_torn} subject(s) have comparisons with different labels in column "
+            f"stratify={stratify!r}: {how_many(n_torn, 'subject')} {'has' if n_torn == 1 else 'have'} comparisons with different labels in column "
             f"{column!r} ({examples}); a subject belongs to one stratum: correct the labels"
         )
     strata = pd.Series(codes, index=pd.Index(subject, name="subject"), name="code")
@@ -626,7 +626,7 @@ def apply_group_calibration(
             calibrated = llr_of(group_labels(scores, by=by))
     if not np.isfinite(calibrated).all():
         raise OverflowError(
-            f"a_g·s + b_g overflows float64 for {int((~np.isfinite(calibrated)).sum())} comparisons: "
+            f"a_g·s + b_g overflows float64 for {how_many(int((~np.isfinite(calibrated)).sum()), 'comparison')}: "
             "these scores are not on the scale the calibrations were fitted on"
         )
     return scores.assign(score=calibrated)

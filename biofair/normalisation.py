@@ -19,7 +19,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._typing import Norm
-from biofair._validation import as_count, as_scores, check_choice
+from biofair._validation import as_count, as_scores, check_choice, how_many
 from biofair.schema import _check_ids_of_one_kind, validate_scores
 
 
@@ -178,7 +178,7 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
         raise ValueError(f"the cohort needs the columns 'score' and {key!r}; it has {list(cohort.columns)}")
     missing = cohort[key].isna().to_numpy()
     if missing.any():
-        raise ValueError(f"column {key!r} has {int(missing.sum())} missing values: those cohort scores belong to no one")
+        raise ValueError(f"column {key!r} has {how_many(int(missing.sum()), 'missing value')}: those cohort scores belong to no one")
     _check_ids_of_one_kind({f"cohort[{key!r}]": cohort[key]}, what=key)  # 1 and "1": two sets of statistics
     values = as_scores(cohort["score"].to_numpy(), "score")
     codes, keys = pd.factorize(cohort[key].to_numpy(), sort=True)
@@ -225,7 +225,8 @@ def _side_stats(scores: pd.DataFrame, statistics: pd.DataFrame, column: str) -> 
         _check_ids_of_one_kind({f"scores[{column!r}]": keys, "the statistics' index": statistics.index.to_series()},
                                what="subject" if column.endswith("subject") else column)
         raise ValueError(
-            f"{int(missing.sum())} comparisons have no cohort statistics for their {column} "
+            f"{how_many(int(missing.sum()), 'comparison')} {'has' if missing.sum() == 1 else 'have'} no cohort "
+            f"statistics for their {column} "
             f"(e.g. {keys[missing].iloc[0]!r}); drop them or enlarge the cohort (cohort_statistics leaves out the "
             "keys with fewer than min_size cohort scores, or whose cohort scores are all equal)"
         )

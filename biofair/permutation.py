@@ -15,7 +15,7 @@ from pandas.api.extensions import ExtensionArray
 
 from biofair._resampling import _number, progress, resolution_warned_once
 from biofair._typing import Alternative, By, Seed, Unit
-from biofair._validation import as_count, as_rng, check_subject_in_every_row, quoted
+from biofair._validation import as_count, as_rng, check_subject_in_every_row, how_many, quoted
 from biofair._warnings import warn
 from biofair.groups import _MISSING_GROUP, _group_codes, _torn_subjects
 from biofair.schema import _check_ids_of_one_kind, _resampled_cluster, _validate_score_set
@@ -115,7 +115,7 @@ def _check_one_label_per_subject(subject: NDArray[np.intp], value: NDArray, ids:
                "its label in other rows, the empty cells are omissions, so fill them in with that label)"
                if missing else "")
         raise ValueError(
-            f"{n_torn} subject(s) have comparisons with different labels in column(s) {names} ({examples}); "
+            f"{how_many(n_torn, 'subject')} {'has' if n_torn == 1 else 'have'} comparisons with different labels in column(s) {names} ({examples}); "
             f"a shuffle by subject gives each subject one label: correct the labels{escape}{why}"
         )
 

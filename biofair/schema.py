@@ -17,7 +17,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._typing import Unit
-from biofair._validation import inexact_integers, quoted
+from biofair._validation import how_many, inexact_integers, quoted
 from biofair.exceptions import SchemaError
 
 _REQUIRED_COLUMNS = ("score", "mated")
@@ -286,7 +286,8 @@ def _score_problems(score: pd.Series) -> list[str]:
         if unparsed.any():
             examples = ", ".join(_shown_with_unusual_characters(x) for x in pd.unique(score[unparsed])[:3])
             hint = _comma_hint(pd.Series(pd.unique(score[unparsed])), score.attrs.get(_FILE_SEPARATOR))
-            return [f"column 'score' must be numeric; {int(unparsed.sum())} values are not numbers (e.g. {examples}; "
+            n = int(unparsed.sum())
+            return [f"column 'score' must be numeric; {how_many(n, 'value')} {'is not a number' if n == 1 else 'are not numbers'} (e.g. {examples}; "
                     f"first in {_row(score, int(unparsed.argmax()))}){hint}"]
         first = score.dropna().iloc[0] if score.notna().any() else None
         if isinstance(first, decimal.Decimal):  # a Parquet decimal column, read by pandas
@@ -308,7 +309,7 @@ def _score_problems(score: pd.Series) -> list[str]:
     inexact = inexact_integers(raw)
     if inexact.any():
         return [
-            f"column 'score' has {int(inexact.sum())} integer values beyond ±2^53 (e.g. "
+            f"column 'score' has {how_many(int(inexact.sum()), 'integer value')} beyond ±2^53 (e.g. "
             f"{raw[inexact][0]}) that float64 cannot hold exactly: distinct scores would become ties"
         ]
     values = score.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -316,7 +317,7 @@ def _score_problems(score: pd.Series) -> list[str]:
     if finite.all():  # one pass for the common case; count only when needed
         return []
     n_nan = int(np.isnan(values).sum())
-    return [f"column 'score' has {n_nan} NaN and {values.size - int(finite.sum()) - n_nan} infinite values "
+    return [f"column 'score' has {n_nan:,} NaN and {how_many(values.size - int(finite.sum()) - n_nan, 'infinite value')} "
             f"(first in {_row(score, int(np.argmin(finite)))})"]
 
 
@@ -325,7 +326,7 @@ def _mated_problem(mated: pd.Series) -> str:
     it ("" when nothing does)."""
     if mated.hasnans:
         missing = mated.isna().to_numpy()
-        return (f"column 'mated' has {int(missing.sum())} missing values (first in {_row(mated, int(missing.argmax()))}): "
+        return (f"column 'mated' has {how_many(int(missing.sum()), 'missing value')} (first in {_row(mated, int(missing.argmax()))}): "
                 "every comparison is mated or not; fill them in, or drop those rows (table.dropna(subset=['mated']))")
     if pd.api.types.is_bool_dtype(mated):
         return ""
@@ -484,7 +485,7 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         for column in _OPTIONAL_COLUMNS:
             if column in scores.columns and scores[column].hasnans:
                 unlabelled = scores[column].isna().to_numpy()
-                problem = (f"column {column!r} has {int(unlabelled.sum())} missing values (first in "
+                problem = (f"column {column!r} has {how_many(int(unlabelled.sum()), 'missing value')} (first in "
                            f"{_row(scores, int(unlabelled.argmax()))})")
                 if column in _GROUP_COLUMNS:
                     problem += f"; those comparisons would have no group. {_missing_groups_fix(column)}"

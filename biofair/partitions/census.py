@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from biofair._summation import PART, parts
 from biofair._typing import By
-from biofair._validation import is_blank, quoted
+from biofair._validation import how_many, is_blank, quoted
 from biofair.exceptions import SchemaError
 from biofair.groups import (
     _attributes_of,
@@ -780,7 +780,7 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
             values = column.to_numpy(dtype=np.float64, na_value=np.nan)
         if bad := _n_not_finite(values):  # as validate_scores words it: a NaN is missing, an inf is not
             n_nan = int(np.count_nonzero(np.isnan(values)))
-            problems.append(f"partition {index}: column 'score' has {n_nan} NaN and {bad - n_nan} infinite values")
+            problems.append(f"partition {index}: column 'score' has {n_nan:,} NaN and {how_many(bad - n_nan, 'infinite value')}")
     else:  # text, decimals, booleans, integers (beyond 2**53?): refused as in memory, in its words
         problems += [f"partition {index}: {problem}" for problem in _score_problems(column)]
     mated = part["mated"]
@@ -791,16 +791,16 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
         present = mated.dropna()
         if mated.dtype == object and len(present) < len(mated) and present.map(type).eq(bool).all():
             # an Arrow boolean column with nulls, which pandas reads as objects
-            problems.append(f"partition {index}: column 'mated' has {len(mated) - len(present)} missing values")
+            problems.append(f"partition {index}: column 'mated' has {how_many(len(mated) - len(present), 'missing value')}")
         else:
             problems.append(f"partition {index}: column 'mated' must be boolean, got {mated.dtype}{hint}")
     elif n_missing := _n_missing(mated):  # a nullable boolean (pyarrow, "boolean")
-        problems.append(f"partition {index}: column 'mated' has {n_missing} missing values")
+        problems.append(f"partition {index}: column 'mated' has {how_many(n_missing, 'missing value')}")
     elif set(_SUBJECTS) <= set(part.columns) and (problem := _contradiction(part)):
         problems.append(f"partition {index}: {problem}")
     for column in columns:
         if n_missing := _n_missing(part[column]):
-            problems.append(f"partition {index}: column {column!r} has {n_missing} missing values")
+            problems.append(f"partition {index}: column {column!r} has {how_many(n_missing, 'missing value')}")
     return problems
 
 
@@ -980,7 +980,8 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
     everyone = homogeneous.all()
     if not everyone and (split := ~homogeneous & mated).any():  # refused as in memory
         return [{"problems": [
-            f"partition {index}: {int(split.sum())} mated comparisons have {', '.join(columns[0])} different from "
+            f"partition {index}: {how_many(int(split.sum()), 'mated comparison')} {'has' if split.sum() == 1 else 'have'} "
+            f"{', '.join(columns[0])} different from "
             f"{', '.join(columns[1])} (first in {_row(part, int(split.argmax()))}); a mated comparison belongs "
             "to one group: correct the attributes or give a pair-level column"
         ]}], *_census_histograms(None, None, None)

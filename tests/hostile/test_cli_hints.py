@@ -154,7 +154,7 @@ def test_a_header_repeated_inside_the_file_is_named_with_its_rows(tmp_path, caps
     message = refused(capsys, tmp_path, path)
     assert message.startswith(
         f"{path}: data row 201 repeats the header line ({sep.join(table.columns)!r}), as files joined with their "
-        "headers (cat a.csv b.csv) do; 2 data row(s) in all. Delete them, e.g. python -c")
+        "headers (cat a.csv b.csv) do; 2 data rows in all. Delete them, e.g. python -c")
     run_the_command(message, tmp_path)
     once = bf.read_grouped_scores(tmp_path / "joined-once.csv")
     assert len(once) == len(table) + 3 and once["score"].tolist() == [*table["score"], *table["score"].head(3)]

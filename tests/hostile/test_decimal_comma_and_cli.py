@@ -138,10 +138,10 @@ def test_a_decimal_comma_with_commas_between_fields_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize(("scores", "message"), [
-    (["0,9", "0.2", "1.200,5", "0,1"], "2 score(s) are not numbers written with a decimal comma, as decimal=',' reads "
+    (["0,9", "0.2", "1.200,5", "0,1"], "2 scores are not numbers written with a decimal comma, as decimal=',' reads "
                                        "them (e.g. '0.2', '1.200,5'; first in data row 2): write them as 0,83 or "
                                        "-1,5e-3, without thousands separators"),
-    (["0,9", "0,2", "0,8", "abc"], "1 score(s) are not numbers written with a decimal comma, as decimal=',' reads them "
+    (["0,9", "0,2", "0,8", "abc"], "1 score is not a number written with a decimal comma, as decimal=',' reads them "
                                    "(e.g. 'abc'; first in data row 4)"),
 ])
 def test_a_score_that_is_not_a_number_with_a_decimal_comma_is_named_by_its_row(tmp_path, scores, message):

@@ -114,7 +114,7 @@ def test_a_list_of_equal_rows_is_still_a_matrix():
 def test_masked_identities_are_refused():
     """np.asarray dropped the mask: the masked identity was searched as written."""
     masked = np.ma.masked_array(SEARCH["probe_subjects"], mask=[True, False, False, False, False, False])
-    with pytest.raises(ValueError, match=re.escape("probe_subjects is a masked array with 1 masked values")):
+    with pytest.raises(ValueError, match=re.escape("probe_subjects is a masked array with 1 masked value")):
         bf.probe_outcomes_from_matrix(MATRIX, **{**SEARCH, "probe_subjects": masked})
 
 

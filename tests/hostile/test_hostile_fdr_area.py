@@ -18,7 +18,7 @@ def test_a_target_given_twice_with_two_fdr_values_is_refused(fdr, scale):
     """The area was 0.6 with 0.5 first and 0.8 with 0.9 first (both scales): the order of the
     rows decided which of the two FDR values at FMR = 0.1 entered the trapezoid."""
     first, second = fdr[:2]
-    message = (f"fmr_targets repeats 1 target(s) with different FDR values (e.g. 0.1: {first:g} and {second:g}); "
+    message = (f"fmr_targets repeats 1 target with different FDR values (e.g. 0.1: {first:g} and {second:g}); "
                "the area would depend on their order: give each target once")
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         bf.area_under_fdr(fdr, [0.1, 0.1, 0.01], scale=scale)

@@ -37,7 +37,7 @@ def test_matrix_integers_beyond_two_to_the_53_are_refused():
     (np.zeros((4, 0)), {"gallery_subjects": []}, "gallery_subjects is empty: a search needs at least one gallery entry"),
     (MATRIX, {"probe_ids": ["p", "q"]}, "probe_ids has shape (2,) for 4 probes"),
     # two searches under one id: probe_outcomes treats rows of one probe_id as one probe
-    (MATRIX, {"probe_ids": ["p", "q", "p", "r"]}, "probe_ids repeats 1 id(s), e.g. 'p': each row of the matrix is "
+    (MATRIX, {"probe_ids": ["p", "q", "p", "r"]}, "probe_ids repeats 1 id, e.g. 'p': each row of the matrix is "
                                                   "one probe's search and needs its own id"),
     (MATRIX, {"block_size": 2.5}, "block_size must be an integer of at least 1, got 2.5"),
     (MATRIX, {"block_size": "2"}, "block_size must be an integer of at least 1, got '2'"),
@@ -67,7 +67,7 @@ def test_matrix_of_non_numbers(dtype):
 def test_masked_matrix_is_refused():
     """The masked 0.99 was read as a score: probe 'b' ranked 2 where its mate is alone."""
     masked = np.ma.masked_array([[0.9, 0.2], [0.99, 0.8], [0.4, 0.5], [0.7, 0.1]], mask=[[0, 0], [1, 0], [0, 0], [0, 0]])
-    with pytest.raises(ValueError, match=r"^block 0:4 is a masked array with 1 masked values"):
+    with pytest.raises(ValueError, match=r"^block 0:4 is a masked array with 1 masked value"):
         bf.probe_outcomes_from_matrix(masked, **SEARCH)
     assert bf.probe_outcomes_from_matrix(masked.filled(0.0), **SEARCH)["rank"].tolist() == [1, 1, 0, 0]
 
@@ -142,10 +142,10 @@ def test_identification_rates_at_infinite_thresholds():
     # a NaN rank was never a hit (the curve stayed below 1), -5 one at rank 1, text a TypeError from
     # numpy's sort (a helper's audit)
     (lambda o: o.assign(rank=o["rank"].astype(float).where(o.index != 0)),
-     "column 'rank' has 1 values that are not a rank (a whole number, at least 1 for an enrolled probe, 0 for a "
+     "column 'rank' has 1 value that is not a rank (a whole number, at least 1 for an enrolled probe, 0 for a "
      "probe not enrolled): e.g. nan in row 0 (enrolled)"),
     (lambda o: o.assign(rank=o["rank"].where(o.index != 0, -5)),
-     "column 'rank' has 1 values that are not a rank (a whole number, at least 1 for an enrolled probe, 0 for a "
+     "column 'rank' has 1 value that is not a rank (a whole number, at least 1 for an enrolled probe, 0 for a "
      "probe not enrolled): e.g. -5 in row 0 (enrolled)"),
     # text, or numbers in an object column: named by the dtype (it read "'1' in row 0 (enrolled)
     # is not a rank", quoting a valid rank)

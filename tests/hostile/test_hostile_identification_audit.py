@@ -71,7 +71,7 @@ def test_a_list_of_one_kind_of_id_still_finds_its_mates():
 def test_missing_probe_ids_are_refused():
     """A None probe id came back as NaN, where probe_outcomes refuses a missing probe_id."""
     with pytest.raises(bf.SchemaError, match="^" + re.escape(
-            "invalid identification data:\n- probe_ids has 1 missing values: each row of the matrix is one probe's "
+            "invalid identification data:\n- probe_ids has 1 missing value: each row of the matrix is one probe's "
             "search and needs its own id") + "$"):
         bf.probe_outcomes_from_matrix(MATRIX, **SEARCH, probe_ids=["p", None, "q", "r"])
 

@@ -233,8 +233,8 @@ def test_missing_labels_in_a_nullable_boolean_mated_column_are_counted():
     for dtype in ("boolean", "bool[pyarrow]"):
         with pytest.raises(SchemaError) as error:
             bp.census(dd.from_pandas(scores.astype({"mated": dtype}), npartitions=2))
-        assert str(error.value) == ("invalid score partitions:\n- partition 0: column 'mated' has 1 missing values"
-                                    "\n- partition 1: column 'mated' has 1 missing values")
+        assert str(error.value) == ("invalid score partitions:\n- partition 0: column 'mated' has 1 missing value"
+                                    "\n- partition 1: column 'mated' has 1 missing value")
 
 
 def test_missing_labels_in_an_arrow_boolean_mated_column_are_counted(tmp_path):

@@ -62,4 +62,4 @@ def test_a_group_too_small_for_cei_in_some_resamples_does_not_fail_the_report(tm
     status, err = run_main(tmp_path / "small.csv", "-o", tmp_path / "out", *FAST)
     assert status == 0, err
     notebook = (tmp_path / "out" / "report.ipynb").read_text()
-    assert "some resamples cannot even be scored (group 'D': all 1 nonmated scores fall in the tail" in notebook
+    assert "some resamples cannot even be scored (group 'D': its one nonmated score falls in the tail" in notebook

@@ -52,14 +52,14 @@ def test_a_leak_check_refuses_numbers_against_text():
     with pytest.raises(bf.SchemaError, match="^" + re.escape(message) + "$"):
         mitigation.check_subject_disjoint(dev, evaluation)
     read_as_text = dev.astype({"reference_subject": str, "probe_subject": str})
-    with pytest.raises(ValueError, match=r"^1 evaluation subject\(s\) also in the development split, e\.g\. '1'$"):
+    with pytest.raises(ValueError, match=r"^1 evaluation subject also in the development split, e\.g\. '1'$"):
         mitigation.check_subject_disjoint(read_as_text, evaluation)
 
 
 def test_a_leak_check_compares_numbers_with_numbers_and_text_with_text():
     """Ids of one kind in any dtype are compared as they are: 1 and 1.0 are one subject, object
     text and pandas' string dtype agree, categories are read as their values."""
-    with pytest.raises(ValueError, match=r"^1 evaluation subject\(s\) also in the development split, e\.g\. 1(\.0)?$"):
+    with pytest.raises(ValueError, match=r"^1 evaluation subject also in the development split, e\.g\. 1(\.0)?$"):
         mitigation.check_subject_disjoint(trials([1, 2]), trials([1.0, 7.0]))
     text = trials(["a", "b"])
     strings = trials(["a", "c"]).astype({"reference_subject": "string", "probe_subject": "string"})
@@ -112,7 +112,7 @@ def test_a_stratified_split_refuses_a_subject_with_two_labels():
     table = trials(["a", "b", "c", "d", "e", "f"], ["x", "y", "x", "y", "x", "y"])
     table.loc[1, "group"] = "y"  # a's non-mated comparison
     table.loc[9, "group"] = "z"  # e's
-    message = ("stratify='group': 2 subject(s) have comparisons with different labels in column 'group' "
+    message = ("stratify='group': 2 subjects have comparisons with different labels in column 'group' "
                "('a': ['x', 'y']; 'e': ['x', 'z']); a subject belongs to one stratum: correct the labels")
     with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
         mitigation.subject_disjoint_split(table, stratify="group", rng=0)
@@ -280,7 +280,7 @@ def test_a_permutation_by_subject_refuses_a_subject_with_two_labels():
     table = trials(["a", "b", "c", "d", "e", "f"], ["x", "x", "x", "y", "y", "y"])
     table.loc[1, "group"] = "y"
     with pytest.raises(ValueError, match="^" + re.escape(
-            "1 subject(s) have comparisons with different labels in column(s) ['group'] ('a': ['x', 'y']); a shuffle "
+            "1 subject has comparisons with different labels in column(s) ['group'] ('a': ['x', 'y']); a shuffle "
             "by subject gives each subject one label: correct the labels or shuffle comparisons instead "
             "(unit='pair')") + "$"):
         bf.permutation_null(fdr_at_half, table, n_permutations=5, rng=0)
@@ -290,7 +290,7 @@ def test_a_permutation_by_subject_refuses_a_subject_with_two_labels():
     per_side.loc[1, "reference_group"] = "y"  # a as the reference of its non-mated pair
     per_side.loc[3, "probe_group"] = "y"  # c as the probe of b's non-mated pair
     with pytest.raises(ValueError, match="^" + re.escape(
-            "2 subject(s) have comparisons with different labels in column(s) ['reference_group', 'probe_group'] "
+            "2 subjects have comparisons with different labels in column(s) ['reference_group', 'probe_group'] "
             "('a': ['x', 'y']; 'c': ['x', 'y']); a shuffle by subject gives each subject one label: correct the "
             "labels") + "$"):
         bf.permutation_null(fdr_at_half, per_side, n_permutations=5, rng=0)
@@ -303,7 +303,7 @@ def test_a_subject_torn_by_the_missing_group_is_told_to_fill_in_its_label():
     table = trials(["a", "b", "c", "d", "e", "f"], ["x", "x", "x", "y", "y", "y"])
     table.loc[1, "group"] = "(missing)"
     with pytest.raises(ValueError, match="^" + re.escape(
-            "1 subject(s) have comparisons with different labels in column(s) ['group'] ('a': ['(missing)', 'x']); "
+            "1 subject has comparisons with different labels in column(s) ['group'] ('a': ['(missing)', 'x']); "
             "a shuffle by subject gives each subject one label: correct the labels or shuffle comparisons instead "
             "(unit='pair') ('(missing)' is the label missing_groups='group' gives empty cells: where a subject has "
             "its label in other rows, the empty cells are omissions, so fill them in with that label)") + "$"):
@@ -396,7 +396,7 @@ def test_subject_attributes_name_the_subjects_given_twice():
     """'s1' has three rows: the message counted two subjects (the repeated rows) and named none."""
     people = pd.DataFrame({"subject": ["s1", "s1", "s2", "s1", "s3"], "gender": ["f", "m", "m", "f", "f"]})
     with pytest.raises(bf.SchemaError, match=re.escape(
-            "1 subjects have more than one row in the attributes, e.g. ['s1']: give each subject one row")):
+            "1 subject has more than one row in the attributes, e.g. ['s1']: give each subject one row")):
         bf.add_subject_attributes(trials(["s1", "s2", "s3"]), people)
 
 
@@ -407,16 +407,16 @@ def test_ids_that_differ_from_the_attributes_by_spaces_are_named_as_such():
     scores = trials(["s1", "s2", "s3"])
     padded = scores.assign(probe_subject=scores["probe_subject"].where(scores.index > 0, "s1 "))
     with pytest.raises(bf.SchemaError, match=re.escape(
-            "1 subjects of the score table have no attributes, e.g. ['s1 ']; 1 of them differ from a subject "
+            "1 subject of the score table has no attributes, e.g. ['s1 ']; 1 of them differs from a subject "
             "of the attributes only by surrounding spaces (e.g. 's1 ' and 's1'): strip the ids")):
         bf.add_subject_attributes(padded, people)
     spaced_people = people.assign(subject=["s1", " s2", "s3"])  # the space in the attributes' id: named too
     with pytest.raises(bf.SchemaError, match=re.escape(
-            "1 subjects of the score table have no attributes, e.g. ['s2']; 1 of them differ from a subject "
+            "1 subject of the score table has no attributes, e.g. ['s2']; 1 of them differs from a subject "
             "of the attributes only by surrounding spaces (e.g. 's2' and ' s2'): strip the ids")):
         bf.add_subject_attributes(scores, spaced_people)
     unknown = scores.assign(probe_subject=scores["probe_subject"].where(scores.index > 0, "s9"))
-    with pytest.raises(bf.SchemaError, match=r"have no attributes, e\.g\. \['s9'\]$"):
+    with pytest.raises(bf.SchemaError, match=r"^1 subject of the score table has no attributes, e\.g\. \['s9'\]$"):
         bf.add_subject_attributes(unknown, people)
 
 

@@ -16,7 +16,7 @@ from biofair.exceptions import SchemaError
 
 
 @pytest.mark.parametrize(("a", "b", "error", "message"), [
-    ([0.1, np.nan], [0.1, 0.2], ValueError, "a must lie in [0, 1]; 1 value(s) do not: [nan]"),
+    ([0.1, np.nan], [0.1, 0.2], ValueError, "a must lie in [0, 1]; 1 value does not: [nan]"),
     ([], [], ValueError, "a and b are empty: parity needs the values of at least one subset"),
     ([0.1, 0.2], [0.1], ValueError, "a and b must pair value by value; got 2 and 1 values"),
     ([[0.1, 0.2]], [[0.1, 0.2]], ValueError,

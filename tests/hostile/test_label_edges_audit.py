@@ -119,7 +119,7 @@ def test_a_label_that_prints_as_nothing_is_refused_naming_its_rows(case):
 def test_a_label_that_prints_as_nothing_is_refused_on_the_probe_side():
     frame = table(["A", "B"]).rename(columns={"group": "reference_group"})
     frame["probe_group"] = frame["reference_group"].where(frame["mated"] | (np.arange(N) != 5), "\u200b")
-    with pytest.raises(bf.SchemaError, match=re.escape("column 'probe_group' has 1 labels that print as nothing "
+    with pytest.raises(bf.SchemaError, match=re.escape("column 'probe_group' has 1 label that prints as nothing "
                                                        r"('\u200b' (U+200B ZERO WIDTH SPACE); first in row 5)")):
         bf.cross_group_fmr(frame, 1.0)
 
@@ -239,6 +239,6 @@ def test_a_subject_with_two_labels_is_named_shortened_in_the_shuffle_s_message()
     frame = table(["a", "b"]).assign(reference_subject=[f"s{i % 5}" for i in range(N)])
     frame["probe_subject"] = np.where(frame["mated"], frame["reference_subject"], "other")
     frame["group"] = frame["group"].where(frame.index != 0, HUGE)  # subject s0 has labels a and HUGE
-    with pytest.raises(ValueError, match=r"subject\(s\) have comparisons with different labels") as refused:
+    with pytest.raises(ValueError, match=r"subjects have comparisons with different labels") as refused:
         bf.permutation_null(lambda t: 0.5, frame, n_permutations=5, rng=0)
     assert HUGE_SHOWN in str(refused.value) and len(str(refused.value)) < 1_000

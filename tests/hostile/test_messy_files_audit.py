@@ -153,7 +153,7 @@ def test_a_missing_subject_id_is_named_by_its_row_with_a_repair(tmp_path):
     path.write_text("score,mated,group,reference_subject,probe_subject\n0.9,1,a,007,007\n0.2,0,a,007,\n"
                     "0.8,1,b,7,7\n0.1,0,b,7,007\n")
     with pytest.raises(bf.SchemaError, match=re.escape(
-            "column 'probe_subject' has 1 missing values (first in data row 2); each comparison needs its subjects' "
+            "column 'probe_subject' has 1 missing value (first in data row 2); each comparison needs its subjects' "
             "ids: a resampling or a permutation by subject moves a subject's comparisons together: fill them in, or "
             "drop those rows (scores.dropna(subset=['probe_subject']))")):
         bf.read_scores(path)

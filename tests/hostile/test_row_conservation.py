@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import biofair as bf
 
 MISSING = None  # a label the reader sees as missing
-allowed_kinds = ["no mated", "no non-mated", "missing values", "read the same", "different from", "cannot compare"]
+allowed_kinds = ["no mated", "no non-mated", "missing values?", "read the same", "different from", "cannot compare"]
 LABELS = ["01", "1", 1, 2, "a / b", "a", "b / c", "x/y", "$\\foo$", "NA", " ", ""]
 EMPTY = [None, float("nan")]
 
@@ -86,7 +86,7 @@ def faults(labels: dict, attributes: list[str], per_side: bool, mated: np.ndarra
         names = [f"reference_{attribute}", f"probe_{attribute}"] if per_side else [attribute]
         for name in names:
             if any(v is MISSING for v in labels[name]):
-                found.append(rf"column '{name}' has \d+ missing values")
+                found.append(rf"column '{name}' has \d+ missing values?")
         values = {(type(v), v) for name in names for v in labels[name] if v is not MISSING}
         if storage == "memory" and len({str(v) for _, v in values}) < len(values):
             found.append("hold distinct labels that read the same")
@@ -94,7 +94,7 @@ def faults(labels: dict, attributes: list[str], per_side: bool, mated: np.ndarra
             split = [m and r is not MISSING and p is not MISSING and r != p
                      for m, r, p in zip(mated, *(labels[n] for n in names))]
             if any(split):
-                found.append(rf"mated comparisons have {names[0]} different from {names[1]}")
+                found.append(rf"mated comparisons? ha(s|ve) {names[0]} different from {names[1]}")
     return found
 
 

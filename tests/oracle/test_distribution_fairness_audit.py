@@ -289,7 +289,7 @@ def test_a_split_on_a_tie_at_the_extreme_names_the_percentile_that_works(kind, n
     bound = 100 * (tied - 1) / (n - 1)
     end = "lowest" if kind == "nonmated" else "highest"
     with pytest.raises(bf.SchemaError, match=(
-            rf"^group 'a': all {n} {kind} scores fall in the tail at percentile 95; the centre is empty \(too few or "
+            rf"^group 'a': all {n:,} {kind} scores fall in the tail at percentile 95; the centre is empty \(too few or "
             rf"tied scores\): {tied} of them share its {end} score, -?0\.0, where the split falls; use a percentile "
             rf"above {bound:.6g} \(the tied scores then form the centre\)")):
         bf.comprehensive_equity_index(table, kind=kind)

@@ -102,11 +102,11 @@ def test_min_size_leaves_out_the_keys_below_it_and_says_so_downstream():
     assert cohort_statistics(cohort, min_size=5).empty
     trials = pd.DataFrame({"score": [0.5, 0.1], "mated": [True, False],
                            "reference_subject": ["b", "b"], "probe_subject": ["b", "a"]})
-    with pytest.raises(ValueError, match=r"^1 comparisons have no cohort statistics for their probe_subject "
+    with pytest.raises(ValueError, match=r"^1 comparison has no cohort statistics for their probe_subject "
                                          r"\(e\.g\. 'a'\); drop them or enlarge the cohort \(cohort_statistics "
                                          r"leaves out the keys with fewer than min_size cohort scores"):
         normalise_scores(trials, cohort_statistics(cohort, min_size=4))
-    with pytest.raises(ValueError, match=r"^1 comparisons have no cohort statistics for their reference_subject "
+    with pytest.raises(ValueError, match=r"^1 comparison has no cohort statistics for their reference_subject "
                                          r"\(e\.g\. 'c'\).*fewer than min_size cohort scores, or whose cohort "
                                          r"scores are all equal\)$"):  # c: no spread
         normalise_scores(trials.assign(reference_subject=["b", "c"]),

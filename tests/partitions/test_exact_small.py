@@ -263,7 +263,7 @@ def test_bad_input_is_named():
     scores = table(1, 300, decimals=1)
     broken = scores.copy()
     broken.loc[5, "score"] = np.inf
-    with pytest.raises(SchemaError, match="partition 0: column 'score' has 0 NaN and 1 infinite values"):
+    with pytest.raises(SchemaError, match="partition 0: column 'score' has 0 NaN and 1 infinite value"):
         bp.eer(frame(broken, 2))
     with pytest.raises(SchemaError, match="0 mated and 225 non-mated"):
         bp.tmr_at_fmr(frame(scores[~scores["mated"]], 2), 0.1)

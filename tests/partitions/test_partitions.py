@@ -170,7 +170,7 @@ def test_bad_partitions_are_named(tmp_path, cluster):
     broken.loc[[3, 8], "score"] = np.nan
     broken.loc[9, "score"] = -np.inf
     broken.to_parquet(tmp_path / "p1.parquet", index=False)
-    with pytest.raises(SchemaError, match="partition 1: column 'score' has 2 NaN and 1 infinite values"):
+    with pytest.raises(SchemaError, match="partition 1: column 'score' has 2 NaN and 1 infinite value"):
         bp.census(str(tmp_path / "p*.parquet"))
     with pytest.raises(SchemaError, match=r"^column 'mated' marks 0 mated and \d+ non-mated comparisons; both"):
         bp.eer(dd.from_pandas(good[~good["mated"]], npartitions=2))

@@ -194,7 +194,7 @@ def test_numbers_held_as_objects_in_a_target_are_rates():
 @pytest.mark.parametrize("scores", [pd.array([0.5, None], dtype="Float64"), pd.array([5, None], dtype="Int64")])
 def test_missing_values_of_a_nullable_pandas_array_are_named_as_such(scores):
     """The message called it a masked array and advised .compressed(), which pandas arrays lack."""
-    with pytest.raises(ValueError, match="^" + re.escape("mated holds 1 missing values (<NA>): leave them out "
+    with pytest.raises(ValueError, match="^" + re.escape("mated holds 1 missing value (<NA>): leave them out "
                                                          "(.dropna()) or fill them") + "$"):
         bf.roc_auc(scores, [0.1])
     assert bf.roc_auc(scores.dropna(), [0.1]) == 1.0  # the advice works

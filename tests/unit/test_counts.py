@@ -106,15 +106,15 @@ def test_decidability_of_float32_scores_equals_float64_of_the_same_values(mated,
     assert bf.decidability(mated32, nonmated32) == bf.decidability(mated32.astype(float), nonmated32.astype(float))
 
 
-@pytest.mark.parametrize("bad, message", [(np.nan, "1 NaN and 0 infinite"), (np.inf, "0 NaN and 1 infinite"),
-                                          (-np.inf, "0 NaN and 1 infinite")])
+@pytest.mark.parametrize("bad, message", [(np.nan, "1 NaN and 0 infinite values"), (np.inf, "0 NaN and 1 infinite value"),
+                                          (-np.inf, "0 NaN and 1 infinite value")])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_non_finite_scores_are_found_after_sorting(bad, message, dtype):
     values = np.array([0.3, 0.1, bad, 0.2], dtype=dtype)
     for call in (bf.eer, bf.min_dcf, bf.roc_auc, bf.operating_summary):
-        with pytest.raises(ValueError, match=f"nonmated contains {message} values"):
+        with pytest.raises(ValueError, match=f"nonmated contains {message}"):
             call([0.5, 0.6], values)
-        with pytest.raises(ValueError, match=f"mated contains {message} values"):
+        with pytest.raises(ValueError, match=f"mated contains {message}"):
             call(values, [0.5, 0.6])
 
 

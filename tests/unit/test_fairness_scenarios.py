@@ -105,7 +105,7 @@ def test_development_and_evaluation_sets_of_other_groups_are_named(lacking, recw
                    "thresholds are set on the other groups' non-mated scores only")
     else:
         dev_used, test_used = dev, test[test["group"] != "1"]
-        message = ("the development scores hold 1 group(s) that the evaluation scores lack ('1'): their non-mated "
+        message = ("the development scores hold 1 group that the evaluation scores lack ('1'): their non-mated "
                    "scores set the pooled thresholds too")
     with pytest.warns(UserWarning) as caught:
         found = bf.fairness_discrepancy_rate(test_used, dev=dev_used, fmr_targets=[1e-2])
@@ -198,7 +198,7 @@ def test_missing_group_column_and_missing_labels():
         bf.rates_by_group(two_groups(), 0.5, by="gender")
     table = two_groups()
     table.loc[0, "group"] = None
-    with pytest.raises(bf.SchemaError, match=r"column 'group' has 1 missing values"):
+    with pytest.raises(bf.SchemaError, match=r"column 'group' has 1 missing value"):
         bf.rates_by_group(table, 0.5)
 
 
@@ -379,7 +379,7 @@ def test_subset_bias_names_the_group_of_a_bad_value_and_pairs_subsets_by_id():
     pd.testing.assert_frame_equal(shuffled, expected)
     for value, shown in ((np.nan, "nan"), (1.5, "1.5")):
         bad = table.assign(value=[0.1, 0.2, value, 0.2])
-        with pytest.raises(ValueError, match=rf"^the values of group 'b' must lie in \[0, 1\]; 1 value\(s\) do not: \[{shown}\]"):
+        with pytest.raises(ValueError, match=rf"^the values of group 'b' must lie in \[0, 1\]; 1 value does not: \[{shown}\]"):
             bf.subset_bias(bad)
     with pytest.raises(bf.SchemaError, match=r"^groups 'a' and 'b' hold different subsets \(2 and 1; ids in one "
                                              r"only: \[1\]\); the measures pair the groups' values subset by subset$"):

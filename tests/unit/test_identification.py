@@ -167,9 +167,9 @@ def long_table():
         (lambda t: t.assign(score=t["score"].where(t.index != 2)), "1 NaN"),
         (lambda t: t.assign(mated=t["mated"].astype(int)), "column 'mated' must be boolean"),
         (lambda t: pd.concat([t, t.iloc[[0]]]), "1 repeated (probe_id, reference_id) pairs"),
-        (lambda t: t.assign(mated=t.index.isin([0, 1, 7])), "1 probes have several mated entries"),
-        (lambda t: t.assign(group=np.where(t.index == 8, "x", t["group"])), "1 probes belong to several groups"),
-        (lambda t: t.drop(index=5), "1 probes were not compared with all 3 gallery entries"),
+        (lambda t: t.assign(mated=t.index.isin([0, 1, 7])), "1 probe has several mated entries"),
+        (lambda t: t.assign(group=np.where(t.index == 8, "x", t["group"])), "1 probe belongs to several groups"),
+        (lambda t: t.drop(index=5), "1 probe was not compared with all 3 gallery entries"),
     ],
 )
 def test_bad_identification_tables_are_named(change, message):

@@ -39,7 +39,7 @@ def test_an_arrangement_an_index_cannot_score_is_drawn_again_and_counted():
     expected, skipped = scored_by_hand(cei, SMALL, 60, seed=5)
     assert skipped > 0  # the data make the case
     with pytest.warns(UserWarning, match=rf"^{skipped} of {skipped + 60} shuffled arrangements of the groups could "
-                                         r"not be scored and were drawn again \(the first: group '.*': .* fall in the "
+                                         r"not be scored and were drawn again \(the first: group '.*': .* falls? in the "
                                          r"tail at percentile 95; .*\): the permutation null is that of the "
                                          r"arrangements that can be scored, as the observed one can$"):
         result = bf.permutation_null(cei, SMALL, n_permutations=60, rng=5)
