@@ -107,8 +107,8 @@ def check_finite(array: NDArray[np.floating], name: str) -> NDArray[np.floating]
     if not finite.all():
         n_nan = int(np.isnan(array).sum())
         n_inf = int((~finite).sum()) - n_nan
-        raise ValueError(f"{name} contains {n_nan:,} NaN and {how_many(n_inf, 'infinite value')}: leave out the comparisons "
-                         "without a finite score, or decide how to count them (as errors, a failure to produce "
+        raise ValueError(f"{name} contains {n_nan:,} NaN and {how_many(n_inf, 'infinite value')}: leave out the "
+                         "comparisons without a finite score, or decide how to count them (as errors, a failure to produce "
                          "a score), before computing a metric")
     return array
 
@@ -371,11 +371,10 @@ def is_blank(value: object) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
-def how_many(count: int, noun: str, plural: str = "") -> str:
-    """``count`` and ``noun`` as a message writes them: the noun in the plural (``plural``, by
-    default ``noun + "s"``) unless the count is 1, the count with thousands separators
-    (``"1 missing value"``, ``"1,234 missing values"``)."""
-    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+def how_many(count: int, noun: str) -> str:
+    """``count`` and ``noun`` as a message writes them: the noun with an "s" unless the count is
+    1, the count with thousands separators (``"1 missing value"``, ``"1,234 missing values"``)."""
+    return f"{count:,} {noun if count == 1 else noun + 's'}"
 
 
 def shell_option(option: str, value: object) -> str:

@@ -366,7 +366,8 @@ def _refuse_repeated_header(table: pd.DataFrame, names: list[str], score: str, p
     raise SchemaError(
         f"{path}: data row {first + 1} repeats the header line ({sep.join(names)[:80]!r}), as files joined with "
         f"their headers (cat a.csv b.csv) do{', the second with its byte-order mark' if marked else ''}; "
-        f"{how_many(int(again.sum()), 'data row')} in all. Delete {'it' if again.sum() == 1 else 'them'}, e.g. python -c "
+        f"{how_many(int(again.sum()), 'data row')} in all. Delete {'it' if again.sum() == 1 else 'them'}, e.g. "
+        "python -c "
         f"\"import pandas as pd; t = pd.read_csv('{path}', dtype=str, keep_default_na=False{separator}); "
         f"t[~t{unmarked}.eq(t.columns).all(axis=1)].to_csv('{path.name.split('.')[0]}-once.csv'{separator}, "
         "index=False)\""
@@ -611,8 +612,8 @@ def _to_csv(path: Path) -> str:
 
 
 def _mixed_bob_problem(path: Path, where: str, saw: int, expected: int) -> str:
-    """The error of a bob score file whose lines have 4 fields and 5 fields both (``where``
-    names the first line of the other kind)."""
+    """The error of a bob score file whose lines have different numbers of fields: ``where``
+    names the first line with ``saw`` fields after lines of ``expected``, and the likely cause."""
     kinds = " or ".join(f"{n} ({' '.join(names)})" for n, names in _BOB_COLUMNS.items())
     cause = ("Two score files of different kinds joined? Read each on its own" if saw in _BOB_COLUMNS else
              "An id with a space in it? The fields are separated by white space: replace the spaces in ids (by _)"
@@ -684,8 +685,8 @@ def _decimal_comma_problem(scores: pd.Series, where: str, semicolons: Path | Non
     shown = pd.unique(scores[unparsed])
     examples = ", ".join(map(repr, shown[:3]))
     n = int(unparsed.sum())
-    problem = (f"{where}: {how_many(n, 'score')} {'is not a number' if n == 1 else 'are not numbers'} written with a decimal comma, as "
-               f"decimal=',' reads them (e.g. {examples}; first in {_row(scores, int(unparsed.argmax()))}): write "
+    problem = (f"{where}: {how_many(n, 'score')} {'is not a number' if n == 1 else 'are not numbers'} written with a "
+               f"decimal comma, as decimal=',' reads them (e.g. {examples}; first in {_row(scores, int(unparsed.argmax()))}): write "
                "them as 0,83 or -1,5e-3, without thousands separators")
     if _unparsed(pd.Series(shown, dtype=scores.dtype), ".")[1].any():
         return problem
@@ -922,7 +923,8 @@ def _as_mated(labels: pd.Series) -> pd.Series:
         examples = ", ".join("an empty cell" if pd.isna(x) else repr(x) for x in pd.unique(labels[~known])[:5])
         raise SchemaError(
             f"invalid score table:\n- column 'mated' has {how_many(int((~known).sum()), 'value')} that "
-            f"{'is' if (~known).sum() == 1 else 'are'} not a mated/non-mated label (e.g. {examples}; first in {_row(labels, int(np.argmin(known)))}); "
+            f"{'is' if (~known).sum() == 1 else 'are'} not a mated/non-mated label (e.g. {examples}; first in "
+            f"{_row(labels, int(np.argmin(known)))}); "
             "use booleans (true/false, t/f), 0/1, yes/no, genuine/impostor or target/nontarget"
         )
     return pd.Series(words.isin(_TRUE_LABELS).to_numpy()[codes], index=labels.index)
