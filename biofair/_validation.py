@@ -153,7 +153,7 @@ def as_rates(values: ArrayLike, name: str) -> NDArray[np.float64]:
     bad = ~((array >= 0.0) & (array <= 1.0))  # also catches NaN
     if bad.any():
         raise ValueError(
-            f"{name} must lie in [0, 1]; {how_many(int(bad.sum()), 'value')} {'does' if bad.sum() == 1 else 'do'} not: "
+            f"{name} must lie in [0, 1]; {how_many(int(bad.sum()), 'value', verbs=('does', 'do'))} not: "
             f"{array[bad][:5]}"
         )
     return array
@@ -371,10 +371,14 @@ def is_blank(value: object) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
-def how_many(count: int, noun: str) -> str:
+def how_many(count: int, noun: str, *, verbs: tuple[str, str] | None = None) -> str:
     """``count`` and ``noun`` as a message writes them: the noun with an "s" unless the count is
-    1, the count with thousands separators (``"1 missing value"``, ``"1,234 missing values"``)."""
-    return f"{count:,} {noun if count == 1 else noun + 's'}"
+    1, the count with thousands separators, then the first of ``verbs`` for 1 and the second
+    otherwise (``"1 missing value"``, ``"1,234 missing values"``; with ``verbs=("has", "have")``,
+    ``"1 subject has"``, ``"2 subjects have"``)."""
+    one = count == 1
+    words = f"{count:,} {noun if one else noun + 's'}"
+    return words if verbs is None else f"{words} {verbs[0] if one else verbs[1]}"
 
 
 def shell_option(option: str, value: object) -> str:

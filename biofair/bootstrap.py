@@ -420,8 +420,7 @@ def _check_same_trials(a: Sample, b: Sample, clusters: list[str]) -> None:
     if len(a) != len(b):
         problem = f"got {len(a)} and {len(b)} rows"
     elif not np.array_equal(a.mated, b.mated):
-        n_rows = int(np.sum(a.mated != b.mated))
-        problem = f"{how_many(n_rows, 'row')} {'is' if n_rows == 1 else 'are'} mated in one and non-mated in the other"
+        problem = f"{how_many(int(np.sum(a.mated != b.mated)), 'row', verbs=('is', 'are'))} mated in one and non-mated in the other"
     elif a.table is not None and b.table is not None:
         columns = dict.fromkeys([*clusters, *_TRIAL_COLUMNS])
         shared = [c for c in columns if c in a.table.columns and c in b.table.columns]

@@ -509,7 +509,7 @@ def _invisible_problem(column: str, labels: list[str], rows: int, first: str) ->
     characters = dict.fromkeys(c for label in labels for c in label if not c.isspace())
     escaped = "".join(f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in characters)
     shown = ", ".join(map(_shown_with_unusual_characters, labels[:3])) + (", ..." if len(labels) > 3 else "")
-    return (f"column {column!r} has {how_many(rows, 'label')} that print{'s' if rows == 1 else ''} as nothing ({shown}; first in {first}): a group so "
+    return (f"column {column!r} has {how_many(rows, 'label', verbs=('that prints', 'that print'))} as nothing ({shown}; first in {first}): a group so "
             f"named would show blank in every table. Relabel them, e.g. "
             f"scores.replace({{{column!r}: r'^[\\s{escaped}]*$'}}, 'unknown', regex=True)")
 
@@ -549,7 +549,7 @@ def _attribute_codes(scores: pd.DataFrame, columns: list[str]) -> tuple[NDArray[
         if split.any():
             row = split.argmax()
             raise SchemaError(
-                f"{how_many(int(split.sum()), 'mated comparison')} {'has' if split.sum() == 1 else 'have'} {columns[0]} "
+                f"{how_many(int(split.sum()), 'mated comparison', verbs=('has', 'have'))} {columns[0]} "
                 f"different from {columns[1]} (first in {_row(scores, row)}: {quoted(names[reference[row]])} vs "
                 f"{quoted(names[probe[row]])}); a mated comparison belongs to one group: correct the "
                 "attributes or give a pair-level column"
@@ -1155,7 +1155,7 @@ def add_subject_attributes(
     if duplicated.any():
         repeated = pd.unique(table.loc[duplicated, subject])
         raise SchemaError(
-            f"{how_many(len(repeated), 'subject')} {'has' if len(repeated) == 1 else 'have'} more than one row in the "
+            f"{how_many(len(repeated), 'subject', verbs=('has', 'have'))} more than one row in the "
             "attributes, e.g. "
             f"[{', '.join(map(quoted, repeated[:5]))}]: give each subject one row"
         )

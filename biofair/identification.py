@@ -170,15 +170,15 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     if n_repeated:
         problems.append(f"{n_repeated} repeated (probe_id, reference_id) pairs")
     if not n_repeated and (mates > 1).any():  # a repeated mated pair is not a second mate
-        problems.append(f"{how_many(int((mates > 1).sum()), 'probe')} {'has' if (mates > 1).sum() == 1 else 'have'} "
+        problems.append(f"{how_many(int((mates > 1).sum()), 'probe', verbs=('has', 'have'))} "
                         "several mated entries; fuse the gallery "
                         "to one entry per identity first")
     if (groups_per_probe > 1).any():
-        problems.append(f"{how_many(int((groups_per_probe > 1).sum()), 'probe')} "
-                        f"{'belongs' if (groups_per_probe > 1).sum() == 1 else 'belong'} to several groups")
+        problems.append(f"{how_many(int((groups_per_probe > 1).sum()), 'probe', verbs=('belongs', 'belong'))} to "
+                        "several groups")
     if not n_repeated and (per_probe != n_entries).any():
-        problems.append(f"{how_many(int((per_probe != n_entries).sum()), 'probe')} "
-                        f"{'was' if (per_probe != n_entries).sum() == 1 else 'were'} not compared with all "
+        problems.append(f"{how_many(int((per_probe != n_entries).sum()), 'probe', verbs=('was', 'were'))} not "
+                        "compared with all "
                         f"{n_entries} gallery entries")
     if {"reference_subject", "probe_subject"} <= set(scores.columns):  # as validate_scores reads them
         problems += [problem for problem in (_contradiction(scores),) if problem]
@@ -473,7 +473,7 @@ def _rank_problems(rank: pd.Series, mated: pd.Series) -> list[str]:
         return []
     first = int(bad.argmax())
     which = (" (enrolled)" if enrolled[first] else " (not enrolled)") if known else ""
-    return [f"column 'rank' has {how_many(int(bad.sum()), 'value')} that {'is' if bad.sum() == 1 else 'are'} not a rank (a whole number, at least 1 for an "
+    return [f"column 'rank' has {how_many(int(bad.sum()), 'value', verbs=('that is', 'that are'))} not a rank (a whole number, at least 1 for an "
             f"enrolled probe, 0 for a probe not enrolled): e.g. {rank.tolist()[first]!r} in {_row(rank, first)}{which}"]
 
 

@@ -684,10 +684,9 @@ def _decimal_comma_problem(scores: pd.Series, where: str, semicolons: Path | Non
     unparsed = _unparsed(scores, ",")[1]
     shown = pd.unique(scores[unparsed])
     examples = ", ".join(map(repr, shown[:3]))
-    n = int(unparsed.sum())
-    problem = (f"{where}: {how_many(n, 'score')} {'is not a number' if n == 1 else 'are not numbers'} written with a "
-               f"decimal comma, as decimal=',' reads them (e.g. {examples}; first in {_row(scores, int(unparsed.argmax()))}): write "
-               "them as 0,83 or -1,5e-3, without thousands separators")
+    not_numbers = how_many(int(unparsed.sum()), "score", verbs=("is not a number", "are not numbers"))
+    problem = (f"{where}: {not_numbers} written with a decimal comma, as decimal=',' reads them (e.g. {examples}; "
+               f"first in {_row(scores, int(unparsed.argmax()))}): write them as 0,83 or -1,5e-3, without thousands separators")
     if _unparsed(pd.Series(shown, dtype=scores.dtype), ".")[1].any():
         return problem
     problem += "; they have a decimal point: a file whose scores all have one is read without decimal=','"
@@ -922,8 +921,8 @@ def _as_mated(labels: pd.Series) -> pd.Series:
     if not known.all():
         examples = ", ".join("an empty cell" if pd.isna(x) else repr(x) for x in pd.unique(labels[~known])[:5])
         raise SchemaError(
-            f"invalid score table:\n- column 'mated' has {how_many(int((~known).sum()), 'value')} that "
-            f"{'is' if (~known).sum() == 1 else 'are'} not a mated/non-mated label (e.g. {examples}; first in "
+            f"invalid score table:\n- column 'mated' has {how_many(int((~known).sum()), 'value', verbs=('that is', 'that are'))} "
+            f"not a mated/non-mated label (e.g. {examples}; first in "
             f"{_row(labels, int(np.argmin(known)))}); "
             "use booleans (true/false, t/f), 0/1, yes/no, genuine/impostor or target/nontarget"
         )

@@ -172,7 +172,7 @@ def _subject_strata(scores: pd.DataFrame, column: str, stratify: str) -> pd.Seri
     if n_torn:
         examples = "; ".join(f"{subject!r}: {[names[code] for code in labels]}" for subject, labels in torn.items())
         raise ValueError(
-            f"stratify={stratify!r}: {how_many(n_torn, 'subject')} {'has' if n_torn == 1 else 'have'} comparisons with different labels in column "
+            f"stratify={stratify!r}: {how_many(n_torn, 'subject', verbs=('has', 'have'))} comparisons with different labels in column "
             f"{column!r} ({examples}); a subject belongs to one stratum: correct the labels"
         )
     strata = pd.Series(codes, index=pd.Index(subject, name="subject"), name="code")

@@ -225,7 +225,7 @@ def _side_stats(scores: pd.DataFrame, statistics: pd.DataFrame, column: str) -> 
         _check_ids_of_one_kind({f"scores[{column!r}]": keys, "the statistics' index": statistics.index.to_series()},
                                what="subject" if column.endswith("subject") else column)
         raise ValueError(
-            f"{how_many(int(missing.sum()), 'comparison')} {'has' if missing.sum() == 1 else 'have'} no cohort "
+            f"{how_many(int(missing.sum()), 'comparison', verbs=('has', 'have'))} no cohort "
             f"statistics for their {column} "
             f"(e.g. {keys[missing].iloc[0]!r}); drop them or enlarge the cohort (cohort_statistics leaves out the "
             "keys with fewer than min_size cohort scores, or whose cohort scores are all equal)"

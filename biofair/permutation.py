@@ -115,7 +115,7 @@ def _check_one_label_per_subject(subject: NDArray[np.intp], value: NDArray, ids:
                "its label in other rows, the empty cells are omissions, so fill them in with that label)"
                if missing else "")
         raise ValueError(
-            f"{how_many(n_torn, 'subject')} {'has' if n_torn == 1 else 'have'} comparisons with different labels in column(s) {names} ({examples}); "
+            f"{how_many(n_torn, 'subject', verbs=('has', 'have'))} comparisons with different labels in column(s) {names} ({examples}); "
             f"a shuffle by subject gives each subject one label: correct the labels{escape}{why}"
         )
 

@@ -286,9 +286,8 @@ def _score_problems(score: pd.Series) -> list[str]:
         if unparsed.any():
             examples = ", ".join(_shown_with_unusual_characters(x) for x in pd.unique(score[unparsed])[:3])
             hint = _comma_hint(pd.Series(pd.unique(score[unparsed])), score.attrs.get(_FILE_SEPARATOR))
-            n = int(unparsed.sum())
-            return [f"column 'score' must be numeric; {how_many(n, 'value')} {'is not a number' if n == 1 else 'are not numbers'} (e.g. {examples}; "
-                    f"first in {_row(score, int(unparsed.argmax()))}){hint}"]
+            not_numbers = how_many(int(unparsed.sum()), "value", verbs=("is not a number", "are not numbers"))
+            return [f"column 'score' must be numeric; {not_numbers} (e.g. {examples}; first in {_row(score, int(unparsed.argmax()))}){hint}"]
         first = score.dropna().iloc[0] if score.notna().any() else None
         if isinstance(first, decimal.Decimal):  # a Parquet decimal column, read by pandas
             return [f"column 'score' holds decimals (Python Decimal objects, dtype {score.dtype}), not float "

@@ -980,7 +980,7 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
     everyone = homogeneous.all()
     if not everyone and (split := ~homogeneous & mated).any():  # refused as in memory
         return [{"problems": [
-            f"partition {index}: {how_many(int(split.sum()), 'mated comparison')} {'has' if split.sum() == 1 else 'have'} "
+            f"partition {index}: {how_many(int(split.sum()), 'mated comparison', verbs=('has', 'have'))} "
             f"{', '.join(columns[0])} different from "
             f"{', '.join(columns[1])} (first in {_row(part, int(split.argmax()))}); a mated comparison belongs "
             "to one group: correct the attributes or give a pair-level column"
