@@ -104,11 +104,13 @@ class Sample:
 
     def evaluate(self, statistic: Callable, args: tuple, rows: Rows | None = None) -> float:
         """The statistic on the rows ``rows`` (all by default): row indices, or (for array
-        data) a pair of positions within the mated and within the non-mated scores."""
+        data) a pair of positions within the mated and within the non-mated scores. The
+        statistic gets copies: one that sorts its arrays in place changes neither the caller's
+        arrays nor the scores that the resamples are drawn from."""
         if self.data == "table":
             return _number(statistic(self.table.iloc[slice(None) if rows is None else rows], *args))
         if rows is None:
-            return _number(statistic(*self.classes(), *args))
+            return _number(statistic(*(scores.copy() for scores in self.classes()), *args))
         if isinstance(rows, tuple):
             (mated, nonmated), (in_mated, in_nonmated) = self.classes(), rows
             return _number(statistic(mated[in_mated], nonmated[in_nonmated], *args))

@@ -153,6 +153,35 @@ def test_seeded_runs_are_bit_for_bit_reproducible():
     np.testing.assert_array_equal(*paired)
 
 
+def test_a_statistic_that_sorts_in_place_changes_neither_the_callers_arrays_nor_the_draws():
+    """The statistic on all the data once got the caller's arrays (or the cached classes that
+    resamples are drawn from): sorting them in place sorted the caller's scores and gave other
+    replicates than the same statistic without the side effect."""
+    def middle_gap(mated, nonmated):  # exact whatever the order, unlike a sum
+        return float(np.sort(mated)[mated.size // 2] - np.sort(nonmated)[nonmated.size // 2])
+
+    def sorting_middle_gap(mated, nonmated):
+        mated.sort()
+        nonmated.sort()
+        return float(mated[mated.size // 2] - nonmated[nonmated.size // 2])
+
+    table = clustered_table(np.random.default_rng(4), n_subjects=20)
+    mated, nonmated = bf.split_scores(table)
+    given = mated[::-1].copy(), nonmated[::-1].copy()
+    for scores in (table, given):
+        for method in ("percentile", "bca"):
+            expected = bf.bootstrap(middle_gap, scores, unit="pair", method=method, n_resamples=40, rng=3)
+            got = bf.bootstrap(sorting_middle_gap, scores, unit="pair", method=method, n_resamples=40, rng=3)
+            np.testing.assert_array_equal(got.replicates, expected.replicates)
+            assert (got.low, got.high) == (expected.low, expected.high)
+    np.testing.assert_array_equal(given[0], mated[::-1])
+    np.testing.assert_array_equal(given[1], nonmated[::-1])
+    paired = [bf.paired_bootstrap(statistic, given, given, n_resamples=40, rng=3).replicates
+              for statistic in (middle_gap, sorting_middle_gap)]
+    np.testing.assert_array_equal(*paired)
+    np.testing.assert_array_equal(given[0], mated[::-1])
+
+
 def test_subject_resamples_do_not_depend_on_the_rows_order():
     """Subjects were numbered by first appearance: one seed drew other subjects when the same
     file came in another row order (CSV against Parquet), and every interval moved."""
