@@ -676,7 +676,8 @@ def plot_det(
     the edge of any range the axes can take, so that a later curve's wider range does not
     bring them into view. When a threshold separates the classes perfectly (FMR = FNMR = 0
     there), every point of the curve has a rate of 0 or 1 and lies beyond the axes: a dot of
-    the curve's colour is drawn in the lower-left corner instead. Whether any point lies
+    the curve's colour is drawn in the lower-left corner instead, and the legend shows that
+    dot for the curve. Whether any point lies
     inside the axes (for the legend's note) is decided with the range they have when the
     curve is drawn. Tick labels (in percent)
     are thinned when the figure is drawn so that they never overlap. A labelled curve
@@ -718,15 +719,15 @@ def plot_det(
     (line,) = ax.plot(
         ndtri(np.clip(counts.fmr[drawn], clip, 1 - clip)),
         ndtri(np.clip(counts.fnmr[drawn], clip, 1 - clip)),
-        label=_shown(label),
+        label=None if separated else _shown(label),
         **line_kwargs,
     )
     if points is not None:
         ax.add_line(_OperatingPoints(ax, np.ravel(points.fmr), np.ravel(points.fnmr), color=line.get_color(),
                                      zorder=line.get_zorder() + 1))
-    if separated:  # every point has a rate of 0, beyond the axes: a dot in the corner instead
+    if separated:  # every point has a rate of 0, beyond the axes: a dot in the corner instead, in the legend too
         ax.plot([0.0], [0.0], transform=ax.transAxes, clip_on=False, linestyle="none", marker="o",
-                color=line.get_color(), zorder=line.get_zorder() + 1)
+                color=line.get_color(), zorder=line.get_zorder() + 1, label=_shown(label))
     if first:
         ax.set_xlabel("false match rate (%)")
         ax.set_ylabel("false non-match rate (%)")

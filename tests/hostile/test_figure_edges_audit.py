@@ -55,7 +55,8 @@ def test_det_legend_says_when_a_groups_curve_has_no_point_inside_the_axes(name):
 def test_det_legend_names_a_small_group_as_it_is_while_a_point_is_inside_the_axes():
     """The note depends on the axes, not on the group's size alone: up to 95 % the point at
     FMR 1/3, FNMR 1/2 of 2 mated and 3 non-mated comparisons is inside; a perfectly separated
-    group's curve is beyond the axes but has its dot in the corner."""
+    group's curve is beyond the axes but has its dot in the corner, which its legend entry shows
+    (it showed a line sample)."""
     mated, nonmated = TINY["2 mated, 3 non-mated"]
     ax = plotting.plot_det(mated, nonmated, label="tiny")
     assert a_point_inside(ax, mated, nonmated)
@@ -63,6 +64,8 @@ def test_det_legend_names_a_small_group_as_it_is_while_a_point_is_inside_the_axe
     assert not a_point_inside(separated, [2.0, 3.0], [0.0, 1.0])
     assert [text.get_text() for text in ax.get_legend().get_texts()] == ["tiny"]
     assert [text.get_text() for text in separated.get_legend().get_texts()] == ["separated"]
+    (handle,) = separated.get_legend().legend_handles  # the corner dot, as drawn, not a line that is not
+    assert (handle.get_marker(), handle.get_linestyle()) == ("o", "None")
     unlabelled = plotting.plot_det(*TINY["all tied"])  # no legend, nothing to say
     assert unlabelled.get_legend() is None
 
