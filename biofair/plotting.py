@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 import textwrap
 import weakref
 from collections.abc import Hashable, Iterable, Mapping
@@ -33,6 +32,7 @@ from scipy.special import ndtr, ndtri
 
 from biofair._counts import error_counts
 from biofair._validation import (
+    as_count,
     as_number,
     as_scores,
     as_threshold,
@@ -182,9 +182,10 @@ def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
     ------
     ValueError
         When ``rate`` is NaN or infinite (a missing rate is not a number to print), or
-        ``digits`` is not an integer of at least 1.
+        ``digits`` is below 1.
     TypeError
-        When ``rate`` is not a real number (text, a boolean, an array).
+        When ``rate`` is not a real number (text, a boolean, an array), or ``digits`` is not
+        an integer.
 
     See Also
     --------
@@ -203,13 +204,12 @@ def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
     """
     if not is_real_number(rate):
         raise TypeError(f"rate must be a real number, got {rate!r}")
-    if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, numbers.Integral) or digits < 1:
-        raise ValueError(f"digits must be an integer of at least 1, got {digits!r}")
+    digits = as_count(digits, "digits")
     if not math.isfinite(rate):
         raise ValueError(f"rate must be finite, got {rate!r}")
     if rate == 0:
         return "0"
-    mantissa, exponent = f"{float(rate):.{int(digits) - 1}e}".split("e")
+    mantissa, exponent = f"{float(rate):.{digits - 1}e}".split("e")
     if trim and "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")
     return f"{mantissa}e{int(exponent)}"

@@ -461,8 +461,9 @@ def test_format_rate_is_python_e_notation_without_exponent_padding(rate, digits,
     ("1e-3", {}, TypeError, "rate must be a real number, got '1e-3'"),
     (True, {}, TypeError, "rate must be a real number, got True"),
     (np.array([1e-3]), {}, TypeError, "rate must be a real number, got array([0.001])"),
-    (1e-3, {"digits": 0}, ValueError, "digits must be an integer of at least 1, got 0"),
-    (1e-3, {"digits": 2.0}, ValueError, "digits must be an integer of at least 1, got 2.0"),
+    (1e-3, {"digits": 0}, ValueError, "digits must be at least 1, got 0"),
+    (1e-3, {"digits": 2.0}, TypeError, "digits must be an integer, got 2.0"),  # as every count of the package
+    (1e-3, {"digits": True}, TypeError, "digits must be an integer, got True"),
 ])
 def test_format_rate_refuses_what_is_not_a_finite_number(rate, options, error, message):
     with pytest.raises(error, match="^" + re.escape(message) + "$"):
