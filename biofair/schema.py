@@ -386,7 +386,7 @@ def _contradiction(scores: pd.DataFrame) -> str:
     if not wrong.any():
         return ""
     count = int(np.count_nonzero(wrong))
-    problem = (f"{count} {'row has' if count == 1 else 'rows have'} 'mated' contradicting "
+    problem = (f"{how_many(count, 'row', verbs=('has', 'have'))} 'mated' contradicting "
                "reference_subject == probe_subject")
     rows = np.flatnonzero(wrong)
     spaces_only = ~_contradicted(_stripped(reference.iloc[rows]), _stripped(probe.iloc[rows]), mated[rows])

@@ -250,6 +250,14 @@ def test_subject_ids_stored_as_categoricals_of_other_categories_are_compared_as_
     assert bf.validate_scores(table.assign(mated=[True, False, True])) is not None
 
 
+def test_a_count_of_contradicting_rows_has_thousands_separators():
+    """The count was written as Python prints an int (1500), unlike every other count of the messages."""
+    table = pd.DataFrame({"score": np.linspace(0, 1, 1_500), "mated": True,
+                          "reference_subject": "a", "probe_subject": "b"})
+    with pytest.raises(bf.SchemaError, match="1,500 rows have 'mated' contradicting reference_subject == probe_subject"):
+        bf.validate_scores(table)
+
+
 def test_contradictions_made_by_spaces_around_an_id_are_named(table):
     """"s2 " and "s2" are two ids as written: a mated pair typed so was refused as a
     contradiction without a word on why."""
