@@ -85,7 +85,7 @@ def as_scores(
     inexact = inexact_integers(array)
     if inexact.any():
         raise ValueError(
-            f"{name} has {int(inexact.sum())} integer scores beyond ±2^53 (e.g. {array[inexact][0]}) "
+            f"{name} has {how_many(int(inexact.sum()), 'integer score')} beyond ±2^53 (e.g. {array[inexact][0]}) "
             "that float64 cannot hold exactly: distinct scores would become ties"
         )
     if array.dtype.kind == "f" and array.dtype.itemsize > 8:  # long double: float64 must hold it exactly
@@ -93,9 +93,9 @@ def as_scores(
             inexact = np.isfinite(array) & (array.astype(np.float64) != array)
         if inexact.any():
             raise ValueError(
-                f"{name} has {int(inexact.sum())} long double scores (e.g. {array[inexact][0]!r}) that float64 cannot "
-                "hold exactly: distinct scores would become ties, or overflow; round them to float64 yourself "
-                "if that is what you mean"
+                f"{name} has {how_many(int(inexact.sum()), 'long double score')} (e.g. {array[inexact][0]!r}) "
+                "that float64 cannot hold exactly: distinct scores would become ties, or overflow; round them to "
+                "float64 yourself if that is what you mean"
             )
     array = array.astype(np.float32 if keep_float32 and array.dtype == np.float32 else np.float64, copy=False)
     return check_finite(array, name) if finite else array
@@ -371,13 +371,13 @@ def is_blank(value: object) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
-def how_many(count: int, noun: str, *, verbs: tuple[str, str] | None = None) -> str:
-    """``count`` and ``noun`` as a message writes them: the noun with an "s" unless the count is
-    1, the count with thousands separators, then the first of ``verbs`` for 1 and the second
-    otherwise (``"1 missing value"``, ``"1,234 missing values"``; with ``verbs=("has", "have")``,
-    ``"1 subject has"``, ``"2 subjects have"``)."""
+def how_many(count: int, noun: str, *, plural: str | None = None, verbs: tuple[str, str] | None = None) -> str:
+    """``count`` and ``noun`` as a message writes them: the noun (its ``plural``, by default
+    with an "s", unless the count is 1), the count with thousands separators, then the first of
+    ``verbs`` for 1 and the second otherwise (``"1 missing value"``, ``"1,234 missing values"``;
+    with ``verbs=("has", "have")``, ``"1 subject has"``, ``"2 subjects have"``)."""
     one = count == 1
-    words = f"{count:,} {noun if one else noun + 's'}"
+    words = f"{count:,} {noun if one else plural or noun + 's'}"
     return words if verbs is None else f"{words} {verbs[0] if one else verbs[1]}"
 
 

@@ -34,6 +34,7 @@ from biofair._validation import (
     check_flag,
     check_resamples,
     check_subject_in_every_row,
+    how_many,
 )
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import _POINT_ZERO, extrapolated_fmr
@@ -702,7 +703,8 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
     few = usable[usable["clusters"] < _FEW_SUBJECTS]  # NaN (comparisons resampled): never
     if len(few):
         notes.append(f"{rate.upper()}: subject-bootstrap intervals on fewer than {_FEW_SUBJECTS} subjects: "
-                     + ", ".join(f"{g!r} ({int(c)} subjects)" for g, c in zip(few["group"], few["clusters"]))
+                     + ", ".join(f"{g!r} ({how_many(int(c), 'subject')})"
+                                 for g, c in zip(few["group"], few["clusters"]))
                      + "; a bootstrap that resamples so few subjects understates the uncertainty, and so do the "
                      "ratios and verdicts that rest on it: read each group's Clopper-Pearson interval too, which does "
                      "not depend on the subjects (but takes the comparisons as independent)")

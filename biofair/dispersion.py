@@ -20,6 +20,7 @@ from biofair._validation import (
     check_alpha,
     check_choice,
     check_flag,
+    how_many,
     is_real_dtype,
     power_of_two_scaled,
     unmasked,
@@ -120,7 +121,8 @@ def _comparisons_per_group(counts: ArrayLike, k: int) -> NDArray[np.float64]:
         raise ValueError(f"counts must give one number of comparisons per rate, shape ({k},), got shape {n.shape}")
     whole = np.isfinite(n) & (n >= 1) & (n == np.round(n))
     if not whole.all():
-        raise ValueError(f"counts must be whole, positive numbers of comparisons; {int((~whole).sum())} are not: "
+        raise ValueError(f"counts must be whole, positive numbers of comparisons; "
+                         f"{how_many(int((~whole).sum()), 'count', verbs=('is', 'are'))} not: "
                          f"{n[~whole][:5]}")
     return n
 

@@ -1132,12 +1132,11 @@ def add_subject_attributes(
             f"add_subject_attributes needs reference_subject and probe_subject in the scores "
             f"(missing {missing}) and a {subject!r} column in the attributes"
         )
-    unnamed = {c: int(n) for c in ("reference_subject", "probe_subject") if (n := scores[c].isna().sum())}
-    if unnamed or attributes[subject].isna().any():
-        raise SchemaError(
-            f"subject ids are missing: {unnamed} rows of the scores, "
-            f"{int(attributes[subject].isna().sum())} rows of the attributes' {subject!r} column"
-        )
+    unnamed = [(f"the scores' {c!r}", int(scores[c].isna().sum())) for c in ("reference_subject", "probe_subject")]
+    unnamed.append((f"the attributes' {subject!r}", int(attributes[subject].isna().sum())))
+    if any(count for _, count in unnamed):
+        raise SchemaError("subject ids are missing: " + ", ".join(
+            f"in {how_many(count, 'row')} of {column} column" for column, count in unnamed if count))
     if twice := sorted({str(c) for c in attributes.columns[attributes.columns.duplicated()]}):
         raise SchemaError(f"the attributes have more than one column named {twice}: give each attribute one column")
     clash = [f"{side}_{c}" for c in attributes.columns if c != subject for side in ("reference", "probe")

@@ -357,7 +357,8 @@ def probe_outcomes_from_matrix(
         ("gallery_subjects", gallery_ids, "give every entry one (a distractor an identity of its own)"),
     ):
         if pd.isna(value).any():
-            problems.append(f"{name} has {int(pd.isna(value).sum())} missing identities: {why}")
+            missing = how_many(int(pd.isna(value).sum()), 'missing identity', plural='missing identities')
+            problems.append(f"{name} has {missing}: {why}")
     if n_probes == 0:
         problems.append("probe_subjects is empty: there is no probe to search")
     if gallery_ids.size == 0:
@@ -409,11 +410,12 @@ def probe_outcomes_from_matrix(
         inexact = inexact_integers(block)
         if inexact.any():
             raise SchemaError(
-                f"block {start}:{stop} has {int(inexact.sum())} integer scores beyond ±2^53 (e.g. "
+                f"block {start}:{stop} has {how_many(int(inexact.sum()), 'integer score')} beyond ±2^53 (e.g. "
                 f"{block[inexact][0]}) that float64 cannot hold exactly: distinct scores would become ties"
             )
         if not np.isfinite(block).all():
-            raise SchemaError(f"block {start}:{stop} has {int((~np.isfinite(block)).sum())} non-finite scores")
+            non_finite = how_many(int((~np.isfinite(block)).sum()), "non-finite score")
+            raise SchemaError(f"block {start}:{stop} has {non_finite}")
         outcomes.append(_block_outcomes(block, mate_columns[start:stop], ties=ties))
     mate_score, rank, top_nonmated = (np.concatenate(p) for p in zip(*outcomes))
     return _outcome_table(ids, groups, mate_columns >= 0, mate_score, rank, top_nonmated)
@@ -447,7 +449,7 @@ def _group_problems(group: pd.Series) -> list[str]:
     blank = group.astype(str).str.strip().eq("")
     if blank.any():
         first = int(blank.to_numpy().argmax())
-        return [f"column 'group' has {int(blank.sum())} blank labels (empty or white space only), e.g. in "
+        return [f"column 'group' has {how_many(int(blank.sum()), 'blank label')} (empty or white space only), e.g. in "
                 f"{_row(group, first)}: every probe needs its group"]
     try:
         _text_labels(group.to_frame(), ["group"])

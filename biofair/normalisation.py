@@ -89,7 +89,8 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
             raise ValueError(f"cross's column 'mated' must be boolean with no missing values, got dtype {labels.dtype}"
                              f" ({int(labels.isna().sum())} missing); read the file with biofair.read_scores")
         if labels.any():
-            raise ValueError(f"a cohort holds impostors only: cross has {int(labels.sum())} mated comparisons")
+            raise ValueError("a cohort holds impostors only: cross has "
+                             f"{how_many(int(labels.sum()), 'mated comparison')}")
     if isinstance(cohort_subjects, (str, bytes)) or not isinstance(cohort_subjects, Iterable):
         raise TypeError(
             f"cohort_subjects must be a collection of subjects, e.g. {{'c1', 'c2'}}, got {cohort_subjects!r}"
@@ -101,7 +102,7 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
     for column in ("reference_subject", "probe_subject"):  # a comparison of no one would be left out, or kept
         blank = cross[column].isna().to_numpy()
         if blank.any():
-            raise ValueError(f"cross[{column!r}] has {int(blank.sum())} missing subject ids (first in row "
+            raise ValueError(f"cross[{column!r}] has {how_many(int(blank.sum()), 'missing subject id')} (first in row "
                              f"{cross.index[blank].tolist()[0]!r}): whether that side is in the cohort is unknown; "
                              "fill them in or drop those comparisons")
     _check_ids_of_one_kind({"cross['reference_subject']": cross["reference_subject"],
@@ -322,7 +323,8 @@ def normalise_scores(
             normalised[wide] = np.mean(halves, axis=0) * 2
     if not np.isfinite(normalised).all():
         raise OverflowError(
-            f"{int((~np.isfinite(normalised)).sum())} normalised scores overflow float64: "
+            f"{how_many(int((~np.isfinite(normalised)).sum()), 'normalised score', verbs=('overflows', 'overflow'))} "
+            "float64: "
             "the cohort statistics are not on the scale of the scores"
         )
     return scores.assign(score=normalised)

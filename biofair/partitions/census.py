@@ -948,9 +948,9 @@ def _blank_labels(part: pd.DataFrame, labels: _Labels, columns: tuple[list[str],
             blank = [code for code, text in enumerate(labels.texts[k]) if is_blank(text)]
             rows = int(np.isin(codes_of[k], blank).sum()) if blank else 0
             if rows:  # an unused category "" names no row
-                problems.append(f"partition {index}: column {column!r} has {rows} blank labels (empty or white "
-                                "space only), which name no group, as missing labels do; give them a label (e.g. 'unknown') and "
-                                "write the file again")
+                problems.append(f"partition {index}: column {column!r} has {how_many(rows, 'blank label')} (empty or "
+                                "white space only), which name no group, as missing labels do; give them a label (e.g. "
+                                "'unknown') and write the file again")
             invisible = [code for code, text in enumerate(labels.texts[k]) if _invisible(text)]
             if invisible and (unseen := np.isin(codes_of[k], invisible)).any():  # as in memory, with its row
                 seen = [labels.texts[k][code] for code in np.unique(codes_of[k][unseen]).tolist()]

@@ -201,9 +201,9 @@ CASES = {
     "garbe of a 2-D array": (lambda: bf.garbe([[0.1, 0.2], [0.3, 0.4]]),  # was: four groups
                              (ValueError, r"^rates must hold one rate per group, shape \(K,\), got shape \(2, 2\)")),
     "inequity counts=[nan, 10]": (lambda: bf.inequity([0.0, 0.1], counts=[float("nan"), 10]),  # was: nan
-                                  (ValueError, r"^counts must be whole, positive numbers of comparisons; 1 are not: \[nan\]")),
+                                  (ValueError, r"^counts must be whole, positive numbers of comparisons; 1 count is not: \[nan\]")),
     "inequity counts=[2.5, 10]": (lambda: bf.inequity([0.0, 0.1], counts=[2.5, 10]),
-                                  (ValueError, r"^counts must be whole, positive numbers of comparisons; 1 are not: \[2.5\]")),
+                                  (ValueError, r"^counts must be whole, positive numbers of comparisons; 1 count is not: \[2.5\]")),
     "inequity counts=[10]": (lambda: bf.inequity([0.01, 0.1], counts=[10]),
                              (ValueError, r"^counts must give one number of comparisons per rate, shape \(2,\), got shape \(1,\)")),
     "inequity counts=['a', 20]": (lambda: bf.inequity([0.01, 0.1], counts=["a", 20]), (TypeError, r"^counts must be numbers")),

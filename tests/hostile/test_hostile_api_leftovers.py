@@ -203,3 +203,27 @@ def test_ids_of_two_types_get_a_repair_that_fits_where_they_came_from():
         bf.probe_outcomes(table)
     assert str(error.value).endswith("Read the ids as text, e.g. pd.read_csv(path, dtype={'probe_id': str, "
                                      "'reference_id': str}), or convert them one way (scores[column].astype(str))")
+
+
+def test_api_counts_agree_with_their_nouns():
+    """Were: "1 integer scores beyond ±2^53", "1 missing identities", "1 mated comparisons",
+    "1 normalised scores overflow", and "subject ids are missing: {'reference_subject': 1} rows
+    of the scores, 0 rows of the attributes' 'subject' column"."""
+    with pytest.raises(ValueError, match=r"^mated has 1 integer score beyond ±2\^53 \(e.g. 9007199254740993\)"):
+        bf.tmr_at_fmr(np.array([2**53 + 1, 0]), np.array([0, 1]), 0.5)
+    outcomes = dict(probe_subjects=["a", None, None], gallery_subjects=["a", "b"], probe_groups=["x", "x", "y"])
+    with pytest.raises(bf.SchemaError, match="probe_subjects has 2 missing identities: "):
+        bf.probe_outcomes_from_matrix(np.zeros((3, 2)), **outcomes)
+    with pytest.raises(ValueError, match="^counts must be whole, positive numbers of comparisons; 1 count is not: "):
+        bf.inequity([0.1, 0.2], counts=[10, 0.5])
+    cross = pd.DataFrame({"score": [0.1, 0.2], "mated": [True, False], "reference_subject": ["x", "x"],
+                          "probe_subject": ["c1", "c1"]})
+    with pytest.raises(ValueError, match="^a cohort holds impostors only: cross has 1 mated comparison$"):
+        bf.normalisation.cohort_scores(cross, {"c1"})
+    scores = pd.DataFrame({"score": [0.9, 0.1], "mated": [True, False], "reference_subject": ["a", None],
+                           "probe_subject": [None, None]})
+    attributes = pd.DataFrame({"subject": ["a", None], "gender": ["f", "m"]})
+    with pytest.raises(bf.SchemaError, match=r"^subject ids are missing: in 1 row of the scores' 'reference_subject' "
+                                             r"column, in 2 rows of the scores' 'probe_subject' column, in 1 row of "
+                                             r"the attributes' 'subject' column$"):
+        bf.add_subject_attributes(scores, attributes)

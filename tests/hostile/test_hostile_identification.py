@@ -25,7 +25,7 @@ def test_matrix_integers_beyond_two_to_the_53_are_refused():
     was ranked 2 (a tie) where its rank is 1."""
     matrix = np.array([[2**53 + 1, 2**53], [1, 2], [1, 2], [1, 2]], dtype=np.int64)
     with pytest.raises(bf.SchemaError, match=re.escape(
-            "block 0:4 has 1 integer scores beyond ±2^53 (e.g. 9007199254740993) that float64 cannot hold "
+            "block 0:4 has 1 integer score beyond ±2^53 (e.g. 9007199254740993) that float64 cannot hold "
             "exactly: distinct scores would become ties")):
         bf.probe_outcomes_from_matrix(matrix, **SEARCH)
     exact = np.array([[2**53, 2**53 - 1], [1, 2], [1, 2], [1, 2]], dtype=np.int64)  # representable: kept
@@ -47,8 +47,8 @@ def test_matrix_integers_beyond_two_to_the_53_are_refused():
     (MATRIX, {"probe_groups": "f"}, "probe_groups must be one-dimensional, got the single value 'f'"),
     # a probe without identity was a non-enrolled probe (its mate's 0.8 a false alarm)
     (MATRIX, {"probe_subjects": ["a", None, "y", "z"]},
-     "probe_subjects has 1 missing identities: a probe without one cannot be told enrolled or not"),
-    (MATRIX, {"gallery_subjects": pd.Series(["a", None])}, "gallery_subjects has 1 missing identities: give every entry one "
+     "probe_subjects has 1 missing identity: a probe without one cannot be told enrolled or not"),
+    (MATRIX, {"gallery_subjects": pd.Series(["a", None])}, "gallery_subjects has 1 missing identity: give every entry one "
                                                   "(a distractor an identity of its own)"),
 ])
 def test_matrix_search_that_cannot_run(matrix, options, problem):

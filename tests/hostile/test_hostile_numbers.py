@@ -141,7 +141,7 @@ def test_long_double_scores_that_float64_cannot_hold_are_refused():
     it is 1 (as int64 beyond 2^53 is refused); 1e400 was reported as an infinite score."""
     one = np.array([1.0], dtype=np.longdouble)
     for mated, shown in ((one + np.finfo(np.longdouble).eps, "1.0000000000000000001"), (one * np.longdouble("1e400"), "1e+400")):
-        with pytest.raises(ValueError, match=re.escape(f"mated has 1 long double scores (e.g. np.longdouble('{shown}')) "
+        with pytest.raises(ValueError, match=re.escape(f"mated has 1 long double score (e.g. np.longdouble('{shown}')) "
                                                        "that float64 cannot hold exactly")):
             bf.roc_auc(mated, one)
     assert bf.roc_auc(one * 2, one) == 1.0  # exact in float64: read as it is

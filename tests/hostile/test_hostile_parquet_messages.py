@@ -220,7 +220,8 @@ def test_blank_group_labels_are_refused_as_in_memory(tmp_path, blank):
         bp.partitioned(str(tmp_path))
     blank_rows = [int(part["group"].eq(blank).sum()) for part in chunks(broken, 2)]
     assert str(error.value) == "invalid score partitions:\n" + "\n".join(
-        f"- partition {i}: column 'group' has {rows} blank labels (empty or white space only), which name no group, "
+        f"- partition {i}: column 'group' has {rows:,} blank label{'s' * (rows != 1)} (empty or white space only), "
+        "which name no group, "
         f"as missing labels do; give them a label (e.g. 'unknown') and write the file again "
         f"(file {tmp_path / f'part-{i}.parquet'})" for i, rows in enumerate(blank_rows))
     unused = scores.assign(group=pd.Categorical(scores["group"], categories=["0", "1", "2", ""]))

@@ -157,7 +157,7 @@ def test_cohort_scores_refuse_missing_subject_ids():
     cross = CROSS.assign(probe_subject=["x", None, "c1"])
     assert cohort_scores(CROSS, {"c1", "c2"}).to_dict("list") == {"subject": ["x", "x", "y"], "score": [0.1, 0.3, 0.5]}
     with pytest.raises(ValueError, match=re.escape(
-            "cross['probe_subject'] has 1 missing subject ids (first in row 3): whether that side is in the cohort "
+            "cross['probe_subject'] has 1 missing subject id (first in row 3): whether that side is in the cohort "
             "is unknown; fill them in or drop those comparisons")):
         cohort_scores(cross, {"c1", "c2"})
     with pytest.raises(ValueError, match=r"^cohort_subjects holds a missing subject id \(None or NaN\)"):

@@ -198,7 +198,7 @@ def test_bad_matrices_and_options_are_named():
         bf.probe_outcomes_from_matrix(matrix[:, :-1], **options)
     broken = matrix.copy()
     broken[3, 2] = np.nan
-    with pytest.raises(SchemaError, match="block 0:30 has 1 non-finite scores"):
+    with pytest.raises(SchemaError, match="block 0:30 has 1 non-finite score$"):
         bf.probe_outcomes_from_matrix(broken, **options)
     with pytest.raises(SchemaError, match="repeats an identity"):
         bf.probe_outcomes_from_matrix(matrix, **{**options, "gallery_subjects": np.zeros(15, int)})
