@@ -121,7 +121,7 @@ def _comparisons_per_group(counts: ArrayLike, k: int) -> NDArray[np.float64]:
         raise ValueError(f"counts must give one number of comparisons per rate, shape ({k},), got shape {n.shape}")
     whole = np.isfinite(n) & (n >= 1) & (n == np.round(n))
     if not whole.all():
-        raise ValueError(f"counts must be whole, positive numbers of comparisons; "
+        raise ValueError("counts must be whole, positive numbers of comparisons; "
                          f"{how_many(int((~whole).sum()), 'count', verbs=('is', 'are'))} not: "
                          f"{n[~whole][:5]}")
     return n
