@@ -272,7 +272,8 @@ def bootstrap(
         (identity-clustered). By default ``"subject"`` when the scores are a table with the
         ``cluster`` column, else ``"pair"``. Resampling pairs assumes the comparisons are
         independent: when subjects recur in many of them, its interval is too narrow and
-        covers far less than ``confidence`` (the chapter measures how much).
+        covers far less than ``confidence`` (the chapter "Audit demographic differentials"
+        measures how much).
     cluster : str, default "reference_subject"
         Column whose values define the clusters for ``unit="subject"``: every comparison,
         mated or not, belongs to the cluster of its reference subject.

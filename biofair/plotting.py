@@ -347,13 +347,18 @@ def _shown(label: str | None) -> str | None:
 
 
 def _cell_values(table: pd.DataFrame, name: str) -> np.ndarray:
-    """A table's cells as float64, or a TypeError naming ``name``."""
+    """A table's cells as float64, or a TypeError naming ``name`` when a column does not hold
+    real numbers (text that reads as numbers, booleans: drawn as rates of 1 and 0, and read
+    without a word)."""
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}")
-    try:
-        return table.to_numpy(dtype=float)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"{name} must hold numbers: {error}") from None
+    types = pd.api.types
+    other = [(column, dtype) for column, dtype in table.dtypes.items() if not types.is_numeric_dtype(dtype)
+             or types.is_bool_dtype(dtype) or types.is_complex_dtype(dtype)]
+    if other:
+        column, dtype = other[0]
+        raise TypeError(f"{name} must hold numbers: column {column!r} has dtype {dtype}")
+    return table.to_numpy(dtype=float, na_value=np.nan)
 
 
 def _legend(ax: Axes, label: str | None, *, entries: int = 1) -> None:
@@ -861,7 +866,7 @@ def plot_bayes_error(
         When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN, a
         masked value or an integer beyond ``±2**53`` (``±inf`` is allowed: infinite evidence);
         or when ``prior_log_odds`` is empty or not one-dimensional, holds a NaN or infinite
-        value, or gives a prior that rounds to 0 or 1 (``x`` outside about [-745, 36]).
+        value, or gives a prior that rounds to 0 or 1 (``x`` outside about [-709, 36]).
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
         numbers are refused), or ``prior_log_odds`` does not hold real numbers.
@@ -1054,7 +1059,8 @@ def plot_cross_group_fmr(
     Raises
     ------
     TypeError
-        When ``fmr`` or ``pairs`` is not a DataFrame of numbers.
+        When ``fmr`` or ``pairs`` is not a DataFrame of numbers (a column of text, even of
+        numbers written as text, or of booleans).
     ValueError
         When ``fmr`` has no cells or a rate outside [0, 1] (``±inf`` included); when ``pairs``
         has other rows or columns than ``fmr``, or a cell with a rate whose count of pairs is

@@ -115,11 +115,14 @@ def test_cross_group_heatmap_refuses_an_infinite_rate(rate):
 
 @pytest.mark.parametrize(("fmr", "message"), [
     (np.array([[1e-3]]), "fmr must be a pandas DataFrame, got ndarray"),
-    (pd.DataFrame([["x"]], index=["a"], columns=["a"]),
-     "fmr must hold numbers: could not convert string to float: 'x'"),
+    (pd.DataFrame([["x"]], index=["a"], columns=["a"]), "fmr must hold numbers: column 'a' has dtype str"),
+    # drawn without a word: rates read from text, and booleans as rates of 1 and 0
+    (pd.DataFrame([["0.001"]], index=["a"], columns=["a"], dtype=object), "fmr must hold numbers: column 'a' has dtype object"),
+    (pd.DataFrame([[True, False]], index=["a"], columns=["a", "b"]), "fmr must hold numbers: column 'a' has dtype bool"),
 ])
 def test_cross_group_heatmap_refuses_a_table_that_is_not_numbers(fmr, message):
-    """NumPy's 'could not convert string to float' or "'numpy.ndarray' object has no attribute 'to_numpy'"."""
+    """NumPy's 'could not convert string to float' or "'numpy.ndarray' object has no attribute 'to_numpy'";
+    numbers written as text and booleans were drawn."""
     with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
         plotting.plot_cross_group_fmr(fmr)
 
