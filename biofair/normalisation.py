@@ -112,7 +112,8 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
     probe_in = cross["probe_subject"].isin(cohort).to_numpy()
     one_side = reference_in != probe_in
     if not one_side.any():
-        raise ValueError(f"no comparison of cross has exactly one side among the {len(cohort)} cohort subjects: "
+        among = how_many(len(cohort), "cohort subject")
+        raise ValueError(f"no comparison of cross has exactly one side among the {among}: "
                          "there is no cohort score (is cross the table of cross comparisons of the split?)")
     subject = np.where(reference_in, cross["probe_subject"], cross["reference_subject"])[one_side]
     return pd.DataFrame({"subject": subject, "score": as_scores(cross["score"].to_numpy()[one_side], "score")})

@@ -125,7 +125,7 @@ def test_cohort_scores_that_are_not_there():
     with pytest.raises(TypeError, match=r"^cohort_subjects must be a collection of subjects, e\.g\. \{'c1', 'c2'\}, "
                                         r"got 'c1'$"):
         normalisation.cohort_scores(cross, "c1")
-    with pytest.raises(ValueError, match=r"^no comparison of cross has exactly one side among the 1 cohort subjects: "
+    with pytest.raises(ValueError, match=r"^no comparison of cross has exactly one side among the 1 cohort subject: "
                                          r"there is no cohort score \(is cross the table of cross comparisons of the "
                                          r"split\?\)$"):
         normalisation.cohort_scores(cross, {"z"})
@@ -138,7 +138,7 @@ def test_cohort_scores_that_are_not_there():
                                              rf"dtype {dtype}"):
             normalisation.cohort_scores(cross.assign(mated=pd.Series(labels, dtype=object if dtype == "object" else None)),
                                         {"c1", "c2"})
-    with pytest.raises(ValueError, match=r"^a cohort holds impostors only: cross has 1 mated comparisons$"):
+    with pytest.raises(ValueError, match=r"^a cohort holds impostors only: cross has 1 mated comparison$"):
         normalisation.cohort_scores(cross.assign(mated=[True, False]), {"c1", "c2"})
 
 
