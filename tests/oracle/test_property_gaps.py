@@ -6,7 +6,6 @@ small drawn inputs with many ties. Rates at a target FMR and the fairness indice
 from __future__ import annotations
 
 import math
-import warnings
 from fractions import Fraction
 
 import dask
@@ -21,6 +20,8 @@ from scipy import stats
 import biofair as bf
 from biofair import partitions as bp
 from biofair.exceptions import SchemaError
+from test_more_metrics_vs_definitions import increasing, quiet  # a strictly increasing map, not affine
+from test_outcome_fairness_audit import exact_garbe
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -37,19 +38,6 @@ tiny_groups = st.dictionaries(
 )
 
 
-def quiet(call, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
-        warnings.simplefilter("ignore", bf.UndefinedRateWarning)
-        warnings.simplefilter("ignore", bf.CoarseHistogramWarning)
-        return call(*args, **kwargs)
-
-
-def increasing(x):
-    """Strictly increasing and not affine."""
-    return np.exp(np.asarray(x, dtype=float) / 7.0) * 3 - 1
-
-
 def table_of(groups: dict) -> pd.DataFrame:
     """A score table from {group: (mated scores, non-mated scores)}."""
     rows = [(float(s), True, g) for g, (mated, _) in groups.items() for s in mated]
@@ -63,15 +51,6 @@ def loop_threshold(nonmated, target) -> float:
     nonmated = [float(s) for s in nonmated]
     candidates = sorted(set(nonmated)) + [float(np.nextafter(max(nonmated), np.inf))]
     return min(t for t in candidates if sum(s >= t for s in nonmated) / len(nonmated) <= target)
-
-
-def exact_garbe(rates, correction=True) -> Fraction:
-    x = [Fraction(r) for r in rates]
-    k = len(x)
-    if sum(x) == 0:
-        return Fraction(0)
-    g = sum(abs(a - b) for a in x for b in x) / (2 * k * k * (sum(x) / k))
-    return g * Fraction(k, k - 1) if correction else g
 
 
 def loop_inequity(rates, counts) -> float:
