@@ -11,13 +11,10 @@ import numbers
 import shlex
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 #: Integers of larger magnitude cannot all be held exactly by float64: distinct scores
 #: would become ties.
@@ -33,12 +30,13 @@ def inexact_integers(values: NDArray) -> NDArray[np.bool_]:
     return (values > EXACT_INTEGER_LIMIT) | (values < -EXACT_INTEGER_LIMIT)
 
 
-def is_real_dtype(dtype: np.dtype) -> bool:
-    """Whether an array of ``dtype`` holds real numbers: not booleans, text, objects,
-    complex numbers (whose imaginary part a float64 cast would drop) or durations (NumPy
-    counts timedelta64 among its integers: their values would depend on the unit)."""
-    return (dtype != bool and dtype.kind != "m" and np.issubdtype(dtype, np.number)
-            and not np.issubdtype(dtype, np.complexfloating))
+def is_real_dtype(dtype: np.dtype | pd.api.extensions.ExtensionDtype) -> bool:
+    """Whether an array or a table column of ``dtype`` (NumPy's, or pandas' own such as
+    ``Float64``) holds real numbers: not booleans, text, objects, complex numbers (whose
+    imaginary part a float64 cast would drop) or durations (NumPy counts timedelta64 among
+    its integers, pandas does not: their values would depend on the unit)."""
+    types = pd.api.types
+    return types.is_numeric_dtype(dtype) and not types.is_bool_dtype(dtype) and not types.is_complex_dtype(dtype)
 
 
 def unmasked(values: ArrayLike, name: str) -> NDArray:

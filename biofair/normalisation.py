@@ -19,7 +19,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._typing import Norm
-from biofair._validation import as_count, as_scores, check_choice, how_many
+from biofair._validation import as_count, as_scores, check_choice, how_many, is_real_dtype
 from biofair.schema import _check_ids_of_one_kind, validate_scores
 
 
@@ -337,9 +337,7 @@ def _check_statistics(statistics: pd.DataFrame) -> None:
     missing = [c for c in ("mean", "std") if c not in statistics.columns]
     if missing:
         raise ValueError(f"statistics lacks the column(s) {missing}: give the table of cohort_statistics")
-    text = [c for c in ("mean", "std")
-            if not pd.api.types.is_numeric_dtype(statistics[c]) or pd.api.types.is_bool_dtype(statistics[c])
-            or pd.api.types.is_complex_dtype(statistics[c])]
+    text = [c for c in ("mean", "std") if not is_real_dtype(statistics[c].dtype)]
     if text:  # astype(float) would read "0.5" as a number, and True as a std of 1
         raise TypeError(f"statistics' column(s) {text} must hold numbers, got dtype(s) "
                         f"{[str(statistics[c].dtype) for c in text]}: give the table of cohort_statistics")

@@ -38,6 +38,7 @@ from biofair._validation import (
     as_threshold,
     as_thresholds,
     check_bins,
+    is_real_dtype,
     is_real_number,
     power_of_two_exponent,
 )
@@ -352,9 +353,7 @@ def _cell_values(table: pd.DataFrame, name: str) -> np.ndarray:
     without a word)."""
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}")
-    types = pd.api.types
-    other = [(column, dtype) for column, dtype in table.dtypes.items() if not types.is_numeric_dtype(dtype)
-             or types.is_bool_dtype(dtype) or types.is_complex_dtype(dtype)]
+    other = [(column, dtype) for column, dtype in table.dtypes.items() if not is_real_dtype(dtype)]
     if other:
         column, dtype = other[0]
         raise TypeError(f"{name} must hold numbers: column {column!r} has dtype {dtype}")
