@@ -34,6 +34,7 @@ from biofair._validation import (
     check_choice,
     how_many,
     inexact_integers,
+    is_real_dtype,
     quoted,
     scalar_or_array,
     unmasked,
@@ -461,7 +462,7 @@ def _group_problems(group: pd.Series) -> list[str]:
 def _rank_problems(rank: pd.Series, mated: pd.Series) -> list[str]:
     """What is wrong with the ``rank`` column: whole numbers, at least 1 for an enrolled probe
     (its mate's place) and 0 for another (a NaN rank was never a hit, -5 one at rank 1)."""
-    if not pd.api.types.is_numeric_dtype(rank) or pd.api.types.is_bool_dtype(rank):  # text: numpy's sort failed
+    if not is_real_dtype(rank.dtype):  # text: numpy's sort failed; complex: the imaginary parts were dropped
         return [f"column 'rank' must hold whole numbers, got dtype {rank.dtype}; convert it, e.g. "
                 "outcomes['rank'].astype('int64')"]
     values = rank.to_numpy(dtype=np.float64, na_value=np.nan)

@@ -28,7 +28,7 @@ import pandas as pd
 
 from biofair._direction import warn_if_reversed
 from biofair._typing import By, MissingGroups, OneClassGroups
-from biofair._validation import check_choice, check_flag, how_many, inexact_integers, is_blank, quoted, shell_option
+from biofair._validation import check_choice, check_flag, how_many, inexact_integers, is_blank, is_real_dtype, quoted, shell_option
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.groups import (
@@ -784,8 +784,7 @@ def _read_file(
         score = table["score"]
         if decimal == "," and pd.api.types.is_string_dtype(score):
             raise SchemaError(_decimal_comma_problem(score, str(source), source if sep == ";" else None))
-        if (pd.api.types.is_numeric_dtype(score) and not pd.api.types.is_bool_dtype(score)
-                and not inexact_integers(score.to_numpy()).any()):
+        if is_real_dtype(score.dtype) and not inexact_integers(score.to_numpy()).any():
             table["score"] = score.astype(np.float64) if greater_is_match else -score.astype(np.float64)
             table.attrs["score_dtype"] = str(getattr(score.dtype, "numpy_dtype", score.dtype))
     for column in ("reference_subject", "probe_subject"):  # an id of spaces names no one, as an empty cell

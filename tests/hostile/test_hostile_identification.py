@@ -153,6 +153,9 @@ def test_identification_rates_at_infinite_thresholds():
      "column 'rank' must hold whole numbers, got dtype str; convert it, e.g. outcomes['rank'].astype('int64')"),
     (lambda o: o.assign(rank=o["rank"].astype(object)),
      "column 'rank' must hold whole numbers, got dtype object; convert it, e.g. outcomes['rank'].astype('int64')"),
+    # complex ranks were read with a ComplexWarning, their imaginary parts dropped (2+0.5j as rank 2)
+    (lambda o: o.assign(rank=o["rank"] + 0.5j),
+     "column 'rank' must hold whole numbers, got dtype complex128; convert it, e.g. outcomes['rank'].astype('int64')"),
 ])
 @pytest.mark.parametrize("measure", [
     lambda o: bf.cmc(o, max_rank=1),
