@@ -128,9 +128,10 @@ def _comparisons_per_group(counts: ArrayLike, k: int) -> NDArray[np.float64]:
 
 
 def _zero_rates(zero_rate: str, which: str) -> None:
-    """Raise for the zero rates ``which`` names when ``zero_rate`` is "raise"."""
+    """Raise for the zero rates ``which`` names (e.g. "1 rate is zero (at position 1)") when
+    ``zero_rate`` is "raise"."""
     if zero_rate == "raise":
-        raise ValueError(f"inequity is undefined: {which} are zero; zero='upper_bound' replaces each "
+        raise ValueError(f"inequity is undefined: {which}; zero='upper_bound' replaces each "
                          "by its one-sided 95% upper bound 1 - 0.05^(1/n), n its comparisons")
 
 
@@ -221,13 +222,15 @@ def inequity(
     check_choice(zero, "zero", ("upper_bound", "raise"))  # another value acted as "upper_bound"
     replaced = values == 0.0
     if replaced.any():
-        which = f"{int(replaced.sum())} rate(s) at positions {np.flatnonzero(replaced).tolist()}"
+        positions = np.flatnonzero(replaced).tolist()
+        where = f"at position{'s' if len(positions) > 1 else ''} {', '.join(map(str, positions))}"
+        which = f"{how_many(len(positions), 'rate', verbs=('is', 'are'))} zero ({where})"
         _zero_rates(zero, which)
         if counts is None:
-            raise ValueError(f"inequity is undefined: {which} are zero; give counts (comparisons per group) "
-                             "to replace each by its 95% upper bound")
-        warn(f"{int(replaced.sum())} zero rate(s) at positions {np.flatnonzero(replaced).tolist()} replaced by "
-             "their 95% upper bound 1 - 0.05^(1/n)", UndefinedRateWarning)
+            raise ValueError(f"inequity is undefined: {which}; give counts (comparisons per group) to replace "
+                             "each by its 95% upper bound")
+        warn(f"zero rates replaced by their 95% upper bound 1 - 0.05^(1/n): {how_many(len(positions), 'rate')} "
+             f"{where}", UndefinedRateWarning)
     return _inequity(values, n)
 
 
@@ -434,7 +437,8 @@ def _outcome_from_rates(
     if fmr_bounded.any() or fnmr_bounded.any():
         which = ", ".join(f"{rate} of groups {[n for n, b in zip(names, bounded) if b]}"
                           for rate, bounded in (("FMR", fmr_bounded), ("FNMR", fnmr_bounded)) if bounded.any())
-        _zero_rates(zero, f"{int(fmr_bounded.sum() + fnmr_bounded.sum())} group rate(s) ({which})")
+        count = int(fmr_bounded.sum() + fnmr_bounded.sum())
+        _zero_rates(zero, f"{how_many(count, 'group rate', verbs=('is', 'are'))} zero ({which})")
         warn(f"zero rates replaced by their 95% upper bound: {which}", UndefinedRateWarning)
     in_fmr = _inequity(fmr_rates, n_nonmated)
     in_fnmr = _inequity(fnmr_rates, n_mated)

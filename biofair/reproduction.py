@@ -16,6 +16,8 @@ from importlib.resources import files
 import numpy as np
 import pandas as pd
 
+from biofair._validation import how_many
+
 #: The verdicts a ledger row can carry: the number reproduced, no effect in book and paper alike
 #: (the number itself is then a sampling floor), or a deviation, from mild to worst.
 _VERDICTS = ("reproduced", "no effect in both", "same direction", "differs")
@@ -154,7 +156,7 @@ def reproduction_ledger(
     ...                     values=values)
     Traceback (most recent call last):
     ...
-    AssertionError: cei Table 3: 1 verdict(s) differ from the expected: DFI_N, BG: paper 0.9983, book 0.9, tolerance 0.001: same direction, expected reproduced
+    AssertionError: cei Table 3: 1 verdict differs from the expected: DFI_N, BG: paper 0.9983, book 0.9, tolerance 0.001: same direction, expected reproduced
     """
     values = _paper_values() if values is None else values
     missing_columns = [c for c in _COLUMNS if c not in values.columns]
@@ -218,7 +220,6 @@ def reproduction_ledger(
                 f"{r.verdict}, expected {r.expected}"
                 for r in flipped.itertuples(index=False)
             ]
-            raise AssertionError(
-                f"{paper} {table}: {len(flipped)} verdict(s) differ from the expected: " + "; ".join(lines)
-            )
+            differ = how_many(len(flipped), "verdict", verbs=("differs", "differ"))
+            raise AssertionError(f"{paper} {table}: {differ} from the expected: " + "; ".join(lines))
     return ledger

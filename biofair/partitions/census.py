@@ -370,17 +370,18 @@ def _check_files_alike(path: str) -> dict[str, _Footer] | None:
                          and any(p.startswith(("_", ".")) for p in f.relative_to(path).parts))
         if skipped:
             raise SchemaError(
-                f"{len(skipped)} file(s) of the folder {path!r} are hidden or under a name that starts with '_', "
-                f"which pandas, pyarrow and Spark skip but Dask reads, so their rows would be counted: "
-                f"{', '.join(skipped[:3])}{' ...' if len(skipped) > 3 else ''} (Spark's _temporary/ folder, "
-                "macOS's ._ files?). Move them out of the folder"
+                f"the folder {path!r} holds {how_many(len(skipped), 'file', verbs=('that is', 'that are'))} hidden or "
+                f"under a name that starts with '_': {', '.join(skipped[:3])}{' ...' if len(skipped) > 3 else ''} "
+                "(Spark's _temporary/ folder, macOS's ._ files?). pandas, pyarrow and Spark skip such files but Dask "
+                "reads them, so their rows would be counted: move them out of the folder"
             )
         unnamed = [f for f in files if not f.endswith(_PARQUET_SUFFIXES) and _starts_as_parquet(f)]
         if unnamed:
             raise SchemaError(
-                f"{len(unnamed)} Parquet file(s) of the folder {path!r} are not named *.parquet, and Dask reads "
-                f"only files named *.parquet, *.parq or *.pq, so their rows would be left out: "
-                f"{', '.join(unnamed[:3])}{' ...' if len(unnamed) > 3 else ''}. Rename them"
+                f"the folder {path!r} holds {how_many(len(unnamed), 'Parquet file', verbs=('that is', 'that are'))} "
+                f"not named *.parquet: {', '.join(unnamed[:3])}{' ...' if len(unnamed) > 3 else ''}. Dask reads only "
+                "files named *.parquet, *.parq or *.pq, so the rows of any other would be left out: give every "
+                "Parquet file one of those endings"
             )
         files = [f for f in files if f.endswith(_PARQUET_SUFFIXES)]
     try:
@@ -390,9 +391,9 @@ def _check_files_alike(path: str) -> dict[str, _Footer] | None:
     names = {file: set(footers[os.path.abspath(file)].schema.names) for file in files}
     if empty := [file for file in files if not names[file]]:  # Dask takes the first file's columns: none at all
         raise SchemaError(
-            f"{len(empty)} Parquet file(s) of {path!r} hold no columns (a table written without them?): "
-            f"{', '.join(empty[:3])}{' ...' if len(empty) > 3 else ''}. Remove them, or write them with the "
-            "columns of the others"
+            f"{path!r} holds {how_many(len(empty), 'Parquet file', verbs=('that has', 'that have'))} no columns (a "
+            f"table written without them?): {', '.join(empty[:3])}{' ...' if len(empty) > 3 else ''}. Remove such "
+            "files, or write them with the columns of the others"
         )
     for file in files:  # Dask reads every folder name key=value of a file's path (its parents' too) as a column
         if both := [part for part in Path(os.path.abspath(file)).parent.parts
@@ -426,17 +427,18 @@ def _check_all_files_read(path: str, frame) -> None:
     if not Path(path).is_dir() or planned is None:
         return
     if gone := [file for file in planned if not os.path.isfile(file)]:
-        raise SchemaError(f"the _metadata file of the folder {path!r} names {len(gone)} file(s) that are not there: "
+        raise SchemaError(f"the _metadata file of the folder {path!r} names "
+                          f"{how_many(len(gone), 'file', verbs=('that is', 'that are'))} not there: "
                           f"{', '.join(gone[:3])}{' ...' if len(gone) > 3 else ''}; delete _metadata, or write it "
                           "again from the files")
     read = {os.path.abspath(file) for file in planned}
     unread = [f for f in _files_of(path) if f.endswith(_PARQUET_SUFFIXES) and os.path.abspath(f) not in read]
     if unread:
-        reason = ("its _metadata file, which Dask reads instead of the folder, does not name them (written "
-                  "before they were added?): delete _metadata, or write it again from the files"
-                  if (Path(path) / "_metadata").is_file() else "Dask's plan leaves them out")
+        reason = ("the folder's _metadata file, which Dask reads instead of the folder, does not name every file "
+                  "(written before files were added?): delete _metadata, or write it again from the files"
+                  if (Path(path) / "_metadata").is_file() else "Dask's plan does not name every file")
         raise SchemaError(
-            f"Dask would not read {len(unread)} Parquet file(s) of the folder {path!r}, so their rows would be "
+            f"Dask would not read {how_many(len(unread), 'Parquet file')} of the folder {path!r}, whose rows would be "
             f"left out: {', '.join(unread[:3])}{' ...' if len(unread) > 3 else ''}; {reason}"
         )
 
@@ -559,8 +561,8 @@ def _check_unchanged(stamps: dict[str, tuple[int, int] | None] | None) -> None:
     if changed:
         shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
         raise SchemaError(
-            f"{len(changed)} Parquet file(s) changed or vanished since this score set was first read: {shown}. "
-            "What was counted then no longer describes them; read the files again with a new "
+            f"{how_many(len(changed), 'Parquet file')} changed or vanished since this score set was first read: "
+            f"{shown}. What was counted then no longer describes the files; read them again with a new "
             "biofair.partitions.partitioned(path)"
         )
 
@@ -622,7 +624,7 @@ def _check_label_types(frame, columns: tuple[list[str], list[str]], *, shown: in
                 where.setdefault(_label_kind(stored), []).append((file, str(stored)))
         if len(where) > 1:
             stored_as = "; ".join(
-                f"{places[0][1]} in {len(places)} file(s) ({', '.join(file for file, _ in places[:shown])}"
+                f"{places[0][1]} in {how_many(len(places), 'file')} ({', '.join(file for file, _ in places[:shown])}"
                 f"{' ...' if len(places) > shown else ''})" for places in where.values())
             raise SchemaError(
                 f"group column {column!r} is stored with different types in the Parquet files: {stored_as}. "
@@ -1073,7 +1075,7 @@ def _stored_as(found: list[dict], k: int, files: list[str] | None, shown: int = 
     where: dict[str, list[str]] = {}
     for i, part in enumerate(found):
         where.setdefault(str(part["values"][k].dtype), []).append(f"{i} (file {files[i]})" if files else str(i))
-    return "; ".join(f"{dtype} in partition(s) {', '.join(places[:shown])}" + (
+    return "; ".join(f"{dtype} in partition{'s' if len(places) > 1 else ''} {', '.join(places[:shown])}" + (
         f" and {len(places) - shown} more" if len(places) > shown else "") for dtype, places in where.items())
 
 

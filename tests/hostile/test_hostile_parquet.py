@@ -540,8 +540,9 @@ def test_parquet_files_not_named_parquet_are_named_not_left_out(tmp_path):
     scores.iloc[:150].to_parquet(tmp_path / "part-0.parquet", index=False)
     scores.iloc[150:].to_parquet(tmp_path / "part-1", index=False)
     (tmp_path / "README").write_text("not Parquet: ignored, as before")
-    with pytest.raises(SchemaError, match=r"^1 Parquet file\(s\) of the folder .* are not named \*\.parquet, .* "
-                                          r"their rows would be left out: .*part-1\. Rename them$"):
+    with pytest.raises(SchemaError, match=r"^the folder .* holds 1 Parquet file that is not named \*\.parquet: .*part-1\. "
+                                          r"Dask reads only .* so the rows of any other would be left out: give "
+                                          r"every Parquet file one of those endings$"):
         bp.census(str(tmp_path))
     (tmp_path / "part-1").rename(tmp_path / "part-1.pq")
     census = bp.census(str(tmp_path))
@@ -563,9 +564,9 @@ def test_files_that_pandas_and_spark_skip_are_refused_not_counted(tmp_path, name
     else:
         scores.iloc[:100].to_parquet(tmp_path / name, index=False)
     (tmp_path / "README.txt").write_text("not Parquet")
-    with pytest.raises(SchemaError, match=rf"^1 file\(s\) of the folder .* are hidden or under a name that starts with "
-                                          rf"'_', which pandas, pyarrow and Spark skip but Dask reads, so their rows "
-                                          rf"would be counted: .*{re.escape(name)} \(Spark's"):
+    with pytest.raises(SchemaError, match=rf"^the folder .* holds 1 file that is hidden or under a name that starts with "
+                                          rf"'_': .*{re.escape(name)} \(Spark's .*\)\. pandas, pyarrow and Spark "
+                                          rf"skip such files but Dask reads them, so their rows would be counted"):
         bp.census(str(tmp_path))
     (tmp_path / name).unlink()
     census = bp.census(str(tmp_path))
@@ -580,13 +581,13 @@ def test_a_stale_metadata_file_is_refused_not_followed(tmp_path):
     dd.from_pandas(scores.iloc[:200], npartitions=2).to_parquet(tmp_path / "f", write_metadata_file=True,
                                                                 write_index=False)
     scores.iloc[200:].to_parquet(tmp_path / "f" / "part.2.parquet", index=False)
-    with pytest.raises(SchemaError, match=r"^Dask would not read 1 Parquet file\(s\) of the folder .*, so their rows "
-                                          r"would be left out: .*part\.2\.parquet; its _metadata file, which Dask "
-                                          r"reads instead of the folder, does not name them"):
+    with pytest.raises(SchemaError, match=r"^Dask would not read 1 Parquet file of the folder .*, whose rows "
+                                          r"would be left out: .*part\.2\.parquet; the folder's _metadata file, which "
+                                          r"Dask reads instead of the folder, does not name every file"):
         bp.census(str(tmp_path / "f"))
     (tmp_path / "f" / "part.2.parquet").unlink()
     (tmp_path / "f" / "part.0.parquet").unlink()
-    with pytest.raises(SchemaError, match=r"^the _metadata file of the folder .* names 1 file\(s\) that are not there: "
+    with pytest.raises(SchemaError, match=r"^the _metadata file of the folder .* names 1 file that is not there: "
                                           r".*part\.0\.parquet; delete _metadata"):
         bp.census(str(tmp_path / "f"))
     (tmp_path / "f" / "_metadata").unlink()
@@ -652,8 +653,8 @@ def test_a_parquet_file_without_columns_is_named(name, tmp_path):
     column(s) score, mated (..., whose columns are : write ...)'."""
     table().to_parquet(tmp_path / "part-0.parquet", index=False)
     pq.write_table(pa.table({}), tmp_path / name)
-    message = (f"1 Parquet file(s) of {str(tmp_path)!r} hold no columns (a table written without them?): "
-               f"{tmp_path / name}. Remove them, or write them with the columns of the others")
+    message = (f"{str(tmp_path)!r} holds 1 Parquet file that has no columns (a table written without them?): "
+               f"{tmp_path / name}. Remove such files, or write them with the columns of the others")
     for metric in (bp.partitioned, bp.eer):
         with pytest.raises(SchemaError, match="^" + re.escape(message) + "$"):
             metric(str(tmp_path))

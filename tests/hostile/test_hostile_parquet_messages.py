@@ -83,8 +83,8 @@ def test_group_labels_of_two_types_name_a_file_of_each_and_the_fix(tmp_path, lay
     with pytest.raises(SchemaError) as error:
         bp.partitioned(str(tmp_path))
     assert str(error.value) == (
-        f"group column 'group' is stored with different types in the Parquet files: int64 in 1 file(s) ({files[0]}); "
-        f"string in 2 file(s) ({files[1]}, {files[2]}). Whether labels such as 1 and '1' make one group or two "
+        f"group column 'group' is stored with different types in the Parquet files: int64 in 1 file ({files[0]}); "
+        f"string in 2 files ({files[1]}, {files[2]}). Whether labels such as 1 and '1' make one group or two "
         "would depend on how the files are read: write the column with one type in every file, as text (e.g. "
         "table.astype({'group': str}).to_parquet(file))")
     write(chunks(scores, 3)[0], files[0])  # the fix the message gives: text in every file
@@ -228,3 +228,16 @@ def test_blank_group_labels_are_refused_as_in_memory(tmp_path, blank):
     for i, part in enumerate(chunks(unused, 2)):
         part.to_parquet(tmp_path / f"part-{i}.parquet")
     assert sizes_out_of_core(bp.partitioned(str(tmp_path))) == sizes_in_memory(scores)
+
+
+def test_partitions_that_store_labels_differently_are_counted_by_type():
+    """A Dask frame (not files) whose partitions hold the same labels as int, float and bool:
+    each type with the partitions that store it, the count in the noun ("partition(s) 1, 2"
+    before)."""
+    parts = [table().head(12).assign(group=labels) for labels in
+             ([1, 2] * 6, [1.0, 2.0] * 6, [1.0, 2.0] * 6, [True, False] * 6)]
+    frame = dd.from_delayed([dask.delayed(part.copy)() for part in parts], meta=parts[0], verify_meta=False)
+    with pytest.raises(SchemaError, match="^" + re.escape(
+            "column(s) ['group'] hold equal labels written differently (one reads '1.0'): int64 in partition 0; "
+            "float64 in partitions 1, 2; bool in partition 3; store the labels as text") + "$"):
+        bp.census(frame)

@@ -506,7 +506,7 @@ def test_files_that_change_after_the_census_are_refused(tmp_path, change):
         table(3, 900, decimals=2).to_parquet(tmp_path / "part-1.parquet", index=False)
     else:
         (tmp_path / "part-1.parquet").unlink()
-    stale = r"^1 Parquet file\(s\) changed or vanished since this score set was first read: .*part-1\.parquet\. "
+    stale = r"^1 Parquet file changed or vanished since this score set was first read: .*part-1\.parquet\. "
     for call in (lambda: bp.rates_by_group(data, [0.5]),  # counted before: nothing to read
                  lambda: bp.rates_by_group(data, [0.7]),  # a new pass
                  lambda: bp.tmr_at_fmr(data, 0.01), lambda: bp.partitioned(data), lambda: bp.census(frame)):

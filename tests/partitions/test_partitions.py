@@ -191,8 +191,8 @@ def test_bad_partitions_are_named(tmp_path, cluster):
     numbered.astype({"reference_group": float, "probe_group": float}).to_parquet(tmp_path / "n1.parquet", index=False)
     files = [str(tmp_path / name) for name in ("n0.parquet", "n1.parquet")]
     with pytest.raises(SchemaError, match=re.escape(f"group column 'reference_group' is stored with different types "
-                                                    f"in the Parquet files: int64 in 1 file(s) ({files[0]}); "
-                                                    f"double in 1 file(s) ({files[1]})")):
+                                                    f"in the Parquet files: int64 in 1 file ({files[0]}); "
+                                                    f"double in 1 file ({files[1]})")):
         bp.census(str(tmp_path / "n*.parquet"))
 
 

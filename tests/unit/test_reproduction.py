@@ -51,7 +51,7 @@ def test_perturbed_book_value_fails_the_check_and_names_the_row():
     book = {"a": 0.985, "b": 0.6, "c": 0.9}
     bf.reproduction_ledger("cei", "Table 3", book, values=values())  # all as expected
     perturbed = {**book, "a": 0.985 - 0.02}  # beyond the tolerance of 0.01
-    with pytest.raises(AssertionError, match=r"1 verdict\(s\) differ.*a: paper 0.98, book 0.965.*"
+    with pytest.raises(AssertionError, match=r"^cei Table 3: 1 verdict differs from the expected: a: paper 0.98, book 0.965.*"
                                              r"same direction, expected reproduced"):
         bf.reproduction_ledger("cei", "Table 3", perturbed, values=values())
     ledger = bf.reproduction_ledger("cei", "Table 3", perturbed, values=values(), check=False)
