@@ -390,7 +390,10 @@ def shell_option(option: str, value: object) -> str:
 def quoted(value: object, *, written: Callable[[object], str] = repr) -> str:
     """``value`` as a message quotes it (``written(value)``, by default its ``repr``): text of
     more than 60 characters by its first 60, an ellipsis and its length (``'xxx…' (2,097,152
-    characters)``), so that one label or id of a file cannot fill a message."""
+    characters)``), so that one label or id of a file cannot fill a message. A NumPy scalar
+    is quoted as the Python value it holds (``315``, not ``np.int64(315)``)."""
+    if isinstance(value, np.generic):
+        value = value.item()
     if isinstance(value, str) and len(value) > 60:
         return f"{written(value[:60] + '…')} ({len(value):,} characters)"
     return written(value)

@@ -239,8 +239,8 @@ def permutation_null(
         labels of an attribute (named, with the labels: each subject takes one label, so
         no permuted table could look like the observed one), per-side group columns are
         to be shuffled without a subject column, or the statistic is NaN on some table or
-        infinite on the observed one, or it cannot score nine arrangements in ten (see
-        Notes), or ``rng`` is a negative seed.
+        infinite on the observed one, or fewer than one arrangement in ten can be scored
+        (see Notes), or ``rng`` is a negative seed.
     TypeError
         When ``rng`` is neither a Generator, an integer seed nor None.
     SchemaError

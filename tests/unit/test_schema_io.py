@@ -258,6 +258,14 @@ def test_a_count_of_contradicting_rows_has_thousands_separators():
         bf.validate_scores(table)
 
 
+def test_numeric_subject_ids_are_quoted_as_numbers():
+    """Integer ids were quoted as NumPy writes them: "subjects np.int64(315) and np.int64(315)"."""
+    table = pd.DataFrame({"score": [0.9, 0.1], "mated": [True, False],
+                          "reference_subject": np.array([1, 315]), "probe_subject": np.array([1, 315])})
+    with pytest.raises(bf.SchemaError, match=re.escape("e.g. row 1 (mated False, subjects 315 and 315)")):
+        bf.validate_scores(table)
+
+
 def test_contradictions_made_by_spaces_around_an_id_are_named(table):
     """"s2 " and "s2" are two ids as written: a mated pair typed so was refused as a
     contradiction without a word on why."""
