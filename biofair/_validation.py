@@ -287,12 +287,13 @@ SMALLEST_BOUND = float(np.finfo(np.float64).smallest_normal)
 
 def check_bound(value: float, name: str) -> float:
     """``value`` as a float, if it is an FMR bound in [2**-1022, 1] (see :data:`SMALLEST_BOUND`)."""
-    bound = as_number(value, name, low=0.0, high=1.0, open_low=True)
-    if bound < SMALLEST_BOUND:
-        raise ValueError(
-            f"{name} must be at least 2**-1022 = {SMALLEST_BOUND!r}, the smallest normal float, got {value!r}: "
-            "the areas divide by it, and no score set resolves a smaller FMR"
-        )
+    if not is_real_number(value):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    bound = float(value)
+    if not SMALLEST_BOUND <= bound <= 1.0:  # NaN included
+        why = (f": 2**-1022 = {SMALLEST_BOUND!r} is the smallest normal float, the areas divide by the bound, and "
+               "no score set resolves a smaller FMR" if 0.0 < bound < SMALLEST_BOUND else "")
+        raise ValueError(f"{name} must lie in [2**-1022, 1], got {value!r}{why}")
     return bound
 
 

@@ -353,8 +353,9 @@ def outcome_fairness(
     ValueError
         When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN,
         ``fmr`` or ``alpha`` lies outside [0, 1], ``zero`` is neither "upper_bound" nor
-        "raise", a rate is zero with ``zero="raise"``, or ``by`` is empty or names a column
-        twice.
+        "raise", a rate is zero with ``zero="raise"``, ``by`` is empty, names a column twice or
+        names "score" or "mated", or ``scores`` is a ``ScoresByGroup`` formed with another
+        ``by``.
 
     Warns
     -----

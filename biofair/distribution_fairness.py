@@ -127,7 +127,7 @@ def _edges(samples: list[NDArray], bins: int) -> NDArray[np.float64]:
     return _range_edges(min(s[0] for s in present), max(s[-1] for s in present), bins)
 
 
-def _range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
+def _range_edges(low: float, high: float, bins: int, *, spanned: str = "the scores") -> NDArray[np.float64]:
     """``bins`` equal-width bins from ``low`` to ``high``: np.histogram's edges for that range.
 
     A range wider than the largest float (scores spanning ±1.8e308) is binned at half
@@ -136,7 +136,8 @@ def _range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
     one ulp of the score wide, the score the edge farthest from zero (every sample that
     shares the range is that score, so any bin holding it gives the same pmfs). A wider
     range holding fewer than ``bins + 1`` floats (scores a few ulps apart) cannot be cut
-    into ``bins`` equal widths: a SchemaError says so, where NumPy's would not name the scores.
+    into ``bins`` equal widths: a SchemaError says so (``spanned``: the scores the range is
+    that of), where NumPy's would not name the scores.
     """
     try:
         low, high = float(low), float(high)  # float64 edges for float32 scores too: as a float64 copy bins them
@@ -149,8 +150,9 @@ def _range_edges(low: float, high: float, bins: int) -> NDArray[np.float64]:
             steps = np.arange(bins + 1) * abs(value - np.nextafter(value, 0.0))  # the ulp toward zero
             return value - steps[::-1] if value > 0 else value + steps
         raise SchemaError(
-            f"the scores span only [{float(low)!r}, {float(high)!r}]: floating point cannot cut "
-            f"that range into {bins} equal-width bins; use fewer bins"
+            f"{spanned} span only [{float(low)!r}, {float(high)!r}]: floating point cannot cut that range into "
+            f"{bins} equal-width bins: give fewer bins (bins=, where the function takes it), or spread the scores "
+            "out (a·score + b, with a > 0, gives the same histograms)"
         ) from error
 
 
@@ -438,8 +440,9 @@ def _part_edges(
     (the union of both, since a group's tail and centre hold all its scores).
     """
     if mean_tail == "groups":
-        return (_range_edges(tail_ranges[:, 0].min(), tail_ranges[:, 1].max(), bins),
-                _range_edges(centre_ranges[:, 0].min(), centre_ranges[:, 1].max(), bins))
+        return (_range_edges(tail_ranges[:, 0].min(), tail_ranges[:, 1].max(), bins, spanned="the tails' scores"),
+                _range_edges(centre_ranges[:, 0].min(), centre_ranges[:, 1].max(), bins,
+                             spanned="the centres' scores"))
     ranges = np.concatenate([tail_ranges, centre_ranges])
     edges = _range_edges(ranges[:, 0].min(), ranges[:, 1].max(), bins)
     return edges, edges

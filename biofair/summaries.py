@@ -409,14 +409,19 @@ def fairness_summary(
         :func:`biofair.group_labels`), it has fewer than two groups, or a group has no mated or
         no homogeneous non-mated comparison (named, with its counts); when ``cluster`` names no
         column (other than the default) or mixes numbers and text; or when every score of a
-        group's class falls in CEI's tail (an empty centre).
+        group's class falls in CEI's tail (an empty centre), or the scores a histogram of DFI
+        or CEI spans lie too close together to cut into its bins (a few ulps apart).
     ValueError
         When ``n_permutations`` is below 1 (checked before any resampling), ``fmr_targets`` is
         empty, holds a target outside [2**-1022, 1] (0 included: the targets bound the areas)
         or only targets of 1, ``unit`` is not "pair", "subject" or None,
         ``confidence`` lies outside (0, 1), ``n_resamples`` is below ``2 / (1 - confidence)``,
-        ``alpha`` or ``operating_fmr`` lies outside [0, 1], or, with ``unit="subject"``, the
-        ``cluster`` column has missing values or a single subject; or when a metric is
+        ``alpha`` or ``operating_fmr`` lies outside [0, 1], ``by`` is empty, names a column
+        twice or names "score" or "mated", or, with ``unit="subject"``, the ``cluster`` column
+        has missing values or a single subject; when the permutation nulls cannot shuffle the
+        labels (checked before any resampling): per-side group columns without a ``cluster``
+        column or with ``unit="pair"``, or a subject whose comparisons carry two labels of
+        an attribute (see :func:`biofair.permutation_null`); or when a metric is
         undefined on the data: d' of two classes without variance (see
         :func:`biofair.operating_summary`), or a bootstrapped statistic that is NaN or infinite
         (see :func:`biofair.bootstrap`); or when ``rng`` is a negative seed.
@@ -476,6 +481,10 @@ def fairness_summary(
     as_target(operating_fmr, "operating_fmr")
     groups = scores_by_group(scores, by=by)
     unit = "pair" if _resampled_cluster(scores, unit, cluster) is None else "subject"
+    # the permutations' plan checks that the labels can be shuffled (per-side labels need
+    # subjects, each subject one label), which the nulls at the end would find out too late
+    ordered = _ordered_for_grouping(scores, by)
+    shuffled = _shuffle_plan(ordered, by, _resampled_cluster(ordered, unit, cluster))
     rng = as_rng(rng)
     warn_if_reversed(scores)  # distances in a table: every row below would be reversed
     resampling = {"n_resamples": n_resamples, "unit": unit, "cluster": cluster, "confidence": confidence,
@@ -542,8 +551,6 @@ def fairness_summary(
     if np.unique(targets).size >= 2:  # an area needs two targets
         indices = {"area_under_fdr_log10": fdr_area, **indices}
         estimates["area_under_fdr_log10"] = area_under_fdr(fdr["fdr"], fdr["fmr_target"], scale="log10")
-    ordered = _ordered_for_grouping(scores, by)
-    shuffled = _shuffle_plan(ordered, by, _resampled_cluster(ordered, unit, cluster))
     try:
         with resolution_warned_once():  # the FDR rows (or the system rows) have warned for these targets
             nulls = _nulls(indices, lambda generator: _grouped(shuffled(generator), by), estimates,

@@ -103,9 +103,24 @@ def test_a_range_too_narrow_for_the_bins_is_named(values):
     """Scores a few ulps apart cannot be cut into 100 equal-width bins: NumPy's "Too many bins
     for data range" named neither the scores nor the way out."""
     table = _two_groups(np.array(values * 20))
-    with pytest.raises(bf.SchemaError, match=r"span only .*100 equal-width bins; use fewer bins"):
+    with pytest.raises(bf.SchemaError, match=r"^the scores span only .*100 equal-width bins: give fewer bins \(bins=, "):
         bf.distribution_fairness_index(table, by="group")
     assert 0.0 <= bf.distribution_fairness_index(table, by="group", bins=1).normal <= 1.0
+
+
+def test_a_range_too_narrow_for_cei_names_the_tails():
+    """CEI bins the tails over their own range: the message said "the scores span only" a
+    range narrower than the scores', and advised fewer bins to fairness_summary, which takes
+    no bins (a summaries audit)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    values = np.r_[rng.normal(3, 1, 100), rng.normal(0, 1, 1000)] * 5e-324
+    table = pd.DataFrame({"score": values, "mated": np.arange(values.size) < 100,
+                          "group": np.tile(["a", "b"], values.size // 2)})
+    with pytest.raises(bf.SchemaError, match=r"^the tails' scores span only \[5e-324, 1e-323\]: .* give fewer bins "
+                                             r"\(bins=, where the function takes it\), or spread the scores out"):
+        bf.comprehensive_equity_index(table, kind="mated")
 
 
 @pytest.mark.parametrize("value", [1e16, -3e17, 1.7e308, np.finfo(float).max, -np.finfo(float).max, 0.5])
