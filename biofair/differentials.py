@@ -37,7 +37,7 @@ from biofair._validation import (
     how_many,
 )
 from biofair.exceptions import SchemaError
-from biofair.extrapolation import _POINT_ZERO, extrapolated_fmr
+from biofair.extrapolation import _POINT_ZERO, _UNDERFLOW, extrapolated_fmr
 from biofair.groups import _attributes_of, _cross_group_counts, _group_codes
 from biofair.schema import _check_ids_of_one_kind, _resampled_cluster, _validate_score_set
 
@@ -747,15 +747,19 @@ def _extrapolate(groups: pd.DataFrame, nonmated: NDArray, codes: NDArray, names:
         name = groups.loc[i, "group"]
         try:
             with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", _POINT_ZERO, UserWarning)  # said below, in a note
+                for said_below in (_POINT_ZERO, _UNDERFLOW):  # in a note
+                    warnings.filterwarnings("ignore", said_below, UserWarning)
                 tail = extrapolated_fmr(nonmated[codes == names.index(name)], threshold, confidence=confidence)
-        except ValueError as error:
+        except (ValueError, OverflowError) as error:  # too few scores; a threshold too far for float64
             refused[name] = str(error)
             continue
-        if tail.high == 0:  # a bounded tail that ends below the threshold: [0, 0] is no certainty of 0
-            refused[name] = (f"the tail fitted to the top {tail.n_tail} of its {tail.n_nonmated} non-mated scores "
-                             f"(shape {tail.shape:.2f}) ends below the threshold, where the model gives 0 in [0, 0]: "
-                             "no certainty that the FMR is 0 (see biofair.extrapolated_fmr)")
+        if tail.high == 0:  # [0, 0] is no certainty of 0
+            ends = tail.shape < 0 and tail.tail_start - tail.scale / tail.shape < threshold
+            refused[name] = (f"the tail fitted to the top {tail.n_tail:,} of its {tail.n_nonmated:,} non-mated scores "
+                             f"(shape {tail.shape:.2f}) "
+                             + ("ends below the threshold, where the model gives 0" if ends else
+                                "reaches the threshold with an FMR below the smallest float64, written 0")
+                             + " in [0, 0]: no certainty that the FMR is 0 (see biofair.extrapolated_fmr)")
             continue
         groups.loc[i, ["extrapolated", "extrapolated_low", "extrapolated_high"]] = tail.estimate, tail.low, tail.high
     if len(refused) <= _NOTES_PER_KIND:

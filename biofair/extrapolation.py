@@ -50,6 +50,8 @@ _BLOCK_ENTRIES = 2**22
 _MIN_TAIL = 20
 #: How the warning of an interval that is the point 0 begins (:func:`_warn_point_zero`).
 _POINT_ZERO = "extrapolated_fmr: the generalised Pareto tail fitted"
+#: How the warning of an FMR below the smallest float64 begins (:func:`_warn_underflow`).
+_UNDERFLOW = "extrapolated_fmr: an FMR below the smallest float64"
 
 
 class TailEstimate(NamedTuple):
@@ -178,15 +180,16 @@ def _shapes(tail: _Tail) -> NDArray[np.float64]:
     return shapes[shapes != 0]  # the constraint's scale is undefined at 0 (its limit is the exponential tail's)
 
 
-def _constrained_loglik(excess: NDArray, distance: NDArray, survival: NDArray,
+def _constrained_loglik(excess: NDArray, distance: NDArray, log_survival: NDArray,
                         shapes: NDArray) -> NDArray[np.float64]:
-    """Profile log-likelihood: for each pair (d, q), the largest log-likelihood of a tail
+    """Profile log-likelihood: for each pair (d, log q), the largest log-likelihood of a tail
     with ``S(d) = q``, over the ``shapes`` (none is 0; the scale follows from the
-    constraint: ``sigma = xi d / (q^-xi - 1)``). Computed in blocks of at most
-    :data:`_BLOCK_ENTRIES` numbers."""
+    constraint: ``sigma = xi d / (q^-xi - 1)``). ``q`` is given by its natural logarithm, so
+    that an ``S`` below the smallest float64 (a heavy tail far out) is a constraint too.
+    Computed in blocks of at most :data:`_BLOCK_ENTRIES` numbers."""
     xi = shapes[None, :]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        sigma = xi * distance[:, None] / np.expm1(-xi * np.log(survival[:, None]))  # (constraints, shapes)
+        sigma = xi * distance[:, None] / np.expm1(-xi * log_survival[:, None])  # (constraints, shapes)
         ratio = (xi / sigma).ravel()[:, None]  # xi / sigma, one row per (constraint, shape)
         loglik = np.empty(ratio.shape[0])
         rows = max(1, _BLOCK_ENTRIES // excess.size)
@@ -231,15 +234,43 @@ def _warn_point_zero(tail: _Tail, n: int, exponent: int, threshold: float, devia
     the best tail reaching the threshold has ``deviance``, above the chi-square(1) cut, so the
     likelihood ratio test rejects it."""
     end = float(np.ldexp(tail.start + tail.scale / -tail.shape * tail.unit, exponent))
+    rejected = stats.chi2.sf(deviance, 1)  # 0 for a deviance of inf (a threshold near the largest float64)
+    accepted = (f"it would be accepted at confidence {stats.chi2.cdf(deviance, 1):.4g}" if rejected >= 5e-5 else
+                f"it would be accepted only above confidence 1 - {rejected:.2g}" if rejected > 0 else
+                "no confidence below 1 that a float64 holds accepts it")
     warn(
-        f"{_POINT_ZERO} to the top {tail.excess.size} of the {n} non-mated "
-        f"scores (shape {tail.shape:.2f}) ends at {end:.6g}, below threshold={threshold:.6g}, so the FMR estimate "
+        f"{_POINT_ZERO} to the top {tail.excess.size:,} of the {how_many(n, 'non-mated score')} "
+        f"(shape {tail.shape:.2f}) ends at {end:.6g}, below threshold={threshold:.6g}, so the FMR estimate "
         f"is 0 and its {confidence:.3g} interval is [0, 0]: the best tail reaching the threshold (S >= 1e-14 "
         f"there) has a deviance of {deviance:.2f}, above the chi-square(1) cut {stats.chi2.ppf(confidence, 1):.2f} "
-        f"(it would be accepted at confidence {stats.chi2.cdf(deviance, 1):.4g}). Do not read [0, 0] as certainty "
+        f"({accepted}). Do not read [0, 0] as certainty "
         "that the FMR is 0: the chi-square calibration fails for shapes below -0.5 (a non-regular likelihood), "
         f"and the fit is a model's, the less of a tail the more of the sample it holds (here {tail.share:.0%}). "
         "Give more non-mated scores, or report this FMR as not estimated"
+    )
+
+
+def _warn_underflow(tail: _Tail, n: int, threshold: float, log_fmr: float, high: float,
+                    confidence: float) -> None:
+    """Warn that the FMR of the fitted tail at ``threshold``, ``10^log_fmr``, is below the
+    smallest float64 and is returned as 0, in the interval [0, ``high``]."""
+    warn(
+        f"{_UNDERFLOW} (2**-1074, 4.9e-324): threshold={threshold:.6g} is reached by the generalised Pareto tail "
+        f"fitted to the top {tail.excess.size:,} of the {how_many(n, 'non-mated score')} (shape {tail.shape:.2f}"
+        f"{', a tail with no end' if tail.shape >= 0 else ''}) with an FMR of 10^{log_fmr:.1f}: the estimate is "
+        f"returned as 0, the value underflowing, not an FMR of 0, in the {confidence:.3g} interval [0, {high:.3g}]"
+    )
+
+
+def _too_far(tail: _Tail, n: int, exponent: int, threshold: float) -> str:
+    """The message of a threshold whose distance above the start of a tail with no end
+    overflows float64 in units of its mean excess."""
+    return (
+        f"threshold={threshold:.6g} lies more than 1.8e308 mean excesses "
+        f"({float(np.ldexp(tail.unit, exponent)):.3g}) above the start {float(np.ldexp(tail.start, exponent)):.6g} "
+        f"of the generalised Pareto tail fitted to the top {tail.excess.size:,} of the "
+        f"{how_many(n, 'non-mated score')}: its distance overflows float64, and a tail with no end "
+        f"(shape {tail.shape:.2f}) gives no FMR there without it; lower the threshold"
     )
 
 
@@ -275,12 +306,17 @@ def extrapolated_fmr(
         ``estimate = (n_u/N) · S(threshold - u)`` with its interval, the fit and
         ``extrapolated=True`` when ``threshold > u``. At or below ``u`` the empirical FMR is
         returned (the data resolve it) with the Clopper-Pearson interval and
-        ``extrapolated=False``.
+        ``extrapolated=False``. At ``threshold=inf``, which no score reaches, the FMR is 0
+        in [0, 0], exactly and without a warning, whatever the tail.
 
     Raises
     ------
     ValueError
         When there are too few scores for a tail of ``min_tail`` (at least ``min_tail + 1``).
+    OverflowError
+        When the fitted tail has no end (shape at least 0) and ``threshold`` lies so far above
+        ``u`` (near the largest float64) that its distance overflows float64 in units of the
+        tail's mean excess: no FMR can be computed there.
 
     Warns
     -----
@@ -288,6 +324,11 @@ def extrapolated_fmr(
         When the interval is the single point 0: the fitted tail ends below the threshold and
         the likelihood ratio test rejects every tail that reaches it. The warning gives the
         deviance of the best such tail and the confidence at which it would be accepted.
+    UserWarning
+        When the fitted tail reaches the threshold but its FMR there is below the smallest
+        float64 (``2**-1074``): the estimate is returned as 0, the value underflowing, not an
+        FMR of 0 (a heavy tail far out). The warning gives the FMR's power of ten and the
+        interval, whose upper end may underflow to 0 too.
 
     See Also
     --------
@@ -306,8 +347,11 @@ def extrapolated_fmr(
     under the constraint ``S(d) = q`` has a deviance below the chi-square(1) quantile.
     The profile is maximised over a grid of shapes in [-0.95, 1.5] (step 0.02), refined
     around the fitted shape (41 shapes a quarter of a standard error apart), and evaluated
-    every 0.25 decade of ``S``; each end is then solved for between the grid points around
-    it (Brent's method). Its lower end is 0 when a bounded tail ending below the threshold
+    every 0.25 decade of ``S`` from ``1e-14`` to 1 (where no tail meets the constraint: its
+    scale is infinite) and at the estimate (taken by its logarithm, so that one below
+    ``2**-1074`` is a grid point too); each end is then solved for between the grid points
+    around it (Brent's method): the upper end always, below ``n_u / N``. Its lower end is 0
+    when the region reaches ``1e-14``, or when a bounded tail ending below the threshold
     fits as well. Its upper end is 0 too, with a warning, when the fitted tail ends below the
     threshold and even the best tail reaching it (one ending just past it: as ``S(d) -> 0``
     the constrained tails end at ``d``) has a deviance above the cut; the interval is then
@@ -355,26 +399,35 @@ def extrapolated_fmr(
         k = int(np.sum(as_scores(nonmated, "nonmated") >= threshold))
         low, high, _, _ = (float(end[0]) for end in binomial_intervals(np.array([k]), np.array([n]), confidence))
         return TailEstimate(k / n, low, high, confidence, threshold, k / n, *fit, False)
-    distance = (np.ldexp(threshold, -exponent) - tail.start) / tail.unit
+    if threshold == np.inf:  # no score reaches it, whatever the tail
+        return TailEstimate(0.0, 0.0, 0.0, confidence, threshold, 0.0, *fit, True)
+    with np.errstate(over="ignore"):  # inf: a threshold near the largest float64, far beyond the tail
+        distance = (np.ldexp(threshold, -exponent) - tail.start) / tail.unit
+    if distance == np.inf and tail.shape >= 0:
+        raise OverflowError(_too_far(tail, n, exponent, threshold))
     survival = float(stats.genpareto.sf(distance, tail.shape, 0, tail.scale))
-    # the profile over log S on a grid of 0.25 decades (below 1e-14: 0), interpolated linearly
-    grid = np.linspace(-14, 0, 57)[:-1]
-    if survival > 0:
-        grid = np.unique(np.append(grid, np.log10(survival)))
+    log_survival = float(stats.genpareto.logsf(distance, tail.shape, 0, tail.scale))  # -inf beyond a bounded tail's end
+    # the profile over log S on a grid of 0.25 decades (below 1e-14: 0) up to S = 1, where no tail
+    # meets the constraint (its scale is infinite), and at the estimate (which may underflow: 10^-700)
+    grid = np.linspace(-14, 0, 57)
+    if np.isfinite(log_survival):
+        grid = np.unique(np.append(grid, np.log10(survival) if survival > 0 else log_survival / np.log(10)))
     shapes = _shapes(tail)
-    profile = _constrained_loglik(tail.excess, np.full(grid.size, distance), 10**grid, shapes)
+    profile = _constrained_loglik(tail.excess, np.full(grid.size, distance), grid * np.log(10), shapes)
     # Beyond a bounded tail's end the estimate is S = 0, off the grid. The test may accept no
     # S > 0 (the interval is 0 alone), or only S away from 0: fits that must reach past the
     # threshold can fit the excesses better the heavier their tail. The accepted set then holds
     # 0 and a stretch above it, and the interval spans both.
     low, high = _accepted_range(grid, profile, max(tail.loglik, profile.max()), confidence, lambda log_s: float(
-        _constrained_loglik(tail.excess, np.array([distance]), np.array([10**log_s]), shapes)[0])) or (-np.inf, -np.inf)
-    low = 0.0 if survival == 0 or low <= grid[0] else 10**low
-    high = 1.0 if high >= grid[-1] else 10**high  # S(d) <= 1: the FMR at u is its bound
-    if high == 0:  # the test rejects every tail reaching the threshold: the interval is the point 0
+        _constrained_loglik(tail.excess, np.array([distance]), np.array([log_s * np.log(10)]), shapes)[0])) or (
+        -np.inf, -np.inf)  # log10 S
+    fmr, high = tail.share * survival, tail.share * 10**high  # high < n_u/N: S = 1 is never accepted
+    low = 0.0 if survival == 0 or low <= grid[0] else tail.share * 10**low
+    if fmr == 0 and np.isfinite(log_survival):  # the fitted tail reaches the threshold, its FMR below 2**-1074
+        _warn_underflow(tail, n, threshold, np.log10(tail.share) + log_survival / np.log(10), high, confidence)
+    elif high == 0:  # the fitted tail ends below the threshold and the test rejects every tail reaching it
         _warn_point_zero(tail, n, exponent, threshold, 2 * (tail.loglik - profile.max()), confidence)
-    fmr = tail.share * survival
-    return TailEstimate(fmr, tail.share * low, tail.share * high, confidence, threshold, fmr, *fit, True)
+    return TailEstimate(fmr, low, high, confidence, threshold, fmr, *fit, True)
 
 
 def extrapolated_threshold(
@@ -407,13 +460,17 @@ def extrapolated_threshold(
     TailEstimate
         ``estimate = u + sigma/xi · ((n_u / (N·fmr))^xi - 1)``, the threshold whose
         extrapolated FMR is ``fmr``, with its profile-likelihood interval (``high = inf``
-        when a heavy tail cannot be excluded) and ``extrapolated=True``.
+        when a heavy tail cannot be excluded, or when the upper end exceeds the largest
+        float64) and ``extrapolated=True``.
 
     Raises
     ------
     ValueError
         When ``fmr`` is not below ``n_u / N`` (the data resolve it: use
         :func:`biofair.threshold_at_fmr`) or there are too few scores to fit a tail.
+    OverflowError
+        When the estimated threshold exceeds the largest float64 (a heavy tail of scores
+        near it, or a tiny ``fmr``).
 
     See Also
     --------
@@ -424,8 +481,10 @@ def extrapolated_threshold(
     -----
     The interval holds the thresholds ``t`` for which the constraint ``S(t - u) = fmr·N/n_u``
     is not rejected by the likelihood ratio test (profile likelihood of a return level,
-    Coles, section 4.3.3), over a grid of 120 distances above ``u`` up to 100 times the
-    largest excess, each end solved for between the grid points around it.
+    Coles, section 4.3.3), over a grid of 120 distances above ``u``: ``u`` itself (where no
+    tail meets the constraint: its scale is 0), 59 up to the largest excess, 59 more up to
+    100 times it, and the estimate's. Each end is solved for between the grid points around
+    it: the lower end always, above ``u``.
 
     The caveats of :func:`biofair.extrapolated_fmr` hold here too: for shapes below -0.5
     the chi-square calibration fails, and a small sample's tail is most of its scores. For
@@ -458,18 +517,28 @@ def extrapolated_threshold(
         )
     survival = target / tail.share
     distance = float(stats.genpareto.isf(survival, tail.shape, 0, tail.scale))
+    with np.errstate(over="ignore"):  # a heavy tail, scores near the largest float64: inf, refused
+        estimate = float(np.ldexp(tail.start + distance * tail.unit, exponent))
+    if estimate == np.inf:
+        raise OverflowError(
+            f"the threshold at fmr={target:g} overflows float64: the generalised Pareto tail fitted to the top "
+            f"{tail.excess.size:,} of the {how_many(n, 'non-mated score')} (shape {tail.shape:.2f}) puts it "
+            f"{distance:.3g} mean excesses ({float(np.ldexp(tail.unit, exponent)):.3g}) above its start "
+            f"{float(np.ldexp(tail.start, exponent)):.6g}; the scores are too large for this FMR"
+        )
     span = tail.excess.max()
-    grid = np.unique(np.concatenate([np.linspace(0, 1, 60)[1:] * span, span * np.logspace(0, 2, 60)[1:], [distance]]))
+    # from u, where no tail meets the constraint (its scale is 0), to 100 times the largest excess
+    grid = np.unique(np.concatenate([np.linspace(0, 1, 60) * span, span * np.logspace(0, 2, 60)[1:], [distance]]))
     shapes = _shapes(tail)
-    profile = _constrained_loglik(tail.excess, grid, np.full(grid.size, survival), shapes)
+    log_survival = np.log(survival)
+    profile = _constrained_loglik(tail.excess, grid, np.full(grid.size, log_survival), shapes)
     # the grid holds the estimate's distance, whose profile is the maximum: always accepted
     low, high = _accepted_range(grid, profile, max(tail.loglik, profile.max()), confidence, lambda d: float(
-        _constrained_loglik(tail.excess, np.array([d]), np.array([survival]), shapes)[0]))
+        _constrained_loglik(tail.excess, np.array([d]), np.array([log_survival]), shapes)[0]))
     high = np.inf if high >= grid[-1] else high
-    with np.errstate(over="ignore"):
-        estimate, low, high, start, scale = (float(np.ldexp(v, exponent)) for v in (
-            tail.start + distance * tail.unit, tail.start + low * tail.unit, tail.start + high * tail.unit,
-            tail.start, tail.scale * tail.unit))
+    with np.errstate(over="ignore"):  # an upper end beyond the largest float64: inf
+        low, high, start, scale = (float(np.ldexp(v, exponent)) for v in (
+            tail.start + low * tail.unit, tail.start + high * tail.unit, tail.start, tail.scale * tail.unit))
     return TailEstimate(estimate, low, high, confidence, estimate, target, start, tail.excess.size, n, tail.shape, scale, True)
 
 

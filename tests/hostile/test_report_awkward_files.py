@@ -171,3 +171,26 @@ def test_an_extrapolation_to_zero_in_zero_is_left_out_with_a_note():
         f"FMR of 'b' not extrapolated: the tail fitted to the top 50 of its 53 non-mated scores (shape "
         f"{tail.shape:.2f}) ends below the threshold, where the model gives 0 in [0, 0]: no certainty that the FMR "
         "is 0 (see biofair.extrapolated_fmr)"]
+
+
+def test_an_extrapolated_fmr_below_the_smallest_float_is_left_out_with_its_own_note():
+    """Group a's heavy tail (shape about 0.35, scores near 1e-300) reaches the pooled threshold
+    with an FMR of about 10^-860, which float64 writes 0 in [0, 0]: the note said its tail "ends
+    below the threshold", which a tail with no end does not, and extrapolated_fmr's warning of
+    the underflow reached the caller (an extrapolation audit)."""
+    import warnings
+
+    from scipy import stats
+
+    rng = np.random.default_rng(0)
+    heavy = stats.genpareto.rvs(0.5, size=2_000, random_state=1) * 1e-300
+    table = pd.DataFrame({"score": np.r_[heavy, rng.normal(size=2_000), rng.normal(3, 1, 400)],
+                          "mated": np.r_[np.zeros(4_000, bool), np.ones(400, bool)],
+                          "group": np.r_[["a"] * 2_000, ["b"] * 2_000, ["a", "b"] * 200]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        report = bf.differential_report(table, fmr=1e-3, n_resamples=40, rng=0)
+    assert [note for note in report.notes if note.startswith("FMR of 'a'")] == [
+        "FMR of 'a' not extrapolated: the tail fitted to the top 200 of its 2,000 non-mated scores (shape 0.35) "
+        "reaches the threshold with an FMR below the smallest float64, written 0 in [0, 0]: no certainty that the "
+        "FMR is 0 (see biofair.extrapolated_fmr)"]
