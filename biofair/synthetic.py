@@ -14,12 +14,56 @@ from numpy.typing import NDArray
 from scipy import optimize, stats
 
 from biofair._resampling import interval
-from biofair._validation import as_count, as_number, as_rng, as_targets, check_alpha, check_flag, check_resamples
+from biofair._validation import (
+    SMALLEST_BOUND,
+    as_count,
+    as_number,
+    as_rng,
+    as_targets,
+    check_alpha,
+    check_flag,
+    check_resamples,
+    how_many,
+    is_blank,
+    quoted,
+)
 from biofair._warnings import warn
 from biofair.exceptions import InsufficientComparisonsWarning
 from biofair._binomial import binomial_intervals
 from biofair.differentials import _clustered_replicates
 from biofair.discrepancy import _discrepancy, _max_gap
+
+#: The most float64 values one NumPy array can hold: its size in bytes must fit np.intp
+#: (beyond it NumPy raises "array is too big" or "Maximum allowed dimension exceeded").
+_MOST_FLOATS = np.iinfo(np.intp).max // np.dtype(np.float64).itemsize
+#: The largest count NumPy's binomial draws take (an int64).
+_MOST_COUNT = np.iinfo(np.int64).max
+
+
+def _assigned(values: Mapping[str, object]) -> str:
+    """``name=value`` of each parameter a message names: ``"n_mated=10, n_nonmated=3"``."""
+    return ", ".join(f"{name}={quoted(value)}" for name, value in values.items())
+
+
+def _check_size(count: int, noun: str, given: str, *, most: int = _MOST_FLOATS,
+                holder: str = "one NumPy array can hold", unit: str = "float64 value") -> None:
+    """Raise a ValueError naming the parameters ``given`` when they would draw ``count``
+    values (of ``noun``), more than ``most``, which NumPy refuses with a message naming none."""
+    if count > most:
+        raise ValueError(f"{given} would draw {how_many(count, noun)}, more than {holder}: at most "
+                         f"{how_many(most, unit)}")
+
+
+def _check_finite(scores: NDArray, noun: str, given: str) -> None:
+    """Raise a ValueError naming the parameters ``given`` when a drawn score is not finite:
+    every score of a generator's table must be, as :func:`biofair.validate_scores` demands."""
+    infinite = ~np.isfinite(scores)
+    if infinite.any():
+        raise ValueError(
+            f"the {noun} would overflow float64 (beyond ±{np.finfo(np.float64).max:.3g}): {given} drew "
+            f"{how_many(int(infinite.sum()), 'infinite score')} among {how_many(scores.size, 'draw')}; "
+            "give these parameters on a smaller scale"
+        )
 
 
 def gaussian_scores(
@@ -66,9 +110,11 @@ def gaussian_scores(
     Raises
     ------
     ValueError
-        When ``n_mated`` or ``n_nonmated`` is below 1, ``tail_share`` lies outside [0, 1], a
-        mean or a standard deviation is NaN or infinite, a standard deviation is negative, or
-        ``rng`` is a negative seed.
+        When ``n_mated`` or ``n_nonmated`` is below 1, their sum is more than one NumPy array
+        can hold (``2**63 - 1`` bytes of float64 scores), ``tail_share`` lies outside [0, 1],
+        a mean or a standard deviation is NaN or infinite, a standard deviation is negative,
+        a drawn score overflows float64 (a mean or a standard deviation near ±1.8e308: the
+        message names them), or ``rng`` is a negative seed.
     TypeError
         When a mean, a standard deviation or ``tail_share`` is not a number, ``n_mated`` or
         ``n_nonmated`` is not an integer, or ``rng`` is neither a Generator, an integer seed
@@ -97,10 +143,14 @@ def gaussian_scores(
         as_number(value, name)  # NaN drew NaN scores
     for name, value in (("mated_std", mated_std), ("nonmated_std", nonmated_std)):
         as_number(value, name, low=0.0)
+    _check_size(n_mated + n_nonmated, "score", _assigned({"n_mated": n_mated, "n_nonmated": n_nonmated}))
     rng = as_rng(rng)
     mated = rng.normal(mated_mean, mated_std, n_mated)
+    _check_finite(mated, "mated scores", _assigned({"mated_mean": mated_mean, "mated_std": mated_std}))
     in_tail = rng.random(n_nonmated) < tail_share
     nonmated = rng.normal(np.where(in_tail, tail_mean, 0.0), nonmated_std)
+    given = {"nonmated_std": nonmated_std} | ({"tail_mean": tail_mean} if in_tail.any() else {})
+    _check_finite(nonmated, "non-mated scores", _assigned(given))
     return pd.DataFrame(
         {
             "score": np.concatenate([mated, nonmated]),
@@ -164,7 +214,8 @@ def fdr_canonical_system(
     ------
     ValueError
         When ``n_mated`` or ``n_nonmated`` is negative (0 gives groups without that class,
-        which the fairness indices refuse), or ``rng`` is a negative seed.
+        which the fairness indices refuse), the three groups' scores are more than one NumPy
+        array can hold (``2**63 - 1`` bytes of float64), or ``rng`` is a negative seed.
     TypeError
         When ``fair`` is not a bool, ``n_mated`` or ``n_nonmated`` is not an integer, or
         ``rng`` is neither a Generator, an integer seed nor None.
@@ -188,6 +239,8 @@ def fdr_canonical_system(
     [110, 110, 110]
     """
     n_mated, n_nonmated = as_count(n_mated, "n_mated", minimum=0), as_count(n_nonmated, "n_nonmated", minimum=0)
+    _check_size(len(FDR_CANONICAL[True]) * (n_mated + n_nonmated), "score",
+                _assigned({"n_mated": n_mated, "n_nonmated": n_nonmated}))
     rng = as_rng(rng)
     return pd.concat(
         [
@@ -243,7 +296,9 @@ def fdr_canonical_rates(
     ------
     ValueError
         When ``alpha`` lies outside [0, 1], or ``fmr_targets`` is empty or holds a target
-        outside (0, 1) (NaN included).
+        outside (0, 1) (NaN included) or below ``2**-1022`` (the smallest normal float: the
+        model's rates at a smaller target underflow float64, and are refused rather than
+        given as 0).
     TypeError
         When ``fair`` is not a bool, ``alpha`` is not a number, or ``fmr_targets`` is not a
         sequence of numbers (one number is refused).
@@ -260,7 +315,9 @@ def fdr_canonical_rates(
     (the pooled FMR; Brent's method between the groups' own thresholds ``mu_g + Φ⁻¹(1 - x)``).
     Then ``FMR_g = 1 - Φ(t - mu_g)``, ``FNMR_g = Φ((t - m_g) / s_g)`` and
     ``FDR = 1 - (alpha·A + (1 - alpha)·B)`` with A and B the largest gaps between groups.
-    No sample is drawn: these rates are what an infinitely large test would measure.
+    No sample is drawn: these rates are what an infinitely large test would measure. A
+    group's FMR far below the target (the unfair system's groups at a target near
+    ``2**-1022``) can underflow float64 to 0.
 
     References
     ----------
@@ -283,6 +340,12 @@ def fdr_canonical_rates(
     targets = as_targets(fmr_targets, "fmr_targets")
     if np.any((targets <= 0) | (targets >= 1)):
         raise ValueError(f"fmr_targets must lie strictly between 0 and 1, got {fmr_targets!r}")
+    if np.any(tiny := targets < SMALLEST_BOUND):  # norm.sf and norm.isf underflow: every FMR came out 0
+        raise ValueError(
+            f"fmr_targets must be at least 2**-1022 = {SMALLEST_BOUND!r}, the smallest normal float: "
+            f"{how_many(int(tiny.sum()), 'target', verbs=('is', 'are'))} below it "
+            f"({', '.join(quoted(float(x)) for x in targets[tiny])}), where the model's rates underflow float64"
+        )
     params = FDR_CANONICAL[check_flag(fair, "fair")]
     names = list(params)
     mated_mean, mated_std, nonmated_mean = (np.array(column, dtype=float) for column in zip(*params.values()))
@@ -335,8 +398,9 @@ def fdr_cross_group_system(
     Raises
     ------
     ValueError
-        When ``n_mated`` or ``n_nonmated`` is below 1, ``cross_shift`` is negative, NaN or
-        infinite, or ``rng`` is a negative seed.
+        When ``n_mated`` or ``n_nonmated`` is below 1, the scores of the 3 groups and 9 cells
+        are more than one NumPy array can hold (``2**63 - 1`` bytes of float64),
+        ``cross_shift`` is negative, NaN or infinite, or ``rng`` is a negative seed.
     TypeError
         When ``fair`` is not a bool, ``n_mated`` or ``n_nonmated`` is not an integer,
         ``cross_shift`` is not a number, or ``rng`` is neither a Generator, an integer seed
@@ -369,6 +433,9 @@ def fdr_cross_group_system(
     """
     n_mated, n_nonmated = as_count(n_mated, "n_mated"), as_count(n_nonmated, "n_nonmated")
     cross_shift = as_number(cross_shift, "cross_shift", low=0.0)  # inf drew -inf scores
+    n_groups = len(FDR_CANONICAL[True])
+    _check_size(n_groups * n_mated + n_groups**2 * n_nonmated, "score",
+                _assigned({"n_mated": n_mated, "n_nonmated": n_nonmated}))
     rng = as_rng(rng)
     params = FDR_CANONICAL[check_flag(fair, "fair")]
     parts = []
@@ -455,7 +522,8 @@ def beta_scenario(
     ValueError
         When ``scenario`` is not "balanced", "BG", "BI" or "BC", ``strength`` is negative, NaN
         or infinite (or above 1.4 for "BC"), ``n_groups`` lies outside 2 ... 26, ``n_mated``
-        or ``n_nonmated`` is negative, or ``rng`` is a negative seed.
+        or ``n_nonmated`` is negative, the groups' scores are more than one NumPy array can
+        hold (``2**63 - 1`` bytes of float64), or ``rng`` is a negative seed.
     TypeError
         When ``strength`` is not a number, ``n_groups``, ``n_mated`` or ``n_nonmated`` is not
         an integer, or ``rng`` is neither a Generator, an integer seed nor None.
@@ -485,6 +553,8 @@ def beta_scenario(
     if as_count(n_groups, "n_groups", minimum=2) > 26:
         raise ValueError(f"n_groups must lie in 2 ... 26 (one letter per group), got {n_groups}")
     n_mated, n_nonmated = as_count(n_mated, "n_mated", minimum=0), as_count(n_nonmated, "n_nonmated", minimum=0)
+    _check_size(n_groups * (n_mated + n_nonmated), "score",
+                _assigned({"n_groups": n_groups, "n_mated": n_mated, "n_nonmated": n_nonmated}))
     rng = as_rng(rng)
     share = min(0.08 * strength, 1.0)
     tables = []
@@ -632,7 +702,10 @@ def identification_embeddings(
     ------
     ValueError
         When ``n_enrolled``, ``n_nonenrolled`` or ``n_searched`` is below 1, ``n_searched``
-        exceeds ``n_enrolled``, ``dim`` is below 2, or ``rng`` is a negative seed.
+        exceeds ``n_enrolled``, ``dim`` is below 2, the gallery's or the probes' embeddings
+        (``3·n_enrolled·dim`` or ``3·(n_searched + n_nonenrolled)·dim`` values) are more than
+        one NumPy array can hold (``2**63 - 1`` bytes of float64), or ``rng`` is a negative
+        seed.
     TypeError
         When ``fair`` is not a bool, ``n_enrolled``, ``n_nonenrolled``, ``n_searched`` or
         ``dim`` is not an integer, or ``rng`` is neither a Generator, an integer seed nor None.
@@ -665,6 +738,9 @@ def identification_embeddings(
     dim = as_count(dim, "dim", minimum=2)
     if n_searched > n_enrolled:
         raise ValueError(f"n_searched must be at most n_enrolled ({n_enrolled}), got {n_searched}")
+    given = {"n_enrolled": n_enrolled, "n_nonenrolled": n_nonenrolled, "n_searched": n_searched, "dim": dim}
+    _check_size(len(IDENTIFICATION_GROUPS[True]) * max(n_enrolled, n_searched + n_nonenrolled) * dim,
+                "embedding value", _assigned(given))  # the gallery's or the probes' embeddings
     rng = as_rng(rng)
     per_group = n_enrolled + n_nonenrolled
     gallery, gallery_subjects, probes, probe_subjects, probe_groups = [], [], [], [], []
@@ -686,6 +762,28 @@ def identification_embeddings(
 
 #: Per group: (subjects, mated mean, homogeneous non-mated mean) of demographic_scores.
 DEMOGRAPHIC_GROUPS = {"a": (120, 4.0, 0.0), "b": (120, 3.5, 0.3), "c": (9, 3.5, 0.3)}
+
+
+def _check_group_names(names: list) -> None:
+    """Raise a ValueError naming the groups of :func:`demographic_scores` that name no group
+    (None, NaN, text that is empty or white space only: a table's missing label) or that are
+    written alike as text (``1`` and ``"1"``: their subject ids, ``"1-000"``, would collide)."""
+    nameless = [name for name in names if (pd.api.types.is_scalar(name) and pd.isna(name)) or is_blank(name)]
+    if nameless:
+        raise ValueError(
+            f"groups must name every group: {how_many(len(nameless), 'name', verbs=('is', 'are'))} missing or "
+            f"blank (empty or white space only): {', '.join(quoted(name) for name in nameless)}"
+        )
+    written: dict[str, list] = {}
+    for name in names:
+        written.setdefault(str(name), []).append(name)
+    alike = next((same for same in written.values() if len(same) > 1), None)
+    if alike is not None:
+        raise ValueError(
+            f"groups has {how_many(len(alike), 'name')} written alike as text ({quoted(str(alike[0]))}): "
+            f"{', '.join(quoted(name) for name in alike)}; their subjects' ids ({quoted(f'{alike[0]}-000')}, ...) "
+            "would collide: rename the groups"
+        )
 
 
 def demographic_scores(
@@ -736,8 +834,13 @@ def demographic_scores(
     ValueError
         When ``subject_sd`` lies outside [0, 1) or ``cross_share`` outside [0, 1] (NaN
         included), ``cross_shift`` or a group's mean is NaN or infinite, ``groups`` has fewer
-        than two groups or a group of fewer than two subjects, ``mated_per_subject`` or
-        ``nonmated_per_subject`` is below 1, or ``rng`` is a negative seed.
+        than two groups or a group of fewer than two subjects, a group's name is None, NaN or
+        text that is empty or white space only (a table's missing label), two names are
+        written alike as text (``1`` and ``"1"``: their subject ids would collide),
+        ``mated_per_subject`` or ``nonmated_per_subject`` is below 1, the scores are more than
+        one NumPy array can hold (``2**63 - 1`` bytes of float64), a drawn score overflows
+        float64 (a mean near ±1.8e308: the message names its groups and ``cross_shift``), or
+        ``rng`` is a negative seed.
     TypeError
         When ``groups`` is not a mapping of 3-tuples, a count is not an integer, a mean,
         ``subject_sd``, ``cross_share`` or ``cross_shift`` is not a number, or ``rng`` is
@@ -769,12 +872,17 @@ def demographic_scores(
         raise TypeError(f"groups must map each group name to (subjects, mated mean, non-mated mean), got {groups!r}")
     if len(groups) < 2:
         raise ValueError(f"groups must hold at least two groups, got {list(groups)}")
+    _check_group_names(list(groups))
     for name, spec in groups.items():
         if isinstance(spec, str) or not isinstance(spec, Sequence) or len(spec) != 3:
             raise TypeError(f"groups[{name!r}] must be (subjects, mated mean, non-mated mean), got {spec!r}")
         as_count(spec[0], f"the subjects of group {name!r}", minimum=2)
         as_number(spec[1], f"the mated mean of group {name!r}")
         as_number(spec[2], f"the non-mated mean of group {name!r}")
+    n_subjects = sum(int(spec[0]) for spec in groups.values())
+    _check_size(n_subjects * (mated_per_subject + nonmated_per_subject), "score",
+                f"{_assigned({'mated_per_subject': mated_per_subject, 'nonmated_per_subject': nonmated_per_subject})} "
+                f"with {how_many(n_subjects, 'subject')} in groups")
     rng = as_rng(rng)
     names = list(groups)
     size = np.array([groups[g][0] for g in names])
@@ -783,12 +891,14 @@ def demographic_scores(
     group_of = np.repeat(np.arange(len(names)), size)  # group code of each subject
     first = np.concatenate([[0], np.cumsum(size)[:-1]])
     ids = np.array([f"{names[g]}-{i - first[g]:03d}" for i, g in enumerate(group_of)], dtype=object)
-    n_subjects = group_of.size
     noise = np.sqrt(1 - subject_sd**2)
     effect = subject_sd * rng.normal(size=(n_subjects, 2))  # per subject: mated, non-mated effect
     # mated: each subject against itself
     m_ref = np.repeat(np.arange(n_subjects), mated_per_subject)
-    m_score = mated_mean[group_of[m_ref]] + effect[m_ref, 0] + noise * rng.normal(size=m_ref.size)
+    with np.errstate(over="ignore", invalid="ignore"):  # a non-finite score is refused below, by its groups
+        m_score = mated_mean[group_of[m_ref]] + effect[m_ref, 0] + noise * rng.normal(size=m_ref.size)
+    _check_finite(m_score, "mated scores", _assigned(
+        {f"groups[{quoted(names[g])}]": groups[names[g]] for g in np.unique(group_of[m_ref[~np.isfinite(m_score)]])}))
     # non-mated: a probe of another group (cross_share) or of the subject's own group
     n_ref = np.repeat(np.arange(n_subjects), nonmated_per_subject)
     own = group_of[n_ref]
@@ -798,8 +908,17 @@ def demographic_scores(
     offset = rng.integers(0, size[probe_group] - (~cross))  # own group: skip the subject itself
     probe = first[probe_group] + offset
     probe += (~cross) & (probe >= n_ref)
-    mean = np.where(cross, (nonmated_mean[own] + nonmated_mean[probe_group]) / 2 + cross_shift, nonmated_mean[own])
-    n_score = mean + effect[n_ref, 1] + noise * rng.normal(size=n_ref.size)
+    with np.errstate(over="ignore", invalid="ignore"):
+        middle = (nonmated_mean[own] + nonmated_mean[probe_group]) / 2
+        wide = ~np.isfinite(middle)  # the sum of two means beyond float64 where their middle is not: in halves
+        middle[wide] = nonmated_mean[own[wide]] / 2 + nonmated_mean[probe_group[wide]] / 2
+        mean = np.where(cross, middle + cross_shift, nonmated_mean[own])
+        n_score = mean + effect[n_ref, 1] + noise * rng.normal(size=n_ref.size)
+    infinite = ~np.isfinite(n_score)
+    involved = np.unique(np.concatenate([own[infinite], probe_group[infinite]]))
+    _check_finite(n_score, "non-mated scores", _assigned(
+        {f"groups[{quoted(names[g])}]": groups[names[g]] for g in involved}
+        | ({"cross_shift": cross_shift} if (infinite & cross).any() else {})))
     reference = np.concatenate([m_ref, n_ref])
     probes = np.concatenate([m_ref, probe])
     return pd.DataFrame({
@@ -864,8 +983,11 @@ def interval_coverage(
     ValueError
         When ``rate`` or ``confidence`` lies outside (0, 1) or ``subject_sd`` outside [0, 1)
         (NaN included), ``n_subjects`` is below 2, ``comparisons_per_subject`` or ``n_repeats``
-        is below 1, ``n_resamples`` is below ``2 / (1 - confidence)``, or ``rng`` is a negative
-        seed.
+        is below 1, ``n_resamples`` is below ``2 / (1 - confidence)``, a simulated group's
+        comparisons (``n_subjects·comparisons_per_subject``) are more than NumPy's binomial
+        draws count (an int64), the subject effects (``n_repeats·n_subjects``) or the pair
+        bootstrap's rates (``n_resamples·n_repeats``) are more than one NumPy array can hold
+        (``2**63 - 1`` bytes of float64), or ``rng`` is a negative seed.
     TypeError
         When ``rate``, ``subject_sd`` or ``confidence`` is not a number, ``n_subjects``,
         ``comparisons_per_subject``, ``n_repeats`` or ``n_resamples`` is not an integer, or
@@ -900,7 +1022,12 @@ def interval_coverage(
     m = as_count(comparisons_per_subject, "comparisons_per_subject")
     n_repeats = as_count(n_repeats, "n_repeats")
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
-    check_resamples(as_count(n_resamples, "n_resamples"), confidence)
+    check_resamples(n_resamples := as_count(n_resamples, "n_resamples"), confidence)
+    _check_size(n_subjects * m, "comparison", _assigned({"n_subjects": n_subjects, "comparisons_per_subject": m}),
+                most=_MOST_COUNT, holder="NumPy's binomial draws count (an int64)", unit="comparison")
+    _check_size(n_repeats * n_subjects, "subject effect", _assigned({"n_repeats": n_repeats, "n_subjects": n_subjects}))
+    _check_size(n_resamples * n_repeats, "bootstrap rate",
+                _assigned({"n_resamples": n_resamples, "n_repeats": n_repeats}))
     rng = as_rng(rng)
     z = rng.normal(size=(n_repeats, n_subjects))
     p = stats.norm.cdf((stats.norm.ppf(rate) - subject_sd * z) / np.sqrt(1 - subject_sd**2))
