@@ -324,6 +324,14 @@ def check_kind(kind: str) -> str:
     return kind
 
 
+def check_column_name(value: str, name: str) -> str:
+    """``value``, if it is a column name (a string): a list or None would fail inside pandas,
+    with a message (such as "unhashable type: 'list'") that names no argument."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a column name, got {value!r}")
+    return value
+
+
 def check_flag(value: bool, name: str) -> bool:
     """``value`` as a bool if it is one (NumPy's too), else a TypeError naming the option."""
     if not isinstance(value, (bool, np.bool_)):

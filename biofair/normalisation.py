@@ -12,14 +12,14 @@ Read more in the chapter "Mitigation and its price" (``notebooks/12``).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Hashable, Iterable
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._typing import Norm
-from biofair._validation import as_count, as_scores, check_choice, how_many, is_real_dtype
+from biofair._validation import as_count, as_scores, check_choice, check_column_name, how_many, is_real_dtype, quoted
 from biofair.schema import _check_ids_of_one_kind, validate_scores
 
 
@@ -55,7 +55,7 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
     TypeError
         When ``cross`` is not a pandas DataFrame, its scores are not numbers, or
         ``cohort_subjects`` is a string or no collection (a string is not a collection of
-        subjects).
+        subjects) or holds an id that is not one value (a list).
     SchemaError
         When the subject ids are numbers in one of ``cross``'s subject columns or in
         ``cohort_subjects`` and text in another, or both in one (``1 != "1"``: a cohort
@@ -95,7 +95,11 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
         raise TypeError(
             f"cohort_subjects must be a collection of subjects, e.g. {{'c1', 'c2'}}, got {cohort_subjects!r}"
         )
-    cohort = set(cohort_subjects)
+    subjects = list(cohort_subjects)
+    if unhashable := [subject for subject in subjects if not isinstance(subject, Hashable)]:  # a list, say
+        raise TypeError(f"cohort_subjects must hold subject ids (a number or a text each), got {quoted(unhashable[0])} "
+                        "among them")
+    cohort = set(subjects)
     cohort_ids = pd.Series(list(cohort))
     if cohort_ids.isna().any():  # None would match the comparisons with no subject id
         raise ValueError("cohort_subjects holds a missing subject id (None or NaN): give the cohort's ids only")
@@ -151,8 +155,8 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
         When ``score`` or ``key`` is missing, a key is missing, a score is not finite, the
         table is empty or ``min_size`` is below 2.
     TypeError
-        When ``cohort`` is not a pandas DataFrame, its scores are not numbers, or ``min_size``
-        is not an integer.
+        When ``cohort`` is not a pandas DataFrame, its scores are not numbers, ``key`` is not a
+        column name (a string), or ``min_size`` is not an integer.
     SchemaError
         When the ``key`` column holds numbers and text (``1`` and ``"1"`` would get two sets
         of statistics, each from part of the scores).
@@ -175,6 +179,7 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
     [1.0, 1.0, 2.0]
     """
     minimum = as_count(min_size, "min_size", minimum=2)
+    check_column_name(key, "key")
     _check_frame(cohort, "cohort")
     if key not in cohort.columns or "score" not in cohort.columns:
         raise ValueError(f"the cohort needs the columns 'score' and {key!r}; it has {list(cohort.columns)}")
@@ -222,20 +227,20 @@ def _side_stats(scores: pd.DataFrame, statistics: pd.DataFrame, column: str) -> 
     if column not in scores.columns:
         raise ValueError(f"no column {column!r} names the cohort of each comparison")
     keys = scores[column]
-    missing = ~keys.isin(statistics.index)
+    # a key without a row reads NaN (the statistics' means are finite); isin would not do: it
+    # matches 1 to True, which reindex does not
+    mean = statistics["mean"].reindex(keys).to_numpy(dtype=np.float64)
+    missing = np.isnan(mean)
     if missing.any():  # first, whether the keys are numbers on one side and text on the other
         _check_ids_of_one_kind({f"scores[{column!r}]": keys, "the statistics' index": statistics.index.to_series()},
                                what="subject" if column.endswith("subject") else column)
         raise ValueError(
             f"{how_many(int(missing.sum()), 'comparison', verbs=('has', 'have'))} no cohort "
             f"statistics for their {column} "
-            f"(e.g. {keys[missing].iloc[0]!r}); drop them or enlarge the cohort (cohort_statistics leaves out the "
-            "keys with fewer than min_size cohort scores, or whose cohort scores are all equal)"
+            f"(e.g. {quoted(keys.iloc[int(missing.argmax())])}); drop them or enlarge the cohort (cohort_statistics "
+            "leaves out the keys with fewer than min_size cohort scores, or whose cohort scores are all equal)"
         )
-    return (
-        statistics["mean"].reindex(keys).to_numpy(dtype=np.float64),
-        statistics["std"].reindex(keys).to_numpy(dtype=np.float64),
-    )
+    return mean, statistics["std"].reindex(keys).to_numpy(dtype=np.float64)
 
 
 def normalise_scores(
@@ -279,7 +284,8 @@ def normalise_scores(
         that is not positive and finite).
     TypeError
         When ``statistics`` is not a pandas DataFrame or its ``mean`` or ``std`` does not
-        hold numbers (text, booleans).
+        hold numbers (text, booleans), or ``reference_key`` or ``probe_key`` is not a column
+        name (a string).
     SchemaError
         When ``scores`` is not a valid score table (:func:`biofair.validate_scores`: it needs
         both mated and non-mated comparisons, among others), or a side has no statistics
@@ -311,6 +317,8 @@ def normalise_scores(
     [[3.0, -0.5], [1.0, -0.5], [2.0, -0.5]]
     """
     check_choice(method, "method", ("z", "t", "s"))
+    check_column_name(reference_key, "reference_key")
+    check_column_name(probe_key, "probe_key")
     validate_scores(scores)
     _check_statistics(statistics)
     raw = scores["score"].to_numpy(dtype=np.float64)

@@ -17,7 +17,7 @@ from biofair._resampling import _number, progress, resolution_warned_once
 from biofair._typing import Alternative, By, Seed, Unit
 from biofair._validation import as_count, as_rng, check_subject_in_every_row, how_many, quoted
 from biofair._warnings import warn
-from biofair.groups import _MISSING_GROUP, _group_codes, _torn_subjects
+from biofair.groups import _MISSING_GROUP, _attributes_of, _group_codes, _torn_subjects
 from biofair.schema import _check_ids_of_one_kind, _resampled_cluster, _validate_score_set
 
 
@@ -75,7 +75,7 @@ def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None, *, instead:
     ``instead``: the option that shuffles comparisons rather than subjects, which the error
     for a subject with two labels names (None where the caller has no such option).
     """
-    attributes = [by] if isinstance(by, str) else list(by)
+    attributes = _attributes_of(by)
     _group_codes(scores, by)  # raises a clear error for a missing group column
     columns = {a: [a] if a in scores.columns else [f"reference_{a}", f"probe_{a}"] for a in attributes}
     if cluster is not None:  # a column of the table (checked by the callers)
@@ -240,9 +240,13 @@ def permutation_null(
         no permuted table could look like the observed one), per-side group columns are
         to be shuffled without a subject column, or the statistic is NaN on some table or
         infinite on the observed one, or fewer than one arrangement in ten can be scored
-        (see Notes), or ``rng`` is a negative seed.
+        (see Notes); or when ``n_permutations`` is below 1, ``alternative`` is neither "less"
+        nor "greater", ``by`` is empty, names a column twice or names "score" or "mated", or
+        ``rng`` is a negative seed.
     TypeError
-        When ``rng`` is neither a Generator, an integer seed nor None.
+        When ``statistic`` is not callable, ``by`` is not a column name or a list of column
+        names, ``n_permutations`` is not an integer, or ``rng`` is neither a Generator, an
+        integer seed nor None.
     SchemaError
         When the table is invalid, its group labels cannot be named one way (see
         :func:`biofair.group_labels`), the subject ids mix numbers and text (``1`` and
@@ -302,6 +306,9 @@ def permutation_null(
     >>> result.p_value  # the observed CEI is below every permuted one
     0.05
     """
+    if not callable(statistic):
+        raise TypeError(f"statistic must be a function of a score table that returns a number, e.g. {_EXAMPLE}, "
+                        f"got {statistic!r}")
     as_count(n_permutations, "n_permutations")
     if alternative not in ("less", "greater"):
         raise ValueError(f"alternative must be 'less' or 'greater', got {alternative!r}")

@@ -504,7 +504,8 @@ def fairness_summary(
     with resolution_warned_once():  # operating_summary warns for these targets, in a table's words
         headline = {"roc_auc": {None: bootstrap(roc_auc, scores, **resampling)},
                     "eer": {None: bootstrap(_eer_value, scores, **resampling)},
-                    "tmr_at_fmr": {float(t): bootstrap(tmr_at_fmr, scores, args=(t,), **resampling) for t in targets}}
+                    "tmr_at_fmr": {t: bootstrap(tmr_at_fmr, scores, args=(t,), **resampling)
+                                   for t in dict.fromkeys(targets.tolist())}}  # a target given twice: once
     system = operating_summary(mated, nonmated, fmr_targets=targets, pauc_bounds=targets, min_fmr=targets.min())
     # the settings of the rows that have any beyond their target (operating_summary's defaults)
     system_settings = {"log_fmr_auc": _settings(fmr_range=f"{targets.min():g} ... 1"), "eer": _settings(method="rocch"),

@@ -94,6 +94,18 @@ def test_identical_cohort_scores_have_no_statistics(value, n):
                                                                             (0.1 - 1) / np.sqrt(2 / 3)]
 
 
+def test_a_key_that_isin_matches_but_the_statistics_lack_is_named():
+    """pandas' isin matches the key 1 to a statistics row labelled True, which reindex does
+    not: the two probe sides read NaN statistics, reported as "2 normalised scores overflow
+    float64" (a normalisation audit)."""
+    trials = pd.DataFrame({"score": [3.0, 0.0], "mated": [False, True],
+                           "reference_subject": [0, 1], "probe_subject": [1, 1]})
+    statistics_by_flag = pd.DataFrame({"mean": [0.0, 1.0], "std": [1.0, 2.0]}, index=[False, True])
+    with pytest.raises(ValueError, match=r"^2 comparisons have no cohort statistics for their probe_subject "
+                                         r"\(e\.g\. 1\); drop them"):
+        normalise_scores(trials, statistics_by_flag, method="t")
+
+
 def test_min_size_leaves_out_the_keys_below_it_and_says_so_downstream():
     """The error said "drop them or enlarge the cohort", not why the statistics lacked them."""
     cohort = pd.DataFrame({"subject": ["a"] * 3 + ["b"] * 4, "score": [0.0, 1.0, 2.0, 0.0, 1.0, 2.0, 3.0]})

@@ -214,3 +214,29 @@ def test_non_finite_scores_are_refused_with_what_to_do():
                                                          "comparisons without a finite score, or decide how to "
                                                          "count them")):
         bf.roc_auc([0.5, np.nan], [0.1])
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda t: bf.permutation_null(lambda s: 0.5, t, by=None),
+     "by must be a column name or a list of column names, got None"),
+    (lambda t: bf.permutation_null(lambda s: 0.5, t, by=1), "by must be a column name or a list of column names, got 1"),
+    (lambda t: bf.permutation_null(3, t),
+     "statistic must be a function of a score table that returns a number, e.g. lambda table: "
+     "bf.outcome_fairness(table, fmr=1e-3).garbe_fnmr, got 3"),
+    (lambda t: bf.normalisation.cohort_statistics(t.rename(columns={"reference_subject": "subject"}),
+                                                  key=["subject"]),
+     "key must be a column name, got ['subject']"),
+    (lambda t: bf.normalisation.normalise_scores(t, pd.DataFrame({"mean": [0.0], "std": [1.0]}),
+                                                 reference_key=["reference_subject"]),
+     "reference_key must be a column name, got ['reference_subject']"),
+    (lambda t: bf.normalisation.cohort_scores(t.assign(mated=False), [["s1"]]),
+     "cohort_subjects must hold subject ids (a number or a text each), got ['s1'] among them"),
+], ids=["by-None", "by-1", "statistic-3", "key-list", "reference_key-list", "cohort-of-lists"])
+def test_options_of_the_wrong_type_are_named(call, message, distances):
+    """Each was an error from inside Python or pandas that named no argument: "'NoneType'
+    object is not iterable", "'int' object is not callable", "unhashable type: 'list'" (a
+    normalisation and permutation audit)."""
+    table = distances.assign(probe_subject=np.where(distances["mated"], distances["reference_subject"],
+                                                    [f"p{i % 40}" for i in range(len(distances))]))
+    with pytest.raises(TypeError, match="^" + re.escape(message) + "$"):
+        call(table)

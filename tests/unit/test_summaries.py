@@ -378,6 +378,26 @@ def test_fairness_summary_checks_that_its_nulls_can_shuffle_the_labels_before_an
         bf.fairness_summary(torn, n_resamples=40, n_permutations=10)
 
 
+def test_a_target_given_twice_is_bootstrapped_once(monkeypatch):
+    """Targets may repeat (a row each, in the order given), but the TMR at 0.1 of [0.1, 0.01,
+    0.1] was bootstrapped twice and one interval kept for both rows (a summaries audit)."""
+    import biofair.summaries
+
+    calls = []
+
+    def counted(statistic, *args, **kwargs):
+        calls.append((statistic.__name__, kwargs.get("args")))
+        return bf.bootstrap(statistic, *args, **kwargs)
+
+    monkeypatch.setattr(biofair.summaries, "bootstrap", counted)
+    table = bf.read_scores(bf.datasets.example_scores_path())
+    summary = bf.fairness_summary(table, fmr_targets=[0.1, 0.01, 0.1], n_resamples=40, n_permutations=5, rng=0)
+    assert calls == [("roc_auc", None), ("_eer_value", None), ("tmr_at_fmr", (0.1,)), ("tmr_at_fmr", (0.01,))]
+    tmr = summary[summary["metric"] == "tmr_at_fmr"]
+    assert tmr["fmr_target"].tolist() == [0.1, 0.01, 0.1]
+    assert tmr.iloc[0][["value", "low", "high"]].tolist() == tmr.iloc[2][["value", "low", "high"]].tolist()
+
+
 def test_operating_summary_refuses_min_fmr_of_one_in_its_own_words():
     """The message named a max_fmr that operating_summary does not have."""
     mated, nonmated = np.array([1.0, 2.0, 3.0]), np.array([0.0, 0.5, 1.5, 2.5])
