@@ -188,12 +188,15 @@ def _group_columns(scores: pd.DataFrame, by: By) -> dict[str, list[str]]:
         elif set(sides) <= set(scores.columns):
             columns[attribute] = sides
         else:
-            wanted = {attribute, *sides}
-            near = any(str(c).strip().lower() in wanted for c in scores.columns)  # "Group": case and spaces count
+            absent = sorted(name for name in (attribute, *sides) if name not in scores.columns)
+            # "Group": case and spaces count (a column of a wanted name itself is no near name)
+            near = any(str(c).strip().lower() in absent for c in scores.columns if c not in sides)
+            one_side = [side for side in sides if side in scores.columns]
             raise SchemaError(
                 f"no group column for {attribute!r}: give a pair-level column of that name or "
                 f"both {sides[0]} and {sides[1]}"
-                + (_near_names(sorted(wanted), scores.columns, renaming=_renaming) if near
+                + (_near_names(absent, scores.columns, renaming=_renaming) if near
+                   else f" (the table has {one_side[0]!r} but no {(set(sides) - set(one_side)).pop()!r})" if one_side
                    else f" (the table has {list(scores.columns)}{_other_attributes(scores.columns)})")
             )
     return columns

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 import warnings
 
@@ -191,6 +192,17 @@ def test_group_without_a_class_is_named_with_counts():
     table = table[~((table["group"] == "b") & ~table["mated"])]
     with pytest.raises(bf.SchemaError, match=r"group 'b' has 2 mated and 0 homogeneous non-mated"):
         bf.distribution_fairness_index(table)
+
+
+@pytest.mark.parametrize("dropped, present", [("probe_group", "reference_group"), ("reference_group", "probe_group")])
+def test_one_side_of_per_side_group_columns_is_named_as_missing(dropped, present):
+    """With reference_group alone, the message advised renaming it to itself:
+    "scores.rename(columns={'reference_group': 'reference_group'})" (a permutation audit)."""
+    table = bf.synthetic.demographic_scores(rng=0).drop(columns=dropped)
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "no group column for 'group': give a pair-level column of that name or both reference_group and "
+            f"probe_group (the table has {present!r} but no {dropped!r})") + "$"):
+        bf.scores_by_group(table)
 
 
 def test_missing_group_column_and_missing_labels():
