@@ -716,8 +716,8 @@ def calibration_by_group(
     ValueError
         When ``p_target`` lies outside (0, 1), ``c_miss`` or ``c_fa`` is not a positive,
         finite number, or ``c_miss·p_target`` or ``c_fa·(1 - p_target)`` is 0 in float64; or
-        when ``by`` is empty or names a column twice or ``scores`` is a ``ScoresByGroup``
-        formed with another ``by``.
+        when ``by`` is empty, names a column twice or names "score" or "mated", or ``scores``
+        is a ``ScoresByGroup`` formed with another ``by``.
     TypeError
         When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
         name or a list of column names, or ``p_target``, ``c_miss`` or ``c_fa`` is not a

@@ -413,9 +413,11 @@ def differential_report(
         range, ``threshold`` makes every comparison a match or every one a non-match,
         ``reference`` names no group (with the label it may mean: ``'1'`` for ``1``), every
         score is the same, the ``cluster`` column of a bootstrap by subject has missing values,
-        or ``rng`` is a negative seed.
+        ``by`` is empty, names a column twice or names "score" or "mated", or ``rng`` is a
+        negative seed.
     TypeError
-        When ``rng`` is neither a Generator, an integer seed nor None.
+        When ``by`` is not a column name or a list of column names, or ``rng`` is neither a
+        Generator, an integer seed nor None.
 
     Warns
     -----

@@ -159,8 +159,8 @@ def fairness_discrepancy_rate(
         error in ``dev`` begins by saying so.
     ValueError
         When ``alpha`` lies outside [0, 1], ``fmr_targets`` is empty or holds a target outside
-        [0, 1] (NaN included), ``by`` is empty or names a column twice, or ``scores`` or
-        ``dev`` is a ``ScoresByGroup`` formed with another ``by``.
+        [0, 1] (NaN included), ``by`` is empty, names a column twice or names "score" or
+        "mated", or ``scores`` or ``dev`` is a ``ScoresByGroup`` formed with another ``by``.
     TypeError
         When ``scores`` or ``dev`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is
         not a column name or a list of column names, ``alpha`` is not a number, or

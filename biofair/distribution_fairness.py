@@ -243,8 +243,8 @@ def distribution_fairness_index(
         above it).
     ValueError
         When ``bins`` is below 1 or above 1,000,000, ``combine`` is not "pooled" or "equal",
-        ``by`` is empty or names a column twice, or ``scores`` is a ``ScoresByGroup`` formed
-        with another ``by``.
+        ``by`` is empty, names a column twice or names "score" or "mated", or ``scores`` is a
+        ``ScoresByGroup`` formed with another ``by``.
     TypeError
         When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
         name or a list of column names, or ``bins`` is not an integer.
@@ -561,8 +561,8 @@ def comprehensive_equity_index(
         When ``kind`` is not "mated" or "nonmated", ``percentile`` lies outside (0, 100),
         ``tail_weight`` outside [0, 1], ``smoothing`` is not positive (NaN included),
         ``bins`` is below 1 or above 1,000,000, ``mean_tail`` is not "groups" or
-        "split_mean", ``by`` is empty or names a column twice, or ``scores`` is a
-        ``ScoresByGroup`` formed with another ``by``.
+        "split_mean", ``by`` is empty, names a column twice or names "score" or "mated", or
+        ``scores`` is a ``ScoresByGroup`` formed with another ``by``.
     TypeError
         When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
         name or a list of column names, ``percentile``, ``tail_weight`` or ``smoothing`` is not a number, or
@@ -670,8 +670,9 @@ def automatic_comprehensive_equity_index(
         centres' scores span a range too narrow for ``bins`` equal-width float64 bins.
     ValueError
         When ``kind`` is not "mated" or "nonmated", ``n_std`` is not positive (NaN included),
-        ``bins`` is below 1 or above 1,000,000, ``by`` is empty or names a column twice, or
-        ``scores`` is a ``ScoresByGroup`` formed with another ``by``.
+        ``bins`` is below 1 or above 1,000,000, ``by`` is empty, names a column twice or
+        names "score" or "mated", or ``scores`` is a ``ScoresByGroup`` formed with another
+        ``by``.
     TypeError
         When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
         name or a list of column names, ``n_std`` is not a number, or ``bins`` is not an

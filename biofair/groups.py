@@ -675,7 +675,7 @@ def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:
         When ``scores`` is not a pandas DataFrame (named, with how to convert a polars or
         pyarrow table), or ``by`` is not a column name or a list of column names.
     ValueError
-        When ``by`` is empty or names a column twice.
+        When ``by`` is empty, names a column twice or names "score" or "mated".
 
     See Also
     --------
@@ -991,6 +991,11 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
         When the table is invalid, its group labels cannot be named one way (see
         :func:`group_labels`), it has fewer than two groups, or a group has no mated or no
         homogeneous non-mated comparison (named, with its counts).
+    ValueError
+        When ``by`` is empty, names a column twice or names "score" or "mated", or ``scores``
+        is a ``ScoresByGroup`` formed with another ``by``.
+    TypeError
+        When ``by`` is not a column name or a list of column names.
 
     See Also
     --------
@@ -1230,6 +1235,10 @@ def group_sizes(
         When the table is invalid, its group labels cannot be named one way (see
         :func:`group_labels`), or ``reference_subject`` mixes numbers and text (``1`` and
         ``"1"`` would be counted as two subjects).
+    ValueError
+        When ``by`` is empty, names a column twice or names "score" or "mated".
+    TypeError
+        When ``by`` is not a column name or a list of column names.
 
     See Also
     --------
@@ -1326,8 +1335,9 @@ def rates_by_group(scores: pd.DataFrame, thresholds: ArrayLike, *, by: By = "gro
 
     Parameters
     ----------
-    scores : pandas.DataFrame
-        A score table with a group column (see :func:`group_labels`).
+    scores : pandas.DataFrame or ScoresByGroup
+        A score table with a group column (see :func:`group_labels`), or a
+        :func:`scores_by_group` of it made with the same ``by``.
     thresholds : float or array_like
         Decision thresholds (match iff ``score >= threshold``).
     by : str or sequence of str, default "group"
@@ -1349,11 +1359,12 @@ def rates_by_group(scores: pd.DataFrame, thresholds: ArrayLike, *, by: By = "gro
         :func:`biofair.group_labels`), it has fewer than two groups, or a group has no mated or
         no homogeneous non-mated comparison (named, with its counts).
     ValueError
-        When ``thresholds`` is empty, has more than one dimension or holds a NaN, or ``by`` is
-        empty or names a column twice.
+        When ``thresholds`` is empty, has more than one dimension or holds a NaN, ``by`` is
+        empty, names a column twice or names "score" or "mated", or ``scores`` is a
+        ``ScoresByGroup`` formed with another ``by``.
     TypeError
-        When ``scores`` is not a DataFrame, ``by`` is not a column name or a list of column
-        names, or a threshold is not a number.
+        When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
+        name or a list of column names, or a threshold is not a number.
 
     See Also
     --------
@@ -1428,6 +1439,10 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group")
     SchemaError
         When ``reference_<attr>`` or ``probe_<attr>`` is missing or has missing or blank
         labels (empty or white space only).
+    ValueError
+        When ``by`` is empty, names a column twice or names "score" or "mated".
+    TypeError
+        When ``by`` is not a column name or a list of column names.
 
     See Also
     --------

@@ -108,6 +108,10 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
         both columns; or
         a group column holding two labels that differ only in type, or ids of two types in
         ``probe_id`` or ``reference_id`` (``1`` and ``"1"``).
+    ValueError
+        When ``by`` is empty, names a column twice or names "score" or "mated".
+    TypeError
+        When ``by`` is not a column name or a list of column names.
 
     See Also
     --------

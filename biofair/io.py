@@ -1172,7 +1172,10 @@ def read_grouped_scores(
         ``one_class_groups="keep"`` (checked in each score set: each ``system`` and ``split``
         the file holds, which no metric pools). No group is ever left out.
     ValueError
-        When ``missing_groups``, ``one_class_groups`` or ``decimal`` is not one of its choices.
+        When ``missing_groups``, ``one_class_groups`` or ``decimal`` is not one of its choices,
+        or ``by`` is empty, names a column twice or names "score" or "mated".
+    TypeError
+        When ``by`` is not a column name or a list of column names.
 
     Warns
     -----

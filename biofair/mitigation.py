@@ -293,8 +293,9 @@ def group_thresholds(dev: pd.DataFrame, fmr: float, *, by: By = "group") -> pd.D
 
     Parameters
     ----------
-    dev : pandas.DataFrame
-        Development comparisons with the group column(s) of ``by``.
+    dev : pandas.DataFrame or ScoresByGroup
+        Development comparisons with the group column(s) of ``by``, or a
+        :func:`biofair.scores_by_group` of them made with the same ``by``.
     fmr : float
         The target FMR every group is given.
     by : str or sequence of str, default "group"
@@ -319,11 +320,12 @@ def group_thresholds(dev: pd.DataFrame, fmr: float, *, by: By = "group") -> pd.D
         has fewer than two groups, or a group has no mated or no homogeneous non-mated
         comparison (named, with its counts).
     ValueError
-        When ``fmr`` lies outside [0, 1] (NaN included), or ``by`` is empty or names a column
-        twice.
+        When ``fmr`` lies outside [0, 1] (NaN included), ``by`` is empty, names a column twice
+        or names "score" or "mated", or ``dev`` is a ``ScoresByGroup`` formed with another
+        ``by``.
     TypeError
-        When ``dev`` is not a DataFrame, ``by`` is not a column name or a list of column names,
-        or ``fmr`` is not one number (a sequence is refused).
+        When ``dev`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
+        name or a list of column names, or ``fmr`` is not one number (a sequence is refused).
 
     Warns
     -----
@@ -373,8 +375,9 @@ def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping | pd.Dat
 
     Parameters
     ----------
-    scores : pandas.DataFrame
-        Evaluation comparisons with the group column(s) of ``by``.
+    scores : pandas.DataFrame or ScoresByGroup
+        Evaluation comparisons with the group column(s) of ``by``, or a
+        :func:`biofair.scores_by_group` of them made with the same ``by``.
     thresholds : mapping or pandas.DataFrame
         Group name to threshold, or the table of :func:`group_thresholds` (of a
         development split), whose ``threshold`` column is read.
@@ -391,11 +394,13 @@ def rates_at_group_thresholds(scores: pd.DataFrame, thresholds: Mapping | pd.Dat
     ------
     ValueError
         When a group of the scores has no threshold, a threshold names no group of the
-        scores (a group missing from the evaluation split, or a misspelt name), or a Series
-        or table of thresholds names a group twice.
+        scores (a group missing from the evaluation split, or a misspelt name), a Series or
+        table of thresholds names a group twice, ``by`` is empty, names a column twice or
+        names "score" or "mated", or ``scores`` is a ``ScoresByGroup`` formed with another
+        ``by``.
     TypeError
-        When ``thresholds`` is not a mapping, Series or table, or a group's threshold is not
-        a real number.
+        When ``thresholds`` is not a mapping, Series or table, a group's threshold is not a
+        real number, or ``by`` is not a column name or a list of column names.
     SchemaError
         When the scores are invalid or cannot be grouped by ``by``, as for
         :func:`biofair.scores_by_group`.
@@ -471,8 +476,9 @@ def fit_group_calibration(
 
     Parameters
     ----------
-    dev : pandas.DataFrame
-        Development comparisons with the group column(s) of ``by``.
+    dev : pandas.DataFrame or ScoresByGroup
+        Development comparisons with the group column(s) of ``by``, or a
+        :func:`biofair.scores_by_group` of them made with the same ``by``.
     by : str or sequence of str, default "group"
         The grouping attribute(s) (or cluster labels, for a FairCal-like variant).
     p_target : float, default 0.5
@@ -491,7 +497,11 @@ def fit_group_calibration(
         When the table is invalid or a group lacks mated or homogeneous non-mated scores.
     ValueError
         Naming the group, when its scores cannot be calibrated (all equal, or separated by
-        one threshold), or ``p_target`` is not in (0, 1).
+        one threshold); or when ``p_target`` is not in (0, 1), ``by`` is empty, names a column
+        twice or names "score" or "mated", or ``dev`` is a ``ScoresByGroup`` formed with
+        another ``by``.
+    TypeError
+        When ``by`` is not a column name or a list of column names.
 
     See Also
     --------
@@ -555,10 +565,11 @@ def apply_group_calibration(
     Raises
     ------
     ValueError
-        When a group of the scores has no calibration, or a calibration's scale or offset is
-        not finite.
+        When a group of the scores has no calibration, a calibration's scale or offset is not
+        finite, or ``by`` is empty, names a column twice or names "score" or "mated".
     TypeError
-        When ``calibrations`` is not a mapping of LogisticCalibration.
+        When ``calibrations`` is not a mapping of LogisticCalibration, or ``by`` is not a
+        column name or a list of column names.
     SchemaError
         When the scores are invalid (:func:`biofair.validate_scores`), or a group label is
         missing or cannot be read (named with its column and row, as by

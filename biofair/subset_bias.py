@@ -287,8 +287,9 @@ def subset_performance(
         :func:`biofair.group_labels`), it has fewer than two groups, or a group has no mated or
         no homogeneous non-mated comparison (named, with its counts).
     ValueError
-        When ``metric`` is not "eer" or "tmr", ``n_subsets`` or ``size`` is below 2, or ``by``
-        is empty or names a column twice, or ``rng`` is a negative seed.
+        When ``metric`` is not "eer" or "tmr", ``n_subsets`` or ``size`` is below 2, ``by`` is
+        empty, names a column twice or names "score" or "mated", ``scores`` is a
+        ``ScoresByGroup`` formed with another ``by``, or ``rng`` is a negative seed.
     TypeError
         When ``scores`` is neither a DataFrame nor a ScoresByGroup, ``by`` is not a column
         name or a list of column names, ``n_subsets`` or ``size`` is not an integer, or ``rng`` is neither a Generator,

@@ -105,8 +105,8 @@ def poisson_bootstrap(
     ValueError
         When ``alpha`` lies outside [0, 1], ``confidence`` outside (0, 1), ``n_resamples`` is
         below ``2 / (1 - confidence)``, ``thresholds`` is empty, has more than one dimension or
-        holds a NaN, ``scores`` is a ``Partitioned`` made for another ``by``, or ``by`` is
-        empty or names a column twice, or ``rng`` is a negative seed.
+        holds a NaN, ``by`` is empty, names a column twice or names "score" or "mated",
+        ``scores`` is a ``Partitioned`` made for another ``by``, or ``rng`` is a negative seed.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, ``alpha`` or ``confidence`` is

@@ -1131,6 +1131,10 @@ def census(scores: Any, *, by: By = "group") -> Census:
         with its counts).
     FileNotFoundError
         When ``scores`` is a Parquet path or glob that matches no file.
+    ValueError
+        When ``by`` is empty, names a column twice or names "score" or "mated".
+    TypeError
+        When ``by`` is not a column name or a list of column names.
 
     See Also
     --------
@@ -1268,8 +1272,11 @@ def partitioned(scores: Any, *, by: By = "group", scheduler: Any = None) -> Part
     Raises
     ------
     ValueError
-        When a ``Partitioned`` was made for another grouping, or ``scheduler`` is text that
-        is neither an address with a port nor a local scheduler's name.
+        When ``by`` is empty, names a column twice or names "score" or "mated", ``scores`` is
+        a ``Partitioned`` made for another ``by``, or ``scheduler`` is text that is neither an
+        address with a port nor a local scheduler's name.
+    TypeError
+        When ``by`` is not a column name or a list of column names.
     OSError
         When no Dask scheduler answers at the ``scheduler`` address within 60 s (a
         dashboard's address, a refused port), naming it.

@@ -80,8 +80,8 @@ def distribution_fairness_index(scores: Any, *, by: By = "group", bins: int = 10
         When ``scores`` is a Parquet path or glob that matches no file.
     ValueError
         When ``combine`` is not "pooled" or "equal", ``bins`` is below 1 or above 1,000,000,
-        ``scores`` is a ``Partitioned`` made for another ``by``, or ``by`` is empty or names a
-        column twice.
+        ``by`` is empty, names a column twice or names "score" or "mated", or ``scores`` is a
+        ``Partitioned`` made for another ``by``.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, or ``bins`` is not an integer.
@@ -279,8 +279,8 @@ def comprehensive_equity_index(
         When ``kind`` is not "mated" or "nonmated", ``percentile`` lies outside (0, 100),
         ``tail_weight`` outside [0, 1], ``smoothing`` is not positive (NaN included),
         ``bins`` is below 1 or above 1,000,000, ``mean_tail`` is not "groups" or
-        "split_mean", ``scores`` is a ``Partitioned`` made for another ``by``, or ``by`` is
-        empty or names a column twice.
+        "split_mean", ``by`` is empty, names a column twice or names "score" or "mated", or
+        ``scores`` is a ``Partitioned`` made for another ``by``.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, ``percentile`` or
@@ -434,8 +434,8 @@ def automatic_comprehensive_equity_index(
         When ``scores`` is a Parquet path or glob that matches no file.
     ValueError
         When ``kind`` is not "mated" or "nonmated", ``n_std`` is not positive and finite,
-        ``bins`` is below 1 or above 1,000,000, ``scores`` is a ``Partitioned`` made for
-        another ``by``, or ``by`` is empty or names a column twice.
+        ``bins`` is below 1 or above 1,000,000, ``by`` is empty, names a column twice or
+        names "score" or "mated", or ``scores`` is a ``Partitioned`` made for another ``by``.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, ``n_std`` is not a number, or

@@ -148,8 +148,9 @@ def group_rates_at(
     FileNotFoundError
         When ``scores`` is a Parquet path or glob that matches no file.
     ValueError
-        When ``thresholds`` is empty, has more than one dimension or holds a NaN, ``scores`` is
-        a ``Partitioned`` made for another ``by``, or ``by`` is empty or names a column twice.
+        When ``thresholds`` is empty, has more than one dimension or holds a NaN, ``by`` is
+        empty, names a column twice or names "score" or "mated", or ``scores`` is a
+        ``Partitioned`` made for another ``by``.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, or a threshold is not a number.
@@ -218,8 +219,9 @@ def rates_by_group(scores: Any, thresholds: ArrayLike, *, by: By = "group") -> p
     FileNotFoundError
         When ``scores`` is a Parquet path or glob that matches no file.
     ValueError
-        When ``thresholds`` is empty, has more than one dimension or holds a NaN, ``scores`` is
-        a ``Partitioned`` made for another ``by``, or ``by`` is empty or names a column twice.
+        When ``thresholds`` is empty, has more than one dimension or holds a NaN, ``by`` is
+        empty, names a column twice or names "score" or "mated", or ``scores`` is a
+        ``Partitioned`` made for another ``by``.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, or a threshold is not a number.
@@ -301,8 +303,8 @@ def fairness_discrepancy_rate(
         When ``scores`` or ``dev`` is a Parquet path or glob that matches no file.
     ValueError
         When ``alpha`` lies outside [0, 1], ``fmr_targets`` is empty or holds a target outside
-        [0, 1] (NaN included), ``scores`` or ``dev`` is a ``Partitioned`` made for another
-        ``by``, or ``by`` is empty or names a column twice.
+        [0, 1] (NaN included), ``by`` is empty, names a column twice or names "score" or
+        "mated", or ``scores`` or ``dev`` is a ``Partitioned`` made for another ``by``.
     TypeError
         When ``scores`` or ``dev`` is neither a Dask DataFrame, a Parquet path nor a
         ``Partitioned``, ``by`` is not a column name or a list of column names, ``alpha`` is
@@ -412,9 +414,8 @@ def outcome_fairness(
     ValueError
         When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN,
         ``fmr`` or ``alpha`` lies outside [0, 1], ``zero`` is neither "upper_bound" nor "raise",
-        a rate is zero with ``zero="raise"``,
-        ``scores`` is a ``Partitioned`` made for another ``by``, or ``by`` is empty or names a
-        column twice.
+        a rate is zero with ``zero="raise"``, ``by`` is empty, names a column twice or names
+        "score" or "mated", or ``scores`` is a ``Partitioned`` made for another ``by``.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, ``threshold`` or ``alpha`` is

@@ -119,8 +119,8 @@ def pooled_thresholds(scores: Any, fmr_targets: ArrayLike, *, by: By = "group") 
         When ``scores`` is a Parquet path or glob that matches no file.
     ValueError
         When ``fmr_targets`` is empty or holds a target outside [0, 1] (NaN included),
-        ``scores`` is a ``Partitioned`` made for another ``by``, or ``by`` is empty or names a
-        column twice.
+        ``by`` is empty, names a column twice or names "score" or "mated", or ``scores`` is a
+        ``Partitioned`` made for another ``by``.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, or ``fmr_targets`` is not a
