@@ -358,11 +358,13 @@ def _log_fmr_auc_from_counts(counts: MatedCounts, min_fmr: float, max_fmr: float
         t0, t1 = true_matches[segments] / m, true_matches[segments + 1] / m
         start, stop = np.maximum(u0, low), np.minimum(u1, high)
         slope = (t1 - t0) / (u1 - u0)
-        intercept = t0 - slope * u0  # T(u) = intercept + slope * u on the segment
-        # ∫ (c + k u) d ln u = c ln(stop / start) + k (stop - start)
-        return intercept * np.log(stop / start) + slope * (stop - start)
+        at_start = t0 + slope * (start - u0)  # T(u) = T(start) + slope (u - start) on the segment
+        # ∫ T(u) d ln u around the segment's start (see the Notes of log_fmr_auc)
+        x = (stop - start) / start
+        ln = np.log1p(x)
+        return at_start * ln + slope * start * (x - ln)
 
-    return float(pairwise_sum(moving, integrals) / np.log(high / low))
+    return float(pairwise_sum(moving, integrals) / np.log1p((high - low) / low))
 
 
 def log_fmr_auc(
@@ -409,7 +411,10 @@ def log_fmr_auc(
     Notes
     -----
     ``T`` is linear in ``u`` within a ROC segment, so each segment integrates exactly:
-    ``∫ (c + k u) du / u = c ln(u1/u0) + k (u1 - u0)``.
+    ``∫ (c + k u) du / u = c ln(u1/u0) + k (u1 - u0)``. It is computed around the segment's
+    start, as ``T(u0) ln(1 + x) + k u0 (x - ln(1 + x))`` with ``x = (u1 - u0) / u0``: on a
+    steep segment (scores tied across the classes) far from FMR 0 the two terms of the first
+    form cancel, and ``ln(u1/u0)`` of a ratio near 1 loses digits.
 
     References
     ----------

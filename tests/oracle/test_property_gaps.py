@@ -6,6 +6,7 @@ small drawn inputs with many ties. Rates at a target FMR and the fairness indice
 from __future__ import annotations
 
 import math
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import dask
@@ -517,6 +518,26 @@ def test_log_fmr_auc_equals_exact_segment_integrals(mated, nonmated, bounds):
     got = bf.log_fmr_auc(m, n, min_fmr=low, max_fmr=high)
     assert got == pytest.approx(expected, abs=1e-12)
     assert 0.0 <= got <= 1.0
+
+
+def test_log_fmr_auc_keeps_its_digits_on_narrow_ranges_and_steep_tied_segments():
+    """Each segment was integrated as c ln(stop/start) + s (stop - start), c the value of its
+    line at FMR 0: on a steep tied segment far from FMR 0 the two terms cancel, and a ratio near
+    1 loses digits in the logarithm (the normaliser ln(b/a) too). T(u) = u on [0.3, 0.3 + 1 ulp]
+    gave 0.25, outside the range of T there; one mated score tied with the middle of 1e7
+    non-mated ones was 5.7e-10 off, of 1e6 ones 1e-11 (an areas audit). References in 50-digit
+    decimals."""
+    with localcontext() as context:
+        context.prec = 50
+        for high in (0.3000000000000001, 0.300000000003):  # ROC T(u) = u: the mean of u against d ln u
+            a, b = Decimal(0.3), Decimal(high)
+            expected = (b - a) / (b / a).ln()
+            assert bf.log_fmr_auc([0.5], [0.5], min_fmr=0.3, max_fmr=high) == pytest.approx(float(expected), rel=1e-15)
+        # T = 0 below a = (5e5 - 1)/1e6, rises linearly to 1 at b = 0.5 (the tie), then is 1 up to
+        # FMR 1: (1 - a ln(b/a) / (b - a) + ln(1/b)) / ln(1/1e-3)
+        a, b = Decimal(5 * 10**5 - 1) / 10**6, Decimal(1) / 2
+        expected = (1 - a * (b / a).ln() / (b - a) + (1 / b).ln()) / Decimal(1000).ln()
+    assert bf.log_fmr_auc([5e5], np.arange(1e6)) == pytest.approx(float(expected), rel=1e-14)
 
 
 # =============================================================================================
