@@ -40,16 +40,21 @@ def is_real_dtype(dtype: np.dtype | pd.api.extensions.ExtensionDtype) -> bool:
 
 
 def unmasked(values: ArrayLike, name: str) -> NDArray:
-    """``values`` as an array, refusing a masked array with masked entries.
+    """``values`` as an array, refusing a masked array with masked entries, and numbers of a
+    nullable dtype with missing ones (<NA>).
 
     ``np.asarray`` drops a mask and keeps whatever the masked entries hold, so a metric
     would count values the caller meant to leave out.
     """
+    if isinstance(values, (pd.Series, pd.Index)):
+        values = values.array
+    nullable = isinstance(values, pd.api.extensions.ExtensionArray) and not isinstance(values, pd.arrays.NumpyExtensionArray)
+    if nullable and values.dtype.kind in "iufb" and values.isna().any():
+        # numbers of a nullable dtype (pandas' or Arrow's): NumPy reads their <NA> as NaN, or as masked
+        raise ValueError(f"{name} holds {how_many(int(values.isna().sum()), 'missing value')} (<NA>): leave them out "
+                         "(.dropna()) or fill them")
     if np.ma.is_masked(values):
         n_masked = int(np.ma.count_masked(values))
-        if not np.ma.isMaskedArray(values):  # a pandas array of a nullable dtype, whose <NA> NumPy reads as masked
-            raise ValueError(f"{name} holds {how_many(n_masked, 'missing value')} (<NA>): leave them out (.dropna()) "
-                             "or fill them")
         raise ValueError(
             f"{name} is a masked array with {how_many(n_masked, 'masked value')}, which NumPy would pass on "
             "without their mask and a metric would count: leave them out (.compressed()) or fill them"
@@ -115,8 +120,9 @@ def check_finite(array: NDArray[np.floating], name: str) -> NDArray[np.floating]
 _is_text = np.frompyfunc(lambda value: isinstance(value, (str, bytes)), 1, 1)
 
 def is_real_number(value: object) -> bool:
-    """Whether ``value`` is one real number: not a boolean (a Real to Python), text, None or an array."""
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    """Whether ``value`` is one real number: not a boolean (a Real to Python), a duration (an
+    integer to NumPy), text, None or an array."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_, np.timedelta64))
 
 
 #: Whether each element of an object array is a real number (not a boolean, None or text).
@@ -148,6 +154,8 @@ def as_rates(values: ArrayLike, name: str) -> NDArray[np.float64]:
         array = raw.astype(np.float64)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a rate or an array of rates, got {values!r}") from None
+    except OverflowError:  # a Python integer beyond the largest float64
+        raise ValueError(f"{name} must lie in [0, 1], got an integer beyond the largest float64") from None
     bad = ~((array >= 0.0) & (array <= 1.0))  # also catches NaN
     if bad.any():
         raise ValueError(
@@ -186,24 +194,42 @@ def as_number(
     """Return a real, finite ``value`` within the interval, or raise naming ``name``."""
     if not is_real_number(value):
         raise TypeError(f"{name} must be a number, got {value!r}")
-    number = float(value)
+    # the value must be finite: an infinite end of the interval is an open one
+    interval = f"{'(' if open_low or low == -np.inf else '['}{low:g}, {high:g}{')' if open_high or high == np.inf else ']'}"
+    try:
+        number = float(value)
+    except OverflowError:  # a Python integer beyond the largest float64
+        raise ValueError(f"{name} must lie in {interval}, got an integer beyond the largest float64") from None
     inside = (low < number if open_low else low <= number) and (
         number < high if open_high else number <= high
     )
     if not (np.isfinite(number) and inside):
-        # the value must be finite: an infinite end of the interval is an open one
-        interval = f"{'(' if open_low or low == -np.inf else '['}{low:g}, {high:g}{')' if open_high or high == np.inf else ']'}"
         raise ValueError(f"{name} must lie in {interval}, got {value!r}")
     return number
 
 
+#: Why a threshold that float64 does not hold exactly is refused (SPEC 1: match iff score >= threshold).
+_ROUNDED_THRESHOLD = ("a comparison whose score lies between the two would be decided otherwise; give the "
+                      "threshold as a float64 number")
+
+
 def as_threshold(value: float, name: str = "threshold") -> float:
-    """Return a decision threshold: a real number, ``±inf`` allowed, never NaN."""
+    """Return a decision threshold: a real number, ``±inf`` allowed, never NaN, and held
+    exactly by float64 (an integer beyond 2**53 or a long double or fraction with more digits
+    would be decided as its rounding; an integer beyond the largest float is above or below
+    every score, as ``±inf``)."""
     if not is_real_number(value):
         raise TypeError(f"{name} must be a number, got {value!r}")
-    if np.isnan(value):
+    try:
+        threshold = float(value)
+    except OverflowError:  # an integer beyond the largest float64: every score is below (or above) it
+        threshold = math.inf if value > 0 else -math.inf
+    if math.isnan(threshold):
         raise ValueError(f"{name} is NaN: no comparison can be decided against it")
-    return float(value)
+    if math.isfinite(threshold) and threshold != value:  # an exact comparison (Python's and NumPy's)
+        raise ValueError(f"{name}={quoted(value)} is not a float64 number: float64 holds it as {threshold!r}, and "
+                         + _ROUNDED_THRESHOLD)
+    return threshold
 
 
 def as_thresholds(thresholds: ArrayLike, *, flat: bool = False, decided: str = "comparison") -> NDArray[np.float64]:
@@ -218,11 +244,32 @@ def as_thresholds(thresholds: ArrayLike, *, flat: bool = False, decided: str = "
         raise TypeError(f"thresholds must be numbers, got {thresholds!r}")
     if flat and (raw.ndim > 1 or raw.size == 0):
         raise ValueError(f"thresholds must be one number or a non-empty, flat sequence, got shape {raw.shape}")
-    values = np.atleast_1d(raw.astype(np.float64)) if flat else raw.astype(np.float64)
+    with np.errstate(over="ignore"):  # a long double beyond the largest float64: inf, refused below
+        values = np.atleast_1d(raw.astype(np.float64)) if flat else raw.astype(np.float64)
     n_nan = int(np.isnan(values).sum())
     if n_nan:
-        raise ValueError(f"thresholds has {n_nan} NaN values: no {decided} can be decided against them")
+        raise ValueError(f"thresholds has {how_many(n_nan, 'NaN value')}: no {decided} can be decided against "
+                         + ("it" if n_nan == 1 else "them"))
+    inexact = np.atleast_1d(_rounded_by_float64(raw))
+    if inexact.any():
+        first = np.atleast_1d(raw)[inexact][0]
+        raise ValueError(f"thresholds has {how_many(int(inexact.sum()), 'value')} that float64 does not hold exactly "
+                         f"(e.g. {quoted(first)}, held as {float(first)!r}): " + _ROUNDED_THRESHOLD)
     return values
+
+
+def _rounded_by_float64(raw: NDArray) -> NDArray[np.bool_]:
+    """Which values of ``raw`` float64 does not hold exactly: integers beyond ±2**53 that are
+    not multiples of its spacing there (compared in Python: NumPy would compare them as
+    floats), long doubles with more digits or beyond the largest float64."""
+    if raw.dtype.kind in "iu":
+        beyond = np.atleast_1d(inexact_integers(raw))
+        beyond[beyond] = [int(v) != float(v) for v in np.atleast_1d(raw)[beyond].tolist()]
+        return beyond.reshape(raw.shape)
+    if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
+        with np.errstate(over="ignore"):
+            return np.isfinite(raw) & (raw.astype(np.float64) != raw)
+    return np.zeros(raw.shape, dtype=bool)
 
 
 def as_count(value: int, name: str, *, minimum: int = 1) -> int:
@@ -289,7 +336,10 @@ def check_bound(value: float, name: str) -> float:
     """``value`` as a float, if it is an FMR bound in [2**-1022, 1] (see :data:`SMALLEST_BOUND`)."""
     if not is_real_number(value):
         raise TypeError(f"{name} must be a number, got {value!r}")
-    bound = float(value)
+    try:
+        bound = float(value)
+    except OverflowError:  # a Python integer beyond the largest float64
+        raise ValueError(f"{name} must lie in [2**-1022, 1], got an integer beyond the largest float64") from None
     if not SMALLEST_BOUND <= bound <= 1.0:  # NaN included
         why = (f": 2**-1022 = {SMALLEST_BOUND!r} is the smallest normal float, the areas divide by the bound, and "
                "no score set resolves a smaller FMR" if 0.0 < bound < SMALLEST_BOUND else "")

@@ -61,7 +61,7 @@ def decidability(mated: ArrayLike, nonmated: ArrayLike) -> float:
     is summed about the middle of its own range (its mean is that middle plus the mean of the
     differences), so scores a few ulps apart keep the gap of their means and their spread,
     which a mean rounded onto one of the scores loses (d' = 0 for 0.5, 0.5, 0.5 + 1 ulp
-    against 0.5, 0.5, 0.5, where it is 1).
+    against 0.5, 0.5, 0.5, where it is 1; computed so, it is 1 to within an ulp).
 
     References
     ----------

@@ -351,11 +351,11 @@ def outcome_fairness(
         ``correction`` is not True or False, or ``fmr`` is not one rate (a sequence is refused:
         :func:`biofair.fairness_discrepancy_rate` takes several targets).
     ValueError
-        When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN,
-        ``fmr`` or ``alpha`` lies outside [0, 1], ``zero`` is neither "upper_bound" nor
-        "raise", a rate is zero with ``zero="raise"``, ``by`` is empty, names a column twice or
-        names "score" or "mated", or ``scores`` is a ``ScoresByGroup`` formed with another
-        ``by``.
+        When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN or not
+        a float64 number (an integer beyond ``2**53``, a fraction with more digits), ``fmr`` or
+        ``alpha`` lies outside [0, 1], ``zero`` is neither "upper_bound" nor "raise", a rate is
+        zero with ``zero="raise"``, ``by`` is empty, names a column twice or names "score" or
+        "mated", or ``scores`` is a ``ScoresByGroup`` formed with another ``by``.
 
     Warns
     -----

@@ -601,13 +601,14 @@ def subsample_coverage(
     ------
     ValueError
         When ``nonmated`` is empty, is not one-dimensional, or holds a NaN or infinite score, a
-        masked value or an integer beyond ``±2**53``; when ``threshold`` is NaN, ``fraction``
-        lies outside (0, 1], ``n_repeats`` is below 1, ``min_tail`` below 20, or
-        ``tail_fraction`` or ``confidence`` outside (0, 1); when fewer than 3 scores lie at or
-        above ``threshold`` (the full data's FMR, then unresolved by the rule of three, cannot
-        stand for the truth: an interval from 0 would count as covering it); or when a
-        subsample cannot be fitted (``fraction`` draws no more than ``min_tail`` scores, or ties leave its tail too
-        few scores or fewer than 3 distinct ones); or when ``rng`` is a negative seed.
+        masked value or an integer beyond ``±2**53``; when ``threshold`` is NaN or not a float64
+        number, ``fraction`` lies outside (0, 1], ``n_repeats`` is below 1, ``min_tail`` below
+        20, or ``tail_fraction`` or ``confidence`` outside (0, 1); when fewer than 3 scores lie
+        at or above ``threshold`` (the full data's FMR, then unresolved by the rule of three,
+        cannot stand for the truth: an interval from 0 would count as covering it); or when a
+        subsample cannot be fitted (``fraction`` draws no more than ``min_tail`` scores, or ties
+        leave its tail too few scores or fewer than 3 distinct ones); or when ``rng`` is a
+        negative seed.
     TypeError
         When ``nonmated`` does not hold real numbers, ``threshold``, ``fraction``,
         ``tail_fraction`` or ``confidence`` is not a number, ``n_repeats`` or ``min_tail`` is

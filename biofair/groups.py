@@ -1359,9 +1359,9 @@ def rates_by_group(scores: pd.DataFrame, thresholds: ArrayLike, *, by: By = "gro
         :func:`biofair.group_labels`), it has fewer than two groups, or a group has no mated or
         no homogeneous non-mated comparison (named, with its counts).
     ValueError
-        When ``thresholds`` is empty, has more than one dimension or holds a NaN, ``by`` is
-        empty, names a column twice or names "score" or "mated", or ``scores`` is a
-        ``ScoresByGroup`` formed with another ``by``.
+        When ``thresholds`` is empty, has more than one dimension or holds a NaN or a value
+        float64 does not hold exactly, ``by`` is empty, names a column twice or names "score" or
+        "mated", or ``scores`` is a ``ScoresByGroup`` formed with another ``by``.
     TypeError
         When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
         name or a list of column names, or a threshold is not a number.

@@ -661,7 +661,8 @@ def plot_det(
     ValueError
         When ``max_rate`` lies outside (1e-6, 1); when ``mated`` or ``nonmated`` is empty, is
         not one-dimensional, or holds a NaN or infinite score, a masked value or an integer
-        beyond ``±2**53``; or when ``thresholds`` is empty, not flat, or holds a NaN.
+        beyond ``±2**53``; or when ``thresholds`` is empty, not flat, or holds a NaN or a value
+        float64 does not hold exactly.
     TypeError
         When ``max_rate`` is not a number, ``mated`` or ``nonmated`` does not hold real
         numbers (booleans, text and complex numbers are refused), or ``thresholds`` does not

@@ -119,7 +119,8 @@ def fmr_fnmr(mated: ArrayLike, nonmated: ArrayLike, thresholds: ArrayLike) -> Er
     ValueError
         When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
         infinite score, a masked value or an integer beyond ``±2**53``; or when a threshold is
-        NaN.
+        NaN or not a float64 number (an integer beyond ``2**53``, a long double or a fraction
+        with more digits: it would be decided as its rounding).
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
         numbers are refused), or a threshold is not a number.
@@ -332,7 +333,8 @@ def operating_point(
         When both or neither of ``fmr`` and ``threshold`` are given; when ``mated`` or
         ``nonmated`` is empty, is not one-dimensional, or holds a NaN or infinite score, a
         masked value or an integer beyond ``±2**53``; or when ``fmr`` lies outside [0, 1] (NaN
-        included) or ``threshold`` is NaN.
+        included) or ``threshold`` is NaN or not a float64 number (an integer beyond ``2**53``,
+        a long double or a fraction with more digits: it would be decided as its rounding).
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
         numbers are refused), ``fmr`` is not one number (a sequence is refused) or

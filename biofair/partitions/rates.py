@@ -148,9 +148,9 @@ def group_rates_at(
     FileNotFoundError
         When ``scores`` is a Parquet path or glob that matches no file.
     ValueError
-        When ``thresholds`` is empty, has more than one dimension or holds a NaN, ``by`` is
-        empty, names a column twice or names "score" or "mated", or ``scores`` is a
-        ``Partitioned`` made for another ``by``.
+        When ``thresholds`` is empty, has more than one dimension or holds a NaN or a value
+        float64 does not hold exactly, ``by`` is empty, names a column twice or names "score" or
+        "mated", or ``scores`` is a ``Partitioned`` made for another ``by``.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, or a threshold is not a number.
@@ -219,9 +219,9 @@ def rates_by_group(scores: Any, thresholds: ArrayLike, *, by: By = "group") -> p
     FileNotFoundError
         When ``scores`` is a Parquet path or glob that matches no file.
     ValueError
-        When ``thresholds`` is empty, has more than one dimension or holds a NaN, ``by`` is
-        empty, names a column twice or names "score" or "mated", or ``scores`` is a
-        ``Partitioned`` made for another ``by``.
+        When ``thresholds`` is empty, has more than one dimension or holds a NaN or a value
+        float64 does not hold exactly, ``by`` is empty, names a column twice or names "score" or
+        "mated", or ``scores`` is a ``Partitioned`` made for another ``by``.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, or a threshold is not a number.
@@ -412,10 +412,11 @@ def outcome_fairness(
     FileNotFoundError
         When ``scores`` is a Parquet path or glob that matches no file.
     ValueError
-        When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN,
-        ``fmr`` or ``alpha`` lies outside [0, 1], ``zero`` is neither "upper_bound" nor "raise",
-        a rate is zero with ``zero="raise"``, ``by`` is empty, names a column twice or names
-        "score" or "mated", or ``scores`` is a ``Partitioned`` made for another ``by``.
+        When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN or not
+        a float64 number (an integer beyond ``2**53``, a fraction with more digits), ``fmr`` or
+        ``alpha`` lies outside [0, 1], ``zero`` is neither "upper_bound" nor "raise", a rate is
+        zero with ``zero="raise"``, ``by`` is empty, names a column twice or names "score" or
+        "mated", or ``scores`` is a ``Partitioned`` made for another ``by``.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
         ``by`` is not a column name or a list of column names, ``threshold`` or ``alpha`` is

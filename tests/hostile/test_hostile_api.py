@@ -174,7 +174,7 @@ CASES = {
                               (ValueError, r"^path must be one file or a \(mated_file, nonmated_file\) pair, got 3 files")),
     # found by a review of the API with hostile options (each gave a number before, or numpy's message)
     "rates_by_group thresholds=[nan]": (lambda: bf.rates_by_group(TABLE, [float("nan")]),  # was: FMR 0, FNMR 1
-                                        (ValueError, r"^thresholds has 1 NaN values: no comparison can be decided")),
+                                        (ValueError, r"^thresholds has 1 NaN value: no comparison can be decided")),
     "rates_by_group thresholds=[None]": (lambda: bf.rates_by_group(TABLE, [None]),
                                          (TypeError, r"^thresholds must be numbers, got \[None\]")),
     "rates_by_group thresholds=[]": (lambda: bf.rates_by_group(TABLE, []),  # was: a table with no rows

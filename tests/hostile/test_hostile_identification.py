@@ -115,8 +115,8 @@ def test_ranks_must_be_integers(call, error, message):
 
 
 @pytest.mark.parametrize(("thresholds", "error", "message"), [
-    ([np.nan, 0.6], ValueError, "thresholds has 1 NaN values: no probe can be decided against them"),
-    (np.nan, ValueError, "thresholds has 1 NaN values: no probe can be decided against them"),
+    ([np.nan, 0.6], ValueError, "thresholds has 1 NaN value: no probe can be decided against it"),
+    (np.nan, ValueError, "thresholds has 1 NaN value: no probe can be decided against it"),
     ([], ValueError, "thresholds must be one number or a non-empty, flat sequence, got shape (0,)"),
     ([[0.6, 0.7]], ValueError, "thresholds must be one number or a non-empty, flat sequence, got shape (1, 2)"),
     (["0.6"], TypeError, "thresholds must be numbers, got ['0.6']"),

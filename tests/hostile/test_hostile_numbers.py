@@ -160,3 +160,31 @@ def test_long_double_scores_that_float64_cannot_hold_are_refused():
                                                        "that float64 cannot hold exactly")):
             bf.roc_auc(mated, one)
     assert bf.roc_auc(one * 2, one) == 1.0  # exact in float64: read as it is
+
+
+def test_thresholds_that_float64_does_not_hold_are_refused_not_rounded():
+    """Scores beyond float64 are refused, thresholds were rounded without a word: 2**53 + 1
+    was decided as 2**53, so the score 2**53 counted as a false match at a threshold above it
+    (FMR 1 where SPEC 1 gives 0); a long double 1 + 2**-60 likewise; Fraction(1, 2) and
+    10**400 were NumPy's "ufunc 'isnan' not supported" and Python's "int too large to convert
+    to float" (an error rates audit). Thresholds float64 holds exactly pass, and an integer
+    beyond the largest float decides every comparison as an infinite threshold does."""
+    from fractions import Fraction
+
+    rounded = "a comparison whose score lies between the two would be decided otherwise"
+    with pytest.raises(ValueError, match=re.escape("threshold=9007199254740993 is not a float64 number: float64 "
+                                                   "holds it as 9007199254740992.0, and " + rounded)):
+        bf.operating_point([2.0**53], [2.0**53], threshold=2**53 + 1)
+    with pytest.raises(ValueError, match=re.escape("threshold=Fraction(1, 3) is not a float64 number")):
+        bf.operating_point([1.0, 2.0], [0.0, 1.0], threshold=Fraction(1, 3))
+    with pytest.raises(ValueError, match=re.escape("thresholds has 1 value that float64 does not hold exactly (e.g. "
+                                                   "9007199254740993, held as 9007199254740992.0): " + rounded)):
+        bf.fmr_fnmr([2.0**53], [2.0**53], np.array([2**60, 2**53 + 1]))
+    if np.finfo(np.longdouble).eps < np.finfo(np.float64).eps:
+        with pytest.raises(ValueError, match=r"^thresholds has 1 value that float64 does not hold exactly"):
+            bf.fmr_fnmr([1.0], [1.0], np.longdouble(1) + np.longdouble(2) ** -60)
+    assert bf.fmr_fnmr([2.0**53], [2.0**53], 2**53 + 2) == (0.0, 1.0)  # float64 holds it
+    assert bf.operating_point([1.0, 2.0], [0.0, 1.0], threshold=Fraction(1, 2)).false_matches == 1
+    above, below = (bf.operating_point([1.0, 2.0], [0.0, 1.0], threshold=t) for t in (10**400, -10**400))
+    assert (above.threshold, above.fmr, above.fnmr) == (np.inf, 0.0, 1.0)
+    assert (below.threshold, below.fmr, below.fnmr) == (-np.inf, 1.0, 0.0)

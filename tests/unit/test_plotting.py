@@ -416,7 +416,7 @@ def test_a_refused_plot_leaves_no_figure_open(plot):
     ([True], TypeError, r"^thresholds must be numbers, got \[True\]$"),  # was drawn at 1.0
     ([[1.0]], ValueError, r"^thresholds must be one number or a non-empty, flat sequence, got shape \(1, 1\)$"),
     ([], ValueError, r"^thresholds must be one number or a non-empty, flat sequence, got shape \(0,\)$"),
-    ([np.nan], ValueError, r"^thresholds has 1 NaN values"),
+    ([np.nan], ValueError, r"^thresholds has 1 NaN value: no comparison can be decided against it$"),
 ])
 def test_det_checks_its_thresholds_before_making_a_figure(thresholds, error, message):
     """plot_det read its thresholds with np.asarray(dtype=float) after making the figure:
