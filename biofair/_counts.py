@@ -19,7 +19,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from biofair._validation import as_scores, check_finite
+from biofair._validation import as_scores, check_finite, how_many
 
 
 def just_above(values: ArrayLike) -> NDArray[np.float64] | np.float64:
@@ -101,8 +101,8 @@ def _sorted(values: ArrayLike, name: str, keep_float32: bool, infinite: bool = F
     ordered = np.sort(as_scores(values, name, keep_float32=keep_float32, finite=False))
     if infinite:
         if np.isnan(ordered[-1]):
-            raise ValueError(f"{name} contains {int(np.isnan(ordered).sum())} NaN values: leave out the comparisons "
-                             "without a score, or decide how to count them, before computing a metric")
+            raise ValueError(f"{name} contains {how_many(int(np.isnan(ordered).sum()), 'NaN value')}: leave out the "
+                             "comparisons without a score, or decide how to count them, before computing a metric")
     elif not (np.isfinite(ordered[0]) and np.isfinite(ordered[-1])):
         check_finite(ordered, name)
     return ordered

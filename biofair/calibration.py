@@ -23,12 +23,14 @@ from scipy.special import expit, logit
 from biofair._counts import counts_at, error_counts_sorted, sorted_scores
 from biofair._typing import By
 from biofair._validation import (
+    _is_real_number,
     as_count,
     as_number,
     as_scores,
     how_many,
     is_real_dtype,
     power_of_two_exponent,
+    quoted,
     text_mask,
 )
 from biofair._warnings import warn
@@ -306,7 +308,7 @@ def actual_dcf(
         When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN, a
         masked value or an integer beyond ``±2**53`` (``±inf`` is allowed: infinite evidence);
         or when ``p_target`` lies outside (0, 1), ``c_miss`` or ``c_fa`` is not a positive,
-        finite number, or ``c_miss·p_target`` or ``c_fa·(1 - p_target)`` is 0 in float64.
+        finite number, or ``c_miss·p_target`` or ``c_fa·(1 - p_target)`` is below ``2**-1022``.
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
         numbers are refused), or ``p_target``, ``c_miss`` or ``c_fa`` is not a number.
@@ -421,13 +423,17 @@ def bayes_error_rates(
             f"got {float(x[extreme][0])!r}"
         )
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated, infinite=True)
-    norm = np.minimum(p, q)
+    # p and q times one power of two per prior, the smaller in [0.5, 1): the normalised costs are
+    # the same, and no product with a rate underflows (p is subnormal below x = -708.4)
+    exponent = np.frexp(np.minimum(p, q))[1]
+    p_weight, q_weight = np.ldexp(p, -exponent), np.ldexp(q, -exponent)
+    norm = np.minimum(p_weight, q_weight)
 
     threshold = -x  # exact: ln((1-p)/p) from the rounded p would move it (by 0.04 at x = 36)
 
     def dcf_at_bayes(m: NDArray, n: NDArray) -> NDArray:
         false_matches, false_non_matches = counts_at(m, n, threshold)
-        return (p * (false_non_matches / m.size) + q * (false_matches / n.size)) / norm
+        return (p_weight * (false_non_matches / m.size) + q_weight * (false_matches / n.size)) / norm
 
     counts = error_counts_sorted(mated_sorted, nonmated_sorted)
     return pd.DataFrame(
@@ -436,7 +442,8 @@ def bayes_error_rates(
             "p_target": p,
             "actual_dcf": dcf_at_bayes(mated_sorted, nonmated_sorted),
             # p·FNMR + q·FMR over min(p, q) is min_dcf at the prior 1/2 with the costs p and q
-            "min_dcf": [_min_dcf_from_counts(counts, 0.5, c_miss=float(a), c_fa=float(b)) for a, b in zip(p, q)],
+            "min_dcf": [_min_dcf_from_counts(counts, 0.5, c_miss=float(a), c_fa=float(b))
+                        for a, b in zip(p_weight, q_weight)],
             "pav_dcf": dcf_at_bayes(*_pav_llrs(mated_sorted, nonmated_sorted)),
         }
     )
@@ -598,6 +605,10 @@ def fit_logistic_calibration(
     z = (scaled - centre) / spread
     label = np.concatenate([np.ones(m.size), np.zeros(n.size)])
     weight = np.concatenate([np.full(m.size, p / m.size), np.full(n.size, (1 - p) / n.size)])
+    # times the power of two that brings the smaller prior to [0.5, 1): the loss, its gradient and
+    # its Hessian keep their size at a prior of 1e-20 (they shrank with it, under the fixed floor
+    # of the damping and of the step, which stopped the fit early or not at all); exact, and 1 at 0.5
+    weight = np.ldexp(weight, -np.frexp(min(p, 1 - p))[1])
     sign = 2.0 * label - 1.0  # +1 mated, -1 non-mated
     design = np.column_stack([z, np.ones_like(z)])
     prior = float(logit(p))
@@ -714,10 +725,10 @@ def calibration_by_group(
         no homogeneous non-mated comparison (named, with its counts); or when a group is
         labelled ``"(all)"``, the name of the pooled row.
     ValueError
-        When ``p_target`` lies outside (0, 1), ``c_miss`` or ``c_fa`` is not a positive,
-        finite number, or ``c_miss·p_target`` or ``c_fa·(1 - p_target)`` is 0 in float64; or
-        when ``by`` is empty, names a column twice or names "score" or "mated", or ``scores``
-        is a ``ScoresByGroup`` formed with another ``by``.
+        When ``p_target`` lies outside (0, 1), ``c_miss`` or ``c_fa`` is not a positive, finite
+        number, or ``c_miss·p_target`` or ``c_fa·(1 - p_target)`` is below ``2**-1022``; or when
+        ``by`` is empty, names a column twice or names "score" or "mated", or ``scores`` is a
+        ``ScoresByGroup`` formed with another ``by``.
     TypeError
         When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
         name or a list of column names, or ``p_target``, ``c_miss`` or ``c_fa`` is not a
@@ -776,6 +787,8 @@ def _refuse_non_numbers(groups: pd.DataFrame) -> None:
         found = text_mask(values)
         if found.any():
             text[measure] = f"{values[found][0]!r} in group {groups.index[found][0]!r}"
+        elif values.dtype == object and (odd := ~np.asarray(_is_real_number(values), dtype=bool)).any():
+            other[measure] = f"e.g. {quoted(values[odd][0])} in group {groups.index[odd][0]!r}"  # True, 1j, <NA>
         elif not (is_real_dtype(values.dtype) or values.dtype == object):
             other[measure] = groups[measure].dtype
     if text:

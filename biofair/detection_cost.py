@@ -10,21 +10,24 @@ from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import ErrorCounts, MatedCounts, mated_counts
 from biofair._summation import SMALL_PART, parts
-from biofair._validation import as_number
+from biofair._validation import SMALLEST_BOUND, as_number
 
 
 def _checked_costs(p_target: float, c_miss: float, c_fa: float) -> tuple[float, float, float]:
     """The prior and costs of a detection cost, checked: ``p`` in (0, 1), positive finite costs
-    whose weighted costs ``c_miss·p`` and ``c_fa·(1-p)`` are positive in float64 (an underflow
-    to 0 made the normalised cost 0/0: NaN, or a ZeroDivisionError)."""
+    whose weighted costs ``c_miss·p`` and ``c_fa·(1-p)`` are normal float64 numbers, at least
+    2**-1022 (an underflow to 0 made the normalised cost 0/0: NaN, or a ZeroDivisionError; a
+    subnormal one, times a rate, underflowed to 0 or lost its digits: a cost of 0 for classes
+    that overlap)."""
     p_target = as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
     c_miss = as_number(c_miss, "c_miss", low=0.0, open_low=True, open_high=True)
     c_fa = as_number(c_fa, "c_fa", low=0.0, open_low=True, open_high=True)
     weighted = (c_miss * p_target, c_fa * (1.0 - p_target))
-    if min(weighted) == 0.0:
+    if min(weighted) < SMALLEST_BOUND:
         raise ValueError(
-            f"c_miss·p_target = {weighted[0]:g} and c_fa·(1 - p_target) = {weighted[1]:g} must both be positive in "
-            "float64: bring the costs and the prior within a few hundred orders of magnitude"
+            f"c_miss·p_target = {weighted[0]:g} and c_fa·(1 - p_target) = {weighted[1]:g} must both be at least "
+            f"2**-1022 = {SMALLEST_BOUND!r}, the smallest normal float64: bring the costs and the prior within a few "
+            "hundred orders of magnitude"
         )
     return p_target, c_miss, c_fa
 
@@ -92,7 +95,8 @@ def min_dcf(
         When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
         infinite score, a masked value or an integer beyond ``±2**53``; or when ``p_target``
         lies outside (0, 1), ``c_miss`` or ``c_fa`` is not a positive, finite number, or
-        ``c_miss·p_target`` or ``c_fa·(1 - p_target)`` is 0 in float64.
+        ``c_miss·p_target`` or ``c_fa·(1 - p_target)`` is below ``2**-1022`` (the smallest
+        normal float64: its products with the rates would underflow).
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
         numbers are refused), or ``p_target``, ``c_miss`` or ``c_fa`` is not a number.

@@ -180,6 +180,17 @@ def test_calibration_fairness_refuses_values_that_are_not_real_numbers(column, d
         bf.calibration_fairness(calibration_table().assign(min_dcf=column))
 
 
+@pytest.mark.parametrize(("value", "shown"), [(True, "True"), (1j, "1j"), (pd.NA, "<NA>")])
+def test_calibration_fairness_refuses_objects_that_are_not_real_numbers(value, shown):
+    """In an object column a boolean was read as the cost 1 (a ratio of 10), and <NA> or a complex
+    number was Python's "float() argument must be a string or a real number" (a calibration
+    audit); the group is named."""
+    table = calibration_table().assign(cllr=np.array([0.2, value], dtype=object))
+    with pytest.raises(TypeError, match="^" + re.escape(
+            f"by_group's column(s) 'cllr' (e.g. {shown} in group {table.index[1]!r}) must hold real numbers") + ": "):
+        bf.calibration_fairness(table)
+
+
 def test_calibration_fairness_keeps_numbers_held_as_objects():
     """Python floats in an object column are numbers, not text."""
     table = calibration_table().assign(cllr=np.array([0.2, 0.4], dtype=object))

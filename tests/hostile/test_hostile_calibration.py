@@ -318,7 +318,7 @@ def test_infinite_llrs_are_evidence_and_nan_is_not():
     with pytest.raises(ValueError, match=r"^Cllr is infinite: a non-mated LLR is \+inf"):
         bf.cllr([1.0], [0.0, np.inf])
     for call in (bf.cllr, bf.actual_dcf):
-        with pytest.raises(ValueError, match=r"^nonmated contains 1 NaN values: leave out the comparisons without a "
+        with pytest.raises(ValueError, match=r"^nonmated contains 1 NaN value: leave out the comparisons without a "
                                              r"score, or decide how to count them, before computing a metric$"):
             call([1.0], [0.0, np.nan])
 

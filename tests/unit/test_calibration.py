@@ -231,11 +231,26 @@ def test_calibration_by_group_matches_per_group_calls():
 
 
 @pytest.mark.parametrize("costs", [{"c_miss": 1e-320, "p_target": 1e-10}, {"c_miss": 1e-300, "p_target": 1e-300},
-                                   {"c_fa": 1e-320, "p_target": 0.999999}])
+                                   {"c_fa": 1e-320, "p_target": 0.999999}, {"p_target": 5e-324},
+                                   {"p_target": 0.5, "c_fa": 1e-323}, {"p_target": 1e-315}])
 def test_costs_whose_products_leave_float64_are_refused(costs):
     """c_miss·p_target underflowing to 0 made actual_dcf NaN (0/0) and min_dcf raise
-    ZeroDivisionError."""
-    mated, nonmated = np.array([1.0, 2.0, 3.0]), np.array([0.0, -1.0, 0.5])
+    ZeroDivisionError; a subnormal one, times a rate, underflowed or lost digits: min_dcf was 0
+    for classes that overlap at p_target=5e-324, 0.65 for 2/3 at 1e-322, 2.5e-9 off at 1e-315
+    (a calibration audit)."""
+    mated, nonmated = np.array([1.0, 2.0, 3.0]), np.array([0.0, -1.0, 2.5])
     for cost in (bf.min_dcf, bf.actual_dcf):
-        with pytest.raises(ValueError, match=r"c_miss·p_target = .* must both be positive"):
+        with pytest.raises(ValueError, match=r"c_miss·p_target = .* must both be at least 2\*\*-1022 = "
+                                             r"2\.2250738585072014e-308, the smallest normal float64"):
             cost(mated, nonmated, **costs)
+    assert bf.min_dcf(mated, nonmated, p_target=1e-300) == pytest.approx(2 / 3, rel=1e-15)  # a normal weight
+
+
+def test_the_bayes_error_rates_below_x_of_minus_708_stay_exact():
+    """Below x = -708.4 the prior p is subnormal: p·FNMR lost digits, and min_dcf read
+    0.5000000000000008 where pav_dcf, which it equals, read 0.5 (a calibration audit); the
+    minimum DCF there now passes the weights scaled by a power of two, as the refusal of
+    subnormal weights requires."""
+    table = bf.bayes_error_rates([2.0, 0.5, -1.0], [-2.0, 1.0], prior_log_odds=[-709.78, -709.0, -708.3, 0.0])
+    assert (table["min_dcf"] == table["pav_dcf"]).all()
+    assert table["min_dcf"].tolist() == [2 / 3, 2 / 3, 2 / 3, 0.5]
