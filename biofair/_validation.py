@@ -48,7 +48,8 @@ def unmasked(values: ArrayLike, name: str) -> NDArray:
     """
     if isinstance(values, (pd.Series, pd.Index)):
         values = values.array
-    nullable = isinstance(values, pd.api.extensions.ExtensionArray) and not isinstance(values, pd.arrays.NumpyExtensionArray)
+    nullable = (isinstance(values, pd.api.extensions.ExtensionArray)
+                and not isinstance(values, pd.arrays.NumpyExtensionArray))
     if nullable and values.dtype.kind in "iufb" and values.isna().any():
         # numbers of a nullable dtype (pandas' or Arrow's): NumPy reads their <NA> as NaN, or as masked
         raise ValueError(f"{name} holds {how_many(int(values.isna().sum()), 'missing value')} (<NA>): leave them out "
@@ -182,6 +183,16 @@ def as_targets(values: Sequence[float], name: str) -> NDArray[np.float64]:
     return array
 
 
+def _as_float(value: numbers.Real, name: str, interval: str) -> float:
+    """``float(value)`` of a real number, or a ValueError naming ``name`` and its ``interval``
+    for a Python integer beyond the largest float64 (Python's "int too large to convert to
+    float" names neither)."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must lie in {interval}, got an integer beyond the largest float64") from None
+
+
 def as_number(
     value: float,
     name: str,
@@ -196,10 +207,7 @@ def as_number(
         raise TypeError(f"{name} must be a number, got {value!r}")
     # the value must be finite: an infinite end of the interval is an open one
     interval = f"{'(' if open_low or low == -np.inf else '['}{low:g}, {high:g}{')' if open_high or high == np.inf else ']'}"
-    try:
-        number = float(value)
-    except OverflowError:  # a Python integer beyond the largest float64
-        raise ValueError(f"{name} must lie in {interval}, got an integer beyond the largest float64") from None
+    number = _as_float(value, name, interval)
     inside = (low < number if open_low else low <= number) and (
         number < high if open_high else number <= high
     )
@@ -336,10 +344,7 @@ def check_bound(value: float, name: str) -> float:
     """``value`` as a float, if it is an FMR bound in [2**-1022, 1] (see :data:`SMALLEST_BOUND`)."""
     if not is_real_number(value):
         raise TypeError(f"{name} must be a number, got {value!r}")
-    try:
-        bound = float(value)
-    except OverflowError:  # a Python integer beyond the largest float64
-        raise ValueError(f"{name} must lie in [2**-1022, 1], got an integer beyond the largest float64") from None
+    bound = _as_float(value, name, "[2**-1022, 1]")
     if not SMALLEST_BOUND <= bound <= 1.0:  # NaN included
         why = (f": 2**-1022 = {SMALLEST_BOUND!r} is the smallest normal float, the areas divide by the bound, and "
                "no score set resolves a smaller FMR" if 0.0 < bound < SMALLEST_BOUND else "")
