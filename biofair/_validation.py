@@ -225,9 +225,11 @@ def as_threshold(value: float, name: str = "threshold") -> float:
     """Return a decision threshold: a real number, ``±inf`` allowed, never NaN, and held
     exactly by float64 (an integer beyond 2**53 or a long double or fraction with more digits
     would be decided as its rounding; an integer beyond the largest float is above or below
-    every score, as ``±inf``)."""
+    every score, as ``±inf``). A 0-d array is its one number, as for a target."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
     if not is_real_number(value):
-        raise TypeError(f"{name} must be a number, got {value!r}")
+        raise TypeError(f"{name} must be a number, got {quoted(value)}")
     try:
         threshold = float(value)
     except OverflowError:  # an integer beyond the largest float64: every score is below (or above) it

@@ -19,7 +19,16 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._typing import Norm
-from biofair._validation import as_count, as_scores, check_choice, check_column_name, how_many, is_real_dtype, quoted
+from biofair._validation import (
+    as_count,
+    as_scores,
+    check_choice,
+    check_column_name,
+    how_many,
+    is_blank,
+    is_real_dtype,
+    quoted,
+)
 from biofair.schema import _check_ids_of_one_kind, validate_scores
 
 
@@ -152,8 +161,8 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
     Raises
     ------
     ValueError
-        When ``score`` or ``key`` is missing, a key is missing, a score is not finite, the
-        table is empty or ``min_size`` is below 2.
+        When ``score`` or ``key`` is missing, a key is missing or blank (text of white space
+        only), a score is not finite, the table is empty or ``min_size`` is below 2.
     TypeError
         When ``cohort`` is not a pandas DataFrame, its scores are not numbers, ``key`` is not a
         column name (a string), or ``min_size`` is not an integer.
@@ -183,9 +192,11 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
     _check_frame(cohort, "cohort")
     if key not in cohort.columns or "score" not in cohort.columns:
         raise ValueError(f"the cohort needs the columns 'score' and {key!r}; it has {list(cohort.columns)}")
-    missing = cohort[key].isna().to_numpy()
+    blank = [label for label in cohort[key].dropna().unique() if is_blank(label)]  # "" or spaces: as an empty cell
+    missing = (cohort[key].isna() | cohort[key].isin(blank)).to_numpy()
     if missing.any():
-        raise ValueError(f"column {key!r} has {how_many(int(missing.sum()), 'missing value')}: those cohort scores belong to no one")
+        raise ValueError(f"column {key!r} has {how_many(int(missing.sum()), 'missing or blank value')}: those cohort "
+                         "scores belong to no one")
     _check_ids_of_one_kind({f"cohort[{key!r}]": cohort[key]}, what=key)  # 1 and "1": two sets of statistics
     values = as_scores(cohort["score"].to_numpy(), "score")
     codes, keys = pd.factorize(cohort[key].to_numpy(), sort=True)

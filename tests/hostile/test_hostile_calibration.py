@@ -215,7 +215,7 @@ COHORT = pd.DataFrame({"subject": ["x"] * 20 + ["y"] * 20, "score": RNG.normal(s
 
 @pytest.mark.parametrize("cohort, options, error, message", [
     (pd.concat([COHORT, pd.DataFrame({"subject": [None] * 5, "score": 0.0})]), {}, ValueError,
-     r"^column 'subject' has 5 missing values"),  # were dropped by groupby
+     r"^column 'subject' has 5 missing or blank values: those cohort scores belong to no one$"),  # were dropped by groupby
     (COHORT.assign(score=COHORT["score"].where(COHORT.index > 0)), {}, ValueError,
      r"^score contains 1 NaN and 0 infinite values"),  # was skipped by the mean
     (COHORT, {"min_size": -1}, ValueError, r"^min_size must be at least 2, got -1"),

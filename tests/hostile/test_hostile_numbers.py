@@ -188,3 +188,13 @@ def test_thresholds_that_float64_does_not_hold_are_refused_not_rounded():
     above, below = (bf.operating_point([1.0, 2.0], [0.0, 1.0], threshold=t) for t in (10**400, -10**400))
     assert (above.threshold, above.fmr, above.fnmr) == (np.inf, 0.0, 1.0)
     assert (below.threshold, below.fmr, below.fnmr) == (-np.inf, 1.0, 0.0)
+
+
+def test_a_threshold_given_as_a_0d_array_is_its_number():
+    """operating_point took fmr=np.array(0.1) but refused threshold=np.array(0.1) as "not a
+    number" (an error rates audit); a 1-element array is still refused: one threshold."""
+    mated, nonmated = [1.0, 2.0], [0.0, 1.0]
+    assert bf.operating_point(mated, nonmated, threshold=np.array(0.5)) == bf.operating_point(mated, nonmated,
+                                                                                              threshold=0.5)
+    with pytest.raises(TypeError, match=re.escape("threshold must be a number, got array([0.5])")):
+        bf.operating_point(mated, nonmated, threshold=np.array([0.5]))

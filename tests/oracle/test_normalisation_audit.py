@@ -106,6 +106,16 @@ def test_a_key_that_isin_matches_but_the_statistics_lack_is_named():
         normalise_scores(trials, statistics_by_flag, method="t")
 
 
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_cohort_scores_of_a_blank_key_are_refused_as_missing_ones(blank):
+    """A key of spaces names no one, as an empty cell (the readers take it as missing): it got
+    statistics of its own (a normalisation audit)."""
+    cohort = pd.DataFrame({"subject": ["a", blank, "a", blank, "a"], "score": [1.0, 2.0, 3.0, 4.0, 5.0]})
+    with pytest.raises(ValueError, match="^" + re.escape("column 'subject' has 2 missing or blank values: those cohort "
+                                                         "scores belong to no one") + "$"):
+        cohort_statistics(cohort, min_size=2)
+
+
 def test_min_size_leaves_out_the_keys_below_it_and_says_so_downstream():
     """The error said "drop them or enlarge the cohort", not why the statistics lacked them."""
     cohort = pd.DataFrame({"subject": ["a"] * 3 + ["b"] * 4, "score": [0.0, 1.0, 2.0, 0.0, 1.0, 2.0, 3.0]})
