@@ -93,8 +93,7 @@ def as_scores(
             "that float64 cannot hold exactly: distinct scores would become ties"
         )
     if array.dtype.kind == "f" and array.dtype.itemsize > 8:  # long double: float64 must hold it exactly
-        with np.errstate(over="ignore"):
-            inexact = np.isfinite(array) & (array.astype(np.float64) != array)
+        inexact = _rounded_by_float64(array)
         if inexact.any():
             raise ValueError(
                 f"{name} has {how_many(int(inexact.sum()), 'long double score')} (e.g. {array[inexact][0]!r}) "
