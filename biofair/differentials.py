@@ -416,8 +416,8 @@ def differential_report(
         ``by`` is empty, names a column twice or names "score" or "mated", or ``rng`` is a
         negative seed.
     TypeError
-        When ``by`` is not a column name or a list of column names, or ``rng`` is neither a
-        Generator, an integer seed nor None.
+        When ``table`` is not a pandas DataFrame, ``by`` is not a column name or a list of
+        column names, or ``rng`` is neither a Generator, an integer seed nor None.
 
     Warns
     -----
@@ -512,7 +512,7 @@ def differential_report(
     0   fmr  1.880076       inconclusive
     1  fnmr  2.793103  exceeds tolerance
     """
-    _validate_score_set(table)
+    _validate_score_set(table, name="table")
     check_flag(extrapolate, "extrapolate")
     attributes = _attributes_of(by)
     tolerance = as_number(tolerance, "tolerance", low=1.0, open_low=True)

@@ -16,8 +16,8 @@ from biofair._typing import By, Scale
 from biofair._validation import as_rates, as_targets, check_alpha, how_many
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
-from biofair.groups import (ScoresByGroup, _group_rates, _pooled_at_or_above, _pooled_size, _pooled_threshold,
-                            scores_by_group)
+from biofair.groups import (ScoresByGroup, _group_rates, _groups_of, _pooled_at_or_above, _pooled_size,
+                            _pooled_threshold, scores_by_group)
 
 _DEFAULT_FMR_TARGETS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 
@@ -222,7 +222,7 @@ def fairness_discrepancy_rate(
 def _development_groups(dev: pd.DataFrame | ScoresByGroup, by: By) -> ScoresByGroup:
     """:func:`biofair.scores_by_group` of ``dev``, its errors saying that they are about ``dev``."""
     try:
-        return scores_by_group(dev, by=by)
+        return _groups_of(dev, by, name="dev")
     except SchemaError as error:
         raise SchemaError(f"dev, the development scores the thresholds are set on: {error}") from error
 

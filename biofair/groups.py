@@ -995,7 +995,8 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
         When ``by`` is empty, names a column twice or names "score" or "mated", or ``scores``
         is a ``ScoresByGroup`` formed with another ``by``.
     TypeError
-        When ``by`` is not a column name or a list of column names.
+        When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, or ``by`` is not a
+        column name or a list of column names.
 
     See Also
     --------
@@ -1028,12 +1029,18 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     >>> {name: g.mated.tolist() for name, g in bf.scores_by_group(table).items()}
     {'a': [0.9], 'b': [0.8]}
     """
-    if isinstance(scores, ScoresByGroup):
-        if scores.by != by:
-            raise ValueError(f"these groups were formed with by={scores.by!r}, not by={by!r}")
-        return scores
-    _validate_score_set(scores)
-    return _grouped(scores, by)
+    return _groups_of(scores, by, name="scores")
+
+
+def _groups_of(table: pd.DataFrame | ScoresByGroup, by: By, *, name: str) -> ScoresByGroup:
+    """:func:`scores_by_group` of ``table``, given as the argument ``name``, which its type
+    error names (``dev`` is no ``scores``)."""
+    if isinstance(table, ScoresByGroup):
+        if table.by != by:
+            raise ValueError(f"these groups were formed with by={table.by!r}, not by={by!r}")
+        return table
+    _validate_score_set(table, name=name, groups=True)
+    return _grouped(table, by)
 
 
 def _grouped(scores: pd.DataFrame, by: By) -> ScoresByGroup:

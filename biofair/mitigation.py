@@ -27,6 +27,7 @@ from biofair.exceptions import SchemaError
 from biofair.groups import (
     _check_no_missing,
     _factorized,
+    _groups_of,
     _group_columns,
     _torn_subjects,
     group_labels,
@@ -354,7 +355,7 @@ def group_thresholds(dev: pd.DataFrame, fmr: float, *, by: By = "group") -> pd.D
     a            0.7  3          10      True    False
     b            1.7  3          10      True    False
     """
-    groups = scores_by_group(dev, by=by)
+    groups = _groups_of(dev, by, name="dev")
     target = as_target(fmr)
     rows = {}
     for name, g in groups.items():
@@ -501,7 +502,8 @@ def fit_group_calibration(
         twice or names "score" or "mated", or ``dev`` is a ``ScoresByGroup`` formed with
         another ``by``.
     TypeError
-        When ``by`` is not a column name or a list of column names.
+        When ``dev`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
+        name or a list of column names, or ``p_target`` is not a number.
 
     See Also
     --------
@@ -526,7 +528,7 @@ def fit_group_calibration(
     >>> fits["a"].scale < fits["b"].scale
     True
     """
-    groups = scores_by_group(dev, by=by)
+    groups = _groups_of(dev, by, name="dev")
     as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
     fits = {}
     for name, g in groups.items():

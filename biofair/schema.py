@@ -69,9 +69,11 @@ def _missing_groups_fix(column: str, *, blank: bool = False) -> str:
     )
 
 
-def _check_table(scores: object) -> None:
+def _check_table(scores: object, *, name: str = "scores", groups: bool = False) -> None:
     """Raise unless ``scores`` is a pandas DataFrame whose columns have distinct names (with two
-    columns of one name, ``scores[name]`` is a table, and no column can be read).
+    columns of one name, ``scores[name]`` is a table, and no column can be read). The type
+    error calls the table by its argument's ``name`` and, with ``groups``, says that a
+    :class:`biofair.ScoresByGroup` is accepted too.
 
     Raises
     ------
@@ -82,16 +84,16 @@ def _check_table(scores: object) -> None:
         Naming the duplicate column names.
     """
     if not isinstance(scores, pd.DataFrame):
-        kind = type(scores)
-        module = kind.__module__.partition(".")[0]
-        name = kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
+        module = type(scores).__module__.partition(".")[0]
+        kind = type(scores).__qualname__ if module == "builtins" else f"{module}.{type(scores).__qualname__}"
         if hasattr(scores, "to_pandas"):  # polars, pyarrow, cudf ...
-            advice = ": convert it with scores.to_pandas()"
+            advice = f": convert it with {name}.to_pandas()"
         elif isinstance(scores, dict):
-            advice = ": make one with pd.DataFrame(scores)"
+            advice = f": make one with pd.DataFrame({name})"
         else:
             advice = ""
-        raise TypeError(f"scores must be a pandas DataFrame, got {name}{advice}")
+        accepted = "a pandas DataFrame or a biofair.ScoresByGroup" if groups else "a pandas DataFrame"
+        raise TypeError(f"{name} must be {accepted}, got {kind}{advice}")
     duplicated = scores.columns[scores.columns.duplicated()].unique().tolist()
     if duplicated:
         raise SchemaError(f"invalid score table:\n- duplicate column name(s): {duplicated}")
@@ -505,11 +507,13 @@ _SCORE_SETS = {
 }
 
 
-def _validate_score_set(scores: pd.DataFrame) -> pd.DataFrame:
+def _validate_score_set(scores: pd.DataFrame, *, name: str = "scores", groups: bool = False) -> pd.DataFrame:
     """:func:`validate_scores`, and refuse a table that holds several score sets a metric
     would pool: the rows of several systems, or development rows with evaluation rows
     (the optional columns ``system`` and ``split``). Reading such a table is fine; a metric
-    on all of its rows is not."""
+    on all of its rows is not. ``name`` and ``groups`` word the type error (see
+    :func:`_check_table`)."""
+    _check_table(scores, name=name, groups=groups)
     validate_scores(scores)
     for column in _SCORE_SETS:
         if column in scores.columns:

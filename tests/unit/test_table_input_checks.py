@@ -272,11 +272,29 @@ class FakePolarsFrame:
 def test_what_is_no_score_table_is_named_with_the_way_to_one(function, scores, error, message):
     """Before: group_labels raised pandas' AttributeError for duplicate columns and a dict, and
     TypeError unhashable for a pyarrow Table; the others said "got DataFrame" of polars'."""
+    if function is bf.scores_by_group:  # which takes a ScoresByGroup too
+        message = message.replace("a pandas DataFrame", "a pandas DataFrame or a biofair.ScoresByGroup")
     with pytest.raises(error) as raised:
         function(scores)
     assert str(raised.value) == message
     if hasattr(scores, "to_pandas"):
         pd.testing.assert_series_equal(bf.group_labels(scores.to_pandas()), TABLE["group"])
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda bad: bf.mitigation.group_thresholds(bad, 0.1), "dev must be a pandas DataFrame or a biofair.ScoresByGroup"),
+    (lambda bad: bf.mitigation.fit_group_calibration(bad), "dev must be a pandas DataFrame or a biofair.ScoresByGroup"),
+    (lambda bad: bf.fairness_discrepancy_rate(TABLE, dev=bad),
+     "dev must be a pandas DataFrame or a biofair.ScoresByGroup"),
+    (lambda bad: bf.fairness_discrepancy_rate(bad), "scores must be a pandas DataFrame or a biofair.ScoresByGroup"),
+    (lambda bad: bf.differential_report(bad, by="group"), "table must be a pandas DataFrame"),
+])
+def test_what_is_no_table_is_called_by_its_argument_name(call, message):
+    """Before: every one of these said "scores must be a pandas DataFrame", of a ``dev`` or a
+    ``table``, and not that a ScoresByGroup is taken where it is."""
+    with pytest.raises(TypeError) as raised:
+        call(TABLE.to_dict("list"))
+    assert str(raised.value) == f"{message}, got dict: make one with pd.DataFrame({message.split()[0]})"
 
 
 # -- a 'mated' or 'score' column of the wrong kind: what it holds, and how to convert it ---------
