@@ -1,0 +1,63 @@
+"""Identification and mitigation at numerical edges (an edge-numerics audit): each test
+fails on the modules before its fix, and checks the numbers against a computation of its own
+(a hand-worked example or a loop)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+from biofair.exceptions import SchemaError
+
+LONG_DOUBLE_IS_WIDER = np.finfo(np.longdouble).eps < np.finfo(np.float64).eps
+ROUNDED = "that float64 cannot hold exactly: distinct scores would become ties, or overflow"
+
+
+@pytest.mark.skipif(not LONG_DOUBLE_IS_WIDER, reason="long double is float64 here")
+def test_long_double_identification_scores_that_float64_cannot_hold_are_refused():
+    """Each probe's mate scores 1 + 2**-60, its one non-mate 1: the mate is strictly ahead,
+    rank 1 (by hand). Rounded to float64 silently, both scores were 1, a tie, and both probes
+    were given rank 2 (rank-1 rate 0 where it is 1), from the matrix and from a long table; a
+    mate score of 1e400 was reported as an infinite score. verification refuses such long
+    doubles (as_scores) as it refuses integers beyond 2**53."""
+    one = np.longdouble(1)
+    ahead = one + np.longdouble(2) ** -60
+    matrix = np.array([[ahead, one], [one, ahead]])
+    options = dict(probe_subjects=["a", "b"], gallery_subjects=["a", "b"], probe_groups=["x", "y"])
+    with pytest.raises(SchemaError, match=re.escape("block 0:2 has 2 long double scores (e.g. "
+                                                    f"{ahead!r}) {ROUNDED}")):
+        bf.probe_outcomes_from_matrix(matrix, **options)
+    huge = np.array([[np.longdouble("1e400"), one], [one, ahead * 0 + 2]])
+    with pytest.raises(SchemaError, match=r"block 0:2 has 1 long double score \(e\.g\. np\.longdouble\('1e\+400'\)\)"):
+        bf.probe_outcomes_from_matrix(huge, **options)
+    table = pd.DataFrame({"probe_id": ["p", "p", "q", "q"], "reference_id": ["a", "b", "a", "b"],
+                          "score": np.array([ahead, one, one, ahead]), "mated": [True, False, False, True],
+                          "group": ["x", "x", "y", "y"]})
+    with pytest.raises(SchemaError, match=re.escape(f"column 'score' has 2 long double scores (e.g. {ahead!r}) "
+                                                    + ROUNDED)):
+        bf.probe_outcomes(table)
+    # long doubles that float64 holds exactly are read as they are: the same outcomes as float64
+    exact = np.array([[2.5, 1.0], [1.0, 0.5]])
+    assert bf.probe_outcomes_from_matrix(exact.astype(np.longdouble), **options).equals(
+        bf.probe_outcomes_from_matrix(exact, **options))
+    assert bf.probe_outcomes(table.assign(score=table["score"].astype(np.float64) + np.array([1.5, 0, 0, 1.5]))
+                             .astype({"score": np.longdouble}))["rank"].tolist() == [1, 1]
+
+
+@pytest.mark.skipif(not LONG_DOUBLE_IS_WIDER, reason="long double is float64 here")
+def test_long_double_scores_of_a_table_are_refused_by_group_thresholds():
+    """Non-mated scores 1 and 1 + 2**-60 in each group, FMR 0.5: one false match is allowed,
+    the threshold is 1 + 2**-60 with k = 1 (by hand). Rounded to float64 the two tied, and
+    group_thresholds gave nextafter(1, 2) with k = 0; the threshold cannot be a float64."""
+    one = np.longdouble(1)
+    ahead = one + np.longdouble(2) ** -60
+    table = pd.DataFrame({"score": np.array([ahead + 1, one, ahead] * 2), "mated": [True, False, False] * 2,
+                          "group": ["a"] * 3 + ["b"] * 3})
+    with pytest.raises(SchemaError, match=re.escape("long double scores (e.g. ")):
+        bf.mitigation.group_thresholds(table, 0.5)
+    with pytest.raises(SchemaError, match=re.escape("long double scores (e.g. ")):
+        bf.validate_scores(table)
