@@ -98,8 +98,9 @@ def _subjects(scores: pd.DataFrame, name: str = "scores") -> set:
                 f"{_row(scores, int(missing.argmax()))}): a comparison without its subjects fits neither split"
             )
     _check_ids_of_one_kind({f"{name}[{c!r}]": scores[c] for c in _SUBJECT_COLUMNS})
-    both = pd.concat([scores["reference_subject"], scores["probe_subject"]], ignore_index=True)
-    return set(both.unique().tolist())  # hashed once, not one Python object per row
+    # each column's distinct ids, hashed once (not one Python object per row) and as Python values: stacked,
+    # a uint64 column and an int64 one were float64, where ids beyond 2**53 merge
+    return set().union(*(scores[c].unique().tolist() for c in _SUBJECT_COLUMNS))
 
 
 def check_subject_disjoint(dev: pd.DataFrame, evaluation: pd.DataFrame) -> None:

@@ -61,3 +61,25 @@ def test_long_double_scores_of_a_table_are_refused_by_group_thresholds():
         bf.mitigation.group_thresholds(table, 0.5)
     with pytest.raises(SchemaError, match=re.escape("long double scores (e.g. ")):
         bf.validate_scores(table)
+
+
+def test_subject_ids_beyond_two_to_the_53_in_columns_of_two_integer_dtypes_stay_apart():
+    """Subjects 2**62 + 0 ... 3 (64-bit ids, as hashes give), the reference column uint64 and
+    the probe column int64: stacking the two columns made them float64, where all four are
+    2**62. The split said "needs at least two subjects; the scores have 1" (there are 4: by
+    hand), and check_subject_disjoint passed a development table whose subject 2**62 + 1,
+    read as 2**62, is also an evaluation subject."""
+    ids = 2**62 + np.arange(4)
+    pairs = [(a, b) for a in ids for b in ids]
+    table = pd.DataFrame({"reference_subject": np.array([a for a, _ in pairs], dtype=np.uint64),
+                          "probe_subject": np.array([b for _, b in pairs], dtype=np.int64),
+                          "score": np.arange(16.0), "mated": [a == b for a, b in pairs]})
+    split = bf.mitigation.subject_disjoint_split(table, rng=0)
+    assert split.dev_subjects | split.eval_subjects == set(ids.tolist())
+    assert len(split.dev_subjects) == len(split.eval_subjects) == 2
+    assert len(split.dev) == len(split.eval) == 4 and len(split.cross) == 8  # 2 x 2 pairs a side, by hand
+    assert set(split.dev["reference_subject"].tolist()) == split.dev_subjects
+    dev = table[(table["reference_subject"] == ids[1]) & (table["probe_subject"] == ids[1])]
+    evaluation = table.astype({"reference_subject": np.int64})[lambda t: t["reference_subject"] == ids[1]]
+    with pytest.raises(ValueError, match=re.escape(f"1 evaluation subject also in the development split, e.g. {ids[1]}")):
+        bf.mitigation.check_subject_disjoint(dev, evaluation)
