@@ -11,6 +11,8 @@ Read more in the chapter "Mitigation and its price" (``notebooks/12``).
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -21,7 +23,7 @@ from numpy.typing import NDArray
 from biofair._counts import counts_at
 from biofair._thresholds import resolution_columns, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Direction, Seed
-from biofair._validation import as_number, as_rng, as_target, as_threshold, how_many, quoted
+from biofair._validation import as_number, as_rng, as_target, as_threshold, how_many, is_real_number, quoted
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
 from biofair.exceptions import SchemaError
 from biofair.groups import (
@@ -569,8 +571,9 @@ def apply_group_calibration(
         When a group of the scores has no calibration, a calibration's scale or offset is not
         finite, or ``by`` is empty, names a column twice or names "score" or "mated".
     TypeError
-        When ``calibrations`` is not a mapping of LogisticCalibration, or ``by`` is not a
-        column name or a list of column names.
+        When ``calibrations`` is not a mapping of LogisticCalibration, a calibration's scale
+        or offset is not a real number (text, None, a boolean), or ``by`` is not a column
+        name or a list of column names.
     SchemaError
         When the scores are invalid (:func:`biofair.validate_scores`), or a group label is
         missing or cannot be read (named with its column and row, as by
@@ -604,8 +607,8 @@ def apply_group_calibration(
     if wrong := {g: type(c).__name__ for g, c in calibrations.items() if not isinstance(c, LogisticCalibration)}:
         raise TypeError(f"calibrations must map each group to its LogisticCalibration (as fit_group_calibration "
                         f"returns them); got {wrong}")
-    broken = {g: (float(c.scale), float(c.offset)) for g, c in calibrations.items()
-              if not (np.isfinite(c.scale) and np.isfinite(c.offset))}
+    maps = _calibration_numbers(calibrations)
+    broken = {g: pair for g, pair in maps.items() if not np.isfinite(pair).all()}
     if broken:
         raise ValueError(f"calibrations with a non-finite scale or offset: {broken}; refit them "
                          "(fit_group_calibration)")
@@ -620,8 +623,8 @@ def apply_group_calibration(
                 + (f"; calibrations are given for {unused}, which the scores do not have (group names are "
                    "text, as fit_group_calibration returns them)" if unused else "")
             )
-        scale = labels.map({g: c.scale for g, c in calibrations.items()}).to_numpy(dtype=np.float64)
-        offset = labels.map({g: c.offset for g, c in calibrations.items()}).to_numpy(dtype=np.float64)
+        scale = labels.map({g: scale for g, (scale, _) in maps.items()}).to_numpy(dtype=np.float64)
+        offset = labels.map({g: offset for g, (_, offset) in maps.items()}).to_numpy(dtype=np.float64)
         return scale * raw + offset
 
     columns = _group_columns(scores, by)  # the pair-level column of an attribute if any, else its two sides
@@ -644,6 +647,16 @@ def apply_group_calibration(
     return scores.assign(score=calibrated)
 
 
+def _calibration_numbers(calibrations: Mapping[str, LogisticCalibration]) -> dict[str, tuple[float, float]]:
+    """Each group's ``(scale, offset)`` as floats, an integer beyond the largest float64 as
+    ``±inf``; a TypeError naming the groups whose scale or offset is not a real number (text,
+    None or a boolean, which NumPy would read as 1)."""
+    pairs = {g: (c.scale, c.offset) for g, c in calibrations.items()}
+    if not_numbers := {g: pair for g, pair in pairs.items() if not all(map(is_real_number, pair))}:
+        raise TypeError(f"calibrations whose scale or offset is not a real number: {not_numbers}; give numbers, "
+                        "as fit_group_calibration returns them")
+    return {g: tuple((math.inf if v > 0 else -math.inf) if abs(v) > sys.float_info.max else float(v) for v in pair)
+            for g, pair in pairs.items()}
 
 
 def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> pd.Series:
