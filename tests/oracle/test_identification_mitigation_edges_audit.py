@@ -81,5 +81,6 @@ def test_subject_ids_beyond_two_to_the_53_in_columns_of_two_integer_dtypes_stay_
     assert set(split.dev["reference_subject"].tolist()) == split.dev_subjects
     dev = table[(table["reference_subject"] == ids[1]) & (table["probe_subject"] == ids[1])]
     evaluation = table.astype({"reference_subject": np.int64})[lambda t: t["reference_subject"] == ids[1]]
-    with pytest.raises(ValueError, match=re.escape(f"1 evaluation subject also in the development split, e.g. {ids[1]}")):
+    shared = f"1 evaluation subject also in the development split, e.g. {ids[1]}"
+    with pytest.raises(ValueError, match=re.escape(shared)):
         bf.mitigation.check_subject_disjoint(dev, evaluation)
