@@ -729,7 +729,8 @@ def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> p
     if complex_columns:
         raise TypeError(f"objective columns must hold real numbers; {complex_columns} hold complex ones, which "
                         "have no order: give their real part or modulus")
-    missing = {c: int(n) for c in objectives if (n := points[c].isna().sum())}
+    # counted on the values: an Arrow-backed column keeps NaN apart from its missing values (isna: False)
+    missing = {c: int(n) for c in objectives if (n := pd.isna(points[c].to_numpy()).sum())}
     if missing:
         raise ValueError(f"objective columns hold NaN (column: count): {missing}; a point without a value "
                          "cannot be compared")

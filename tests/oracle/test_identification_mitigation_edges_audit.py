@@ -84,3 +84,20 @@ def test_subject_ids_beyond_two_to_the_53_in_columns_of_two_integer_dtypes_stay_
     shared = f"1 evaluation subject also in the development split, e.g. {ids[1]}"
     with pytest.raises(ValueError, match=re.escape(shared)):
         bf.mitigation.check_subject_disjoint(dev, evaluation)
+
+
+def test_pareto_front_refuses_a_nan_that_pandas_does_not_count_as_missing():
+    """An Arrow-backed float column keeps NaN apart from its missing values (isna is False for
+    it): the NaN was ranked above every number, so with "max" the point of cost NaN was the
+    whole front ([False, True, False], where the points 1.0 and 2.0 give [False, False, True]
+    by hand) and with "min" it was dominated. A NaN cannot be compared: refused, as a NumPy
+    NaN is."""
+    pa = pytest.importorskip("pyarrow")
+    cost = pd.array(pa.array([1.0, np.nan, 2.0], from_pandas=False), dtype=pd.ArrowDtype(pa.float64()))
+    points = pd.DataFrame({"cost": cost, "fairness": [0.5, 0.5, 0.5]})
+    assert not points["cost"].isna().any()  # what the check read
+    for direction in ("min", "max"):
+        with pytest.raises(ValueError, match=re.escape("objective columns hold NaN (column: count): {'cost': 1}")):
+            bf.mitigation.pareto_front(points, {"cost": direction, "fairness": "max"})
+    numbers = points.iloc[[0, 2]]
+    assert bf.mitigation.pareto_front(numbers, {"cost": "max", "fairness": "max"}).tolist() == [False, True]
