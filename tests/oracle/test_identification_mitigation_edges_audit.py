@@ -101,3 +101,26 @@ def test_pareto_front_refuses_a_nan_that_pandas_does_not_count_as_missing():
             bf.mitigation.pareto_front(points, {"cost": direction, "fairness": "max"})
     numbers = points.iloc[[0, 2]]
     assert bf.mitigation.pareto_front(numbers, {"cost": "max", "fairness": "max"}).tolist() == [False, True]
+
+
+def test_cohort_subjects_beyond_two_to_the_53_in_columns_of_two_integer_dtypes_stay_apart():
+    """Subjects 2**62 + 1 and 2**62 + 2 (uint64 reference column) each compared with the cohort
+    2**62 + 10 and 2**62 + 11 (int64 probe column): choosing each row's non-cohort side with
+    np.where made the subjects float64, one subject 2**62, whose statistics were mean 0.5 and
+    std 0.316 over all four scores where each subject has mean 0.2 or 0.8 and std 0.1 (by hand);
+    normalise_scores then found no statistics for either subject."""
+    base = 2**62
+    cross = pd.DataFrame({"reference_subject": np.array([base + 1] * 2 + [base + 2] * 2, dtype=np.uint64),
+                          "probe_subject": np.array([base + 10, base + 11] * 2, dtype=np.int64),
+                          "score": [0.1, 0.3, 0.7, 0.9], "mated": False})
+    cohort = bf.normalisation.cohort_scores(cross, cohort_subjects={base + 10, base + 11})
+    assert cohort["subject"].tolist() == [base + 1, base + 1, base + 2, base + 2]
+    statistics = bf.normalisation.cohort_statistics(cohort, min_size=2)
+    assert statistics.index.tolist() == [base + 1, base + 2]
+    assert statistics["mean"].to_numpy() == pytest.approx([0.2, 0.8], abs=1e-15)
+    assert statistics["std"].to_numpy() == pytest.approx([0.1, 0.1], abs=1e-15)
+    scores = pd.DataFrame({"reference_subject": np.array([base + 1, base + 2, base + 2], dtype=np.uint64),
+                           "probe_subject": np.array([base + 2, base + 1, base + 2], dtype=np.int64),
+                           "score": [0.5, 0.5, 1.0], "mated": [False, False, True]})
+    normalised = bf.normalisation.normalise_scores(scores, statistics, method="z")["score"]
+    assert normalised.to_numpy() == pytest.approx([3.0, -3.0, 2.0], rel=1e-12)  # (s - mean) / std of the reference
