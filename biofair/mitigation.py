@@ -636,7 +636,11 @@ def apply_group_calibration(
             stacked = pd.concat([scores[[pair[side] for pair in columns.values()]].set_axis(list(columns), axis=1)
                                  for side in (0, -1)], ignore_index=True)
             labels = group_labels(stacked, by=list(columns))
-            calibrated = (llr_of(labels.iloc[: len(scores)]) + llr_of(labels.iloc[len(scores):])) / 2
+            sides = llr_of(labels.iloc[: len(scores)]), llr_of(labels.iloc[len(scores):])
+            calibrated = (sides[0] + sides[1]) / 2
+            wide = np.isinf(calibrated) & np.isfinite(sides[0]) & np.isfinite(sides[1])
+            if wide.any():  # a sum of two LLRs beyond float64 where their mean is not: in halves
+                calibrated[wide] = sides[0][wide] * 0.5 + sides[1][wide] * 0.5
         else:
             calibrated = llr_of(group_labels(scores, by=by))
     if not np.isfinite(calibrated).all():

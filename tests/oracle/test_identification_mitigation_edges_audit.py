@@ -124,3 +124,22 @@ def test_cohort_subjects_beyond_two_to_the_53_in_columns_of_two_integer_dtypes_s
                            "score": [0.5, 0.5, 1.0], "mated": [False, False, True]})
     normalised = bf.normalisation.normalise_scores(scores, statistics, method="z")["score"]
     assert normalised.to_numpy() == pytest.approx([3.0, -3.0, 2.0], rel=1e-12)  # (s - mean) / std of the reference
+
+
+def test_group_calibration_takes_the_mean_of_two_large_llrs_without_overflow():
+    """With the groups in per-side columns every comparison gets the mean of its two sides'
+    LLRs, computed as (x + y) / 2: two LLRs of 1e308 overflowed in the sum, and the identity
+    map on a score of 1e308 was "a_g·s + b_g overflows float64" although both LLRs and their
+    mean are 1e308 (given in a pair-level column, the same table gave 1e308). Expected: 1e308
+    by hand, and for sides a (identity) and b (scale 1.5) the mean 1.25e308, checked in exact
+    fractions."""
+    from fractions import Fraction
+
+    table = pd.DataFrame({"score": [1e308, 1e308, 0.5], "mated": [True, False, False],
+                          "reference_group": ["a", "a", "b"], "probe_group": ["a", "b", "a"]})
+    maps = {"a": bf.LogisticCalibration(1.0, 0.0, 0.5), "b": bf.LogisticCalibration(1.5, 0.0, 0.5)}
+    calibrated = bf.mitigation.apply_group_calibration(table, maps)["score"].tolist()
+    exact = (Fraction(1e308) + Fraction(1.5 * 1e308)) / 2
+    assert calibrated[0] == 1e308
+    assert calibrated[1] == float(exact)
+    assert calibrated[2] == (0.5 + 0.75) / 2  # away from the edge, as before
