@@ -22,8 +22,8 @@ def test_long_double_identification_scores_that_float64_cannot_hold_are_refused(
     """Each probe's mate scores 1 + 2**-60, its one non-mate 1: the mate is strictly ahead,
     rank 1 (by hand). Rounded to float64 silently, both scores were 1, a tie, and both probes
     were given rank 2 (rank-1 rate 0 where it is 1), from the matrix and from a long table; a
-    mate score of 1e400 was reported as an infinite score. verification refuses such long
-    doubles (as_scores) as it refuses integers beyond 2**53."""
+    mate score of 1e400 was reported as an infinite score. The verification metrics refuse
+    such long doubles (as_scores) as they refuse integers beyond 2**53."""
     one = np.longdouble(1)
     ahead = one + np.longdouble(2) ** -60
     matrix = np.array([[ahead, one], [one, ahead]])
@@ -31,7 +31,7 @@ def test_long_double_identification_scores_that_float64_cannot_hold_are_refused(
     with pytest.raises(SchemaError, match=re.escape("block 0:2 has 2 long double scores (e.g. "
                                                     f"{ahead!r}) {ROUNDED}")):
         bf.probe_outcomes_from_matrix(matrix, **options)
-    huge = np.array([[np.longdouble("1e400"), one], [one, ahead * 0 + 2]])
+    huge = np.array([[np.longdouble("1e400"), one], [one, np.longdouble(2)]])
     with pytest.raises(SchemaError, match=r"block 0:2 has 1 long double score \(e\.g\. np\.longdouble\('1e\+400'\)\)"):
         bf.probe_outcomes_from_matrix(huge, **options)
     table = pd.DataFrame({"probe_id": ["p", "p", "q", "q"], "reference_id": ["a", "b", "a", "b"],
@@ -52,7 +52,8 @@ def test_long_double_identification_scores_that_float64_cannot_hold_are_refused(
 def test_long_double_scores_of_a_table_are_refused_by_group_thresholds():
     """Non-mated scores 1 and 1 + 2**-60 in each group, FMR 0.5: one false match is allowed,
     the threshold is 1 + 2**-60 with k = 1 (by hand). Rounded to float64 the two tied, and
-    group_thresholds gave nextafter(1, 2) with k = 0; the threshold cannot be a float64."""
+    group_thresholds gave nextafter(1, 2) with k = 0; float64 cannot hold the right threshold,
+    so the scores are refused."""
     one = np.longdouble(1)
     ahead = one + np.longdouble(2) ** -60
     table = pd.DataFrame({"score": np.array([ahead + 1, one, ahead] * 2), "mated": [True, False, False] * 2,
