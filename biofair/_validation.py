@@ -92,16 +92,24 @@ def as_scores(
             f"{name} has {how_many(int(inexact.sum()), 'integer score')} beyond ±2^53 (e.g. {array[inexact][0]}) "
             "that float64 cannot hold exactly: distinct scores would become ties"
         )
-    if array.dtype.kind == "f" and array.dtype.itemsize > 8:  # long double: float64 must hold it exactly
-        inexact = _rounded_by_float64(array)
-        if inexact.any():
-            raise ValueError(
-                f"{name} has {how_many(int(inexact.sum()), 'long double score')} (e.g. {array[inexact][0]!r}) "
-                "that float64 cannot hold exactly: distinct scores would become ties, or overflow; round them to "
-                "float64 yourself if that is what you mean"
-            )
+    if problem := long_double_problem(array, name):
+        raise ValueError(problem)
     array = array.astype(np.float32 if keep_float32 and array.dtype == np.float32 else np.float64, copy=False)
     return check_finite(array, name) if finite else array
+
+
+def long_double_problem(values: NDArray, name: str) -> str:
+    """What is wrong with long double scores in ``values`` that float64 does not hold exactly
+    (more digits, or beyond its largest number), named ``name``; "" when there are none (and
+    for any other dtype)."""
+    if values.dtype.kind != "f" or values.dtype.itemsize <= 8:
+        return ""
+    inexact = _rounded_by_float64(values)
+    if not inexact.any():
+        return ""
+    return (f"{name} has {how_many(int(inexact.sum()), 'long double score')} (e.g. {values[inexact][0]!r}) that "
+            "float64 cannot hold exactly: distinct scores would become ties, or overflow; round them to float64 "
+            "yourself if that is what you mean")
 
 
 def check_finite(array: NDArray[np.floating], name: str) -> NDArray[np.floating]:

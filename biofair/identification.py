@@ -35,6 +35,7 @@ from biofair._validation import (
     how_many,
     inexact_integers,
     is_real_dtype,
+    long_double_problem,
     quoted,
     scalar_or_array,
     unmasked,
@@ -101,7 +102,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     Raises
     ------
     SchemaError
-        Listing every problem: no rows, missing columns, non-finite scores, missing probe or
+        Listing every problem: no rows, missing columns, non-finite scores or scores that
+        float64 cannot hold exactly (integers beyond ``±2**53``, long doubles), missing probe or
         entry ids, non-boolean or missing labels, repeated (probe, entry) pairs, probes with
         several mates or several groups, probes not compared with the whole gallery, and rows
         whose ``mated`` contradicts ``reference_subject == probe_subject`` when the table has
@@ -316,7 +318,8 @@ def probe_outcomes_from_matrix(
         identities, group labels or probe ids of the wrong shape, missing identities, labels
         or probe ids, repeated probe ids, a block size that is not a positive integer; then a
         matrix or block of the wrong shape, non-numeric, complex or non-finite scores, integer
-        scores beyond ``±2**53`` (float64 would tie them); or identities that are numbers on
+        scores beyond ``±2**53`` or long doubles that float64 cannot hold exactly (it would
+        tie them); or identities that are numbers on
         one side (probes or gallery) and text on the other, or both on one (no probe would
         find its mate), also when given as a list; or probe ids, or group labels, that differ
         only in type.
@@ -418,6 +421,8 @@ def probe_outcomes_from_matrix(
                 f"block {start}:{stop} has {how_many(int(inexact.sum()), 'integer score')} beyond ±2^53 (e.g. "
                 f"{block[inexact][0]}) that float64 cannot hold exactly: distinct scores would become ties"
             )
+        if problem := long_double_problem(block, f"block {start}:{stop}"):
+            raise SchemaError(problem)
         if not np.isfinite(block).all():
             non_finite = how_many(int((~np.isfinite(block)).sum()), "non-finite score")
             raise SchemaError(f"block {start}:{stop} has {non_finite}")

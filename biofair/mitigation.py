@@ -11,6 +11,8 @@ Read more in the chapter "Mitigation and its price" (``notebooks/12``).
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -21,7 +23,7 @@ from numpy.typing import NDArray
 from biofair._counts import counts_at
 from biofair._thresholds import resolution_columns, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Direction, Seed
-from biofair._validation import as_number, as_rng, as_target, as_threshold, how_many, quoted
+from biofair._validation import as_number, as_rng, as_target, as_threshold, how_many, is_real_number, quoted
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
 from biofair.exceptions import SchemaError
 from biofair.groups import (
@@ -99,8 +101,9 @@ def _subjects(scores: pd.DataFrame, name: str = "scores") -> set:
                 f"{_row(scores, int(missing.argmax()))}): a comparison without its subjects fits neither split"
             )
     _check_ids_of_one_kind({f"{name}[{c!r}]": scores[c] for c in _SUBJECT_COLUMNS})
-    both = pd.concat([scores["reference_subject"], scores["probe_subject"]], ignore_index=True)
-    return set(both.unique().tolist())  # hashed once, not one Python object per row
+    # each column's distinct ids, hashed once (not one Python object per row) and as Python values: stacked,
+    # a uint64 column and an int64 one were float64, where ids beyond 2**53 merge
+    return set().union(*(scores[c].unique().tolist() for c in _SUBJECT_COLUMNS))
 
 
 def check_subject_disjoint(dev: pd.DataFrame, evaluation: pd.DataFrame) -> None:
@@ -570,8 +573,9 @@ def apply_group_calibration(
         When a group of the scores has no calibration, a calibration's scale or offset is not
         finite, or ``by`` is empty, names a column twice or names "score" or "mated".
     TypeError
-        When ``calibrations`` is not a mapping of LogisticCalibration, or ``by`` is not a
-        column name or a list of column names.
+        When ``calibrations`` is not a mapping of LogisticCalibration, a calibration's scale
+        or offset is not a real number (text, None, a boolean), or ``by`` is not a column
+        name or a list of column names.
     SchemaError
         When the scores are invalid (:func:`biofair.validate_scores`), or a group label is
         missing or cannot be read (named with its column and row, as by
@@ -605,8 +609,8 @@ def apply_group_calibration(
     if wrong := {g: type(c).__name__ for g, c in calibrations.items() if not isinstance(c, LogisticCalibration)}:
         raise TypeError(f"calibrations must map each group to its LogisticCalibration (as fit_group_calibration "
                         f"returns them); got {wrong}")
-    broken = {g: (float(c.scale), float(c.offset)) for g, c in calibrations.items()
-              if not (np.isfinite(c.scale) and np.isfinite(c.offset))}
+    maps = _calibration_numbers(calibrations)
+    broken = {g: pair for g, pair in maps.items() if not np.isfinite(pair).all()}
     if broken:
         raise ValueError(f"calibrations with a non-finite scale or offset: {broken}; refit them "
                          "(fit_group_calibration)")
@@ -621,8 +625,8 @@ def apply_group_calibration(
                 + (f"; calibrations are given for {unused}, which the scores do not have (group names are "
                    "text, as fit_group_calibration returns them)" if unused else "")
             )
-        scale = labels.map({g: c.scale for g, c in calibrations.items()}).to_numpy(dtype=np.float64)
-        offset = labels.map({g: c.offset for g, c in calibrations.items()}).to_numpy(dtype=np.float64)
+        scale = labels.map({g: scale for g, (scale, _) in maps.items()}).to_numpy(dtype=np.float64)
+        offset = labels.map({g: offset for g, (_, offset) in maps.items()}).to_numpy(dtype=np.float64)
         return scale * raw + offset
 
     columns = _group_columns(scores, by)  # the pair-level column of an attribute if any, else its two sides
@@ -634,7 +638,11 @@ def apply_group_calibration(
             stacked = pd.concat([scores[[pair[side] for pair in columns.values()]].set_axis(list(columns), axis=1)
                                  for side in (0, -1)], ignore_index=True)
             labels = group_labels(stacked, by=list(columns))
-            calibrated = (llr_of(labels.iloc[: len(scores)]) + llr_of(labels.iloc[len(scores):])) / 2
+            sides = llr_of(labels.iloc[: len(scores)]), llr_of(labels.iloc[len(scores):])
+            calibrated = (sides[0] + sides[1]) / 2
+            wide = np.isinf(calibrated) & np.isfinite(sides[0]) & np.isfinite(sides[1])
+            if wide.any():  # a sum of two LLRs beyond float64 where their mean is not: in halves
+                calibrated[wide] = sides[0][wide] * 0.5 + sides[1][wide] * 0.5
         else:
             calibrated = llr_of(group_labels(scores, by=by))
     if not np.isfinite(calibrated).all():
@@ -645,6 +653,16 @@ def apply_group_calibration(
     return scores.assign(score=calibrated)
 
 
+def _calibration_numbers(calibrations: Mapping[str, LogisticCalibration]) -> dict[str, tuple[float, float]]:
+    """Each group's ``(scale, offset)`` as floats, an integer beyond the largest float64 as
+    ``±inf``; a TypeError naming the groups whose scale or offset is not a real number (text,
+    None or a boolean, which NumPy would read as 1)."""
+    pairs = {g: (c.scale, c.offset) for g, c in calibrations.items()}
+    if not_numbers := {g: pair for g, pair in pairs.items() if not all(map(is_real_number, pair))}:
+        raise TypeError(f"calibrations whose scale or offset is not a real number: {not_numbers}; give numbers, "
+                        "as fit_group_calibration returns them")
+    return {g: tuple((math.inf if v > 0 else -math.inf) if abs(v) > sys.float_info.max else float(v) for v in pair)
+            for g, pair in pairs.items()}
 
 
 def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> pd.Series:
@@ -717,7 +735,8 @@ def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> p
     if complex_columns:
         raise TypeError(f"objective columns must hold real numbers; {complex_columns} hold complex ones, which "
                         "have no order: give their real part or modulus")
-    missing = {c: int(n) for c in objectives if (n := points[c].isna().sum())}
+    # counted on the values: an Arrow-backed column keeps NaN apart from its missing values (isna: False)
+    missing = {c: int(n) for c in objectives if (n := pd.isna(points[c].to_numpy()).sum())}
     if missing:
         raise ValueError(f"objective columns hold NaN (column: count): {missing}; a point without a value "
                          "cannot be compared")

@@ -128,7 +128,10 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
         among = how_many(len(cohort), "cohort subject")
         raise ValueError(f"no comparison of cross has exactly one side among the {among}: "
                          "there is no cohort score (is cross the table of cross comparisons of the split?)")
-    subject = np.where(reference_in, cross["probe_subject"], cross["reference_subject"])[one_side]
+    sides = cross["probe_subject"].to_numpy(), cross["reference_subject"].to_numpy()
+    if {side.dtype.kind for side in sides} == {"u", "i"}:  # np.where would make uint64 and int64 ids float64,
+        sides = tuple(side.astype(object) for side in sides)  # where those beyond 2**53 merge
+    subject = np.where(reference_in, *sides)[one_side]
     return pd.DataFrame({"subject": subject, "score": as_scores(cross["score"].to_numpy()[one_side], "score")})
 
 

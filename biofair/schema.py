@@ -17,7 +17,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._typing import Unit
-from biofair._validation import how_many, inexact_integers, quoted
+from biofair._validation import how_many, inexact_integers, long_double_problem, quoted
 from biofair.exceptions import SchemaError
 
 _REQUIRED_COLUMNS = ("score", "mated")
@@ -313,6 +313,8 @@ def _score_problems(score: pd.Series) -> list[str]:
             f"column 'score' has {how_many(int(inexact.sum()), 'integer value')} beyond ±2^53 (e.g. "
             f"{raw[inexact][0]}) that float64 cannot hold exactly: distinct scores would become ties"
         ]
+    if problem := long_double_problem(raw, "column 'score'"):
+        return [problem]
     values = score.to_numpy(dtype=np.float64, na_value=np.nan)
     finite = np.isfinite(values)
     if finite.all():  # one pass for the common case; count only when needed
@@ -438,7 +440,8 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     SchemaError
         Listing, one per line: duplicate column names (alone: nothing else can be checked),
         missing required columns, an empty table, non-numeric, boolean, non-finite or
-        inexact (integers beyond ``±2**53``, which float64 cannot hold exactly) scores (numbers
+        inexact (integers beyond ``±2**53``, or long doubles, that float64 cannot hold exactly)
+        scores (numbers
         as text or objects: with how to convert them), missing or non-boolean labels (0 and 1,
         text: with how to convert them), an empty class, labels that contradict the subject
         ids, and missing values in an optional canonical column (a row without a group
