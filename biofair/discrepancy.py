@@ -205,7 +205,7 @@ def fairness_discrepancy_rate(
     >>> bool((fdr["fdr"] < 1).all())
     True
     """
-    check_alpha(alpha)
+    alpha = check_alpha(alpha)
     targets = as_targets(fmr_targets, "fmr_targets")
     groups = scores_by_group(scores, by=by)
     dev_groups = groups if dev is None else _development_groups(dev, by)

@@ -408,7 +408,7 @@ def outcome_fairness(
         threshold = as_threshold(threshold)
     else:
         fmr = float(as_target(fmr)[0])
-    _check_outcome_options(alpha, correction, zero)
+    alpha = _check_outcome_options(alpha, correction, zero)
     groups = scores_by_group(scores, by=by)
     if fmr is not None:
         threshold = float(_pooled_threshold(groups, fmr))
@@ -417,12 +417,14 @@ def outcome_fairness(
                                correction=correction, zero=zero)
 
 
-def _check_outcome_options(alpha: float, correction: bool, zero: str) -> None:
+def _check_outcome_options(alpha: float, correction: bool, zero: str) -> float:
     """Check the options of :func:`outcome_fairness` (in memory and out of core) before any
-    grouping: ``alpha`` in [0, 1], ``correction`` a bool and ``zero`` a known choice."""
-    check_alpha(alpha)
+    grouping: ``alpha`` in [0, 1], ``correction`` a bool and ``zero`` a known choice; return
+    ``alpha`` as a float."""
+    alpha = check_alpha(alpha)
     check_flag(correction, "correction")
     check_choice(zero, "zero", ("upper_bound", "raise"))
+    return alpha
 
 
 def _outcome_from_rates(

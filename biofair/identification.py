@@ -889,7 +889,7 @@ def identification_discrepancy_rate(
     0         0.10  60      True     True
     1         0.01   6      True    False
     """
-    check_alpha(alpha)
+    alpha = check_alpha(alpha)
     as_count(rank, "rank")
     targets = as_targets(fpir_targets, "fpir_targets")
     groups = _groups(outcomes, need_open_set=True)

@@ -477,7 +477,7 @@ def fairness_summary(
     # every option and the grouping are checked before the bootstraps, not minutes after them
     targets = _area_targets(fmr_targets)
     as_count(n_permutations, "n_permutations")
-    check_alpha(alpha)
+    alpha = check_alpha(alpha)
     as_target(operating_fmr, "operating_fmr")
     groups = scores_by_group(scores, by=by)
     unit = "pair" if _resampled_cluster(scores, unit, cluster) is None else "subject"

@@ -336,7 +336,7 @@ def fdr_canonical_rates(
     >>> round(float(rates["fnmr"].iloc[0]), 4)
     0.0028
     """
-    check_alpha(alpha)
+    alpha = check_alpha(alpha)
     targets = as_targets(fmr_targets, "fmr_targets")
     if np.any((targets <= 0) | (targets >= 1)):
         raise ValueError(f"fmr_targets must lie strictly between 0 and 1, got {fmr_targets!r}")

@@ -153,7 +153,7 @@ def poisson_bootstrap(
     >>> intervals["metric"].value_counts().to_dict()
     {'fmr': 3, 'fnmr': 3, 'fdr': 1}
     """
-    check_alpha(alpha)
+    alpha = check_alpha(alpha)
     n_resamples = as_count(n_resamples, "n_resamples")
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     check_resamples(n_resamples, confidence)

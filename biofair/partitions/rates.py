@@ -341,7 +341,7 @@ def fairness_discrepancy_rate(
     >>> found.equals(bf.fairness_discrepancy_rate(table, fmr_targets=[1e-2, 1e-3]))
     True
     """
-    check_alpha(alpha)
+    alpha = check_alpha(alpha)
     targets = as_targets(fmr_targets, "fmr_targets")
     if dev is not None and not isinstance(dev, Partitioned):
         dev = _as_development(_as_frame, dev)  # a mistyped path refused before a pass over the evaluation data
@@ -456,7 +456,7 @@ def outcome_fairness(
         raise ValueError("give exactly one of threshold= and fmr=")
     if threshold is not None:
         as_threshold(threshold)  # named in the singular, as in memory
-    _check_outcome_options(alpha, correction, zero)
+    alpha = _check_outcome_options(alpha, correction, zero)
     data = partitioned(scores, by=by)
     if fmr is not None:
         target = as_target(fmr)
