@@ -107,9 +107,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
         entry ids, non-boolean or missing labels, repeated (probe, entry) pairs, probes with
         several mates or several groups, probes not compared with the whole gallery, and rows
         whose ``mated`` contradicts ``reference_subject == probe_subject`` when the table has
-        both columns; or
-        a group column holding two labels that differ only in type, or ids of two types in
-        ``probe_id`` or ``reference_id`` (``1`` and ``"1"``).
+        both columns; or a group column holding two labels that differ only in type, or ids of
+        two types in ``probe_id`` or ``reference_id`` (``1`` and ``"1"``).
     ValueError
         When ``by`` is empty, names a column twice or names "score" or "mated".
     TypeError
@@ -314,15 +313,14 @@ def probe_outcomes_from_matrix(
     SchemaError
         When the matrix, a block, the identities or the probe ids are a ragged list (rows of
         several lengths, named with them). Then listing every problem: no probe, an empty
-        gallery, a repeated gallery identity,
-        identities, group labels or probe ids of the wrong shape, missing identities, labels
-        or probe ids, repeated probe ids, a block size that is not a positive integer; then a
-        matrix or block of the wrong shape, non-numeric, complex or non-finite scores, integer
-        scores beyond ``±2**53`` or long doubles that float64 cannot hold exactly (it would
-        tie them); or identities that are numbers on
-        one side (probes or gallery) and text on the other, or both on one (no probe would
-        find its mate), also when given as a list; or probe ids, or group labels, that differ
-        only in type.
+        gallery, a repeated gallery identity, identities, group labels or probe ids of the wrong
+        shape, missing identities, labels or probe ids, repeated probe ids, a block size that is
+        not a positive integer; then a matrix or block of the wrong shape, non-numeric, complex
+        or non-finite scores, integer scores beyond ``±2**53`` or long doubles that float64
+        cannot hold exactly (it would tie them); or identities that are numbers on one side
+        (probes or gallery) and text on the other, or both on one (no probe would find its
+        mate), also when given as a list; or probe ids, or group labels, that differ only in
+        type.
     ValueError
         When the matrix, a block, the identities or the probe ids are a masked array with
         masked entries.
