@@ -40,3 +40,45 @@ def test_partial_auc_bounds_hold_the_area_at_the_smallest_bounds_allowed(max_fmr
     found = bp.partial_auc(dd.from_pandas(scores, npartitions=2), max_fmr, standardized=standardized, bins=64)
     assert found.low <= exact <= found.high
     assert found.low <= bf.partial_auc(mated, nonmated, max_fmr, standardized=standardized) <= found.high
+
+
+def subnormal_multiples(*, spread: float, n: int = 600) -> pd.DataFrame:
+    """Three groups of scores that are whole multiples of the smallest subnormal (-5 ... 9 of
+    them at ``spread=2``)."""
+    rng = np.random.default_rng(5)
+    group = np.arange(n) % 3
+    mated = (np.arange(n) // 3) % 4 == 0
+    steps = np.round(spread * rng.normal(np.where(mated, 1.5, 0.0) + 0.3 * group, 1.0))
+    return pd.DataFrame({"score": steps * 5e-324, "mated": mated, "group": np.array(["a", "b", "c"])[group]})
+
+
+def test_bins_of_edges_of_unequal_widths_follow_the_edges():
+    """14 subnormal steps cut into 10 bins: NumPy's edges are -5, -4, ..., 4, 9 steps (the
+    widths round to 1 step, the last takes 5). The arithmetic bin was corrected by one bin at
+    most, and a score 5 steps up landed in bin 8 where it lies in bin 9: 62 scores in bin 3
+    where np.histogram counts 16."""
+    from biofair.distribution_fairness import _range_edges
+    from biofair.partitions._order_statistics import bins_of
+
+    steps = np.arange(-5, 10)
+    edges = _range_edges(-5 * 5e-324, 9 * 5e-324, 10)
+    expected = [int(np.sum((edges[:-1] <= s) & ((s < edges[1:]) | (np.arange(10) == 9)))) for s in steps * 5e-324]
+    assert expected == [1] * 15  # every score in exactly one bin (a brute-force check, not np.histogram)
+    looped = [int(np.flatnonzero((edges[:-1] <= s) & ((s < edges[1:]) | (np.arange(10) == 9)))[0])
+              for s in steps * 5e-324]
+    assert bins_of(steps * 5e-324, edges).tolist() == looped
+
+
+@pytest.mark.parametrize(("spread", "kind", "bins"), [(2, "dfi", 10), (10, "nonmated", 10), (10, "mated", 30)])
+def test_indices_of_subnormal_scores_equal_memory(spread, kind, bins):
+    """DFI of scores a few subnormal steps apart: {'a': 0.0633, 'b': 0.0133, 'c': 0.0687} out
+    of core, {'a': 0.0780, 'b': 0.0126, 'c': 0.0988} in memory (np.histogram on the same edges,
+    whose binning the test above checks by a loop); CEI's tails and centres likewise."""
+    scores = subnormal_multiples(spread=spread)
+    data = dd.from_pandas(scores, npartitions=4)
+    if kind == "dfi":
+        found, expected = bp.distribution_fairness_index(data, bins=bins), bf.distribution_fairness_index(scores, bins=bins)
+    else:
+        found = bp.comprehensive_equity_index(data, kind=kind, bins=bins, percentile=80.0)
+        expected = bf.comprehensive_equity_index(scores, kind=kind, bins=bins, percentile=80.0)
+    assert found.divergences.equals(expected.divergences)
