@@ -82,3 +82,22 @@ def test_indices_of_subnormal_scores_equal_memory(spread, kind, bins):
         found = bp.comprehensive_equity_index(data, kind=kind, bins=bins, percentile=80.0)
         expected = bf.comprehensive_equity_index(scores, kind=kind, bins=bins, percentile=80.0)
     assert found.divergences.equals(expected.divergences)
+
+
+@pytest.mark.filterwarnings("ignore::biofair.InsufficientComparisonsWarning")
+@pytest.mark.filterwarnings("ignore::biofair.UndefinedRateWarning")  # zero FNMRs, in both
+def test_a_threshold_at_a_zero_score_is_positive_zero_as_in_memory():
+    """Non-mated scores of -0.0 and 0.0, -0.0 read first: every threshold at them was -0.0
+    out of core (pooled_thresholds, FDR's and outcome_fairness's threshold), 0.0 in memory,
+    which writes -0.0 and 0.0 as 0.0 whichever sorted first (equal, but not bit for bit, and
+    printed '-0.0')."""
+    scores = pd.DataFrame({"score": [-0.0, 0.0, 0.0, -0.0, 1.0, 2.0, 1.0, 3.0, -0.0, 0.0],
+                           "mated": [False] * 4 + [True] * 4 + [False] * 2, "group": list("abababab") + ["a", "b"]})
+    data = dd.from_pandas(scores, npartitions=2)
+    found = [bp.pooled_thresholds(data, [1.0])[0],
+             bp.fairness_discrepancy_rate(data, fmr_targets=[1.0])["threshold"].iloc[0],
+             bp.outcome_fairness(data, fmr=1.0).threshold]
+    expected = [bf.fairness_discrepancy_rate(scores, fmr_targets=[1.0])["threshold"].iloc[0],
+                bf.outcome_fairness(scores, fmr=1.0).threshold]
+    assert [np.signbit(value) for value in found + expected] == [False] * 5
+    assert found == [0.0] * 3
