@@ -101,3 +101,27 @@ def test_a_threshold_at_a_zero_score_is_positive_zero_as_in_memory():
                 bf.outcome_fairness(scores, fmr=1.0).threshold]
     assert [np.signbit(value) for value in found + expected] == [False] * 5
     assert found == [0.0] * 3
+
+
+@pytest.mark.parametrize("start", [1.0, 0.0, -1e300, 2.0**-1022])
+def test_bins_of_ranges_a_few_ulps_wide_count_as_np_histogram(start):
+    """Every range from ``start`` to 2 ... 150 floats above it that NumPy can cut into 3, 7, 10
+    or 33 bins: the counts of every float of the range equal np.histogram's (before the fix,
+    not from 0.0 or 2**-1022, where floats are evenly spaced and the edges' widths differ)."""
+    from biofair.distribution_fairness import _range_edges
+    from biofair.exceptions import SchemaError
+    from biofair.partitions._order_statistics import bins_of
+
+    floats = [start]
+    for _ in range(150):
+        floats.append(np.nextafter(floats[-1], np.inf))
+    floats = np.array(floats)
+    for stop in range(2, floats.size):
+        for bins in (3, 7, 10, 33):
+            try:
+                edges = _range_edges(floats[0], floats[stop], bins)
+            except SchemaError:  # fewer floats than bins + 1
+                continue
+            values = floats[: stop + 1]
+            np.testing.assert_array_equal(np.bincount(bins_of(values, edges), minlength=bins),
+                                          np.histogram(values, edges)[0])
