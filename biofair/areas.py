@@ -266,11 +266,6 @@ def _partial_from_mean(mean_tmr: float, bound: float, standardized: bool) -> flo
     return mean_tmr
 
 
-def _partial_from_area(area: float, bound: float, standardized: bool) -> float:
-    """The reported partial AUC of the area under the ROC up to FMR ``bound`` (increasing)."""
-    return _partial_from_mean(area / bound, bound, standardized)
-
-
 def partial_auc(
     mated: ArrayLike, nonmated: ArrayLike, max_fmr: float, *, standardized: bool = False
 ) -> BoundedValue:

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 from biofair._thresholds import allowed_false_matches
 from biofair._validation import check_bins, check_bound, check_flag
-from biofair.areas import BoundedValue, _partial_from_area
+from biofair.areas import BoundedValue, _partial_from_mean
 from biofair.distribution_fairness import _range_edges
 from biofair.exceptions import SchemaError
 from biofair.partitions._order_statistics import (
@@ -48,8 +48,9 @@ def _class_histogram_part(part: pd.DataFrame, index: int, edges: NDArray) -> NDA
     return np.bincount(key, minlength=2 * n_bins).reshape(2, n_bins)
 
 
-def _area_bounds(frame, edges: NDArray, n_mated: int, n_nonmated: int, bound: float) -> tuple[float, float]:
-    """Bounds of the area under the ROC from FMR 0 to ``bound``, from one histogram pass.
+def _mean_tmr_bounds(frame, edges: NDArray, n_mated: int, n_nonmated: int, bound: float) -> tuple[float, float]:
+    """Bounds of the mean TMR over FMR in [0, ``bound``] (the area divided by ``bound``),
+    from one histogram pass.
 
     With ``F_j`` and ``T_j`` the FMR and TMR of a threshold at the start of bin ``j``
     (scores at or above it), the piecewise-linear ROC runs inside bin ``j`` from
@@ -57,12 +58,16 @@ def _area_bounds(frame, edges: NDArray, n_mated: int, n_nonmated: int, bound: fl
     between the span times ``T_{j+1}`` and the span times ``T_j``. ``edges[0]`` must have
     ``F_0 >= bound``. Both sums are correctly rounded (``math.fsum``): a dot product's
     summation order can depend on memory alignment, and could put ``low`` an ulp above
-    ``high`` where they are equal.
+    ``high`` where they are equal. The spans are scaled by the power of two that brings
+    ``bound`` to [0.5, 1) (exact): at the smallest bounds allowed, span times TMR fell
+    below 2**-1022 and lost bits (the bounds missed the mean TMR of 1/1000 at 1e-306).
     """
     counts = _class_counts(frame, edges)
     fmr, tmr = counts[0] / n_nonmated, counts[1] / n_mated
-    span = np.clip(np.minimum(fmr[:-1], bound) - fmr[1:], 0.0, None)
-    return math.fsum(span * tmr[1:]), math.fsum(span * tmr[:-1])
+    scale = -math.frexp(bound)[1]
+    span = np.ldexp(np.clip(np.minimum(fmr[:-1], bound) - fmr[1:], 0.0, None), scale)
+    scaled_bound = math.ldexp(bound, scale)
+    return math.fsum(span * tmr[1:]) / scaled_bound, math.fsum(span * tmr[:-1]) / scaled_bound
 
 
 def _class_counts(frame, edges: NDArray) -> NDArray[np.int64]:
@@ -236,9 +241,9 @@ def partial_auc(scores: Any, max_fmr: float, *, standardized: bool = False,
         rank = counts.n_nonmated - 1 - allowed
         windows = order_statistics(frame, by_class, (), 2, lambda sizes: [np.array([rank]), []])
         start = windows.kth(0, rank)
-    low, high = _area_bounds(frame, _area_edges(start, counts.high, bins), counts.n_mated,
-                             counts.n_nonmated, bound)
-    low, high = _partial_from_area(low, bound, standardized), _partial_from_area(high, bound, standardized)
+    low, high = _mean_tmr_bounds(frame, _area_edges(start, counts.high, bins), counts.n_mated,
+                                 counts.n_nonmated, bound)
+    low, high = _partial_from_mean(low, bound, standardized), _partial_from_mean(high, bound, standardized)
     # Both sums are of products of rounded rates, and the in-memory value interpolates the
     # last segment in floating point: where the bins resolve every score the two can differ
     # by an ulp (seen: 0.12061561973106089 in memory, 0.1206156197310609 for both bounds).

@@ -53,7 +53,8 @@ def _thresholds_from(windows: Windows, stream: int, targets: NDArray) -> tuple[N
             above = windows.above(stream, windows.kth(stream, n - 1 - int(c)))
             thresholds.append(top if above is None else above)
             at_or_above.append(0 if above is None else windows.at_or_above(stream, above))
-    return np.array(thresholds, dtype=np.float64), np.array(at_or_above, dtype=np.int64)
+    # + 0.0: -0.0 and 0.0 give 0.0, whichever a partition held first, as threshold_at_fmr_sorted
+    return np.array(thresholds, dtype=np.float64) + 0.0, np.array(at_or_above, dtype=np.int64)
 
 
 def _pooled_thresholds_and_counts(scores: Any, targets: NDArray, by: By, *,
