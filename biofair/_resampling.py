@@ -20,7 +20,13 @@ from tqdm import tqdm
 
 from biofair._counts import CountsAtMatedScores, mated_counts_sorted
 from biofair._typing import By, IntervalMethod, StatisticData, Unit
-from biofair._validation import as_scores, check_choice, check_subject_in_every_row, power_of_two_scaled
+from biofair._validation import (
+    as_scores,
+    check_choice,
+    check_subject_in_every_row,
+    power_of_two_exponent,
+    power_of_two_scaled,
+)
 from biofair.exceptions import CoarseHistogramWarning, InsufficientComparisonsWarning
 from biofair.groups import _LOOK_ALIKE_WARNING, _group_codes
 from biofair.schema import _check_ids_of_one_kind, _validate_score_set
@@ -352,7 +358,10 @@ def interval(
         levels = ndtr(z0 + (z0 + z) / (1 - acceleration * (z0 + z)))
     else:
         raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
-    low, high = np.percentile(replicates, 100 * levels)
+    # the ends are read on the replicates brought near 1 by a power of two (exact): NumPy
+    # interpolates from the difference of two neighbours, which overflowed between -1e308 and 1e308
+    exponent = power_of_two_exponent(replicates)
+    low, high = np.ldexp(np.percentile(np.ldexp(replicates, -exponent), 100 * levels), exponent)
     return float(low), float(high)
 
 
