@@ -338,7 +338,9 @@ def interval(
     ``scipy.stats.bootstrap``: per sample of ``n`` units with leave-one-out values ``θ_i``
     and ``u_i = (n - 1)(mean θ - θ_i)``, ``a = Σ Σu_i³/n³ / (6 (Σ Σu_i²/n²)^1.5)``; ``z0`` from
     the share of replicates below the estimate, those equal to it (within a relative 100
-    ulp) counting one half.
+    ulp) counting one half. The adjusted level ``Φ(z0 + (z0 + z) / (1 - a (z0 + z)))`` needs
+    ``1 - a (z0 + z) > 0`` at both ends (beyond, it wraps around: a 99.9% interval whose low
+    end lay above its high end); otherwise BCa is refused, as for an infinite ``z0``.
     """
     alpha = (1 - confidence) / 2
     if method == "percentile":
@@ -355,7 +357,15 @@ def interval(
                              "use method='percentile'")
         acceleration = _acceleration(jackknife())
         z = ndtri(np.array([alpha, 1 - alpha]))
-        levels = ndtr(z0 + (z0 + z) / (1 - acceleration * (z0 + z)))
+        denominators = 1 - acceleration * (z0 + z)
+        if (denominators <= 0).any():  # the adjusted level, increasing in z until there, wraps around
+            raise ValueError(
+                f"method='bca' is undefined here: the acceleration a = {acceleration:.3g} and the bias correction "
+                f"z0 = {z0:.3g} give 1 - a·(z0 + z) = {denominators.min():.3g} at the interval's "
+                f"{'upper' if denominators[1] <= 0 else 'lower'} end (it must be positive), beyond which its level "
+                f"wraps around to the other side; use method='percentile' or a lower confidence than {confidence}"
+            )
+        levels = ndtr(z0 + (z0 + z) / denominators)
     else:
         raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
     # the ends are read on the replicates brought near 1 by a power of two (exact): NumPy

@@ -305,7 +305,8 @@ def bootstrap(
         When ``n_resamples`` is below ``2 / (1 - confidence)``, when the statistic is NaN or
         infinite on all the data or on some resample (no interval can be read), for
         ``method="bca"`` when it is so with a unit left out or when the interval is undefined
-        (every replicate on one side of the estimate, a jackknife that does not vary), or for
+        (every replicate on one side of the estimate, a jackknife that does not vary, or
+        ``1 - a (z0 + z) <= 0`` at an end, where the adjusted level wraps around), or for
         ``unit="subject"`` when the cluster column has missing values or a single subject,
         or mixes numbers and text (a ``SchemaError``: ``1`` and ``"1"`` would be two subjects);
         or when ``rng`` is a negative seed.

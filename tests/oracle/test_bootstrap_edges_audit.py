@@ -43,3 +43,57 @@ def test_percentile_end_between_replicates_of_opposite_huge_sign_is_finite():
                 type7_percentile(result.replicates, 100 * (1 + 0.95) / 2)]
     assert np.isfinite(expected).all()
     np.testing.assert_allclose([result.low, result.high], expected, rtol=1e-15)
+
+
+def declared(replicates, leave_one_out):
+    """A statistic of value 0 on all the data that declares the fast-path protocol (see
+    :mod:`biofair.bootstrap`): these bootstrap replicates and these leave-one-out values (one
+    sample, one unit each)."""
+    def statistic(mated, nonmated) -> float:
+        return 0.0
+
+    statistic.bootstrap_replicates = lambda mated, nonmated, **_: replicates
+    statistic.jackknife_replicates = lambda mated, nonmated, **_: [(leave_one_out, np.ones(leave_one_out.size))]
+    return statistic
+
+
+def bca_levels(replicates, estimate, leave_one_out, confidence):
+    """Efron and Tibshirani's eq. 14.10 and 14.15 written out: z0, the acceleration ``a`` of
+    one sample, and ``1 - a (z0 + z)`` at both ends with the adjusted levels."""
+    z0 = stats.norm.ppf(np.mean(replicates < estimate) + np.mean(replicates == estimate) / 2)
+    u = (leave_one_out.size - 1) * (np.mean(leave_one_out) - leave_one_out)
+    a = np.sum(u**3) / (6 * np.sum(u**2) ** 1.5)
+    z = stats.norm.ppf([(1 - confidence) / 2, (1 + confidence) / 2])
+    denominators = 1 - a * (z0 + z)
+    return denominators, stats.norm.cdf(z0 + (z0 + z) / denominators)
+
+
+# 1999 replicates below the estimate 0 and one above (z0 = 3.29), and a jackknife in which one
+# unit of 100 moves the statistic (a = 0.165, near the largest acceleration, 1/6)
+POLE_REPLICATES = np.append(-1.0 - np.arange(1999.0), 1.0)
+POLE_LEAVE_ONE_OUT = np.append(-1.0, np.zeros(99))
+
+
+def test_bca_beyond_the_pole_of_its_level_transformation_is_refused():
+    """BCa's adjusted level Phi(z0 + (z0 + z) / (1 - a (z0 + z))) is increasing in z only while
+    1 - a (z0 + z) > 0; beyond it the level wraps around to the other side. At 99.9% here
+    1 - a (z0 + z) = -0.080 at the upper end, whose level fell to 0 (below the lower end's
+    0.9995): the interval came back as [-0.999, -1999.0], its low end above its high end."""
+    statistic = declared(POLE_REPLICATES, POLE_LEAVE_ONE_OUT)
+    denominators, levels = bca_levels(POLE_REPLICATES, 0.0, POLE_LEAVE_ONE_OUT, 0.999)
+    assert denominators[1] < 0 < denominators[0] and levels[1] < levels[0]  # the wrap-around
+    with pytest.raises(ValueError, match=r"^method='bca' is undefined here: .*1 - a·\(z0 \+ z\) = -0\.08.*"
+                                         r"use method='percentile'"):
+        bf.bootstrap(statistic, ([1.0, 2.0], [0.0, 1.0]), method="bca", n_resamples=2000, confidence=0.999, rng=0)
+
+
+def test_bca_just_inside_the_pole_is_efrons_interval():
+    """At 99% the same replicates and jackknife keep 1 - a (z0 + z) = 0.037 > 0: the interval is
+    Efron's, read at the adjusted levels."""
+    statistic = declared(POLE_REPLICATES, POLE_LEAVE_ONE_OUT)
+    denominators, levels = bca_levels(POLE_REPLICATES, 0.0, POLE_LEAVE_ONE_OUT, 0.99)
+    assert (denominators > 0).all() and denominators.min() < 0.05
+    result = bf.bootstrap(statistic, ([1.0, 2.0], [0.0, 1.0]), method="bca", n_resamples=2000, confidence=0.99, rng=0)
+    expected = [type7_percentile(POLE_REPLICATES, 100 * level) for level in levels]
+    np.testing.assert_allclose([result.low, result.high], expected, rtol=1e-12)
+    assert result.low <= result.high
