@@ -349,8 +349,11 @@ def interval(
         # a replicate equal to the estimate up to rounding (a relative 100 ulp, the slack of
         # permutation_null) counts one half: a sum of the same scores in another order (the
         # rows of a subject resample, shuffled) fell 1 ulp on either side of it, and moved z0
+        # (compared with the ends of that slack, not by |replicate - estimate|, which overflowed
+        # between replicates of opposite sign near ±1e308)
         slack = 100 * np.finfo(np.float64).eps * abs(estimate)
-        below, equal = np.sum(replicates < estimate - slack), np.sum(np.abs(replicates - estimate) <= slack)
+        below = np.sum(replicates < estimate - slack)
+        equal = np.sum((replicates >= estimate - slack) & (replicates <= estimate + slack))
         z0 = ndtri((below + equal / 2) / replicates.size)
         if not np.isfinite(z0):
             raise ValueError("method='bca' is undefined here: every replicate lies on one side of the estimate; "

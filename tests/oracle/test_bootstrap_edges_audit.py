@@ -97,3 +97,18 @@ def test_bca_just_inside_the_pole_is_efrons_interval():
     expected = [type7_percentile(POLE_REPLICATES, 100 * level) for level in levels]
     np.testing.assert_allclose([result.low, result.high], expected, rtol=1e-12)
     assert result.low <= result.high
+
+
+def test_bca_of_replicates_of_opposite_huge_sign_is_the_scaled_interval():
+    """BCa is invariant to the scale of the statistic: the median of scores times 2^1021
+    (up to ±1.57e308) has the interval of the median of the unscaled scores times 2^1021, bit
+    for bit. z0 counted the replicates equal to the estimate from ``|replicate - estimate|``,
+    which overflowed between -7·2^1021 and 2·2^1021 (a RuntimeWarning: an error under
+    warnings-as-errors, noise for everyone else)."""
+    unscaled = np.array([-7.0, -1, 2, 7, 3, 5, -6])
+    small = bf.bootstrap(median_of_mated, (unscaled, np.arange(5.0)), method="bca", n_resamples=200, rng=0)
+    huge = bf.bootstrap(median_of_mated, (np.ldexp(unscaled, 1021), np.arange(5.0)), method="bca",
+                        n_resamples=200, rng=0)
+    assert huge.replicates.min() < 0 < huge.replicates.max()
+    np.testing.assert_array_equal(huge.replicates, np.ldexp(small.replicates, 1021))
+    assert [huge.low, huge.high] == list(np.ldexp([small.low, small.high], 1021))
