@@ -159,17 +159,20 @@ class PairedResult(NamedTuple):
 
 
 def _check(n_resamples: int, confidence: float, method: str, unit: str | None, cluster: object, args: object,
-           progress_bar: object) -> None:
+           progress_bar: object) -> tuple[int, float]:
+    """Check the options; return ``n_resamples`` as an int and ``confidence`` as a float (a
+    Fraction reached NumPy as an object array, which its functions refuse)."""
     if not isinstance(args, (tuple, list)):  # 1e-3 failed as "Value after * must be an iterable", "ab" gave 2
         raise TypeError(f"args must be a tuple of the statistic's further arguments, e.g. args=(1e-3,), got {args!r}")
     check_progress_bar(progress_bar)  # also where a fast path shows no bar
-    as_count(n_resamples, "n_resamples")
-    as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
+    n_resamples = as_count(n_resamples, "n_resamples")
+    confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     check_choice(method, "method", ("percentile", "bca"))
     if unit is not None:
         check_unit(unit)
     _check_cluster_name(cluster, unit)
     check_resamples(n_resamples, confidence)  # else an end would be the most extreme resample
+    return n_resamples, confidence
 
 
 def _unit(scores: Scores, unit: Unit | None, cluster: str) -> Unit:
@@ -391,7 +394,7 @@ def bootstrap(
     >>> bool(result.low < result.estimate < result.high)
     True
     """
-    _check(n_resamples, confidence, method, unit, cluster, args, progress_bar)
+    n_resamples, confidence = _check(n_resamples, confidence, method, unit, cluster, args, progress_bar)
     unit = _unit(scores, unit, cluster)
     rng = as_rng(rng)
     sample = Sample(scores, data=data, cluster=cluster if unit == "subject" else None, strata=strata)
@@ -534,7 +537,7 @@ def paired_bootstrap(
     >>> result.significant, result.p_greater
     (True, 0.0)
     """
-    _check(n_resamples, confidence, method, unit, cluster, args, progress_bar)
+    n_resamples, confidence = _check(n_resamples, confidence, method, unit, cluster, args, progress_bar)
     unit = _unit(scores_a, unit, cluster)
     rng = as_rng(rng)
     clusters = cluster if unit == "subject" else None
