@@ -153,9 +153,10 @@ def evaluated(evaluate: Callable[[Rows], float], plan, *, total: int, desc: str,
 
 def _number(value, example: str = "lambda mated, nonmated: bf.eer(mated, nonmated).eer") -> float:
     """A statistic's value as a float, or a TypeError that says what the statistic returned
-    (text too: float("0.5") would read it) and gives an ``example`` of one that picks a number."""
+    (text too: float("0.5") would read it, and a NumPy complex number, whose imaginary part it
+    drops) and gives an ``example`` of one that picks a number."""
     try:
-        if isinstance(value, (str, bytes)):
+        if isinstance(value, (str, bytes)) or np.iscomplexobj(value):
             raise TypeError
         return float(value)
     except (TypeError, ValueError):

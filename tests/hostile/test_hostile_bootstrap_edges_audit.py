@@ -36,3 +36,19 @@ def test_a_confidence_given_as_a_fraction_is_the_number_it_names(method):
         assert (got.low, got.high) == (expected.low, expected.high)
         assert type(got.confidence) is float and got.confidence == 0.95
         assert type(got.n_resamples) is int and got.n_resamples == 100
+
+
+def test_a_complex_statistic_is_refused_not_cut_to_its_real_part():
+    """A statistic that returns a NumPy complex number (here 0.5 + 0.25j) was read by float():
+    its imaginary part dropped, with one ComplexWarning, and an interval of real parts came
+    back. It is no real number: a TypeError, as for text, for both resamplers."""
+    table = bf.synthetic.gaussian_scores(n_mated=30, n_nonmated=60, rng=0).assign(group=lambda t: ["a", "b"] * 45)
+
+    def complex_auc(mated, nonmated):
+        return np.complex128(bf.roc_auc(mated, nonmated) + 0.25j)
+
+    message = r"^the statistic must return a number, got complex128: wrap it to pick one"
+    with pytest.raises(TypeError, match=message):
+        bf.bootstrap(complex_auc, table, n_resamples=40, rng=0)
+    with pytest.raises(TypeError, match=message):
+        bf.permutation_null(lambda t: np.complex128(0.5 + 0.25j), table, n_permutations=20, rng=0)
