@@ -112,3 +112,40 @@ def test_bca_of_replicates_of_opposite_huge_sign_is_the_scaled_interval():
     assert huge.replicates.min() < 0 < huge.replicates.max()
     np.testing.assert_array_equal(huge.replicates, np.ldexp(small.replicates, 1021))
     assert [huge.low, huge.high] == list(np.ldexp([small.low, small.high], 1021))
+
+
+def test_roc_auc_bca_with_one_mated_comparison_is_the_plain_jackknifes():
+    """bootstrap documents that a class of one comparison adds nothing to the acceleration and
+    is not left out: the statistic wrapped in a lambda (the plain jackknife) gives Efron's
+    interval from the non-mated jackknife; bf.roc_auc, whose fast path gives its leave-one-out
+    values in closed form, refused ("needs at least two comparisons of each class"). Both now
+    give the same interval, which is Efron's by hand."""
+    mated, nonmated = np.array([0.9]), np.random.default_rng(0).normal(size=300)
+    fast = bf.bootstrap(bf.roc_auc, (mated, nonmated), method="bca", n_resamples=200, rng=0)
+    plain = bf.bootstrap(lambda m, n: float(bf.roc_auc(m, n)), (mated, nonmated), method="bca", n_resamples=200,
+                         rng=0)
+    np.testing.assert_array_equal(fast.replicates, plain.replicates)  # the same draws, as documented
+    leave_one_out = np.array([float(bf.roc_auc(mated, np.delete(nonmated, j))) for j in range(nonmated.size)])
+    _, levels = bca_levels(fast.replicates, fast.estimate, leave_one_out, 0.95)
+    expected = [type7_percentile(fast.replicates, 100 * level) for level in levels]
+    np.testing.assert_allclose([fast.low, fast.high], expected, rtol=1e-12)
+    np.testing.assert_allclose([plain.low, plain.high], expected, rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::biofair.exceptions.InsufficientComparisonsWarning")  # small on purpose
+@pytest.mark.parametrize(("mated", "nonmated", "fmr"), [
+    (np.array([8.5]), np.arange(10.0), 0.1),  # one mated comparison: the non-mated jackknife
+    (np.arange(10.0), np.array([4.5]), 0.5),  # one non-mated comparison: the mated jackknife
+])
+def test_tmr_bca_with_one_comparison_in_a_class_is_efrons_from_the_other(mated, nonmated, fmr):
+    """As for ROC-AUC: bf.tmr_at_fmr refused BCa with one comparison in a class, which the plain
+    jackknife (and bootstrap's notes) leave out. Its interval is Efron's from its replicates
+    and the other class's leave-one-out values, computed by brute force."""
+    result = bf.bootstrap(bf.tmr_at_fmr, (mated, nonmated), args=(fmr,), method="bca", n_resamples=400, rng=1)
+    if mated.size == 1:
+        leave_one_out = [float(bf.tmr_at_fmr(mated, np.delete(nonmated, j), fmr)) for j in range(nonmated.size)]
+    else:
+        leave_one_out = [float(bf.tmr_at_fmr(np.delete(mated, i), nonmated, fmr)) for i in range(mated.size)]
+    _, levels = bca_levels(result.replicates, result.estimate, np.array(leave_one_out), 0.95)
+    expected = [type7_percentile(result.replicates, 100 * level) for level in levels]
+    np.testing.assert_allclose([result.low, result.high], expected, rtol=1e-12)
