@@ -143,17 +143,22 @@ def pair_jackknife(mated: NDArray, nonmated: NDArray, fmr: float) -> list[tuple[
     or ``j = K1`` with another copy, ``u_(K1-1)`` if it was the only copy of ``u_K1``, and
     ``u_K0`` if ``j > K1``; where that index is -1, ``nextafter`` of the largest score left.
     Only the top ``c_N + 2`` non-mated scores are sorted (``c_N >= c`` allowed among all N).
+    A class of one comparison is not left out (it adds nothing to the acceleration; see
+    :func:`biofair.bootstrap`), as in the plain jackknife: its entry is missing.
     """
     n_mated, n = mated.size, nonmated.size
-    if n_mated < 2 or n < 2:
-        raise ValueError("method='bca' needs at least two comparisons of each class to leave one out")
     mated_sorted = np.sort(mated)
     targets = np.array([fmr])
     largest = top_sorted(nonmated, int(allowed_false_matches(targets, n)[0]) + 2)  # all both rules read
-    threshold = threshold_at_fmr_sorted(largest, targets, n)
-    true_matches = n_mated - int(np.searchsorted(mated_sorted, threshold[0], side="left"))
-    mated_values = np.array([(true_matches - 1) / (n_mated - 1), true_matches / (n_mated - 1)])
-    mated_counts = np.array([true_matches, n_mated - true_matches])
+    samples = []
+    if n_mated > 1:
+        threshold = threshold_at_fmr_sorted(largest, targets, n)
+        true_matches = n_mated - int(np.searchsorted(mated_sorted, threshold[0], side="left"))
+        mated_values = np.array([(true_matches - 1) / (n_mated - 1), true_matches / (n_mated - 1)])
+        mated_counts = np.array([true_matches, n_mated - true_matches])
+        samples.append((mated_values[mated_counts > 0], mated_counts[mated_counts > 0]))
+    if n < 2:
+        return samples
 
     c = int(allowed_false_matches(targets, n - 1)[0])
     block = largest[::-1][: c + 2]  # descending: all that the rule reads
@@ -169,8 +174,7 @@ def pair_jackknife(mated: NDArray, nonmated: NDArray, fmr: float) -> list[tuple[
     thresholds = np.where(chosen >= 0, values[np.maximum(chosen, 0)], just_above(largest_left))
     counts = np.append(copies[: k1 + 1], n - (at_or_above[k1] if k1 >= 0 else 0))
     kept = counts > 0
-    return [(mated_values[mated_counts > 0], mated_counts[mated_counts > 0]),
-            (tmr_sorted(mated_sorted, thresholds[kept]), counts[kept])]
+    return [*samples, (tmr_sorted(mated_sorted, thresholds[kept]), counts[kept])]
 
 
 # -- unit="subject" ------------------------------------------------------------------------------

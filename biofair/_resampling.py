@@ -20,7 +20,13 @@ from tqdm import tqdm
 
 from biofair._counts import CountsAtMatedScores, mated_counts_sorted
 from biofair._typing import By, IntervalMethod, StatisticData, Unit
-from biofair._validation import as_scores, check_choice, check_subject_in_every_row, power_of_two_scaled
+from biofair._validation import (
+    as_scores,
+    check_choice,
+    check_subject_in_every_row,
+    power_of_two_exponent,
+    power_of_two_scaled,
+)
 from biofair.exceptions import CoarseHistogramWarning, InsufficientComparisonsWarning
 from biofair.groups import _LOOK_ALIKE_WARNING, _group_codes
 from biofair.schema import _check_ids_of_one_kind, _validate_score_set
@@ -147,9 +153,10 @@ def evaluated(evaluate: Callable[[Rows], float], plan, *, total: int, desc: str,
 
 def _number(value, example: str = "lambda mated, nonmated: bf.eer(mated, nonmated).eer") -> float:
     """A statistic's value as a float, or a TypeError that says what the statistic returned
-    (text too: float("0.5") would read it) and gives an ``example`` of one that picks a number."""
+    (text too: float("0.5") would read it, and a NumPy complex number, whose imaginary part it
+    drops) and gives an ``example`` of one that picks a number."""
     try:
-        if isinstance(value, (str, bytes)):
+        if isinstance(value, (str, bytes)) or np.iscomplexobj(value):
             raise TypeError
         return float(value)
     except (TypeError, ValueError):
@@ -332,7 +339,9 @@ def interval(
     ``scipy.stats.bootstrap``: per sample of ``n`` units with leave-one-out values ``θ_i``
     and ``u_i = (n - 1)(mean θ - θ_i)``, ``a = Σ Σu_i³/n³ / (6 (Σ Σu_i²/n²)^1.5)``; ``z0`` from
     the share of replicates below the estimate, those equal to it (within a relative 100
-    ulp) counting one half.
+    ulp) counting one half. The adjusted level ``Φ(z0 + (z0 + z) / (1 - a (z0 + z)))`` needs
+    ``1 - a (z0 + z) > 0`` at both ends (beyond, it wraps around: a 99.9% interval whose low
+    end lay above its high end); otherwise BCa is refused, as for an infinite ``z0``.
     """
     alpha = (1 - confidence) / 2
     if method == "percentile":
@@ -341,18 +350,32 @@ def interval(
         # a replicate equal to the estimate up to rounding (a relative 100 ulp, the slack of
         # permutation_null) counts one half: a sum of the same scores in another order (the
         # rows of a subject resample, shuffled) fell 1 ulp on either side of it, and moved z0
+        # (compared with the ends of that slack, not by |replicate - estimate|, which overflowed
+        # between replicates of opposite sign near ±1e308)
         slack = 100 * np.finfo(np.float64).eps * abs(estimate)
-        below, equal = np.sum(replicates < estimate - slack), np.sum(np.abs(replicates - estimate) <= slack)
+        below = np.sum(replicates < estimate - slack)
+        equal = np.sum((replicates >= estimate - slack) & (replicates <= estimate + slack))
         z0 = ndtri((below + equal / 2) / replicates.size)
         if not np.isfinite(z0):
             raise ValueError("method='bca' is undefined here: every replicate lies on one side of the estimate; "
                              "use method='percentile'")
         acceleration = _acceleration(jackknife())
         z = ndtri(np.array([alpha, 1 - alpha]))
-        levels = ndtr(z0 + (z0 + z) / (1 - acceleration * (z0 + z)))
+        denominators = 1 - acceleration * (z0 + z)
+        if (denominators <= 0).any():  # the adjusted level, increasing in z until there, wraps around
+            raise ValueError(
+                f"method='bca' is undefined here: the acceleration a = {acceleration:.3g} and the bias correction "
+                f"z0 = {z0:.3g} give 1 - a·(z0 + z) = {denominators.min():.3g} at the interval's "
+                f"{'upper' if denominators[1] <= 0 else 'lower'} end (it must be positive), beyond which its level "
+                f"wraps around to the other side; use method='percentile' or a lower confidence than {confidence}"
+            )
+        levels = ndtr(z0 + (z0 + z) / denominators)
     else:
         raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
-    low, high = np.percentile(replicates, 100 * levels)
+    # the ends are read on the replicates brought near 1 by a power of two (exact): NumPy
+    # interpolates from the difference of two neighbours, which overflowed between -1e308 and 1e308
+    exponent = power_of_two_exponent(replicates)
+    low, high = np.ldexp(np.percentile(np.ldexp(replicates, -exponent), 100 * levels), exponent)
     return float(low), float(high)
 
 

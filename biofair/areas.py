@@ -171,7 +171,8 @@ def _roc_auc_jackknife(
     ``v_j = 2·#{m > n_j} + #{m = n_j}`` that of non-mated score ``j``, twice the Mann-Whitney
     count is ``U2 = Σ w_i = Σ v_j``. ``unit="pair"`` (``clusters=None``): leaving out mated
     ``i`` gives ``(U2 - w_i) / (2 (M-1) N)``, non-mated ``j`` ``(U2 - v_j) / (2 M (N-1))``;
-    one sample per class. ``unit="subject"``: leaving out cluster ``c`` removes its credits
+    one sample per class of at least two comparisons (a class of one adds nothing to the
+    acceleration and is not left out, as :func:`biofair.bootstrap` documents). ``unit="subject"``: leaving out cluster ``c`` removes its credits
     and adds back those of its own mated/non-mated pairs, which both sums took away:
     ``(U2 - Σ_c w - Σ_c v + W_c) / (2 (M - M_c)(N - N_c))``. One sort of each class and
     one of the (cluster, rank) keys: no evaluation per unit, which made BCa quadratic.
@@ -182,11 +183,10 @@ def _roc_auc_jackknife(
          - np.searchsorted(m_sorted, nonmated, "right")).astype(np.int64)
     twice = int(w.sum())
     n_m, n_n = mated.size, nonmated.size
-    if clusters is None:
-        if n_m < 2 or n_n < 2:
-            raise ValueError("method='bca' needs at least two comparisons of each class to leave one out")
-        return [((twice - w) / (2.0 * (n_m - 1) * n_n), np.ones(n_m, dtype=np.int64)),
-                ((twice - v) / (2.0 * n_m * (n_n - 1)), np.ones(n_n, dtype=np.int64))]
+    if clusters is None:  # a class of one comparison is not left out, as in the plain jackknife
+        classes = ((w, n_m - 1, n_n), (v, n_m, n_n - 1))
+        return [((twice - credits) / (2.0 * left_m * left_n), np.ones(credits.size, dtype=np.int64))
+                for credits, left_m, left_n in classes if credits.size > 1]
     c_m, c_n = clusters
     k = int(max(c_m.max(initial=-1), c_n.max(initial=-1))) + 1
     distinct, ranks = np.unique(np.concatenate([mated, nonmated]), return_inverse=True)

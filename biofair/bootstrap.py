@@ -159,17 +159,20 @@ class PairedResult(NamedTuple):
 
 
 def _check(n_resamples: int, confidence: float, method: str, unit: str | None, cluster: object, args: object,
-           progress_bar: object) -> None:
+           progress_bar: object) -> tuple[int, float]:
+    """Check the options; return ``n_resamples`` as an int and ``confidence`` as a float (a
+    Fraction reached NumPy as an object array, which its functions refuse)."""
     if not isinstance(args, (tuple, list)):  # 1e-3 failed as "Value after * must be an iterable", "ab" gave 2
         raise TypeError(f"args must be a tuple of the statistic's further arguments, e.g. args=(1e-3,), got {args!r}")
     check_progress_bar(progress_bar)  # also where a fast path shows no bar
-    as_count(n_resamples, "n_resamples")
-    as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
+    n_resamples = as_count(n_resamples, "n_resamples")
+    confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     check_choice(method, "method", ("percentile", "bca"))
     if unit is not None:
         check_unit(unit)
     _check_cluster_name(cluster, unit)
     check_resamples(n_resamples, confidence)  # else an end would be the most extreme resample
+    return n_resamples, confidence
 
 
 def _unit(scores: Scores, unit: Unit | None, cluster: str) -> Unit:
@@ -305,7 +308,8 @@ def bootstrap(
         When ``n_resamples`` is below ``2 / (1 - confidence)``, when the statistic is NaN or
         infinite on all the data or on some resample (no interval can be read), for
         ``method="bca"`` when it is so with a unit left out or when the interval is undefined
-        (every replicate on one side of the estimate, a jackknife that does not vary), or for
+        (every replicate on one side of the estimate, a jackknife that does not vary, or
+        ``1 - a (z0 + z) <= 0`` at an end, where the adjusted level wraps around), or for
         ``unit="subject"`` when the cluster column has missing values or a single subject,
         or mixes numbers and text (a ``SchemaError``: ``1`` and ``"1"`` would be two subjects);
         or when ``rng`` is a negative seed.
@@ -390,7 +394,7 @@ def bootstrap(
     >>> bool(result.low < result.estimate < result.high)
     True
     """
-    _check(n_resamples, confidence, method, unit, cluster, args, progress_bar)
+    n_resamples, confidence = _check(n_resamples, confidence, method, unit, cluster, args, progress_bar)
     unit = _unit(scores, unit, cluster)
     rng = as_rng(rng)
     sample = Sample(scores, data=data, cluster=cluster if unit == "subject" else None, strata=strata)
@@ -504,7 +508,8 @@ def paired_bootstrap(
     ValueError
         When ``n_resamples`` is below ``2 / (1 - confidence)``, when the two systems do not
         hold the same trials in the same order, when the statistic is NaN or infinite on
-        either system's data or the difference on some resample, or as :func:`biofair.bootstrap` for the clusters;
+        either system's data or the difference on all the data (an overflow) or on some resample, or as
+        :func:`biofair.bootstrap` for the clusters;
         a ``SchemaError`` when a subject or trial column is numbers in one table and text in
         the other (``1`` and ``"1"``: read both the same way); or when ``rng`` is a negative
         seed.
@@ -532,14 +537,18 @@ def paired_bootstrap(
     >>> result.significant, result.p_greater
     (True, 0.0)
     """
-    _check(n_resamples, confidence, method, unit, cluster, args, progress_bar)
+    n_resamples, confidence = _check(n_resamples, confidence, method, unit, cluster, args, progress_bar)
     unit = _unit(scores_a, unit, cluster)
     rng = as_rng(rng)
     clusters = cluster if unit == "subject" else None
     a, b = Sample(scores_a, data=data, cluster=clusters), Sample(scores_b, data=data, cluster=clusters)
     _check_same_trials(a, b, [cluster] if unit == "subject" else [])
-    difference = _finite(a.evaluate(statistic, args), "system A's data") - _finite(b.evaluate(statistic, args),
-                                                                                      "system B's data")
+    value_a, value_b = _finite(a.evaluate(statistic, args), "system A's data"), _finite(b.evaluate(statistic, args),
+                                                                                          "system B's data")
+    difference = value_a - value_b
+    if not math.isfinite(difference):  # both finite: the difference overflowed
+        raise ValueError(f"the difference m(A) - m(B) = {value_a!r} - {value_b!r} is beyond the largest float "
+                         "(±1.8e+308); rescale the statistic, e.g. divide it by a power of two")
 
     def differences(plan, total: int, desc: str) -> NDArray:
         return evaluated(lambda rows: a.evaluate(statistic, args, rows) - b.evaluate(statistic, args, rows), plan,

@@ -103,9 +103,18 @@ def test_pair_jackknife_equals_leaving_each_comparison_out(seed, decimals, fmr):
         np.testing.assert_array_equal(got_counts, how_many)
 
 
-def test_pair_jackknife_needs_two_comparisons_per_class():
-    with pytest.raises(ValueError, match="at least two comparisons of each class"):
-        bf.bootstrap(bf.tmr_at_fmr, (np.array([1.0]), np.arange(10.0)), args=(0.3,), method="bca", rng=0)
+@pytest.mark.filterwarnings("ignore::biofair.InsufficientComparisonsWarning")  # 9 non-mated left: 0.3 < 3/9
+def test_pair_jackknife_leaves_out_no_class_of_one_comparison():
+    """A class of one comparison adds nothing to the acceleration and is not left out (as in
+    the plain jackknife, see bootstrap's notes): only the non-mated values come back, and
+    bootstrap says what the plain path says (here TMR stays 0 whichever is left out)."""
+    mated, nonmated = np.array([1.0]), np.arange(10.0)
+    [(values, counts)] = pair_jackknife(mated, nonmated, 0.3)
+    expected = [bf.tmr_at_fmr(mated, np.delete(nonmated, j), 0.3) for j in range(nonmated.size)]
+    np.testing.assert_array_equal(np.repeat(values, counts), expected)  # all 0, in one group
+    for statistic in (bf.tmr_at_fmr, lambda m, n, fmr: float(bf.tmr_at_fmr(m, n, fmr))):
+        with pytest.raises(ValueError, match="the statistic takes the same value whichever unit is left out"):
+            bf.bootstrap(statistic, (mated, nonmated), args=(0.3,), method="bca", rng=0)
 
 
 def test_subject_jackknife_equals_leaving_each_cluster_out():
