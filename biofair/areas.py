@@ -172,8 +172,9 @@ def _roc_auc_jackknife(
     count is ``U2 = Σ w_i = Σ v_j``. ``unit="pair"`` (``clusters=None``): leaving out mated
     ``i`` gives ``(U2 - w_i) / (2 (M-1) N)``, non-mated ``j`` ``(U2 - v_j) / (2 M (N-1))``;
     one sample per class of at least two comparisons (a class of one adds nothing to the
-    acceleration and is not left out, as :func:`biofair.bootstrap` documents). ``unit="subject"``: leaving out cluster ``c`` removes its credits
-    and adds back those of its own mated/non-mated pairs, which both sums took away:
+    acceleration and is not left out, as :func:`biofair.bootstrap` documents).
+    ``unit="subject"``: leaving out cluster ``c`` removes its credits and adds back those of
+    its own mated/non-mated pairs, which both sums took away:
     ``(U2 - Σ_c w - Σ_c v + W_c) / (2 (M - M_c)(N - N_c))``. One sort of each class and
     one of the (cluster, rank) keys: no evaluation per unit, which made BCa quadratic.
     """

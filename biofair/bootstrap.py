@@ -506,13 +506,12 @@ def paired_bootstrap(
     Raises
     ------
     ValueError
-        When ``n_resamples`` is below ``2 / (1 - confidence)``, when the two systems do not
-        hold the same trials in the same order, when the statistic is NaN or infinite on
-        either system's data or the difference on all the data (an overflow) or on some resample, or as
-        :func:`biofair.bootstrap` for the clusters;
-        a ``SchemaError`` when a subject or trial column is numbers in one table and text in
-        the other (``1`` and ``"1"``: read both the same way); or when ``rng`` is a negative
-        seed.
+        When ``n_resamples`` is below ``2 / (1 - confidence)``, when the two systems do not hold
+        the same trials in the same order, when the statistic is NaN or infinite on either
+        system's data or the difference on all the data (an overflow) or on some resample, or as
+        :func:`biofair.bootstrap` for the clusters; a ``SchemaError`` when a subject or trial
+        column is numbers in one table and text in the other (``1`` and ``"1"``: read both the
+        same way); or when ``rng`` is a negative seed.
     TypeError
         When the statistic does not return a number, ``rng`` is neither a Generator, an
         integer seed nor None, ``args`` is not a tuple (or list), or ``progress_bar`` is not
@@ -543,8 +542,8 @@ def paired_bootstrap(
     clusters = cluster if unit == "subject" else None
     a, b = Sample(scores_a, data=data, cluster=clusters), Sample(scores_b, data=data, cluster=clusters)
     _check_same_trials(a, b, [cluster] if unit == "subject" else [])
-    value_a, value_b = _finite(a.evaluate(statistic, args), "system A's data"), _finite(b.evaluate(statistic, args),
-                                                                                          "system B's data")
+    value_a = _finite(a.evaluate(statistic, args), "system A's data")
+    value_b = _finite(b.evaluate(statistic, args), "system B's data")
     difference = value_a - value_b
     if not math.isfinite(difference):  # both finite: the difference overflowed
         raise ValueError(f"the difference m(A) - m(B) = {value_a!r} - {value_b!r} is beyond the largest float "
