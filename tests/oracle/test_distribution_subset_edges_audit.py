@@ -1,0 +1,73 @@
+"""DFI, CEI, CEIᴬ, the subset measures and d' at numerical edges, against independent computations.
+
+Each oracle here is written from the definitions (SPEC 2, 5 and 6) with exact fractions where
+the float one is what is in question: which scores lie beyond ``mu ± N·sigma`` is decided on
+``Fraction`` means and variances, histograms are ``np.histogram``'s, divergences SciPy's
+``entropy`` in base 2.
+"""
+
+from __future__ import annotations
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import expit
+from scipy.stats import entropy, norm
+
+import biofair as bf
+
+ULP = 2.0**-52  # of scores in [1, 2)
+
+
+def beyond_exactly(counts: np.ndarray, n_std: int) -> np.ndarray:
+    """Whether each integer is more than ``n_std`` population standard deviations above the
+    integers' mean, decided on fractions: ``x - mu > 0`` and ``(x - mu)² > N² var``."""
+    values = [Fraction(int(x)) for x in counts]
+    mean = sum(values) / len(values)
+    variance = sum((x - mean) ** 2 for x in values) / len(values)
+    return np.array([x > mean and (x - mean) ** 2 > n_std**2 * variance for x in values])
+
+
+def divergences_from_mean(parts: list[np.ndarray], bins: int) -> np.ndarray:
+    """KL(p_i || mean of the p) in bits, the parts binned on common edges over their union."""
+    edges = np.histogram_bin_edges(np.concatenate(parts), bins=bins)
+    pmfs = [np.histogram(part, bins=edges)[0] / part.size for part in parts]
+    mean = np.mean(pmfs, axis=0)
+    return np.array([entropy(p, mean, base=2) for p in pmfs])
+
+
+@pytest.mark.parametrize("kind", ["nonmated", "mated"])
+def test_automatic_cei_tail_holds_the_scores_beyond_mu_n_sigma_when_the_split_falls_between_close_scores(kind):
+    # Two groups of scores 1 + x·2^-52 (x integers: exact). Group a's two highest x, 9620 and
+    # 9621, straddle mu + 3·sigma: one score lies beyond, P_a = 100·1001/1002. The percentile's
+    # value, v[1000] + (v[1001] - v[1000])·(1/1002), rounds back onto v[1000] (one ulp apart),
+    # and the tail took both scores (CEI_N 0.24791 instead of 0.24779). Mated: the mirror image.
+    n_std, bins = 3, 10
+    sign = 1.0 if kind == "nonmated" else -1.0  # the error tail: right (non-mated) or left (mated)
+    counts = {"a": np.r_[np.arange(0, 7000, 7), 9620, 9621], "b": np.r_[np.arange(0, 7000, 5), 12000, 12001, 12003]}
+    scores = {name: 1.0 + sign * x * ULP for name, x in counts.items()}
+    other = np.array([2.0, 2.1]) if kind == "nonmated" else np.array([0.0, 0.1])  # the other class: not read
+    table = pd.concat([pd.DataFrame({"score": np.r_[scores[name], other], "group": name,
+                                     "mated": np.repeat([kind == "mated", kind != "mated"], [scores[name].size, 2])})
+                       for name in counts], ignore_index=True)
+
+    beyond = {name: beyond_exactly(x, n_std) for name, x in counts.items()}
+    assert [int(b.sum()) for b in beyond.values()] == [1, 3]
+    shares = np.array([b.mean() for b in beyond.values()])
+    tail_weight = np.mean(expit(shares / norm.sf(n_std)) * (1 - shares))
+    tails = [np.sort(scores[name][beyond[name]]) for name in counts]
+    centres = [np.sort(scores[name][~beyond[name]]) for name in counts]
+    divergences = (tail_weight * divergences_from_mean(tails, bins)
+                   + (1 - tail_weight) * divergences_from_mean(centres, bins))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every group has a score beyond: no warning
+        index = bf.automatic_comprehensive_equity_index(table, kind=kind, n_std=n_std, bins=bins)
+    assert index.parameters["percentiles"] == pytest.approx({"a": 100 * 1001 / 1002, "b": 100 * 1400 / 1403})
+    assert index.parameters["tail_weight"] == pytest.approx(tail_weight, rel=1e-15)
+    assert index.divergences.to_numpy() == pytest.approx(divergences, rel=1e-12)
+    assert index.normal == pytest.approx(1 - divergences.sum() / 2, rel=1e-12)
+    assert index.extreme == pytest.approx(1 - divergences.max(), rel=1e-12)
