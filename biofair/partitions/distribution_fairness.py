@@ -10,6 +10,7 @@ pairwise update) and counts the scores beyond ``mu ± N·sigma``.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -135,14 +136,16 @@ class _Split(NamedTuple):
     splits: NDArray  # the first tail score (non-mated) or the last one (mated)
 
 
-def _split_points(windows: Windows, names: list[str], kind: str, percentiles: NDArray) -> _Split:
-    """Each group's split, and the ranges of its tail and centre, as in memory."""
+def _split_points(windows: Windows, names: list[str], kind: str, percentiles: NDArray, tail_sizes: NDArray) -> _Split:
+    """Each group's split, and the ranges of its tail and centre, as in memory (``tail_sizes``:
+    see :func:`_split_rank`)."""
     tails, centres, splits = [], [], []
-    for k, (name, percentile) in enumerate(zip(names, percentiles)):
+    for k, (name, percentile, tail_size) in enumerate(zip(names, percentiles, tail_sizes)):
         size = int(windows.sizes[k])
         q = percentile if kind == "nonmated" else 100.0 - percentile
-        rank = _percentile_rank(size, q)
-        at = _percentile_between(windows.kth(k, rank), windows.kth(k, min(rank + 1, size - 1)), size, q)
+        rank = _split_rank(size, kind, percentile, tail_size)
+        at = (windows.kth(k, rank) if tail_size  # the tail's innermost score
+              else _percentile_between(windows.kth(k, rank), windows.kth(k, min(rank + 1, size - 1)), size, q))
         low, high = windows.kth(k, 0), windows.kth(k, size - 1)
         if kind == "nonmated":  # tail: scores >= at
             split = windows.above(k, at, inclusive=True)
@@ -160,12 +163,21 @@ def _split_points(windows: Windows, names: list[str], kind: str, percentiles: ND
     return _Split(np.array(tails), np.array(centres), np.array(splits))
 
 
-def _percentile_ranks(sizes: NDArray, kind: str, percentiles: NDArray) -> list[NDArray]:
-    """Per group: smallest, largest and the two scores its split percentile lies between."""
+def _split_rank(size: int, kind: str, percentile: float, tail_size: int) -> int:
+    """The rank of the group's score its split reads: with ``tail_size`` ``j > 0`` (CEIᴬ's count
+    beyond ``mu ± N·sigma``), its tail's innermost score, as the in-memory split counts the tail;
+    else the lower of the two its percentile lies between."""
+    if tail_size:
+        return size - int(tail_size) if kind == "nonmated" else int(tail_size) - 1
+    return _percentile_rank(size, percentile if kind == "nonmated" else 100.0 - percentile)
+
+
+def _percentile_ranks(sizes: NDArray, kind: str, percentiles: NDArray, tail_sizes: NDArray) -> list[NDArray]:
+    """Per group: smallest, largest and the two scores its split lies between."""
     ranks = []
-    for size, percentile in zip(sizes, percentiles):
+    for size, percentile, tail_size in zip(sizes, percentiles, tail_sizes):
         size = int(size)
-        rank = _percentile_rank(size, percentile if kind == "nonmated" else 100.0 - percentile)
+        rank = _split_rank(size, kind, percentile, tail_size)
         ranks.append(np.array([0, size - 1, rank, min(rank + 1, size - 1)]))
     return ranks
 
@@ -201,19 +213,22 @@ def _one_class_of(part: pd.DataFrame, census: Census, kind: str, first: int, cou
 
 
 def _cei_divergences(data: Partitioned, kind: str, percentiles: NDArray, tail_weight: float, bins: int,
-                     mean_tail: str, smoothing: float) -> NDArray[np.float64]:
+                     mean_tail: str, smoothing: float, *, tail_sizes: NDArray | None = None) -> NDArray[np.float64]:
     """Locate and refine each group's split (two passes per ``_GROUPS_PER_PASS`` groups), then
-    count tails and centres (one pass)."""
+    count tails and centres (one pass). ``tail_sizes``: CEIᴬ's counts beyond ``mu ± N·sigma``
+    (see :func:`_split_rank`)."""
     frame, census_ = data
+    if tail_sizes is None:
+        tail_sizes = np.zeros(len(census_.names), dtype=np.int64)
     parts = []
     for first in range(0, len(census_.names), _GROUPS_PER_PASS):
         chosen = slice(first, first + _GROUPS_PER_PASS)
-        names, wanted = census_.names[chosen], percentiles[chosen]
+        names, wanted, counted = census_.names[chosen], percentiles[chosen], tail_sizes[chosen]
         every = len(names) == len(census_.names)  # every group at once: no remapping, the histogram kept
         select, args = (_one_class, (census_, kind)) if every else (_one_class_of, (census_, kind, first, len(names)))
-        windows = order_statistics(frame, select, args, len(names),
-                                   lambda sizes, wanted=wanted: _percentile_ranks(sizes, kind, wanted), keep=every)
-        parts.append(_split_points(windows, names, kind, wanted))
+        ranks = partial(_percentile_ranks, kind=kind, percentiles=wanted, tail_sizes=counted)
+        windows = order_statistics(frame, select, args, len(names), ranks, keep=every)
+        parts.append(_split_points(windows, names, kind, wanted, counted))
     split = _Split(*(np.concatenate(arrays) for arrays in zip(*parts)))
     tail_edges, centre_edges = _part_edges(split.tail_ranges, split.centre_ranges, bins, mean_tail)
     counts = _on_partitions(frame, _tail_centre_part, census_, kind, split.splits, tail_edges, centre_edges,
@@ -486,5 +501,6 @@ def automatic_comprehensive_equity_index(
     sizes = census_.n_mated if kind == "mated" else census_.n_nonmated
     percentiles, parameters = _automatic_parameters(census_.names, counts / sizes, kind=kind,
                                                    n_std=n_std, bins=bins)
-    divergences = _cei_divergences(data, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0)
+    divergences = _cei_divergences(data, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0,
+                                   tail_sizes=counts)
     return _index_from_divergences(divergences, census_.names, parameters)

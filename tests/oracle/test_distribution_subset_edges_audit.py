@@ -39,20 +39,31 @@ def divergences_from_mean(parts: list[np.ndarray], bins: int) -> np.ndarray:
     return np.array([entropy(p, mean, base=2) for p in pmfs])
 
 
-@pytest.mark.parametrize("kind", ["nonmated", "mated"])
-def test_automatic_cei_tail_holds_the_scores_beyond_mu_n_sigma_when_the_split_falls_between_close_scores(kind):
-    # Two groups of scores 1 + x·2^-52 (x integers: exact). Group a's two highest x, 9620 and
-    # 9621, straddle mu + 3·sigma: one score lies beyond, P_a = 100·1001/1002. The percentile's
-    # value, v[1000] + (v[1001] - v[1000])·(1/1002), rounds back onto v[1000] (one ulp apart),
-    # and the tail took both scores (CEI_N 0.24791 instead of 0.24779). Mated: the mirror image.
-    n_std, bins = 3, 10
-    sign = 1.0 if kind == "nonmated" else -1.0  # the error tail: right (non-mated) or left (mated)
-    counts = {"a": np.r_[np.arange(0, 7000, 7), 9620, 9621], "b": np.r_[np.arange(0, 7000, 5), 12000, 12001, 12003]}
-    scores = {name: 1.0 + sign * x * ULP for name, x in counts.items()}
-    other = np.array([2.0, 2.1]) if kind == "nonmated" else np.array([0.0, 0.1])  # the other class: not read
+#: Integers x of two groups' scores 1 ± x·2^-52 (exact). Group a's two highest, 9620 and 9621,
+#: straddle mu + 3·sigma: one score lies beyond, P_a = 100·1001/1002.
+CLOSE_AT_THE_SPLIT = {"a": np.r_[np.arange(0, 7000, 7), 9620, 9621],
+                      "b": np.r_[np.arange(0, 7000, 5), 12000, 12001, 12003]}
+
+
+def close_at_the_split(kind: str) -> tuple[dict[str, np.ndarray], pd.DataFrame]:
+    """The scores of :data:`CLOSE_AT_THE_SPLIT` with their error tail on ``kind``'s side (right
+    for non-mated, left for mated), and a table of them (two scores of the other class each)."""
+    sign = 1.0 if kind == "nonmated" else -1.0
+    scores = {name: 1.0 + sign * x * ULP for name, x in CLOSE_AT_THE_SPLIT.items()}
+    other = np.array([2.0, 2.1]) if kind == "nonmated" else np.array([0.0, 0.1])  # not read
     table = pd.concat([pd.DataFrame({"score": np.r_[scores[name], other], "group": name,
                                      "mated": np.repeat([kind == "mated", kind != "mated"], [scores[name].size, 2])})
-                       for name in counts], ignore_index=True)
+                       for name in scores], ignore_index=True)
+    return scores, table
+
+
+@pytest.mark.parametrize("kind", ["nonmated", "mated"])
+def test_automatic_cei_tail_holds_the_scores_beyond_mu_n_sigma_when_the_split_falls_between_close_scores(kind):
+    # The percentile's value, v[1000] + (v[1001] - v[1000])·(1/1002), rounded back onto v[1000]
+    # (one ulp apart), and group a's tail took both scores (CEI_N 0.24791 instead of 0.24779).
+    n_std, bins = 3, 10
+    counts = CLOSE_AT_THE_SPLIT
+    scores, table = close_at_the_split(kind)
 
     beyond = {name: beyond_exactly(x, n_std) for name, x in counts.items()}
     assert [int(b.sum()) for b in beyond.values()] == [1, 3]
@@ -71,3 +82,20 @@ def test_automatic_cei_tail_holds_the_scores_beyond_mu_n_sigma_when_the_split_fa
     assert index.divergences.to_numpy() == pytest.approx(divergences, rel=1e-12)
     assert index.normal == pytest.approx(1 - divergences.sum() / 2, rel=1e-12)
     assert index.extreme == pytest.approx(1 - divergences.max(), rel=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["nonmated", "mated"])
+def test_automatic_cei_out_of_core_splits_close_scores_as_in_memory(kind):
+    # Out of core the split was read at the same rounded percentile: 0.24791 for 0.24779.
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    from biofair import partitions as bp
+
+    _, table = close_at_the_split(kind)
+    with dask.config.set(scheduler="synchronous"):
+        found = bp.automatic_comprehensive_equity_index(dd.from_pandas(table, npartitions=3), kind=kind, bins=10)
+    expected = bf.automatic_comprehensive_equity_index(table, kind=kind, bins=10)
+    assert found.parameters == expected.parameters
+    assert (found.normal, found.extreme) == (expected.normal, expected.extreme)
+    assert found.divergences.equals(expected.divergences)
