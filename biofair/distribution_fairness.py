@@ -29,7 +29,7 @@ from biofair._validation import (
     power_of_two_scaled,
 )
 from biofair._warnings import warn
-from biofair.decidability import _mean_and_variance, _middle
+from biofair.decidability import _deviation_exponent, _mean_and_variance, _middle
 from biofair.exceptions import CoarseHistogramWarning, InsufficientComparisonsWarning, SchemaError
 from biofair.groups import ScoresByGroup, scores_by_group
 
@@ -769,19 +769,24 @@ def _count_beyond(values: NDArray, kind: ScoreKind, n_std: float) -> int:
     (:func:`biofair.decidability`): ``v - mu = (v - c) - mean(v - c)``. Scores a few ulps apart
     keep their spread, which a mean rounded onto one of them loses, and a constant group has
     ``v - mu = 0`` exactly, so none of its scores lies beyond (with ``np.mean``, 11 copies of
-    0.6342052851328924 were all beyond at N = 0.5). ``sign·(v - mu)`` is monotone in ``v``
+    0.6342052851328924 were all beyond at N = 0.5). As d', a spread below 2^-500 (scores of
+    about 1e-150 a few ulps apart) is read in units of a power of two of its own, whose
+    squares do not underflow (sigma was 0, and every score above the mean beyond it).
+    ``sign·(v - mu)`` is monotone in ``v``
     (rounding keeps the order), so on sorted scores the comparison changes once and a bisection
     finds where, in O(log n) instead of O(n).
     """
     if power_of_two_exponent(values[[0, -1]]):  # the extremes set the scale
         (values,) = power_of_two_scaled(values)  # exact; no overflow near ±1.8e308
     sign = 1.0 if kind == "nonmated" else -1.0
-    centre = _middle(values[[0, -1]].astype(np.float64))
-    offset, variance = _mean_and_variance(values, centre=centre)
+    ends = values[[0, -1]].astype(np.float64)
+    centre = _middle(ends)
+    scale = _deviation_exponent(ends, 0)  # a spread below 2^-500: deviations in units of 2^scale
+    offset, variance = _mean_and_variance(values, scale, centre=centre)
     limit = n_std * np.sqrt(variance)
 
     def beyond(i: int) -> bool:
-        return bool(sign * ((values[i] - centre) - offset) > limit)
+        return bool(sign * np.ldexp((values[i] - centre) - offset, -scale) > limit)
 
     n = values.size
     if kind == "nonmated":  # the scores beyond are the last ones: count from the first
