@@ -101,25 +101,52 @@ def test_automatic_cei_out_of_core_splits_close_scores_as_in_memory(kind):
     assert found.divergences.equals(expected.divergences)
 
 
+#: Integers x of two groups' scores 2^e·(1 ± x·2^-52), x < 1000 (exact).
+_rng = np.random.default_rng(0)
+TINY_AND_CLOSE = {"a": _rng.integers(0, 1000, 300), "b": _rng.integers(0, 700, 250)}
+
+
+def tiny_and_close(kind: str, exponent: int) -> pd.DataFrame:
+    """The scores of :data:`TINY_AND_CLOSE` at ``2^exponent``, their error tail on ``kind``'s side,
+    with two scores of the other class per group."""
+    sign = 1.0 if kind == "nonmated" else -1.0
+    return pd.concat([pd.DataFrame({"score": np.ldexp(np.r_[1.0 + sign * x * ULP, 0.5, 2.0], exponent), "group": name,
+                                    "mated": np.r_[np.full(x.size, kind == "mated"), [kind != "mated"] * 2]})
+                      for name, x in TINY_AND_CLOSE.items()], ignore_index=True)
+
+
 @pytest.mark.parametrize("exponent", [-499, -496, -490])
 @pytest.mark.parametrize("kind", ["nonmated", "mated"])
 def test_automatic_cei_of_tiny_scores_a_few_ulps_apart_keeps_their_spread(kind, exponent):
-    # Scores 2^e·(1 + x·2^-52), x < 1000: their largest lies inside [2^-500, 2^500], so they are
-    # not rescaled, and the squares of their deviations (below 2^-1060 at e = -499) vanished:
+    # Scores 2^e·(1 + x·2^-52): their largest lies inside [2^-500, 2^500], so they are not
+    # rescaled, and the squares of their deviations (below 2^-1060 at e = -499) vanished:
     # sigma was 0 and every score above the mean counted as beyond mu + sigma (51.3% of group
     # a, where 21.3% are). d' scales such deviations by a power of two of their own; so must CEIᴬ.
-    rng = np.random.default_rng(0)
-    counts = {"a": rng.integers(0, 1000, 300), "b": rng.integers(0, 700, 250)}
-    sign = 1.0 if kind == "nonmated" else -1.0
-
-    def table(scale: int) -> pd.DataFrame:
-        return pd.concat([pd.DataFrame({"score": np.ldexp(np.r_[1.0 + sign * x * ULP, 0.5, 2.0], scale), "group": name,
-                                        "mated": np.r_[np.full(x.size, kind == "mated"), [kind != "mated"] * 2]})
-                          for name, x in counts.items()], ignore_index=True)
-
-    shares = {name: beyond_exactly(x, 1).mean() for name, x in counts.items()}  # mated: the mirror image
-    found = bf.automatic_comprehensive_equity_index(table(exponent), kind=kind, n_std=1.0, bins=10)
+    shares = {name: beyond_exactly(x, 1).mean() for name, x in TINY_AND_CLOSE.items()}  # mated: the mirror image
+    found = bf.automatic_comprehensive_equity_index(tiny_and_close(kind, exponent), kind=kind, n_std=1.0, bins=10)
     assert found.parameters["percentiles"] == {name: 100 * (1 - share) for name, share in shares.items()}
     assert 0.15 < min(shares.values()) < max(shares.values()) < 0.25  # about a fifth of each group beyond, not half
-    at_one = bf.automatic_comprehensive_equity_index(table(0), kind=kind, n_std=1.0, bins=10)
+    at_one = bf.automatic_comprehensive_equity_index(tiny_and_close(kind, 0), kind=kind, n_std=1.0, bins=10)
     assert (found.normal, found.extreme) == (at_one.normal, at_one.extreme)  # a power of two changes nothing
+
+
+@pytest.mark.parametrize("parts", [1, 3, 7])
+@pytest.mark.parametrize("kind", ["nonmated", "mated"])
+def test_automatic_cei_out_of_core_of_tiny_scores_a_few_ulps_apart_equals_memory(kind, parts):
+    # Out of core, the partitions' squared deviations vanished as well (percentiles 48.67 and
+    # 48.4 for 78.67 and 80.4); the rows are shuffled so that each partition holds part of each
+    # group, with a spread of its own.
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    from biofair import partitions as bp
+
+    table = tiny_and_close(kind, -499).sample(frac=1, random_state=1)
+    with dask.config.set(scheduler="synchronous"):
+        found = bp.automatic_comprehensive_equity_index(dd.from_pandas(table, npartitions=parts), kind=kind,
+                                                        n_std=1.0, bins=10)
+    expected = bf.automatic_comprehensive_equity_index(table, kind=kind, n_std=1.0, bins=10)
+    assert expected.parameters["percentiles"] == bf.automatic_comprehensive_equity_index(
+        tiny_and_close(kind, 0), kind=kind, n_std=1.0, bins=10).parameters["percentiles"]
+    assert found.parameters == expected.parameters
+    assert (found.normal, found.extreme) == (expected.normal, expected.extreme)
