@@ -75,10 +75,18 @@ class EquityIndex(NamedTuple):
 def _kl_divergence_bits(p: NDArray, q: NDArray) -> NDArray[np.float64]:
     """``Σ_b p_b log2(p_b / q_b)`` along the last axis, with ``0 log 0 = 0``.
 
-    ``q`` must be positive wherever ``p`` is (true for the mean of pmfs that include p).
+    ``q`` must be positive wherever ``p`` is (true for the mean of pmfs that include p). Where
+    ``p_b / q_b`` overflows (a ``q_b`` below about 1e-308: CEI's ``smoothing=1e-310`` in a bin
+    that the mean's part leaves empty), its logarithm is ``log2 p_b - log2 q_b``, about 1,030
+    bits, not inf.
     """
-    ratio = np.divide(p, q, out=np.ones_like(p), where=p > 0)
-    return np.sum(p * np.log2(ratio), axis=-1)
+    with np.errstate(over="ignore"):
+        ratio = np.divide(p, q, out=np.ones_like(p), where=p > 0)
+    logs = np.log2(ratio)
+    overflowed = np.isinf(logs)
+    if overflowed.any():  # where p > 0
+        logs[overflowed] = np.log2(p[overflowed]) - np.log2(np.broadcast_to(q, p.shape)[overflowed])
+    return np.sum(p * logs, axis=-1)
 
 
 def _mean_pmf(pmfs: NDArray) -> NDArray[np.float64]:
