@@ -122,8 +122,14 @@ def _deviation_exponent(ends: NDArray, exponent: int) -> int:
     ``2**exponent``) into [0.5, 1) when it lies below 2^-500, else 0: the squares of its
     deviations divided by ``2**k`` do not underflow."""
     low, high = np.ldexp(np.asarray(ends, dtype=np.float64), -exponent)
-    spread = float(high - low)
-    return int(np.frexp(spread)[1]) if 0.0 < spread < 2.0**-500 else 0
+    return int(_deviation_exponents(np.array([low]), np.array([high]))[0])
+
+
+def _deviation_exponents(low: NDArray, high: NDArray) -> NDArray[np.int64]:
+    """:func:`_deviation_exponent` of each range from ``low`` to ``high`` (already scaled); 0
+    for an empty range (``high < low``: a group without scores in a partition)."""
+    spread = np.where(high >= low, high - low, 0.0)
+    return np.where((spread > 0.0) & (spread < 2.0**-500), np.frexp(spread)[1], 0).astype(np.int64)
 
 
 def _middle(ends: NDArray[np.float64]) -> np.float64:

@@ -29,7 +29,7 @@ from biofair._validation import (
     power_of_two_scaled,
 )
 from biofair._warnings import warn
-from biofair.decidability import _mean_and_variance, _middle
+from biofair.decidability import _deviation_exponent, _mean_and_variance, _middle
 from biofair.exceptions import CoarseHistogramWarning, InsufficientComparisonsWarning, SchemaError
 from biofair.groups import ScoresByGroup, scores_by_group
 
@@ -75,10 +75,18 @@ class EquityIndex(NamedTuple):
 def _kl_divergence_bits(p: NDArray, q: NDArray) -> NDArray[np.float64]:
     """``Σ_b p_b log2(p_b / q_b)`` along the last axis, with ``0 log 0 = 0``.
 
-    ``q`` must be positive wherever ``p`` is (true for the mean of pmfs that include p).
+    ``q`` must be positive wherever ``p`` is (true for the mean of pmfs that include p). Where
+    ``p_b / q_b`` overflows (a ``q_b`` below about 1e-308: CEI's ``smoothing=1e-310`` in a bin
+    that the mean's part leaves empty), its logarithm is ``log2 p_b - log2 q_b``, about 1,030
+    bits, not inf.
     """
-    ratio = np.divide(p, q, out=np.ones_like(p), where=p > 0)
-    return np.sum(p * np.log2(ratio), axis=-1)
+    with np.errstate(over="ignore"):
+        ratio = np.divide(p, q, out=np.ones_like(p), where=p > 0)
+    logs = np.log2(ratio)
+    overflowed = np.isinf(logs)
+    if overflowed.any():  # where p > 0
+        logs[overflowed] = np.log2(p[overflowed]) - np.log2(np.broadcast_to(q, p.shape)[overflowed])
+    return np.sum(p * logs, axis=-1)
 
 
 def _mean_pmf(pmfs: NDArray) -> NDArray[np.float64]:
@@ -340,16 +348,28 @@ def _sorted_percentile(values: NDArray, percentile: float) -> float:
 
 
 def _split_parts(
-    samples: list[NDArray], names: list[str], kind: ScoreKind, percentiles: NDArray
+    samples: list[NDArray], names: list[str], kind: ScoreKind, percentiles: NDArray,
+    *, tail_sizes: NDArray | None = None,
 ) -> tuple[list[NDArray], list[NDArray]]:
-    """Each group's tail and centre, split at its own percentile."""
+    """Each group's tail and centre, split at its own percentile.
+
+    ``tail_sizes`` (CEIᴬ): per group, the number ``j`` of its scores beyond ``mu ± N·sigma``,
+    which form its tail where ``j > 0``. Its percentile ``100 (1 - j/n)`` lies a fraction
+    ``j/n`` of the gap between the two scores around that split from the inner one, but is
+    not re-found from it: computed, it rounds onto the inner score when the gap is below
+    ``n / 2j`` ulps, and the tail took that score too (two scores 1 ulp apart around the split
+    of a group of 1,002).
+    """
     tails, centres = [], []
-    for name, values, percentile in zip(names, samples, percentiles):  # values ascending
+    for i, (name, values, percentile) in enumerate(zip(names, samples, percentiles)):  # values ascending
+        counted = tail_sizes is not None and tail_sizes[i] > 0
         if kind == "nonmated":  # right tail, scores >= the split: the impostors that get accepted
-            split = np.searchsorted(values, _sorted_percentile(values, percentile), side="left")
+            split = (values.size - tail_sizes[i] if counted
+                     else np.searchsorted(values, _sorted_percentile(values, percentile), side="left"))
             tail, centre = values[split:], values[:split]
         else:  # left tail, scores <= the split: the genuine users that get rejected
-            split = np.searchsorted(values, _sorted_percentile(values, 100.0 - percentile), side="right")
+            split = (tail_sizes[i] if counted
+                     else np.searchsorted(values, _sorted_percentile(values, 100.0 - percentile), side="right"))
             tail, centre = values[:split], values[split:]
         if centre.size == 0:
             end = values[0] if kind == "nonmated" else values[-1]  # the tie that the split falls on
@@ -477,9 +497,12 @@ def _cei_divergences(
     bins: int,
     mean_tail: str,
     smoothing: float,
+    *,
+    tail_sizes: NDArray | None = None,
 ) -> NDArray[np.float64]:
-    """CEI's divergences of in-memory samples (ascending, one per group)."""
-    tails, centres = _split_parts(samples, names, kind, percentiles)
+    """CEI's divergences of in-memory samples (ascending, one per group); ``tail_sizes`` as
+    for :func:`_split_parts`."""
+    tails, centres = _split_parts(samples, names, kind, percentiles, tail_sizes=tail_sizes)
 
     def ranges(parts: list[NDArray]) -> NDArray:  # no part is empty: _split_parts checks
         return np.array([[p[0], p[-1]] for p in parts])
@@ -723,11 +746,11 @@ def _automatic_index(scores: pd.DataFrame | ScoresByGroup, *, kind: ScoreKind, n
     n_std = as_number(n_std, "n_std", low=0.0, open_low=True)  # a float: SciPy's tail refused a Fraction
     bins = check_bins(bins)
     names, samples = _class_samples(scores, by, kind)
-    beyond = np.array([_share_beyond(v, kind, n_std) for v in samples])
-    percentiles, parameters = _automatic_parameters(names, beyond, kind=kind, n_std=n_std, bins=bins,
-                                                    warn_empty=warn_empty)
+    counts = np.array([_count_beyond(v, kind, n_std) for v in samples])
+    percentiles, parameters = _automatic_parameters(names, counts / np.array([v.size for v in samples]), kind=kind,
+                                                    n_std=n_std, bins=bins, warn_empty=warn_empty)
     divergences = _cei_divergences(
-        names, samples, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0
+        names, samples, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0, tail_sizes=counts
     )
     return _index_from_divergences(divergences, names, parameters)
 
@@ -742,30 +765,41 @@ def _automatic_index_marked(groups: ScoresByGroup, *, by: By, kind: ScoreKind) -
 
 def _share_beyond(values: NDArray, kind: ScoreKind, n_std: float) -> float:
     """The share of ascending ``values`` beyond ``mu + N·sigma`` (non-mated) or ``mu - N·sigma``
-    (mated): ``mean(sign·(v - mu) > N·sigma)``, ``sign = +1`` or ``-1``.
+    (mated): ``mean(sign·(v - mu) > N·sigma)``, ``sign = +1`` or ``-1``."""
+    return _count_beyond(values, kind, n_std) / values.size
+
+
+def _count_beyond(values: NDArray, kind: ScoreKind, n_std: float) -> int:
+    """The number of ascending ``values`` beyond ``mu + N·sigma`` (non-mated) or ``mu - N·sigma``
+    (mated): ``sum(sign·(v - mu) > N·sigma)``, ``sign = +1`` or ``-1``.
 
     ``mu`` and ``sigma`` are summed about the middle ``c`` of the range, as d' sums them
     (:func:`biofair.decidability`): ``v - mu = (v - c) - mean(v - c)``. Scores a few ulps apart
     keep their spread, which a mean rounded onto one of them loses, and a constant group has
     ``v - mu = 0`` exactly, so none of its scores lies beyond (with ``np.mean``, 11 copies of
-    0.6342052851328924 were all beyond at N = 0.5). ``sign·(v - mu)`` is monotone in ``v``
+    0.6342052851328924 were all beyond at N = 0.5). As d', a spread below 2^-500 (scores of
+    about 1e-150 a few ulps apart) is read in units of a power of two of its own, whose
+    squares do not underflow (sigma was 0, and every score above the mean beyond it).
+    ``sign·(v - mu)`` is monotone in ``v``
     (rounding keeps the order), so on sorted scores the comparison changes once and a bisection
     finds where, in O(log n) instead of O(n).
     """
     if power_of_two_exponent(values[[0, -1]]):  # the extremes set the scale
         (values,) = power_of_two_scaled(values)  # exact; no overflow near ±1.8e308
     sign = 1.0 if kind == "nonmated" else -1.0
-    centre = _middle(values[[0, -1]].astype(np.float64))
-    offset, variance = _mean_and_variance(values, centre=centre)
+    ends = values[[0, -1]].astype(np.float64)
+    centre = _middle(ends)
+    scale = _deviation_exponent(ends, 0)  # a spread below 2^-500: deviations in units of 2^scale
+    offset, variance = _mean_and_variance(values, scale, centre=centre)
     limit = n_std * np.sqrt(variance)
 
     def beyond(i: int) -> bool:
-        return bool(sign * ((values[i] - centre) - offset) > limit)
+        return bool(sign * np.ldexp((values[i] - centre) - offset, -scale) > limit)
 
     n = values.size
     if kind == "nonmated":  # the scores beyond are the last ones: count from the first
-        return (n - bisect.bisect_left(range(n), True, key=beyond)) / n
-    return bisect.bisect_left(range(n), True, key=lambda i: not beyond(i)) / n  # the first ones
+        return n - bisect.bisect_left(range(n), True, key=beyond)
+    return bisect.bisect_left(range(n), True, key=lambda i: not beyond(i))  # the first ones
 
 
 def _automatic_parameters(

@@ -10,6 +10,7 @@ pairwise update) and counts the scores beyond ``mu ± N·sigma``.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -18,6 +19,7 @@ from numpy.typing import NDArray
 
 from biofair._typing import By, Combine, MeanTail, ScoreKind
 from biofair._validation import as_number, check_bins, check_choice, check_kind, power_of_two_exponents
+from biofair.decidability import _deviation_exponents
 from biofair.distribution_fairness import (
     EquityIndex,
     _automatic_parameters,
@@ -135,14 +137,16 @@ class _Split(NamedTuple):
     splits: NDArray  # the first tail score (non-mated) or the last one (mated)
 
 
-def _split_points(windows: Windows, names: list[str], kind: str, percentiles: NDArray) -> _Split:
-    """Each group's split, and the ranges of its tail and centre, as in memory."""
+def _split_points(windows: Windows, names: list[str], kind: str, percentiles: NDArray, tail_sizes: NDArray) -> _Split:
+    """Each group's split, and the ranges of its tail and centre, as in memory (``tail_sizes``:
+    see :func:`_split_rank`)."""
     tails, centres, splits = [], [], []
-    for k, (name, percentile) in enumerate(zip(names, percentiles)):
+    for k, (name, percentile, tail_size) in enumerate(zip(names, percentiles, tail_sizes)):
         size = int(windows.sizes[k])
         q = percentile if kind == "nonmated" else 100.0 - percentile
-        rank = _percentile_rank(size, q)
-        at = _percentile_between(windows.kth(k, rank), windows.kth(k, min(rank + 1, size - 1)), size, q)
+        rank = _split_rank(size, kind, percentile, tail_size)
+        at = (windows.kth(k, rank) if tail_size  # the tail's innermost score
+              else _percentile_between(windows.kth(k, rank), windows.kth(k, min(rank + 1, size - 1)), size, q))
         low, high = windows.kth(k, 0), windows.kth(k, size - 1)
         if kind == "nonmated":  # tail: scores >= at
             split = windows.above(k, at, inclusive=True)
@@ -160,12 +164,21 @@ def _split_points(windows: Windows, names: list[str], kind: str, percentiles: ND
     return _Split(np.array(tails), np.array(centres), np.array(splits))
 
 
-def _percentile_ranks(sizes: NDArray, kind: str, percentiles: NDArray) -> list[NDArray]:
-    """Per group: smallest, largest and the two scores its split percentile lies between."""
+def _split_rank(size: int, kind: str, percentile: float, tail_size: int) -> int:
+    """The rank of the group's score its split reads: with ``tail_size`` ``j > 0`` (CEIᴬ's count
+    beyond ``mu ± N·sigma``), its tail's innermost score, as the in-memory split counts the tail;
+    else the lower of the two its percentile lies between."""
+    if tail_size:
+        return size - int(tail_size) if kind == "nonmated" else int(tail_size) - 1
+    return _percentile_rank(size, percentile if kind == "nonmated" else 100.0 - percentile)
+
+
+def _percentile_ranks(sizes: NDArray, kind: str, percentiles: NDArray, tail_sizes: NDArray) -> list[NDArray]:
+    """Per group: smallest, largest and the two scores its split lies between."""
     ranks = []
-    for size, percentile in zip(sizes, percentiles):
+    for size, percentile, tail_size in zip(sizes, percentiles, tail_sizes):
         size = int(size)
-        rank = _percentile_rank(size, percentile if kind == "nonmated" else 100.0 - percentile)
+        rank = _split_rank(size, kind, percentile, tail_size)
         ranks.append(np.array([0, size - 1, rank, min(rank + 1, size - 1)]))
     return ranks
 
@@ -201,19 +214,22 @@ def _one_class_of(part: pd.DataFrame, census: Census, kind: str, first: int, cou
 
 
 def _cei_divergences(data: Partitioned, kind: str, percentiles: NDArray, tail_weight: float, bins: int,
-                     mean_tail: str, smoothing: float) -> NDArray[np.float64]:
+                     mean_tail: str, smoothing: float, *, tail_sizes: NDArray | None = None) -> NDArray[np.float64]:
     """Locate and refine each group's split (two passes per ``_GROUPS_PER_PASS`` groups), then
-    count tails and centres (one pass)."""
+    count tails and centres (one pass). ``tail_sizes``: CEIᴬ's counts beyond ``mu ± N·sigma``
+    (see :func:`_split_rank`)."""
     frame, census_ = data
+    if tail_sizes is None:
+        tail_sizes = np.zeros(len(census_.names), dtype=np.int64)
     parts = []
     for first in range(0, len(census_.names), _GROUPS_PER_PASS):
         chosen = slice(first, first + _GROUPS_PER_PASS)
-        names, wanted = census_.names[chosen], percentiles[chosen]
+        names, wanted, counted = census_.names[chosen], percentiles[chosen], tail_sizes[chosen]
         every = len(names) == len(census_.names)  # every group at once: no remapping, the histogram kept
         select, args = (_one_class, (census_, kind)) if every else (_one_class_of, (census_, kind, first, len(names)))
-        windows = order_statistics(frame, select, args, len(names),
-                                   lambda sizes, wanted=wanted: _percentile_ranks(sizes, kind, wanted), keep=every)
-        parts.append(_split_points(windows, names, kind, wanted))
+        ranks = partial(_percentile_ranks, kind=kind, percentiles=wanted, tail_sizes=counted)
+        windows = order_statistics(frame, select, args, len(names), ranks, keep=every)
+        parts.append(_split_points(windows, names, kind, wanted, counted))
     split = _Split(*(np.concatenate(arrays) for arrays in zip(*parts)))
     tail_edges, centre_edges = _part_edges(split.tail_ranges, split.centre_ranges, bins, mean_tail)
     counts = _on_partitions(frame, _tail_centre_part, census_, kind, split.splits, tail_edges, centre_edges,
@@ -324,14 +340,17 @@ def comprehensive_equity_index(
 
 def _moments_part(part: pd.DataFrame, index: int, census: Census, kind: str) -> NDArray[np.float64]:
     """Per group: count, a reference score ``r``, the mean of ``v - r``, the sum of squared
-    deviations from that mean, the power of two ``e`` they are in units of, and the largest
-    magnitude (6 x groups).
+    deviations from that mean, the power of two ``e`` the scores are in units of, the largest
+    magnitude, the smallest and largest score (in units of ``2^e``; inf and -inf without one)
+    and the power of two ``k`` the deviations are in units of (9 x groups).
 
     ``r`` is one of the group's scores, so a constant group has deviations of exactly 0 (its
     mean, summed directly, can round an ulp off its score, and the ulp became a spread).
     Scores are divided by ``2^e`` (exact) where the partition's largest of the group lies
     outside ``[2^-500, 2^500]``, as in memory: squares of 1e-200 vanished and those of 1e160
-    overflowed.
+    overflowed. Deviations are divided by ``2^k`` before they are squared where the
+    partition's scores of the group span less than ``2^-500`` (in units of ``2^e``), as in
+    memory: squares of scores of 1e-150 a few ulps apart vanished.
     """
     values, group = _one_class(part, census, kind)
     keep = group >= 0
@@ -342,56 +361,67 @@ def _moments_part(part: pd.DataFrame, index: int, census: Census, kind: str) -> 
     exponent = power_of_two_exponents(largest)  # the in-memory index's rule, per group
     if exponent.any():
         values = np.ldexp(values, -exponent[group])
+    low, high = np.full(size, np.inf), np.full(size, -np.inf)
+    np.minimum.at(low, group, values)
+    np.maximum.at(high, group, values)
+    scale = _deviation_exponents(low, high)
     reference = np.zeros(size)
     reference[group] = values  # one of each group's scores (whichever is written last)
     shifted = values - reference[group]
     n = np.bincount(group, minlength=size).astype(np.float64)
     offset = np.bincount(group, shifted, minlength=size) / np.maximum(n, 1)
-    deviation = shifted - offset[group]
+    deviation = np.ldexp(shifted - offset[group], -scale[group])
     return np.stack([n, reference, offset, np.bincount(group, deviation * deviation, minlength=size), exponent,
-                     largest])
+                     largest, low, high, scale])
 
 
-def _merged_moments(parts: list[NDArray]) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+def _merged_moments(parts: list[NDArray]) -> tuple[NDArray, NDArray, NDArray, NDArray, NDArray]:
     """Per group: a reference score ``r`` (the first partition's with any of the group), the
-    mean of ``v - r``, the (population) standard deviation, all in units of ``2^e``, and
-    ``e``: that of the group's largest magnitude over all partitions, as in memory (not the
-    largest of the partitions' own ``e``, which is 0 both for scores near 1 and for a
-    partition whose scores of the group are all 0: beside scores of 1e-300 elsewhere, those
-    were brought to units of 1 and their spread vanished). Each partition's moments are
-    brought to ``2^e`` (exactly, but for parts of a partition that fall below the smallest
-    float beside the others; a partition of zeros has moments of 0 in any units). Merged by
-    Chan et al.'s pairwise update. Scores a few ulps apart keep their spread and a constant
-    group has none, as in memory."""
+    mean of ``v - r``, both in units of ``2^e``, the (population) standard deviation in units
+    of ``2^(e + k)``, ``e``: that of the group's largest magnitude over all partitions, as in
+    memory (not the largest of the partitions' own ``e``, which is 0 both for scores near 1 and
+    for a partition whose scores of the group are all 0: beside scores of 1e-300 elsewhere,
+    those were brought to units of 1 and their spread vanished), and ``k``: that of the group's
+    spread over all partitions where it lies below 2^-500 (in units of ``2^e``), as in memory.
+    Each partition's moments are brought to those units (exactly, but for parts of a partition
+    that fall below the smallest float beside the others; a partition of zeros has moments of 0
+    in any units). Merged by Chan et al.'s pairwise update. Scores a few ulps apart keep their
+    spread and a constant group has none, as in memory."""
     exponent = power_of_two_exponents(np.max([part[5] for part in parts], axis=0))
+    shifts = [part[4].astype(np.int64) - exponent for part in parts]  # <= 0 where the partition has a score
+    # the group's smallest and largest score (a partition without it holds inf and -inf)
+    low = np.min([np.ldexp(part[6], shift) for part, shift in zip(parts, shifts)], axis=0)
+    high = np.max([np.ldexp(part[7], shift) for part, shift in zip(parts, shifts)], axis=0)
+    scale = _deviation_exponents(low, high)
     n = np.zeros_like(parts[0][0])
     reference, offset, squares = np.zeros_like(n), np.zeros_like(n), np.zeros_like(n)
-    for n_b, reference_b, offset_b, squares_b, exponent_b, _ in parts:
-        shift = exponent_b.astype(np.int64) - exponent  # <= 0 where the partition has a non-zero score of the group
-        reference_b, offset_b, squares_b = (np.ldexp(reference_b, shift), np.ldexp(offset_b, shift),
-                                            np.ldexp(squares_b, 2 * shift))
+    for (n_b, reference_b, offset_b, squares_b, _, _, _, _, scale_b), shift in zip(parts, shifts):
+        reference_b, offset_b = np.ldexp(reference_b, shift), np.ldexp(offset_b, shift)
+        squares_b = np.ldexp(squares_b, 2 * (shift + scale_b.astype(np.int64) - scale))
         reference = np.where(n > 0, reference, reference_b)
         total = n + n_b
         # b's mean less the running one (0 where b has none of the group: no inf · 0 below)
         delta = np.where(n_b > 0, (reference_b - reference) + offset_b - offset, 0.0)
         share = np.divide(n_b, total, out=np.zeros_like(total), where=total > 0)
         offset = offset + delta * share
-        squares = squares + squares_b + delta * delta * n * share
+        scaled = np.ldexp(delta, -scale)
+        squares = squares + squares_b + scaled * scaled * n * share
         n = total
-    return reference, offset, np.sqrt(squares / n), exponent
+    return reference, offset, np.sqrt(squares / n), exponent, scale
 
 
 def _beyond_part(part: pd.DataFrame, index: int, census: Census, kind: str, reference: NDArray,
-                 offset: NDArray, std: NDArray, exponent: NDArray, n_std: float) -> NDArray[np.int64]:
+                 offset: NDArray, std: NDArray, exponent: NDArray, scale: NDArray, n_std: float) -> NDArray[np.int64]:
     """Per group: scores more than ``n_std`` standard deviations beyond the mean
-    (``reference + offset``, in units of ``2^exponent``), towards the class's error tail."""
+    (``reference + offset``, in units of ``2^exponent``; the deviation in units of
+    ``2^(exponent + scale)``, as ``std``), towards the class's error tail."""
     values, group = _one_class(part, census, kind)
     keep = group >= 0
     values, group = values[keep], group[keep]
     if exponent.any():
         values = np.ldexp(values, -exponent[group])
     sign = 1.0 if kind == "nonmated" else -1.0
-    beyond = sign * ((values - reference[group]) - offset[group]) > n_std * std[group]
+    beyond = sign * np.ldexp((values - reference[group]) - offset[group], -scale[group]) > n_std * std[group]
     return np.bincount(group[beyond], minlength=len(census.names))
 
 
@@ -486,5 +516,6 @@ def automatic_comprehensive_equity_index(
     sizes = census_.n_mated if kind == "mated" else census_.n_nonmated
     percentiles, parameters = _automatic_parameters(census_.names, counts / sizes, kind=kind,
                                                    n_std=n_std, bins=bins)
-    divergences = _cei_divergences(data, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0)
+    divergences = _cei_divergences(data, kind, percentiles, parameters["tail_weight"], bins, "groups", 0.0,
+                                   tail_sizes=counts)
     return _index_from_divergences(divergences, census_.names, parameters)
