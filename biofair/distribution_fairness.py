@@ -763,12 +763,6 @@ def _automatic_index_marked(groups: ScoresByGroup, *, by: By, kind: ScoreKind) -
     return index, max(index.parameters["percentiles"].values()) < 100.0
 
 
-def _share_beyond(values: NDArray, kind: ScoreKind, n_std: float) -> float:
-    """The share of ascending ``values`` beyond ``mu + N·sigma`` (non-mated) or ``mu - N·sigma``
-    (mated): ``mean(sign·(v - mu) > N·sigma)``, ``sign = +1`` or ``-1``."""
-    return _count_beyond(values, kind, n_std) / values.size
-
-
 def _count_beyond(values: NDArray, kind: ScoreKind, n_std: float) -> int:
     """The number of ascending ``values`` beyond ``mu + N·sigma`` (non-mated) or ``mu - N·sigma``
     (mated): ``sum(sign·(v - mu) > N·sigma)``, ``sign = +1`` or ``-1``.
@@ -780,9 +774,8 @@ def _count_beyond(values: NDArray, kind: ScoreKind, n_std: float) -> int:
     0.6342052851328924 were all beyond at N = 0.5). As d', a spread below 2^-500 (scores of
     about 1e-150 a few ulps apart) is read in units of a power of two of its own, whose
     squares do not underflow (sigma was 0, and every score above the mean beyond it).
-    ``sign·(v - mu)`` is monotone in ``v``
-    (rounding keeps the order), so on sorted scores the comparison changes once and a bisection
-    finds where, in O(log n) instead of O(n).
+    ``sign·(v - mu)`` is monotone in ``v`` (rounding keeps the order), so on sorted scores the
+    comparison changes once and a bisection finds where, in O(log n) instead of O(n).
     """
     if power_of_two_exponent(values[[0, -1]]):  # the extremes set the scale
         (values,) = power_of_two_scaled(values)  # exact; no overflow near ±1.8e308

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import biofair as bf
 from biofair._counts import searchsorted_ascending
 from biofair._thresholds import threshold_at_fmr_runs, threshold_at_fmr_sorted
-from biofair.distribution_fairness import _lerp, _share_beyond, _sorted_percentile
+from biofair.distribution_fairness import _count_beyond, _lerp, _sorted_percentile
 from biofair.groups import _ascending, _factorize_sorted, _factorized, _ordered_for_grouping, _split_by_key
 from exact import exact_beyond
 
@@ -122,29 +122,29 @@ def test_percentile_between_the_float_ranges_ends_lies_between_them():
 @settings(max_examples=300, deadline=None)
 @given(st.lists(scores, min_size=1, max_size=60), st.sampled_from(["mated", "nonmated"]),
        st.sampled_from([0.5, 1.0, 2.0, 3.0]))
-def test_share_beyond_by_bisection_equals_the_exact_share(values, kind, n_std):
+def test_count_beyond_by_bisection_equals_the_exact_count(values, kind, n_std):
     """The bisection against exact arithmetic, wherever no score lies within rounding
     (1e-9 of the range) of the limit, where float arithmetic cannot decide."""
     ascending = np.sort(np.array(values, dtype=np.float64))
     beyond, margins = exact_beyond(list(ascending), kind, n_std)
     span = Fraction(float(ascending[-1])) - Fraction(float(ascending[0]))
     assume(all(abs(margin) > span / 10**9 for margin in margins))
-    assert _share_beyond(ascending, kind, n_std) == sum(beyond) / len(beyond)
+    assert _count_beyond(ascending, kind, n_std) == sum(beyond)
 
 
 @pytest.mark.parametrize("kind", ["mated", "nonmated"])
 @pytest.mark.parametrize("n_std", [0.5, 1.0, 3.0])
-def test_share_beyond_of_scores_a_few_ulps_apart_equals_that_of_their_ulp_counts(kind, n_std):
-    """Scores 0.5 + k ulps, k in 0..3, and k itself have the same share beyond (mu ± N·sigma
+def test_count_beyond_of_scores_a_few_ulps_apart_equals_that_of_their_ulp_counts(kind, n_std):
+    """Scores 0.5 + k ulps, k in 0..3, and k itself have the same count beyond (mu ± N·sigma
     shifts and scales with the scores, exactly here); with np.mean the mean rounded onto a
     score and 0 of them lay beyond mu - sigma, not 25.8 %. A constant group has none beyond:
     with np.mean 11 copies of 0.6342052851328924 were all beyond mu + 0.5 sigma."""
     counts = np.sort(np.random.default_rng(0).integers(0, 4, 1000)).astype(np.float64)
     close = 0.5 + counts * np.spacing(0.5)
-    assert _share_beyond(close, kind, n_std) == _share_beyond(counts, kind, n_std)
+    assert _count_beyond(close, kind, n_std) == _count_beyond(counts, kind, n_std)
     beyond, _ = exact_beyond(list(counts), kind, n_std)
-    assert _share_beyond(counts, kind, n_std) == sum(beyond) / len(beyond)
-    assert _share_beyond(np.full(11, 0.6342052851328924), kind, n_std) == 0.0
+    assert _count_beyond(counts, kind, n_std) == sum(beyond)
+    assert _count_beyond(np.full(11, 0.6342052851328924), kind, n_std) == 0
 
 
 @settings(max_examples=40, deadline=None)
