@@ -1,0 +1,46 @@
+"""Number options given as another type of the same number, found by an audit: each call gives
+exactly the result of the plain float or int call, or a TypeError or ValueError naming the
+option. The defect class: a check whose result (the option as a Python float or int) was
+dropped, the function computing on with the option as given, in float32, long double, Fraction
+or NumPy-integer arithmetic."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+
+#: The same numbers in other types: exact conversions of a float64 (float32 values are given
+#: as the float64 of a float32, so that every type holds the same number).
+OTHER_TYPES = [np.float32, np.longdouble, Fraction]
+
+
+def same_number(value: float, kind: type) -> tuple[float, object]:
+    """``value`` as a float64 that ``kind`` holds exactly, and as that ``kind``."""
+    plain = float(np.float32(value)) if kind is np.float32 else value
+    return plain, kind(plain)
+
+
+@pytest.mark.parametrize("kind", OTHER_TYPES)
+@pytest.mark.parametrize("option", ["p_target", "c_miss", "c_fa"])
+def test_actual_dcf_costs_with_the_checked_prior_and_costs(option, kind):
+    """The prior and costs were checked, then the normalised cost was computed with them as
+    given, in float32 or long double arithmetic: p_target=np.float32(0.3) gave 0.4949494548116886
+    where the same number as a float gives 0.4949494668530305, and each option as a long double
+    0.49494949494949486 for 0.4949494949494948; also in calibration_by_group's actual_dcf
+    column."""
+    mated, nonmated = [0.7, 0.6, 1.1], [0.5, 0.3, -0.2]
+    options = {"p_target": 0.3, "c_miss": 1.1, "c_fa": 0.7}
+    plain, given = same_number(options[option], kind)
+    expected = bf.actual_dcf(mated, nonmated, **{**options, option: plain})
+    found = bf.actual_dcf(mated, nonmated, **{**options, option: given})
+    assert type(found) is float and found == expected
+    table = bf.synthetic.gaussian_scores(n_mated=3, n_nonmated=3, rng=0).assign(group="a")
+    table.loc[:2, "score"], table.loc[3:, "score"] = mated, nonmated
+    table = pd.concat([table, table.assign(group="b", score=table["score"] / 2)], ignore_index=True)
+    pd.testing.assert_frame_equal(bf.calibration_by_group(table, **{**options, option: given}),
+                                  bf.calibration_by_group(table, **{**options, option: plain}), check_exact=True)
