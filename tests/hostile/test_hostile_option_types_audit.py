@@ -44,3 +44,32 @@ def test_actual_dcf_costs_with_the_checked_prior_and_costs(option, kind):
     table = pd.concat([table, table.assign(group="b", score=table["score"] / 2)], ignore_index=True)
     pd.testing.assert_frame_equal(bf.calibration_by_group(table, **{**options, option: given}),
                                   bf.calibration_by_group(table, **{**options, option: plain}), check_exact=True)
+
+
+@pytest.mark.parametrize("option", ["min_mated", "min_nonmated", "min_subjects"])
+@pytest.mark.parametrize(("value", "error", "message"), [
+    (float("nan"), TypeError, "must be an integer, got nan"),
+    (None, TypeError, "must be an integer, got None"),
+    (True, TypeError, "must be an integer, got True"),
+    ("100", TypeError, "must be an integer, got '100'"),
+    (2.5, TypeError, "must be an integer, got 2.5"),
+    (-1, ValueError, "must be at least 0, got -1"),
+])
+def test_group_sizes_checks_its_minimum_sizes(option, value, error, message):
+    """The minimum sizes were not checked at all: NaN flagged no group small (every comparison
+    with NaN is False), True counted as 1, None (with one of the other two flagging a group)
+    passed unread, and '100' failed inside pandas ("Invalid comparison between dtype=int64 and
+    str")."""
+    table = bf.synthetic.demographic_scores(rng=0)
+    with pytest.raises(error, match=f"^{option} {message}$"):
+        bf.group_sizes(table, **{option: value})
+
+
+@pytest.mark.parametrize("kind", [np.int64, np.uint8, int])
+def test_group_sizes_reads_numpy_integers_as_their_numbers(kind):
+    table = bf.synthetic.demographic_scores(rng=0)
+    sizes = {"min_mated": 100, "min_nonmated": 200, "min_subjects": 10}
+    expected = bf.group_sizes(table, **sizes)
+    assert expected["small"].tolist() == [False, False, True, False]  # the group of 9 subjects
+    pd.testing.assert_frame_equal(bf.group_sizes(table, **{k: kind(v) for k, v in sizes.items()}), expected,
+                                  check_exact=True)
