@@ -73,3 +73,52 @@ def test_group_sizes_reads_numpy_integers_as_their_numbers(kind):
     assert expected["small"].tolist() == [False, False, True, False]  # the group of 9 subjects
     pd.testing.assert_frame_equal(bf.group_sizes(table, **{k: kind(v) for k, v in sizes.items()}), expected,
                                   check_exact=True)
+
+
+def beta_bc(strength=0.7, n_groups=3):
+    return bf.synthetic.beta_scenario("BC", strength=strength, n_groups=n_groups, n_mated=200, n_nonmated=200, rng=0)
+
+
+def gaussian(tail_mean=2.7):
+    return bf.synthetic.gaussian_scores(n_mated=20, n_nonmated=200, tail_share=0.5, tail_mean=tail_mean, rng=0)
+
+
+def demographic(first=(10, 2.3, 0.3)):
+    return bf.synthetic.demographic_scores(groups={"a": first, "b": (10, 1.7, -0.1)}, mated_per_subject=2,
+                                           nonmated_per_subject=3, rng=0)
+
+
+@pytest.mark.parametrize("kind", OTHER_TYPES)
+@pytest.mark.parametrize(("draw", "value"), [
+    (lambda strength: beta_bc(strength=strength), 0.7),
+    (lambda mean: gaussian(tail_mean=mean), 2.7),
+    (lambda mean: demographic(first=(10, mean, 0.3)), 2.3),
+    (lambda mean: demographic(first=(10, 2.3, mean)), 0.3),
+], ids=["beta_scenario strength", "gaussian_scores tail_mean", "demographic_scores mated mean",
+        "demographic_scores non-mated mean"])
+def test_synthetic_scores_draw_with_the_checked_numbers(draw, value, kind):
+    """The options were checked, then used as given: BC's strength shifted the scores in float32
+    (other scores than the float) or long double (a float128 score column);
+    gaussian_scores' tail_mean as a Fraction or long double failed inside NumPy ("Cannot cast
+    array data from dtype('O') to dtype('float64')"); a group's mean in demographic_scores as a
+    Fraction failed the same way ("ufunc 'isfinite' not supported") and as a long double made
+    a float128 score column."""
+    plain, given = same_number(value, kind)
+    pd.testing.assert_frame_equal(draw(given), draw(plain), check_exact=True)
+
+
+def two_groups(subjects):
+    return bf.synthetic.demographic_scores(groups={"a": (subjects, 2.3, 0.3), "b": (subjects, 1.7, -0.1)},
+                                           mated_per_subject=1, nonmated_per_subject=1, rng=0)
+
+
+@pytest.mark.parametrize("kind", [np.uint8, np.int8, np.int64])
+@pytest.mark.parametrize(("draw", "value"), [(lambda n: beta_bc(n_groups=n), 3), (two_groups, 120)],
+                         ids=["beta_scenario n_groups", "demographic_scores subjects"])
+def test_synthetic_counts_as_numpy_integers(draw, value, kind):
+    """n_groups and a group's subjects were checked, then used as given: n_groups as np.uint8 or
+    np.int8 failed in the size check with 400 scores per group ("Python integer 400 out of
+    bounds for uint8"; 4 groups of 200 wrapped around to 32 scores there, with a warning), and
+    subjects as np.uint8 made the numbers of the subjects' ids floats (uint64 against int64):
+    "Unknown format code 'd' for object of type 'float'"."""
+    pd.testing.assert_frame_equal(draw(kind(value)), draw(value), check_exact=True)
