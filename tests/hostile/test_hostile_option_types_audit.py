@@ -122,3 +122,28 @@ def test_synthetic_counts_as_numpy_integers(draw, value, kind):
     subjects as np.uint8 made the numbers of the subjects' ids floats (uint64 against int64):
     "Unknown format code 'd' for object of type 'float'"."""
     pd.testing.assert_frame_equal(draw(kind(value)), draw(value), check_exact=True)
+
+
+#: 10,005 scores: a tenth of them is 1,000.5, whose rounding depends on the last digit.
+TAIL_SCORES = np.random.default_rng(0).normal(size=10_005)
+
+
+@pytest.mark.parametrize("kind", OTHER_TYPES)
+@pytest.mark.parametrize("fit", [
+    lambda fraction: bf.extrapolated_fmr(TAIL_SCORES, 3.0, tail_fraction=fraction),
+    lambda fraction: bf.extrapolated_threshold(TAIL_SCORES, 1e-4, tail_fraction=fraction),
+    lambda fraction: bf.subsample_coverage(TAIL_SCORES, 2.5, fraction=fraction, n_repeats=1, rng=0),
+], ids=["extrapolated_fmr", "extrapolated_threshold", "subsample_coverage"])
+def test_tail_sizes_are_rounded_from_the_checked_fraction(fit, kind):
+    """The fraction was checked, then multiplied by the number of scores as given: 0.1 of 10,005
+    scores is 1,000.5 in float64, rounded to 1,000, but 1,000.50000000000005 as a long double
+    or Fraction of the same number (rounded to 1,001), and 1,000.5000149 as the float64 of
+    np.float32(0.1) where float32 arithmetic gave 1,000.5 (1,000): another tail, another
+    estimate; and subsample_coverage's fraction drew subsets of 1,001 or 1,000 scores alike."""
+    plain, given = same_number(0.1, kind)
+    expected, found = fit(plain), fit(given)
+    if isinstance(expected, pd.DataFrame):
+        pd.testing.assert_frame_equal(found, expected, check_exact=True)
+    else:
+        assert found == expected
+        assert all(type(a) is type(b) for a, b in zip(found, expected))
