@@ -166,3 +166,15 @@ def test_fairness_summary_bootstraps_at_the_checked_confidence(kind):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pd.testing.assert_frame_equal(summary(given), summary(plain), check_exact=True)
+
+
+@pytest.mark.parametrize("kind", [np.uint8, np.int16, np.int64])
+def test_probe_outcomes_from_matrix_counts_blocks_in_python_integers(kind):
+    """block_size was checked to be an integer, then added to the block's start as given: as
+    np.uint8(200), the second block of 300 probes ended at 200 + 200 = 400 wrapped to 144
+    (SchemaError "block 200:144 has shape (0, 300), expected (200, 300)")."""
+    n = 300
+    matrix = np.random.default_rng(0).random((n, n))
+    search = {"probe_subjects": np.arange(n), "gallery_subjects": np.arange(n), "probe_groups": np.arange(n) % 2}
+    pd.testing.assert_frame_equal(bf.probe_outcomes_from_matrix(matrix, block_size=kind(200), **search),
+                                  bf.probe_outcomes_from_matrix(matrix, block_size=200, **search), check_exact=True)
