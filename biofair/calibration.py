@@ -45,8 +45,8 @@ _FAIRNESS_MEASURES = ["cllr", "min_cllr", "calibration_loss", "actual_dcf", "min
 
 
 def _bayes_threshold(p_target: float, c_miss: float, c_fa: float) -> float:
-    """``ln(c_fa (1 - p) / (c_miss p))``: accept iff the LLR reaches it (Bayes decision)."""
-    p_target, c_miss, c_fa = _checked_costs(p_target, c_miss, c_fa)
+    """``ln(c_fa (1 - p) / (c_miss p))``: accept iff the LLR reaches it (Bayes decision), of a
+    prior and costs checked by :func:`~biofair.detection_cost._checked_costs`."""
     return float(np.log(c_fa * (1.0 - p_target)) - np.log(c_miss * p_target))
 
 
@@ -334,6 +334,9 @@ def actual_dcf(
     >>> bf.actual_dcf([2.0, 0.5, -1.0], [-2.0, 1.0], p_target=0.5)
     0.8333333333333333
     """
+    # the checked floats, also in the cost below: a float32 or long double prior or cost computed in its own
+    # precision there (a cost off in its 8th digit, or by 1 ulp) from that of the same number as a float
+    p_target, c_miss, c_fa = _checked_costs(p_target, c_miss, c_fa)
     threshold = _bayes_threshold(p_target, c_miss, c_fa)
     mated_sorted, nonmated_sorted = sorted_scores(mated, nonmated, infinite=True)
     false_matches, false_non_matches = counts_at(mated_sorted, nonmated_sorted, threshold)

@@ -135,7 +135,8 @@ def _fit(nonmated: ArrayLike, tail_fraction: float, min_tail: int) -> tuple[_Tai
     scores = np.sort(as_scores(nonmated, "nonmated"))
     exponent = power_of_two_exponent(scores)
     scores = np.ldexp(scores, -exponent)
-    as_number(tail_fraction, "tail_fraction", low=0.0, high=1.0, open_low=True, open_high=True)
+    # a float: as float32, long double or Fraction, the tail's size was rounded from another product
+    tail_fraction = as_number(tail_fraction, "tail_fraction", low=0.0, high=1.0, open_low=True, open_high=True)
     minimum = as_count(min_tail, "min_tail", minimum=_MIN_TAIL)
     n = scores.size
     wanted = max(minimum, int(round(tail_fraction * n)))
@@ -633,7 +634,7 @@ def subsample_coverage(
     """
     scores = as_scores(nonmated, "nonmated")
     threshold = as_threshold(threshold)
-    as_number(fraction, "fraction", low=0.0, high=1.0, open_low=True)
+    fraction = as_number(fraction, "fraction", low=0.0, high=1.0, open_low=True)  # a float, as tail_fraction
     repeats = as_count(n_repeats, "n_repeats")
     rng = as_rng(rng)
     size = int(round(fraction * scores.size))

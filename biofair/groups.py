@@ -26,6 +26,7 @@ from biofair._thresholds import at_or_above_runs, threshold_at_fmr_runs, warn_un
 from biofair._threads import IN_TWO_THREADS_FROM, in_two_threads
 from biofair._typing import By
 from biofair._validation import (
+    as_count,
     as_rates,
     as_threshold,
     as_thresholds,
@@ -1224,7 +1225,7 @@ def group_sizes(
         ``reference_subject`` is known) fewer distinct subjects, is flagged ``small``: with
         ``N`` non-mated comparisons no FMR below ``1/N`` can even be observed (a target is
         resolved only from ``3/N``), and a handful of people cannot stand for a demographic
-        group.
+        group. 0 flags none.
 
     Returns
     -------
@@ -1243,9 +1244,11 @@ def group_sizes(
         :func:`group_labels`), or ``reference_subject`` mixes numbers and text (``1`` and
         ``"1"`` would be counted as two subjects).
     ValueError
-        When ``by`` is empty, names a column twice or names "score" or "mated".
+        When ``by`` is empty, names a column twice or names "score" or "mated", or
+        ``min_mated``, ``min_nonmated`` or ``min_subjects`` is negative.
     TypeError
-        When ``by`` is not a column name or a list of column names.
+        When ``by`` is not a column name or a list of column names, or ``min_mated``,
+        ``min_nonmated`` or ``min_subjects`` is not an integer.
 
     See Also
     --------
@@ -1268,6 +1271,9 @@ def group_sizes(
     a            1           1  False
     b            1           1  False
     """
+    # unchecked, NaN flagged no group, None failed in pandas and True counted as 1
+    min_mated, min_nonmated, min_subjects = (as_count(value, name, minimum=0) for name, value in (
+        ("min_mated", min_mated), ("min_nonmated", min_nonmated), ("min_subjects", min_subjects)))
     _validate_score_set(scores)
     codes, names = _group_codes(scores, by)
     mated = scores["mated"].to_numpy(dtype=bool)

@@ -405,7 +405,8 @@ def probe_outcomes_from_matrix(
             raise SchemaError(f"the score matrix has shape {matrix.shape}, expected ({n_probes}, {len(gallery)})")
         read = lambda start, stop: matrix[start:stop]  # noqa: E731
     outcomes = []
-    for start, stop in parts(n_probes, part=block_size):
+    # as an int: a NumPy integer added up in its own type (np.uint8(200) made the second block of 300 probes 200:144)
+    for start, stop in parts(n_probes, part=int(block_size)):
         block = _rectangular(read(start, stop), f"block {start}:{stop}", one_row)
         if block.shape != (stop - start, len(gallery)):
             raise SchemaError(f"block {start}:{stop} has shape {block.shape}, expected ({stop - start}, {len(gallery)})")

@@ -25,6 +25,7 @@ from biofair._typing import By, EerMethod, Seed, Unit
 from biofair._validation import (
     SMALLEST_BOUND,
     as_count,
+    as_number,
     as_rng,
     as_scores,
     as_target,
@@ -478,6 +479,9 @@ def fairness_summary(
     targets = _area_targets(fmr_targets)
     as_count(n_permutations, "n_permutations")
     alpha = check_alpha(alpha)
+    # as a float to the bootstraps: a Fraction failed inside np.percentile, a float32 or long double moved the
+    # intervals' ends
+    confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     as_target(operating_fmr, "operating_fmr")
     groups = scores_by_group(scores, by=by)
     unit = "pair" if _resampled_cluster(scores, unit, cluster) is None else "subject"

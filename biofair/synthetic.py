@@ -138,11 +138,11 @@ def gaussian_scores(
     [True, True, True, False, False, False, False, False]
     """
     n_mated, n_nonmated = as_count(n_mated, "n_mated"), as_count(n_nonmated, "n_nonmated")
-    as_number(tail_share, "tail_share", low=0.0, high=1.0)
-    for name, value in (("mated_mean", mated_mean), ("tail_mean", tail_mean)):
-        as_number(value, name)  # NaN drew NaN scores
-    for name, value in (("mated_std", mated_std), ("nonmated_std", nonmated_std)):
-        as_number(value, name, low=0.0)
+    # as floats: a Fraction or long double tail_mean failed inside NumPy's normal draw
+    tail_share = as_number(tail_share, "tail_share", low=0.0, high=1.0)
+    mated_mean, tail_mean = as_number(mated_mean, "mated_mean"), as_number(tail_mean, "tail_mean")  # NaN: NaN scores
+    mated_std = as_number(mated_std, "mated_std", low=0.0)
+    nonmated_std = as_number(nonmated_std, "nonmated_std", low=0.0)
     _check_size(n_mated + n_nonmated, "score", _assigned({"n_mated": n_mated, "n_nonmated": n_nonmated}))
     rng = as_rng(rng)
     mated = rng.normal(mated_mean, mated_std, n_mated)
@@ -547,10 +547,12 @@ def beta_scenario(
     """
     if scenario not in ("balanced", "BG", "BI", "BC"):
         raise ValueError(f"scenario must be 'balanced', 'BG', 'BI' or 'BC', got {scenario!r}")
-    as_number(strength, "strength", low=0.0)  # NaN passed "strength < 0" and drew NaN shares
+    # as a float and an int: a float32 or long double strength shifted BC's scores in its own precision (a
+    # long double made a float128 score column), and n_groups as np.uint8 overflowed in the size check
+    strength = as_number(strength, "strength", low=0.0)  # NaN passed "strength < 0" and drew NaN shares
     if scenario == "BC" and strength > 1.4:
         raise ValueError(f"BC needs strength at most 1.4 to keep the order of the scores, got {strength!r}")
-    if as_count(n_groups, "n_groups", minimum=2) > 26:
+    if (n_groups := as_count(n_groups, "n_groups", minimum=2)) > 26:
         raise ValueError(f"n_groups must lie in 2 ... 26 (one letter per group), got {n_groups}")
     n_mated, n_nonmated = as_count(n_mated, "n_mated", minimum=0), as_count(n_nonmated, "n_nonmated", minimum=0)
     _check_size(n_groups * (n_mated + n_nonmated), "score",
@@ -876,18 +878,18 @@ def demographic_scores(
     for name, spec in groups.items():
         if isinstance(spec, str) or not isinstance(spec, Sequence) or len(spec) != 3:
             raise TypeError(f"groups[{name!r}] must be (subjects, mated mean, non-mated mean), got {spec!r}")
-        as_count(spec[0], f"the subjects of group {name!r}", minimum=2)
-        as_number(spec[1], f"the mated mean of group {name!r}")
-        as_number(spec[2], f"the non-mated mean of group {name!r}")
-    n_subjects = sum(int(spec[0]) for spec in groups.values())
+    # the specs as an int and two floats (messages quote them as given): a Fraction mean failed inside NumPy, a
+    # long double one made a float128 score column, and subjects as np.uint8 overflowed in their cumulative sum
+    checked = {name: (as_count(spec[0], f"the subjects of group {name!r}", minimum=2),
+                      as_number(spec[1], f"the mated mean of group {name!r}"),
+                      as_number(spec[2], f"the non-mated mean of group {name!r}")) for name, spec in groups.items()}
+    n_subjects = sum(spec[0] for spec in checked.values())
     _check_size(n_subjects * (mated_per_subject + nonmated_per_subject), "score",
                 f"{_assigned({'mated_per_subject': mated_per_subject, 'nonmated_per_subject': nonmated_per_subject})} "
                 f"with {how_many(n_subjects, 'subject')} in groups")
     rng = as_rng(rng)
     names = list(groups)
-    size = np.array([groups[g][0] for g in names])
-    mated_mean = np.array([groups[g][1] for g in names])
-    nonmated_mean = np.array([groups[g][2] for g in names])
+    size, mated_mean, nonmated_mean = (np.array(column) for column in zip(*checked.values()))
     group_of = np.repeat(np.arange(len(names)), size)  # group code of each subject
     first = np.concatenate([[0], np.cumsum(size)[:-1]])
     ids = np.array([f"{names[g]}-{i - first[g]:03d}" for i, g in enumerate(group_of)], dtype=object)
