@@ -647,7 +647,6 @@ def _cei_parameters(
     return parameters
 
 
-
 def automatic_comprehensive_equity_index(
     scores: pd.DataFrame | ScoresByGroup,
     *,

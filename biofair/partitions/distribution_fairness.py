@@ -332,9 +332,11 @@ def comprehensive_equity_index(
     parameters = _cei_parameters(kind=kind, percentile=percentile, tail_weight=tail_weight, bins=bins,
                                 mean_tail=mean_tail, smoothing=smoothing)
     data = partitioned(scores, by=by)
-    percentiles = np.full(len(data.census.names), float(percentile))
-    divergences = _cei_divergences(data, kind, percentiles, tail_weight, parameters["bins"], mean_tail,
-                                   smoothing)
+    percentiles = np.full(len(data.census.names), parameters["percentile"])
+    divergences = _cei_divergences(  # the checked floats, as in memory
+        data, kind, percentiles, parameters["tail_weight"], parameters["bins"], mean_tail,
+        parameters.get("smoothing", 0.0),  # read with mean_tail="split_mean" only
+    )
     return _index_from_divergences(divergences, data.census.names, parameters)
 
 

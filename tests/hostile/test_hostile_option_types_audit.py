@@ -154,8 +154,8 @@ def test_tail_sizes_are_rounded_from_the_checked_fraction(fit, kind):
 def test_fairness_summary_bootstraps_at_the_checked_confidence(kind):
     """The confidence went to the bootstraps as given: a Fraction failed inside np.percentile
     ("ufunc 'isnan' not supported"), and np.float32(0.9) moved the low ends of the intervals
-    from those of the same number as a float (a long double can too). (biofair.bootstrap itself
-    still reads the confidence as given: see the audit's report.)"""
+    from those of the same number as a float (a long double can too). (biofair.bootstrap read
+    it as given too: tests/oracle/test_bootstrap_edges_audit.py.)"""
     table = bf.synthetic.demographic_scores(groups={"a": (12, 3.0, 0.0), "b": (12, 2.5, 0.2)}, rng=0)
     plain, given = same_number(0.9, kind)
 
@@ -178,3 +178,28 @@ def test_probe_outcomes_from_matrix_counts_blocks_in_python_integers(kind):
     search = {"probe_subjects": np.arange(n), "gallery_subjects": np.arange(n), "probe_groups": np.arange(n) % 2}
     pd.testing.assert_frame_equal(bf.probe_outcomes_from_matrix(matrix, block_size=kind(200), **search),
                                   bf.probe_outcomes_from_matrix(matrix, block_size=200, **search), check_exact=True)
+
+
+@pytest.mark.parametrize("kind", OTHER_TYPES)
+@pytest.mark.parametrize(("option", "value"), [("tail_weight", 0.7), ("smoothing", 0.003), ("percentile", 90.0)])
+def test_out_of_core_cei_reads_the_checked_options(option, value, kind):
+    """The out-of-core CEI passed tail_weight and smoothing as given (the in-memory one reads
+    the checked floats): tail_weight=Fraction(0.7) made the divergences Python objects, a long
+    double changed ``extreme``, and smoothing=Fraction(0.003) failed in np.log2 ("loop of ufunc
+    does not support argument 0 of type float which has no callable log2 method")."""
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    from biofair import partitions as bp
+
+    table = bf.synthetic.demographic_scores(rng=0)
+    plain, given = same_number(value, kind)
+
+    def index(number):
+        with dask.config.set(scheduler="synchronous"):
+            return bp.comprehensive_equity_index(dd.from_pandas(table, npartitions=2), mean_tail="split_mean",
+                                                 **{option: number})
+
+    found, expected = index(given), index(plain)
+    pd.testing.assert_series_equal(found.divergences, expected.divergences, check_exact=True)
+    assert found.extreme == expected.extreme and found.normal == expected.normal
+    assert found.parameters == expected.parameters
