@@ -1,0 +1,47 @@
+"""Edge numerics of the score table's checks, the grouping and the counts behind them,
+each against an independent computation (exact decimals, loops over the rows)."""
+
+from __future__ import annotations
+
+import decimal
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import biofair as bf
+from biofair.exceptions import SchemaError
+
+D = decimal.Decimal
+
+
+def decimal_table(mated: list[str], nonmated: list[str], stored: pa.DataType) -> pd.DataFrame:
+    """A score table whose scores are Arrow decimals (``pd.read_parquet(..., dtype_backend="pyarrow")``
+    of a SQL or Spark export)."""
+    values = pa.array([D(v) for v in mated + nonmated], stored)
+    return pd.DataFrame({"score": pd.Series(pd.arrays.ArrowExtensionArray(values)),
+                         "mated": [True] * len(mated) + [False] * len(nonmated)})
+
+
+def test_arrow_decimals_that_float64_would_tie_are_refused():
+    """Before: accepted, and split into float64 scores where the mated 1.00000000000000000001
+    and the non-mated 1 are both 1.0, so roc_auc gave 0.875 where every mated score is above every
+    non-mated one (1.0, compared as decimals); Python Decimal objects were refused already."""
+    table = decimal_table(["1.00000000000000000001", "2"], ["1", "0.5"], pa.decimal128(38, 20))
+    mated, nonmated = ([D(v) for v in table["score"][table["mated"] == m].astype(str)] for m in (True, False))
+    exact_auc = sum((m > n) + (m == n) / 2 for m in mated for n in nonmated) / (len(mated) * len(nonmated))
+    assert exact_auc == 1.0
+    with pytest.raises(SchemaError, match=r"column 'score' has 1 pair of distinct decimals .*decimal128\(38, 20\).* "
+                                          r"that float64 cannot tell apart \(e\.g\. 1\.00000000000000000000 and "
+                                          r"1\.00000000000000000001, both 1\.0\): distinct scores would become ties"):
+        bf.validate_scores(table)
+
+
+def test_arrow_decimals_that_float64_keeps_apart_are_accepted_as_their_nearest_floats():
+    """A wide decimal type holding short values (a SQL export's DECIMAL(38, 20) of 0.83) ties
+    nothing: accepted, each score the float nearest its decimal, as read_scores converts them."""
+    written = ["0.83", "0.1", "0.30000000000000004", "0.3", "1E-20"]
+    table = decimal_table(written[:2], written[2:], pa.decimal128(38, 20))
+    mated, nonmated = bf.split_scores(bf.validate_scores(table))
+    assert mated.tolist() + nonmated.tolist() == [float(D(v)) for v in written]
