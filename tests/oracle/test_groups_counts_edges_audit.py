@@ -45,3 +45,24 @@ def test_arrow_decimals_that_float64_keeps_apart_are_accepted_as_their_nearest_f
     table = decimal_table(written[:2], written[2:], pa.decimal128(38, 20))
     mated, nonmated = bf.split_scores(bf.validate_scores(table))
     assert mated.tolist() + nonmated.tolist() == [float(D(v)) for v in written]
+
+
+def test_a_scores_by_group_of_long_doubles_that_float64_cannot_hold_is_refused():
+    """Before: accepted, and the pooled threshold at FMR 0.25 of the four non-mated scores
+    0, 1 + 2**-60 (group a), 0, 1 (group b) came out 1.0, the float64 rounding of 1 + 2**-60,
+    where 2 scores (FMR 0.5 > 0.25) match; by the rule (smallest score with FMR <= 0.25) it is
+    1 + 2**-60, which 1 score reaches. A table's long doubles were refused already."""
+    tiny = np.longdouble(2) ** -60
+    if np.longdouble(1) + tiny == 1:
+        pytest.skip("long double is float64 on this platform")
+    pooled = np.array([0, 1 + tiny, 0, 1], dtype=np.longdouble)
+    exact = min(t for t in pooled if np.count_nonzero(pooled >= t) / pooled.size <= 0.25)
+    assert exact == 1 + tiny and float(exact) == 1.0
+    groups = {"a": bf.GroupScores(np.array([2, 3], dtype=np.longdouble), np.sort(pooled[:2])),
+              "b": bf.GroupScores(np.array([2, 3], dtype=np.longdouble), np.sort(pooled[2:]))}
+    with pytest.raises(SchemaError, match=r"group 'a': nonmated scores has 1 long double score .* that float64 "
+                                          r"cannot hold exactly"):
+        bf.ScoresByGroup(groups, by="group")
+    # long doubles that float64 holds are the same scores: accepted
+    held = {name: bf.GroupScores(*(v.astype(np.float64).astype(np.longdouble) for v in g)) for name, g in groups.items()}
+    assert list(bf.ScoresByGroup(held, by="group")) == ["a", "b"]
