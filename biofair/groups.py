@@ -26,6 +26,7 @@ from biofair._thresholds import at_or_above_runs, threshold_at_fmr_runs, warn_un
 from biofair._threads import IN_TWO_THREADS_FROM, in_two_threads
 from biofair._typing import By
 from biofair._validation import (
+    as_count,
     as_rates,
     as_threshold,
     as_thresholds,
@@ -1249,9 +1250,11 @@ def group_sizes(
         :func:`group_labels`), or ``reference_subject`` mixes numbers and text (``1`` and
         ``"1"`` would be counted as two subjects).
     ValueError
-        When ``by`` is empty, names a column twice or names "score" or "mated".
+        When ``by`` is empty, names a column twice or names "score" or "mated", or a floor
+        (``min_mated``, ``min_nonmated``, ``min_subjects``) is negative.
     TypeError
-        When ``by`` is not a column name or a list of column names.
+        When ``by`` is not a column name or a list of column names, or a floor is not an
+        integer (None or NaN would flag no group).
 
     See Also
     --------
@@ -1274,6 +1277,8 @@ def group_sizes(
     a            1           1  False
     b            1           1  False
     """
+    min_mated, min_nonmated, min_subjects = (as_count(value, name, minimum=0) for value, name in (
+        (min_mated, "min_mated"), (min_nonmated, "min_nonmated"), (min_subjects, "min_subjects")))
     _validate_score_set(scores)
     codes, names = _group_codes(scores, by)
     mated = scores["mated"].to_numpy(dtype=bool)

@@ -66,3 +66,36 @@ def test_a_scores_by_group_of_long_doubles_that_float64_cannot_hold_is_refused()
     # long doubles that float64 holds are the same scores: accepted
     held = {name: bf.GroupScores(*(v.astype(np.float64).astype(np.longdouble) for v in g)) for name, g in groups.items()}
     assert list(bf.ScoresByGroup(held, by="group")) == ["a", "b"]
+
+
+def small_groups_table() -> pd.DataFrame:
+    """Group a: 3 mated and 4 non-mated comparisons of 2 subjects; group b: 1 and 1, of 1."""
+    return pd.DataFrame({"score": np.linspace(0, 1, 9), "mated": [True] * 3 + [False] * 4 + [True, False],
+                         "group": ["a"] * 7 + ["b"] * 2,
+                         "reference_subject": ["s1", "s1", "s2", "s1", "s1", "s2", "s2", "s3", "s3"],
+                         "probe_subject": ["s1", "s1", "s2", "x", "y", "x", "y", "s3", "z"]})
+
+
+@pytest.mark.parametrize("floor", ["min_mated", "min_nonmated", "min_subjects"])
+@pytest.mark.parametrize("value, error", [(None, TypeError), (float("nan"), TypeError), (2.5, TypeError),
+                                          ("100", TypeError), (True, TypeError), (-1, ValueError)])
+def test_group_sizes_refuses_a_size_floor_that_is_not_a_count(floor, value, error):
+    """Before: None and NaN compared False with every count, so no group was flagged small by
+    that floor (group b, of 1 comparison each, came out not small with min_mated=None once the
+    other floors passed it); "100" raised pandas' "Invalid comparison between dtype=int64 and
+    str", naming no argument; True counted as 1 and 2.5 as a floor between counts."""
+    floors = {"min_mated": 1, "min_nonmated": 1, "min_subjects": 1, floor: value}
+    with pytest.raises(error, match=rf"^{floor} must be"):
+        bf.group_sizes(small_groups_table(), **floors)
+
+
+def test_group_sizes_flags_exactly_the_groups_below_each_floor():
+    """A group is small iff one of its counts, from a loop over the rows, is below its floor
+    (0 flags none; a floor equal to a count does not flag it)."""
+    table = small_groups_table()
+    counts = {name: (sum(rows["mated"]), sum(~rows["mated"]), rows["reference_subject"].nunique())
+              for name, rows in table.groupby("group")}
+    for floors in [(0, 0, 0), (3, 4, 2), (4, 4, 2), (3, 5, 2), (3, 4, 3), (1, 1, 1), (2, 1, 1), (np.int64(2), 1, 1)]:
+        sizes = bf.group_sizes(table, min_mated=floors[0], min_nonmated=floors[1], min_subjects=floors[2])
+        expected = {name: any(c < f for c, f in zip(count, floors)) for name, count in counts.items()}
+        assert sizes["small"].to_dict() == expected, floors
