@@ -340,9 +340,11 @@ def _warn_if_labels_look_alike(names: list[str], columns: list[str]) -> None:
                         ("numbers", by_number)):
         if found:
             how, fix = _LOOK_ALIKE[kind]
+            shown = [", ".join(map(_shown, variants)) for variants in found[:_PROBLEMS_SHOWN]]
+            if len(found) > _PROBLEMS_SHOWN:  # ten thousand groups, say
+                shown.append(f"and {how_many(len(found) - _PROBLEMS_SHOWN, 'more such set')}")
             warn(
-                f"column(s) {columns} {_LOOK_ALIKE_WARNING} {how}: "
-                f"{'; '.join(', '.join(map(_shown, variants)) for variants in found)}; they are kept as "
+                f"column(s) {columns} {_LOOK_ALIKE_WARNING} {how}: {'; '.join(shown)}; they are kept as "
                 f"separate groups. {fix} if they are one group",
                 UserWarning,
             )
@@ -967,7 +969,8 @@ def _ordered_for_grouping(scores: pd.DataFrame, by: By) -> pd.DataFrame:
     return coded if names == coded_names and np.array_equal(codes, coded_codes) else ordered
 
 
-#: Groups a grouping error names one by one; the rest are counted.
+#: Groups a grouping error (and sets of labels that look alike a warning) names one by one;
+#: the rest are counted.
 _PROBLEMS_SHOWN = 10
 
 
