@@ -32,6 +32,7 @@ from biofair._validation import (
     as_thresholds,
     how_many,
     is_blank,
+    long_double_problem,
     quoted,
     scalar_or_array,
     shell_option,
@@ -339,9 +340,11 @@ def _warn_if_labels_look_alike(names: list[str], columns: list[str]) -> None:
                         ("numbers", by_number)):
         if found:
             how, fix = _LOOK_ALIKE[kind]
+            shown = [", ".join(map(_shown, variants)) for variants in found[:_PROBLEMS_SHOWN]]
+            if len(found) > _PROBLEMS_SHOWN:  # ten thousand groups, say
+                shown.append(f"and {how_many(len(found) - _PROBLEMS_SHOWN, 'more such set')}")
             warn(
-                f"column(s) {columns} {_LOOK_ALIKE_WARNING} {how}: "
-                f"{'; '.join(', '.join(map(_shown, variants)) for variants in found)}; they are kept as "
+                f"column(s) {columns} {_LOOK_ALIKE_WARNING} {how}: {'; '.join(shown)}; they are kept as "
                 f"separate groups. {fix} if they are one group",
                 UserWarning,
             )
@@ -710,7 +713,9 @@ def group_labels(scores: pd.DataFrame, *, by: By = "group") -> pd.Series:
 def _check_sorted_groups(groups: dict) -> None:
     """Refuse groups the indices cannot read: fewer than two, or scores that are not a
     non-empty, ascending, finite 1-D float array per class (every index reads them sorted,
-    and was silently wrong on a ScoresByGroup built by hand from unsorted arrays)."""
+    and was silently wrong on a ScoresByGroup built by hand from unsorted arrays), or long
+    doubles that float64 does not hold (thresholds are float64: one between two scores
+    would be rounded onto one of them)."""
     problems = [] if len(groups) >= 2 else [f"fairness needs at least two groups, got {len(groups)}"]
     for name, scores in groups.items():
         if not isinstance(scores, GroupScores):
@@ -727,6 +732,8 @@ def _check_sorted_groups(groups: dict) -> None:
                 problems.append(f"group {quoted(name)}: {side} scores must be finite, and at least one")
             elif not _ascending(values):
                 problems.append(f"group {quoted(name)}: {side} scores must be ascending (np.sort them)")
+            elif problem := long_double_problem(values, f"{side} scores"):  # thresholds are float64
+                problems.append(f"group {quoted(name)}: {problem}")
     if problems:
         raise SchemaError("cannot compare groups:\n- " + "\n- ".join(problems))
 
@@ -773,7 +780,8 @@ class ScoresByGroup(dict):
     ------
     SchemaError
         When ``groups`` has fewer than two groups, or a group's scores are not a GroupScores
-        of non-empty, ascending, finite 1-D float arrays (each named, with what it holds).
+        of non-empty, ascending, finite 1-D float arrays (each named, with what it holds), or
+        are long doubles that float64 does not hold exactly.
     TypeError
         On any change after construction (``groups[name] = ...``, ``del``, ``update``,
         ``pop``, ...): the indices read the groups as checked, and cache their pooled scores;
@@ -961,7 +969,8 @@ def _ordered_for_grouping(scores: pd.DataFrame, by: By) -> pd.DataFrame:
     return coded if names == coded_names and np.array_equal(codes, coded_codes) else ordered
 
 
-#: Groups a grouping error names one by one; the rest are counted.
+#: Groups a grouping error (and sets of labels that look alike a warning) names one by one;
+#: the rest are counted.
 _PROBLEMS_SHOWN = 10
 
 

@@ -316,12 +316,41 @@ def _score_problems(score: pd.Series) -> list[str]:
     if problem := long_double_problem(raw, "column 'score'"):
         return [problem]
     values = score.to_numpy(dtype=np.float64, na_value=np.nan)
+    if problem := _tied_decimals_problem(score, values):
+        return [problem]
     finite = np.isfinite(values)
     if finite.all():  # one pass for the common case; count only when needed
         return []
     n_nan = int(np.isnan(values).sum())
     return [f"column 'score' has {n_nan:,} NaN and {how_many(values.size - int(finite.sum()) - n_nan, 'infinite value')} "
             f"(first in {_row(score, int(np.argmin(finite)))})"]
+
+
+def _tied_decimals_problem(score: pd.Series, values: NDArray[np.float64]) -> str:
+    """The problem ("" if none) of Arrow decimal scores (``pd.read_parquet(...,
+    dtype_backend="pyarrow")`` of a SQL or Spark export) of which two distinct ones have one
+    nearest float64, ``values``: they would be ties. Neighbours in the decimals' own order are
+    compared (the nearest float never reverses two decimals, so only neighbours can merge)."""
+    if not isinstance(score.dtype, pd.ArrowDtype):
+        return ""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_decimal(score.dtype.pyarrow_dtype):
+        return ""
+    decimals = pa.array(score.array)
+    order = pc.sort_indices(decimals).to_numpy()  # missing values last: their NaN ties nothing
+    ordered = decimals.take(order)
+    distinct = pc.fill_null(pc.not_equal(ordered[1:], ordered[:-1]), False).to_numpy(zero_copy_only=False)
+    nearest = values[order]
+    merged = np.flatnonzero(distinct & (nearest[1:] == nearest[:-1]))
+    if not merged.size:
+        return ""
+    first = merged[0]
+    return (f"column 'score' has {how_many(merged.size, 'pair')} of distinct decimals ({score.dtype.pyarrow_dtype}) "
+            f"that float64 cannot tell apart (e.g. {ordered[first]} and {ordered[first + 1]}, both "
+            f"{quoted(nearest[first])}): distinct scores would become ties. Round them to 15 significant digits, "
+            "which float64 keeps apart, or store them as float64")
 
 
 def _mated_problem(mated: pd.Series) -> str:
@@ -440,15 +469,16 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     SchemaError
         Listing, one per line: duplicate column names (alone: nothing else can be checked),
         missing required columns, an empty table, non-numeric, boolean, non-finite or inexact
-        (integers beyond ``±2**53``, or long doubles, that float64 cannot hold exactly) scores
-        (numbers as text or objects: with how to convert them), missing or non-boolean labels (0
-        and 1, text: with how to convert them), an empty class, labels that contradict the
-        subject ids, and missing values in an optional canonical column (a row without a group
-        would otherwise be dropped silently), each with its first such row and how to fill them
-        (for a group column, how to give those rows a group; blank group labels, empty or white
-        space only, are refused by the functions that group the table). Numbers written with a
-        comma are named as such: decimal commas, thousands separators, or either ("1,200": 1.2
-        or 1200, which the file does not say).
+        (integers beyond ``±2**53``, or long doubles, that float64 cannot hold exactly; Arrow
+        decimals of which float64 would make two distinct ones a tie) scores (numbers as text or
+        objects: with how to convert them), missing or non-boolean labels (0 and 1, text: with
+        how to convert them), an empty class, labels that contradict the subject ids, and
+        missing values in an optional canonical column (a row without a group would otherwise be
+        dropped silently), each with its first such row and how to fill them (for a group
+        column, how to give those rows a group; blank group labels, empty or white space only,
+        are refused by the functions that group the table). Numbers written with a comma are
+        named as such: decimal commas, thousands separators, or either ("1,200": 1.2 or 1200,
+        which the file does not say).
     TypeError
         When ``scores`` is not a pandas DataFrame (its type named with its module, and how
         to convert a polars or pyarrow table).
