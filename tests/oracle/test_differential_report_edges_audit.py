@@ -1,0 +1,72 @@
+"""The differential report and the files that show it, at numerical edges (an audit of
+differentials.py, _differential_html.py and _report_markdown.py).
+
+Oracles: exact fractions for the ratios of two rates, tables whose every subject has the same
+rate (so that every subject-bootstrap resample gives the estimate, and every interval is its
+point), the page's text read back, and nbconvert's own Markdown renderer.
+"""
+
+from __future__ import annotations
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+
+TOLERANCE = 1.25
+
+
+def same_rate_per_subject(spec: dict, *, subjects: int = 12) -> pd.DataFrame:
+    """``{group: (false non-matches, mated comparisons)}`` for each of ``subjects`` subjects,
+    each also with 2 false matches in 20 non-mated comparisons: every subject of a group has
+    the same rates, so every resample of its subjects gives exactly the group's rates."""
+    rows = []
+    for group, (k, n) in spec.items():
+        for s in range(subjects):
+            rows += [{"score": 0.0 if j < k else 1.0, "mated": True, "group": group,
+                      "reference_subject": f"{group}{s}"} for j in range(n)]
+            rows += [{"score": 1.0 if j < 2 else 0.0, "mated": False, "group": group,
+                      "reference_subject": f"{group}{s}"} for j in range(20)]
+    return pd.DataFrame(rows)
+
+
+def quiet_report(table: pd.DataFrame, **options) -> bf.DifferentialReport:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bf.differential_report(table, **{"threshold": 0.5, "n_resamples": 200, "rng": 0, **options})
+
+
+def test_a_ratio_at_the_tolerance_gets_one_verdict_as_a_ratio_and_as_max_min():
+    """Rates 4/50 and 5/50: the ratio is exactly 5/4, the tolerance. Every resample gives both
+    rates exactly, so every interval is that point, within tolerance. max/min was computed as
+    exp(|log 0.1 - log 0.08|) = 1.2500000000000004, and its interval [1.2500000000000004,
+    1.2500000000000004] "exceeds tolerance", while the same ratio, group b to the reference a,
+    read 1.25 "within tolerance"."""
+    report = quiet_report(same_rate_per_subject({"a": (4, 50), "b": (5, 50)}))
+    exact = float(Fraction(5, 50) / Fraction(4, 50))
+    assert exact == TOLERANCE
+    fnmr = report.differentials.set_index("rate").loc["fnmr"]
+    b = report.groups.set_index(["group", "rate"]).loc[("b", "fnmr")]
+    assert (fnmr["max_min"], fnmr["max_min_low"], fnmr["max_min_high"]) == (exact, exact, exact)
+    assert (b["ratio"], b["ratio_low"], b["ratio_high"]) == (exact, exact, exact)
+    assert fnmr["verdict"] == b["ratio_verdict"] == "within tolerance"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ratios_and_max_min_are_the_quotients_of_the_estimates(seed):
+    """A ratio is one division of two estimates, correctly rounded: it was exp(log(r_i / r_ref))
+    (3/200 over 1/200 gave 3.0000000000000004), and max/min exp(log r_max - log r_min)."""
+    rng = np.random.default_rng(seed)
+    spec = {g: (int(rng.integers(3, 30)), int(rng.integers(40, 90))) for g in "abcd"}
+    report = quiet_report(same_rate_per_subject(spec, subjects=int(rng.integers(10, 14))))
+    for rate in ("fmr", "fnmr"):
+        part = report.groups[(report.groups["rate"] == rate) & report.groups["ratio"].notna()]
+        reference = part.set_index("group").loc[report.reference[rate], "estimate"]
+        assert (part["ratio"] == part["estimate"] / reference).all()
+        summary = report.differentials.set_index("rate").loc[rate]
+        if summary["groups_compared"] >= 2:
+            assert summary["max_min"] == part["estimate"].max() / part["estimate"].min()
