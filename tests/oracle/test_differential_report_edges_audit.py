@@ -70,3 +70,42 @@ def test_ratios_and_max_min_are_the_quotients_of_the_estimates(seed):
         summary = report.differentials.set_index("rate").loc[rate]
         if summary["groups_compared"] >= 2:
             assert summary["max_min"] == part["estimate"].max() / part["estimate"].min()
+
+
+# -- report.html of the standard layout: a glued number that starts a line -----------------------
+
+def glued_notebook(prose: str, **values: str):
+    import nbformat
+
+    outputs = [nbformat.v4.new_output(
+        "display_data", data={"application/papermill.record/text/plain": text},
+        metadata={"scrapbook": {"name": name, "mime_prefix": "application/papermill.record/"}})
+        for name, text in values.items()]
+    code = nbformat.v4.new_code_cell("glue(...)", outputs=outputs)
+    return nbformat.v4.new_notebook(cells=[code, nbformat.v4.new_markdown_cell(prose)])
+
+
+@pytest.mark.parametrize("before, value, after", [
+    # the report template's "Comparisons with an empty group label:\n{glue}`nb13_n_missing:,`. With"
+    ("Comparisons with an empty group label:\n", "1", ". With the rest."),
+    ("Comparisons with an empty group label:\n", "1", ") of them."),
+    ("A paragraph of its own:\n\n", "12", ". With the rest."),
+    ("The group named\n", "'-'", " x is the smallest."),
+    ("The group named\n", "'+'", " x is the smallest."),
+])
+def test_a_glued_value_that_starts_a_line_never_opens_a_list(before, value, after):
+    """One comparison with an empty group label made report.html read "Comparisons with an
+    empty group label:" and then a numbered list, "1." its marker, not the count: the glued 1
+    began a line, and "1. " there opens an ordered list in Markdown (nbconvert's too)."""
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+    from biofair._report_markdown import export_html, plain_markdown
+
+    prose = f"{before}{{glue:text}}`n`{after}"
+    shown = value.strip("'")
+    source = plain_markdown(glued_notebook(prose, n=value)).cells[1].source
+    rendered = MarkdownWithMath(renderer=IPythonRenderer(escape=False)).render(source)
+    paragraphs = [f"<p>{part}</p>\n" for part in f"{before}{shown}{after}".split("\n\n")]
+    assert rendered == "".join(paragraphs)
+    page = export_html(glued_notebook(prose, n=value))
+    assert "<ol" not in page and "<ul" not in page and "<li>" not in page
