@@ -11,6 +11,7 @@ import math
 
 import pandas as pd
 
+from biofair._validation import percent as _percent
 from biofair.differentials import _FEW_SUBJECTS
 
 _STYLE = """
@@ -120,7 +121,7 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: f
             f'<td class="text {_verdict_class(row.ratio_verdict)}">{_e(row.ratio_verdict)}</td>'
             f"<td>{extrapolated}</td></tr>"
         )
-    percent = f"{confidence:.0%}"
+    percent = _percent(confidence)
     head = (
         '<tr><th class="text">group</th><th>rate</th><th>errors / comparisons</th><th>subjects (reference / probe)</th>'
         f"<th>{percent} interval, subject bootstrap</th><th>{percent} Clopper-Pearson</th><th>{percent} Wilson</th>"
@@ -213,7 +214,7 @@ group's comparisons, or when the group has at least 3 errors of its own; that is
 the smallest resolved rate, 3 / comparisons. A cross-group cell follows the same rule. Otherwise the page
 says "not resolved" with the counts, since a rate of 0 there would only mean too few comparisons, and the
 intervals say how high the rate could be.</dd>
-<dt>intervals</dt><dd>{settings["confidence"]:.0%} intervals. The subject bootstrap resamples whole subjects
+<dt>intervals</dt><dd>{_percent(settings["confidence"])} intervals. The subject bootstrap resamples whole subjects
 ({_e(report.cluster or "none: comparisons resampled")}), because the comparisons of one person are not
 independent; it is the interval to rely on, unless the group has fewer than {_FEW_SUBJECTS} subjects (the notes name such
 groups: a bootstrap over so few understates the uncertainty).

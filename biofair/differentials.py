@@ -35,6 +35,7 @@ from biofair._validation import (
     check_resamples,
     check_subject_in_every_row,
     how_many,
+    percent,
 )
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import _POINT_ZERO, _UNDERFLOW, extrapolated_fmr
@@ -559,7 +560,7 @@ def differential_report(
     if unbounded:
         notes.append("unbounded intervals (upper end +inf, null in JSON): in too many resamples a group of the pair "
                      "has no errors, or one compared group or another has none in at least "
-                     f"{1 - confidence:.0%} of the resamples, which leaves the bands that all pairs share "
+                     f"{percent(1 - confidence)} of the resamples, which leaves the bands that all pairs share "
                      "unbounded: " + ", ".join(unbounded))
     groups["extrapolated"] = groups["extrapolated_low"] = groups["extrapolated_high"] = np.nan
     if extrapolate:

@@ -37,7 +37,8 @@ def same_rate_per_subject(spec: dict, *, subjects: int = 12) -> pd.DataFrame:
 def quiet_report(table: pd.DataFrame, **options) -> bf.DifferentialReport:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return bf.differential_report(table, **{"threshold": 0.5, "n_resamples": 200, "rng": 0, **options})
+        return bf.differential_report(table, **{"threshold": None if "fmr" in options else 0.5, "n_resamples": 200,
+                                                "rng": 0, **options})
 
 
 def test_a_ratio_at_the_tolerance_gets_one_verdict_as_a_ratio_and_as_max_min():
@@ -109,3 +110,38 @@ def test_a_glued_value_that_starts_a_line_never_opens_a_list(before, value, afte
     assert rendered == "".join(paragraphs)
     page = export_html(glued_notebook(prose, n=value))
     assert "<ol" not in page and "<ul" not in page and "<li>" not in page
+
+
+# -- the page of --layout differential: settings printed with the digits they have ---------------
+
+def two_groups(n: int = 3000, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    parts = []
+    for group in ("a", "b"):
+        mated = rng.random(n) < 0.3
+        parts.append(pd.DataFrame({"score": np.where(mated, rng.normal(2, 1, n), rng.normal(0, 1, n)), "mated": mated,
+                                   "group": group, "reference_subject": [f"{group}-{i % 40}" for i in range(n)]}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def page_text(report: bf.DifferentialReport) -> str:
+    """The page as a reader sees it: tags dropped, references decoded, white space collapsed."""
+    import html
+    import re
+
+    from biofair._differential_html import render
+
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", render(report))).split())
+
+
+def test_the_page_and_the_notes_print_the_confidence_as_given():
+    """99.9 % intervals were headed "100% intervals" (format ".0%"), and the note on unbounded
+    intervals said a group had no errors "in at least 0% of the resamples"."""
+    table = two_groups()
+    table.loc[(table["group"] == "b") & ~table["mated"], "score"] -= 1  # b: 1 false match of 2,118
+    report = quiet_report(table, fmr=2e-3, n_resamples=2000, confidence=0.999, extrapolate=False)
+    text = page_text(report)
+    assert "100%" not in text and "99.9% intervals" in text and "99.9% Clopper-Pearson" in text
+    unbounded = [note for note in report.notes if note.startswith("unbounded intervals")]
+    assert unbounded and "in at least 0.1% of the resamples" in unbounded[0], report.notes
+
