@@ -75,6 +75,12 @@ def _interval(low: float, high: float, tolerance: float | None = None) -> str:
     return f"[{show(low)}, {show(high)}]"
 
 
+def _exact(value: float) -> str:
+    """The shortest decimal that reads back as ``value`` (``1.25``, ``1.2500001``, ``2``): a
+    setting the verdicts compare with, which format ``"g"`` would round (1.2500001 to 1.25)."""
+    return repr(float(value)).removesuffix(".0")
+
+
 def _ratio_end(value: float, tolerance: float) -> str:
     """An end of a ratio's interval with the digits that tell it from the tolerance band's ends,
     which the verdict compares it with: 1.2504 beside "exceeds tolerance" was shown as 1.25,
@@ -223,14 +229,14 @@ too narrow when the <b>design effect</b> (how much a person's repeated compariso
 above 1.</dd>
 <dt>ratio and verdict</dt><dd>each group's rate divided by the reference group's (for FMR,
 {_reference(settings["reference"]["fmr"])}; for FNMR, {_reference(settings["reference"]["fnmr"])}). A ratio is
-<i>within tolerance</i> when its whole interval lies within [1/{report.tolerance:g}, {report.tolerance:g}],
+<i>within tolerance</i> when its whole interval lies within [1/{_exact(report.tolerance)}, {_exact(report.tolerance)}],
 <i>exceeds tolerance</i> when it lies wholly outside, and <i>inconclusive</i> when the data cannot tell.
 A group without errors, or with an error in every comparison, has no ratio (no resample of it varies); while
 one is resolved, its rate's verdict is never <i>within tolerance</i> (the notes compare its Clopper-Pearson
 interval with the other groups').
 The intervals of the ratios, and of max/min, hold for every pair of groups at once, so that reading all of
 them, and a reference picked as the lowest rate, does not make equal groups look unequal.
-Tolerance {report.tolerance:g} is the four-fifths rule unless the operator chose another.</dd>
+Tolerance {_exact(report.tolerance)} is the four-fifths rule unless the operator chose another.</dd>
 <dt>extrapolated FMR</dt><dd>for a group whose FMR is not resolved (too few comparisons for the target and
 fewer than 3 false matches of its own), when it has scores enough to fit a tail: an estimate from a generalised
 Pareto model of the group's highest non-mated scores, with a profile-likelihood interval. It rests on the

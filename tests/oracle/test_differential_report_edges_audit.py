@@ -145,3 +145,12 @@ def test_the_page_and_the_notes_print_the_confidence_as_given():
     unbounded = [note for note in report.notes if note.startswith("unbounded intervals")]
     assert unbounded and "in at least 0.1% of the resamples" in unbounded[0], report.notes
 
+
+def test_the_page_prints_the_tolerance_the_verdicts_use():
+    """--tolerance 1.2500001 was printed "1.25" (format "g"): a band [1/1.25, 1.25] beside an
+    interval end the page prints as 1.25000005 "within tolerance"."""
+    report = quiet_report(two_groups(), fmr=0.05, tolerance=1.2500001)
+    text = page_text(report)
+    assert "within [1/1.2500001, 1.2500001]" in text and "Tolerance 1.2500001 " in text
+    default = page_text(quiet_report(two_groups(), fmr=0.05))
+    assert "within [1/1.25, 1.25]" in default and "Tolerance 1.25 " in default
