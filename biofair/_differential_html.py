@@ -54,9 +54,19 @@ def _e(value: object) -> str:
     return html.escape(str(value))
 
 
+def _label(group: object) -> str:
+    """A group label as the page shows it: escaped, and quoted as Python writes it (``repr``)
+    where a browser would show it as another label, or where it could read as such a quote: a
+    browser collapses surrounding and repeated white space (" x" and "x" were two rows "x"), and a
+    no-break space or a tab looks like a space."""
+    text = str(group)
+    plain = text.isprintable() and text == " ".join(text.split()) and not text.startswith(("'", '"'))
+    return _e(text if plain else repr(text))
+
+
 def _reference(group: str | None) -> str:
     """The reference group of a rate, or why there is none."""
-    return "none: no group resolves this rate" if group is None else _e(group)
+    return "none: no group resolves this rate" if group is None else _label(group)
 
 
 def _number(value: float, digits: int = 3) -> str:
@@ -119,7 +129,7 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: f
             extrapolated = f"{_number(row.extrapolated)} {_interval(row.extrapolated_low, row.extrapolated_high)} (model)"
         subjects = "–" if pd.isna(row.reference_subjects) else f"{int(row.reference_subjects)} / {int(row.probe_subjects)}"
         rows.append(
-            f'<tr><td class="text">{_e(row.group)}</td><td>{value}</td><td>{row.errors:,} / {row.comparisons:,}</td>'
+            f'<tr><td class="text">{_label(row.group)}</td><td>{value}</td><td>{row.errors:,} / {row.comparisons:,}</td>'
             f"<td>{subjects}</td><td>{_interval(row.bootstrap_low, row.bootstrap_high)}</td>"
             f"<td>{_interval(row.cp_low, row.cp_high)}</td><td>{_interval(row.wilson_low, row.wilson_high)}</td>"
             f"<td>{_number(row.design_effect)}</td><td>{_number(row.smallest_resolved)}</td>"
@@ -143,7 +153,7 @@ def _differentials(report) -> str:
     for row in report.differentials.itertuples():
         rows.append(
             f'<tr><td class="text">{row.rate.upper()}</td><td>{row.groups_compared}</td>'
-            f'<td class="text">{_e(row.highest_group or "–")} / {_e(row.lowest_group or "–")}</td>'
+            f'<td class="text">{_label(row.highest_group or "–")} / {_label(row.lowest_group or "–")}</td>'
             f"<td>{_number(row.max_min)} {_interval(row.max_min_low, row.max_min_high, report.tolerance)}</td>"
             f"<td>{_number(row.max_geomean)} {_interval(row.max_geomean_low, row.max_geomean_high)}</td>"
             f'<td class="text {_verdict_class(row.verdict)}">{_e(row.verdict)}</td>'
@@ -172,8 +182,8 @@ def _cross(report) -> str:
             else:
                 value = _number(cell.fmr) if cell.resolved else '<span class="unresolved">not resolved</span>'
                 tds.append(f"<td>{value}<br><small>{cell.false_matches:,} / {cell.comparisons:,}</small></td>")
-        rows.append(f'<tr><th class="text">{_e(reference)}</th>{"".join(tds)}</tr>')
-    head = '<tr><th class="text">reference \\ probe</th>' + "".join(f"<th>{_e(p)}</th>" for p in probes) + "</tr>"
+        rows.append(f'<tr><th class="text">{_label(reference)}</th>{"".join(tds)}</tr>')
+    head = '<tr><th class="text">reference \\ probe</th>' + "".join(f"<th>{_label(p)}</th>" for p in probes) + "</tr>"
     return ("<h2>Cross-group false matches</h2><p>FMR of the non-mated comparisons of each reference (enrolment) "
             "group against each probe group at the same threshold, with false matches / comparisons.</p>"
             f"{_SCROLL_HINT}<table>{head}{''.join(rows)}</table>")

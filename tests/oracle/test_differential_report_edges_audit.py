@@ -154,3 +154,31 @@ def test_the_page_prints_the_tolerance_the_verdicts_use():
     assert "within [1/1.2500001, 1.2500001]" in text and "Tolerance 1.2500001 " in text
     default = page_text(quiet_report(two_groups(), fmr=0.05))
     assert "within [1/1.25, 1.25]" in default and "Tolerance 1.25 " in default
+
+
+def test_labels_that_a_browser_would_show_alike_are_told_apart_on_the_page():
+    """Groups ' x' and 'x', 'a  b' and 'a b' (and 'a b' with a no-break space) are five groups,
+    in the JSON and the notes (which quote them); the page wrote each as escaped text, which a
+    browser shows with its white space collapsed: two rows 'x', three rows 'a b', in every table.
+    Each label the page shows now reads back as exactly one group (quoted as Python writes it
+    where the text alone would not)."""
+    import ast
+    import html
+    import re
+
+    from biofair._differential_html import render
+
+    names = [" x", "x", "a  b", "a b", "a\u00a0b"]
+    table = pd.concat([two_groups(n=800, seed=i).query("group == 'a'").assign(group=name)
+                       for i, name in enumerate(names)], ignore_index=True)
+    table["reference_subject"] = table["group"] + "|" + table["reference_subject"]
+    report = quiet_report(table, fmr=0.05)
+    page = render(report)
+    for rate in ("False match rate", "False non-match rate"):
+        section = page[page.index(f"<h2>{rate}"):]
+        section = section[:section.index("</table>")]
+        cells = re.findall(r'<tr><td class="text">(.*?)</td>', section)
+        shown = [" ".join(html.unescape(cell).replace("\u00a0", " ").split()) for cell in cells]  # as a browser shows it
+        assert len(set(shown)) == len(names), shown
+        read_back = [ast.literal_eval(text) if text[:1] in "'\"" else text for text in map(html.unescape, cells)]
+        assert sorted(read_back) == sorted(names)
