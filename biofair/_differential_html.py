@@ -91,15 +91,26 @@ def _exact(value: float) -> str:
     return repr(float(value)).removesuffix(".0")
 
 
-def _ratio_end(value: float, tolerance: float) -> str:
-    """An end of a ratio's interval with the digits that tell it from the tolerance band's ends,
-    which the verdict compares it with: 1.2504 beside "exceeds tolerance" was shown as 1.25,
-    inside the band [0.8, 1.25] the page states."""
-    edges = (tolerance, 1 / tolerance)
+def _apart(value: float, edges: tuple[float, ...]) -> str:
+    """``value`` with the digits that tell it from each of ``edges`` it is not: 3 significant
+    digits, more where those would print it as an edge."""
     digits = 3
     while value not in edges and digits < 17 and any(_number(value, digits) == _number(e, digits) for e in edges):
         digits += 1
     return _number(value, digits)
+
+
+def _ratio_end(value: float, tolerance: float) -> str:
+    """An end of a ratio's interval with the digits that tell it from the tolerance band's ends,
+    which the verdict compares it with: 1.2504 beside "exceeds tolerance" was shown as 1.25,
+    inside the band [0.8, 1.25] the page states."""
+    return _apart(value, (tolerance, 1 / tolerance))
+
+
+def _rate(value: float) -> str:
+    """A rate, never printed as 1 unless it is 1 (an error in every comparison, which has no
+    ratio): FNMR 0.9996 was printed "1"."""
+    return _apart(value, (1.0,))
 
 
 def _ratio(row, tolerance: float) -> str:
@@ -119,7 +130,7 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: f
     for row in groups[groups["rate"] == rate].itertuples():
         status = row.status
         if status == "resolved":
-            value = f"{_number(row.estimate)}"
+            value = _rate(row.estimate)
         elif status == "unresolved":
             value = f'<span class="unresolved">not resolved: {row.errors} of {row.comparisons}</span>'
         else:
@@ -180,7 +191,7 @@ def _cross(report) -> str:
             if cell is None:
                 tds.append("<td>–</td>")
             else:
-                value = _number(cell.fmr) if cell.resolved else '<span class="unresolved">not resolved</span>'
+                value = _rate(cell.fmr) if cell.resolved else '<span class="unresolved">not resolved</span>'
                 tds.append(f"<td>{value}<br><small>{cell.false_matches:,} / {cell.comparisons:,}</small></td>")
         rows.append(f'<tr><th class="text">{_label(reference)}</th>{"".join(tds)}</tr>')
     head = '<tr><th class="text">reference \\ probe</th>' + "".join(f"<th>{_label(p)}</th>" for p in probes) + "</tr>"
@@ -219,8 +230,8 @@ def render(report) -> str:
 {_provenance(report.source)}
 <p>Groups by <b>{_e(", ".join(report.by))}</b>. Threshold <b>{_e(repr(float(report.threshold)))}</b> (a comparison
 is a match when its {"distance is at or below" if report.distance else "score is at or above"} it), {source}. At this threshold the whole data set has
-FMR {_number(overall["fmr"])} ({overall["false_matches"]:,} of {overall["n_nonmated"]:,} non-mated comparisons)
-and FNMR {_number(overall["fnmr"])} ({overall["false_non_matches"]:,} of {overall["n_mated"]:,} mated comparisons).</p>
+FMR {_rate(overall["fmr"])} ({overall["false_matches"]:,} of {overall["n_nonmated"]:,} non-mated comparisons)
+and FNMR {_rate(overall["fnmr"])} ({overall["false_non_matches"]:,} of {overall["n_mated"]:,} mated comparisons).</p>
 <h2>How to read this report</h2>
 <dl>
 <dt>rate</dt><dd>errors divided by comparisons of the group. It is shown only when the data resolve it

@@ -182,3 +182,23 @@ def test_labels_that_a_browser_would_show_alike_are_told_apart_on_the_page():
         assert len(set(shown)) == len(names), shown
         read_back = [ast.literal_eval(text) if text[:1] in "'\"" else text for text in map(html.unescape, cells)]
         assert sorted(read_back) == sorted(names)
+
+
+def test_a_rate_below_1_is_never_printed_as_1():
+    """FNMR 2,499 / 2,500 = 0.9996 was printed "1" (3 significant digits), as a rate of 1 is, on
+    a page that says a group with an error in every comparison has no ratio, beside that group's
+    ratio; the whole table's FNMR 2,549 / 2,600 = 0.98 is printed as before."""
+    def scores(errors: int, n: int, value: float) -> list:
+        return [value] * errors + [1.0 - value] * (n - errors)
+
+    table = pd.DataFrame({
+        "score": scores(2499, 2500, 0.0) + scores(10, 100, 1.0) + scores(50, 100, 0.0) + scores(20, 100, 1.0),
+        "mated": [True] * 2500 + [False] * 100 + [True] * 100 + [False] * 100,
+        "group": ["a"] * 2600 + ["b"] * 200})
+    report = quiet_report(table)
+    a = report.groups.set_index(["group", "rate"]).loc[("a", "fnmr")]
+    assert a["estimate"] == 2499 / 2500 and not np.isnan(a["ratio"])
+    text = page_text(report)
+    section = text[text.index("False non-match rate (FNMR)"):]
+    assert " a 0.9996 2,499 / 2,500 " in section, section[:400]
+    assert f"FNMR {2549 / 2600:.3g} (2,549 of 2,600 mated comparisons)" in text
