@@ -733,9 +733,14 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
     if reference in set(usable["group"]):
         base = list(usable["group"]).index(reference)
         for position, i in enumerate(usable.index):
-            ratio = usable.loc[i, "estimate"] / usable.iloc[base]["estimate"]  # one rounding: as max_min's
+            estimate, base_estimate = usable.loc[i, "estimate"], usable.iloc[base]["estimate"]
             band = 0.0 if position == base else pair_bands[tuple(sorted((position, base)))]
-            groups.loc[i, ["ratio", "ratio_low", "ratio_high"]] = ratio * np.exp([0.0, -band, band])
+            # the pair's max/min and its interval, as _differentials has them; a ratio below 1 their reciprocals, which
+            # keep its verdict (0.08 / 0.1 is 0.7999999999999999, below 1/1.25, where 0.1 / 0.08 is 1.25, within it)
+            pair = max(estimate, base_estimate) / min(estimate, base_estimate) * np.exp([0.0, -band, band])
+            with np.errstate(divide="ignore"):  # an unbounded band: 1 / 0
+                groups.loc[i, ["ratio", "ratio_low", "ratio_high"]] = (
+                    pair if estimate >= base_estimate else 1 / pair[[0, 2, 1]])
             groups.loc[i, "ratio_verdict"] = "reference" if position == base else _verdict(
                 groups.loc[i, "ratio_low"], groups.loc[i, "ratio_high"], tolerance)
     return reference, row

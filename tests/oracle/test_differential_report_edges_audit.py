@@ -57,6 +57,19 @@ def test_a_ratio_at_the_tolerance_gets_one_verdict_as_a_ratio_and_as_max_min():
     assert fnmr["verdict"] == b["ratio_verdict"] == "within tolerance"
 
 
+def test_a_ratio_below_1_at_the_tolerance_gets_the_verdict_of_its_pair():
+    """With reference="b", group a's ratio is 4/50 over 5/50, exactly 4/5 = 1/1.25, the lower
+    end of the band: it was 0.08 / 0.1 = 0.7999999999999999, [0.7999999999999999,
+    0.7999999999999999], "exceeds tolerance", while the same pair's max/min 1.25 was within
+    (the docstring: no ratio's verdict exceeds the tolerance unless max_min's does)."""
+    report = quiet_report(same_rate_per_subject({"a": (4, 50), "b": (5, 50)}), reference="b")
+    exact = float(Fraction(4, 50) / Fraction(5, 50))
+    assert exact == 1 / TOLERANCE
+    a = report.groups.set_index(["group", "rate"]).loc[("a", "fnmr")]
+    assert (a["ratio"], a["ratio_low"], a["ratio_high"]) == (exact, exact, exact)
+    assert a["ratio_verdict"] == report.differentials.set_index("rate").loc["fnmr", "verdict"] == "within tolerance"
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_ratios_and_max_min_are_the_quotients_of_the_estimates(seed):
     """A ratio is one division of two estimates, correctly rounded: it was exp(log(r_i / r_ref))
