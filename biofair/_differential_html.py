@@ -101,9 +101,10 @@ def _apart(value: float, edges: tuple[float, ...]) -> str:
 
 
 def _ratio_end(value: float, tolerance: float) -> str:
-    """An end of a ratio's interval with the digits that tell it from the tolerance band's ends,
-    which the verdict compares it with: 1.2504 beside "exceeds tolerance" was shown as 1.25,
-    inside the band [0.8, 1.25] the page states."""
+    """A ratio or an end of its interval with the digits that tell it from the tolerance band's
+    ends, which the verdict compares it with: 1.2504 beside "exceeds tolerance" was shown as 1.25,
+    inside the band [0.8, 1.25] the page states (and a ratio of 1.2504 as 1.25, outside its
+    interval [1.2501, 1.2507])."""
     return _apart(value, (tolerance, 1 / tolerance))
 
 
@@ -116,7 +117,7 @@ def _rate(value: float) -> str:
 def _ratio(row, tolerance: float) -> str:
     if pd.isna(row.ratio):
         return "–"
-    return _number(row.ratio) + ("" if row.ratio_verdict == "reference"
+    return _ratio_end(row.ratio, tolerance) + ("" if row.ratio_verdict == "reference"
                                  else f" {_interval(row.ratio_low, row.ratio_high, tolerance)}")
 
 
@@ -165,7 +166,8 @@ def _differentials(report) -> str:
         rows.append(
             f'<tr><td class="text">{row.rate.upper()}</td><td>{row.groups_compared}</td>'
             f'<td class="text">{_label(row.highest_group or "–")} / {_label(row.lowest_group or "–")}</td>'
-            f"<td>{_number(row.max_min)} {_interval(row.max_min_low, row.max_min_high, report.tolerance)}</td>"
+            f"<td>{_ratio_end(row.max_min, report.tolerance)} "
+            f"{_interval(row.max_min_low, row.max_min_high, report.tolerance)}</td>"
             f"<td>{_number(row.max_geomean)} {_interval(row.max_geomean_low, row.max_geomean_high)}</td>"
             f'<td class="text {_verdict_class(row.verdict)}">{_e(row.verdict)}</td>'
             f'<td class="text">{_e(row.excluded or "none")}</td></tr>'

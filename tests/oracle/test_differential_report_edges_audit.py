@@ -215,3 +215,22 @@ def test_a_rate_below_1_is_never_printed_as_1():
     section = text[text.index("False non-match rate (FNMR)"):]
     assert " a 0.9996 2,499 / 2,500 " in section, section[:400]
     assert f"FNMR {2549 / 2600:.3g} (2,549 of 2,600 mated comparisons)" in text
+
+
+def test_a_ratio_near_the_tolerance_is_printed_inside_its_printed_interval():
+    """A ratio of 1.2504 with the interval [1.2501, 1.2507], "exceeds tolerance", was printed
+    "1.25 [1.2501, 1.251]": the point outside its own interval, and on the band's edge (its
+    ends took the digits that tell them from the tolerance, the point 3 digits). max/min alike."""
+    import re
+
+    from biofair._differential_html import render
+
+    report = quiet_report(two_groups(), fmr=0.05)
+    groups, differentials = report.groups.copy(), report.differentials.copy()
+    row = groups.index[(groups["rate"] == "fnmr") & (groups["ratio_verdict"] != "reference")][0]
+    groups.loc[row, ["ratio", "ratio_low", "ratio_high", "ratio_verdict"]] = 1.2504, 1.2501, 1.2507, "exceeds tolerance"
+    differentials.loc[differentials["rate"] == "fnmr", ["max_min", "max_min_low", "max_min_high", "verdict"]] = (
+        1.2504, 1.2501, 1.2507, "exceeds tolerance")
+    page = render(report._replace(groups=groups, differentials=differentials))
+    assert re.search(r"<td>1\.2504 \[1\.2501, 1\.251\]</td><td class=\"text exceeds\">", page)
+    assert re.search(r"<td class=\"text\">FNMR</td>.*?<td>1\.2504 \[1\.2501, 1\.251\]</td>", page)
