@@ -56,12 +56,10 @@ def _e(value: object) -> str:
 
 def _label(group: object) -> str:
     """A group label as the page shows it: escaped, and quoted as Python writes it (``repr``)
-    where a browser would show it as another label, or where it could read as such a quote: a
-    browser collapses surrounding and repeated white space (" x" and "x" were two rows "x"), and a
-    no-break space or a tab looks like a space."""
+    where a browser would show it as another label: a browser collapses surrounding and repeated
+    white space (" x" and "x" were two rows "x"), and a no-break space or a tab looks like a space."""
     text = str(group)
-    plain = text.isprintable() and text == " ".join(text.split()) and not text.startswith(("'", '"'))
-    return _e(text if plain else repr(text))
+    return _e(text if text.isprintable() and text == " ".join(text.split()) else repr(text))
 
 
 def _reference(group: str | None) -> str:

@@ -234,3 +234,16 @@ def test_a_ratio_near_the_tolerance_is_printed_inside_its_printed_interval():
     page = render(report._replace(groups=groups, differentials=differentials))
     assert re.search(r"<td>1\.2504 \[1\.2501, 1\.251\]</td><td class=\"text exceeds\">", page)
     assert re.search(r"<td class=\"text\">FNMR</td>.*?<td>1\.2504 \[1\.2501, 1\.251\]</td>", page)
+
+
+def test_labels_the_page_need_not_quote_are_written_as_they_are():
+    """A combination of labels is named with its values quoted where one holds "/" ("'f' /
+    'a/b'"): the page writes it as it is, not quoted again."""
+    from biofair._differential_html import render
+
+    names = ["'f' / 'a/b'", "m"]
+    table = pd.concat([two_groups(n=800, seed=i).query("group == 'a'").assign(group=name)
+                       for i, name in enumerate(names)], ignore_index=True)
+    table["reference_subject"] = table["group"] + "|" + table["reference_subject"]
+    page = render(quiet_report(table, fmr=0.05))
+    assert page.count('<tr><td class="text">&#x27;f&#x27; / &#x27;a/b&#x27;</td>') == 2  # FMR and FNMR
