@@ -11,6 +11,7 @@ import math
 
 import pandas as pd
 
+from biofair._validation import percent as _percent
 from biofair.differentials import _FEW_SUBJECTS
 
 _STYLE = """
@@ -53,9 +54,17 @@ def _e(value: object) -> str:
     return html.escape(str(value))
 
 
+def _label(group: object) -> str:
+    """A group label as the page shows it: escaped, and quoted as Python writes it (``repr``)
+    where a browser would show it as another label: a browser collapses surrounding and repeated
+    white space (" x" and "x" were two rows "x"), and a no-break space or a tab looks like a space."""
+    text = str(group)
+    return _e(text if text.isprintable() and text == " ".join(text.split()) else repr(text))
+
+
 def _reference(group: str | None) -> str:
     """The reference group of a rate, or why there is none."""
-    return "none: no group resolves this rate" if group is None else _e(group)
+    return "none: no group resolves this rate" if group is None else _label(group)
 
 
 def _number(value: float, digits: int = 3) -> str:
@@ -74,21 +83,39 @@ def _interval(low: float, high: float, tolerance: float | None = None) -> str:
     return f"[{show(low)}, {show(high)}]"
 
 
-def _ratio_end(value: float, tolerance: float) -> str:
-    """An end of a ratio's interval with the digits that tell it from the tolerance band's ends,
-    which the verdict compares it with: 1.2504 beside "exceeds tolerance" was shown as 1.25,
-    inside the band [0.8, 1.25] the page states."""
-    edges = (tolerance, 1 / tolerance)
+def _exact(value: float) -> str:
+    """The shortest decimal that reads back as ``value`` (``1.25``, ``1.2500001``, ``2``): a
+    setting the verdicts compare with, which format ``"g"`` would round (1.2500001 to 1.25)."""
+    return repr(float(value)).removesuffix(".0")
+
+
+def _apart(value: float, edges: tuple[float, ...]) -> str:
+    """``value`` with the digits that tell it from each of ``edges`` it is not: 3 significant
+    digits, more where those would print it as an edge."""
     digits = 3
     while value not in edges and digits < 17 and any(_number(value, digits) == _number(e, digits) for e in edges):
         digits += 1
     return _number(value, digits)
 
 
+def _ratio_end(value: float, tolerance: float) -> str:
+    """A ratio or an end of its interval with the digits that tell it from the tolerance band's
+    ends, which the verdict compares it with: 1.2504 beside "exceeds tolerance" was shown as 1.25,
+    inside the band [0.8, 1.25] the page states (and a ratio of 1.2504 as 1.25, outside its
+    interval [1.2501, 1.2507])."""
+    return _apart(value, (tolerance, 1 / tolerance))
+
+
+def _rate(value: float) -> str:
+    """A rate, never printed as 1 unless it is 1 (an error in every comparison, which has no
+    ratio): FNMR 0.9996 was printed "1"."""
+    return _apart(value, (1.0,))
+
+
 def _ratio(row, tolerance: float) -> str:
     if pd.isna(row.ratio):
         return "–"
-    return _number(row.ratio) + ("" if row.ratio_verdict == "reference"
+    return _ratio_end(row.ratio, tolerance) + ("" if row.ratio_verdict == "reference"
                                  else f" {_interval(row.ratio_low, row.ratio_high, tolerance)}")
 
 
@@ -102,7 +129,7 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: f
     for row in groups[groups["rate"] == rate].itertuples():
         status = row.status
         if status == "resolved":
-            value = f"{_number(row.estimate)}"
+            value = _rate(row.estimate)
         elif status == "unresolved":
             value = f'<span class="unresolved">not resolved: {row.errors} of {row.comparisons}</span>'
         else:
@@ -112,7 +139,7 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: f
             extrapolated = f"{_number(row.extrapolated)} {_interval(row.extrapolated_low, row.extrapolated_high)} (model)"
         subjects = "–" if pd.isna(row.reference_subjects) else f"{int(row.reference_subjects)} / {int(row.probe_subjects)}"
         rows.append(
-            f'<tr><td class="text">{_e(row.group)}</td><td>{value}</td><td>{row.errors:,} / {row.comparisons:,}</td>'
+            f'<tr><td class="text">{_label(row.group)}</td><td>{value}</td><td>{row.errors:,} / {row.comparisons:,}</td>'
             f"<td>{subjects}</td><td>{_interval(row.bootstrap_low, row.bootstrap_high)}</td>"
             f"<td>{_interval(row.cp_low, row.cp_high)}</td><td>{_interval(row.wilson_low, row.wilson_high)}</td>"
             f"<td>{_number(row.design_effect)}</td><td>{_number(row.smallest_resolved)}</td>"
@@ -120,7 +147,7 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: f
             f'<td class="text {_verdict_class(row.ratio_verdict)}">{_e(row.ratio_verdict)}</td>'
             f"<td>{extrapolated}</td></tr>"
         )
-    percent = f"{confidence:.0%}"
+    percent = _percent(confidence)
     head = (
         '<tr><th class="text">group</th><th>rate</th><th>errors / comparisons</th><th>subjects (reference / probe)</th>'
         f"<th>{percent} interval, subject bootstrap</th><th>{percent} Clopper-Pearson</th><th>{percent} Wilson</th>"
@@ -136,8 +163,9 @@ def _differentials(report) -> str:
     for row in report.differentials.itertuples():
         rows.append(
             f'<tr><td class="text">{row.rate.upper()}</td><td>{row.groups_compared}</td>'
-            f'<td class="text">{_e(row.highest_group or "–")} / {_e(row.lowest_group or "–")}</td>'
-            f"<td>{_number(row.max_min)} {_interval(row.max_min_low, row.max_min_high, report.tolerance)}</td>"
+            f'<td class="text">{_label(row.highest_group or "–")} / {_label(row.lowest_group or "–")}</td>'
+            f"<td>{_ratio_end(row.max_min, report.tolerance)} "
+            f"{_interval(row.max_min_low, row.max_min_high, report.tolerance)}</td>"
             f"<td>{_number(row.max_geomean)} {_interval(row.max_geomean_low, row.max_geomean_high)}</td>"
             f'<td class="text {_verdict_class(row.verdict)}">{_e(row.verdict)}</td>'
             f'<td class="text">{_e(row.excluded or "none")}</td></tr>'
@@ -163,10 +191,10 @@ def _cross(report) -> str:
             if cell is None:
                 tds.append("<td>–</td>")
             else:
-                value = _number(cell.fmr) if cell.resolved else '<span class="unresolved">not resolved</span>'
+                value = _rate(cell.fmr) if cell.resolved else '<span class="unresolved">not resolved</span>'
                 tds.append(f"<td>{value}<br><small>{cell.false_matches:,} / {cell.comparisons:,}</small></td>")
-        rows.append(f'<tr><th class="text">{_e(reference)}</th>{"".join(tds)}</tr>')
-    head = '<tr><th class="text">reference \\ probe</th>' + "".join(f"<th>{_e(p)}</th>" for p in probes) + "</tr>"
+        rows.append(f'<tr><th class="text">{_label(reference)}</th>{"".join(tds)}</tr>')
+    head = '<tr><th class="text">reference \\ probe</th>' + "".join(f"<th>{_label(p)}</th>" for p in probes) + "</tr>"
     return ("<h2>Cross-group false matches</h2><p>FMR of the non-mated comparisons of each reference (enrolment) "
             "group against each probe group at the same threshold, with false matches / comparisons.</p>"
             f"{_SCROLL_HINT}<table>{head}{''.join(rows)}</table>")
@@ -202,8 +230,8 @@ def render(report) -> str:
 {_provenance(report.source)}
 <p>Groups by <b>{_e(", ".join(report.by))}</b>. Threshold <b>{_e(repr(float(report.threshold)))}</b> (a comparison
 is a match when its {"distance is at or below" if report.distance else "score is at or above"} it), {source}. At this threshold the whole data set has
-FMR {_number(overall["fmr"])} ({overall["false_matches"]:,} of {overall["n_nonmated"]:,} non-mated comparisons)
-and FNMR {_number(overall["fnmr"])} ({overall["false_non_matches"]:,} of {overall["n_mated"]:,} mated comparisons).</p>
+FMR {_rate(overall["fmr"])} ({overall["false_matches"]:,} of {overall["n_nonmated"]:,} non-mated comparisons)
+and FNMR {_rate(overall["fnmr"])} ({overall["false_non_matches"]:,} of {overall["n_mated"]:,} mated comparisons).</p>
 <h2>How to read this report</h2>
 <dl>
 <dt>rate</dt><dd>errors divided by comparisons of the group. It is shown only when the data resolve it
@@ -213,7 +241,7 @@ group's comparisons, or when the group has at least 3 errors of its own; that is
 the smallest resolved rate, 3 / comparisons. A cross-group cell follows the same rule. Otherwise the page
 says "not resolved" with the counts, since a rate of 0 there would only mean too few comparisons, and the
 intervals say how high the rate could be.</dd>
-<dt>intervals</dt><dd>{settings["confidence"]:.0%} intervals. The subject bootstrap resamples whole subjects
+<dt>intervals</dt><dd>{_percent(settings["confidence"])} intervals. The subject bootstrap resamples whole subjects
 ({_e(report.cluster or "none: comparisons resampled")}), because the comparisons of one person are not
 independent; it is the interval to rely on, unless the group has fewer than {_FEW_SUBJECTS} subjects (the notes name such
 groups: a bootstrap over so few understates the uncertainty).
@@ -222,14 +250,14 @@ too narrow when the <b>design effect</b> (how much a person's repeated compariso
 above 1.</dd>
 <dt>ratio and verdict</dt><dd>each group's rate divided by the reference group's (for FMR,
 {_reference(settings["reference"]["fmr"])}; for FNMR, {_reference(settings["reference"]["fnmr"])}). A ratio is
-<i>within tolerance</i> when its whole interval lies within [1/{report.tolerance:g}, {report.tolerance:g}],
+<i>within tolerance</i> when its whole interval lies within [1/{_exact(report.tolerance)}, {_exact(report.tolerance)}],
 <i>exceeds tolerance</i> when it lies wholly outside, and <i>inconclusive</i> when the data cannot tell.
 A group without errors, or with an error in every comparison, has no ratio (no resample of it varies); while
 one is resolved, its rate's verdict is never <i>within tolerance</i> (the notes compare its Clopper-Pearson
 interval with the other groups').
 The intervals of the ratios, and of max/min, hold for every pair of groups at once, so that reading all of
 them, and a reference picked as the lowest rate, does not make equal groups look unequal.
-Tolerance {report.tolerance:g} is the four-fifths rule unless the operator chose another.</dd>
+Tolerance {_exact(report.tolerance)} is the four-fifths rule unless the operator chose another.</dd>
 <dt>extrapolated FMR</dt><dd>for a group whose FMR is not resolved (too few comparisons for the target and
 fewer than 3 false matches of its own), when it has scores enough to fit a tail: an estimate from a generalised
 Pareto model of the group's highest non-mated scores, with a profile-likelihood interval. It rests on the

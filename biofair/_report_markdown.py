@@ -49,6 +49,10 @@ _ROLE = re.compile(r"\{([a-z:-]+)\}`([^`]+)`")
 #: Characters that Markdown (with nbconvert's math and its bare-URL links, which need "://") would
 #: read as markup in a glued value.
 _MARKUP = re.compile(r"[&<>\\`*_{}\[\]#!|~$:]")
+#: What opens a block where a line starts (after up to three spaces): a list item ("1." or "1)" of up to nine
+#: digits, "-" or "+", then white space or the line's end) or a setext heading's underline ("---", "===").
+#: The other block markers ("#", ">", "*", "<", "`", "~") are in _MARKUP.
+_BLOCK_START = re.compile(r"(\d{1,9}[.)]|[-+])(\s|$)|[-=]+\s*$")
 _FENCE = re.compile(r"^:::\{admonition\}\s*(.*)$")
 _PAGE = files("biofair") / "templates" / "report.html.j2"  # nbconvert's lab page without CDN scripts
 #: The font size (points) at which a formula is laid out: text_to_path's, in whose units it gives
@@ -103,7 +107,9 @@ def _replace(match: re.Match, glued: dict[str, str], figures: dict[str, int]) ->
         key, _, spec = content.partition(":")
         if key not in glued:
             raise ValueError(f"the report quotes {key!r}, which it never glued")
-        return _literal(format_plain_text(glued[key], spec))
+        before, after = match.string[:match.start()], match.string[match.end():]
+        return _literal(format_plain_text(glued[key], spec), line_start=not before.rpartition("\n")[2].strip(),
+                        rest_of_line=after.partition("\n")[0])
     text, _, target = content.partition(" <")
     if role == "func":
         return f"`{text[1:].rsplit('.', 1)[-1]}`" if text.startswith("~") else f"`{text}`"
@@ -116,11 +122,16 @@ def _replace(match: re.Match, glued: dict[str, str], figures: dict[str, int]) ->
     raise ValueError(f"the report uses the MyST role {{{role}}}, which its HTML export cannot render")
 
 
-def _literal(text: str) -> str:
+def _literal(text: str, *, line_start: bool = False, rest_of_line: str = "") -> str:
     """``text`` as Markdown that renders as ``text``: each markup character as a numeric
     character reference, which Markdown shows and never reads as markup (a backslash escape
-    would not do: nbconvert reads ``\\[`` as the start of a formula)."""
-    return _MARKUP.sub(lambda match: f"&#{ord(match.group())};", text)
+    would not do: nbconvert reads ``\\[`` as the start of a formula). With ``line_start``, where
+    ``text`` begins a line that ``rest_of_line`` ends, its first character too when the line would
+    open a block (a glued count of 1 before ". With" began a numbered list)."""
+    literal = _MARKUP.sub(lambda match: f"&#{ord(match.group())};", text)
+    if line_start and literal and _BLOCK_START.match(literal + rest_of_line):
+        return f"&#{ord(literal[0])};{literal[1:]}"
+    return literal
 
 
 def _admonitions(source: str) -> str:

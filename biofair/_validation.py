@@ -425,8 +425,14 @@ def too_few_resamples(n_resamples: int, confidence: float) -> str:
     fewest = fewest_resamples(confidence)
     if n_resamples >= fewest:
         return ""
-    return (f"too few for {round(100 * confidence, 10):g}% intervals: give at least {fewest}, so that each "
+    return (f"too few for {percent(confidence)} intervals: give at least {fewest}, so that each "
             "interval has a resample beyond each end (1,000 or more for ends that change little from seed to seed)")
+
+
+def percent(share: float) -> str:
+    """``share`` as a percentage with the digits it has: ``"95%"``, ``"99.9%"`` (not ``"100%"``, as
+    format ``".0%"`` writes it), ``"0.1%"`` for ``1 - 0.999`` (not ``"0%"``)."""
+    return f"{round(100 * share, 10):g}%"
 
 
 def check_resamples(n_resamples: int, confidence: float) -> None:

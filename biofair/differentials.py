@@ -35,6 +35,7 @@ from biofair._validation import (
     check_resamples,
     check_subject_in_every_row,
     how_many,
+    percent,
 )
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import _POINT_ZERO, _UNDERFLOW, extrapolated_fmr
@@ -559,7 +560,7 @@ def differential_report(
     if unbounded:
         notes.append("unbounded intervals (upper end +inf, null in JSON): in too many resamples a group of the pair "
                      "has no errors, or one compared group or another has none in at least "
-                     f"{1 - confidence:.0%} of the resamples, which leaves the bands that all pairs share "
+                     f"{percent(1 - confidence)} of the resamples, which leaves the bands that all pairs share "
                      "unbounded: " + ", ".join(unbounded))
     groups["extrapolated"] = groups["extrapolated_low"] = groups["extrapolated_high"] = np.nan
     if extrapolate:
@@ -732,9 +733,14 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
     if reference in set(usable["group"]):
         base = list(usable["group"]).index(reference)
         for position, i in enumerate(usable.index):
-            log_ratio = float(np.log(usable.loc[i, "estimate"] / usable.iloc[base]["estimate"]))
+            estimate, base_estimate = usable.loc[i, "estimate"], usable.iloc[base]["estimate"]
             band = 0.0 if position == base else pair_bands[tuple(sorted((position, base)))]
-            groups.loc[i, ["ratio", "ratio_low", "ratio_high"]] = np.exp([log_ratio, log_ratio - band, log_ratio + band])
+            # the pair's max/min and its interval, as _differentials has them; a ratio below 1 their reciprocals, which
+            # keep its verdict (0.08 / 0.1 is 0.7999999999999999, below 1/1.25, where 0.1 / 0.08 is 1.25, within it)
+            pair = max(estimate, base_estimate) / min(estimate, base_estimate) * np.exp([0.0, -band, band])
+            with np.errstate(divide="ignore"):  # an unbounded band: 1 / 0
+                groups.loc[i, ["ratio", "ratio_low", "ratio_high"]] = (
+                    pair if estimate >= base_estimate else 1 / pair[[0, 2, 1]])
             groups.loc[i, "ratio_verdict"] = "reference" if position == base else _verdict(
                 groups.loc[i, "ratio_low"], groups.loc[i, "ratio_high"], tolerance)
     return reference, row
@@ -798,12 +804,16 @@ def _differentials(rate: str, usable: pd.DataFrame, boot: dict, excluded: list, 
         "max_geomean": (lambda i: logs[i] - logs.mean(), lambda i: log_reps[:, i] - log_reps.mean(axis=1),
                         [(i,) for i in range(k)], False),
     }
+    # exp|θ̂_c| of a pair as one division, as its ratio to the reference is: the exp of the log difference was
+    # off by ulps (0.1 over 0.08 gave 1.2500000000000004, beyond a tolerance of 1.25 its ratio 1.25 was within)
+    pair_quotients = np.array([max(estimates[i], estimates[j]) / min(estimates[i], estimates[j]) for i, j in pairs])
     for name, (value, replicate, indices, absolute) in contrasts.items():
         values = np.array([value(*c) for c in indices])
-        estimate = float(np.exp(np.max(np.abs(values) if absolute else values)))
+        quotients = pair_quotients if absolute else np.exp(values)  # exp(0) = 1 for identical groups
+        estimate = float(np.max(quotients))
         with np.errstate(invalid="ignore"):  # -inf - -inf: a pair's rates both 0 in a resample, undefined
             bands = _max_t_bands(values, [replicate(*c) for c in indices], len(reps), confidence)
-        low, high = _largest_contrast_bounds(values, bands, absolute=absolute)
+        low, high = _largest_contrast_bounds(quotients, bands)
         if name == "max_min":
             pair_bands = dict(zip(indices, bands))
         row.update({name: estimate, f"{name}_low": low, f"{name}_high": high})
@@ -846,13 +856,14 @@ def _max_t_bands(estimates: NDArray, replicates: list[NDArray], n_resamples: int
     return np.where(np.isnan(band), np.inf, band)  # inf · 0
 
 
-def _largest_contrast_bounds(estimates: NDArray, bands: NDArray, *, absolute: bool) -> tuple[float, float]:
-    """exp of the bounds of ``θ = max_c θ_c`` (of ``|θ_c|`` with ``absolute``) from simultaneous
-    bands ``θ̂_c ± b_c`` (:func:`_max_t_bands`): ``[max_c (θ̂_c - b_c), max_c (θ̂_c + b_c)]``,
-    and for ``max_c |θ_c|`` the same with ``|θ̂_c| - b_c`` below, clipped at 0 (both indices
-    are at least 1). A percentile interval of the resampled largest contrast would not do: the
+def _largest_contrast_bounds(quotients: NDArray, bands: NDArray) -> tuple[float, float]:
+    """The bounds of ``max_c exp(θ_c)`` (of ``exp(|θ_c|)`` for max/min), from each contrast's
+    ``exp(θ̂_c)`` (``quotients``, at least 1 for the largest) and simultaneous bands ``θ̂_c ± b_c``
+    (:func:`_max_t_bands`): ``[max_c exp(θ̂_c - b_c), max_c exp(θ̂_c + b_c)]``, the lower one
+    clipped at 1 (both indices are at least 1; with ``|θ̂_c| - b_c`` for max/min). Each is
+    ``quotient·exp(±b_c)``, so that a band of 0 gives the quotient itself, as a ratio to the
+    reference does. A percentile interval of the resampled largest contrast would not do: the
     largest of K noisy rates over the smallest exceeds 1 in almost every resample, so
     identical groups got an interval above 1."""
-    estimate = np.abs(estimates) if absolute else estimates
-    low, high = np.max(estimate - bands), np.max(estimate + bands)
-    return float(np.exp(max(low, 0.0))), float(np.exp(high))
+    low, high = np.max(quotients * np.exp(-bands)), np.max(quotients * np.exp(bands))
+    return float(max(low, 1.0)), float(high)
