@@ -116,7 +116,7 @@ def _ratio(row, tolerance: float) -> str:
     if pd.isna(row.ratio):
         return "–"
     return _ratio_end(row.ratio, tolerance) + ("" if row.ratio_verdict == "reference"
-                                 else f" {_interval(row.ratio_low, row.ratio_high, tolerance)}")
+                                               else f" {_interval(row.ratio_low, row.ratio_high, tolerance)}")
 
 
 def _verdict_class(verdict: str) -> str:
