@@ -22,7 +22,8 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from biofair._counts import counts_at
-from biofair._thresholds import at_or_above_runs, threshold_at_fmr_runs, warn_unresolved
+from biofair._thresholds import (allowed_false_matches, at_or_above_runs, threshold_at_fmr_runs,
+                                threshold_at_fmr_sorted, top_sorted, warn_unresolved)
 from biofair._threads import IN_TWO_THREADS_FROM, in_two_threads
 from biofair._typing import By
 from biofair._validation import (
@@ -1320,11 +1321,21 @@ def _pooled_size(groups: ScoresByGroup) -> int:
 
 def _pooled_threshold(groups: ScoresByGroup, fmr: ArrayLike) -> float | NDArray:
     """Threshold at a target FMR on the pooled homogeneous non-mated scores of all groups,
-    selected from the groups' sorted scores (the pooled scores are never merged)."""
+    selected from the groups' sorted scores (the pooled scores are never merged); with more
+    groups than the square root of their number of scores, from the largest scores of their
+    concatenation, which is cheaper there: the selection across ``R`` sorted groups counts
+    about ``R`` candidates in each (10,000 groups of 5 to 40 scores: 0.02 s, for 2.1 s across
+    the groups, on a loaded machine)."""
     targets = as_rates(fmr, "fmr")
-    warn_unresolved(np.ravel(targets), _pooled_size(groups))
+    n_scores = _pooled_size(groups)
+    warn_unresolved(np.ravel(targets), n_scores)
     runs = [g.nonmated for g in groups.values()]
-    return scalar_or_array(threshold_at_fmr_runs(runs, targets.ravel()).reshape(targets.shape), fmr)
+    if len(runs) ** 2 > n_scores:
+        largest = top_sorted(np.concatenate(runs), int(allowed_false_matches(targets.ravel(), n_scores).max()) + 2)
+        thresholds = threshold_at_fmr_sorted(largest, targets.ravel(), n_scores)
+    else:
+        thresholds = threshold_at_fmr_runs(runs, targets.ravel())
+    return scalar_or_array(thresholds.reshape(targets.shape), fmr)
 
 
 def _pooled_at_or_above(groups: ScoresByGroup, thresholds: ArrayLike) -> NDArray[np.int64]:

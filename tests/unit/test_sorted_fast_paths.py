@@ -19,7 +19,8 @@ import biofair as bf
 from biofair._counts import searchsorted_ascending
 from biofair._thresholds import threshold_at_fmr_runs, threshold_at_fmr_sorted
 from biofair.distribution_fairness import _count_beyond, _lerp, _sorted_percentile
-from biofair.groups import _ascending, _factorize_sorted, _factorized, _ordered_for_grouping, _split_by_key
+from biofair.groups import (_ascending, _factorize_sorted, _factorized, _ordered_for_grouping, _pooled_threshold,
+                            _split_by_key)
 from exact import exact_beyond
 
 # Few distinct values (ties), float32 values, signed zeros, subnormals and the float range's ends.
@@ -57,6 +58,25 @@ def test_threshold_selected_from_long_runs_with_long_ties_equals_threshold_on_me
     fmr = np.array(fmr)
     merged = np.sort(np.concatenate(sorted_runs))
     np.testing.assert_array_equal(threshold_at_fmr_runs(sorted_runs, fmr), threshold_at_fmr_sorted(merged, fmr))
+
+
+@pytest.mark.filterwarnings("ignore::biofair.exceptions.InsufficientComparisonsWarning")  # 1e-6 of 2,000 scores
+@pytest.mark.parametrize(("n_groups", "largest"), [(400, 6), (400, 40), (20, 400), (3, 40)])  # merged, then not
+@pytest.mark.parametrize("distinct", [3, None])
+def test_pooled_threshold_of_many_small_groups_equals_threshold_on_merged_scores(n_groups, largest, distinct):
+    """With more groups than the square root of their scores the pooled threshold is selected
+    from their concatenation (10,000 groups took seconds across the groups), else across the
+    groups: both give the rule's threshold on the merged scores, ties included."""
+    rng = np.random.default_rng(n_groups + largest)
+    groups = {}
+    for g in range(n_groups):
+        size = int(rng.integers(1, largest + 1))
+        nonmated = rng.integers(0, distinct, size).astype(float) if distinct else rng.normal(size=size)
+        groups[f"g{g}"] = bf.GroupScores(np.sort(rng.normal(2.0, 1.0, 2)), np.sort(nonmated))
+    merged = np.sort(np.concatenate([g.nonmated for g in groups.values()]))
+    fmr = np.array([0.0, 1e-6, 1e-3, 0.01, 0.1, 1 / 3, 0.5, 1.0])
+    np.testing.assert_array_equal(_pooled_threshold(bf.ScoresByGroup(groups, by="group"), fmr),
+                                  threshold_at_fmr_sorted(merged, fmr))
 
 
 def test_threshold_from_runs_with_one_score_each_and_all_ties():
