@@ -1,5 +1,5 @@
-"""Exact rational oracles shared by the tests: d', the square root it ends with, and the
-scores beyond ``mu ± N·sigma`` (CEIᴬ)."""
+"""Exact rational oracles shared by the tests: d', the square root it ends with, the scores
+beyond ``mu ± N·sigma`` (CEIᴬ) and CEI's split_mean divergences."""
 
 from __future__ import annotations
 
@@ -38,3 +38,48 @@ def exact_beyond(values, kind: str, n_std: float) -> tuple[list[bool], list[Frac
     beyond = [d > 0 and d * d > n * n * variance for d in deviations]
     sigma = Fraction(exact_sqrt(variance)) if variance else Fraction(0)
     return beyond, [d - n * sigma for d in deviations]
+
+
+def split_mean_divergences(groups, kind: str, percentile: float, bins: int, smoothing: float) -> list[float]:
+    """S'_i of CEI's split_mean reading (w_t = 0.8): bin masses, the mean's split and each group's
+    percentile in exact fractions; only the smoothing and the logarithms round (each as
+    log2 p - log2 q, finite where p / q would overflow)."""
+    values = [[Fraction(float(x)) for x in group] for group in groups]
+    low, high = min(map(min, values)), max(map(max, values))
+    width = (high - low) / bins
+
+    def pmf(part):  # np.histogram's bins: half-open, the last one closed
+        counts = [0] * bins
+        for x in part:
+            counts[min(int((x - low) / width), bins - 1)] += 1
+        return [Fraction(c, len(part)) for c in counts]
+
+    def smoothed(p):
+        p = [float(x) + smoothing for x in p]
+        return [x / sum(p) for x in p]
+
+    def kl_bits(p, q):
+        return sum(x * (math.log2(x) - math.log2(y)) for x, y in zip(p, q) if x > 0)
+
+    share = 1 - Fraction(percentile) / 100
+    mean = [sum(column) / len(values) for column in zip(*(pmf(v) for v in values))]
+    tail_bins, mass = set(), Fraction(0)  # the fewest bins, from the error tail in, holding the share
+    for k in range(bins) if kind == "mated" else reversed(range(bins)):
+        if mass >= share:
+            break
+        tail_bins.add(k)
+        mass += mean[k]
+    mean_tail = smoothed([m / mass if k in tail_bins else 0 for k, m in enumerate(mean)])
+    mean_centre = smoothed([0 if k in tail_bins else m / (1 - mass) for k, m in enumerate(mean)])
+    divergences = []
+    for v in values:
+        ordered = sorted(v)
+        at = (share if kind == "mated" else 1 - share) * (len(v) - 1)  # np.percentile's linear rule
+        i = int(at)
+        cut = ordered[i] + (at - i) * (ordered[min(i + 1, len(v) - 1)] - ordered[i])
+        in_tail = [(x <= cut if kind == "mated" else x >= cut) for x in v]
+        tail = [x for x, t in zip(v, in_tail) if t]
+        centre = [x for x, t in zip(v, in_tail) if not t]
+        divergences.append(0.8 * kl_bits(smoothed(pmf(tail)), mean_tail)
+                           + 0.2 * kl_bits(smoothed(pmf(centre)), mean_centre))
+    return divergences

@@ -8,7 +8,6 @@ the float one is what is in question: which scores lie beyond ``mu ± N·sigma``
 
 from __future__ import annotations
 
-import math
 import warnings
 from fractions import Fraction
 
@@ -19,6 +18,7 @@ from scipy.special import expit
 from scipy.stats import entropy, norm
 
 import biofair as bf
+from exact import split_mean_divergences
 
 ULP = 2.0**-52  # of scores in [1, 2)
 
@@ -153,50 +153,6 @@ def test_automatic_cei_out_of_core_of_tiny_scores_a_few_ulps_apart_equals_memory
     assert (found.normal, found.extreme) == (expected.normal, expected.extreme)
 
 
-def split_mean_cei(groups: list[np.ndarray], kind: str, percentile: float, bins: int, smoothing: float) -> np.ndarray:
-    """S'_i of CEI's split_mean reading (w_t = 0.8): bin masses, the mean's split and each group's
-    percentile in fractions; the smoothing in floats, each logarithm as log2 p - log2 q."""
-    values = [[Fraction(float(x)) for x in group] for group in groups]
-    low, high = min(map(min, values)), max(map(max, values))
-    width = (high - low) / bins
-
-    def pmf(part):  # np.histogram's bins: half-open, the last one closed
-        counts = [0] * bins
-        for x in part:
-            counts[min(int((x - low) / width), bins - 1)] += 1
-        return [Fraction(c, len(part)) for c in counts]
-
-    def smoothed(p):
-        p = [float(x) + smoothing for x in p]
-        return [x / sum(p) for x in p]
-
-    def kl_bits(p, q):
-        return sum(x * (math.log2(x) - math.log2(y)) for x, y in zip(p, q) if x > 0)
-
-    share = 1 - Fraction(percentile) / 100
-    mean = [sum(column) / len(values) for column in zip(*(pmf(v) for v in values))]
-    tail_bins, mass = set(), Fraction(0)  # the fewest bins, from the error tail in, holding the share
-    for k in range(bins) if kind == "mated" else reversed(range(bins)):
-        if mass >= share:
-            break
-        tail_bins.add(k)
-        mass += mean[k]
-    mean_tail = smoothed([m / mass if k in tail_bins else 0 for k, m in enumerate(mean)])
-    mean_centre = smoothed([0 if k in tail_bins else m / (1 - mass) for k, m in enumerate(mean)])
-    divergences = []
-    for v in values:
-        ordered = sorted(v)
-        at = (share if kind == "mated" else 1 - share) * (len(v) - 1)  # np.percentile's linear rule
-        i = int(at)
-        cut = ordered[i] + (at - i) * (ordered[min(i + 1, len(v) - 1)] - ordered[i])
-        in_tail = [(x <= cut if kind == "mated" else x >= cut) for x in v]
-        tail = [x for x, t in zip(v, in_tail) if t]
-        centre = [x for x, t in zip(v, in_tail) if not t]
-        divergences.append(0.8 * kl_bits(smoothed(pmf(tail)), mean_tail)
-                           + 0.2 * kl_bits(smoothed(pmf(centre)), mean_centre))
-    return np.array(divergences)
-
-
 @pytest.mark.parametrize("smoothing", [1e-300, 1e-310, 5e-324])
 @pytest.mark.parametrize("kind", ["mated", "nonmated"])
 def test_cei_split_mean_with_the_smallest_smoothing_is_finite_and_equals_the_definition(kind, smoothing):
@@ -210,7 +166,7 @@ def test_cei_split_mean_with_the_smallest_smoothing_is_finite_and_equals_the_def
     table = pd.concat([pd.DataFrame({"score": np.r_[v, other], "group": name,
                                      "mated": np.r_[np.full(v.size, kind == "mated"), [kind != "mated"] * 2]})
                        for name, v in groups.items()], ignore_index=True)
-    expected = split_mean_cei(list(groups.values()), kind, 90.0, 10, smoothing)
+    expected = np.array(split_mean_divergences(list(groups.values()), kind, 90.0, 10, smoothing))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         found = bf.comprehensive_equity_index(table, kind=kind, percentile=90.0, bins=10, mean_tail="split_mean",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -14,6 +13,7 @@ from scipy.special import rel_entr
 
 import biofair as bf
 from biofair.distribution_fairness import _kl_divergence_bits
+from exact import split_mean_divergences
 
 
 @pytest.fixture(scope="module")
@@ -259,45 +259,9 @@ def test_cei_split_mean_reading_from_scratch(table):
 
 
 def split_mean_cei_normal(groups, kind: str, percentile: float, bins: int, smoothing: float = 1e-6) -> float:
-    """CEI_N of the split_mean reading (w_t = 0.8) with every bin mass, the mean's split and
-    each group's percentile in exact fractions; only the smoothing and the logarithms round."""
-    values = [[Fraction(float(x)) for x in group] for group in groups]
-    low, high = min(map(min, values)), max(map(max, values))
-    width = (high - low) / bins
-
-    def pmf(part):  # np.histogram's bins: half-open, the last one closed
-        counts = [0] * bins
-        for x in part:
-            counts[min(int((x - low) / width), bins - 1)] += 1
-        return [Fraction(c, len(part)) for c in counts]
-
-    def smoothed(p):
-        p = [float(x) + smoothing for x in p]
-        return [x / sum(p) for x in p]
-
-    def kl_bits(p, q):
-        return sum(x * math.log2(x / y) for x, y in zip(p, q))
-
-    share = 1 - Fraction(percentile) / 100
-    mean = [sum(column) / len(values) for column in zip(*(pmf(v) for v in values))]
-    tail_bins, mass = set(), Fraction(0)  # the fewest bins, from the error tail in, holding the share
-    for k in range(bins) if kind == "mated" else reversed(range(bins)):
-        if mass >= share:
-            break
-        tail_bins.add(k)
-        mass += mean[k]
-    mean_tail = smoothed([m / mass if k in tail_bins else 0 for k, m in enumerate(mean)])
-    mean_centre = smoothed([0 if k in tail_bins else m / (1 - mass) for k, m in enumerate(mean)])
-    total = 0.0
-    for v in values:
-        ordered = sorted(v)
-        at = (share if kind == "mated" else 1 - share) * (len(v) - 1)  # np.percentile's linear rule
-        i = int(at)
-        cut = ordered[i] + (at - i) * (ordered[min(i + 1, len(v) - 1)] - ordered[i])
-        tail = [x for x in v if (x <= cut if kind == "mated" else x >= cut)]
-        centre = [x for x in v if not (x <= cut if kind == "mated" else x >= cut)]
-        total += 0.8 * kl_bits(smoothed(pmf(tail)), mean_tail) + 0.2 * kl_bits(smoothed(pmf(centre)), mean_centre)
-    return 1 - total / (len(values) * math.log2(len(values)))
+    """CEI_N of the split_mean reading (w_t = 0.8), from exact divergences (tests/exact.py)."""
+    divergences = split_mean_divergences(groups, kind, percentile, bins, smoothing)
+    return 1 - sum(divergences) / (len(groups) * math.log2(len(groups)))
 
 
 def test_cei_split_mean_reading_splits_an_exact_share_one_way_on_both_sides():
