@@ -228,6 +228,15 @@ _ROUNDED_THRESHOLD = ("a comparison whose score lies between the two would be de
                       "threshold as a float64 number")
 
 
+def float_or_infinite(value: numbers.Real) -> float:
+    """``float(value)``, or ``±inf`` for a number beyond the largest float64 that Python's
+    ``float`` refuses (an integer or a fraction: "int too large to convert to float")."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def as_threshold(value: float, name: str = "threshold") -> float:
     """Return a decision threshold: a real number, ``±inf`` allowed, never NaN, and held
     exactly by float64 (an integer beyond 2**53 or a long double or fraction with more digits
@@ -237,10 +246,7 @@ def as_threshold(value: float, name: str = "threshold") -> float:
         value = value[()]
     if not is_real_number(value):
         raise TypeError(f"{name} must be a number, got {quoted(value)}")
-    try:
-        threshold = float(value)
-    except OverflowError:  # an integer beyond the largest float64: every score is below (or above) it
-        threshold = math.inf if value > 0 else -math.inf
+    threshold = float_or_infinite(value)  # an integer beyond the largest float64: every score is below (or above) it
     if math.isnan(threshold):
         raise ValueError(f"{name} is NaN: no comparison can be decided against it")
     if math.isfinite(threshold) and threshold != value:  # an exact comparison (Python's and NumPy's)

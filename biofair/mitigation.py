@@ -11,8 +11,6 @@ Read more in the chapter "Mitigation and its price" (``notebooks/12``).
 
 from __future__ import annotations
 
-import math
-import sys
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -23,7 +21,8 @@ from numpy.typing import NDArray
 from biofair._counts import counts_at
 from biofair._thresholds import resolution_columns, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Direction, Seed
-from biofair._validation import as_number, as_rng, as_target, as_threshold, how_many, is_real_number, quoted
+from biofair._validation import (as_number, as_rng, as_target, as_threshold, float_or_infinite, how_many,
+                                 is_real_number, quoted)
 from biofair.calibration import LogisticCalibration, fit_logistic_calibration
 from biofair.exceptions import SchemaError
 from biofair.groups import (
@@ -661,8 +660,7 @@ def _calibration_numbers(calibrations: Mapping[str, LogisticCalibration]) -> dic
     if not_numbers := {g: pair for g, pair in pairs.items() if not all(map(is_real_number, pair))}:
         raise TypeError(f"calibrations whose scale or offset is not a real number: {not_numbers}; give numbers, "
                         "as fit_group_calibration returns them")
-    return {g: tuple((math.inf if v > 0 else -math.inf) if abs(v) > sys.float_info.max else float(v) for v in pair)
-            for g, pair in pairs.items()}
+    return {g: tuple(map(float_or_infinite, pair)) for g, pair in pairs.items()}
 
 
 def pareto_front(points: pd.DataFrame, objectives: Mapping[str, Direction]) -> pd.Series:
