@@ -12,7 +12,7 @@ import math
 import pandas as pd
 
 from biofair._validation import percent as _percent
-from biofair.differentials import _FEW_SUBJECTS
+from biofair.differentials import _FEW_SUBJECTS, _compared_rows
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
@@ -112,6 +112,19 @@ def _rate(value: float) -> str:
     return _apart(value, (1.0,))
 
 
+def _smallest_resolved(value: float) -> str:
+    """3/n, or why there is none: with fewer than 3 comparisons no rate is resolved (3/2 was
+    shown as a rate of 1.5)."""
+    return _number(value) if not value > 1 else "none: fewer than 3 comparisons"
+
+
+def _left_out(groups: pd.DataFrame, rate: str) -> str:
+    """The groups a rate's differentials leave out, one per line: names joined by "; ", as in
+    the JSON, could not be told from a name holding "; " (the notes say why each is left out)."""
+    part = groups[groups["rate"] == rate]
+    return "<br>".join(map(_label, part["group"][~_compared_rows(part)])) or "none"
+
+
 def _ratio(row, tolerance: float) -> str:
     if pd.isna(row.ratio):
         return "–"
@@ -142,7 +155,7 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: f
             f'<tr><td class="text">{_label(row.group)}</td><td>{value}</td><td>{row.errors:,} / {row.comparisons:,}</td>'
             f"<td>{subjects}</td><td>{_interval(row.bootstrap_low, row.bootstrap_high)}</td>"
             f"<td>{_interval(row.cp_low, row.cp_high)}</td><td>{_interval(row.wilson_low, row.wilson_high)}</td>"
-            f"<td>{_number(row.design_effect)}</td><td>{_number(row.smallest_resolved)}</td>"
+            f"<td>{_number(row.design_effect)}</td><td>{_smallest_resolved(row.smallest_resolved)}</td>"
             f"<td>{_ratio(row, tolerance)}</td>"
             f'<td class="text {_verdict_class(row.ratio_verdict)}">{_e(row.ratio_verdict)}</td>'
             f"<td>{extrapolated}</td></tr>"
@@ -168,7 +181,7 @@ def _differentials(report) -> str:
             f"{_interval(row.max_min_low, row.max_min_high, report.tolerance)}</td>"
             f"<td>{_number(row.max_geomean)} {_interval(row.max_geomean_low, row.max_geomean_high)}</td>"
             f'<td class="text {_verdict_class(row.verdict)}">{_e(row.verdict)}</td>'
-            f'<td class="text">{_e(row.excluded or "none")}</td></tr>'
+            f'<td class="text">{_left_out(report.groups, row.rate)}</td></tr>'
         )
     head = ('<tr><th class="text">rate</th><th>groups compared</th><th class="text">highest / lowest group</th>'
             "<th>highest / lowest</th><th>highest / geometric mean</th><th class=\"text\">verdict</th>"
@@ -214,7 +227,7 @@ def render(report) -> str:
     """The report as one self-contained HTML page, which requests nothing when it is opened."""
     settings = report.to_dict()["settings"]
     if report.threshold_source == "fmr":
-        source = (f"set at a target FMR of {report.fmr_target:g} on all {report.overall['n_nonmated']:,} non-mated "
+        source = (f"set at a target FMR of {_exact(report.fmr_target)} on all {report.overall['n_nonmated']:,} non-mated "
                   "comparisons (homogeneous and cross-group), as a deployed system sets one threshold for everyone")
     else:
         source = "given by the operator"
@@ -252,9 +265,10 @@ above 1.</dd>
 {_reference(settings["reference"]["fmr"])}; for FNMR, {_reference(settings["reference"]["fnmr"])}). A ratio is
 <i>within tolerance</i> when its whole interval lies within [1/{_exact(report.tolerance)}, {_exact(report.tolerance)}],
 <i>exceeds tolerance</i> when it lies wholly outside, and <i>inconclusive</i> when the data cannot tell.
-A group without errors, or with an error in every comparison, has no ratio (no resample of it varies); while
-one is resolved, its rate's verdict is never <i>within tolerance</i> (the notes compare its Clopper-Pearson
-interval with the other groups').
+A group whose bootstrap interval has zero width (no resample of it varies: a group without errors, with an
+error in every comparison, or whose every subject has the same error rate) has no ratio; while one is resolved,
+its rate's verdict is never <i>within tolerance</i> (the notes compare its Clopper-Pearson interval with the
+other groups').
 The intervals of the ratios, and of max/min, hold for every pair of groups at once, so that reading all of
 them, and a reference picked as the lowest rate, does not make equal groups look unequal.
 Tolerance {_exact(report.tolerance)} is the four-fifths rule unless the operator chose another.</dd>

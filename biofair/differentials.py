@@ -59,6 +59,8 @@ _DEFAULT_TOLERANCE = 1.25
 _FEW_SUBJECTS = 10
 _RATES = ("fmr", "fnmr")
 _NO_COMPARISONS, _UNRESOLVED, _RESOLVED = "no comparisons", "unresolved", "resolved"
+_ZERO_WIDTH = ("a bootstrap interval of zero width (every subject has the same error rate, so no resample of "
+               "subjects varies it)")
 _WITHIN, _EXCEEDS, _INCONCLUSIVE, _NOT_ASSESSABLE = (
     "within tolerance", "exceeds tolerance", "inconclusive", "not assessable")
 _CHUNK = 4_000_000  # resample weights held at once
@@ -460,12 +462,15 @@ def differential_report(
     Decision rule: a ratio's verdict is ``"within tolerance"`` when its interval lies in
     ``[1/tolerance, tolerance]``, ``"exceeds tolerance"`` when it lies wholly outside, else
     ``"inconclusive"`` (the data can tell neither); ``"not assessable"`` when fewer than two
-    groups are resolved or a rate is 0 or 1. A resolved group without errors, or with an error
-    in every comparison (a rate of 1: no resample varies it, so its pairs' bands would rest on
-    the other group alone; 3 false non-matches in 3 were "exceeds tolerance" against a group
-    at 0.5), has no ratio, and a rate's summary verdict is then never ``"within tolerance"``
-    (``"inconclusive"`` instead, with a note comparing Clopper-Pearson ends): the other
-    groups' agreement says nothing of it. A resample in which a group of a pair has no errors
+    groups are resolved or a rate is 0 or 1. A resolved group whose bootstrap interval has
+    zero width has no ratio: no resample varies its rate, so its pairs' bands would rest on the
+    other group alone. So it is without errors, with an error in every comparison (3 false
+    non-matches in 3 were "exceeds tolerance" against a group at 0.5), or, resampling subjects,
+    with the same error rate for every subject (10 subjects with 1 false non-match in 10 each
+    against 10 with 13 in 100 each: a ratio of 1.3 in [1.3, 1.3], "exceeds tolerance", while
+    the Clopper-Pearson intervals overlap). A rate's summary verdict is then never ``"within
+    tolerance"`` (``"inconclusive"`` instead, with a note comparing Clopper-Pearson ends): the
+    other groups' agreement says nothing of it. A resample in which a group of a pair has no errors
     (or no comparisons) gives that pair no finite log ratio; when ``1 - confidence`` of the
     resamples or more do, the pair's interval is ``[0, +inf]`` (unbounded, never within
     tolerance; null in JSON, and listed in the notes), and the other pairs keep theirs, unless
@@ -687,19 +692,28 @@ def _bootstrap_columns(groups: pd.DataFrame, replicates: dict, confidence: float
     return boot
 
 
+def _compared_rows(groups: pd.DataFrame) -> pd.Series:
+    """Which rows of a report's groups table enter the differentials: the resolved ones whose
+    bootstrap interval has a width. A rate that no resample varies (0, 1, or the same rate for
+    every subject) has an interval of zero width, and a single subject none (NaN)."""
+    return (groups["status"] == _RESOLVED) & (groups["bootstrap_high"] > groups["bootstrap_low"])
+
+
 def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, tolerance: float,
             confidence: float, notes: list[str]) -> tuple[str | None, dict]:
     """Fill the ratio columns of one rate's rows; return its reference and differentials row."""
     part = groups[groups["rate"] == rate]
     compared = (part["status"] == _RESOLVED) & (part["clusters"] != 1)
-    usable = part[compared & (part["estimate"] > 0) & (part["estimate"] < 1)]  # no resample varies a rate of 0 or 1
+    usable = part[_compared_rows(part)]
     left_out = part[~part.index.isin(usable.index)]
     excluded = list(left_out["group"])
     if excluded:  # each group under the reason that left it out
         why = np.where(left_out["status"] != _RESOLVED, left_out["status"],
                        np.where(left_out["clusters"] == 1, "one subject (a subject-clustered interval needs two or more)",
                                 np.where(left_out["estimate"] == 0, "a rate of 0",
-                                         "a rate of 1 (an error in every comparison, which no resample varies)")))
+                                         np.where(left_out["estimate"] == 1,
+                                                  "a rate of 1 (an error in every comparison, which no resample varies)",
+                                                  _ZERO_WIDTH))))
         reasons = {reason: [g for g, r in zip(excluded, why) if r == reason] for reason in dict.fromkeys(why)}
         notes.append(f"{rate.upper()}: left out of the differentials: " + "; ".join(
             f"{reason}: {', '.join(map(repr, names))}" for reason, names in reasons.items()))  # 'F' and 'F ' look alike
@@ -716,20 +730,25 @@ def _ratios(groups: pd.DataFrame, rate: str, boot: dict, reference: str | None, 
     if reference is not None and reference not in set(usable["group"]):
         notes.append(f"{rate.upper()}: the reference group {reference!r} is not among the compared groups (see above); no ratios to it")
     row, pair_bands = _differentials(rate, usable, boot, excluded, reference, tolerance, confidence)
-    # A resolved group at a rate of 0 or 1 has no ratio, and the compared groups' agreement says nothing of it.
-    # (A verdict within tolerance needs two compared groups, so their Clopper-Pearson ends exist.)
-    edges = [(part[compared & (part["estimate"] == 0)], "made no errors",
+    # A resolved group whose rate no resample varies has no ratio, and the compared groups' agreement says nothing
+    # of it. (A verdict within tolerance needs two compared groups, so their Clopper-Pearson ends exist.)
+    fixed = part[compared & ~part.index.isin(usable.index)]
+    edges = [(fixed[fixed["estimate"] == 0], "made no errors",
               lambda at: f"the compared groups' largest Clopper-Pearson lower end is "
                          f"{usable['cp_low'].max() / at['cp_high'].min():.3g} times the smallest upper end of those "
                          "without errors"),
-             (part[compared & (part["estimate"] == 1)], "made an error in every comparison (a rate of 1)",
+             (fixed[fixed["estimate"] == 1], "made an error in every comparison (a rate of 1)",
               lambda at: f"the smallest Clopper-Pearson lower end of those is "
-                         f"{at['cp_low'].min() / usable['cp_high'].max():.3g} times the compared groups' largest upper end")]
+                         f"{at['cp_low'].min() / usable['cp_high'].max():.3g} times the compared groups' largest upper end"),
+             (fixed[(fixed["estimate"] > 0) & (fixed["estimate"] < 1)], f"got {_ZERO_WIDTH}",
+              lambda at: "the Clopper-Pearson intervals, which do not rest on the subjects: " + ", ".join(
+                  f"{g!r} [{low:.3g}, {high:.3g}]" for g, low, high in zip(at["group"], at["cp_low"], at["cp_high"]))
+              + f"; the compared groups' span [{usable['cp_low'].min():.3g}, {usable['cp_high'].max():.3g}]")]
     if row["verdict"] == _WITHIN and any(len(at) for at, _, _ in edges):
         row["verdict"] = _INCONCLUSIVE
-        notes.extend(f"{rate.upper()}: {', '.join(map(repr, at['group']))} {did} and has no ratio, so the verdict is "
-                     f"inconclusive, not within tolerance, whatever the compared groups show; {spread(at)}"
-                     for at, did, spread in edges if len(at))
+        notes.extend(f"{rate.upper()}: {', '.join(map(repr, at['group']))} {did} and "
+                     f"{'has' if len(at) == 1 else 'have'} no ratio, so the verdict is inconclusive, not within "
+                     f"tolerance, whatever the compared groups show; {spread(at)}" for at, did, spread in edges if len(at))
     if reference in set(usable["group"]):
         base = list(usable["group"]).index(reference)
         for position, i in enumerate(usable.index):

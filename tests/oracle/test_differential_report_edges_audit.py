@@ -1,9 +1,8 @@
 """The differential report and the files that show it, at numerical edges (an audit of
 differentials.py, _differential_html.py and _report_markdown.py).
 
-Oracles: exact fractions for the ratios of two rates, tables whose every subject has the same
-rate (so that every subject-bootstrap resample gives the estimate, and every interval is its
-point), the page's text read back, and nbconvert's own Markdown renderer.
+Oracles: exact fractions for the ratios of two rates, the page's text read back, and
+nbconvert's own Markdown renderer.
 """
 
 from __future__ import annotations
@@ -20,16 +19,19 @@ import biofair as bf
 TOLERANCE = 1.25
 
 
-def same_rate_per_subject(spec: dict, *, subjects: int = 12) -> pd.DataFrame:
-    """``{group: (false non-matches, mated comparisons)}`` for each of ``subjects`` subjects,
-    each also with 2 false matches in 20 non-mated comparisons: every subject of a group has
-    the same rates, so every resample of its subjects gives exactly the group's rates."""
+def rates_per_subject(spec: dict, *, subjects: int = 12) -> pd.DataFrame:
+    """``{group: (false non-matches, mated comparisons)}`` on average over ``subjects`` subjects,
+    each also with 20 non-mated comparisons and 2 false matches on average: the subjects'
+    counts alternate one above and one below the average (the last of an odd number at it), so
+    a group's rates are the exact fractions k/n and 2/20, and resamples of subjects vary them.
+    (Were every subject's rate the same, no resample would vary it: such a group has no ratio.)"""
     rows = []
     for group, (k, n) in spec.items():
         for s in range(subjects):
-            rows += [{"score": 0.0 if j < k else 1.0, "mated": True, "group": group,
+            shift = 0 if s == subjects - 1 and subjects % 2 else (-1) ** s
+            rows += [{"score": 0.0 if j < k + shift else 1.0, "mated": True, "group": group,
                       "reference_subject": f"{group}{s}"} for j in range(n)]
-            rows += [{"score": 1.0 if j < 2 else 0.0, "mated": False, "group": group,
+            rows += [{"score": 1.0 if j < 2 + shift else 0.0, "mated": False, "group": group,
                       "reference_subject": f"{group}{s}"} for j in range(20)]
     return pd.DataFrame(rows)
 
@@ -42,32 +44,36 @@ def quiet_report(table: pd.DataFrame, **options) -> bf.DifferentialReport:
 
 
 def test_a_ratio_at_the_tolerance_gets_one_verdict_as_a_ratio_and_as_max_min():
-    """Rates 4/50 and 5/50: the ratio is exactly 5/4, the tolerance. Every resample gives both
-    rates exactly, so every interval is that point, within tolerance. max/min was computed as
-    exp(|log 0.1 - log 0.08|) = 1.2500000000000004, and its interval [1.2500000000000004,
-    1.2500000000000004] "exceeds tolerance", while the same ratio, group b to the reference a,
-    read 1.25 "within tolerance"."""
-    report = quiet_report(same_rate_per_subject({"a": (4, 50), "b": (5, 50)}))
+    """Rates 4/50 and 5/50: the ratio is exactly 5/4, the tolerance. max/min was computed as
+    exp(|log 0.1 - log 0.08|) = 1.2500000000000004: with every subject at the group's rate
+    (no resample varies it: an interval of one point, as such groups had then) it "exceeded"
+    the tolerance while the same ratio, group b to the reference a, read 1.25 "within
+    tolerance". Both are one quotient now, with the same interval and verdict."""
+    report = quiet_report(rates_per_subject({"a": (4, 50), "b": (5, 50)}))
     exact = float(Fraction(5, 50) / Fraction(4, 50))
     assert exact == TOLERANCE
     fnmr = report.differentials.set_index("rate").loc["fnmr"]
     b = report.groups.set_index(["group", "rate"]).loc[("b", "fnmr")]
-    assert (fnmr["max_min"], fnmr["max_min_low"], fnmr["max_min_high"]) == (exact, exact, exact)
-    assert (b["ratio"], b["ratio_low"], b["ratio_high"]) == (exact, exact, exact)
-    assert fnmr["verdict"] == b["ratio_verdict"] == "within tolerance"
+    assert fnmr["max_min"] == b["ratio"] == exact
+    assert (fnmr["max_min_low"], fnmr["max_min_high"]) == (max(b["ratio_low"], 1.0), b["ratio_high"])
+    assert fnmr["max_min_low"] < exact < fnmr["max_min_high"]  # resamples vary the rates
+    assert fnmr["verdict"] == b["ratio_verdict"] == "inconclusive"
 
 
 def test_a_ratio_below_1_at_the_tolerance_gets_the_verdict_of_its_pair():
     """With reference="b", group a's ratio is 4/50 over 5/50, exactly 4/5 = 1/1.25, the lower
-    end of the band: it was 0.08 / 0.1 = 0.7999999999999999, [0.7999999999999999,
-    0.7999999999999999], "exceeds tolerance", while the same pair's max/min 1.25 was within
-    (the docstring: no ratio's verdict exceeds the tolerance unless max_min's does)."""
-    report = quiet_report(same_rate_per_subject({"a": (4, 50), "b": (5, 50)}), reference="b")
+    end of the band: it was 0.08 / 0.1 = 0.7999999999999999, below it. It is now the reciprocal
+    of its pair's max/min, its interval the reciprocals of the pair's ends, and its verdict the
+    pair's (the docstring: no ratio's verdict exceeds the tolerance unless max_min's does)."""
+    report = quiet_report(rates_per_subject({"a": (4, 50), "b": (5, 50)}), reference="b")
     exact = float(Fraction(4, 50) / Fraction(5, 50))
     assert exact == 1 / TOLERANCE
     a = report.groups.set_index(["group", "rate"]).loc[("a", "fnmr")]
-    assert (a["ratio"], a["ratio_low"], a["ratio_high"]) == (exact, exact, exact)
-    assert a["ratio_verdict"] == report.differentials.set_index("rate").loc["fnmr", "verdict"] == "within tolerance"
+    fnmr = report.differentials.set_index("rate").loc["fnmr"]
+    assert a["ratio"] == exact == 1 / fnmr["max_min"]
+    pair_interval = 1 / fnmr["max_min_high"], 1 / fnmr["max_min_low"]  # the reciprocals, up to their rounding
+    assert (a["ratio_low"], a["ratio_high"]) == pytest.approx(pair_interval, rel=1e-15, abs=0)
+    assert a["ratio_verdict"] == fnmr["verdict"] == "inconclusive"
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -76,7 +82,7 @@ def test_ratios_and_max_min_are_the_quotients_of_the_estimates(seed):
     (3/200 over 1/200 gave 3.0000000000000004), and max/min exp(log r_max - log r_min)."""
     rng = np.random.default_rng(seed)
     spec = {g: (int(rng.integers(3, 30)), int(rng.integers(40, 90))) for g in "abcd"}
-    report = quiet_report(same_rate_per_subject(spec, subjects=int(rng.integers(10, 14))))
+    report = quiet_report(rates_per_subject(spec, subjects=int(rng.integers(10, 14))))
     for rate in ("fmr", "fnmr"):
         part = report.groups[(report.groups["rate"] == rate) & report.groups["ratio"].notna()]
         reference = part.set_index("group").loc[report.reference[rate], "estimate"]
@@ -167,6 +173,47 @@ def test_the_page_prints_the_tolerance_the_verdicts_use():
     assert "within [1/1.2500001, 1.2500001]" in text and "Tolerance 1.2500001 " in text
     default = page_text(quiet_report(two_groups(), fmr=0.05))
     assert "within [1/1.25, 1.25]" in default and "Tolerance 1.25 " in default
+
+
+def test_the_page_prints_the_target_fmr_the_threshold_was_set_at():
+    """A target FMR of 0.012345678 was printed "0.0123457" (format "g")."""
+    text = page_text(quiet_report(two_groups(), fmr=0.012345678))
+    assert "set at a target FMR of 0.012345678 on all" in text
+    assert "set at a target FMR of 0.05 on all" in page_text(quiet_report(two_groups(), fmr=0.05))
+
+
+def test_the_page_lists_each_group_left_out_on_its_own_line():
+    """The "left out" cell printed the JSON's names joined by "; ": groups ' x' and 'z' read as
+    " x; z", as one group 'x; z' would, and ' x', which the page quotes elsewhere, was written
+    bare. Each name is now the page's label, one per line."""
+    import re
+
+    from biofair._differential_html import render
+
+    table = two_groups()
+    table["group"] = table["group"].map({"a": "x; y", "b": "w"})
+    small = pd.DataFrame({"score": [0.0, 2.0, 3.0] * 2, "mated": [False, True, True] * 2,
+                          "group": ["z"] * 3 + [" x"] * 3, "reference_subject": ["z-0", "z-1", "z-1", "x0", "x1", "x1"]})
+    report = quiet_report(pd.concat([table, small], ignore_index=True), fmr=0.05)
+    for rate in ("fmr", "fnmr"):
+        cell = re.search(rf'<td class="text">{rate.upper()}</td>.*?<td class="text">([^<]*(?:<br>[^<]*)*)</td></tr>',
+                         render(report)).group(1)
+        assert report.differentials.set_index("rate").loc[rate, "excluded"] == " x; z"
+        assert cell.split("<br>") == ["&#x27; x&#x27;", "z"], (rate, cell)
+
+
+def test_the_page_gives_no_smallest_resolved_rate_above_1():
+    """3 / comparisons is no rate for a group of 1 or 2 comparisons: the page printed 3 and 1.5."""
+    small = pd.DataFrame({"score": [0.0, 2.0, 3.0], "mated": [False, True, True], "group": "z",
+                          "reference_subject": ["z-0", "z-1", "z-1"]})
+    report = quiet_report(pd.concat([two_groups(), small], ignore_index=True), fmr=0.05)
+    z = report.groups.set_index(["group", "rate"]).loc["z", "smallest_resolved"]
+    assert z.tolist() == [3.0, 1.5]  # the table keeps 3/n (documented as such)
+    text = page_text(report)
+    for rate in ("False match rate (FMR)", "False non-match rate (FNMR)"):
+        section = text[text.index(rate):]
+        row = section[section.index(" z "):section.index(" not assessable")]  # the design effect, 3/n, the ratio
+        assert row.endswith("] – none: fewer than 3 comparisons –") and " 1.5 " not in row, row
 
 
 def test_labels_that_a_browser_would_show_alike_are_told_apart_on_the_page():

@@ -22,6 +22,7 @@ from scipy import optimize, stats
 import biofair as bf
 from biofair._validation import as_rng
 from biofair._binomial import binomial_intervals
+from biofair.differentials import _ZERO_WIDTH as ZERO_WIDTH
 from biofair.differentials import _clustered_replicates, _largest_contrast_bounds, _max_t_bands, _verdict
 from memory import peak_memory
 
@@ -229,16 +230,21 @@ def test_a_small_group_resolved_by_its_own_errors_enters_the_differentials():
     assert row["max_geomean"] == pytest.approx((5 / 40) / stats.gmean([12 / 800, 16 / 800, 18 / 800, 5 / 40]),
                                                 rel=1e-13)
     assert row["max_min_low"] > report.tolerance and row["verdict"] == "exceeds tolerance"
-    assert not any("left out" in note for note in report.notes)
+    assert not any(note.startswith("FNMR: left out") for note in report.notes)
+    # A's 40 false matches fall 2 on each of its 20 subjects, Other's 4 one on each of its 4: rates that no
+    # resample of subjects varies, left out of the FMR differentials (B's 44 and C's 36 are uneven)
+    assert f"FMR: left out of the differentials: {ZERO_WIDTH}: 'A', 'Other'" in report.notes
 
 
 def test_three_errors_of_its_own_resolve_a_rate_and_thirty_make_it_precise():
     """Group S has 100 comparisons of each class and k errors of each; the targets (the table's
     rates, below 0.02) allow fewer than 3 errors among them, so only S's own errors can resolve
     them: 2 cannot (a rate of 2/100 is below 3/100, the smallest S resolves), 3 can; 30 make the
-    rate precise. The cross-group cell of S follows the same rule as its FMR row."""
+    rate precise. The cross-group cell of S follows the same rule as its FMR row. (The errors
+    fall unevenly on the subjects, 21 on 20 and 30 on 11: with the same rate for every subject
+    no resample would vary it, and the group would have no ratio.)"""
     for k, resolved, precise in ((2, False, False), (3, True, False), (29, True, False), (30, True, True)):
-        spec = {"A": (20, 2000, 20, 20000, 20), "B": (20, 2000, 20, 20000, 20), "S": (10, 100, k, 100, k)}
+        spec = {"A": (20, 2000, 21, 20000, 21), "B": (20, 2000, 21, 20000, 21), "S": (11, 100, k, 100, k)}
         report = bf.differential_report(counted_table(spec), threshold=0.5, n_resamples=200, extrapolate=False, rng=0)
         s = report.groups[report.groups["group"] == "S"].set_index("rate")
         assert (s["errors"] == k).all() and (s["target"] * 100 < 3).all()  # never by the target
@@ -584,7 +590,9 @@ def test_one_unstable_group_leaves_the_other_ratios_bounded():
 def test_the_notes_say_why_each_group_was_left_out():
     """The note listed every group left out under one list of four reasons ("unresolved, no
     comparisons, a rate of 0 or one subject"), so a reader could not tell which applied to
-    which group (an audit of the report). Each group now stands under its own reason."""
+    which group (an audit of the report). Each group now stands under its own reason. (The
+    compared groups' errors fall unevenly on their subjects: a rate that every subject shares is
+    left out too, test_a_rate_every_subject_shares_has_no_ratio.)"""
     def group(name: str, n_mated: int, misses: int, n_nonmated: int, false_matches: int, subjects: int):
         mated = np.r_[np.zeros(misses), np.ones(n_mated - misses)]
         nonmated = np.r_[np.ones(false_matches), np.zeros(n_nonmated - false_matches)]
@@ -592,9 +600,9 @@ def test_the_notes_say_why_each_group_was_left_out():
         return pd.DataFrame({"score": np.r_[mated, nonmated], "mated": np.arange(n) < n_mated, "group": name,
                              "reference_subject": [f"{name}{i % subjects}" for i in range(n)]})
 
-    table = pd.concat([group("a", 200, 20, 2000, 20, 10), group("b", 200, 40, 2000, 40, 10),
-                       group("one", 100, 10, 1000, 10, 1), group("u", 10, 1, 2000, 20, 10),
-                       group("z", 200, 0, 2000, 20, 10)], ignore_index=True)
+    table = pd.concat([group("a", 200, 21, 2000, 21, 10), group("b", 200, 41, 2000, 41, 10),
+                       group("one", 100, 10, 1000, 10, 1), group("u", 10, 1, 2000, 21, 10),
+                       group("z", 200, 0, 2000, 21, 10)], ignore_index=True)
     report = bf.differential_report(table, threshold=0.5, n_resamples=40, rng=0)
     rows = report.groups.set_index(["rate", "group"])
     assert rows.loc[("fnmr", "z"), "status"] == "resolved" and rows.loc[("fnmr", "z"), "estimate"] == 0
@@ -603,6 +611,41 @@ def test_the_notes_say_why_each_group_was_left_out():
     assert f"FNMR: left out of the differentials: {single}; unresolved: 'u'; a rate of 0: 'z'" in report.notes
     assert f"FMR: left out of the differentials: {single}" in report.notes
     assert sum("'one'" in note for note in report.notes) == 2  # once per rate (it had a note of its own too)
+
+
+def test_a_rate_every_subject_shares_has_no_ratio():
+    """Groups a (10 subjects, each 1 false non-match in 10) and b (10 subjects, each 13 in 100):
+    every resample of their subjects gives the same rates, 0.1 and 0.13, so the ratio 1.3 had the
+    interval [1.3, 1.3] and "exceeded" the tolerance 1.25, while the Clopper-Pearson intervals
+    overlap (the last session's note). Such a group is left out, as a rate of 0 or 1 is (no
+    resample varies it either); beside groups c and d, whose subjects differ, the verdict is never
+    "within tolerance", and the note quotes the Clopper-Pearson intervals."""
+    same = {"a": (10, 100, 10, 1000, 15), "b": (10, 1000, 130, 1000, 15)}  # a non-mated rate that varies
+    varied = {"c": (20, 2000, 250, 2000, 30), "d": (20, 2000, 230, 2000, 30)}
+    alone = bf.differential_report(counted_table(same), threshold=0.5, n_resamples=1000, rng=0)
+    fnmr = alone.groups.query("rate == 'fnmr'").set_index("group")
+    assert fnmr["estimate"].tolist() == [0.1, 0.13]
+    assert (fnmr["bootstrap_low"] == fnmr["estimate"]).all() and (fnmr["bootstrap_high"] == fnmr["estimate"]).all()
+    assert fnmr.loc["b", "cp_low"] < fnmr.loc["a", "cp_high"]  # the binomial intervals overlap
+    assert fnmr["ratio"].isna().all() and (fnmr["ratio_verdict"] == "not assessable").all()
+    row = alone.differentials.set_index("rate").loc["fnmr"]
+    assert (row["groups_compared"], row["excluded"], row["verdict"]) == (0, "a; b", "not assessable")
+    assert f"FNMR: left out of the differentials: {ZERO_WIDTH}: 'a', 'b'" in alone.notes
+    assert alone.differentials.set_index("rate").loc["fmr", "groups_compared"] == 2  # 15 false matches: uneven
+
+    report = bf.differential_report(counted_table(same | varied), threshold=0.5, n_resamples=1000, rng=0)
+    fnmr = report.groups.query("rate == 'fnmr'").set_index("group")
+    assert fnmr.loc[["c", "d"], "ratio_verdict"].tolist() == ["within tolerance", "reference"]
+    row = report.differentials.set_index("rate").loc["fnmr"]
+    assert (row["groups_compared"], row["excluded"]) == (2, "a; b")
+    assert row["max_min_high"] <= report.tolerance and row["verdict"] == "inconclusive"  # within, but for a and b
+    said = next(note for note in report.notes if note.startswith("FNMR: 'a', 'b' got a bootstrap interval of zero"))
+    assert "and have no ratio, so the verdict is inconclusive, not within tolerance" in said
+    ends = fnmr.loc[["a", "b"], ["cp_low", "cp_high"]].to_numpy()
+    assert f"'a' [{ends[0, 0]:.3g}, {ends[0, 1]:.3g}], 'b' [{ends[1, 0]:.3g}, {ends[1, 1]:.3g}]" in said
+    span = fnmr.loc["c":"d", "cp_low"].min(), fnmr.loc["c":"d", "cp_high"].max()
+    assert f"the compared groups' span [{span[0]:.3g}, {span[1]:.3g}]" in said
+    validate(json.loads(report.to_json()))
 
 
 def test_groups_short_of_errors_together_leave_every_band_unbounded():
