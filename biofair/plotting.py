@@ -9,11 +9,14 @@ Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 
 from __future__ import annotations
 
+import decimal
 import functools
 import math
+import numbers
 import textwrap
 import weakref
 from collections.abc import Hashable, Iterable, Mapping
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
@@ -158,15 +161,18 @@ def _table_number(value: float) -> str:
 def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
     """A rate in e-notation as the book writes it: ``1.5e-4``, not Python's ``1.5e-04``.
 
-    The rate is rounded to ``digits`` significant digits, ``format(rate, f".{digits - 1}e")``,
-    and its exponent written without a sign for positive powers or leading zeros: 1e-3,
-    2.5e-3, 1.234e-5. Zero is written ``0``. The book uses it for rates in prose, table
+    The rate is rounded once, from the exact value it holds, to ``digits`` significant digits
+    (half to even; for a float, ``format(rate, f".{digits - 1}e")``), and its exponent written
+    without a sign for positive powers or leading zeros: 1e-3, 2.5e-3, 1.234e-5. Zero is
+    written ``0``, and only zero: a ``Fraction`` or long double below float64's range keeps
+    its digits (``Fraction(1, 10**400)`` is 1.0e-400). The book uses it for rates in prose, table
     cells and figure labels.
 
     Parameters
     ----------
     rate : float
-        The value to write; any finite real number (rates, gaps and their intervals).
+        The value to write; any finite real number (rates, gaps and their intervals), a
+        Python integer, ``Fraction`` or NumPy long double beyond float64's range included.
     digits : int, default 2
         Significant digits, at least 1. One digit rounds a target such as 2.5e-3 to 3e-3 (and
         1.5e-3 to 2e-3): give two for such a target.
@@ -206,14 +212,31 @@ def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
     if not is_real_number(rate):
         raise TypeError(f"rate must be a real number, got {rate!r}")
     digits = as_count(digits, "digits")
-    if not math.isfinite(rate):
+    exact = _exact_fraction(rate)
+    if exact is None:
         raise ValueError(f"rate must be finite, got {rate!r}")
-    if rate == 0:
+    if exact == 0:
         return "0"
-    mantissa, exponent = f"{float(rate):.{digits - 1}e}".split("e")
+    # rounded once, from the exact value: through float(rate), a Fraction or long double
+    # below float64's range read "0.0e0", one above it was refused, and a Fraction's digits
+    # beyond the 17th were its float's
+    context = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN, Emin=decimal.MIN_EMIN,
+                              Emax=decimal.MAX_EMAX)
+    rounded = context.divide(decimal.Decimal(exact.numerator), decimal.Decimal(exact.denominator))
+    mantissa, exponent = f"{rounded:.{digits - 1}e}".split("e")
     if trim and "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")
     return f"{mantissa}e{int(exponent)}"
+
+
+def _exact_fraction(rate: numbers.Real) -> Fraction | None:
+    """A real number as the fraction it holds exactly (a float's binary value, a long double's
+    too, an integer beyond float64's range), or None when it is NaN or infinite."""
+    if isinstance(rate, numbers.Rational):  # int, NumPy integers, Fraction: always finite
+        return Fraction(int(rate.numerator), int(rate.denominator))
+    if not np.isfinite(rate):
+        return None
+    return Fraction(*rate.as_integer_ratio()) if hasattr(rate, "as_integer_ratio") else Fraction(float(rate))
 
 
 def _html_table(frame: pd.DataFrame) -> str | None:

@@ -1,0 +1,78 @@
+"""Second audit of biofair.plotting and biofair.curves at numerical edges: what a printed or
+drawn number claims, checked against exact arithmetic (fractions, integer rounding) and
+against the curves' own points."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import re
+import warnings
+from fractions import Fraction
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import ndtr
+
+import biofair as bf
+from biofair import plotting
+
+
+pytestmark = pytest.mark.usefixtures("close_figures")  # tests/conftest.py
+
+
+def e_notation(value: Fraction, digits: int) -> str:
+    """``value`` to ``digits`` significant digits, half to even, in the book's e-notation,
+    by integer arithmetic on the exact fraction."""
+    if value == 0:
+        return "0"
+    sign, value = ("-" if value < 0 else ""), abs(value)
+    exponent = (value.numerator.bit_length() - value.denominator.bit_length()) * 3 // 10  # about log10, then exact:
+    while value >= Fraction(10) ** (exponent + 1):
+        exponent += 1
+    while value < Fraction(10) ** exponent:
+        exponent -= 1
+    mantissa = round(value / Fraction(10) ** (exponent - digits + 1))  # Fraction rounds half to even
+    if mantissa == 10 ** digits:
+        mantissa, exponent = mantissa // 10, exponent + 1
+    text = str(mantissa)
+    return f"{sign}{text[0]}{'.' + text[1:] if digits > 1 else ''}e{exponent}"
+
+
+@pytest.mark.parametrize("digits", [1, 2, 4])
+@pytest.mark.parametrize("rate", [1.5e-4, 0.00095, 0.0095, 0.995, 1 - 1e-16, 5e-324, 2.5e-3, -3e-4, 123.0])
+def test_the_e_notation_oracle_agrees_with_format_rate_on_floats(rate, digits):
+    """The oracle below is Python's (correctly rounded) e-notation on ordinary floats."""
+    assert plotting.format_rate(rate, digits=digits) == e_notation(Fraction(rate), digits)
+
+
+@pytest.mark.parametrize("digits", [1, 2, 3])
+@pytest.mark.parametrize("rate", [
+    Fraction(1, 10**400),  # a positive rate below the smallest float64: was "0.0e0"
+    Fraction(-7, 3 * 10**330),
+    np.longdouble(2) ** -16000,  # a long double below float64's range: was "0.0e0"
+    np.longdouble(2) ** 16000,  # a finite long double above it: was "rate must be finite"
+    10**400,  # was OverflowError: int too large to convert to float
+    Fraction(1, 3),
+])
+def test_format_rate_writes_rates_float64_cannot_hold_as_they_are(rate, digits):
+    """format_rate went through float(rate): a positive rate below 2**-1075 (a Fraction, a long
+    double) was written "0.0e0", a rate of zero to a reader (the book writes zero "0"), and a
+    finite one above the float64 range was refused as infinite or raised OverflowError."""
+    exact = Fraction(*rate.as_integer_ratio()) if isinstance(rate, np.floating) else Fraction(rate)
+    assert plotting.format_rate(rate, digits=digits) == e_notation(exact, digits)
+
+
+def test_format_rate_of_a_fraction_has_the_digits_asked_for():
+    """With more digits than float64 holds, a Fraction's digits were those of its float."""
+    assert plotting.format_rate(Fraction(1, 3), digits=25) == "3." + "3" * 24 + "e-1"  # was 3.333333333333333148296163e-1
+
+
+@pytest.mark.parametrize("rate", [np.longdouble("inf"), np.longdouble("nan"), np.float16("inf")])
+def test_format_rate_still_refuses_what_is_not_finite(rate):
+    with pytest.raises(ValueError, match="^rate must be finite, got "):
+        plotting.format_rate(rate)
