@@ -76,3 +76,50 @@ def test_format_rate_of_a_fraction_has_the_digits_asked_for():
 def test_format_rate_still_refuses_what_is_not_finite(rate):
     with pytest.raises(ValueError, match="^rate must be finite, got "):
         plotting.format_rate(rate)
+
+
+def table_cell(value: float) -> str:
+    """A float as use_style makes pandas print it."""
+    plotting.use_style(retina=False, tables=True)
+    return pd.get_option("display.float_format")(value)
+
+
+@pytest.fixture(autouse=True)
+def pandas_display_restored():
+    yield
+    pd.reset_option("display.float_format")
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (0.99996, "1.000"),  # was "1": a TMR below 1 read as the whole number 1
+    (0.9999999999999999, "1.000"),
+    (2.00004, "2.000"),
+    (-0.99996, "-1.000"),
+    (99.996, "100.0"),
+    (1234.56, "1235."),  # was "1235", as the count 1235 is written
+    (-0.0, "0"),  # was "-0"
+])
+def test_a_table_never_writes_a_value_that_is_not_whole_as_a_whole_number(value, text):
+    """use_style's tables write whole numbers without decimals (a count reads 275488) and other
+    floats to four significant digits; '%.4g' drops trailing zeros, so a value that rounds to a
+    whole number read exactly as one: TMR 0.99996 was "1", as a TMR of exactly 1 is."""
+    assert table_cell(value) == text
+    assert float(text) == float(f"{value:.4g}")  # the same four significant digits
+
+
+@pytest.mark.parametrize("value", [0.5, 2.0, 275488.0, 0.9594, 1.2345e-05, 123456.7, 0.12345, 1e15, -3.0, 12.5])
+def test_a_table_writes_ordinary_values_as_before(value):
+    assert table_cell(value) == (f"{value:.0f}" if abs(value) < 1e15 and value == round(value) else f"{value:.4g}")
+
+
+def test_a_non_whole_value_is_never_written_like_a_whole_one():
+    """Against exact arithmetic: a cell reads as a whole number (no point, no exponent) exactly
+    when the value is a whole number."""
+    rng = np.random.default_rng(7)
+    values = np.concatenate([rng.integers(-20_000, 20_000, 300) + rng.choice([0.0, 1e-5, 0.4, 0.5, -3e-5], 300),
+                             1 - 10.0 ** -rng.uniform(4, 16, 100)])
+    for value in values:
+        text = table_cell(float(value))
+        reads_whole = re.fullmatch(r"-?\d+", text) is not None
+        assert reads_whole == (Fraction(float(value)).denominator == 1), (value, text)
+
