@@ -440,7 +440,8 @@ def plot_score_distributions(
     thresholds : mapping of str to float, optional
         Label (e.g. ``"FMR = 1e-3"``) to threshold; each is drawn as a vertical line. NaN
         is an error; ``+inf`` (no score matches) is drawn on the right edge of the axes and
-        ``-inf`` (every score matches) on the left edge, beyond every score.
+        ``-inf`` (every score matches) on the left edge, beyond every score, and so is a finite
+        threshold that the scores' units (see Returns) put beyond float64's range.
     bins : int, default 60
         Number of equal-width bins over the range of both classes (at most 1,000,000).
     ax : matplotlib.axes.Axes, optional
@@ -503,11 +504,13 @@ def plot_score_distributions(
         ax.hist(values, bins=edges, density=True, histtype="step", color=color, label=label)
     for i, (label, value) in enumerate(marks.items()):
         style = {"color": "0.2", "linestyle": LINESTYLES[i % len(LINESTYLES)], "label": _shown(label)}
-        if math.isinf(value):  # at x = inf matplotlib drew nothing, and the legend named the line
-            edge = float(value > 0)
+        with np.errstate(over="ignore"):  # 1e10 in units of 2**-995 (scores near 1e-300) is beyond float64
+            at = float(np.ldexp(value, -exponent))
+        if math.isinf(at):  # at x = inf matplotlib drew nothing, and the legend named the line
+            edge = float(at > 0)
             ax.plot([edge, edge], [0.0, 1.0], transform=ax.transAxes, clip_on=False, **style)
         else:
-            ax.axvline(np.ldexp(value, -exponent), **style)
+            ax.axvline(at, **style)
     ax.set_xlabel("score" if exponent == 0 else f"score / 2^{exponent}")
     ax.set_ylabel("density")
     entries = 2 + len(marks)  # in columns, as _legend draws them: 30 thresholds in one ran off the figure

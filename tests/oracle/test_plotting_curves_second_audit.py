@@ -123,3 +123,20 @@ def test_a_non_whole_value_is_never_written_like_a_whole_one():
         reads_whole = re.fullmatch(r"-?\d+", text) is not None
         assert reads_whole == (Fraction(float(value)).denominator == 1), (value, text)
 
+
+def test_score_distributions_draw_a_threshold_beyond_the_scaled_range_on_the_edge():
+    """Scores near 1e-300 are drawn in units of 2**-995; a threshold of 1e10 is 2**995 * 1e10 in
+    them, beyond float64: NumPy warned of an overflow and axvline at inf drew nothing, while
+    the legend named the line. It is above every score: drawn on the right edge, as +inf is
+    (and -1e10 on the left edge)."""
+    mated, nonmated = np.array([1e-300, 2e-300]), np.array([0.0, 1e-300])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ax = plotting.plot_score_distributions(mated, nonmated, thresholds={"high": 1e10, "low": -1e10, "t": 1.5e-300})
+    lines = {line.get_label(): line for line in ax.lines}
+    for label, edge in (("high", 1.0), ("low", 0.0)):
+        assert lines[label].get_transform() is ax.transAxes
+        assert list(lines[label].get_xdata()) == [edge, edge]
+    assert lines["t"].get_xdata()[0] == np.ldexp(1.5e-300, 995) and ax.get_xlabel() == "score / 2^-995"
+
+
