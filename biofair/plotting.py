@@ -675,7 +675,8 @@ def plot_det(
         (FMR 0.7 with ``max_rate=0.5``), on the right or top. The points are placed when the
         figure is drawn: one that a later curve's wider range holds is a dot at its place.
     max_rate : float, default 0.95
-        Upper end of both axes, in (1e-6, 1): above the lowest rate the axes show, below 1.
+        Upper end of both axes, in (1e-6, 1 - 1e-6): above the lowest rate the axes show, and
+        below the place of rates of 1 (drawn at 1 - 5e-7, beyond the axes).
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure's if omitted.
     **line_kwargs
@@ -690,7 +691,7 @@ def plot_det(
     Raises
     ------
     ValueError
-        When ``max_rate`` lies outside (1e-6, 1); when ``mated`` or ``nonmated`` is empty, is
+        When ``max_rate`` lies outside (1e-6, 1 - 1e-6); when ``mated`` or ``nonmated`` is empty, is
         not one-dimensional, or holds a NaN or infinite score, a masked value or an integer
         beyond ``±2**53``; or when ``thresholds`` is empty, not flat, or holds a NaN or a value
         float64 does not hold exactly.
@@ -737,6 +738,9 @@ def plot_det(
     ['A']
     """
     max_rate = as_number(max_rate, "max_rate", low=min(_DET_TICKS), high=1.0, open_low=True, open_high=True)
+    if max_rate >= 1 - min(_DET_TICKS):
+        raise ValueError(f"max_rate must lie below 1 - 1e-6 = 0.999999, got {max_rate!r}: rates of 1 are drawn at "
+                         "1 - 5e-7, beyond the axes, and axes reaching above 0.999999 would show them as rates")
     counts = error_counts(mated, nonmated)  # checked before a figure is made: none is left open
     points = None if thresholds is None else fmr_fnmr(mated, nonmated, as_thresholds(thresholds, flat=True))
     ax = _axes(ax)

@@ -140,3 +140,27 @@ def test_score_distributions_draw_a_threshold_beyond_the_scaled_range_on_the_edg
     assert lines["t"].get_xdata()[0] == np.ldexp(1.5e-300, 995) and ax.get_xlabel() == "score / 2^-995"
 
 
+MATED, NONMATED = np.array([0.0, 1.0, 2.0, 3.0]), np.array([-1.0, 0.5, 1.5, 2.5, 4.0])
+
+
+@pytest.mark.parametrize("max_rate", [0.9999999, 1 - 2**-53, 0.999999])
+def test_det_refuses_a_max_rate_where_rates_of_1_would_show(max_rate):
+    """Rates of 1 are drawn at 1 - 5e-7, beyond the axes; max_rate=0.9999999 was accepted and
+    put them inside: the DET of MATED, NONMATED showed a point at FMR 0.2, FNMR 0.9999995 that
+    no threshold gives (FNMR 1 there), and FMR 1 at 0.9999995."""
+    message = f"max_rate must lie below 1 - 1e-6 = 0.999999, got {max_rate!r}: rates of 1 are drawn at 1 - 5e-7"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
+        plotting.plot_det(MATED, NONMATED, max_rate=max_rate)
+    assert plt.get_fignums() == []
+
+
+@pytest.mark.parametrize("max_rate", [0.5, 0.95, 0.999998])
+def test_det_draws_inside_its_axes_only_points_of_the_curve(max_rate):
+    """Every vertex drawn inside the axes is a point of det_curve (rates in (0, 1))."""
+    ax = plotting.plot_det(MATED, NONMATED, max_rate=max_rate)
+    curve = bf.det_curve(MATED, NONMATED)
+    truth = {(f, m) for f, m in zip(curve.fmr.tolist(), curve.fnmr.tolist())}
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    for x, y in ax.lines[0].get_xydata():
+        if x0 <= x <= x1 and y0 <= y <= y1:
+            assert any(abs(ndtr(x) - f) < 1e-12 and abs(ndtr(y) - m) < 1e-12 for f, m in truth), (ndtr(x), ndtr(y))
