@@ -58,6 +58,8 @@ def test_the_e_notation_oracle_agrees_with_format_rate_on_floats(rate, digits):
     np.longdouble(2) ** 16000,  # a finite long double above it: was "rate must be finite"
     10**400,  # was OverflowError: int too large to convert to float
     Fraction(1, 3),
+    Fraction(3, 4) - Fraction(1, 10**30),  # float() rounded it to 0.75, and 0.75 to "8e-1": twice
+    np.longdouble(0.75) - np.longdouble(2) ** -62,
 ])
 def test_format_rate_writes_rates_float64_cannot_hold_as_they_are(rate, digits):
     """format_rate went through float(rate): a positive rate below 2**-1075 (a Fraction, a long
