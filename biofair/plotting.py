@@ -1100,7 +1100,8 @@ def plot_cross_group_fmr(
         When ``fmr`` has no cells or a rate outside [0, 1] (``±inf`` included); when ``pairs``
         has other rows or columns than ``fmr``, or a cell with a rate whose count of pairs is
         not a whole number of at least 1, or whose rate times that count is not a whole
-        number of false matches.
+        number of false matches (to the precision of the rates' dtype: float32 rates are
+        ``k / n`` to about 1e-7).
 
     See Also
     --------
@@ -1159,7 +1160,11 @@ def plot_cross_group_fmr(
                 raise ValueError(f"pairs must hold a whole number of at least 1 pair in each cell with a rate, "
                                  f"got {float(counts[bad][0])!r} at {cell(bad)}")
             matches = values * counts
-            off = rated & (np.abs(matches - np.round(matches)) > 1e-9 * np.maximum(matches, 1.0))
+            # k / n held in float32 is k / n to float32's precision (1 / 1000 times 1000 is 1.00000005):
+            # the slack is the rates' own, and far above float64's rounding
+            slack = max([1e-9, *(float(np.finfo(np.dtype(getattr(dtype, "numpy_dtype", dtype))).eps)
+                                 for dtype in fmr.dtypes if dtype.kind == "f")])
+            off = rated & (np.abs(matches - np.round(matches)) > slack * np.maximum(matches, 1.0))
         if off.any():
             raise ValueError(
                 f"fmr {float(values[off][0])!r} at {cell(off)} is not a whole number of false matches out of "

@@ -166,3 +166,27 @@ def test_det_draws_inside_its_axes_only_points_of_the_curve(max_rate):
     for x, y in ax.lines[0].get_xydata():
         if x0 <= x <= x1 and y0 <= y <= y1:
             assert any(abs(ndtr(x) - f) < 1e-12 and abs(ndtr(y) - m) < 1e-12 for f, m in truth), (ndtr(x), ndtr(y))
+
+
+FALSE_MATCHES = np.array([[1, 7], [0, 333]])
+PAIRS = np.array([[1_000, 3_000], [2_000, 99_991]])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, "Float32"])
+def test_cross_group_heatmap_reads_rates_held_in_float32_as_the_counts_they_are(dtype):
+    """A float32 table of k / n with its pairs was refused: "fmr 0.0010000000474974513 at [0, 0]
+    is not a whole number of false matches out of 1,000 pairs (1)", though it is 1 / 1000 (the
+    check allowed float64's rounding only). The labels give the counts of exact arithmetic."""
+    fmr = pd.DataFrame(FALSE_MATCHES / PAIRS).astype(dtype)
+    ax = plotting.plot_cross_group_fmr(fmr, pairs=pd.DataFrame(PAIRS))
+    expected = [f"{plotting.format_rate(float(rate))}\n{k:,} / {n:,}"
+                for rate, k, n in zip(fmr.to_numpy(dtype=float).ravel(), FALSE_MATCHES.ravel(), PAIRS.ravel())]
+    assert [text.get_text() for text in ax.texts] == expected
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cross_group_heatmap_still_refuses_a_rate_no_count_of_the_pairs_gives(dtype):
+    fmr = pd.DataFrame(FALSE_MATCHES / PAIRS).astype(dtype)
+    fmr.iloc[0, 0] = 1.5 / 1_000
+    with pytest.raises(ValueError, match=r"at \[0, 0\] is not a whole number of false matches out of 1,000 pairs"):
+        plotting.plot_cross_group_fmr(fmr, pairs=pd.DataFrame(PAIRS))
