@@ -820,9 +820,10 @@ def plot_roc(
 
     Notes
     -----
-    The FMR axis starts at ``1/N``, the smallest non-zero FMR the data can show (0.1 for a
-    single non-mated score, whose only such FMR is 1; or lower, to keep another ROC's range;
-    what was drawn on a linear x axis before is not kept). Points
+    The FMR axis starts at ``1/N``, the smallest non-zero FMR the data can show, or at 0.1
+    when that is lower (fewer than 10 non-mated scores: a single one's only such FMR is 1, and
+    a log axis needs a range), or lower still, to keep another ROC's range (what was drawn on
+    a linear x axis before is not kept). Points
     of FMR 0 cannot be shown on the log axis and are left out; when a single point remains
     (e.g. every non-mated score ties, so that FMR is 0 or 1) it is drawn as a dot. The TMR
     axis reaches a little beyond 0 and 1, so that a curve at TMR = 1 (a perfectly separated
