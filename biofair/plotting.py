@@ -591,6 +591,21 @@ def _corners(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return keep
 
 
+def _through_box(x: np.ndarray, y: np.ndarray, xlim: tuple[float, float], ylim: tuple[float, float]) -> bool:
+    """Whether the polyline through ``(x, y)`` runs through the inside of the box ``xlim`` by
+    ``ylim``, not only along or beyond its edges: each segment is cut to the box at once
+    (Liang-Barsky), as the part ``enter < t < leave`` of ``start + t * step``, t in [0, 1]."""
+    enter, leave = np.zeros(x.size - 1), np.ones(x.size - 1)
+    for values, (low, high) in ((x, sorted(xlim)), (y, sorted(ylim))):
+        start, step = values[:-1], np.diff(values)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            at_low, at_high = (low - start) / step, (high - start) / step
+        within = (low < start) & (start < high)  # a segment parallel to these edges: inside for every t or none
+        enter = np.maximum(enter, np.where(step == 0, np.where(within, 0.0, np.inf), np.minimum(at_low, at_high)))
+        leave = np.minimum(leave, np.where(step == 0, np.where(within, 1.0, -np.inf), np.maximum(at_low, at_high)))
+    return bool(np.any(leave - enter > 1e-9))  # more than a touch of a corner (rounding of its crossing)
+
+
 def _probit_axis(ax: Axes, axis: str, n_comparisons: int, upper: float) -> None:
     """Probit axis from the data's resolution (1/n, as a decade, at least 1e-6) to ``upper``.
 
@@ -663,9 +678,9 @@ def plot_det(
     mated, nonmated : array_like
         Scores of mated (genuine) and non-mated (impostor) comparisons.
     label : str, optional
-        Legend entry of the curve. When no point of the curve lies inside the axes (a group
-        of a few comparisons: with 2 mated ones FNMR is 0, 0.5 or 1), the entry says so and
-        gives the group's counts: ``"A (off the axes: 2 mated, 3 non-mated)"``.
+        Legend entry of the curve. When no part of the curve as drawn lies inside the axes (a
+        group of a few comparisons: with 2 mated ones FNMR is 0, 0.5 or 1), the entry says so
+        and gives the group's counts: ``"A (off the axes: 2 mated, 3 non-mated)"``.
     thresholds : array_like, optional
         Thresholds whose operating points (FMR, FNMR) are marked on the curve with a dot of
         the curve's colour, e.g. one threshold shared by every group. A point the axes'
@@ -714,9 +729,9 @@ def plot_det(
     bring them into view. When a threshold separates the classes perfectly (FMR = FNMR = 0
     there), every point of the curve has a rate of 0 or 1 and lies beyond the axes: a dot of
     the curve's colour is drawn in the lower-left corner instead, and the legend shows that
-    dot for the curve. Whether any point lies
-    inside the axes (for the legend's note) is decided with the range they have when the
-    curve is drawn. Tick labels (in percent)
+    dot for the curve. Whether any part of the line lies
+    inside the axes (for the legend's note; a line between two points beyond them may cross
+    them) is decided with the range they have when the curve is drawn. Tick labels (in percent)
     are thinned when the figure is drawn so that they never overlap. A labelled curve
     enters the legend while the axes holds at most ``MAX_LEGEND_ENTRIES`` labelled curves,
     in columns of at most 10; with more, no legend is drawn, and a note in the corner says so
@@ -751,17 +766,11 @@ def plot_det(
     clip = min(_DET_TICKS) / 2
     drawn = _corners(counts.false_matches, counts.false_non_matches)
     separated = np.any((counts.false_matches == 0) & (counts.false_non_matches == 0))
-    (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
-    x, y = ndtri(counts.fmr), ndtri(counts.fnmr)  # every point, those inside a straight run too
-    if label is not None and not separated and not np.any((x0 < x) & (x < x1) & (y0 < y) & (y < y1)):
+    x, y = ndtri(np.clip(counts.fmr[drawn], clip, 1 - clip)), ndtri(np.clip(counts.fnmr[drawn], clip, 1 - clip))
+    if label is not None and not separated and not _through_box(x, y, ax.get_xlim(), ax.get_ylim()):
         # a few comparisons (2 mated: FNMR 0, 0.5 or 1) leave the curve beyond or on the frame
         label = f"{label} (off the axes: {counts.n_mated:,} mated, {counts.n_nonmated:,} non-mated)"
-    (line,) = ax.plot(
-        ndtri(np.clip(counts.fmr[drawn], clip, 1 - clip)),
-        ndtri(np.clip(counts.fnmr[drawn], clip, 1 - clip)),
-        label=None if separated else _shown(label),
-        **line_kwargs,
-    )
+    (line,) = ax.plot(x, y, label=None if separated else _shown(label), **line_kwargs)
     if points is not None:
         ax.add_line(_OperatingPoints(ax, np.ravel(points.fmr), np.ravel(points.fnmr), color=line.get_color(),
                                      zorder=line.get_zorder() + 1))

@@ -190,3 +190,33 @@ def test_cross_group_heatmap_still_refuses_a_rate_no_count_of_the_pairs_gives(dt
     fmr.iloc[0, 0] = 1.5 / 1_000
     with pytest.raises(ValueError, match=r"at \[0, 0\] is not a whole number of false matches out of 1,000 pairs"):
         plotting.plot_cross_group_fmr(fmr, pairs=pd.DataFrame(PAIRS))
+
+
+def drawn_inside(ax, line) -> bool:
+    """Whether some of ``line`` as drawn lies strictly inside the axes' limits: 10,001 points on
+    each of its segments, tested one by one."""
+    (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+    vertices = line.get_xydata()
+    t = np.linspace(0.0, 1.0, 10_001)[:, None]
+    for start, end in zip(vertices[:-1], vertices[1:]):
+        x, y = (start + t * (end - start)).T
+        if np.any((x0 < x) & (x < x1) & (y0 < y) & (y < y1)):
+            return True
+    return False
+
+
+@pytest.mark.parametrize(("mated", "nonmated", "max_rate"), [
+    ([0.0, 0.0], [0.0, 0.0, 0.0], 0.95),  # all tied: the line from (FMR 1, FNMR 0) to (0, 1) crosses the axes
+    ([0.0, 3.0, 3.0], [0.0], 0.95),  # a tie's diagonal from (100 %, 0) to (0, 33 %) across the axes
+    ([0.0, 0.0], [0.0, 0.0, 0.0], 0.5),  # the same line only touches the corner (50 %, 50 %)
+    ([1.0, 2.0], [0.5, 1.5, 2.5], 0.5),  # along the top edge and beyond it
+])
+def test_det_legend_says_off_the_axes_exactly_when_no_part_of_the_line_is_inside(mated, nonmated, max_rate):
+    """The note was decided by the vertices alone: all-tied scores draw a straight line from
+    FMR 100 %, FNMR 0 to FMR 0, FNMR 100 %, across the middle of the axes, and the legend said
+    'A (off the axes: 2 mated, 3 non-mated)' beside it."""
+    ax = plotting.plot_det(mated, nonmated, label="A", max_rate=max_rate)
+    inside = drawn_inside(ax, ax.lines[0])
+    note = f"A (off the axes: {len(mated)} mated, {len(nonmated)} non-mated)"
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == ["A" if inside else plotting._plain(note)]
+    assert inside == (max_rate == 0.95)
