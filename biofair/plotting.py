@@ -9,11 +9,14 @@ Read more in the chapter "Compute error rates from scores" (``notebooks/01``).
 
 from __future__ import annotations
 
+import decimal
 import functools
 import math
+import numbers
 import textwrap
 import weakref
 from collections.abc import Hashable, Iterable, Mapping
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
@@ -79,7 +82,9 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
 
     Tables: pandas prints every float that is a whole number without decimals (a count stored
     as a float reads 275488, not 275488.000000) and every other float to four significant
-    digits (0.9594, 1.234e-05: a small rate never shows as 0.0000). In a Jupyter notebook a
+    digits (0.9594, 1.234e-05: a small rate never shows as 0.0000), and never as a whole
+    number reads: a TMR of 0.99996 shows as 1.000, not as the 1 of a TMR of exactly 1, and
+    1234.56 as 1235., not as the count 1235. In a Jupyter notebook a
     table's missing value (NaN, ``<NA>``, None) is an empty cell: in a tidy summary it marks
     a column that does not apply to the row (no interval, no target FMR), and a column of
     "NaN" would read as a failed computation. Only the display changes, never a value.
@@ -149,24 +154,30 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
 
 
 def _table_number(value: float) -> str:
-    """A float as a table cell: whole numbers without decimals, others to 4 significant digits."""
+    """A float as a table cell: whole numbers without decimals, others to 4 significant digits
+    and never as a whole number reads."""
     if abs(value) < 1e15 and value == round(value):
-        return f"{value:.0f}"
-    return f"{value:.4g}"
+        return f"{value + 0.0:.0f}"  # + 0.0: -0.0 reads 0, not -0
+    text = f"{value:.4g}"
+    # %g drops trailing zeros: 0.99996 read "1", as a TMR of exactly 1 does; keep them and the point
+    return f"{value:#.4g}" if text.lstrip("-").isdigit() else text
 
 
 def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
     """A rate in e-notation as the book writes it: ``1.5e-4``, not Python's ``1.5e-04``.
 
-    The rate is rounded to ``digits`` significant digits, ``format(rate, f".{digits - 1}e")``,
-    and its exponent written without a sign for positive powers or leading zeros: 1e-3,
-    2.5e-3, 1.234e-5. Zero is written ``0``. The book uses it for rates in prose, table
+    The rate is rounded once, from the exact value it holds, to ``digits`` significant digits
+    (half to even; for a float, ``format(rate, f".{digits - 1}e")``), and its exponent written
+    without a sign for positive powers or leading zeros: 1e-3, 2.5e-3, 1.234e-5. Zero is
+    written ``0``, and only zero: a ``Fraction`` or long double below float64's range keeps
+    its digits (``Fraction(1, 10**400)`` is 1.0e-400). The book uses it for rates in prose, table
     cells and figure labels.
 
     Parameters
     ----------
     rate : float
-        The value to write; any finite real number (rates, gaps and their intervals).
+        The value to write; any finite real number (rates, gaps and their intervals), a
+        Python integer, ``Fraction`` or NumPy long double beyond float64's range included.
     digits : int, default 2
         Significant digits, at least 1. One digit rounds a target such as 2.5e-3 to 3e-3 (and
         1.5e-3 to 2e-3): give two for such a target.
@@ -206,14 +217,31 @@ def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
     if not is_real_number(rate):
         raise TypeError(f"rate must be a real number, got {rate!r}")
     digits = as_count(digits, "digits")
-    if not math.isfinite(rate):
+    exact = _exact_fraction(rate)
+    if exact is None:
         raise ValueError(f"rate must be finite, got {rate!r}")
-    if rate == 0:
+    if exact == 0:
         return "0"
-    mantissa, exponent = f"{float(rate):.{digits - 1}e}".split("e")
+    # rounded once, from the exact value: through float(rate), a Fraction or long double
+    # below float64's range read "0.0e0", one above it was refused, and a Fraction's digits
+    # beyond the 17th were its float's
+    context = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN, Emin=decimal.MIN_EMIN,
+                              Emax=decimal.MAX_EMAX)
+    rounded = context.divide(decimal.Decimal(exact.numerator), decimal.Decimal(exact.denominator))
+    mantissa, exponent = f"{rounded:.{digits - 1}e}".split("e")
     if trim and "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")
     return f"{mantissa}e{int(exponent)}"
+
+
+def _exact_fraction(rate: numbers.Real) -> Fraction | None:
+    """A real number as the fraction it holds exactly (a float's binary value, a long double's
+    too, an integer beyond float64's range), or None when it is NaN or infinite."""
+    if isinstance(rate, numbers.Rational):  # int, NumPy integers, Fraction: always finite
+        return Fraction(int(rate.numerator), int(rate.denominator))
+    if not np.isfinite(rate):
+        return None
+    return Fraction(*rate.as_integer_ratio()) if hasattr(rate, "as_integer_ratio") else Fraction(float(rate))
 
 
 def _html_table(frame: pd.DataFrame) -> str | None:
@@ -412,7 +440,8 @@ def plot_score_distributions(
     thresholds : mapping of str to float, optional
         Label (e.g. ``"FMR = 1e-3"``) to threshold; each is drawn as a vertical line. NaN
         is an error; ``+inf`` (no score matches) is drawn on the right edge of the axes and
-        ``-inf`` (every score matches) on the left edge, beyond every score.
+        ``-inf`` (every score matches) on the left edge, beyond every score, and so is a finite
+        threshold that the scores' units (see Returns) put beyond float64's range.
     bins : int, default 60
         Number of equal-width bins over the range of both classes (at most 1,000,000).
     ax : matplotlib.axes.Axes, optional
@@ -475,11 +504,13 @@ def plot_score_distributions(
         ax.hist(values, bins=edges, density=True, histtype="step", color=color, label=label)
     for i, (label, value) in enumerate(marks.items()):
         style = {"color": "0.2", "linestyle": LINESTYLES[i % len(LINESTYLES)], "label": _shown(label)}
-        if math.isinf(value):  # at x = inf matplotlib drew nothing, and the legend named the line
-            edge = float(value > 0)
+        with np.errstate(over="ignore"):  # 1e10 in units of 2**-995 (scores near 1e-300) is beyond float64
+            at = float(np.ldexp(value, -exponent))
+        if math.isinf(at):  # at x = inf matplotlib drew nothing, and the legend named the line
+            edge = float(at > 0)
             ax.plot([edge, edge], [0.0, 1.0], transform=ax.transAxes, clip_on=False, **style)
         else:
-            ax.axvline(np.ldexp(value, -exponent), **style)
+            ax.axvline(at, **style)
     ax.set_xlabel("score" if exponent == 0 else f"score / 2^{exponent}")
     ax.set_ylabel("density")
     entries = 2 + len(marks)  # in columns, as _legend draws them: 30 thresholds in one ran off the figure
@@ -560,6 +591,21 @@ def _corners(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return keep
 
 
+def _through_box(x: np.ndarray, y: np.ndarray, xlim: tuple[float, float], ylim: tuple[float, float]) -> bool:
+    """Whether the polyline through ``(x, y)`` runs through the inside of the box ``xlim`` by
+    ``ylim``, not only along or beyond its edges: each segment is cut to the box at once
+    (Liang-Barsky), as the part ``enter < t < leave`` of ``start + t * step``, t in [0, 1]."""
+    enter, leave = np.zeros(x.size - 1), np.ones(x.size - 1)
+    for values, (low, high) in ((x, sorted(xlim)), (y, sorted(ylim))):
+        start, step = values[:-1], np.diff(values)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            at_low, at_high = (low - start) / step, (high - start) / step
+        within = (low < start) & (start < high)  # a segment parallel to these edges: inside for every t or none
+        enter = np.maximum(enter, np.where(step == 0, np.where(within, 0.0, np.inf), np.minimum(at_low, at_high)))
+        leave = np.minimum(leave, np.where(step == 0, np.where(within, 1.0, -np.inf), np.maximum(at_low, at_high)))
+    return bool(np.any(leave - enter > 1e-9))  # more than a touch of a corner (rounding of its crossing)
+
+
 def _probit_axis(ax: Axes, axis: str, n_comparisons: int, upper: float) -> None:
     """Probit axis from the data's resolution (1/n, as a decade, at least 1e-6) to ``upper``.
 
@@ -632,9 +678,9 @@ def plot_det(
     mated, nonmated : array_like
         Scores of mated (genuine) and non-mated (impostor) comparisons.
     label : str, optional
-        Legend entry of the curve. When no point of the curve lies inside the axes (a group
-        of a few comparisons: with 2 mated ones FNMR is 0, 0.5 or 1), the entry says so and
-        gives the group's counts: ``"A (off the axes: 2 mated, 3 non-mated)"``.
+        Legend entry of the curve. When no part of the curve as drawn lies inside the axes (a
+        group of a few comparisons: with 2 mated ones FNMR is 0, 0.5 or 1), the entry says so
+        and gives the group's counts: ``"A (off the axes: 2 mated, 3 non-mated)"``.
     thresholds : array_like, optional
         Thresholds whose operating points (FMR, FNMR) are marked on the curve with a dot of
         the curve's colour, e.g. one threshold shared by every group. A point the axes'
@@ -644,7 +690,8 @@ def plot_det(
         (FMR 0.7 with ``max_rate=0.5``), on the right or top. The points are placed when the
         figure is drawn: one that a later curve's wider range holds is a dot at its place.
     max_rate : float, default 0.95
-        Upper end of both axes, in (1e-6, 1): above the lowest rate the axes show, below 1.
+        Upper end of both axes, in (1e-6, 1 - 1e-6): above the lowest rate the axes show, and
+        below the place of rates of 1 (drawn at 1 - 5e-7, beyond the axes).
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure's if omitted.
     **line_kwargs
@@ -659,7 +706,7 @@ def plot_det(
     Raises
     ------
     ValueError
-        When ``max_rate`` lies outside (1e-6, 1); when ``mated`` or ``nonmated`` is empty, is
+        When ``max_rate`` lies outside (1e-6, 1 - 1e-6); when ``mated`` or ``nonmated`` is empty, is
         not one-dimensional, or holds a NaN or infinite score, a masked value or an integer
         beyond ``±2**53``; or when ``thresholds`` is empty, not flat, or holds a NaN or a value
         float64 does not hold exactly.
@@ -682,9 +729,9 @@ def plot_det(
     bring them into view. When a threshold separates the classes perfectly (FMR = FNMR = 0
     there), every point of the curve has a rate of 0 or 1 and lies beyond the axes: a dot of
     the curve's colour is drawn in the lower-left corner instead, and the legend shows that
-    dot for the curve. Whether any point lies
-    inside the axes (for the legend's note) is decided with the range they have when the
-    curve is drawn. Tick labels (in percent)
+    dot for the curve. Whether any part of the line lies
+    inside the axes (for the legend's note; a line between two points beyond them may cross
+    them) is decided with the range they have when the curve is drawn. Tick labels (in percent)
     are thinned when the figure is drawn so that they never overlap. A labelled curve
     enters the legend while the axes holds at most ``MAX_LEGEND_ENTRIES`` labelled curves,
     in columns of at most 10; with more, no legend is drawn, and a note in the corner says so
@@ -706,6 +753,9 @@ def plot_det(
     ['A']
     """
     max_rate = as_number(max_rate, "max_rate", low=min(_DET_TICKS), high=1.0, open_low=True, open_high=True)
+    if max_rate >= 1 - min(_DET_TICKS):
+        raise ValueError(f"max_rate must lie below 1 - 1e-6 = 0.999999, got {max_rate!r}: rates of 1 are drawn at "
+                         "1 - 5e-7, beyond the axes, and axes reaching above 0.999999 would show them as rates")
     counts = error_counts(mated, nonmated)  # checked before a figure is made: none is left open
     points = None if thresholds is None else fmr_fnmr(mated, nonmated, as_thresholds(thresholds, flat=True))
     ax = _axes(ax)
@@ -716,17 +766,11 @@ def plot_det(
     clip = min(_DET_TICKS) / 2
     drawn = _corners(counts.false_matches, counts.false_non_matches)
     separated = np.any((counts.false_matches == 0) & (counts.false_non_matches == 0))
-    (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
-    x, y = ndtri(counts.fmr), ndtri(counts.fnmr)  # every point, those inside a straight run too
-    if label is not None and not separated and not np.any((x0 < x) & (x < x1) & (y0 < y) & (y < y1)):
+    x, y = ndtri(np.clip(counts.fmr[drawn], clip, 1 - clip)), ndtri(np.clip(counts.fnmr[drawn], clip, 1 - clip))
+    if label is not None and not separated and not _through_box(x, y, ax.get_xlim(), ax.get_ylim()):
         # a few comparisons (2 mated: FNMR 0, 0.5 or 1) leave the curve beyond or on the frame
         label = f"{label} (off the axes: {counts.n_mated:,} mated, {counts.n_nonmated:,} non-mated)"
-    (line,) = ax.plot(
-        ndtri(np.clip(counts.fmr[drawn], clip, 1 - clip)),
-        ndtri(np.clip(counts.fnmr[drawn], clip, 1 - clip)),
-        label=None if separated else _shown(label),
-        **line_kwargs,
-    )
+    (line,) = ax.plot(x, y, label=None if separated else _shown(label), **line_kwargs)
     if points is not None:
         ax.add_line(_OperatingPoints(ax, np.ravel(points.fmr), np.ravel(points.fnmr), color=line.get_color(),
                                      zorder=line.get_zorder() + 1))
@@ -785,9 +829,10 @@ def plot_roc(
 
     Notes
     -----
-    The FMR axis starts at ``1/N``, the smallest non-zero FMR the data can show (0.1 for a
-    single non-mated score, whose only such FMR is 1; or lower, to keep another ROC's range;
-    what was drawn on a linear x axis before is not kept). Points
+    The FMR axis starts at ``1/N``, the smallest non-zero FMR the data can show, or at 0.1
+    when that is lower (fewer than 10 non-mated scores: a single one's only such FMR is 1, and
+    a log axis needs a range), or lower still, to keep another ROC's range (what was drawn on
+    a linear x axis before is not kept). Points
     of FMR 0 cannot be shown on the log axis and are left out; when a single point remains
     (e.g. every non-mated score ties, so that FMR is 0 or 1) it is drawn as a dot. The TMR
     axis reaches a little beyond 0 and 1, so that a curve at TMR = 1 (a perfectly separated
@@ -1065,7 +1110,8 @@ def plot_cross_group_fmr(
         When ``fmr`` has no cells or a rate outside [0, 1] (``±inf`` included); when ``pairs``
         has other rows or columns than ``fmr``, or a cell with a rate whose count of pairs is
         not a whole number of at least 1, or whose rate times that count is not a whole
-        number of false matches.
+        number of false matches (to the precision of the rates' dtype: float32 rates are
+        ``k / n`` to about 1e-7).
 
     See Also
     --------
@@ -1124,7 +1170,11 @@ def plot_cross_group_fmr(
                 raise ValueError(f"pairs must hold a whole number of at least 1 pair in each cell with a rate, "
                                  f"got {float(counts[bad][0])!r} at {cell(bad)}")
             matches = values * counts
-            off = rated & (np.abs(matches - np.round(matches)) > 1e-9 * np.maximum(matches, 1.0))
+            # k / n held in float32 is k / n to float32's precision (1 / 1000 times 1000 is 1.00000005):
+            # the slack is the rates' own, and far above float64's rounding
+            slack = max([1e-9, *(float(np.finfo(np.dtype(getattr(dtype, "numpy_dtype", dtype))).eps)
+                                 for dtype in fmr.dtypes if dtype.kind == "f")])
+            off = rated & (np.abs(matches - np.round(matches)) > slack * np.maximum(matches, 1.0))
         if off.any():
             raise ValueError(
                 f"fmr {float(values[off][0])!r} at {cell(off)} is not a whole number of false matches out of "
