@@ -288,14 +288,20 @@ class _LeaveOneOut:
 
 
 def _groups(units: NDArray[np.intp], order: NDArray | None = None) -> list[NDArray[np.intp]]:
-    """Each unit alone, or, for more than :data:`JACKKNIFE_GROUPS` units, that many groups:
-    the unit of rank ``r`` in ``order`` (scores; the units' own order without it) in group
-    ``r mod G``, so that every group spans the whole range and the groups do not depend on the
-    rows' order (except among tied scores)."""
+    """Each unit alone, or, for more than :data:`JACKKNIFE_GROUPS` units, that many groups
+    drawn at random, as Efron and Narasimhan's bcajack draws them: the unit of rank ``r`` in
+    ``order`` (scores; the units' own order without it) in group ``π(r) mod G``, ``π`` a
+    permutation of the ranks fixed by their number (the same groups on every call, and
+    independent of the rows' order except among tied scores). Groups of the ranks ``r``,
+    ``r + G``, ... (each spanning the whole range) leave out nearly the same share of every
+    part of the distribution, so their leave-out values hardly vary, and their skewness is not
+    the sample's: the acceleration of the mean of 20,000 exponential scores was 0.0046, twice
+    the plain jackknife's 0.0023 (random groups: 0.0022)."""
     if units.size <= JACKKNIFE_GROUPS:
         return [units[i : i + 1] for i in range(units.size)]
     ranked = units if order is None else units[np.argsort(order, kind="stable")]
-    return [ranked[g::JACKKNIFE_GROUPS] for g in range(JACKKNIFE_GROUPS)]
+    shuffled = ranked[np.random.default_rng(0).permutation(ranked.size)]
+    return [shuffled[g::JACKKNIFE_GROUPS] for g in range(JACKKNIFE_GROUPS)]
 
 
 def jackknife_rows(sample: Sample, unit: Unit) -> list[_LeaveOneOut]:

@@ -356,8 +356,9 @@ def bootstrap(
     both units: its BCa interval needs no evaluation per comparison, which made it
     quadratic (41 s at 30,000 comparisons). Any other statistic (the EER, minDCF)
     is evaluated once per left-out unit, or per left-out group beyond 1,000 units: the
-    jackknife then leaves out the units of rank ``r``, ``r + 1000``, ... in their class's score
-    order (clusters in their sorted order), and each group counts as one unit in the
+    jackknife then leaves out 1,000 groups drawn at random (a permutation of the units' ranks
+    in their class's score order, or of the clusters in their sorted order, fixed by their
+    number: the same groups on every call), and each group counts as one unit in the
     acceleration, as in Efron and Narasimhan's grouped jackknife. Exact leave-one-out took
     10 s for the EER of 11,000 comparisons, and about 17 minutes at 110,000.
 
