@@ -625,7 +625,9 @@ def _mixed_bob_problem(path: Path, where: str, saw: int, expected: int) -> str:
 def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None, format: _ScoreFormat,
               decimal: str) -> pd.DataFrame:
     try:
-        table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#", compression=compression)
+        # ids as written ("NA" and "null" name subjects); only a field a short line lacks is missing
+        table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#", compression=compression,
+                            keep_default_na=False, na_values=[""])
     except pd.errors.ParserError as error:  # pandas counts every line, blank lines and comments too
         if found := re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(error)):
             expected, line, saw = map(int, found.groups())
