@@ -28,7 +28,17 @@ import pandas as pd
 
 from biofair._direction import warn_if_reversed
 from biofair._typing import By, MissingGroups, OneClassGroups
-from biofair._validation import check_choice, check_flag, how_many, inexact_integers, is_blank, is_real_dtype, quoted, shell_option
+from biofair._validation import (
+    EXACT_INTEGER_LIMIT,
+    check_choice,
+    check_flag,
+    how_many,
+    inexact_integers,
+    is_blank,
+    is_real_dtype,
+    quoted,
+    shell_option,
+)
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.groups import (
@@ -349,8 +359,8 @@ def _refuse_repeated_header(table: pd.DataFrame, names: list[str], score: str, p
     """Refuse a CSV file whose header line comes again among its data rows, as files joined
     with their headers (``cat a.csv b.csv``) have it: the error was of a score column that is
     not numeric, with the word 'score' as the value."""
-    if score not in table.columns or pd.api.types.is_numeric_dtype(table[score]):
-        return  # a header repeated would have left its name in the score column
+    if score not in table.columns or not pd.api.types.is_string_dtype(table[score]):
+        return  # a header repeated would have left its name in the score column (not numbers, nor Python ints)
     again = np.array(table[score].str.removeprefix(_BOM) == score, dtype=bool)  # the few candidates, then their rows
     marked = False
     if again.any():
@@ -671,6 +681,34 @@ def _unparsed(values: pd.Series, decimal: str) -> tuple[pd.Series, np.ndarray]:
     return numbers, (numbers.isna() & values.notna() & ~words).to_numpy()
 
 
+#: The digits of 2**53: float64 holds every integer up to it, and not 2**53 + 1.
+_EXACT_DIGITS = str(EXACT_INTEGER_LIMIT)
+
+
+def _rounded_integers_problem(values: pd.Series, what: str) -> str:
+    """The problem ("" if none) of scores written as integers beyond ±2**53 (as text, or as
+    the Python ints pandas keeps beyond int64), which float64 rounds (9007199254740993 to
+    ...992, 99999999999999999999 and ...998 both to 1e20): distinct scores would become ties,
+    as :func:`biofair.validate_scores` says of an integer column. Their digits are compared
+    as text, and only those of values as long as 2**53 is (16 digits): the rest fit."""
+    if is_real_dtype(values.dtype) or pd.api.types.is_bool_dtype(values):
+        return ""
+    text = values.astype("str")  # Python ints as written; missing values stay missing
+    long = text.str.len().to_numpy(dtype=np.float64, na_value=0) >= len(_EXACT_DIGITS)
+    long[long] = ~text[long].str.contains(".", regex=False).to_numpy(dtype=bool)  # most long scores are decimals
+    long = np.flatnonzero(long)
+    written = text.iloc[long].str.strip()
+    digits = written.where(written.str.fullmatch(r"[-+]?\d+"), "").str.lstrip("+-").str.lstrip("0")
+    beyond = ((digits.str.len() > len(_EXACT_DIGITS))
+              | ((digits.str.len() == len(_EXACT_DIGITS)) & (digits > _EXACT_DIGITS))).to_numpy(dtype=bool)
+    if not beyond.any():
+        return ""
+    first = int(np.argmax(beyond))
+    return (f"{what} has {how_many(int(beyond.sum()), 'integer value')} beyond ±2^53 (e.g. {written.iloc[first]}; "
+            f"first in {_row(values, int(long[first]))}) that float64 cannot hold exactly: distinct scores would "
+            "become ties")
+
+
 def _parsed_scores(values: pd.Series, decimal: str) -> pd.Series:
     """Text scores as numbers, or the text itself when some are not numbers (reported later)."""
     if not pd.api.types.is_string_dtype(values):
@@ -782,6 +820,8 @@ def _read_file(
     if "mated" in table.columns:
         table["mated"] = _as_mated(table["mated"])
     if "score" in table.columns:
+        if problem := _rounded_integers_problem(table["score"], "column 'score'"):
+            raise SchemaError(f"invalid score table:\n- {problem}")
         table["score"] = _parsed_scores(table["score"], decimal)
         score = table["score"]
         if decimal == "," and pd.api.types.is_string_dtype(score):
@@ -886,9 +926,12 @@ def _read_score_list(path: _PathLike, name: str, decimal: str) -> np.ndarray:
             f"{what} must hold one score per line; its first line has {lines.shape[1]} fields "
             f"({fields}). A table of scores with labels is read from one CSV file instead"
         )
-    values = _parsed_scores(lines[0], decimal)
-    values.attrs[_FILE_ROWS] = "score number"  # the N-th score (blank and comment lines are not counted)
-    values.attrs[_FILE_SEPARATOR] = r"\s+"
+    written = lines[0]
+    values = _parsed_scores(written, decimal)
+    for column in (written, values):  # the N-th score (blank and comment lines are not counted)
+        column.attrs.update({_FILE_ROWS: "score number", _FILE_SEPARATOR: r"\s+"})
+    if problem := _rounded_integers_problem(written, what):
+        raise SchemaError(problem)
     if decimal == "," and pd.api.types.is_string_dtype(values):
         raise SchemaError(_decimal_comma_problem(values, what, None))
     if problems := [p.replace("column 'score'", what) for p in _score_problems(values)]:

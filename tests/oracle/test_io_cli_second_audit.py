@@ -8,14 +8,70 @@ from __future__ import annotations
 import re
 import warnings
 
+import numpy as np
 import pytest
 
 import biofair as bf
+
+BEYOND = 2**53 + 1  # the smallest integer float64 does not hold: it reads 2**53
+
 
 def quiet_read(path, **options):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the example scores read as distances: not the point here
         return bf.read_scores(path, **options)
+
+
+@pytest.mark.parametrize("scores, shown, row", [
+    pytest.param(["99999999999999999999", "1", "2", "3"], "99999999999999999999", 1, id="beyond int64"),
+    pytest.param(["1", "2", "-99999999999999999999", "3"], "-99999999999999999999", 3, id="below int64"),
+    pytest.param(["18446744073709551615", "-1", "2", "3"], "18446744073709551615", 1, id="uint64 and negative"),
+])
+def test_csv_integer_scores_beyond_int64_are_refused_as_beyond_2_53(tmp_path, scores, shown, row):
+    """Pandas keeps integers beyond int64 as Python ints: the reader failed with AttributeError
+    ("Can only use .str accessor with string values, not integer"), naming no row, where a
+    column of 9007199254740993 was refused as beyond 2^53. int(text) != float(text) is the oracle."""
+    assert all((int(s) != float(s)) == (s == shown) for s in scores)
+    path = tmp_path / "big.csv"
+    path.write_text("score,mated,group\n" + "".join(
+        f"{s},{m},{g}\n" for s, m, g in zip(scores, ["true", "false"] * 2, "AABB")))
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            f"column 'score' has 1 integer value beyond ±2^53 (e.g. {shown}; first in data row {row}) that float64 "
+            "cannot hold exactly: distinct scores would become ties")):
+        quiet_read(path)
+
+
+def test_text_integer_scores_beyond_2_53_are_refused_in_every_text_reader(tmp_path):
+    """A bob file and a pair of score lists read their scores as text: 99999999999999999999 and
+    99999999999999999998 both became 1e20 (a tie, without a word), 9007199254740993 became
+    9007199254740992 among decimals, while a CSV column of 9007199254740993 was refused; a
+    decimal-comma file of integers beyond int64 failed with AttributeError. Values float64
+    holds (2**53 exactly, and below) are read exactly."""
+    far, near = "99999999999999999999", "99999999999999999998"
+    assert float(far) == float(near) and int(far) != int(near)
+    bob = tmp_path / "scores.txt"
+    bob.write_text(f"a a p1 {far}\na b p2 {near}\nb b p3 2\nb a p4 1\n")
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            f"column 'score' has 2 integer values beyond ±2^53 (e.g. {far}; first in comparison 1)")):
+        quiet_read(bob, format="bob")
+    mated, nonmated = tmp_path / "mated.txt", tmp_path / "nonmated.txt"
+    mated.write_text(f"0.5\n{BEYOND}\n")
+    nonmated.write_text("0.25\n")
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            f"the mated score list {mated} has 1 integer value beyond ±2^53 (e.g. {BEYOND}; first in score number 2)")):
+        quiet_read((mated, nonmated))
+    mated.write_text("0.5\nNA\n")  # the other problems of a list still name the N-th score
+    with pytest.raises(bf.SchemaError, match=re.escape(f"{mated} has 1 NaN and 0 infinite values (first in score number 2)")):
+        quiet_read((mated, nonmated))
+    semicolons = tmp_path / "comma.csv"
+    semicolons.write_text(f"score;mated;group\n5;true;A\n-{far};false;A\n2;true;B\n1;false;B\n")
+    with pytest.raises(bf.SchemaError, match=re.escape(f"(e.g. -{far}; first in data row 2)")):
+        quiet_read(semicolons, decimal=",")
+    # at the edge: 2**53 and its neighbours below are float64 numbers, read exactly
+    exact = [2**53, -(2**53), 2**53 - 1, 1]
+    bob.write_text("".join(f"{r} {p} x {s}\n" for (r, p), s in zip([("a", "a"), ("a", "b"), ("b", "b"), ("b", "a")],
+                                                                  [f" +{exact[0]}", *map(str, exact[1:])])))
+    assert quiet_read(bob, format="bob")["score"].tolist() == [float(v) for v in exact]
 
 
 @pytest.mark.parametrize("word", ["NA", "null", "None", "nan", "N/A", "NaN", "n/a"])
