@@ -511,16 +511,22 @@ def _parser_problem(error: str, path: Path, sep: str, n_names: int) -> str:
     return f"could not read {path} as a score file: {error}"
 
 
+#: The values a spreadsheet writes into a cell it cannot compute: a score cell holding one is a
+#: score that is not a number (named by validate_scores), not a comment line.
+_SPREADSHEET_ERRORS = ["#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#SPILL!", "#CALC!",
+                       "#GETTING_DATA", "#FIELD!", "#BLOCKED!", "#CONNECT!", "#BUSY!", "#UNKNOWN!"]
+
+
 def _refuse_comment_lines(table: pd.DataFrame, score: str, path: Path) -> None:
     """Refuse a CSV file with comment lines among its data rows ("# calibrated on dev"): each
     was read as a row without a score or a label, and the error was of an empty 'mated' cell.
     A comment row starts with '#' and has no number as its score (a label '#3' with a score is
-    data)."""
+    data; a spreadsheet's error value such as '#DIV/0!' is none either)."""
     first = table.iloc[:, 0]
     if not pd.api.types.is_string_dtype(first) or score not in table.columns:
         return  # a column of numbers starts no line with '#'
     distinct = pd.Series(first.dropna().unique())  # labels and ids repeat: each value is read once
-    marked = distinct[distinct.str.lstrip().str.startswith("#")]
+    marked = distinct[distinct.str.lstrip().str.startswith("#") & ~distinct.str.strip().isin(_SPREADSHEET_ERRORS)]
     if marked.empty:
         return
     candidates = first.isin(marked).to_numpy()

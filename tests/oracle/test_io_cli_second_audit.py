@@ -104,3 +104,19 @@ def test_bob_scores_written_as_missing_words_are_still_named_as_nan(tmp_path):
     with pytest.raises(bf.SchemaError, match=re.escape("column 'score' has 1 NaN and 0 infinite values "
                                                        "(first in comparison 1)")):
         bf.read_scores(path, format="bob")
+
+
+@pytest.mark.parametrize("error", ["#DIV/0!", "#N/A", "#VALUE!", "#NUM!", "#REF!", "#NAME?", "#NULL!"])
+def test_a_spreadsheet_error_in_a_first_score_column_is_no_comment_line(tmp_path, error):
+    """With the score as the first column, a spreadsheet's error value in a score cell (its row
+    has its label and group) was called a comment line, to delete with grep -v '^#' (one
+    comparison lost, on the package's advice); with the score in another column the same cell
+    is named as a score that is not a number. It is now named so in both orders."""
+    rows = [("0.9", "true", "A"), (error, "false", "A"), ("0.8", "true", "B"), ("0.2", "false", "B")]
+    for order in ((0, 1, 2), (2, 0, 1)):
+        path = tmp_path / f"order{order[0]}.csv"
+        names = ("score", "mated", "group")
+        path.write_text("\n".join(",".join(row[i] for i in order) for row in [names, *rows]) + "\n")
+        with pytest.raises(bf.SchemaError, match=re.escape(
+                f"column 'score' must be numeric; 1 value is not a number (e.g. {error!r}; first in data row 2)")):
+            bf.read_scores(path)
