@@ -912,6 +912,18 @@ def _warn_if_ids_padded(table: pd.DataFrame) -> None:
         )
 
 
+def _spreadsheet_error_line(path: Path, compression: str | None) -> tuple[int, str] | None:
+    """The number and value of the first line of a score list that holds a spreadsheet's error
+    value alone ("#N/A": a comparison without a score), which the list's comment mark '#' would
+    leave out without a word; None if there is none."""
+    errors = "|".join(map(re.escape, _SPREADSHEET_ERRORS))
+    with _open_binary(path, compression) as stream:
+        data = stream.read()
+    if b"#" in data and (found := re.search(rf"^[ \t]*({errors})[ \t]*\r?$".encode(), data, flags=re.MULTILINE)):
+        return data.count(b"\n", 0, found.start()) + 1, found.group(1).decode()
+    return None
+
+
 def _read_score_list(path: _PathLike, name: str, decimal: str) -> np.ndarray:
     """One plain file of scores, one per line (pyeer style), as float64, with the ``decimal`` mark."""
     source = _checked_file(path, f"{name} score list")
@@ -919,6 +931,10 @@ def _read_score_list(path: _PathLike, name: str, decimal: str) -> np.ndarray:
     try:
         compression = _compression(source)
         _first_lines(source, compression)
+        if found := _spreadsheet_error_line(source, compression):
+            raise SchemaError(f"line {found[0]:,} holds {found[1]!r}, a spreadsheet's error value, not a score (a "
+                              "comparison that got none?): give it its score, or delete the line if the comparison "
+                              "does not count; lines that start with '#' are otherwise comments, left out")
         lines = pd.read_csv(source, header=None, sep=r"\s+", comment="#", dtype=str, compression=compression)
     except pd.errors.EmptyDataError:
         raise SchemaError(f"{what} holds no scores") from None
@@ -1111,7 +1127,8 @@ def read_scores(
         than its header or a quote never closed (each named by its data row), is named
         ``.csv`` but holds a bob score file, has duplicate column names, a mapped column is
         absent or collides with an existing one, a score list holds more than one field per
-        line, or the table is invalid (a subject id that is empty or white space only is a
+        line or a spreadsheet's error value (``#N/A``, which its comment mark would drop) on a
+        line of its own, or the table is invalid (a subject id that is empty or white space only is a
         missing one). When its fields are separated by ``;`` and ``decimal`` is ``"."`` (with
         how to read it). With ``decimal=","``: when the fields are separated by commas, or a
         score written as text is not a number with a decimal comma (``"0.5"``, ``"1.200,5"``:

@@ -120,3 +120,21 @@ def test_a_spreadsheet_error_in_a_first_score_column_is_no_comment_line(tmp_path
         with pytest.raises(bf.SchemaError, match=re.escape(
                 f"column 'score' must be numeric; 1 value is not a number (e.g. {error!r}; first in data row 2)")):
             bf.read_scores(path)
+
+
+@pytest.mark.parametrize("error", ["#N/A", "#DIV/0!", " #VALUE! "])
+def test_a_spreadsheet_error_in_a_score_list_is_not_dropped_as_a_comment(tmp_path, error):
+    """A score list's '#' starts a comment, so a spreadsheet's error value alone on a line
+    (a comparison that got no score) was dropped without a word: 2 mated scores read where
+    the list holds 3 comparisons (an FNMR over the wrong count). It is refused naming its line;
+    comment lines are still left out. The lines are counted by str.splitlines."""
+    mated, nonmated = tmp_path / "mated.txt", tmp_path / "nonmated.txt"
+    lines = ["# scores of session 2", "0.5", error, "0.7"]
+    mated.write_text("\n".join(lines) + "\n")
+    nonmated.write_text("0.1\n0.2\n")
+    line = next(number for number, text in enumerate(mated.read_text().splitlines(), 1) if text.strip() == error.strip())
+    with pytest.raises(bf.SchemaError, match=re.escape(
+            f"the mated score list {mated}: line {line} holds {error.strip()!r}, a spreadsheet's error value")):
+        bf.read_scores((mated, nonmated))
+    mated.write_text("\n".join(lines[:2] + lines[3:]) + "\n")  # without it: the comment line is left out
+    assert bf.read_scores((mated, nonmated))["score"].tolist() == [0.5, 0.7, 0.1, 0.2]
