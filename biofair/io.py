@@ -28,7 +28,17 @@ import pandas as pd
 
 from biofair._direction import warn_if_reversed
 from biofair._typing import By, MissingGroups, OneClassGroups
-from biofair._validation import check_choice, check_flag, how_many, inexact_integers, is_blank, is_real_dtype, quoted, shell_option
+from biofair._validation import (
+    EXACT_INTEGER_LIMIT,
+    check_choice,
+    check_flag,
+    how_many,
+    inexact_integers,
+    is_blank,
+    is_real_dtype,
+    quoted,
+    shell_option,
+)
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.groups import (
@@ -349,8 +359,8 @@ def _refuse_repeated_header(table: pd.DataFrame, names: list[str], score: str, p
     """Refuse a CSV file whose header line comes again among its data rows, as files joined
     with their headers (``cat a.csv b.csv``) have it: the error was of a score column that is
     not numeric, with the word 'score' as the value."""
-    if score not in table.columns or pd.api.types.is_numeric_dtype(table[score]):
-        return  # a header repeated would have left its name in the score column
+    if score not in table.columns or not pd.api.types.is_string_dtype(table[score]):
+        return  # a header repeated would have left its name in the score column (not numbers, nor Python ints)
     again = np.array(table[score].str.removeprefix(_BOM) == score, dtype=bool)  # the few candidates, then their rows
     marked = False
     if again.any():
@@ -501,16 +511,22 @@ def _parser_problem(error: str, path: Path, sep: str, n_names: int) -> str:
     return f"could not read {path} as a score file: {error}"
 
 
+#: The values a spreadsheet writes into a cell it cannot compute: a score cell holding one is a
+#: score that is not a number (named by validate_scores), not a comment line.
+_SPREADSHEET_ERRORS = ["#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#SPILL!", "#CALC!",
+                       "#GETTING_DATA", "#FIELD!", "#BLOCKED!", "#CONNECT!", "#BUSY!", "#UNKNOWN!"]
+
+
 def _refuse_comment_lines(table: pd.DataFrame, score: str, path: Path) -> None:
     """Refuse a CSV file with comment lines among its data rows ("# calibrated on dev"): each
     was read as a row without a score or a label, and the error was of an empty 'mated' cell.
     A comment row starts with '#' and has no number as its score (a label '#3' with a score is
-    data)."""
+    data; a spreadsheet's error value such as '#DIV/0!' is none either)."""
     first = table.iloc[:, 0]
     if not pd.api.types.is_string_dtype(first) or score not in table.columns:
         return  # a column of numbers starts no line with '#'
     distinct = pd.Series(first.dropna().unique())  # labels and ids repeat: each value is read once
-    marked = distinct[distinct.str.lstrip().str.startswith("#")]
+    marked = distinct[distinct.str.lstrip().str.startswith("#") & ~distinct.str.strip().isin(_SPREADSHEET_ERRORS)]
     if marked.empty:
         return
     candidates = first.isin(marked).to_numpy()
@@ -625,7 +641,9 @@ def _mixed_bob_problem(path: Path, where: str, saw: int, expected: int) -> str:
 def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None, format: _ScoreFormat,
               decimal: str) -> pd.DataFrame:
     try:
-        table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#", compression=compression)
+        # ids as written ("NA" and "null" name subjects); only a field a short line lacks is missing
+        table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#", compression=compression,
+                            keep_default_na=False, na_values=[""])
     except pd.errors.ParserError as error:  # pandas counts every line, blank lines and comments too
         if found := re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(error)):
             expected, line, saw = map(int, found.groups())
@@ -667,6 +685,34 @@ def _unparsed(values: pd.Series, decimal: str) -> tuple[pd.Series, np.ndarray]:
         text = text.where(~text.str.contains(".", regex=False, na=False)).str.replace(",", ".", regex=False)
     numbers = pd.to_numeric(text, errors="coerce")
     return numbers, (numbers.isna() & values.notna() & ~words).to_numpy()
+
+
+#: The digits of 2**53: float64 holds every integer up to it, and not 2**53 + 1.
+_EXACT_DIGITS = str(EXACT_INTEGER_LIMIT)
+
+
+def _rounded_integers_problem(values: pd.Series, what: str) -> str:
+    """The problem ("" if none) of scores written as integers beyond ±2**53 (as text, or as
+    the Python ints pandas keeps beyond int64), which float64 rounds (9007199254740993 to
+    ...992, 99999999999999999999 and ...998 both to 1e20): distinct scores would become ties,
+    as :func:`biofair.validate_scores` says of an integer column. Their digits are compared
+    as text, and only those of values as long as 2**53 is (16 digits): the rest fit."""
+    if is_real_dtype(values.dtype) or pd.api.types.is_bool_dtype(values):
+        return ""
+    text = values.astype("str")  # Python ints as written; missing values stay missing
+    long = text.str.len().to_numpy(dtype=np.float64, na_value=0) >= len(_EXACT_DIGITS)
+    long[long] = ~text[long].str.contains(".", regex=False).to_numpy(dtype=bool)  # most long scores are decimals
+    long = np.flatnonzero(long)
+    written = text.iloc[long].str.strip()
+    digits = written.where(written.str.fullmatch(r"[-+]?\d+"), "").str.lstrip("+-").str.lstrip("0")
+    beyond = ((digits.str.len() > len(_EXACT_DIGITS))
+              | ((digits.str.len() == len(_EXACT_DIGITS)) & (digits > _EXACT_DIGITS))).to_numpy(dtype=bool)
+    if not beyond.any():
+        return ""
+    first = int(np.argmax(beyond))
+    return (f"{what} has {how_many(int(beyond.sum()), 'integer value')} beyond ±2^53 (e.g. {written.iloc[first]}; "
+            f"first in {_row(values, int(long[first]))}) that float64 cannot hold exactly: distinct scores would "
+            "become ties")
 
 
 def _parsed_scores(values: pd.Series, decimal: str) -> pd.Series:
@@ -780,6 +826,8 @@ def _read_file(
     if "mated" in table.columns:
         table["mated"] = _as_mated(table["mated"])
     if "score" in table.columns:
+        if problem := _rounded_integers_problem(table["score"], "column 'score'"):
+            raise SchemaError(f"invalid score table:\n- {problem}")
         table["score"] = _parsed_scores(table["score"], decimal)
         score = table["score"]
         if decimal == "," and pd.api.types.is_string_dtype(score):
@@ -864,6 +912,18 @@ def _warn_if_ids_padded(table: pd.DataFrame) -> None:
         )
 
 
+def _spreadsheet_error_line(path: Path, compression: str | None) -> tuple[int, str] | None:
+    """The number and value of the first line of a score list that holds a spreadsheet's error
+    value alone ("#N/A": a comparison without a score), which the list's comment mark '#' would
+    leave out without a word; None if there is none."""
+    errors = "|".join(map(re.escape, _SPREADSHEET_ERRORS))
+    with _open_binary(path, compression) as stream:
+        data = stream.read()
+    if b"#" in data and (found := re.search(rf"^[ \t]*({errors})[ \t]*\r?$".encode(), data, flags=re.MULTILINE)):
+        return data.count(b"\n", 0, found.start()) + 1, found.group(1).decode()
+    return None
+
+
 def _read_score_list(path: _PathLike, name: str, decimal: str) -> np.ndarray:
     """One plain file of scores, one per line (pyeer style), as float64, with the ``decimal`` mark."""
     source = _checked_file(path, f"{name} score list")
@@ -871,6 +931,10 @@ def _read_score_list(path: _PathLike, name: str, decimal: str) -> np.ndarray:
     try:
         compression = _compression(source)
         _first_lines(source, compression)
+        if found := _spreadsheet_error_line(source, compression):
+            raise SchemaError(f"line {found[0]:,} holds {found[1]!r}, a spreadsheet's error value, not a score (a "
+                              "comparison that got none?): give it its score, or delete the line if the comparison "
+                              "does not count; lines that start with '#' are otherwise comments, left out")
         lines = pd.read_csv(source, header=None, sep=r"\s+", comment="#", dtype=str, compression=compression)
     except pd.errors.EmptyDataError:
         raise SchemaError(f"{what} holds no scores") from None
@@ -884,9 +948,12 @@ def _read_score_list(path: _PathLike, name: str, decimal: str) -> np.ndarray:
             f"{what} must hold one score per line; its first line has {lines.shape[1]} fields "
             f"({fields}). A table of scores with labels is read from one CSV file instead"
         )
-    values = _parsed_scores(lines[0], decimal)
-    values.attrs[_FILE_ROWS] = "score number"  # the N-th score (blank and comment lines are not counted)
-    values.attrs[_FILE_SEPARATOR] = r"\s+"
+    written = lines[0]
+    values = _parsed_scores(written, decimal)
+    for column in (written, values):  # the N-th score (blank and comment lines are not counted)
+        column.attrs.update({_FILE_ROWS: "score number", _FILE_SEPARATOR: r"\s+"})
+    if problem := _rounded_integers_problem(written, what):
+        raise SchemaError(problem)
     if decimal == "," and pd.api.types.is_string_dtype(values):
         raise SchemaError(_decimal_comma_problem(values, what, None))
     if problems := [p.replace("column 'score'", what) for p in _score_problems(values)]:
@@ -1060,7 +1127,8 @@ def read_scores(
         than its header or a quote never closed (each named by its data row), is named
         ``.csv`` but holds a bob score file, has duplicate column names, a mapped column is
         absent or collides with an existing one, a score list holds more than one field per
-        line, or the table is invalid (a subject id that is empty or white space only is a
+        line or a spreadsheet's error value (``#N/A``, which its comment mark would drop) on a
+        line of its own, or the table is invalid (a subject id that is empty or white space only is a
         missing one). When its fields are separated by ``;`` and ``decimal`` is ``"."`` (with
         how to read it). With ``decimal=","``: when the fields are separated by commas, or a
         score written as text is not a number with a decimal comma (``"0.5"``, ``"1.200,5"``:
