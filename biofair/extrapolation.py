@@ -496,8 +496,8 @@ def extrapolated_threshold(
     TailEstimate
         ``estimate = u + sigma/xi · ((n_u / (N·fmr))^xi - 1)``, the threshold whose
         extrapolated FMR is ``fmr``, with its profile-likelihood interval (``high = inf``
-        when a heavy tail cannot be excluded, or when the upper end exceeds the largest
-        float64) and ``extrapolated=True``.
+        when the test accepts every distance float64 holds, or when the upper end exceeds
+        the largest float64) and ``extrapolated=True``.
 
     Raises
     ------
@@ -519,8 +519,10 @@ def extrapolated_threshold(
     is not rejected by the likelihood ratio test (profile likelihood of a return level,
     Coles, section 4.3.3), over a grid of 120 distances above ``u``: ``u`` itself (where no
     tail meets the constraint: its scale is 0), 59 up to the largest excess, 59 more up to
-    100 times it, and the estimate's. Each end is solved for between the grid points around
-    it: the lower end always, above ``u``.
+    100 times it, and the estimate's; while the test accepts the last of them (a heavy tail,
+    or an estimate beyond them), 20 more every five decades, up to the largest float64. Each
+    end is solved for between the grid points around it: the lower end always, above ``u``,
+    and the upper end unless the test accepts the largest float64.
 
     The caveats of :func:`biofair.extrapolated_fmr` hold here too: for shapes below -0.5
     the chi-square calibration fails, and a small sample's tail is most of its scores. For
@@ -568,7 +570,16 @@ def extrapolated_threshold(
     shapes = _shapes(tail)
     log_survival = np.log(survival)
     profile = _constrained_loglik(tail.excess, grid, np.full(grid.size, log_survival), shapes)
-    # the grid holds the estimate's distance, whose profile is the maximum: always accepted
+    # the grid holds the estimate's distance, whose profile is the maximum: always accepted. While the
+    # region reaches the grid's end (a heavy tail, or an estimate beyond it), five more decades up to
+    # the largest float64: the upper end is inf only when no distance that float64 holds is rejected
+    level = max(tail.loglik, profile.max()) - stats.chi2.ppf(confidence, 1) / 2
+    while profile[-1] >= level and grid[-1] < np.finfo(np.float64).max:
+        with np.errstate(over="ignore"):
+            further = np.unique(np.minimum(grid[-1] * np.logspace(0.25, 5, 20), np.finfo(np.float64).max))
+        grid = np.append(grid, further)
+        profile = np.append(profile, _constrained_loglik(tail.excess, further, np.full(further.size, log_survival),
+                                                         shapes))
     low, high = _accepted_range(grid, profile, max(tail.loglik, profile.max()), confidence, lambda d: float(
         _constrained_loglik(tail.excess, np.array([d]), np.array([log_survival]), shapes)[0]))
     high = np.inf if high >= grid[-1] else high

@@ -94,3 +94,28 @@ def test_extrapolated_fmr_interval_ends_are_the_continuous_profiles(heavy_tails,
     assert tail.estimate == pytest.approx(reference.share * 10**estimate, rel=1e-3)  # scipy's fit, scaled or not
     assert tail.low == pytest.approx(reference.share * 10**low, rel=1e-3)
     assert tail.high == pytest.approx(reference.share * 10**high, rel=1e-3)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_extrapolated_threshold_interval_ends_are_the_continuous_profiles(heavy_tails, which):
+    """Two findings. The upper end was inf whenever the profile accepted the last of its
+    distances, 100 times the largest excess, and always when the estimate lay beyond them
+    (the estimate's distance is then the last, always accepted): at FMR 1e-5 the shape-1.5
+    scores gave [7.68e6, inf] around 1.22e8, where the profile rejects every threshold above
+    4.15e9 (docstring: inf only when a heavy tail cannot be excluded, or beyond the largest
+    float64). The grid of shapes narrowed it too, as for the FMR. Both ends are now the
+    continuous profile's."""
+    scores, fmr = heavy_tails[which], 1e-5
+    reference = ContinuousProfile(scores)
+    log_q = np.log(fmr / reference.share)
+    estimate = reference.start + stats.genpareto.isf(fmr / reference.share, reference.shape, 0, reference.scale)
+
+    def excess_deviance(t):
+        return reference.deviance(t - reference.start, log_q) - CUT95
+
+    low = optimize.brentq(excess_deviance, reference.start + reference.y.max(), estimate, xtol=1e-9)
+    high = optimize.brentq(excess_deviance, estimate, 100 * estimate, xtol=1e-9)
+    tail = bf.extrapolated_threshold(scores, fmr)
+    assert tail.estimate == pytest.approx(estimate, rel=1e-3)  # scipy's fit, scaled or not
+    assert tail.low == pytest.approx(low, rel=1e-3)
+    assert tail.high == pytest.approx(high, rel=1e-3)
