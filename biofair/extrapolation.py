@@ -201,8 +201,8 @@ def _loglik(excess: NDArray, distance: NDArray, log_survival: NDArray, xi: NDArr
 
 
 #: Golden-section steps that refine each constraint's best shape between the grid's neighbours
-#: of its best grid shape: the bracket shrinks to 0.618^40, 4e-9 of its width.
-_REFINE_STEPS = 40
+#: of its best grid shape: the bracket shrinks to 0.618^30, 5e-7 of its width.
+_REFINE_STEPS = 30
 
 
 def _constrained_loglik(excess: NDArray, distance: NDArray, log_survival: NDArray,
