@@ -181,26 +181,60 @@ def _shapes(tail: _Tail) -> NDArray[np.float64]:
     return shapes[shapes != 0]  # the constraint's scale is undefined at 0 (its limit is the exponential tail's)
 
 
-def _constrained_loglik(excess: NDArray, distance: NDArray, log_survival: NDArray,
-                        shapes: NDArray) -> NDArray[np.float64]:
-    """Profile log-likelihood: for each pair (d, log q), the largest log-likelihood of a tail
-    with ``S(d) = q``, over the ``shapes`` (none is 0; the scale follows from the
-    constraint: ``sigma = xi d / (q^-xi - 1)``). ``q`` is given by its natural logarithm, so
-    that an ``S`` below the smallest float64 (a heavy tail far out) is a constraint too.
-    Computed in blocks of at most :data:`_BLOCK_ENTRIES` numbers."""
-    xi = shapes[None, :]
+def _loglik(excess: NDArray, distance: NDArray, log_survival: NDArray, xi: NDArray) -> NDArray[np.float64]:
+    """Log-likelihood of the excesses under the tail of shape ``xi`` (never 0) with
+    ``S(d) = q``, one per element of the equally shaped ``distance``, ``log_survival``
+    (``log q``) and ``xi``: the scale follows from the constraint, ``sigma = xi d / (q^-xi - 1)``.
+    -inf where no such tail holds every excess. Computed in blocks of at most
+    :data:`_BLOCK_ENTRIES` numbers."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        sigma = xi * distance[:, None] / np.expm1(-xi * log_survival[:, None])  # (constraints, shapes)
-        ratio = (xi / sigma).ravel()[:, None]  # xi / sigma, one row per (constraint, shape)
-        loglik = np.empty(ratio.shape[0])
+        sigma = xi * distance / np.expm1(-xi * log_survival)
+        ratio = (xi / sigma).ravel()[:, None]  # xi / sigma, one row per tail
+        sums = np.empty(ratio.shape[0])
         rows = max(1, _BLOCK_ENTRIES // excess.size)
         for start in range(0, ratio.shape[0], rows):
             z = ratio[start:start + rows] * excess  # xi y / sigma
             logs = np.log1p(np.maximum(z, -1.0))
-            loglik[start:start + rows] = np.where((z > -1).all(1), logs.sum(1), np.nan)
-        loglik = -excess.size * np.log(sigma) - (1 + 1 / xi) * loglik.reshape(sigma.shape)
-    loglik = np.where(np.isfinite(loglik) & (sigma > 0), loglik, -np.inf)
-    return loglik.max(1)
+            sums[start:start + rows] = np.where((z > -1).all(1), logs.sum(1), np.nan)
+        loglik = -excess.size * np.log(sigma) - (1 + 1 / xi) * sums.reshape(sigma.shape)
+    return np.where(np.isfinite(loglik) & (sigma > 0), loglik, -np.inf)
+
+
+#: Golden-section steps that refine each constraint's best shape between the grid's neighbours
+#: of its best grid shape: the bracket shrinks to 0.618^30, 5e-7 of its width.
+_REFINE_STEPS = 30
+
+
+def _constrained_loglik(excess: NDArray, distance: NDArray, log_survival: NDArray,
+                        shapes: NDArray) -> NDArray[np.float64]:
+    """Profile log-likelihood: for each pair (d, log q), the largest log-likelihood of a tail
+    with ``S(d) = q`` (:func:`_loglik`). ``q`` is given by its natural logarithm, so that an
+    ``S`` below the smallest float64 (a heavy tail far out) is a constraint too.
+
+    The best of the grid ``shapes`` (none is 0) is refined by a golden-section search between
+    its two neighbours on the grid. Under a constraint far from the data the likelihood is
+    much sharper in the shape than the fit's own (the scale moves with the shape): the best
+    grid shape of a heavy tail fell 0.02 from the optimum and 0.4 below its log-likelihood,
+    which narrowed the interval by up to 25%."""
+    xi = shapes[None, :]
+    grid = _loglik(excess, distance[:, None], log_survival[:, None], xi)  # (constraints, shapes)
+    best = np.argmax(grid, axis=1)
+    low, high = shapes[np.maximum(best - 1, 0)], shapes[np.minimum(best + 1, shapes.size - 1)]
+
+    def at(x: NDArray) -> NDArray[np.float64]:
+        return _loglik(excess, distance, log_survival, x)
+
+    golden = (np.sqrt(5.0) - 1) / 2
+    inner_low, inner_high = high - golden * (high - low), low + golden * (high - low)
+    at_low, at_high = at(inner_low), at(inner_high)
+    for _ in range(_REFINE_STEPS):  # the maximum stays between low and high
+        left = at_low >= at_high  # it lies in [low, inner_high]
+        low, high = np.where(left, low, inner_low), np.where(left, inner_high, high)
+        inner_low, inner_high = (np.where(left, high - golden * (high - low), inner_high),
+                                 np.where(left, inner_low, low + golden * (high - low)))
+        value = at(np.where(left, inner_low, inner_high))
+        at_low, at_high = np.where(left, value, at_high), np.where(left, at_low, value)
+    return np.maximum(grid.max(1), np.maximum(at_low, at_high))
 
 
 def _accepted_range(grid: NDArray, profile: NDArray, loglik: float, confidence: float,
@@ -347,7 +381,8 @@ def extrapolated_fmr(
     likelihood interval (Coles, section 4.3.3), the values ``q`` of ``S`` whose best tail
     under the constraint ``S(d) = q`` has a deviance below the chi-square(1) quantile.
     The profile is maximised over a grid of shapes in [-0.95, 1.5] (step 0.02), refined
-    around the fitted shape (41 shapes a quarter of a standard error apart), and evaluated
+    around the fitted shape (41 shapes a quarter of a standard error apart), then between
+    the neighbours of the best grid shape by a golden-section search, and evaluated
     every 0.25 decade of ``S`` from ``1e-14`` to 1 (where no tail meets the constraint: its
     scale is infinite) and at the estimate (taken by its logarithm, so that one below
     ``2**-1074`` is a grid point too); each end is then solved for between the grid points
@@ -461,8 +496,8 @@ def extrapolated_threshold(
     TailEstimate
         ``estimate = u + sigma/xi · ((n_u / (N·fmr))^xi - 1)``, the threshold whose
         extrapolated FMR is ``fmr``, with its profile-likelihood interval (``high = inf``
-        when a heavy tail cannot be excluded, or when the upper end exceeds the largest
-        float64) and ``extrapolated=True``.
+        when the test accepts every distance float64 holds, or when the upper end exceeds
+        the largest float64) and ``extrapolated=True``.
 
     Raises
     ------
@@ -484,8 +519,10 @@ def extrapolated_threshold(
     is not rejected by the likelihood ratio test (profile likelihood of a return level,
     Coles, section 4.3.3), over a grid of 120 distances above ``u``: ``u`` itself (where no
     tail meets the constraint: its scale is 0), 59 up to the largest excess, 59 more up to
-    100 times it, and the estimate's. Each end is solved for between the grid points around
-    it: the lower end always, above ``u``.
+    100 times it, and the estimate's; while the test accepts the last of them (a heavy tail,
+    or an estimate beyond them), 20 more every five decades, up to the largest float64. Each
+    end is solved for between the grid points around it: the lower end always, above ``u``,
+    and the upper end unless the test accepts the largest float64.
 
     The caveats of :func:`biofair.extrapolated_fmr` hold here too: for shapes below -0.5
     the chi-square calibration fails, and a small sample's tail is most of its scores. For
@@ -533,7 +570,16 @@ def extrapolated_threshold(
     shapes = _shapes(tail)
     log_survival = np.log(survival)
     profile = _constrained_loglik(tail.excess, grid, np.full(grid.size, log_survival), shapes)
-    # the grid holds the estimate's distance, whose profile is the maximum: always accepted
+    # the grid holds the estimate's distance, whose profile is the maximum: always accepted. While the
+    # region reaches the grid's end (a heavy tail, or an estimate beyond it), five more decades up to
+    # the largest float64: the upper end is inf only when no distance that float64 holds is rejected
+    level = max(tail.loglik, profile.max()) - stats.chi2.ppf(confidence, 1) / 2
+    while profile[-1] >= level and grid[-1] < np.finfo(np.float64).max:
+        with np.errstate(over="ignore"):
+            further = np.unique(np.minimum(grid[-1] * np.logspace(0.25, 5, 20), np.finfo(np.float64).max))
+        grid = np.append(grid, further)
+        profile = np.append(profile, _constrained_loglik(tail.excess, further, np.full(further.size, log_survival),
+                                                         shapes))
     low, high = _accepted_range(grid, profile, max(tail.loglik, profile.max()), confidence, lambda d: float(
         _constrained_loglik(tail.excess, np.array([d]), np.array([log_survival]), shapes)[0]))
     high = np.inf if high >= grid[-1] else high
