@@ -77,3 +77,33 @@ def test_normalise_scores_do_not_read_key_1_with_the_statistics_of_true():
     # boolean keys against a boolean index: (1 - 0)/1 and (2 - 1)/2, by hand
     booleans = table.assign(reference_subject=[True, False], probe_subject=[True, True])
     assert normalise_scores(booleans, by_boolean, method="z")["score"].tolist() == [1.0, 0.5]
+
+
+def _homogeneous_trials(n_subjects: int = 12) -> pd.DataFrame:
+    """Every pair of subjects of one group (a: the first half, b: the rest), mated on the diagonal."""
+    rng = np.random.default_rng(1)
+    subjects = [f"s{i}" for i in range(n_subjects)]
+    group = {s: "a" if i < n_subjects // 2 else "b" for i, s in enumerate(subjects)}
+    rows = [(r, p, r == p, rng.normal(2.0 if r == p else 0.0)) for r in subjects for p in subjects if group[r] == group[p]]
+    table = pd.DataFrame(rows, columns=["reference_subject", "probe_subject", "mated", "score"])
+    return table.assign(group=table["reference_subject"].map(group))
+
+
+@pytest.mark.parametrize("unit", ["subject", "pair"])
+def test_permutation_null_moves_agreeing_per_side_columns_with_the_pair_level_one(unit):
+    """A table with a pair-level 'group' and per-side columns that agree with it on every row
+    (group_labels reads it): only 'group' was shuffled, every permuted table then had the two
+    disagree, and all 181 arrangements were refused as 'groups too small to shuffle'. The null
+    must be that of the same table without the per-side columns, draw for draw (same seed)."""
+    table = _homogeneous_trials()
+    with_sides = table.assign(reference_group=table["group"], probe_group=table["group"])
+
+    def mean_of_a(scores):
+        return float(scores["score"][(bf.group_labels(scores) == "a").to_numpy()].mean())
+
+    expected = bf.permutation_null(mean_of_a, table, n_permutations=30, unit=unit, rng=0)
+    result = bf.permutation_null(mean_of_a, with_sides, n_permutations=30, unit=unit, rng=0)
+    assert result.n_redrawn == 0
+    assert result.observed == expected.observed
+    np.testing.assert_array_equal(result.null, expected.null)
+    assert result.p_value == expected.p_value
