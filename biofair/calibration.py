@@ -23,6 +23,7 @@ from scipy.special import expit, logit
 from biofair._counts import counts_at, error_counts_sorted, sorted_scores
 from biofair._typing import By
 from biofair._validation import (
+    SMALLEST_BOUND,
     _is_real_number,
     as_count,
     as_number,
@@ -552,8 +553,9 @@ def fit_logistic_calibration(
     ValueError
         When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
         infinite score, a masked value or an integer beyond ``±2**53``; when ``p_target`` lies
-        outside (0, 1) or ``max_iter`` is below 1; when all the scores are equal, or one
-        threshold separates the classes, ties at that threshold aside (no finite
+        outside (0, 1) or below ``2**-1022`` (the smallest normal float64: the classes' weights
+        would be more than the float64 range apart) or ``max_iter`` is below 1; when all the
+        scores are equal, or one threshold separates the classes, ties at that threshold aside (no finite
         maximum-likelihood fit); when the slope exceeds the largest float64 (scores near
         ``1e-310``); or when Newton's method does not converge.
     TypeError
@@ -591,6 +593,11 @@ def fit_logistic_calibration(
     (7.6, True)
     """
     p = as_number(p_target, "p_target", low=0.0, high=1.0, open_low=True, open_high=True)
+    if p < SMALLEST_BOUND:  # the weights' ratio (1 - p)/p would exceed the largest float64
+        raise ValueError(
+            f"p_target = {p!r} is below 2**-1022 = {SMALLEST_BOUND!r}, the smallest normal float64: the classes' "
+            "weights p/M and (1 - p)/N would be more than the float64 range apart; give a larger training prior"
+        )
     max_iter = as_count(max_iter, "max_iter")
     m, n = as_scores(mated, "mated"), as_scores(nonmated, "nonmated")
     both = np.concatenate([m, n])

@@ -12,6 +12,7 @@ Read more in the chapter "Mitigation and its price" (``notebooks/12``).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Collection, Hashable, Iterable
 
 import numpy as np
@@ -29,6 +30,7 @@ from biofair._validation import (
     is_real_dtype,
     quoted,
 )
+from biofair.exceptions import SchemaError
 from biofair.schema import _check_ids_of_one_kind, validate_scores
 
 
@@ -68,7 +70,8 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
     SchemaError
         When the subject ids are numbers in one of ``cross``'s subject columns or in
         ``cohort_subjects`` and text in another, or both in one (``1 != "1"``: a cohort
-        subject would go unrecognised).
+        subject would go unrecognised); or booleans in one and other numbers in another, or
+        both in one (``True == 1``: subject 1 would be read as the cohort's subject True).
 
     See Also
     --------
@@ -118,9 +121,10 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
             raise ValueError(f"cross[{column!r}] has {how_many(int(blank.sum()), 'missing subject id')} (first in row "
                              f"{cross.index[blank].tolist()[0]!r}): whether that side is in the cohort is unknown; "
                              "fill them in or drop those comparisons")
-    _check_ids_of_one_kind({"cross['reference_subject']": cross["reference_subject"],
-                            "cross['probe_subject']": cross["probe_subject"],
-                            "cohort_subjects": cohort_ids})
+    ids = {"cross['reference_subject']": cross["reference_subject"], "cross['probe_subject']": cross["probe_subject"],
+           "cohort_subjects": cohort_ids}
+    _check_ids_of_one_kind(ids)
+    _check_booleans_apart(ids)  # isin: subject 1 would be the cohort's subject True
     reference_in = cross["reference_subject"].isin(cohort).to_numpy()
     probe_in = cross["probe_subject"].isin(cohort).to_numpy()
     one_side = reference_in != probe_in
@@ -171,7 +175,8 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
         column name (a string), or ``min_size`` is not an integer.
     SchemaError
         When the ``key`` column holds numbers and text (``1`` and ``"1"`` would get two sets
-        of statistics, each from part of the scores).
+        of statistics, each from part of the scores), or booleans and other numbers (``True``
+        and ``1`` would get one set, from the scores of both).
 
     See Also
     --------
@@ -201,6 +206,7 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
         raise ValueError(f"column {key!r} has {how_many(int(missing.sum()), 'missing or blank value')}: those cohort "
                          "scores belong to no one")
     _check_ids_of_one_kind({f"cohort[{key!r}]": cohort[key]}, what=key)  # 1 and "1": two sets of statistics
+    _check_booleans_apart({f"cohort[{key!r}]": cohort[key]}, what=key)  # True and 1: one set of both
     values = as_scores(cohort["score"].to_numpy(), "score")
     codes, keys = pd.factorize(cohort[key].to_numpy(), sort=True)
     # Each key's scores in increasing order, so that its sums depend on its scores and not on
@@ -237,17 +243,55 @@ def _check_frame(table: object, name: str) -> None:
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}")
 
 
+def _number_kinds(ids: pd.Series) -> set[str]:
+    """Whether ``ids`` holds ``"booleans"``, other ``"numbers"``, or both (or neither: text)."""
+    values = ids.cat.categories.to_series() if isinstance(ids.dtype, pd.CategoricalDtype) else ids
+    if pd.api.types.is_bool_dtype(values.dtype):
+        return {"booleans"}
+    if values.dtype != object:
+        return {"numbers"} if pd.api.types.is_numeric_dtype(values.dtype) else set()
+    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    if inferred == "boolean":
+        return {"booleans"}
+    if inferred not in ("mixed", "mixed-integer"):  # one kind: numbers, text, or other objects
+        return {"numbers"} if inferred in ("integer", "floating", "mixed-integer-float", "decimal") else set()
+    types = values.dropna().map(type).unique()  # several types (a few columns): each value's own
+    return ({"booleans"} if any(issubclass(t, (bool, np.bool_)) for t in types) else set()) | (
+        {"numbers"} if any(issubclass(t, numbers.Number) and not issubclass(t, (bool, np.bool_)) for t in types)
+        else set())
+
+
+def _check_booleans_apart(columns: dict[str, pd.Series], *, what: str = "subject") -> None:
+    """Raise when ids compared with one another are booleans in one column and other numbers in
+    another, or both in one: ``True == 1`` and ``False == 0`` in Python and in pandas' hashing,
+    so ``isin``, ``factorize`` and ``reindex`` read the id ``True`` as the id ``1``."""
+    kinds = {name: _number_kinds(ids) for name, ids in columns.items()}
+    fix = "convert them one way (e.g. table[column].astype(int), or to text)"
+    for name, kind in kinds.items():
+        if kind == {"booleans", "numbers"}:
+            raise SchemaError(f"{name} holds {what} ids that are booleans and other numbers (True and 1): True == 1 "
+                              f"and False == 0, so {what} True would be read as {what} 1; {fix}")
+    booleans = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == {"booleans"}]
+    others = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == {"numbers"}]
+    if booleans and others:
+        raise SchemaError(f"{what} ids are booleans in {', '.join(booleans)} but other numbers in {', '.join(others)}: "
+                          f"True == 1 and False == 0, so {what} True would be read as {what} 1; {fix}")
+
+
 def _side_stats(scores: pd.DataFrame, statistics: pd.DataFrame, column: str) -> tuple[NDArray, NDArray]:
     if column not in scores.columns:
         raise ValueError(f"no column {column!r} names the cohort of each comparison")
     keys = scores[column]
+    what = "subject" if column.endswith("subject") else column
+    _check_booleans_apart({f"scores[{column!r}]": keys, "the statistics' index": statistics.index.to_series()},
+                          what=what)  # reindex reads 1 with the statistics of True in an object index
     # a key without a row reads NaN (the statistics' means are finite); isin would not do: it
     # matches 1 to True, which reindex does not
     mean = statistics["mean"].reindex(keys).to_numpy(dtype=np.float64)
     missing = np.isnan(mean)
     if missing.any():  # first, whether the keys are numbers on one side and text on the other
         _check_ids_of_one_kind({f"scores[{column!r}]": keys, "the statistics' index": statistics.index.to_series()},
-                               what="subject" if column.endswith("subject") else column)
+                               what=what)
         raise ValueError(
             f"{how_many(int(missing.sum()), 'comparison', verbs=('has', 'have'))} no cohort "
             f"statistics for their {column} "
@@ -303,7 +347,9 @@ def normalise_scores(
     SchemaError
         When ``scores`` is not a valid score table (:func:`biofair.validate_scores`: it needs
         both mated and non-mated comparisons, among others), or a side has no statistics
-        because its keys are numbers and the statistics' text, or the reverse (``1 != "1"``).
+        because its keys are numbers and the statistics' text, or the reverse (``1 != "1"``);
+        or when a side's keys or the statistics' index are booleans and the other other numbers,
+        or either holds both (``True == 1``: key 1 would be read with the statistics of True).
     OverflowError
         When a normalised score overflows float64 (statistics on another scale); a step of
         its computation that overflows where the score does not (``s - mean`` of scores near

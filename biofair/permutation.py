@@ -78,8 +78,12 @@ def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None, *, instead:
     attributes = _attributes_of(by)
     _group_codes(scores, by)  # raises a clear error for a missing group column
     columns = {a: [a] if a in scores.columns else [f"reference_{a}", f"probe_{a}"] for a in attributes}
+    # per-side columns beside a pair-level one agree with it on every row (_group_codes refuses them
+    # otherwise) and move with it: left as they were, no permuted table could be grouped
+    sides = {a: [f"reference_{a}", f"probe_{a}"] for a, names in columns.items()
+             if len(names) == 1 and {f"reference_{a}", f"probe_{a}"} <= set(scores.columns)}
     if cluster is not None:  # a column of the table (checked by the callers)
-        return _subject_shuffle(scores, columns, cluster, instead)
+        return _with_sides(_subject_shuffle(scores, columns, cluster, instead), sides)
     per_side = [a for a, c in columns.items() if len(c) == 2]
     if per_side:
         raise ValueError(
@@ -97,7 +101,20 @@ def _shuffle_plan(scores: pd.DataFrame, by: By, cluster: str | None, *, instead:
             rows[in_class] = rng.permutation(rows[in_class])
         return scores.assign(**{a: _column(column.take(rows), scores.index) for a, column in labels.items()})
 
-    return shuffled
+    return _with_sides(shuffled, sides)
+
+
+def _with_sides(shuffled: Callable[[np.random.Generator], pd.DataFrame], sides: dict[str, list[str]]):
+    """``shuffled``, its permuted tables with each pair-level attribute's labels copied into its
+    per-side columns ``sides`` (``{attribute: [reference_<attribute>, probe_<attribute>]}``)."""
+    if not sides:
+        return shuffled
+
+    def with_sides(rng: np.random.Generator) -> pd.DataFrame:
+        table = shuffled(rng)
+        return table.assign(**{side: table[attribute] for attribute, names in sides.items() for side in names})
+
+    return with_sides
 
 
 def _check_one_label_per_subject(subject: NDArray[np.intp], value: NDArray, ids: pd.Index, names: list[str],

@@ -97,12 +97,15 @@ def test_identical_cohort_scores_have_no_statistics(value, n):
 def test_a_key_that_isin_matches_but_the_statistics_lack_is_named():
     """pandas' isin matches the key 1 to a statistics row labelled True, which reindex does
     not: the two probe sides read NaN statistics, reported as "2 normalised scores overflow
-    float64" (a normalisation audit)."""
+    float64" (a normalisation audit). Since the second calibration audit, keys of booleans
+    and of other numbers are refused as such, before any lookup (reindex reads the integer key 1
+    with True's statistics in an object or integer index); it was "2 comparisons have no cohort
+    statistics for their probe_subject (e.g. 1); drop them or enlarge the cohort"."""
     trials = pd.DataFrame({"score": [3.0, 0.0], "mated": [False, True],
                            "reference_subject": [0, 1], "probe_subject": [1, 1]})
     statistics_by_flag = pd.DataFrame({"mean": [0.0, 1.0], "std": [1.0, 2.0]}, index=[False, True])
-    with pytest.raises(ValueError, match=r"^2 comparisons have no cohort statistics for their probe_subject "
-                                         r"\(e\.g\. 1\); drop them"):
+    with pytest.raises(ValueError, match=r"^subject ids are booleans in the statistics' index \(bool\) but other "
+                                         r"numbers in scores\['probe_subject'\] \(int64\)"):
         normalise_scores(trials, statistics_by_flag, method="t")
 
 
