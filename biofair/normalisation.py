@@ -12,7 +12,6 @@ Read more in the chapter "Mitigation and its price" (``notebooks/12``).
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Collection, Hashable, Iterable
 
 import numpy as np
@@ -30,8 +29,7 @@ from biofair._validation import (
     is_real_dtype,
     quoted,
 )
-from biofair.exceptions import SchemaError
-from biofair.schema import _check_ids_of_one_kind, validate_scores
+from biofair.schema import _check_booleans_apart, _check_ids_of_one_kind, validate_scores
 
 
 
@@ -123,8 +121,7 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
                              "fill them in or drop those comparisons")
     ids = {"cross['reference_subject']": cross["reference_subject"], "cross['probe_subject']": cross["probe_subject"],
            "cohort_subjects": cohort_ids}
-    _check_ids_of_one_kind(ids)
-    _check_booleans_apart(ids)  # isin: subject 1 would be the cohort's subject True
+    _check_ids_of_one_kind(ids)  # and booleans apart: isin reads subject 1 as the cohort's True
     reference_in = cross["reference_subject"].isin(cohort).to_numpy()
     probe_in = cross["probe_subject"].isin(cohort).to_numpy()
     one_side = reference_in != probe_in
@@ -205,8 +202,7 @@ def cohort_statistics(cohort: pd.DataFrame, *, key: str = "subject", min_size: i
     if missing.any():
         raise ValueError(f"column {key!r} has {how_many(int(missing.sum()), 'missing or blank value')}: those cohort "
                          "scores belong to no one")
-    _check_ids_of_one_kind({f"cohort[{key!r}]": cohort[key]}, what=key)  # 1 and "1": two sets of statistics
-    _check_booleans_apart({f"cohort[{key!r}]": cohort[key]}, what=key)  # True and 1: one set of both
+    _check_ids_of_one_kind({f"cohort[{key!r}]": cohort[key]}, what=key)  # 1 and "1": two keys, True and 1 one
     values = as_scores(cohort["score"].to_numpy(), "score")
     codes, keys = pd.factorize(cohort[key].to_numpy(), sort=True)
     # Each key's scores in increasing order, so that its sums depend on its scores and not on
@@ -241,41 +237,6 @@ def _check_frame(table: object, name: str) -> None:
     """Raise a TypeError naming ``name`` unless ``table`` is a pandas DataFrame."""
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}")
-
-
-def _number_kinds(ids: pd.Series) -> set[str]:
-    """Whether ``ids`` holds ``"booleans"``, other ``"numbers"``, or both (or neither: text)."""
-    values = ids.cat.categories.to_series() if isinstance(ids.dtype, pd.CategoricalDtype) else ids
-    if pd.api.types.is_bool_dtype(values.dtype):
-        return {"booleans"}
-    if values.dtype != object:
-        return {"numbers"} if pd.api.types.is_numeric_dtype(values.dtype) else set()
-    inferred = pd.api.types.infer_dtype(values, skipna=True)
-    if inferred == "boolean":
-        return {"booleans"}
-    if inferred not in ("mixed", "mixed-integer"):  # one kind: numbers, text, or other objects
-        return {"numbers"} if inferred in ("integer", "floating", "mixed-integer-float", "decimal") else set()
-    types = values.dropna().map(type).unique()  # several types (a few columns): each value's own
-    return ({"booleans"} if any(issubclass(t, (bool, np.bool_)) for t in types) else set()) | (
-        {"numbers"} if any(issubclass(t, numbers.Number) and not issubclass(t, (bool, np.bool_)) for t in types)
-        else set())
-
-
-def _check_booleans_apart(columns: dict[str, pd.Series], *, what: str = "subject") -> None:
-    """Raise when ids compared with one another are booleans in one column and other numbers in
-    another, or both in one: ``True == 1`` and ``False == 0`` in Python and in pandas' hashing,
-    so ``isin``, ``factorize`` and ``reindex`` read the id ``True`` as the id ``1``."""
-    kinds = {name: _number_kinds(ids) for name, ids in columns.items()}
-    fix = "convert them one way (e.g. table[column].astype(int), or to text)"
-    for name, kind in kinds.items():
-        if kind == {"booleans", "numbers"}:
-            raise SchemaError(f"{name} holds {what} ids that are booleans and other numbers (True and 1): True == 1 "
-                              f"and False == 0, so {what} True would be read as {what} 1; {fix}")
-    booleans = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == {"booleans"}]
-    others = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == {"numbers"}]
-    if booleans and others:
-        raise SchemaError(f"{what} ids are booleans in {', '.join(booleans)} but other numbers in {', '.join(others)}: "
-                          f"True == 1 and False == 0, so {what} True would be read as {what} 1; {fix}")
 
 
 def _side_stats(scores: pd.DataFrame, statistics: pd.DataFrame, column: str) -> tuple[NDArray, NDArray]:

@@ -9,6 +9,7 @@ required; ``group``, ``reference_subject``, ``probe_subject``, ``reference_group
 from __future__ import annotations
 
 import decimal
+import numbers
 import unicodedata
 from collections.abc import Callable, Sequence
 
@@ -133,6 +134,41 @@ def _id_kind(ids: pd.Series) -> str:
     return "other"
 
 
+def _number_kinds(ids: pd.Series) -> set[str]:
+    """Whether ``ids`` holds ``"booleans"``, other ``"numbers"``, or both (or neither: text)."""
+    values = ids.cat.categories.to_series() if isinstance(ids.dtype, pd.CategoricalDtype) else ids
+    if pd.api.types.is_bool_dtype(values.dtype):
+        return {"booleans"}
+    if values.dtype != object:
+        return {"numbers"} if pd.api.types.is_numeric_dtype(values.dtype) else set()
+    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    if inferred == "boolean":
+        return {"booleans"}
+    if inferred not in ("mixed", "mixed-integer"):  # one kind: numbers, text, or other objects
+        return {"numbers"} if inferred in ("integer", "floating", "mixed-integer-float", "decimal") else set()
+    types = values.dropna().map(type).unique()  # several types (a few columns): each value's own
+    return ({"booleans"} if any(issubclass(t, (bool, np.bool_)) for t in types) else set()) | (
+        {"numbers"} if any(issubclass(t, numbers.Number) and not issubclass(t, (bool, np.bool_)) for t in types)
+        else set())
+
+
+def _check_booleans_apart(columns: dict[str, pd.Series], *, what: str = "subject") -> None:
+    """Raise when ids compared with one another are booleans in one column and other numbers in
+    another, or both in one: ``True == 1`` and ``False == 0`` in Python and in pandas' hashing,
+    so ``isin``, ``factorize`` and ``reindex`` read the id ``True`` as the id ``1``."""
+    kinds = {name: _number_kinds(ids) for name, ids in columns.items()}
+    fix = "convert them one way (e.g. table[column].astype(int), or to text)"
+    for name, kind in kinds.items():
+        if kind == {"booleans", "numbers"}:
+            raise SchemaError(f"{name} holds {what} ids that are booleans and other numbers (True and 1): True == 1 "
+                              f"and False == 0, so {what} True would be read as {what} 1; {fix}")
+    booleans = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == {"booleans"}]
+    others = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == {"numbers"}]
+    if booleans and others:
+        raise SchemaError(f"{what} ids are booleans in {', '.join(booleans)} but other numbers in {', '.join(others)}: "
+                          f"True == 1 and False == 0, so {what} True would be read as {what} 1; {fix}")
+
+
 def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subject", hint: str = _IDS_AS_TEXT) -> None:
     """Raise when subject ids that are compared with one another are numbers in one column
     and text in another, or both in one column: ``1 != "1"``, so one subject would be two.
@@ -154,6 +190,7 @@ def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subjec
         Naming the column of several types with an id of each type, or the columns of
         numbers and those of text with their dtypes; and how to read the ids as text.
     """
+    _check_booleans_apart(columns, what=what)  # True == 1: between columns, where each has one type
     kinds = {name: _id_kind(ids) for name, ids in columns.items()}
     for name, kind in kinds.items():
         if kind == "mixed":

@@ -107,3 +107,22 @@ def test_permutation_null_moves_agreeing_per_side_columns_with_the_pair_level_on
     assert result.observed == expected.observed
     np.testing.assert_array_equal(result.null, expected.null)
     assert result.p_value == expected.p_value
+
+
+def test_subject_ids_that_are_booleans_in_one_column_and_numbers_in_another_are_refused():
+    """True == 1 in Python and in pandas' hashing, so subject True of one column was subject 1
+    of another wherever ids of two columns are matched (checked for normalisation's keys first,
+    now wherever ids of several columns are compared: a permutation by subject, paired tables,
+    mitigation's splits). Each column alone is of one type, which the check of one column did
+    not see."""
+    rng = np.random.default_rng(0)
+    n = 200
+    reference, probe = rng.random(n) < 0.5, rng.integers(0, 2, n)
+    table = pd.DataFrame({"score": rng.normal(size=n), "mated": reference == probe, "reference_subject": reference,
+                          "probe_subject": probe, "reference_group": np.where(reference, "a", "b"),
+                          "probe_group": np.where(probe == 1, "a", "b")})
+    with pytest.raises(SchemaError, match=r"booleans in column 'reference_subject' \(bool\) but other numbers in "
+                                          r"column 'probe_subject' \(int64\): True == 1"):
+        bf.permutation_null(lambda t: 0.0, table, by="group", unit="subject", n_permutations=10, rng=0)
+    with pytest.raises(SchemaError, match="True == 1"):
+        bf.mitigation.check_subject_disjoint(table, table.assign(reference_subject=probe))
