@@ -3,11 +3,20 @@ their edges: each test names what the package gave and checks it against what is
 
 from __future__ import annotations
 
+import html
+import os
 import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
 
 import nbformat
+import numpy as np
+import pandas as pd
 import pytest
 
+import biofair as bf
 from biofair._report_markdown import export_html
 
 
@@ -49,3 +58,51 @@ def test_a_right_to_left_label_is_isolated_from_the_prose(label):
     paragraph = _paragraph(export_html(_glued_prose(label)))
     assert paragraph == f"<p>The smallest group, <bdi>{label}</bdi>, has 2,400\nnon-mated comparisons.</p>"
     assert "<bdi>" not in _paragraph(export_html(_glued_prose("A (tied with B)")))
+
+
+# ---------------------------------------------------------------------------------------------
+# The standard report's prose on a small file: every number it prints must not cross its claim.
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _report(folder: Path, table: pd.DataFrame, *options: str) -> str:
+    """``biofair report`` of ``table`` (this checkout's package, in a process of its own), its prose
+    as report.html's text without tags."""
+    table.to_csv(folder / "scores.csv", index=False)
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}  # the kernel imports this checkout's biofair too
+    done = subprocess.run([sys.executable, "-m", "biofair.cli", "report", str(folder / "scores.csv"), "-o",
+                           str(folder / "out"), "-n", "40", *options], cwd=ROOT, env=environment,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    page = (folder / "out" / "report.html").read_text()
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def _small_two_groups(offset: float) -> pd.DataFrame:
+    """Two groups of 40 mated and 76 non-mated comparisons (distinct scores), shifted by ``offset``:
+    152 pooled non-mated scores, so that FMR 1e-2 allows one false match."""
+    rng = np.random.default_rng(3)
+    mated = np.repeat([True, False], [40, 76])
+    return pd.concat([pd.DataFrame({"score": offset + rng.normal(np.where(mated, 2.0, 0.0), 1.0), "mated": mated,
+                                    "group": group}) for group in ("A", "B")], ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def offset_report(tmp_path_factory) -> tuple[pd.DataFrame, str]:
+    table = _small_two_groups(1e6)
+    return table, _report(tmp_path_factory.mktemp("offset"), table, "--n-permutations", "5")
+
+
+def test_the_operating_threshold_is_printed_in_full(offset_report):
+    """Scores near 1e6: the prose printed the operating threshold to 6 significant digits, '1e+06 in
+    the file's units, a match being score >= threshold', at which every comparison of the file
+    matches (the threshold is 1000002.55...). Every digit now, and a match is then decided as the
+    package decides it."""
+    table, prose = offset_report
+    with warnings.catch_warnings():  # 1e-2 of 152 scores allows one false match; a group has none
+        warnings.simplefilter("ignore", (bf.InsufficientComparisonsWarning, bf.UndefinedRateWarning))
+        threshold = bf.outcome_fairness(table, fmr=1e-2).threshold
+    assert threshold > 1e6 + 1  # the file's scores spread over a few units above 1e6
+    assert f"FMR = 1e-2 on the non-mated comparisons within groups: {threshold!r} in the file's units" in prose
+    assert "groups: 1e+06 in the file's units" not in prose
