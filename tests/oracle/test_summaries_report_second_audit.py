@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import warnings
+from fractions import Fraction
 from pathlib import Path
 
 import nbformat
@@ -106,3 +107,15 @@ def test_the_operating_threshold_is_printed_in_full(offset_report):
     assert threshold > 1e6 + 1  # the file's scores spread over a few units above 1e6
     assert f"FMR = 1e-2 on the non-mated comparisons within groups: {threshold!r} in the file's units" in prose
     assert "groups: 1e+06 in the file's units" not in prose
+
+
+def test_rounded_bounds_in_the_prose_never_cross_its_claims(offset_report):
+    """With 5 permutations the prose said 'no p-value can be smaller than 0.1667', yet the smallest
+    p-value is 1/6 = 0.16666..., below it (and the file's non-mated CEI has it). The smallest group,
+    76 non-mated comparisons, 'resolves targets only from 3/N = 3.9e-2 on': 3/76 = 0.0394..., so a
+    target of 3.9e-2 allows fewer than 3 false matches. Each bound is now written as its fraction,
+    with '≈' where the decimal is rounded."""
+    _, prose = offset_report
+    assert Fraction(1, 6) < Fraction("0.1667") and Fraction("3.9e-2") * 76 < 3 and Fraction("3.9e-1") * 76 < 30
+    assert "no p-value can be smaller than 1/6 ≈ 0.1667: a p-value of that size" in prose
+    assert "its FMR resolves targets only from 3/N = 3/76 ≈ 3.9e-2 on, and is precise from 30/N = 30/76 ≈ 3.9e-1." in prose
