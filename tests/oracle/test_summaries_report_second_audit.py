@@ -119,3 +119,16 @@ def test_rounded_bounds_in_the_prose_never_cross_its_claims(offset_report):
     assert Fraction(1, 6) < Fraction("0.1667") and Fraction("3.9e-2") * 76 < 3 and Fraction("3.9e-1") * 76 < 30
     assert "no p-value can be smaller than 1/6 ≈ 0.1667: a p-value of that size" in prose
     assert "its FMR resolves targets only from 3/N = 3/76 ≈ 3.9e-2 on, and is precise from 30/N = 30/76 ≈ 3.9e-1." in prose
+
+
+def test_counts_in_the_prose_agree_with_their_nouns(offset_report, tmp_path):
+    """152 pooled non-mated scores at FMR 1e-2: the threshold 'rests on 1 pooled false matches'; and
+    with one permutation, 'With 1 permutations no p-value can be smaller than 0.5'."""
+    table, prose = offset_report
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (bf.InsufficientComparisonsWarning, bf.UndefinedRateWarning))
+        assert bf.outcome_fairness(table, fmr=1e-2).k == 1
+    assert "The threshold rests on 1 pooled false match: the target is not resolved" in prose
+    assert "With 5 permutations no p-value" in prose
+    once = _report(tmp_path, _small_two_groups(0.0), "--n-permutations", "1")
+    assert "With 1 permutation no p-value can be smaller than 1/2 = 0.5: a p-value" in once
