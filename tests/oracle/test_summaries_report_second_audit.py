@@ -132,3 +132,30 @@ def test_counts_in_the_prose_agree_with_their_nouns(offset_report, tmp_path):
     assert "With 5 permutations no p-value" in prose
     once = _report(tmp_path, _small_two_groups(0.0), "--n-permutations", "1")
     assert "With 1 permutation no p-value can be smaller than 1/2 = 0.5: a p-value" in once
+
+
+# ---------------------------------------------------------------------------------------------
+# The reproduction ledger's book values.
+
+def _ledger_values() -> pd.DataFrame:
+    return pd.DataFrame({"paper": "cei", "table": "Table 3", "quantity": ["a", "b"], "paper_value": [0.9983, 0.295],
+                         "tolerance": [0.001, 0.05], "expected": ["reproduced", "same direction"],
+                         "reason": ["", "fewer errors per group"], "reference": [1.0, 0.0]})
+
+
+@pytest.mark.parametrize("value", [True, np.True_, "0.998", b"1"], ids=["True", "np.True_", "text", "bytes"])
+def test_a_book_value_that_is_no_number_is_refused(value):
+    """The docstring promises a TypeError when a book value is not a number; pandas read True as
+    1.0 (a verdict 'differs' on a boolean) and the text '0.998' as 0.998 ('reproduced')."""
+    with pytest.raises(TypeError, match=r"^cei Table 3: book values must be numbers \(not booleans or text\), got 'a': "):
+        bf.reproduction_ledger("cei", "Table 3", {"a": value, "b": 0.61}, values=_ledger_values(), check=False)
+
+
+def test_a_book_value_beyond_the_float_range_is_named_as_not_finite():
+    """An integer of 10**400 raised Python's 'OverflowError: int too large to convert to float';
+    one non-finite value was counted '1 quantities'."""
+    for value in (10**400, -(10**400), float("nan"), None):
+        with pytest.raises(ValueError, match=r"^cei Table 3: book values not finite for 1 quantity, e\.g\. \{'b': "):
+            bf.reproduction_ledger("cei", "Table 3", {"a": 0.998, "b": value}, values=_ledger_values())
+    exact = bf.reproduction_ledger("cei", "Table 3", {"a": np.float32(0.998), "b": 1}, values=_ledger_values(), check=False)
+    assert exact["book"].tolist() == [float(np.float32(0.998)), 1.0]  # numbers of other types read as floats
