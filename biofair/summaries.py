@@ -74,11 +74,20 @@ _SUMMARY_COLUMNS = ["metric", "attribute", "fmr_target", "value", "low", "high",
 
 def _settings(**values: object) -> str:
     """The settings a row's value was computed with, as text: ``bins=100, percentile=95``
-    (numbers to 4 significant digits, a mapping as ``(A: 99.83, B: 100)``)."""
+    (numbers to 4 significant digits, or more where 4 would show a whole number the value is
+    not; a mapping as ``(A: 99.83, B: 100)``)."""
     def shown(value: object) -> str:
         if isinstance(value, dict):
             return "(" + ", ".join(f"{name}: {shown(v)}" for name, v in value.items()) + ")"
-        return f"{value:.4g}" if isinstance(value, float) else str(value)
+        if not isinstance(value, float):
+            return str(value)
+        # CEIᴬ's split percentile 99.9967 (one score beyond mu + 3 sigma among 30,000) read "100", the
+        # percentile of a group without a tail
+        for digits in range(4, 17):
+            text = f"{value:.{digits}g}"
+            if float(text) == value or not float(text).is_integer():
+                return text
+        return f"{value:.17g}"  # any float as itself
 
     return ", ".join(f"{name}={shown(value)}" for name, value in values.items())
 

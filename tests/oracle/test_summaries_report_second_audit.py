@@ -159,3 +159,27 @@ def test_a_book_value_beyond_the_float_range_is_named_as_not_finite():
             bf.reproduction_ledger("cei", "Table 3", {"a": 0.998, "b": value}, values=_ledger_values())
     exact = bf.reproduction_ledger("cei", "Table 3", {"a": np.float32(0.998), "b": 1}, values=_ledger_values(), check=False)
     assert exact["book"].tolist() == [float(np.float32(0.998)), 1.0]  # numbers of other types read as floats
+
+
+# ---------------------------------------------------------------------------------------------
+# fairness_summary's settings column.
+
+def test_a_split_percentile_below_100_is_never_shown_as_100():
+    """CEIᴬ on a group of 30,000 light-tailed non-mated scores and one beyond mu + 3 sigma: its split
+    percentile is 99.99667 (the row is resolved), and the parameters column showed it as 'B: 100',
+    the percentile of a group without a tail that the report's prose tells the reader to look for.
+    A number is shown to 4 significant digits unless they read as a whole number it is not."""
+    rng = np.random.default_rng(1)
+    nonmated = {"A": rng.normal(0, 1, 3000), "B": np.r_[rng.uniform(-1, 1, 30_000), 5.0]}
+    table = pd.concat([pd.DataFrame({"score": np.r_[rng.normal(2, 1, 300), scores], "group": group,
+                                     "mated": np.repeat([True, False], [300, scores.size])})
+                       for group, scores in nonmated.items()], ignore_index=True)
+    summary = bf.fairness_summary(table, n_resamples=40, n_permutations=2, rng=0).set_index("metric")
+    percentile = bf.automatic_comprehensive_equity_index(table, kind="nonmated").parameters["percentiles"]["B"]
+    assert percentile == 100 * 30_000 / 30_001  # every score but the outlier on the centre side
+    row = summary.loc["cei_auto_extreme_nonmated"]
+    assert row["resolved"]
+    shown = re.search(r"percentiles=\(A: [\d.]+, B: ([\d.]+)\)", row["parameters"]).group(1)
+    assert shown == "99.997" and float(shown) < 100
+    # ordinary settings read as before
+    assert summary.loc["cei_extreme_nonmated", "parameters"] == "percentile=95, tail_weight=0.8, bins=100, mean_tail=groups"
