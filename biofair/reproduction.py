@@ -104,8 +104,9 @@ def reproduction_ledger(
     ValueError
         When a book value is missing, NaN or infinite (an integer beyond the largest float
         included) or given twice, the values lack a column, a
-        quantity of the table is listed twice, a paper value or tolerance is missing, NaN,
-        infinite or (the tolerance) negative, a reference is infinite, an expected verdict is
+        quantity of the table is listed twice, a paper value, tolerance or reference is not a
+        number (a boolean included; numeric text is read), a paper value or tolerance is missing,
+        NaN, infinite or (the tolerance) negative, a reference is infinite, an expected verdict is
         unknown, or an expected deviation has no reason.
 
     See Also
@@ -187,7 +188,16 @@ def reproduction_ledger(
                    else f"given twice for {sorted(set(book.index[book.index.duplicated()]))}")
         raise ValueError(f"{paper} {table}: book values {problem}; a value the book could not compute is no deviation")
     for column in ("paper_value", "tolerance", "reference"):
-        rows = rows.assign(**{column: pd.to_numeric(rows[column], errors="raise").astype(float)})
+        # numbers or numeric text (a table read as text); a boolean is none (a tolerance of True read 1.0)
+        needed = f"{paper} {table}: the papers' values must hold numbers in {column!r}"
+        booleans = rows[column].map(lambda value: isinstance(value, (bool, np.bool_)))
+        if booleans.any():
+            first = rows.loc[booleans].iloc[0]
+            raise ValueError(f"{needed}, not a boolean ({quoted(first[column])} for {quoted(first['quantity'])})")
+        try:
+            rows = rows.assign(**{column: pd.to_numeric(rows[column], errors="raise").astype(float)})
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{needed} ({error})") from None
     # a NaN paper value or tolerance, or a negative one, makes every row "differs" (an expected
     # deviation then passed unseen); a reference is optional (NaN) but never infinite
     malformed = ~np.isfinite(rows["paper_value"]) | ~(np.isfinite(rows["tolerance"]) & (rows["tolerance"] >= 0)) \

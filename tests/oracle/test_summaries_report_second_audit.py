@@ -183,3 +183,22 @@ def test_a_split_percentile_below_100_is_never_shown_as_100():
     assert shown == "99.997" and float(shown) < 100
     # ordinary settings read as before
     assert summary.loc["cei_extreme_nonmated", "parameters"] == "percentile=95, tail_weight=0.8, bins=100, mean_tail=groups"
+
+
+@pytest.mark.parametrize(("column", "value", "message"), [
+    ("tolerance", True, r"in 'tolerance', not a boolean \(True for 'a'\)$"),
+    ("paper_value", np.True_, r"in 'paper_value', not a boolean \(True for 'a'\)$"),
+    ("reference", "no effect", r"in 'reference' \(Unable to parse string"),
+])
+def test_a_papers_value_that_is_no_number_is_refused(column, value, message):
+    """A values table with a tolerance of True gave 'no effect in both' (read as a tolerance of
+    1.0), a paper value of True 'differs' (1.0); text that is no number raised pandas' 'Unable to
+    parse string' without the column. Numeric text still reads as its number."""
+    values = _ledger_values()
+    values[column] = values[column].astype(object)
+    values.loc[0, column] = value
+    with pytest.raises(ValueError, match=r"^cei Table 3: the papers' values must hold numbers " + message):
+        bf.reproduction_ledger("cei", "Table 3", {"a": 0.998, "b": 0.61}, values=values, check=False)
+    as_text = _ledger_values().astype({"paper_value": str, "tolerance": str})
+    ledger = bf.reproduction_ledger("cei", "Table 3", {"a": 0.998, "b": 0.61}, values=as_text)
+    assert ledger["tolerance"].tolist() == [0.001, 0.05] and ledger["verdict"].tolist() == ["reproduced", "same direction"]
