@@ -202,3 +202,21 @@ def test_a_papers_value_that_is_no_number_is_refused(column, value, message):
     as_text = _ledger_values().astype({"paper_value": str, "tolerance": str})
     ledger = bf.reproduction_ledger("cei", "Table 3", {"a": 0.998, "b": 0.61}, values=as_text)
     assert ledger["tolerance"].tolist() == [0.001, 0.05] and ledger["verdict"].tolist() == ["reproduced", "same direction"]
+
+
+@pytest.mark.parametrize(("p_target", "error", "message"), [
+    (1e-320, ValueError, r"^c_miss·p_target = 9\.99989e-321 and c_fa·\(1 - p_target\) = 1 must both be at least 2\*\*-1022"),
+    (0.0, ValueError, r"^p_target must lie in \(0, 1\), got 0\.0$"),
+    ("0.01", TypeError, r"^p_target must be a number, got '0\.01'$"),
+])
+def test_operating_summary_checks_its_prior_before_any_work(monkeypatch, p_target, error, message):
+    """operating_summary read p_target only when it came to the minDCF, after sorting both classes
+    and counting (minutes on 10**8 scores), and its docstring gave the prior's range as (0, 1),
+    which holds priors it refuses (1e-320: c_miss·p_target is no normal float)."""
+    def counted(*args, **kwargs):
+        raise AssertionError("the scores were counted before p_target was checked")
+
+    monkeypatch.setattr("biofair.summaries.mated_counts_sorted", counted)
+    with pytest.raises(error, match=message):
+        bf.operating_summary([1.0, 2.0, 3.0], [0.0, 1.0, 2.0], p_target=p_target)
+    assert "``p_target`` lies outside [2**-1022, 1)" in " ".join(bf.operating_summary.__doc__.split())
