@@ -220,3 +220,20 @@ def test_operating_summary_checks_its_prior_before_any_work(monkeypatch, p_targe
     with pytest.raises(error, match=message):
         bf.operating_summary([1.0, 2.0, 3.0], [0.0, 1.0, 2.0], p_target=p_target)
     assert "``p_target`` lies outside [2**-1022, 1)" in " ".join(bf.operating_summary.__doc__.split())
+
+
+def test_the_lowest_fdr_is_never_printed_as_perfect_when_it_is_not(tmp_path):
+    """Two groups with the same scores but for one of 20,000 mated scores, moved below every
+    threshold: FDR = 1 - 0.5 · 1/20,000 = 0.999975 at every target, which the prose printed
+    'The lowest FDR, 1.0000', the value of perfectly fair groups."""
+    rng = np.random.default_rng(4)
+    mated, nonmated = np.sort(rng.normal(3, 1, 20_000)), rng.normal(0, 1, 3000)
+    moved = mated.copy()
+    moved[-1] = -10.0  # the highest mated score of group B: a false non-match at every threshold
+    table = pd.concat([pd.DataFrame({"score": np.r_[scores, nonmated], "group": group,
+                                     "mated": np.repeat([True, False], [20_000, 3000])})
+                       for group, scores in (("A", mated), ("B", moved))], ignore_index=True)
+    fdr = bf.fairness_discrepancy_rate(table, fmr_targets=[1e-1, 1e-2, 1e-3])["fdr"]
+    assert np.allclose(fdr, 1 - 0.5 / 20_000, rtol=0, atol=1e-15)  # the FNMR gap, 1/20,000, in floating point
+    prose = _report(tmp_path, table, "--n-permutations", "2")
+    assert re.search(r"The lowest FDR, 0\.9999[78], comes at the threshold", prose)
