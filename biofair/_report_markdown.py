@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from importlib.resources import as_file, files
 
 import nbformat
@@ -47,8 +48,13 @@ from nbconvert.preprocessors import TagRemovePreprocessor
 _GLUE_MIME = "application/papermill.record/text/plain"
 _ROLE = re.compile(r"\{([a-z:-]+)\}`([^`]+)`")
 #: Characters that Markdown (with nbconvert's math and its bare-URL links, which need "://") would
-#: read as markup in a glued value.
-_MARKUP = re.compile(r"[&<>\\`*_{}\[\]#!|~$:]")
+#: read as markup in a glued value; and line breaks (a label "x\n1. y" from a Parquet file broke
+#: the paragraph into a numbered list, "\n\n" into two paragraphs, two spaces before one into <br>).
+_MARKUP = re.compile(r"[&<>\\`*_{}\[\]#!|~$:\n\r]")
+#: The bidirectional classes of a character that can reorder the prose around a glued value: right-to-left
+#: letters (the digits and punctuation beside them join their run) and the explicit embeddings,
+#: overrides and isolates (U+202E reversed the rest of the paragraph).
+_RIGHT_TO_LEFT = frozenset({"R", "AL", "RLE", "LRE", "RLO", "LRO", "PDF", "RLI", "LRI", "FSI", "PDI"})
 #: What opens a block where a line starts (after up to three spaces): a list item ("1." or "1)" of up to nine
 #: digits, "-" or "+", then white space or the line's end) or a setext heading's underline ("---", "===").
 #: The other block markers ("#", ">", "*", "<", "`", "~") are in _MARKUP.
@@ -127,8 +133,13 @@ def _literal(text: str, *, line_start: bool = False, rest_of_line: str = "") -> 
     character reference, which Markdown shows and never reads as markup (a backslash escape
     would not do: nbconvert reads ``\\[`` as the start of a formula). With ``line_start``, where
     ``text`` begins a line that ``rest_of_line`` ends, its first character too when the line would
-    open a block (a glued count of 1 before ". With" began a numbered list)."""
+    open a block (a glued count of 1 before ". With" began a numbered list). Text with right-to-left
+    letters or directional controls is isolated in ``<bdi>``, so that it reorders neither itself
+    with the prose around it nor that prose (a label holding U+202E reversed the rest of its
+    paragraph)."""
     literal = _MARKUP.sub(lambda match: f"&#{ord(match.group())};", text)
+    if any(unicodedata.bidirectional(character) in _RIGHT_TO_LEFT for character in text):
+        return f"<bdi>{literal}</bdi>"  # an inline tag: no Markdown block starts with it
     if line_start and literal and _BLOCK_START.match(literal + rest_of_line):
         return f"&#{ord(literal[0])};{literal[1:]}"
     return literal

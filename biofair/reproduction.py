@@ -16,7 +16,7 @@ from importlib.resources import files
 import numpy as np
 import pandas as pd
 
-from biofair._validation import how_many
+from biofair._validation import float_or_infinite, how_many, is_real_number, quoted
 
 #: The verdicts a ledger row can carry: the number reproduced, no effect in book and paper alike
 #: (the number itself is then a sampling floor), or a deviation, from mild to worst.
@@ -100,11 +100,13 @@ def reproduction_ledger(
         When the paper's table is unknown, or the book's values and the paper's quantities
         differ.
     TypeError
-        When a book value is not a number.
+        When a book value is not a number (a boolean or numeric text included).
     ValueError
-        When a book value is NaN or infinite or given twice, the values lack a column, a
-        quantity of the table is listed twice, a paper value or tolerance is missing, NaN,
-        infinite or (the tolerance) negative, a reference is infinite, an expected verdict is
+        When a book value is missing, NaN or infinite (an integer beyond the largest float
+        included) or given twice, the values lack a column, a
+        quantity of the table is listed twice, a paper value, tolerance or reference is not a
+        number (a boolean included; numeric text is read), a paper value or tolerance is missing,
+        NaN, infinite or (the tolerance) negative, a reference is infinite, an expected verdict is
         unknown, or an expected deviation has no reason.
 
     See Also
@@ -165,21 +167,37 @@ def reproduction_ledger(
     rows = values[(values["paper"] == paper) & (values["table"] == table)]
     if rows.empty:
         raise KeyError(f"no values of {paper!r} {table!r} in the papers' values")
-    try:
-        book = pd.Series(book_values, dtype=float)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"{paper} {table}: book values must be numbers ({error})") from None
+    given = pd.Series(book_values, dtype=object)
+    # a boolean or numeric text is no number the book computed (pandas read True as 1.0 and "0.998" as 0.998);
+    # a missing value (None, pd.NA) is a NaN, refused below
+    not_numbers = {name: value for name, value in given.items()
+                   if not (is_real_number(value) or value is None or value is pd.NA)}
+    if not_numbers:
+        shown = ", ".join(f"{quoted(name)}: {quoted(value)}" for name, value in list(not_numbers.items())[:3])
+        raise TypeError(f"{paper} {table}: book values must be numbers (not booleans or text), got {shown}")
+    # beyond the largest float (10**400) as infinite, refused below with the NaN (it raised OverflowError)
+    book = given.map(lambda value: math.nan if value is None or value is pd.NA else float_or_infinite(value)).astype(float)
     missing = sorted(set(rows["quantity"]) - set(book.index))
     extra = sorted(set(book.index) - set(rows["quantity"]))
     if missing or extra:
         raise KeyError(f"{paper} {table}: book values missing for {missing}, not in the paper: {extra}")
     unusable = book[~np.isfinite(book.to_numpy())]
     if len(unusable) or book.index.has_duplicates:
-        problem = (f"not finite for {len(unusable)} quantities, e.g. {dict(list(unusable.items())[:3])}" if len(unusable)
+        problem = (f"not finite for {how_many(len(unusable), 'quantity', plural='quantities')}, "
+                   f"e.g. {dict(list(unusable.items())[:3])}" if len(unusable)
                    else f"given twice for {sorted(set(book.index[book.index.duplicated()]))}")
         raise ValueError(f"{paper} {table}: book values {problem}; a value the book could not compute is no deviation")
     for column in ("paper_value", "tolerance", "reference"):
-        rows = rows.assign(**{column: pd.to_numeric(rows[column], errors="raise").astype(float)})
+        # numbers or numeric text (a table read as text); a boolean is none (a tolerance of True read 1.0)
+        needed = f"{paper} {table}: the papers' values must hold numbers in {column!r}"
+        booleans = rows[column].map(lambda value: isinstance(value, (bool, np.bool_)))
+        if booleans.any():
+            first = rows.loc[booleans].iloc[0]
+            raise ValueError(f"{needed}, not a boolean ({quoted(first[column])} for {quoted(first['quantity'])})")
+        try:
+            rows = rows.assign(**{column: pd.to_numeric(rows[column], errors="raise").astype(float)})
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{needed} ({error})") from None
     # a NaN paper value or tolerance, or a negative one, makes every row "differs" (an expected
     # deviation then passed unseen); a reference is optional (NaN) but never infinite
     malformed = ~np.isfinite(rows["paper_value"]) | ~(np.isfinite(rows["tolerance"]) & (rows["tolerance"] >= 0)) \

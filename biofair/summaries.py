@@ -45,7 +45,7 @@ from biofair.areas import (
 )
 from biofair.bootstrap import bootstrap
 from biofair.decidability import _decidability_scaled
-from biofair.detection_cost import _min_dcf_from_counts
+from biofair.detection_cost import _checked_costs, _min_dcf_from_counts
 from biofair.discrepancy import area_under_fdr, fairness_discrepancy_rate
 from biofair.dispersion import outcome_fairness
 from biofair.distribution_fairness import (
@@ -74,11 +74,20 @@ _SUMMARY_COLUMNS = ["metric", "attribute", "fmr_target", "value", "low", "high",
 
 def _settings(**values: object) -> str:
     """The settings a row's value was computed with, as text: ``bins=100, percentile=95``
-    (numbers to 4 significant digits, a mapping as ``(A: 99.83, B: 100)``)."""
+    (numbers to 4 significant digits, or more where 4 would show a whole number the value is
+    not; a mapping as ``(A: 99.83, B: 100)``)."""
     def shown(value: object) -> str:
         if isinstance(value, dict):
             return "(" + ", ".join(f"{name}: {shown(v)}" for name, v in value.items()) + ")"
-        return f"{value:.4g}" if isinstance(value, float) else str(value)
+        if not isinstance(value, float):
+            return str(value)
+        # CEIᴬ's split percentile 99.9967 (one score beyond mu + 3 sigma among 30,000) read "100", the
+        # percentile of a group without a tail
+        for digits in range(4, 17):
+            text = f"{value:.{digits}g}"
+            if float(text) == value or not float(text).is_integer():
+                return text
+        return f"{value:.17g}"  # any float as itself
 
     return ", ".join(f"{name}={shown(value)}" for name, value in values.items())
 
@@ -118,7 +127,7 @@ def operating_summary(
     min_fmr : float, default 1e-3
         Lower bound of the log-FMR AUC (upper bound 1), in [2**-1022, 1).
     p_target : float, default 0.01
-        Target prior of the minDCF (unit costs).
+        Target prior of the minDCF (unit costs), in [2**-1022, 1).
     eer_method : {"rocch", "midpoint", "interval"}, default "rocch"
         The ``method`` passed on to :func:`biofair.eer`.
 
@@ -144,8 +153,8 @@ def operating_summary(
         infinite score, a masked value or an integer beyond ``±2**53``; when ``fmr_targets`` is
         empty or holds a target outside [0, 1], ``pauc_bounds`` is empty or holds a bound
         outside [2**-1022, 1], or ``min_fmr`` lies outside [2**-1022, 1) (NaN included); when
-        ``p_target`` lies outside (0, 1) or ``eer_method`` is not "rocch", "midpoint" or
-        "interval"; or when both classes have zero variance (d' is undefined, as for
+        ``p_target`` lies outside [2**-1022, 1) (below it, the normalising cost ``p_target`` is no
+        normal float) or ``eer_method`` is not "rocch", "midpoint" or "interval"; or when both classes have zero variance (d' is undefined, as for
         :func:`biofair.decidability`).
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
@@ -186,6 +195,7 @@ def operating_summary(
     bounds = np.array([check_bound(bound, "pauc_bounds") for bound in as_targets(pauc_bounds, "pauc_bounds").tolist()])
     check_bound(min_fmr, "min_fmr")
     check_choice(eer_method, "eer_method", get_args(EerMethod))
+    _checked_costs(p_target, 1.0, 1.0)  # with the other options: it was checked after both sorts and the counts
     with ThreadPoolExecutor(max_workers=1) if nonmated.size >= IN_TWO_THREADS_FROM else nullcontext() as pool:
         mated_sorted, nonmated_sorted, d_prime = _sorted_classes_and_decidability(mated, nonmated, pool)
         n_mated, n_nonmated = mated_sorted.size, nonmated_sorted.size
