@@ -227,8 +227,8 @@ def render(report) -> str:
     """The report as one self-contained HTML page, which requests nothing when it is opened."""
     settings = report.to_dict()["settings"]
     if report.threshold_source == "fmr":
-        source = (f"set at a target FMR of {_exact(report.fmr_target)} on all {report.overall['n_nonmated']:,} non-mated "
-                  "comparisons (homogeneous and cross-group), as a deployed system sets one threshold for everyone")
+        source = (f"set at a target FMR of {_exact(report.fmr_target)} on all {report.overall['n_nonmated']:,} "
+                  "non-mated comparisons (homogeneous and cross-group), as a deployed system sets one threshold for everyone")
     else:
         source = "given by the operator"
     overall = report.overall

@@ -103,11 +103,11 @@ def reproduction_ledger(
         When a book value is not a number (a boolean or numeric text included).
     ValueError
         When a book value is missing, NaN or infinite (an integer beyond the largest float
-        included) or given twice, the values lack a column, a
-        quantity of the table is listed twice, a paper value, tolerance or reference is not a
-        number (a boolean included; numeric text is read), a paper value or tolerance is missing,
-        NaN, infinite or (the tolerance) negative, a reference is infinite, an expected verdict is
-        unknown, or an expected deviation has no reason.
+        included) or given twice, the values lack a column, a quantity of the table is listed
+        twice, a paper value, tolerance or reference is not a number (a boolean included;
+        numeric text is read), a paper value or tolerance is missing, NaN, infinite or (the
+        tolerance) negative, a reference is infinite, an expected verdict is unknown, or an
+        expected deviation has no reason.
 
     See Also
     --------
@@ -176,7 +176,8 @@ def reproduction_ledger(
         shown = ", ".join(f"{quoted(name)}: {quoted(value)}" for name, value in list(not_numbers.items())[:3])
         raise TypeError(f"{paper} {table}: book values must be numbers (not booleans or text), got {shown}")
     # beyond the largest float (10**400) as infinite, refused below with the NaN (it raised OverflowError)
-    book = given.map(lambda value: math.nan if value is None or value is pd.NA else float_or_infinite(value)).astype(float)
+    book = given.map(lambda value: math.nan if value is None or value is pd.NA
+                     else float_or_infinite(value)).astype(float)
     missing = sorted(set(rows["quantity"]) - set(book.index))
     extra = sorted(set(book.index) - set(rows["quantity"]))
     if missing or extra:

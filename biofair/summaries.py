@@ -153,9 +153,9 @@ def operating_summary(
         infinite score, a masked value or an integer beyond ``±2**53``; when ``fmr_targets`` is
         empty or holds a target outside [0, 1], ``pauc_bounds`` is empty or holds a bound
         outside [2**-1022, 1], or ``min_fmr`` lies outside [2**-1022, 1) (NaN included); when
-        ``p_target`` lies outside [2**-1022, 1) (below it, the normalising cost ``p_target`` is no
-        normal float) or ``eer_method`` is not "rocch", "midpoint" or "interval"; or when both classes have zero variance (d' is undefined, as for
-        :func:`biofair.decidability`).
+        ``p_target`` lies outside [2**-1022, 1) (below it, the normalising cost ``p_target`` is
+        no normal float) or ``eer_method`` is not "rocch", "midpoint" or "interval"; or when
+        both classes have zero variance (d' is undefined, as for :func:`biofair.decidability`).
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
         numbers are refused), ``fmr_targets`` or ``pauc_bounds`` is not a sequence of numbers
