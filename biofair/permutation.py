@@ -375,8 +375,8 @@ def _nulls(statistics: dict[str, Callable], shuffled: Callable[[np.random.Genera
                 null[name][i] = _number(value, _EXAMPLE)
     if redrawn:
         warn(f"{redrawn} of {redrawn + n_permutations} shuffled arrangements of the groups could not be scored and "
-             f"were drawn again (the first: {first_problem}): the permutation null is that of the arrangements that "
-             "can be scored, as the observed one can")
+             f"{'was' if redrawn == 1 else 'were'} drawn again (the first: {first_problem}): the permutation null is "
+             "that of the arrangements that can be scored, as the observed one can")
     return {name: _tested(observed[name], null[name], alternative, redrawn) for name in statistics}
 
 

@@ -39,7 +39,8 @@ def test_an_arrangement_an_index_cannot_score_is_drawn_again_and_counted():
     expected, skipped = scored_by_hand(cei, SMALL, 60, seed=5)
     assert skipped > 0  # the data make the case
     with pytest.warns(UserWarning, match=rf"^{skipped} of {skipped + 60} shuffled arrangements of the groups could "
-                                         r"not be scored and were drawn again \(the first: group '.*': .* falls? in the "
+                                         rf"not be scored and {'was' if skipped == 1 else 'were'} drawn again "
+                                         r"\(the first: group '.*': .* falls? in the "
                                          r"tail at percentile 95; .*\): the permutation null is that of the "
                                          r"arrangements that can be scored, as the observed one can$"):
         result = bf.permutation_null(cei, SMALL, n_permutations=60, rng=5)
@@ -120,3 +121,13 @@ def test_fairness_summary_leaves_out_the_nulls_of_groups_too_small_to_shuffle():
     assert summary["value"].notna().all()
     expected = bf.comprehensive_equity_index(table, kind="mated").extreme
     assert summary.set_index("metric").loc["cei_extreme_mated", "value"] == expected
+
+
+def test_one_arrangement_drawn_again_is_counted_in_the_singular():
+    expected, skipped = scored_by_hand(cei, SMALL, 10, seed=2)
+    assert skipped == 1  # the data make the case
+    with pytest.warns(UserWarning, match=r"^1 of 11 shuffled arrangements of the groups could not be scored and was "
+                                         r"drawn again \(the first: "):
+        result = bf.permutation_null(cei, SMALL, n_permutations=10, rng=2)
+    assert result.n_redrawn == 1
+    np.testing.assert_array_equal(result.null, expected)
