@@ -171,7 +171,8 @@ def load_voxceleb1h(
         When bt4vt is installed but one of its score or metadata files is missing.
     ValueError
         When bt4vt's scores do not hold the 550,894 trials (275,488 mated) of the list. A
-        cached copy that does not, or cannot be read, is replaced by one read from bt4vt.
+        cached copy that does not, that cannot be read, or whose ``system`` is not ``model`` is
+        replaced by one read from bt4vt.
     SchemaError
         When a label contradicts the speaker ids or a speaker lacks metadata.
 
@@ -199,7 +200,8 @@ def load_voxceleb1h(
     if cache and cached.is_file():
         with contextlib.suppress(OSError, ValueError):  # unreadable (e.g. truncated): read the source again
             table = pd.read_parquet(cached)
-            if _is_voxceleb1h(table):  # a copy that lost rows is never returned
+            # never a copy that lost rows, nor another model's saved under this name (the counts are the same)
+            if _is_voxceleb1h(table) and table["system"].eq(model).all():
                 return validate_scores(table)
     table = validate_scores(_read_voxceleb1h(model))
     if not _is_voxceleb1h(table):

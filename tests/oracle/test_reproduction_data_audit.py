@@ -281,6 +281,18 @@ def test_a_cached_copy_that_lost_rows_is_never_returned(voxceleb_l, tmp_path, mo
     assert sorted(p.name for p in tmp_path.iterdir()) == [cached.name]  # no temporary file left
 
 
+def test_a_cached_copy_of_the_other_model_is_never_returned(voxceleb_l, tmp_path, monkeypatch):
+    """The cache was checked by its counts only, which both models share: the other model's
+    copy saved under this model's name was returned as this model's scores (the summaries
+    audit)."""
+    monkeypatch.setenv("BIOFAIR_CACHE", str(tmp_path))
+    cached = tmp_path / "voxceleb1h-resnetse34l-bt4vt-1.0.1.parquet"
+    voxceleb_l.assign(system="resnetse34v2").to_parquet(cached, index=False)
+    table = datasets.load_voxceleb1h("resnetse34l")
+    assert (table["system"] == "resnetse34l").all() and table.equals(voxceleb_l)
+    assert (pd.read_parquet(cached, columns=["system"])["system"] == "resnetse34l").all()  # rewritten
+
+
 def test_columns_are_in_the_documented_order(voxceleb_l):
     returns = datasets.load_voxceleb1h.__doc__.split("Returns")[1].split("Raises")[0]
     documented = [name for name in re.findall(r"``(\w+)``", returns) if name in voxceleb_l.columns]
