@@ -93,20 +93,24 @@ def pandas_display_restored():
 
 
 @pytest.mark.parametrize(("value", "text"), [
-    (0.99996, "1.000"),  # was "1": a TMR below 1 read as the whole number 1
-    (0.9999999999999999, "1.000"),
-    (2.00004, "2.000"),
-    (-0.99996, "-1.000"),
-    (99.996, "100.0"),
-    (1234.56, "1235."),  # was "1235", as the count 1235 is written
+    (0.99996, "0.99996"),  # was "1": a TMR below 1 read as the whole number 1
+    (0.9999999999999999, "0.9999999999999999"),
+    (2.00004, "2.00004"),
+    (-0.99996, "-0.99996"),
+    (99.996, "99.996"),
+    (1234.56, "1234.6"),  # was "1235", as the count 1235 is written
+    (1441.75, "1441.8"),
     (-0.0, "0"),  # was "-0"
 ])
 def test_a_table_never_writes_a_value_that_is_not_whole_as_a_whole_number(value, text):
     """use_style's tables write whole numbers without decimals (a count reads 275488) and other
     floats to four significant digits; '%.4g' drops trailing zeros, so a value that rounds to a
-    whole number read exactly as one: TMR 0.99996 was "1", as a TMR of exactly 1 is."""
+    whole number read exactly as one: TMR 0.99996 was "1", as a TMR of exactly 1 is. Such a
+    value now takes the fewest more digits that tell it from a whole number."""
     assert table_cell(value) == text
-    assert float(text) == float(f"{value:.4g}")  # the same four significant digits
+    if value != round(value):  # the fewest digits from 4 on that do not read as a whole number
+        digits = len(text.lstrip("-0.").replace(".", ""))
+        assert text == f"{value:.{digits}g}" and (digits == 4 or float(f"{value:.{digits - 1}g}").is_integer())
 
 
 @pytest.mark.parametrize("value", [0.5, 2.0, 275488.0, 0.9594, 1.2345e-05, 123456.7, 0.12345, 1e15, -3.0, 12.5])
