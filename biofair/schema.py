@@ -190,13 +190,13 @@ def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subjec
         Naming the column of several types with an id of each type, or the columns of
         numbers and those of text with their dtypes; and how to read the ids as text.
     """
-    _check_booleans_apart(columns, what=what)  # True == 1: between columns, where each has one type
     kinds = {name: _id_kind(ids) for name, ids in columns.items()}
     for name, kind in kinds.items():
         if kind == "mixed":
             examples = ", ".join(f"{quoted(v)} ({t.__name__})" for t, v in list(_first_of_each_type(columns[name]).items())[:3])
             raise SchemaError(f"{name} holds {what} ids of several types, e.g. {examples}: 1 and '1' would be "
                               f"two {what}s. {hint}")
+    _check_booleans_apart(columns, what=what)  # True == 1: between columns, each of one type
     numbers = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == "numbers"]
     text = [f"{name} ({columns[name].dtype})" for name, kind in kinds.items() if kind == "text"]
     if numbers and text:
