@@ -110,9 +110,11 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
         both columns; or a group column holding two labels that differ only in type, or ids of
         two types in ``probe_id`` or ``reference_id`` (``1`` and ``"1"``).
     ValueError
-        When ``by`` is empty, names a column twice or names "score" or "mated".
+        When ``by`` is empty, names a column twice or names "score" or "mated", or ``ties``
+        is neither "pessimistic" nor "optimistic".
     TypeError
-        When ``by`` is not a column name or a list of column names.
+        When ``scores`` is not a pandas DataFrame, or ``by`` is not a column name or a list of
+        column names.
 
     See Also
     --------
@@ -323,7 +325,7 @@ def probe_outcomes_from_matrix(
         or numbers); or probe ids, or group labels, that differ only in type.
     ValueError
         When the matrix, a block, the identities or the probe ids are a masked array with
-        masked entries.
+        masked entries, or ``ties`` is neither "pessimistic" nor "optimistic".
 
     See Also
     --------
