@@ -125,8 +125,8 @@ def check_subject_disjoint(dev: pd.DataFrame, evaluation: pd.DataFrame) -> None:
     Raises
     ------
     ValueError
-        Naming the number of shared subjects and a few of them, or the subject column with
-        missing ids.
+        Naming the number of shared subjects and a few of them, the subject column with
+        missing ids, or the subject columns a table lacks.
     TypeError
         When ``dev`` or ``evaluation`` is not a pandas DataFrame.
     SchemaError
@@ -221,12 +221,14 @@ def subject_disjoint_split(
     Raises
     ------
     ValueError
-        When the scores have fewer than two subjects, ``dev_fraction`` is not in (0, 1), or
-        a subject's comparisons as reference carry two different ``stratify`` labels (named,
-        with their labels: a subject belongs to one stratum), or ``rng`` is a negative seed.
+        When the scores lack ``reference_subject`` or ``probe_subject``, or a comparison its
+        subject ids (named, with the first row), have fewer than two subjects, ``dev_fraction``
+        is not in (0, 1), ``stratify`` names no column of the scores, or a subject's comparisons
+        as reference carry two different ``stratify`` labels (named, with their labels: a
+        subject belongs to one stratum), or ``rng`` is a negative seed.
     TypeError
-        When ``scores`` is not a pandas DataFrame, or ``rng`` is neither a Generator, an
-        integer seed nor None.
+        When ``scores`` is not a pandas DataFrame, ``dev_fraction`` is not a number (text and
+        booleans are refused), or ``rng`` is neither a Generator, an integer seed nor None.
     SchemaError
         When the subject ids mix numbers and text (``1`` and ``"1"`` would be two subjects,
         and could land on both sides), a boolean ``mated`` column contradicts
