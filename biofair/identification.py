@@ -43,7 +43,7 @@ from biofair._validation import (
 from biofair.discrepancy import _discrepancy_table, _max_gap, _warn_if_groups_differ
 from biofair.exceptions import SchemaError
 from biofair.groups import _attributes_of, _text_labels
-from biofair.schema import _check_ids_of_one_kind, _contradiction, _id_kind, _row, _score_problems
+from biofair.schema import _check_ids_of_one_kind, _contradiction, _row, _score_problems
 
 _OUTCOME_COLUMNS = ("probe_id", "group", "mated", "score", "rank", "top_nonmated")
 _DEFAULT_FPIR_TARGETS = (1e-1, 1e-2, 1e-3)
@@ -396,7 +396,6 @@ def probe_outcomes_from_matrix(
     _check_ids_of_one_kind({"probe_subjects": pd.Series(subjects), "gallery_subjects": pd.Series(gallery_ids)},
                            hint=one_kind)
     _check_ids_of_one_kind({"probe_ids": pd.Series(ids)}, what="probe", hint=one_kind)  # as probe_outcomes' probe_id
-    _check_identities_comparable(subjects, gallery_ids)
     groups = _text_labels(pd.DataFrame({"probe_groups": groups.ravel()}), ["probe_groups"])
     mate_columns = gallery.get_indexer(subjects)
     one_row = f"give each probe one row of {len(gallery)} scores, one per gallery entry"
@@ -431,23 +430,6 @@ def probe_outcomes_from_matrix(
         outcomes.append(_block_outcomes(block, mate_columns[start:stop], ties=ties))
     mate_score, rank, top_nonmated = (np.concatenate(p) for p in zip(*outcomes))
     return _outcome_table(ids, groups, mate_columns >= 0, mate_score, rank, top_nonmated)
-
-
-def _check_identities_comparable(probe_subjects: NDArray, gallery_subjects: NDArray) -> None:
-    """Raise when the probes' identities are of another kind than the gallery's beyond numbers
-    against text (refused before): bytes or dates against text or numbers never compare equal
-    (``b"a" != "a"``), so every probe would be read as not enrolled."""
-    sides = {"probe_subjects": probe_subjects, "gallery_subjects": gallery_subjects}
-    kinds = {name: _id_kind(pd.Series(values.ravel())) for name, values in sides.items()}
-    if len(set(kinds.values()) - {""}) < 2:
-        return
-    firsts = {name: values.ravel()[0] for name, values in sides.items()}
-    firsts = {name: v.item() if isinstance(v, np.generic) else v for name, v in firsts.items()}  # bytes, not bytes_
-    found = " but ".join(f"{name} {type(first).__name__} ids (dtype {sides[name].dtype}, e.g. {quoted(first)})"
-                         for name, first in firsts.items())
-    raise SchemaError(f"identities of two kinds: {found}; no id of one kind equals an id of the other, so no probe "
-                      "would find its mate. Give both sides one kind, e.g. text ([s.decode() for s in ids] for "
-                      "bytes)")
 
 
 def _check_outcomes(outcomes: pd.DataFrame, name: str = "outcomes") -> None:

@@ -202,6 +202,25 @@ def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subjec
     if numbers and text:
         raise SchemaError(f"{what} ids are numbers in {', '.join(numbers)} but text in {', '.join(text)}: a "
                           f"{what} written 1 in one and '1' in the other would be two {what}s. {hint}")
+    # another kind (bytes, dates) against text or numbers, or against each other: b"a" != "a"
+    firsts = {name: first for name, kind in kinds.items() if kind and (first := _first_id(columns[name])) is not None}
+    described = {name: type(first).__name__ if kinds[name] == "other" else kinds[name] for name, first in firsts.items()}
+    if len(set(described.values())) > 1:
+        found = ", ".join(f"{kind} in {name} ({columns[name].dtype}, e.g. {quoted(firsts[name])})"
+                          for name, kind in described.items())
+        decode = " (bytes: [i.decode() for i in ids])" if "bytes" in described.values() else ""
+        raise SchemaError(f"{what} ids are of different kinds: {found}; no id of one kind equals an id of another, "
+                          f"so a {what} written as both would be two {what}s. {hint}{decode}")
+
+
+def _first_id(ids: pd.Series) -> object:
+    """The first id of a column, as a Python object (``b"a"``, not NumPy's ``bytes_``), or None
+    when it has none (an empty column of text keeps its dtype)."""
+    values = ids.cat.categories if isinstance(ids.dtype, pd.CategoricalDtype) else ids.dropna()
+    if len(values) == 0:
+        return None
+    first = values[0] if isinstance(values, pd.Index) else values.iloc[0]
+    return first.item() if isinstance(first, np.generic) else first
 
 
 def _cli_renaming(renames: dict[str, str]) -> str:
