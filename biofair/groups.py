@@ -209,12 +209,15 @@ def _pair_level_disagreement(scores: pd.DataFrame, attribute: str, sides: list[s
     """The problem ("" if none) of a table with a pair-level column and both per-side columns
     of one attribute that disagree on a row: the pair-level column is read, so a pair it
     places in one group would count as homogeneous where its sides say it crosses groups (a
-    ``group`` copied from ``reference_group``, say)."""
+    ``group`` copied from ``reference_group``, say). A missing label (None, NaN, or pandas'
+    ``<NA>``, which has no truth value) differs from a label and not from another missing one."""
     pair = scores[attribute].to_numpy(dtype=object)
     differ = np.zeros(len(scores), dtype=bool)
     for side in sides:
         value = scores[side].to_numpy(dtype=object)
-        differ |= (pair != value) & ~(pd.isna(pair) & pd.isna(value))
+        missing, known = pd.isna(pair), ~(pd.isna(pair) | pd.isna(value))
+        differ |= missing != pd.isna(value)
+        differ[known] |= (pair[known] != value[known]).astype(bool)
     if not differ.any():
         return ""
     first = int(differ.argmax())

@@ -1,0 +1,67 @@
+"""Second audit of biofair/groups.py and biofair/schema.py at their edges: group columns of
+pandas' nullable dtypes (whose missing value <NA> has no truth value), compared with the
+same labels in an object column; every expectation is worked by hand or by a loop over the
+rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+from biofair.exceptions import SchemaError
+
+# -- a pair-level column beside both per-side columns, with missing labels -----------------------
+
+
+def _three_columns(pair: list, reference: list, probe: list, dtype: str) -> pd.DataFrame:
+    """Five comparisons grouped by 'gender', given three times: pair-level and per side."""
+    return pd.DataFrame({
+        "score": [0.9, 0.2, 0.8, 0.3, 0.5], "mated": [True, False, True, False, False],
+        "gender": pd.array(pair, dtype=dtype), "reference_gender": pd.array(reference, dtype=dtype),
+        "probe_gender": pd.array(probe, dtype=dtype),
+    })
+
+
+@pytest.mark.parametrize("dtype", ["string", "string[pyarrow]", "object"])
+@pytest.mark.parametrize("call", [
+    lambda table: bf.group_labels(table, by="gender"),
+    lambda table: bf.scores_by_group(table, by="gender"),
+    lambda table: bf.group_sizes(table, by="gender"),
+    lambda table: bf.rates_by_group(table, 0.5, by="gender"),
+])
+def test_a_missing_pair_level_label_beside_labelled_sides_is_a_disagreement_in_every_dtype(dtype, call):
+    """Row 4 has no pair-level label but sides 'f' / 'm': the columns disagree in 1 row, as an
+    object column says. With a string column the comparison of <NA> with 'f' has no truth
+    value, and every grouping failed with pandas' "TypeError: boolean value of NA is
+    ambiguous" instead of naming the columns and the row."""
+    table = _three_columns(["f", "f", "m", "m", None], ["f", "f", "m", "m", "f"], ["f", "f", "m", "m", "m"], dtype)
+    with pytest.raises(SchemaError, match=r"disagree in 1 row \(first in row 4: (nan|<NA>) against 'f' / 'm'\)"):
+        call(table)
+
+
+@pytest.mark.parametrize("dtype", ["string", "string[pyarrow]", "object"])
+def test_missing_side_labels_beside_a_labelled_pair_are_a_disagreement_in_every_dtype(dtype):
+    table = _three_columns(["f", "f", "m", "m", "f"], ["f", "f", "m", "m", None], ["f", "f", "m", "m", None], dtype)
+    with pytest.raises(SchemaError, match=r"disagree in 1 row \(first in row 4: 'f' against (nan|<NA>) / (nan|<NA>)\)"):
+        bf.group_labels(table, by="gender")
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "string", "object"])
+def test_a_row_missing_in_all_three_columns_is_a_missing_label_not_a_disagreement(dtype):
+    labels = [1, 1, 2, 2, None] if dtype == "Int64" else ["1", "1", "2", "2", None]
+    table = _three_columns(labels, labels, labels, dtype)
+    with pytest.raises(SchemaError, match=r"missing group labels: column 'gender' has 1 missing value \(first in row 4\)"):
+        bf.group_labels(table, by="gender")
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "string[pyarrow]"])
+def test_three_agreeing_nullable_columns_group_as_an_object_column_does(dtype):
+    labels = [1, 1, 2, 2, 1] if dtype == "Int64" else ["1", "1", "2", "2", "1"]
+    table = _three_columns(labels, labels, labels, dtype)
+    expected = bf.rates_by_group(table.astype({c: object for c in ("gender", "reference_gender", "probe_gender")}),
+                                 0.5, by="gender")
+    assert bf.rates_by_group(table, 0.5, by="gender").equals(expected)
+    # by hand: group '1' has mated 0.9 and non-mated 0.2, 0.5; group '2' mated 0.8, non-mated 0.3
+    assert expected[["group", "fmr", "fnmr"]].to_numpy().tolist() == [["1", 0.5, 0.0], ["2", 0.0, 0.0]]
