@@ -441,18 +441,21 @@ def _factorize_sorted(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index]:
     return codes, uniques
 
 
-#: What ``infer_dtype`` calls an object column of several types (1 and "1", True and 1, 1 and 1.0).
-_MIXED_TYPES = frozenset({"mixed", "mixed-integer", "mixed-integer-float"})
+#: What ``infer_dtype`` calls an object column whose equal labels can be written differently: one
+#: of several types (1 and "1", True and 1, 1 and 1.0), or of decimals (``Decimal("1") ==
+#: Decimal("1.0")``, as when per-side decimal columns have different scales).
+_WRITTEN_SEVERAL_WAYS = frozenset({"mixed", "mixed-integer", "mixed-integer-float", "decimal"})
 
 
 def _check_equal_labels_written_alike(labels: pd.Series, codes: NDArray[np.intp], columns: list[str]) -> None:
     """Raise when ``pd.factorize`` made one group of equal labels of different types.
 
-    ``True == 1`` and ``1 == 1.0`` in Python, so pandas merges them, and the group is named
-    after whichever comes first ("True" or "1"): a reordered table would name it otherwise.
-    Only an object column of several types is read twice (values and text).
+    ``True == 1``, ``1 == 1.0`` and ``Decimal("1") == Decimal("1.0")`` in Python, so pandas
+    merges them, and the group is named after whichever comes first ("True" or "1"): a
+    reordered table would name it otherwise. Only an object column of several types, or of
+    decimals, is read twice (values and text).
     """
-    if labels.dtype != object or pd.api.types.infer_dtype(labels, skipna=True) not in _MIXED_TYPES:
+    if labels.dtype != object or pd.api.types.infer_dtype(labels, skipna=True) not in _WRITTEN_SEVERAL_WAYS:
         return
     written = pd.DataFrame({"code": codes, "text": labels.map(_label_text, na_action="ignore").to_numpy()})
     written = written[codes >= 0].drop_duplicates()

@@ -5,6 +5,8 @@ rows."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -65,3 +67,42 @@ def test_three_agreeing_nullable_columns_group_as_an_object_column_does(dtype):
     assert bf.rates_by_group(table, 0.5, by="gender").equals(expected)
     # by hand: group '1' has mated 0.9 and non-mated 0.2, 0.5; group '2' mated 0.8, non-mated 0.3
     assert expected[["group", "fmr", "fnmr"]].to_numpy().tolist() == [["1", 0.5, 0.0], ["2", 0.0, 0.0]]
+
+
+# -- equal decimal labels written differently ---------------------------------------------------
+
+
+@pytest.mark.parametrize("first", [Decimal("1"), Decimal("1.0")])
+def test_equal_decimal_labels_written_differently_are_refused_as_true_and_1_are(first):
+    """Decimal('1') == Decimal('1.0'): pandas made one group of them, named '1' or '1.0' after
+    whichever row came first (group_labels gave ['1', '1', '2', '2'] for one order and
+    ['1.0', '1.0', '2', '2'] for the other), where its docstring promises a SchemaError for
+    equal labels written differently."""
+    other = Decimal("1.0") if str(first) == "1" else Decimal("1")
+    table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.3], "mated": [True, False, True, False],
+                          "group": [first, other, Decimal("2"), Decimal("2")]})
+    with pytest.raises(SchemaError, match=r"equal labels written differently: Decimal\('1(\.0)?'\) \(Decimal\), "
+                                          r"Decimal\('1(\.0)?'\) \(Decimal\)"):
+        bf.group_labels(table)
+    with pytest.raises(SchemaError, match="equal labels written differently"):
+        bf.scores_by_group(table)
+
+
+def test_per_side_decimal_columns_of_different_scales_are_refused():
+    """reference_group of scale 1 and probe_group of scale 2: Decimal('1.0') and Decimal('1.00')
+    were one group, named after the reference side's writing."""
+    table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.3], "mated": [True, False, True, False],
+                          "reference_group": [Decimal("1.0"), Decimal("1.0"), Decimal("2.0"), Decimal("2.0")],
+                          "probe_group": [Decimal("1.00"), Decimal("1.00"), Decimal("2.00"), Decimal("2.00")]})
+    with pytest.raises(SchemaError, match="equal labels written differently"):
+        bf.group_labels(table)
+
+
+def test_decimal_labels_written_one_way_group_as_their_text():
+    """One writing per label: groups '1.5' and '2.5' (by hand), in any row order; -0.0 and 0.0
+    are one group '0.0', as for floats."""
+    table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.3, 0.7, 0.1], "mated": [True, False] * 3,
+                          "group": [Decimal("2.5"), Decimal("2.5"), Decimal("1.5"), Decimal("1.5"),
+                                    Decimal("-0.0"), Decimal("0.0")]})
+    assert bf.group_labels(table).tolist() == ["2.5", "2.5", "1.5", "1.5", "0.0", "0.0"]
+    assert bf.group_labels(table.iloc[::-1]).tolist() == ["0.0", "0.0", "1.5", "1.5", "2.5", "2.5"]
