@@ -45,7 +45,9 @@ from biofair.schema import (
     _check_ids_of_one_kind,
     _check_table,
     _cli_renaming,
+    _missing,
     _missing_groups_fix,
+    _nan_apart,
     _near_names,
     _row,
     _shown_with_unusual_characters,
@@ -245,10 +247,11 @@ def _check_no_missing(scores: pd.DataFrame, columns: list[str], *,
     problems, blank, first = [], False, None
     for column, rows in zip(columns, unlabelled):
         if rows.any():
-            n_blank = int(np.count_nonzero(rows & scores[column].notna().to_numpy()))
+            missing = rows & _missing(scores[column])  # NaN of Arrow floats too: no blank
+            n_blank = int(np.count_nonzero(rows & ~missing))
             blank, first = blank or n_blank > 0, first or column
             problems.append(f"column {column!r} has {how_many(int(rows.sum()), 'missing value')} (first in "
-                            f"{_row(scores, int(rows.argmax()))})"
+                            f"{_row(scores, int(rows.argmax()))}{_nan_apart(scores[column], missing)})"
                             + (f", {n_blank} of them blank (empty or white space only)" if n_blank else ""))
     if problems:
         raise SchemaError(

@@ -475,6 +475,27 @@ def _contradiction(scores: pd.DataFrame) -> str:
     return problem
 
 
+def _missing(values: pd.Series) -> NDArray[np.bool_]:
+    """The rows of ``values`` without a value: pandas' missing ones, and NaN in a column of Arrow
+    or pandas' nullable floats (``double[pyarrow]``, ``Float64``), which keep NaN apart from
+    ``<NA>``: ``isna`` does not count it there, and ``pd.factorize`` makes it a value of its own
+    (the rows without a subject id would be one subject)."""
+    missing = values.isna().to_numpy()
+    if isinstance(values.dtype, pd.api.extensions.ExtensionDtype) and pd.api.types.is_float_dtype(values.dtype):
+        missing = missing | np.isnan(values.to_numpy(dtype=np.float64, na_value=np.nan))
+    return missing
+
+
+def _nan_apart(values: pd.Series, missing: NDArray[np.bool_]) -> str:
+    """What to do first ("" if nothing) when some of the ``missing`` rows of ``values`` (see
+    :func:`_missing`) hold NaN that the column keeps apart from ``<NA>``: fillna and dropna,
+    which the messages advise, leave them."""
+    if not (missing & values.notna().to_numpy()).any():
+        return ""
+    return (f"; NaN, which a {values.dtype} column keeps apart from <NA>, so that fillna and dropna leave it: "
+            f"first convert the column, scores[{values.name!r}] = scores[{values.name!r}].astype(float)")
+
+
 #: Why a missing value in an optional column that is not a group column is refused.
 _SUBJECT_NEEDED = ("each comparison needs its subjects' ids: a resampling or a permutation by subject moves a "
                    "subject's comparisons together")
@@ -553,10 +574,10 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         if "mated" in scores.columns:
             problems += _label_problems(scores)
         for column in _OPTIONAL_COLUMNS:
-            if column in scores.columns and scores[column].hasnans:
-                unlabelled = scores[column].isna().to_numpy()
+            if column in scores.columns and (unlabelled := _missing(scores[column])).any():
                 problem = (f"column {column!r} has {how_many(int(unlabelled.sum()), 'missing value')} (first in "
-                           f"{_row(scores, int(unlabelled.argmax()))})")
+                           f"{_row(scores, int(unlabelled.argmax()))}")
+                problem += f"{_nan_apart(scores[column], unlabelled)})"
                 if column in _GROUP_COLUMNS:
                     problem += f"; those comparisons would have no group. {_missing_groups_fix(column)}"
                 else:

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import biofair as bf
 from biofair.exceptions import SchemaError
+
+pa = pytest.importorskip("pyarrow")
 
 # -- a pair-level column beside both per-side columns, with missing labels -----------------------
 
@@ -106,3 +110,61 @@ def test_decimal_labels_written_one_way_group_as_their_text():
                                     Decimal("-0.0"), Decimal("0.0")]})
     assert bf.group_labels(table).tolist() == ["2.5", "2.5", "1.5", "1.5", "0.0", "0.0"]
     assert bf.group_labels(table.iloc[::-1]).tolist() == ["0.0", "0.0", "1.5", "1.5", "2.5", "2.5"]
+
+
+# -- NaN that Arrow and pandas' nullable floats keep apart from <NA> ------------------------------
+
+
+def _nan_apart(values: list[float], dtype: str) -> pd.api.extensions.ExtensionArray:
+    """Floats whose NaN stay NaN, not <NA> (as pd.read_parquet(..., dtype_backend='pyarrow')
+    reads a float column holding NaN): ``isna`` is False there."""
+    if dtype == "Float64":
+        return pd.arrays.FloatingArray(np.array(values), np.zeros(len(values), dtype=bool))
+    return pd.array(pa.array(values, from_pandas=False), dtype=pd.ArrowDtype(pa.float64()))
+
+
+
+@pytest.mark.parametrize("dtype", ["double[pyarrow]", "Float64"])
+@pytest.mark.parametrize("column", ["reference_subject", "probe_subject", "group", "system", "split"])
+def test_nan_ids_and_labels_of_nullable_floats_are_missing_values_as_in_a_float64_column(dtype, column):
+    """Rows 2 and 5 have no value: a float64 column says '2 missing values (first in row 2)';
+    NaN of double[pyarrow] or Float64, which isna does not count, passed validate_scores."""
+    values = [1.0, 1.0, np.nan, 2.0, 2.0, np.nan]
+    table = pd.DataFrame({"score": np.arange(6.0), "mated": [True, False] * 3})
+    table[column] = values
+    with pytest.raises(SchemaError, match=rf"column '{column}' has 2 missing values \(first in row 2\)"):
+        bf.validate_scores(table)
+    table[column] = _nan_apart(values, dtype)
+    assert not table[column].isna().any()  # what the old check read
+    with pytest.raises(SchemaError, match=rf"column '{column}' has 2 missing values \(first in row 2; NaN, which a "
+                                          rf"{re.escape(str(table[column].dtype))} column keeps apart from <NA>"):
+        bf.validate_scores(table)
+    assert bf.validate_scores(table.astype({column: float}).dropna()) is not None  # the advised conversion works
+
+
+@pytest.mark.parametrize("dtype", ["double[pyarrow]", "Float64"])
+def test_a_bootstrap_by_subject_refuses_comparisons_without_a_subject_id_in_every_float_dtype(dtype):
+    """The 30 comparisons without a subject id (NaN in a double[pyarrow] column) were one
+    subject of the resampling, and an interval was computed (0.704 to 0.831 here), where a
+    float64 column of the same ids is refused."""
+    rng = np.random.default_rng(0)
+    subjects = rng.integers(0, 20, 200).astype(float)
+    subjects[:30] = np.nan
+    table = pd.DataFrame({"score": rng.normal(size=200) + np.r_[np.ones(60), np.zeros(140)],
+                          "mated": np.r_[np.ones(60, dtype=bool), np.zeros(140, dtype=bool)],
+                          "reference_subject": _nan_apart(subjects.tolist(), dtype)})
+    with pytest.raises(SchemaError, match="column 'reference_subject' has 30 missing values"):
+        bf.bootstrap(bf.roc_auc, table, unit="subject", n_resamples=50, rng=0)
+
+
+def test_nan_labels_of_arrow_floats_are_not_called_blank():
+    """NaN labels of a double[pyarrow] attribute are missing, not 'blank (empty or white space
+    only)' as they were called; a blank text label still is."""
+    table = pd.DataFrame({"score": np.arange(6.0), "mated": [True, False] * 3,
+                          "age": _nan_apart([1.0, 1.0, np.nan, 2.0, 2.0, np.nan], "double[pyarrow]")})
+    with pytest.raises(SchemaError, match=r"column 'age' has 2 missing values \(first in row 2; NaN, which") as error:
+        bf.group_labels(table, by="age")
+    assert "blank" not in str(error.value)
+    table["age"] = ["a", "a", " ", "b", "b", None]
+    with pytest.raises(SchemaError, match=r"2 missing values \(first in row 2\), 1 of them blank"):
+        bf.group_labels(table, by="age")
