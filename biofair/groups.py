@@ -1259,15 +1259,17 @@ def group_sizes(
     Raises
     ------
     SchemaError
-        When the table is invalid, its group labels cannot be named one way (see
-        :func:`group_labels`), or ``reference_subject`` mixes numbers and text (``1`` and
-        ``"1"`` would be counted as two subjects).
+        When the table is invalid or holds several systems or splits, its group labels cannot
+        be named one way (see :func:`group_labels`), a group is labelled ``(cross-group)``
+        while the table has cross-group pairs, or ``reference_subject`` mixes numbers and
+        text (``1`` and ``"1"`` would be counted as two subjects) or booleans and other
+        numbers (``True == 1``).
     ValueError
         When ``by`` is empty, names a column twice or names "score" or "mated", or
         ``min_mated``, ``min_nonmated`` or ``min_subjects`` is negative.
     TypeError
-        When ``by`` is not a column name or a list of column names, or ``min_mated``,
-        ``min_nonmated`` or ``min_subjects`` is not an integer.
+        When ``scores`` is not a pandas DataFrame, ``by`` is not a column name or a list of
+        column names, or ``min_mated``, ``min_nonmated`` or ``min_subjects`` is not an integer.
 
     See Also
     --------
@@ -1479,12 +1481,17 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group")
     Raises
     ------
     SchemaError
-        When ``reference_<attr>`` or ``probe_<attr>`` is missing or has missing or blank
-        labels (empty or white space only).
+        When ``scores`` is an invalid score table (see :func:`biofair.validate_scores`) or
+        holds several systems or splits, ``reference_<attr>`` or ``probe_<attr>`` is missing
+        or has missing or blank labels (empty or white space only), its group labels cannot
+        be named one way (see :func:`biofair.group_labels`), or the two sides of a mated
+        comparison differ.
     ValueError
-        When ``by`` is empty, names a column twice or names "score" or "mated".
+        When ``threshold`` is NaN or a value float64 does not hold exactly, or ``by`` is
+        empty, names a column twice or names "score" or "mated".
     TypeError
-        When ``by`` is not a column name or a list of column names.
+        When ``scores`` is not a pandas DataFrame, ``threshold`` is not a number, or ``by`` is
+        not a column name or a list of column names.
 
     See Also
     --------
