@@ -1052,11 +1052,17 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     return _groups_of(scores, by, name="scores")
 
 
+def _spelled_alike(by: object) -> object:
+    """``by`` as a tuple of the attributes it names, in order ("group", ["group"] and
+    ("group",) form the same groups, with the same names); anything else as it is."""
+    return (by,) if isinstance(by, str) else tuple(by) if isinstance(by, (list, tuple)) else by
+
+
 def _groups_of(table: pd.DataFrame | ScoresByGroup, by: By, *, name: str) -> ScoresByGroup:
     """:func:`scores_by_group` of ``table``, given as the argument ``name``, which its type
     error names (``dev`` is no ``scores``)."""
     if isinstance(table, ScoresByGroup):
-        if table.by != by:
+        if _spelled_alike(table.by) != _spelled_alike(by):
             raise ValueError(f"these groups were formed with by={table.by!r}, not by={by!r}")
         return table
     _validate_score_set(table, name=name, groups=True)

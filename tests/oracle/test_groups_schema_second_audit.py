@@ -168,3 +168,27 @@ def test_nan_labels_of_arrow_floats_are_not_called_blank():
     table["age"] = ["a", "a", " ", "b", "b", None]
     with pytest.raises(SchemaError, match=r"2 missing values \(first in row 2\), 1 of them blank"):
         bf.group_labels(table, by="age")
+
+
+# -- a ScoresByGroup asked for the same grouping spelled otherwise -------------------------------
+
+
+@pytest.mark.parametrize(("formed", "asked"), [("group", ["group"]), (["group"], "group"), (("group", "age"), ["group", "age"]),
+                                               (["group", "age"], ("group", "age"))])
+def test_a_scores_by_group_is_read_for_its_grouping_however_by_is_spelled(formed, asked):
+    """by='group' and by=['group'] (or a tuple and a list of the same attributes) form the same
+    groups with the same names; a ScoresByGroup formed with one was refused for the other
+    ("these groups were formed with by='group', not by=['group']"). The rates equal those of
+    the table grouped with the spelling asked."""
+    table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.3], "mated": [True, False, True, False],
+                          "group": ["a", "a", "b", "b"], "age": ["x", "x", "x", "x"]})
+    groups = bf.scores_by_group(table, by=formed)
+    assert bf.rates_by_group(groups, 0.5, by=asked).equals(bf.rates_by_group(table, 0.5, by=asked))
+
+
+@pytest.mark.parametrize(("formed", "asked"), [("group", "age"), (["group", "age"], ["age", "group"]), ("group", ["group", "age"])])
+def test_a_scores_by_group_is_refused_for_another_grouping(formed, asked):
+    table = pd.DataFrame({"score": [0.9, 0.2, 0.8, 0.3], "mated": [True, False, True, False],
+                          "group": ["a", "a", "b", "b"], "age": ["x", "x", "y", "y"]})
+    with pytest.raises(ValueError, match="these groups were formed with by="):
+        bf.rates_by_group(bf.scores_by_group(table, by=formed), 0.5, by=asked)
