@@ -1134,10 +1134,13 @@ def add_subject_attributes(
     Raises
     ------
     SchemaError
-        When a column is missing, a subject id is missing, a subject appears twice in
-        ``attributes``, subjects of the score table have no attributes (counted, never left
-        as NaN), or an attribute column would replace a column of ``scores``. Missing
-        attribute values are kept: grouping by that attribute then raises, naming them.
+        When a column is missing, or named twice in either table, a subject id is missing, a
+        subject appears twice in ``attributes``, subjects of the score table have no
+        attributes (counted, never left as NaN), or an attribute column would replace a
+        column of ``scores``. Missing attribute values are kept: grouping by that attribute
+        then raises, naming them.
+    TypeError
+        When ``scores`` or ``attributes`` is not a pandas DataFrame (named, with its type).
 
     Warns
     -----
@@ -1167,6 +1170,11 @@ def add_subject_attributes(
     0                f            f
     1                f            m
     """
+    _check_table(scores)  # a DataFrame whose columns have distinct names
+    if not isinstance(attributes, pd.DataFrame):
+        _check_table(attributes, name="attributes")  # names its type
+    if twice := sorted({str(c) for c in attributes.columns[attributes.columns.duplicated()]}):
+        raise SchemaError(f"the attributes have more than one column named {twice}: give each attribute one column")
     missing = [c for c in ("reference_subject", "probe_subject") if c not in scores.columns]
     if missing or subject not in attributes.columns:
         raise SchemaError(
@@ -1178,8 +1186,6 @@ def add_subject_attributes(
     if any(count for _, count in unnamed):
         raise SchemaError("subject ids are missing: " + ", ".join(
             f"in {how_many(count, 'row')} of {column} column" for column, count in unnamed if count))
-    if twice := sorted({str(c) for c in attributes.columns[attributes.columns.duplicated()]}):
-        raise SchemaError(f"the attributes have more than one column named {twice}: give each attribute one column")
     clash = [f"{side}_{c}" for c in attributes.columns if c != subject for side in ("reference", "probe")
              if f"{side}_{c}" in scores.columns]
     if clash:

@@ -192,3 +192,35 @@ def test_a_scores_by_group_is_refused_for_another_grouping(formed, asked):
                           "group": ["a", "a", "b", "b"], "age": ["x", "x", "y", "y"]})
     with pytest.raises(ValueError, match="these groups were formed with by="):
         bf.rates_by_group(bf.scores_by_group(table, by=formed), 0.5, by=asked)
+
+
+# -- add_subject_attributes given other tables ---------------------------------------------------
+
+_SCORES = pd.DataFrame({"score": [0.9, 0.2], "mated": [True, False], "reference_subject": ["s1", "s1"],
+                        "probe_subject": ["s1", "s2"]})
+_PEOPLE = pd.DataFrame({"subject": ["s1", "s2"], "gender": ["f", "m"]})
+
+
+@pytest.mark.parametrize(("scores", "attributes", "name", "kind"), [
+    (_SCORES, _PEOPLE.to_dict("list"), "attributes", "dict"),
+    (_SCORES, _PEOPLE.set_index("subject")["gender"], "attributes", "pandas.Series"),
+    (_SCORES.to_dict("list"), _PEOPLE, "scores", "dict"),
+])
+def test_subject_attributes_name_a_table_that_is_not_a_dataframe(scores, attributes, name, kind):
+    """Each was an AttributeError ("'dict' object has no attribute 'columns'")."""
+    with pytest.raises(TypeError, match=rf"^{name} must be a pandas DataFrame, got {kind}"):
+        bf.add_subject_attributes(scores, attributes)
+
+
+def test_subject_attributes_name_a_subject_column_given_twice():
+    """A repeated subject column (of either table) was pandas' "TypeError: int() argument must
+    be a string, a bytes-like object or a real number, not 'Series'"."""
+    with pytest.raises(SchemaError, match=r"more than one column named \['subject'\]"):
+        bf.add_subject_attributes(_SCORES, pd.concat([_PEOPLE, _PEOPLE[["subject"]]], axis=1))
+    with pytest.raises(SchemaError, match=r"duplicate column name\(s\): \['probe_subject'\]"):
+        bf.add_subject_attributes(pd.concat([_SCORES, _SCORES[["probe_subject"]]], axis=1), _PEOPLE)
+
+
+def test_subject_attributes_of_two_tables_equal_a_lookup_by_hand():
+    joined = bf.add_subject_attributes(_SCORES, _PEOPLE)
+    assert joined[["reference_gender", "probe_gender"]].to_numpy().tolist() == [["f", "f"], ["f", "m"]]
