@@ -358,8 +358,12 @@ def _score_problems(score: pd.Series) -> list[str]:
     finite = np.isfinite(values)
     if finite.all():  # one pass for the common case; count only when needed
         return []
-    n_nan = int(np.isnan(values).sum())
-    return [f"column 'score' has {n_nan:,} NaN and {how_many(values.size - int(finite.sum()) - n_nan, 'infinite value')} "
+    # pandas' missing value <NA> of nullable and Arrow columns, which the float64 copy holds as NaN, is named as such
+    n_missing = int(score.isna().sum()) if getattr(score.dtype, "na_value", None) is pd.NA else 0
+    n_nan = int(np.isnan(values).sum()) - n_missing
+    missing = f"{how_many(n_missing, 'missing value')} (<NA>), " if n_missing else ""
+    return [f"column 'score' has {missing}{n_nan:,} NaN and "
+            f"{how_many(values.size - int(finite.sum()) - n_nan - n_missing, 'infinite value')} "
             f"(first in {_row(score, int(np.argmin(finite)))})"]
 
 
@@ -526,13 +530,14 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     ------
     SchemaError
         Listing, one per line: duplicate column names (alone: nothing else can be checked),
-        missing required columns, an empty table, non-numeric, boolean, non-finite or inexact
+        missing required columns, an empty table, non-numeric, boolean, missing (``<NA>`` of
+        a nullable or Arrow column, counted apart from NaN), non-finite or inexact
         (integers beyond ``±2**53``, or long doubles, that float64 cannot hold exactly; Arrow
         decimals of which float64 would make two distinct ones a tie) scores (numbers as text or
         objects: with how to convert them), missing or non-boolean labels (0 and 1, text: with
         how to convert them), an empty class, labels that contradict the subject ids, and
-        missing values in an optional canonical column (a row without a group would otherwise be
-        dropped silently), each with its first such row and how to fill them (for a group
+        missing values in an optional canonical column (NaN of an Arrow or nullable float column
+        too; a row without a group would otherwise be dropped silently), each with its first such row and how to fill them (for a group
         column, how to give those rows a group; blank group labels, empty or white space only,
         are refused by the functions that group the table). Numbers written with a comma are
         named as such: decimal commas, thousands separators, or either ("1,200": 1.2 or 1200,

@@ -224,3 +224,26 @@ def test_subject_attributes_name_a_subject_column_given_twice():
 def test_subject_attributes_of_two_tables_equal_a_lookup_by_hand():
     joined = bf.add_subject_attributes(_SCORES, _PEOPLE)
     assert joined[["reference_gender", "probe_gender"]].to_numpy().tolist() == [["f", "f"], ["f", "m"]]
+
+
+# -- scores of nullable and Arrow dtypes without a value ----------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["Float64", "Int64", "int64[pyarrow]", "double[pyarrow]"])
+def test_missing_scores_of_nullable_dtypes_are_named_missing_not_nan(dtype):
+    """Row 1 holds <NA>, no NaN: validate_scores said 'has 1 NaN and 0 infinite values'."""
+    table = pd.DataFrame({"score": pd.array([5, None, 2, 3], dtype=dtype), "mated": [True, False, True, False]})
+    with pytest.raises(SchemaError, match=re.escape("column 'score' has 1 missing value (<NA>), 0 NaN and 0 infinite "
+                                                    "values (first in row 1)")):
+        bf.validate_scores(table)
+
+
+def test_missing_nan_and_infinite_scores_are_counted_apart():
+    """<NA>, NaN and inf in one Arrow column, each once; a float64 column (NaN for <NA>) as before."""
+    values = [0.5, np.nan, np.inf, None]
+    arrow = pd.DataFrame({"score": pd.array(pa.array(values, from_pandas=False), dtype=pd.ArrowDtype(pa.float64())),
+                          "mated": [True, False, True, False]})
+    with pytest.raises(SchemaError, match=re.escape("has 1 missing value (<NA>), 1 NaN and 1 infinite value (first in row 1)")):
+        bf.validate_scores(arrow)
+    with pytest.raises(SchemaError, match=re.escape("column 'score' has 2 NaN and 1 infinite value (first in row 1)")):
+        bf.validate_scores(arrow.astype({"score": float}))
