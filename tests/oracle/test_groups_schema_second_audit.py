@@ -1,7 +1,9 @@
-"""Second audit of biofair/groups.py and biofair/schema.py at their edges: group columns of
-pandas' nullable dtypes (whose missing value <NA> has no truth value), compared with the
-same labels in an object column; every expectation is worked by hand or by a loop over the
-rows."""
+"""Second audit of biofair/groups.py and biofair/schema.py at their edges: group and id
+columns of pandas' nullable and Arrow dtypes (<NA>, which has no truth value, and NaN kept
+apart from it), equal decimal labels written differently, a ScoresByGroup asked for its
+grouping spelled otherwise, add_subject_attributes given other tables, and missing scores of
+nullable dtypes. Every expectation is worked by hand, by a loop over the rows, or by the same
+labels in an object or float64 column."""
 
 from __future__ import annotations
 
