@@ -7,9 +7,8 @@ labels in an object or float64 column."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import re
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
