@@ -45,7 +45,9 @@ from biofair.schema import (
     _check_ids_of_one_kind,
     _check_table,
     _cli_renaming,
+    _missing,
     _missing_groups_fix,
+    _nan_apart,
     _near_names,
     _row,
     _shown_with_unusual_characters,
@@ -209,12 +211,15 @@ def _pair_level_disagreement(scores: pd.DataFrame, attribute: str, sides: list[s
     """The problem ("" if none) of a table with a pair-level column and both per-side columns
     of one attribute that disagree on a row: the pair-level column is read, so a pair it
     places in one group would count as homogeneous where its sides say it crosses groups (a
-    ``group`` copied from ``reference_group``, say)."""
+    ``group`` copied from ``reference_group``, say). A missing label (None, NaN, or pandas'
+    ``<NA>``, which has no truth value) differs from a label and not from another missing one."""
     pair = scores[attribute].to_numpy(dtype=object)
     differ = np.zeros(len(scores), dtype=bool)
     for side in sides:
         value = scores[side].to_numpy(dtype=object)
-        differ |= (pair != value) & ~(pd.isna(pair) & pd.isna(value))
+        missing, known = pd.isna(pair), ~(pd.isna(pair) | pd.isna(value))
+        differ |= missing != pd.isna(value)
+        differ[known] |= (pair[known] != value[known]).astype(bool)
     if not differ.any():
         return ""
     first = int(differ.argmax())
@@ -242,10 +247,11 @@ def _check_no_missing(scores: pd.DataFrame, columns: list[str], *,
     problems, blank, first = [], False, None
     for column, rows in zip(columns, unlabelled):
         if rows.any():
-            n_blank = int(np.count_nonzero(rows & scores[column].notna().to_numpy()))
+            missing = rows & _missing(scores[column])  # NaN of Arrow floats too: no blank
+            n_blank = int(np.count_nonzero(rows & ~missing))
             blank, first = blank or n_blank > 0, first or column
             problems.append(f"column {column!r} has {how_many(int(rows.sum()), 'missing value')} (first in "
-                            f"{_row(scores, int(rows.argmax()))})"
+                            f"{_row(scores, int(rows.argmax()))}{_nan_apart(scores[column], missing)})"
                             + (f", {n_blank} of them blank (empty or white space only)" if n_blank else ""))
     if problems:
         raise SchemaError(
@@ -438,18 +444,21 @@ def _factorize_sorted(labels: pd.Series) -> tuple[NDArray[np.intp], pd.Index]:
     return codes, uniques
 
 
-#: What ``infer_dtype`` calls an object column of several types (1 and "1", True and 1, 1 and 1.0).
-_MIXED_TYPES = frozenset({"mixed", "mixed-integer", "mixed-integer-float"})
+#: What ``infer_dtype`` calls an object column whose equal labels can be written differently: one
+#: of several types (1 and "1", True and 1, 1 and 1.0), or of decimals (``Decimal("1") ==
+#: Decimal("1.0")``, as when per-side decimal columns have different scales).
+_WRITTEN_SEVERAL_WAYS = frozenset({"mixed", "mixed-integer", "mixed-integer-float", "decimal"})
 
 
 def _check_equal_labels_written_alike(labels: pd.Series, codes: NDArray[np.intp], columns: list[str]) -> None:
     """Raise when ``pd.factorize`` made one group of equal labels of different types.
 
-    ``True == 1`` and ``1 == 1.0`` in Python, so pandas merges them, and the group is named
-    after whichever comes first ("True" or "1"): a reordered table would name it otherwise.
-    Only an object column of several types is read twice (values and text).
+    ``True == 1``, ``1 == 1.0`` and ``Decimal("1") == Decimal("1.0")`` in Python, so pandas
+    merges them, and the group is named after whichever comes first ("True" or "1"): a
+    reordered table would name it otherwise. Only an object column of several types, or of
+    decimals, is read twice (values and text).
     """
-    if labels.dtype != object or pd.api.types.infer_dtype(labels, skipna=True) not in _MIXED_TYPES:
+    if labels.dtype != object or pd.api.types.infer_dtype(labels, skipna=True) not in _WRITTEN_SEVERAL_WAYS:
         return
     written = pd.DataFrame({"code": codes, "text": labels.map(_label_text, na_action="ignore").to_numpy()})
     written = written[codes >= 0].drop_duplicates()
@@ -1043,11 +1052,17 @@ def scores_by_group(scores: pd.DataFrame | ScoresByGroup, *, by: By = "group") -
     return _groups_of(scores, by, name="scores")
 
 
+def _spelled_alike(by: object) -> object:
+    """``by`` as a tuple of the attributes it names, in order ("group", ["group"] and
+    ("group",) form the same groups, with the same names); anything else as it is."""
+    return (by,) if isinstance(by, str) else tuple(by) if isinstance(by, (list, tuple)) else by
+
+
 def _groups_of(table: pd.DataFrame | ScoresByGroup, by: By, *, name: str) -> ScoresByGroup:
     """:func:`scores_by_group` of ``table``, given as the argument ``name``, which its type
     error names (``dev`` is no ``scores``)."""
     if isinstance(table, ScoresByGroup):
-        if table.by != by:
+        if _spelled_alike(table.by) != _spelled_alike(by):
             raise ValueError(f"these groups were formed with by={table.by!r}, not by={by!r}")
         return table
     _validate_score_set(table, name=name, groups=True)
@@ -1119,10 +1134,13 @@ def add_subject_attributes(
     Raises
     ------
     SchemaError
-        When a column is missing, a subject id is missing, a subject appears twice in
-        ``attributes``, subjects of the score table have no attributes (counted, never left
-        as NaN), or an attribute column would replace a column of ``scores``. Missing
-        attribute values are kept: grouping by that attribute then raises, naming them.
+        When a column is missing, or named twice in either table, a subject id is missing, a
+        subject appears twice in ``attributes``, subjects of the score table have no
+        attributes (counted, never left as NaN), or an attribute column would replace a
+        column of ``scores``. Missing attribute values are kept: grouping by that attribute
+        then raises, naming them.
+    TypeError
+        When ``scores`` or ``attributes`` is not a pandas DataFrame (named, with its type).
 
     Warns
     -----
@@ -1152,6 +1170,11 @@ def add_subject_attributes(
     0                f            f
     1                f            m
     """
+    _check_table(scores)  # a DataFrame whose columns have distinct names
+    if not isinstance(attributes, pd.DataFrame):
+        _check_table(attributes, name="attributes")  # names its type
+    if twice := sorted({str(c) for c in attributes.columns[attributes.columns.duplicated()]}):
+        raise SchemaError(f"the attributes have more than one column named {twice}: give each attribute one column")
     missing = [c for c in ("reference_subject", "probe_subject") if c not in scores.columns]
     if missing or subject not in attributes.columns:
         raise SchemaError(
@@ -1163,8 +1186,6 @@ def add_subject_attributes(
     if any(count for _, count in unnamed):
         raise SchemaError("subject ids are missing: " + ", ".join(
             f"in {how_many(count, 'row')} of {column} column" for column, count in unnamed if count))
-    if twice := sorted({str(c) for c in attributes.columns[attributes.columns.duplicated()]}):
-        raise SchemaError(f"the attributes have more than one column named {twice}: give each attribute one column")
     clash = [f"{side}_{c}" for c in attributes.columns if c != subject for side in ("reference", "probe")
              if f"{side}_{c}" in scores.columns]
     if clash:
@@ -1250,15 +1271,17 @@ def group_sizes(
     Raises
     ------
     SchemaError
-        When the table is invalid, its group labels cannot be named one way (see
-        :func:`group_labels`), or ``reference_subject`` mixes numbers and text (``1`` and
-        ``"1"`` would be counted as two subjects).
+        When the table is invalid or holds several systems or splits, its group labels cannot
+        be named one way (see :func:`group_labels`), a group is labelled ``(cross-group)``
+        while the table has cross-group pairs, or ``reference_subject`` mixes numbers and
+        text (``1`` and ``"1"`` would be counted as two subjects) or booleans and other
+        numbers (``True == 1``).
     ValueError
         When ``by`` is empty, names a column twice or names "score" or "mated", or
         ``min_mated``, ``min_nonmated`` or ``min_subjects`` is negative.
     TypeError
-        When ``by`` is not a column name or a list of column names, or ``min_mated``,
-        ``min_nonmated`` or ``min_subjects`` is not an integer.
+        When ``scores`` is not a pandas DataFrame, ``by`` is not a column name or a list of
+        column names, or ``min_mated``, ``min_nonmated`` or ``min_subjects`` is not an integer.
 
     See Also
     --------
@@ -1470,12 +1493,17 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group")
     Raises
     ------
     SchemaError
-        When ``reference_<attr>`` or ``probe_<attr>`` is missing or has missing or blank
-        labels (empty or white space only).
+        When ``scores`` is an invalid score table (see :func:`biofair.validate_scores`) or
+        holds several systems or splits, ``reference_<attr>`` or ``probe_<attr>`` is missing
+        or has missing or blank labels (empty or white space only), its group labels cannot
+        be named one way (see :func:`biofair.group_labels`), or the two sides of a mated
+        comparison differ.
     ValueError
-        When ``by`` is empty, names a column twice or names "score" or "mated".
+        When ``threshold`` is NaN or a value float64 does not hold exactly, or ``by`` is
+        empty, names a column twice or names "score" or "mated".
     TypeError
-        When ``by`` is not a column name or a list of column names.
+        When ``scores`` is not a pandas DataFrame, ``threshold`` is not a number, or ``by`` is
+        not a column name or a list of column names.
 
     See Also
     --------

@@ -377,8 +377,12 @@ def _score_problems(score: pd.Series) -> list[str]:
     finite = np.isfinite(values)
     if finite.all():  # one pass for the common case; count only when needed
         return []
-    n_nan = int(np.isnan(values).sum())
-    return [f"column 'score' has {n_nan:,} NaN and {how_many(values.size - int(finite.sum()) - n_nan, 'infinite value')} "
+    # pandas' missing value <NA> of nullable and Arrow columns, which the float64 copy holds as NaN, is named as such
+    n_missing = int(score.isna().sum()) if getattr(score.dtype, "na_value", None) is pd.NA else 0
+    n_nan = int(np.isnan(values).sum()) - n_missing
+    missing = f"{how_many(n_missing, 'missing value')} (<NA>), " if n_missing else ""
+    return [f"column 'score' has {missing}{n_nan:,} NaN and "
+            f"{how_many(values.size - int(finite.sum()) - n_nan - n_missing, 'infinite value')} "
             f"(first in {_row(score, int(np.argmin(finite)))})"]
 
 
@@ -494,6 +498,27 @@ def _contradiction(scores: pd.DataFrame) -> str:
     return problem
 
 
+def _missing(values: pd.Series) -> NDArray[np.bool_]:
+    """The rows of ``values`` without a value: pandas' missing ones, and NaN in a column of Arrow
+    or pandas' nullable floats (``double[pyarrow]``, ``Float64``), which keep NaN apart from
+    ``<NA>``: ``isna`` does not count it there, and ``pd.factorize`` makes it a value of its own
+    (the rows without a subject id would be one subject)."""
+    missing = values.isna().to_numpy()
+    if isinstance(values.dtype, pd.api.extensions.ExtensionDtype) and pd.api.types.is_float_dtype(values.dtype):
+        missing = missing | np.isnan(values.to_numpy(dtype=np.float64, na_value=np.nan))
+    return missing
+
+
+def _nan_apart(values: pd.Series, missing: NDArray[np.bool_]) -> str:
+    """What to do first ("" if nothing) when some of the ``missing`` rows of ``values`` (see
+    :func:`_missing`) hold NaN that the column keeps apart from ``<NA>``: fillna and dropna,
+    which the messages advise, leave them."""
+    if not (missing & values.notna().to_numpy()).any():
+        return ""
+    return (f"; NaN, which a {values.dtype} column keeps apart from <NA>, so that fillna and dropna leave it: "
+            f"first convert the column, scores[{values.name!r}] = scores[{values.name!r}].astype(float)")
+
+
 #: Why a missing value in an optional column that is not a group column is refused.
 _SUBJECT_NEEDED = ("each comparison needs its subjects' ids: a resampling or a permutation by subject moves a "
                    "subject's comparisons together")
@@ -524,13 +549,14 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     ------
     SchemaError
         Listing, one per line: duplicate column names (alone: nothing else can be checked),
-        missing required columns, an empty table, non-numeric, boolean, non-finite or inexact
+        missing required columns, an empty table, non-numeric, boolean, missing (``<NA>`` of
+        a nullable or Arrow column, counted apart from NaN), non-finite or inexact
         (integers beyond ``±2**53``, or long doubles, that float64 cannot hold exactly; Arrow
         decimals of which float64 would make two distinct ones a tie) scores (numbers as text or
         objects: with how to convert them), missing or non-boolean labels (0 and 1, text: with
         how to convert them), an empty class, labels that contradict the subject ids, and
-        missing values in an optional canonical column (a row without a group would otherwise be
-        dropped silently), each with its first such row and how to fill them (for a group
+        missing values in an optional canonical column (NaN of an Arrow or nullable float column
+        too; a row without a group would otherwise be dropped silently), each with its first such row and how to fill them (for a group
         column, how to give those rows a group; blank group labels, empty or white space only,
         are refused by the functions that group the table). Numbers written with a comma are
         named as such: decimal commas, thousands separators, or either ("1,200": 1.2 or 1200,
@@ -572,10 +598,10 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
         if "mated" in scores.columns:
             problems += _label_problems(scores)
         for column in _OPTIONAL_COLUMNS:
-            if column in scores.columns and scores[column].hasnans:
-                unlabelled = scores[column].isna().to_numpy()
+            if column in scores.columns and (unlabelled := _missing(scores[column])).any():
                 problem = (f"column {column!r} has {how_many(int(unlabelled.sum()), 'missing value')} (first in "
-                           f"{_row(scores, int(unlabelled.argmax()))})")
+                           f"{_row(scores, int(unlabelled.argmax()))}")
+                problem += f"{_nan_apart(scores[column], unlabelled)})"
                 if column in _GROUP_COLUMNS:
                     problem += f"; those comparisons would have no group. {_missing_groups_fix(column)}"
                 else:
