@@ -340,6 +340,22 @@ def _lerp(lower: float, upper: float, gamma: float) -> float:
     return lower + difference * gamma if gamma < 0.5 else upper - difference * (1.0 - gamma)
 
 
+def _tail_limit(lower: float, upper: float, size: int, percentile: float, kind: ScoreKind) -> float:
+    """The innermost score of a group's CEI tail: its first (non-mated) or last (mated) score.
+
+    ``lower = v[k]`` and ``upper = v[k+1]`` are the two ascending scores the ``percentile``-th
+    (``P_split`` non-mated, ``100 - P_split`` mated) lies between (k of
+    :func:`_percentile_rank`), at the fraction ``gamma`` of the gap that NumPy reads. That
+    percentile is ``lower`` where ``gamma = 0`` and strictly between the two scores otherwise,
+    so the non-mated tail (scores at or above it) starts at ``lower`` or at ``upper``, and the
+    mated tail (scores at or below it) ends at ``lower``. It is decided so, not by comparing the
+    scores with the interpolated value, which rounds onto ``lower`` or ``upper`` when the gap is
+    a few ulps (adjacent scores near 1e15), and the tail took that score too.
+    """
+    virtual = (size - 1) * np.true_divide(percentile, 100)  # as np.percentile and _percentile_between
+    return float(upper if kind == "nonmated" and virtual != np.floor(virtual) else lower)
+
+
 def _sorted_percentile(values: NDArray, percentile: float) -> float:
     """``np.percentile(values, percentile)`` of ascending ``values``, read at its two order
     statistics instead of partitioning a copy."""
@@ -363,13 +379,14 @@ def _split_parts(
     tails, centres = [], []
     for i, (name, values, percentile) in enumerate(zip(names, samples, percentiles)):  # values ascending
         counted = tail_sizes is not None and tail_sizes[i] > 0
+        q = percentile if kind == "nonmated" else 100.0 - percentile
+        k = _percentile_rank(values.size, q)
+        limit = _tail_limit(values[k], values[min(k + 1, values.size - 1)], values.size, q, kind)
         if kind == "nonmated":  # right tail, scores >= the split: the impostors that get accepted
-            split = (values.size - tail_sizes[i] if counted
-                     else np.searchsorted(values, _sorted_percentile(values, percentile), side="left"))
+            split = values.size - tail_sizes[i] if counted else np.searchsorted(values, limit, side="left")
             tail, centre = values[split:], values[:split]
         else:  # left tail, scores <= the split: the genuine users that get rejected
-            split = (tail_sizes[i] if counted
-                     else np.searchsorted(values, _sorted_percentile(values, 100.0 - percentile), side="right"))
+            split = tail_sizes[i] if counted else np.searchsorted(values, limit, side="right")
             tail, centre = values[:split], values[split:]
         if centre.size == 0:
             end = values[0] if kind == "nonmated" else values[-1]  # the tie that the split falls on
