@@ -68,3 +68,49 @@ def test_cei_tail_of_adjacent_floats_is_the_scores_beyond_the_exact_percentile(k
     assert index.divergences.to_numpy() == pytest.approx(divergences, rel=1e-12)
     assert index.normal == pytest.approx(1 - divergences.sum() / 2, rel=1e-12)
     assert index.extreme == pytest.approx(1 - divergences.max(), rel=1e-12)
+
+
+def exactly_beyond(values: np.ndarray, kind: str, n_std: float) -> int:
+    """How many scores lie strictly beyond ``mu + N·sigma`` (non-mated) or ``mu - N·sigma``
+    (mated), population sigma, decided on fractions: ``sign·(x - mu) > 0`` and
+    ``(x - mu)² > N²·var``."""
+    exact = [Fraction(float(x)) for x in values]
+    mean = sum(exact) / len(exact)
+    variance = sum((x - mean) ** 2 for x in exact) / len(exact)
+    sign, n = (1 if kind == "nonmated" else -1), Fraction(n_std)
+    return sum(sign * (x - mean) > 0 and (x - mean) ** 2 > n * n * variance for x in exact)
+
+
+#: Two values, the one on the error side 1/N² as frequent as the other: it lies exactly at
+#: mu ± N·sigma (10 zeros among 100 mated scores of 0 and 1 at N = 3: mu = 0.9, sigma = 0.3).
+AT_THE_LIMIT = [(n_std, pair, rare) for n_std in (1, 2, 3) for pair in ((0.0, 1.0), (0.1, 0.9), (0.2, 0.3),
+                                                                        (-3.0, -2.9), (1.0, 2.0))
+                for rare in (1, 5, 10, 100)]
+
+
+@pytest.mark.parametrize("kind", ["nonmated", "mated"])
+def test_automatic_cei_counts_no_score_exactly_at_mu_n_sigma_as_beyond(kind):
+    # Float rounding of the mean and of sqrt(variance) put such scores beyond the limit in 31 of
+    # these 120 groups (both kinds): 10 mated zeros among 90 ones at N = 3 gave P = 90 and
+    # Delta = 74 (s = 0.9) where no score lies beyond (P = 100, Delta = 0, s = 0.5, and a warning).
+    from biofair.distribution_fairness import _count_beyond
+
+    found, expected = [], []
+    for n_std, (low, high), rare in AT_THE_LIMIT:
+        error_side, other = (high, low) if kind == "nonmated" else (low, high)
+        values = np.sort(np.r_[np.full(rare, error_side), np.full(rare * n_std**2, other)])
+        found.append(_count_beyond(values, kind, float(n_std)))
+        expected.append(exactly_beyond(values, kind, n_std))
+    assert expected == [0] * len(AT_THE_LIMIT)
+    assert found == expected
+
+    mated = {"a": np.r_[np.zeros(10), np.ones(90)], "b": np.linspace(0.0, 1.0, 100)}
+    table = pd.concat([pd.DataFrame({"score": np.r_[v, 0.0, 1.0], "group": name,
+                                     "mated": np.arange(v.size + 2) < v.size})
+                       for name, v in mated.items()], ignore_index=True)
+    if kind == "nonmated":  # the same scores mirrored: the error side on the right
+        table = table.assign(score=1.0 - table["score"], mated=~table["mated"])
+    with pytest.warns(bf.InsufficientComparisonsWarning, match="'a'"):
+        index = bf.automatic_comprehensive_equity_index(table, kind=kind)
+    assert index.parameters["percentiles"]["a"] == 100.0
+    assert index.parameters["tail_mass_ratio"]["a"] == 0.0
