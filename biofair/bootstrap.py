@@ -446,6 +446,17 @@ def _check_same_trials(a: Sample, b: Sample, clusters: list[str]) -> None:
         raise ValueError(f"scores_a and scores_b must hold the same trials in the same order: {problem}")
 
 
+def _difference(value_a: float, value_b: float, where: str = "") -> float:
+    """``m(A) - m(B)``, or a ValueError naming both values when they are finite and their
+    difference is not (it overflowed: a resample's was reported as the statistic being
+    infinite there, which it was not); ``where`` names the evaluation in the message."""
+    difference = value_a - value_b
+    if math.isfinite(value_a) and math.isfinite(value_b) and not math.isfinite(difference):
+        raise ValueError(f"the difference m(A) - m(B) = {value_a!r} - {value_b!r}{where} is beyond the largest float "
+                         "(±1.8e+308); rescale the statistic, e.g. divide it by a power of two")
+    return difference
+
+
 def paired_bootstrap(
     statistic: Callable[..., float],
     scores_a: Scores,
@@ -509,7 +520,8 @@ def paired_bootstrap(
     ValueError
         When ``n_resamples`` is below ``2 / (1 - confidence)``, when the two systems do not hold
         the same trials in the same order, when the statistic is NaN or infinite on either
-        system's data or the difference on all the data (an overflow) or on some resample, or as
+        system's data or on some resample, or when the difference overflows (on all the data or on a
+        resample: both values are named), or as
         :func:`biofair.bootstrap` for the clusters; a ``SchemaError`` when a subject or trial
         column is numbers in one table and text in the other (``1`` and ``"1"``: read both the
         same way); or when ``rng`` is a negative seed.
@@ -545,14 +557,12 @@ def paired_bootstrap(
     _check_same_trials(a, b, [cluster] if unit == "subject" else [])
     value_a = _finite(a.evaluate(statistic, args), "system A's data")
     value_b = _finite(b.evaluate(statistic, args), "system B's data")
-    difference = value_a - value_b
-    if not math.isfinite(difference):  # both finite: the difference overflowed
-        raise ValueError(f"the difference m(A) - m(B) = {value_a!r} - {value_b!r} is beyond the largest float "
-                         "(±1.8e+308); rescale the statistic, e.g. divide it by a power of two")
+    difference = _difference(value_a, value_b)
 
     def differences(plan, total: int, desc: str) -> NDArray:
-        return evaluated(lambda rows: a.evaluate(statistic, args, rows) - b.evaluate(statistic, args, rows), plan,
-                         total=total, desc=desc, show=progress_bar)
+        return evaluated(lambda rows: _difference(a.evaluate(statistic, args, rows), b.evaluate(statistic, args, rows),
+                                                  f" on a {desc} evaluation"),
+                         plan, total=total, desc=desc, show=progress_bar)
 
     replicates = _defined(differences(resample_rows(a, unit, n_resamples, rng), n_resamples, "paired bootstrap"))
     low, high = interval(
