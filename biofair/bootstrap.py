@@ -522,7 +522,8 @@ def paired_bootstrap(
         the same trials in the same order, when the statistic is NaN or infinite on either
         system's data or on some resample, or when the difference overflows (on all the data or on a
         resample: both values are named), or as
-        :func:`biofair.bootstrap` for the clusters; a ``SchemaError`` when a subject or trial
+        :func:`biofair.bootstrap` for the clusters (and when ``unit="subject"``, given or by
+        default, finds no ``cluster`` column in ``scores_b``); a ``SchemaError`` when a subject or trial
         column is numbers in one table and text in the other (``1`` and ``"1"``: read both the
         same way); or when ``rng`` is a negative seed.
     TypeError
@@ -550,7 +551,12 @@ def paired_bootstrap(
     (True, 0.0)
     """
     n_resamples, confidence = _check(n_resamples, confidence, method, unit, cluster, args, progress_bar)
-    unit = _unit(scores_a, unit, cluster)
+    chosen, unit = unit, _unit(scores_a, unit, cluster)
+    has_cluster = [isinstance(scores, pd.DataFrame) and cluster in scores.columns for scores in (scores_a, scores_b)]
+    if unit == "subject" and has_cluster == [True, False]:  # else Sample names what scores_a lacks
+        default = "" if chosen else f" (the default, as scores_a has a {cluster!r} column)"
+        raise ValueError(f"unit='subject'{default} needs scores_b to be a table with the {cluster!r} column too, "
+                         "with the same values row by row; add it to scores_b, or pass unit='pair'")
     rng = as_rng(rng)
     clusters = cluster if unit == "subject" else None
     a, b = Sample(scores_a, data=data, cluster=clusters), Sample(scores_b, data=data, cluster=clusters)
