@@ -492,7 +492,9 @@ def paired_bootstrap(
     data : {"arrays", "table"}, default "arrays"
         How the statistic takes its data.
     method : {"percentile", "bca"}, default "percentile"
-        How the interval is read from the replicates of the difference.
+        How the interval is read from the replicates of the difference. BCa counts a
+        replicate within 100 ulp of the larger of ``|m(A)|`` and ``|m(B)|`` from the estimate
+        as equal to it (a difference is exact only up to the rounding of its terms).
     n_resamples : int, default 1000
         Bootstrap resamples B, at least ``2 / (1 - confidence)`` (40 at 95%); both systems get
         the same resampled rows.
@@ -574,7 +576,7 @@ def paired_bootstrap(
     low, high = interval(
         replicates, difference,
         lambda: [(differences(plan, len(plan), "jackknife"), None) for plan in jackknife_rows(a, unit)],
-        method=method, confidence=confidence,
+        method=method, confidence=confidence, magnitude=max(abs(value_a), abs(value_b)),
     )
     p_greater = float(np.mean(replicates > 0))
     return PairedResult(difference, low, high, p_greater, confidence, n_resamples, unit, method, replicates)
