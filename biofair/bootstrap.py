@@ -412,7 +412,7 @@ def bootstrap(
         return [(sample.replicates(statistic, args, plan, total=len(plan), desc="jackknife", show=progress_bar), None)
                 for plan in jackknife_rows(sample, unit)]
 
-    replicates = _defined(replicates, " (strata= keeps every group in each resample)")
+    replicates = _defined(replicates, " (strata= keeps every group in each resample)" if strata is None else "")
     low, high = interval(replicates, estimate, jackknife, method=method, confidence=confidence)
     return BootstrapResult(estimate, low, high, confidence, n_resamples, unit, method, replicates)
 

@@ -22,3 +22,20 @@ def test_a_paired_scores_b_without_the_cluster_column_is_named():
             bf.paired_bootstrap(bf.roc_auc, a, b, n_resamples=40, rng=0)
         with pytest.raises(ValueError, match=r"^unit='subject' needs scores_b to be a table with the "):
             bf.paired_bootstrap(bf.roc_auc, a, b, unit="subject", n_resamples=40, rng=0)
+
+
+def test_an_undefined_resample_with_strata_given_does_not_advise_strata():
+    """A statistic NaN on one resample: the message advised "(strata= keeps every group in each
+    resample)" to a caller who had passed strata='group'; without strata the advice stays."""
+    table = bf.synthetic.gaussian_scores(n_mated=30, n_nonmated=100, rng=0)
+    table["group"] = np.where(np.arange(len(table)) % 2, "a", "b")
+
+    def nan_on_the_fourth_call():
+        calls = iter(range(1000))
+        return lambda rows: float("nan") if next(calls) == 3 else float(rows["score"].mean())
+
+    message = "the statistic is NaN on 1 of 40 resamples, so no interval can be read from them; make it defined and "
+    with pytest.raises(ValueError, match=rf"^{message}finite on every resample$"):
+        bf.bootstrap(nan_on_the_fourth_call(), table, data="table", strata="group", n_resamples=40, rng=0)
+    with pytest.raises(ValueError, match=rf"^{message}finite on every resample \(strata= keeps every group in each "):
+        bf.bootstrap(nan_on_the_fourth_call(), table, data="table", n_resamples=40, rng=0)

@@ -24,7 +24,8 @@ def test_a_paired_difference_that_overflows_on_a_resample_is_named():
     with pytest.raises(ValueError, match=r"^the difference m\(A\) - m\(B\) = 9\.5e\+307 - -[89]\.5e\+307 on a "
                                          r"paired bootstrap evaluation is beyond the largest float") as caught:
         bf.paired_bootstrap(lambda m, n: float(np.max(m)), a, b, n_resamples=40, rng=0)
-    assert any(note.startswith("raised by the statistic on paired bootstrap evaluation ") for note in caught.value.__notes__)
+    notes = caught.value.__notes__
+    assert any(note.startswith("raised by the statistic on paired bootstrap evaluation ") for note in notes)
 
 
 def test_paired_bca_counts_differences_equal_to_the_estimate_up_to_their_terms_rounding():
