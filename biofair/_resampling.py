@@ -335,6 +335,7 @@ def interval(
     *,
     method: IntervalMethod,
     confidence: float,
+    magnitude: float | None = None,
 ) -> tuple[float, float]:
     """The interval of a bootstrap distribution, by the percentile or the BCa method.
 
@@ -344,8 +345,10 @@ def interval(
     Tibshirani's eq. 14.10 and 14.15 with the multi-sample acceleration of
     ``scipy.stats.bootstrap``: per sample of ``n`` units with leave-one-out values ``θ_i``
     and ``u_i = (n - 1)(mean θ - θ_i)``, ``a = Σ Σu_i³/n³ / (6 (Σ Σu_i²/n²)^1.5)``; ``z0`` from
-    the share of replicates below the estimate, those equal to it (within a relative 100
-    ulp) counting one half. The adjusted level ``Φ(z0 + (z0 + z) / (1 - a (z0 + z)))`` needs
+    the share of replicates below the estimate, those equal to it (within 100 ulp of
+    ``magnitude``, by default ``|estimate|``) counting one half: a difference ``m(A) - m(B)``
+    is equal up to the rounding of its terms, so the paired bootstrap gives the larger of
+    ``|m(A)|`` and ``|m(B)|``. The adjusted level ``Φ(z0 + (z0 + z) / (1 - a (z0 + z)))`` needs
     ``1 - a (z0 + z) > 0`` at both ends (beyond, it wraps around: a 99.9% interval whose low
     end lay above its high end); otherwise BCa is refused, as for an infinite ``z0``.
     """
@@ -358,7 +361,7 @@ def interval(
         # rows of a subject resample, shuffled) fell 1 ulp on either side of it, and moved z0
         # (compared with the ends of that slack, not by |replicate - estimate|, which overflowed
         # between replicates of opposite sign near ±1e308)
-        slack = 100 * np.finfo(np.float64).eps * abs(estimate)
+        slack = 100 * np.finfo(np.float64).eps * abs(estimate if magnitude is None else magnitude)
         below = np.sum(replicates < estimate - slack)
         equal = np.sum((replicates >= estimate - slack) & (replicates <= estimate + slack))
         z0 = ndtri((below + equal / 2) / replicates.size)

@@ -412,7 +412,7 @@ def bootstrap(
         return [(sample.replicates(statistic, args, plan, total=len(plan), desc="jackknife", show=progress_bar), None)
                 for plan in jackknife_rows(sample, unit)]
 
-    replicates = _defined(replicates, " (strata= keeps every group in each resample)")
+    replicates = _defined(replicates, " (strata= keeps every group in each resample)" if strata is None else "")
     low, high = interval(replicates, estimate, jackknife, method=method, confidence=confidence)
     return BootstrapResult(estimate, low, high, confidence, n_resamples, unit, method, replicates)
 
@@ -444,6 +444,17 @@ def _check_same_trials(a: Sample, b: Sample, clusters: list[str]) -> None:
                 break
     if problem is not None:
         raise ValueError(f"scores_a and scores_b must hold the same trials in the same order: {problem}")
+
+
+def _difference(value_a: float, value_b: float, where: str = "") -> float:
+    """``m(A) - m(B)``, or a ValueError naming both values when they are finite and their
+    difference is not (it overflowed: a resample's was reported as the statistic being
+    infinite there, which it was not); ``where`` names the evaluation in the message."""
+    difference = value_a - value_b
+    if math.isfinite(value_a) and math.isfinite(value_b) and not math.isfinite(difference):
+        raise ValueError(f"the difference m(A) - m(B) = {value_a!r} - {value_b!r}{where} is beyond the largest float "
+                         "(±1.8e+308); rescale the statistic, e.g. divide it by a power of two")
+    return difference
 
 
 def paired_bootstrap(
@@ -481,7 +492,9 @@ def paired_bootstrap(
     data : {"arrays", "table"}, default "arrays"
         How the statistic takes its data.
     method : {"percentile", "bca"}, default "percentile"
-        How the interval is read from the replicates of the difference.
+        How the interval is read from the replicates of the difference. BCa counts a
+        replicate within 100 ulp of the larger of ``|m(A)|`` and ``|m(B)|`` from the estimate
+        as equal to it (a difference is exact only up to the rounding of its terms).
     n_resamples : int, default 1000
         Bootstrap resamples B, at least ``2 / (1 - confidence)`` (40 at 95%); both systems get
         the same resampled rows.
@@ -509,8 +522,10 @@ def paired_bootstrap(
     ValueError
         When ``n_resamples`` is below ``2 / (1 - confidence)``, when the two systems do not hold
         the same trials in the same order, when the statistic is NaN or infinite on either
-        system's data or the difference on all the data (an overflow) or on some resample, or as
-        :func:`biofair.bootstrap` for the clusters; a ``SchemaError`` when a subject or trial
+        system's data or on some resample, or when the difference overflows (on all the data or on a
+        resample: both values are named), or as
+        :func:`biofair.bootstrap` for the clusters (and when ``unit="subject"``, given or by
+        default, finds no ``cluster`` column in ``scores_b``); a ``SchemaError`` when a subject or trial
         column is numbers in one table and text in the other (``1`` and ``"1"``: read both the
         same way); or when ``rng`` is a negative seed.
     TypeError
@@ -538,27 +553,30 @@ def paired_bootstrap(
     (True, 0.0)
     """
     n_resamples, confidence = _check(n_resamples, confidence, method, unit, cluster, args, progress_bar)
-    unit = _unit(scores_a, unit, cluster)
+    chosen, unit = unit, _unit(scores_a, unit, cluster)
+    has_cluster = [isinstance(scores, pd.DataFrame) and cluster in scores.columns for scores in (scores_a, scores_b)]
+    if unit == "subject" and has_cluster == [True, False]:  # else Sample names what scores_a lacks
+        default = "" if chosen else f" (the default, as scores_a has a {cluster!r} column)"
+        raise ValueError(f"unit='subject'{default} needs scores_b to be a table with the {cluster!r} column too, "
+                         "with the same values row by row; add it to scores_b, or pass unit='pair'")
     rng = as_rng(rng)
     clusters = cluster if unit == "subject" else None
     a, b = Sample(scores_a, data=data, cluster=clusters), Sample(scores_b, data=data, cluster=clusters)
     _check_same_trials(a, b, [cluster] if unit == "subject" else [])
     value_a = _finite(a.evaluate(statistic, args), "system A's data")
     value_b = _finite(b.evaluate(statistic, args), "system B's data")
-    difference = value_a - value_b
-    if not math.isfinite(difference):  # both finite: the difference overflowed
-        raise ValueError(f"the difference m(A) - m(B) = {value_a!r} - {value_b!r} is beyond the largest float "
-                         "(±1.8e+308); rescale the statistic, e.g. divide it by a power of two")
+    difference = _difference(value_a, value_b)
 
     def differences(plan, total: int, desc: str) -> NDArray:
-        return evaluated(lambda rows: a.evaluate(statistic, args, rows) - b.evaluate(statistic, args, rows), plan,
-                         total=total, desc=desc, show=progress_bar)
+        return evaluated(lambda rows: _difference(a.evaluate(statistic, args, rows), b.evaluate(statistic, args, rows),
+                                                  f" on a {desc} evaluation"),
+                         plan, total=total, desc=desc, show=progress_bar)
 
     replicates = _defined(differences(resample_rows(a, unit, n_resamples, rng), n_resamples, "paired bootstrap"))
     low, high = interval(
         replicates, difference,
         lambda: [(differences(plan, len(plan), "jackknife"), None) for plan in jackknife_rows(a, unit)],
-        method=method, confidence=confidence,
+        method=method, confidence=confidence, magnitude=max(abs(value_a), abs(value_b)),
     )
     p_greater = float(np.mean(replicates > 0))
     return PairedResult(difference, low, high, p_greater, confidence, n_resamples, unit, method, replicates)
