@@ -29,9 +29,9 @@ from biofair.distribution_fairness import (
     _empty_centre,
     _index_from_divergences,
     _part_edges,
-    _percentile_between,
     _percentile_rank,
     _range_edges,
+    _tail_limit,
 )
 from biofair.partitions._order_statistics import Windows, bins_of, order_statistics
 from biofair.partitions.census import Census, Partitioned, _group_keys, _needed, _on_partitions, partitioned
@@ -146,7 +146,7 @@ def _split_points(windows: Windows, names: list[str], kind: str, percentiles: ND
         q = percentile if kind == "nonmated" else 100.0 - percentile
         rank = _split_rank(size, kind, percentile, tail_size)
         at = (windows.kth(k, rank) if tail_size  # the tail's innermost score
-              else _percentile_between(windows.kth(k, rank), windows.kth(k, min(rank + 1, size - 1)), size, q))
+              else _tail_limit(windows.kth(k, rank), windows.kth(k, min(rank + 1, size - 1)), size, q, kind))
         low, high = windows.kth(k, 0), windows.kth(k, size - 1)
         if kind == "nonmated":  # tail: scores >= at
             split = windows.above(k, at, inclusive=True)

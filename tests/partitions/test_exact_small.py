@@ -28,7 +28,7 @@ from biofair.partitions._order_statistics import bins_of, by_class, order_statis
 from biofair.groups import _factorize_categories  # noqa: E402
 from biofair.partitions.census import _add, _locating_bins, _SparseCounts  # noqa: E402
 from biofair.partitions.thresholds import _at_or_below  # noqa: E402
-from biofair.partitions.distribution_fairness import _percentile_between, _percentile_rank  # noqa: E402
+from biofair.distribution_fairness import _percentile_between, _percentile_rank  # noqa: E402
 from exact import exact_beyond  # noqa: E402
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
