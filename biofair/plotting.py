@@ -169,8 +169,8 @@ def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
     (half to even; for a float, ``format(rate, f".{digits - 1}e")``), and its exponent written
     without a sign for positive powers or leading zeros: 1e-3, 2.5e-3, 1.234e-5. Zero is
     written ``0``, and only zero: a ``Fraction`` or long double below float64's range keeps
-    its digits (``Fraction(1, 10**400)`` is 1.0e-400). The book uses it for rates in prose, table
-    cells and figure labels.
+    its digits (``Fraction(1, 10**400)`` is 1.0e-400). The book uses it for rates in prose,
+    table cells and figure labels.
 
     Parameters
     ----------

@@ -549,18 +549,18 @@ def validate_scores(scores: pd.DataFrame) -> pd.DataFrame:
     ------
     SchemaError
         Listing, one per line: duplicate column names (alone: nothing else can be checked),
-        missing required columns, an empty table, non-numeric, boolean, missing (``<NA>`` of
-        a nullable or Arrow column, counted apart from NaN), non-finite or inexact
-        (integers beyond ``±2**53``, or long doubles, that float64 cannot hold exactly; Arrow
-        decimals of which float64 would make two distinct ones a tie) scores (numbers as text or
-        objects: with how to convert them), missing or non-boolean labels (0 and 1, text: with
-        how to convert them), an empty class, labels that contradict the subject ids, and
-        missing values in an optional canonical column (NaN of an Arrow or nullable float column
-        too; a row without a group would otherwise be dropped silently), each with its first such row and how to fill them (for a group
-        column, how to give those rows a group; blank group labels, empty or white space only,
-        are refused by the functions that group the table). Numbers written with a comma are
-        named as such: decimal commas, thousands separators, or either ("1,200": 1.2 or 1200,
-        which the file does not say).
+        missing required columns, an empty table, non-numeric, boolean, missing (``<NA>`` of a
+        nullable or Arrow column, counted apart from NaN), non-finite or inexact (integers
+        beyond ``±2**53``, or long doubles, that float64 cannot hold exactly; Arrow decimals of
+        which float64 would make two distinct ones a tie) scores (numbers as text or objects:
+        with how to convert them), missing or non-boolean labels (0 and 1, text: with how to
+        convert them), an empty class, labels that contradict the subject ids, and missing
+        values in an optional canonical column (NaN of an Arrow or nullable float column too; a
+        row without a group would otherwise be dropped silently), each with its first such row
+        and how to fill them (for a group column, how to give those rows a group; blank group
+        labels, empty or white space only, are refused by the functions that group the table).
+        Numbers written with a comma are named as such: decimal commas, thousands separators, or
+        either ("1,200": 1.2 or 1200, which the file does not say).
     TypeError
         When ``scores`` is not a pandas DataFrame (its type named with its module, and how
         to convert a polars or pyarrow table).
