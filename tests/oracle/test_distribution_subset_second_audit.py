@@ -5,7 +5,6 @@ independent computations: exact fractions where float rounding is what is in que
 
 from __future__ import annotations
 
-import warnings
 from fractions import Fraction
 
 import numpy as np

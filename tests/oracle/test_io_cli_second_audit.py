@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import warnings
 
-import numpy as np
 import pytest
 
 import biofair as bf
@@ -80,7 +79,7 @@ def test_bob_ids_that_pandas_reads_as_missing_are_kept_as_written(tmp_path, word
     code, or a pseudonym) was refused as a missing id, and a probe id 'null' became NaN without
     a word; a CSV file keeps such labels as written. The fields are compared with str.split."""
     path = tmp_path / "scores.txt"
-    lines = [f"{word} {word} {word} 0.9", f"{word} b p2 0.1", f"b b p3 0.8", f"b {word} {word} 0.2"]
+    lines = [f"{word} {word} {word} 0.9", f"{word} b p2 0.1", "b b p3 0.8", f"b {word} {word} 0.2"]
     path.write_text("\n".join(lines) + "\n")
     table = bf.read_scores(path, format="bob")
     fields = [line.split() for line in lines]

@@ -4,7 +4,6 @@ Each test compares biofair with a computation written here (a brute-force loop, 
 fractions, scipy's optimisers) and failed on the module it was written against.
 """
 
-import warnings
 
 import numpy as np
 import pytest
