@@ -4,61 +4,15 @@ Each test compares biofair with a computation written here (a brute-force loop, 
 fractions, scipy's optimisers) and failed on the module it was written against.
 """
 
-
 import numpy as np
 import pytest
 from scipy import optimize, stats
 
 import biofair as bf
+from tails import CUT95, ProfileReference
 
-CUT95 = stats.chi2.ppf(0.95, 1)
-
-
-# -- extrapolation: the profile likelihood over a continuous shape ------------------------------
-
-
-class ContinuousProfile:
-    """The top tenth of ``scores`` (at least 50; excesses over the next score down), the
-    maximum likelihood refined by Nelder-Mead, and the profile likelihood of a constraint
-    ``S(d) = q`` maximised over a continuous shape in (-1, 8]: a grid of 4,000 shapes, then
-    Brent's method between the neighbours of its best one, on scipy's generalised Pareto
-    log-density."""
-
-    def __init__(self, scores):
-        scores = np.sort(np.asarray(scores, dtype=np.float64))
-        n_tail = max(50, round(0.1 * scores.size))
-        self.start = scores[scores.size - n_tail - 1]
-        self.y = scores[scores > self.start] - self.start
-        self.share = self.y.size / scores.size
-        self.shape, _, self.scale = stats.genpareto.fit(self.y, floc=0)
-
-        def minus(p):
-            return np.inf if p[0] <= -1 else -stats.genpareto.logpdf(self.y, p[0], 0, np.exp(p[1])).sum()
-
-        best = optimize.minimize(minus, [self.shape, np.log(self.scale)], method="Nelder-Mead",
-                                 options={"xatol": 1e-10, "fatol": 1e-12})
-        self.best = -min(best.fun, minus([self.shape, np.log(self.scale)]))
-
-    def loglik(self, xi, d, log_q):
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            sigma = xi * d / np.expm1(-xi * log_q)
-        if not (0 < sigma < np.inf) or xi == 0:
-            return -np.inf
-        return float(stats.genpareto.logpdf(self.y, xi, 0, sigma).sum())
-
-    def deviance(self, d, log_q):
-        grid = np.linspace(-0.9999, 8.0, 4000)
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            sigma = grid * d / np.expm1(-grid * log_q)
-            z = (grid / sigma)[:, None] * self.y
-            values = np.where((z > -1).all(1) & (sigma > 0),
-                              -self.y.size * np.log(sigma) - (1 + 1 / grid) * np.log1p(np.maximum(z, -1)).sum(1),
-                              -np.inf)
-        i = int(np.nanargmax(values))
-        refined = optimize.minimize_scalar(lambda xi: -self.loglik(xi, d, log_q), method="bounded",
-                                           bounds=(grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]),
-                                           options={"xatol": 1e-12})
-        return 2 * (self.best - max(values[i], -refined.fun))
+#: Shapes up to 8: the constrained likelihood of a heavy tail far out peaks well above the fit's shape.
+HEAVY_SHAPES = np.linspace(-0.9999, 8.0, 4000)
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +34,7 @@ def test_extrapolated_fmr_interval_ends_are_the_continuous_profiles(heavy_tails,
     [8.05e-7, 3.41e-5] (the lower end 30% high); for shape 1.5 the upper end was 5% short."""
     scores = heavy_tails[which]
     threshold = stats.genpareto.isf(1e-5, (1.5, 2.0)[which])
-    reference = ContinuousProfile(scores)
+    reference = ProfileReference(scores, shapes=HEAVY_SHAPES)
     d = threshold - reference.start
     estimate = stats.genpareto.logsf(d, reference.shape, 0, reference.scale) / np.log(10)
 
@@ -105,7 +59,7 @@ def test_extrapolated_threshold_interval_ends_are_the_continuous_profiles(heavy_
     float64). The grid of shapes narrowed it too, as for the FMR. Both ends are now the
     continuous profile's."""
     scores, fmr = heavy_tails[which], 1e-5
-    reference = ContinuousProfile(scores)
+    reference = ProfileReference(scores, shapes=HEAVY_SHAPES)
     log_q = np.log(fmr / reference.share)
     estimate = reference.start + stats.genpareto.isf(fmr / reference.share, reference.shape, 0, reference.scale)
 
