@@ -555,9 +555,9 @@ def fit_logistic_calibration(
         infinite score, a masked value or an integer beyond ``±2**53``; when ``p_target`` lies
         outside (0, 1) or below ``2**-1022`` (the smallest normal float64: the classes' weights
         would be more than the float64 range apart) or ``max_iter`` is below 1; when all the
-        scores are equal, or one threshold separates the classes, ties at that threshold aside (no finite
-        maximum-likelihood fit); when the slope exceeds the largest float64 (scores near
-        ``1e-310``); or when Newton's method does not converge.
+        scores are equal, or one threshold separates the classes, ties at that threshold aside
+        (no finite maximum-likelihood fit); when the slope exceeds the largest float64 (scores
+        near ``1e-310``); or when Newton's method does not converge.
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
         numbers are refused), ``p_target`` is not a number or ``max_iter`` not an integer.

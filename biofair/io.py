@@ -1121,18 +1121,18 @@ def read_scores(
     Raises
     ------
     SchemaError
-        When the file cannot be parsed (binary, empty, a first line over 1 MiB), is a CSV
-        file whose first line is data rather than a header or whose header comes again
-        among its rows, holds comment lines (``#``) among its rows, a row with more fields
-        than its header or a quote never closed (each named by its data row), is named
-        ``.csv`` but holds a bob score file, has duplicate column names, a mapped column is
-        absent or collides with an existing one, a score list holds more than one field per
-        line or a spreadsheet's error value (``#N/A``, which its comment mark would drop) on a
-        line of its own, or the table is invalid (a subject id that is empty or white space only is a
-        missing one). When its fields are separated by ``;`` and ``decimal`` is ``"."`` (with
-        how to read it). With ``decimal=","``: when the fields are separated by commas, or a
-        score written as text is not a number with a decimal comma (``"0.5"``, ``"1.200,5"``:
-        the first named by its data row).
+        When the file cannot be parsed (binary, empty, a first line over 1 MiB), is a CSV file
+        whose first line is data rather than a header or whose header comes again among its
+        rows, holds comment lines (``#``) among its rows, a row with more fields than its header
+        or a quote never closed (each named by its data row), is named ``.csv`` but holds a bob
+        score file, has duplicate column names, a mapped column is absent or collides with an
+        existing one, a score list holds more than one field per line or a spreadsheet's error
+        value (``#N/A``, which its comment mark would drop) on a line of its own, or the table
+        is invalid (a subject id that is empty or white space only is a missing one). When its
+        fields are separated by ``;`` and ``decimal`` is ``"."`` (with how to read it). With
+        ``decimal=","``: when the fields are separated by commas, or a score written as text is
+        not a number with a decimal comma (``"0.5"``, ``"1.200,5"``: the first named by its data
+        row).
     FileNotFoundError
         When a file does not exist.
     PermissionError
