@@ -294,7 +294,7 @@ def test_a_book_value_the_book_could_not_compute_is_no_deviation(bad):
     book = dict(zip(rows["quantity"], rows["paper_value"].astype(float)))
     quantity = rows.loc[rows["expected"] == "differs", "quantity"].iloc[0]
     book[quantity] = bad
-    with pytest.raises(ValueError, match=rf"^cei Table 4: book values not finite for 1 quantities, e.g. \{{'{quantity}': {bad!r}\}}"):
+    with pytest.raises(ValueError, match=rf"^cei Table 4: book values not finite for 1 quantity, e.g. \{{'{quantity}': {bad!r}\}}"):
         bf.reproduction_ledger("cei", "Table 4", book)
 
 
