@@ -82,9 +82,10 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
 
     Tables: pandas prints every float that is a whole number without decimals (a count stored
     as a float reads 275488, not 275488.000000) and every other float to four significant
-    digits (0.9594, 1.234e-05: a small rate never shows as 0.0000), or with more where four
-    would write it as a whole number: a TMR of 0.99996 shows as 0.99996, not as the 1 of a
-    TMR of exactly 1, and 1234.56 as 1234.6, not as the count 1235. In a Jupyter notebook a
+    digits (0.9594, 1.234e-05: a small rate never shows as 0.0000), or with up to six where
+    four would write it as a whole number: a TMR of 0.99996 shows as 0.99996, not as the 1 of
+    a TMR of exactly 1, 1234.56 as 1234.6, not as the count 1235, and 380.999999999998 (a
+    sum's rounding) as 381.000. In a Jupyter notebook a
     table's missing value (NaN, ``<NA>``, None) is an empty cell: in a tidy summary it marks
     a column that does not apply to the row (no interval, no target FMR), and a column of
     "NaN" would read as a failed computation. Only the display changes, never a value.
@@ -155,11 +156,13 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
 
 def _table_number(value: float) -> str:
     """A float as a table cell: whole numbers without decimals, others to 4 significant digits,
-    or the fewest beyond that which do not write them as a whole number."""
+    or up to 6 where fewer write them as a whole number, and with 6 and their trailing zeros
+    where those do too (380.999999999998, a sum's rounding, is 381.000)."""
     if abs(value) < 1e15 and value == round(value):
         return f"{value + 0.0:.0f}"  # + 0.0: -0.0 reads 0, not -0
     # 0.99996 to 4 digits read "1", as a TMR of exactly 1 does (and 1234.56 "1235", as a count)
-    return next(text for digits in range(4, 18) if not (text := f"{value:.{digits}g}").lstrip("-").isdigit())
+    return next((text for digits in (4, 5, 6) if not (text := f"{value:.{digits}g}").lstrip("-").isdigit()),
+                f"{value:#.6g}")
 
 
 def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:

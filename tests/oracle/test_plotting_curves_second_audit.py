@@ -94,7 +94,10 @@ def pandas_display_restored():
 
 @pytest.mark.parametrize(("value", "text"), [
     (0.99996, "0.99996"),  # was "1": a TMR below 1 read as the whole number 1
-    (0.9999999999999999, "0.9999999999999999"),
+    (0.9999999999999999, "1.00000"),  # six digits at most, then their trailing zeros
+    (380.999999999998, "381.000"),
+    (5745.00000000002, "5745.00"),
+    (0.999999, "0.999999"),
     (2.00004, "2.00004"),
     (-0.99996, "-0.99996"),
     (99.996, "99.996"),
@@ -108,9 +111,10 @@ def test_a_table_never_writes_a_value_that_is_not_whole_as_a_whole_number(value,
     whole number read exactly as one: TMR 0.99996 was "1", as a TMR of exactly 1 is. Such a
     value now takes the fewest more digits that tell it from a whole number."""
     assert table_cell(value) == text
-    if value != round(value):  # the fewest digits from 4 on that do not read as a whole number
-        digits = len(text.lstrip("-0.").replace(".", ""))
-        assert text == f"{value:.{digits}g}" and (digits == 4 or float(f"{value:.{digits - 1}g}").is_integer())
+    if value != round(value):  # the fewest digits from 4 to 6 that do not read as a whole number, else 6 and zeros
+        digits = min(len(text.lstrip("-0.").replace(".", "")), 6)
+        assert text in (f"{value:.{digits}g}", f"{value:#.6g}")
+        assert digits == 4 or float(f"{value:.{digits - 1}g}").is_integer()
 
 
 @pytest.mark.parametrize("value", [0.5, 2.0, 275488.0, 0.9594, 1.2345e-05, 123456.7, 0.12345, 1e15, -3.0, 12.5])
