@@ -214,11 +214,13 @@ def _pair_level_disagreement(scores: pd.DataFrame, attribute: str, sides: list[s
     ``group`` copied from ``reference_group``, say). A missing label (None, NaN, or pandas'
     ``<NA>``, which has no truth value) differs from a label and not from another missing one."""
     pair = scores[attribute].to_numpy(dtype=object)
+    pair_missing = pd.isna(pair)
     differ = np.zeros(len(scores), dtype=bool)
     for side in sides:
         value = scores[side].to_numpy(dtype=object)
-        missing, known = pd.isna(pair), ~(pd.isna(pair) | pd.isna(value))
-        differ |= missing != pd.isna(value)
+        value_missing = pd.isna(value)
+        known = ~(pair_missing | value_missing)
+        differ |= pair_missing != value_missing
         differ[known] |= (pair[known] != value[known]).astype(bool)
     if not differ.any():
         return ""
