@@ -202,6 +202,8 @@ def _check_ids_of_one_kind(columns: dict[str, pd.Series], *, what: str = "subjec
     if numbers and text:
         raise SchemaError(f"{what} ids are numbers in {', '.join(numbers)} but text in {', '.join(text)}: a "
                           f"{what} written 1 in one and '1' in the other would be two {what}s. {hint}")
+    if "other" not in kinds.values():  # numbers and text alone were told apart above
+        return
     # another kind (bytes, dates) against text or numbers, or against each other: b"a" != "a"
     firsts = {name: first for name, kind in kinds.items() if kind and (first := _first_id(columns[name])) is not None}
     described = {name: type(first).__name__ if kinds[name] == "other" else kinds[name] for name, first in firsts.items()}
