@@ -1488,9 +1488,11 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group")
     Returns
     -------
     pandas.DataFrame
-        Rows: reference (enrolment) group; columns: probe group; values: FMR of the
-        non-mated pairs of that cell (NaN where a cell has no pairs). The diagonal holds the
-        homogeneous FMRs used by per-group metrics (Tables IV, VI and VII of the FDR paper).
+        Rows: reference (enrolment) group; columns: probe group, both in the order of the
+        groups' labels (numbers by value: 2 before 10), as :func:`rates_by_group` lists them;
+        values: FMR of the non-mated pairs of that cell (NaN where a cell has no pairs). The
+        diagonal holds the homogeneous FMRs used by per-group metrics (Tables IV, VI and VII
+        of the FDR paper).
 
     Raises
     ------
@@ -1533,7 +1535,7 @@ def cross_group_fmr(scores: pd.DataFrame, threshold: float, *, by: By = "group")
     table, names = _cross_group_cells(scores, threshold, by=by)
     matrix = (table["accepted"] / table["comparisons"]).set_axis(
         pd.MultiIndex.from_frame(table[["reference", "probe"]])).unstack("probe")
-    matrix = matrix.reindex(index=sorted(names), columns=sorted(names))  # a group without non-mated pairs: NaN
+    matrix = matrix.reindex(index=names, columns=names)  # in the groups' order; a group without non-mated pairs: NaN
     attributes = _attributes_of(by)
     matrix.index.name = " / ".join(f"reference_{a}" for a in attributes)
     matrix.columns.name = " / ".join(f"probe_{a}" for a in attributes)

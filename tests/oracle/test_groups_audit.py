@@ -97,7 +97,7 @@ def test_groups_sizes_and_cross_group_fmr_equal_loops(seed, labels, n_attributes
     matrix = bf.cross_group_fmr(table, threshold, by=by)
     sides = sides_of(table, attributes)
     name = namer({c for pair in sides for c in pair})
-    all_names = sorted({name(c) for pair in sides for c in pair})
+    all_names = [name(c) for c in sorted({c for pair in sides for c in pair})]  # by labels, not by name
     assert list(matrix.index) == list(matrix.columns) == all_names
     cells: dict[tuple[str, str], list[bool]] = {}
     for (reference, probe), score, mated in zip(sides, table["score"], table["mated"]):
@@ -169,6 +169,20 @@ def test_cross_group_fmr_names_the_groups_of_one_attribute_as_they_are_written()
     matrix = bf.cross_group_fmr(table, 0.25)
     assert list(matrix.index) == list(matrix.columns) == sorted(bf.group_labels(table).dropna().unique()) == ["a/b", "c"]
     np.testing.assert_array_equal(matrix.to_numpy(), [[0.0, 1.0], [np.nan, 1.0]])
+
+
+def test_cross_group_fmr_orders_number_labels_by_value_as_rates_by_group_does():
+    """Before: rows and columns were sorted by their names as text (10, 2, 9), while
+    rates_by_group and group_sizes list the groups by value (2, 9, 10)."""
+    table = pd.DataFrame({"score": [0.9, 0.6, 0.2, 0.7, 0.3, 0.4, 0.8, 0.95, 0.1],
+                          "mated": [True, False, False, False, False, False, True, True, False],
+                          "reference_group": [10, 10, 10, 2, 9, 2, 2, 9, 2],
+                          "probe_group": [10, 10, 2, 10, 9, 9, 2, 9, 2]})
+    matrix = bf.cross_group_fmr(table, 0.5)
+    names = ["2", "9", "10"]
+    assert list(matrix.index) == list(matrix.columns) == list(bf.rates_by_group(table, 0.5)["group"]) == names
+    # reference 2: probes 2 (0.1), 9 (0.4) and 10 (0.7); reference 9: probe 9 (0.3); reference 10: 10 (0.6), 2 (0.2)
+    np.testing.assert_array_equal(matrix.to_numpy(), [[0.0, 0.0, 1.0], [np.nan, 0.0, np.nan], [0.0, np.nan, 1.0]])
 
 
 def test_cross_group_fmr_names_a_group_of_mated_comparisons_alone_as_the_others():
