@@ -407,8 +407,9 @@ def fairness_summary(
         ``fmr_target`` (empty for rows without any): ``alpha`` of FDR and the FMR range, scale
         and ``alpha`` of its area, both with ``optimistic=True`` (the thresholds are set on the
         very scores whose group rates they compare, as :func:`biofair.fairness_discrepancy_rate`
-        without ``dev`` flags them), the bins, split percentile(s) and tail weight of DFI, CEI
-        and CEIᴬ (CEIᴬ's chosen from the data, group by group), the EER's method, minDCF's prior and costs,
+        without ``dev`` flags them), Inequity's ``zero`` rule with the groups whose zero rate
+        it replaced (``replaced=(a, b)``, when any), the bins, split percentile(s) and tail
+        weight of DFI, CEI and CEIᴬ (CEIᴬ's chosen from the data, group by group), the EER's method, minDCF's prior and costs,
         and the permutations behind a null (with ``redrawn=``, the arrangements drawn again
         because a permuted group had too few scores for an index: see
         :func:`biofair.permutation_null`'s Notes).
@@ -590,10 +591,15 @@ def fairness_summary(
             add(f"{name}_null_mean", attribute, nan, nulls[name].null.mean(), parameters=null_settings)
             add(f"{name}_p_value", attribute, nan, nulls[name].p_value, parameters=null_settings + ", alternative=less")
     outcome = outcome_fairness(groups, by=by, fmr=operating_fmr, alpha=alpha)
-    outcome_settings = {"garbe": _settings(correction="K/(K-1)"), "inequity": _settings(zero="upper_bound")}
+    def inequity_settings(rate: str) -> str:  # SPEC section 4: report which groups' zero rates were replaced
+        replaced = outcome.rates.loc[outcome.rates[f"{rate}_bounded"], "group"].tolist()
+        return _settings(zero="upper_bound", **({"replaced": "(" + ", ".join(replaced) + ")"} if replaced else {}))
+
+    outcome_settings = {"garbe_fmr": _settings(correction="K/(K-1)"), "garbe_fnmr": _settings(correction="K/(K-1)"),
+                        "inequity_fmr": inequity_settings("fmr"), "inequity_fnmr": inequity_settings("fnmr")}
     for name in ("garbe_fmr", "garbe_fnmr", "inequity_fmr", "inequity_fnmr"):
         add(name, attribute, operating_fmr, getattr(outcome, name), None, outcome.threshold, outcome.k,
-            outcome.resolved, outcome.precise, outcome_settings[name.split("_")[0]])
+            outcome.resolved, outcome.precise, outcome_settings[name])
     dfi = distribution_fairness_index(groups, by=by)
     add("dfi_normal", attribute, nan, dfi.normal, parameters=_settings(**dfi.parameters))
     add("dfi_extreme", attribute, nan, dfi.extreme, parameters=_settings(**dfi.parameters))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -252,6 +253,29 @@ def test_fairness_summary_flags_its_fdr_rows_optimistic(example):
     for metric in ("fdr", "area_under_fdr_log10"):
         settings = summary.loc[summary["metric"] == metric, "parameters"]
         assert settings.str.split(", ").map(lambda parts: "optimistic=True" in parts).all(), (metric, settings)
+
+
+def test_fairness_summary_names_the_groups_whose_zero_rates_inequity_replaced():
+    """SPEC section 4, Inequity: a zero rate is replaced by its 95% upper bound, "Report which
+    groups were replaced". The summary's rows said only ``zero=upper_bound`` (the names were in
+    a warning alone). By a loop: at the one threshold for FMR = 0.01, every group of this
+    system has FNMR 0 and a non-zero FMR, so the FNMR row names all three and the FMR row none."""
+    table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=300, n_nonmated=2_000, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.UndefinedRateWarning)
+        summary = bf.fairness_summary(table, n_resamples=40, n_permutations=10, rng=0)
+    rows = summary.set_index("metric")
+    threshold = rows.loc["inequity_fnmr", "threshold"]
+    zero = {"fmr": [], "fnmr": []}
+    for name, group in table.groupby("group", observed=True):
+        mated, nonmated = group.loc[group["mated"], "score"], group.loc[~group["mated"], "score"]
+        if not (nonmated >= threshold).any():
+            zero["fmr"].append(str(name))
+        if not (mated < threshold).any():
+            zero["fnmr"].append(str(name))
+    assert zero == {"fmr": [], "fnmr": ["0", "1", "2"]}
+    assert rows.loc["inequity_fnmr", "parameters"] == "zero=upper_bound, replaced=(0, 1, 2)"
+    assert rows.loc["inequity_fmr", "parameters"] == "zero=upper_bound"
 
 
 def test_fairness_summary_resamples_subjects_and_marks_what_it_resampled(example):
