@@ -16,14 +16,15 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from biofair._counts import error_counts_sorted, tmr_sorted
-from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
+from biofair._thresholds import MARKED_UNRESOLVED, resolution_columns, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed, SubsetMetric
 from biofair._validation import as_count, as_rates, as_rng, as_scores, power_of_two_scaled
 from biofair.equal_error_rate import _eer_from_counts
 from biofair.exceptions import SchemaError
 from biofair.groups import ScoresByGroup, _label_text, _text_labels, scores_by_group
 
-
+#: The target FMR of ``metric="tmr"``: TMR at FMR = 0.01, as the N-Sigma paper.
+_TMR_TARGET = 0.01
 
 
 def _centred_moments(values: NDArray[np.float64]) -> tuple[float, float, float]:
@@ -235,11 +236,15 @@ def statistical_parity(a: ArrayLike, b: ArrayLike) -> float:
 equal_opportunity = statistical_parity
 
 
-def _subset_value(mated: NDArray, nonmated: NDArray, metric: SubsetMetric) -> float:
+def _subset_value(mated: NDArray, nonmated: NDArray, metric: SubsetMetric) -> tuple[float, int | None]:
+    """A subset's EER (with None), or its TMR at FMR = 0.01 with ``k``, its non-mated scores at
+    or above the threshold set on them."""
     mated, nonmated = np.sort(mated), np.sort(nonmated)
     if metric == "eer":
-        return _eer_from_counts(error_counts_sorted(mated, nonmated)).eer
-    return float(tmr_sorted(mated, threshold_at_fmr_sorted(nonmated, np.array([0.01])))[0])
+        return _eer_from_counts(error_counts_sorted(mated, nonmated)).eer, None
+    threshold = threshold_at_fmr_sorted(nonmated, np.array([_TMR_TARGET]))
+    k = nonmated.size - int(np.searchsorted(nonmated, threshold[0], side="left"))
+    return float(tmr_sorted(mated, threshold)[0]), k
 
 
 def subset_performance(
@@ -276,7 +281,10 @@ def subset_performance(
     -------
     pandas.DataFrame
         Columns ``group``, ``subset`` (0 ... K-1), ``value``; attribute ``metric`` in
-        ``.attrs``.
+        ``.attrs``. For ``metric="tmr"`` also, as every rate at a target: ``k`` (the subset's
+        non-mated scores at or above its threshold), ``resolved`` (FMR = 0.01 allows at least
+        3 false matches among the subset's ``N`` non-mated scores, ``0.01·N >= 3``) and
+        ``precise`` (at least 30).
 
     Raises
     ------
@@ -300,7 +308,7 @@ def subset_performance(
     InsufficientComparisonsWarning
         For ``metric="tmr"`` when a subset has fewer than 300 non-mated comparisons, so
         that FMR = 0.01 allows fewer than 3 false matches (rule of three); once per such
-        group, named.
+        group, named. Its rows are marked unresolved.
 
     See Also
     --------
@@ -330,16 +338,21 @@ def subset_performance(
         group = groups[name]
         share = group.mated.size / (group.mated.size + group.nonmated.size)
         n_mated = int(np.clip(round(size * share), 1, size - 1))
-        if metric == "tmr":  # the table has no column to mark it: the warning says what to do
-            warn_unresolved(np.array([0.01]), size - n_mated,
+        if metric == "tmr":
+            warn_unresolved(np.array([_TMR_TARGET]), size - n_mated,
                             counted=f"non-mated comparisons in each subset of group {name!r}",
-                            consequence="read the TMRs of its subsets as unresolved, or raise size")
+                            consequence=f"{MARKED_UNRESOLVED}; raise size to resolve them")
         rows[name] = []
         for subset in range(n_subsets):
             mated = rng.choice(group.mated, n_mated, replace=True)
             nonmated = rng.choice(group.nonmated, size - n_mated, replace=True)
-            rows[name].append((name, subset, _subset_value(mated, nonmated, metric)))
-    table = pd.DataFrame([row for name in groups for row in rows[name]], columns=["group", "subset", "value"])
+            rows[name].append((name, subset, *_subset_value(mated, nonmated, metric), size - n_mated))
+    ordered = [row for name in groups for row in rows[name]]
+    table = pd.DataFrame([row[:3] for row in ordered], columns=["group", "subset", "value"])
+    if metric == "tmr":  # a rate at a target carries its k and resolution (SPEC section 1)
+        n_nonmated = np.array([row[4] for row in ordered], dtype=np.int64)
+        table = table.assign(**resolution_columns(np.full(len(ordered), _TMR_TARGET), n_nonmated,
+                                                  [row[3] for row in ordered]))
     table.attrs["metric"] = metric
     return table
 

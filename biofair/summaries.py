@@ -404,9 +404,12 @@ def fairness_summary(
         ``mu ± 3·sigma`` (its tail is then its extreme score alone: the warning of
         :func:`biofair.automatic_comprehensive_equity_index`, given as this mark).
         ``parameters`` names, as text, the settings each value was computed with beyond its
-        ``fmr_target`` (empty for rows without any): the FMR range, scale and ``alpha`` of the
-        FDR area, the bins, split percentile(s) and tail weight of DFI, CEI and CEIᴬ (CEIᴬ's
-        chosen from the data, group by group), the EER's method, minDCF's prior and costs,
+        ``fmr_target`` (empty for rows without any): ``alpha`` of FDR and the FMR range, scale
+        and ``alpha`` of its area, both with ``optimistic=True`` (the thresholds are set on the
+        very scores whose group rates they compare, as :func:`biofair.fairness_discrepancy_rate`
+        without ``dev`` flags them), Inequity's ``zero`` rule with the groups whose zero rate
+        it replaced (``replaced=(a, b)``, when any), the bins, split percentile(s) and tail
+        weight of DFI, CEI and CEIᴬ (CEIᴬ's chosen from the data, group by group), the EER's method, minDCF's prior and costs,
         and the permutations behind a null (with ``redrawn=``, the arrangements drawn again
         because a permuted group had too few scores for an index: see
         :func:`biofair.permutation_null`'s Notes).
@@ -536,9 +539,11 @@ def fairness_summary(
     repeated = _pooled_size(groups) == nonmated.size
     with resolution_warned_once() if repeated else nullcontext():
         fdr = fairness_discrepancy_rate(groups, by=by, fmr_targets=targets, alpha=alpha)
+    # no development split here: the thresholds are set on the scores they judge (SPEC section 4: flagged)
+    optimistic = bool(fdr["optimistic"].all())
     for row in fdr.itertuples(index=False):
         add("fdr", attribute, row.fmr_target, row.fdr, None, row.threshold, row.k, row.resolved, row.precise,
-            _settings(alpha=alpha))
+            _settings(alpha=alpha, optimistic=row.optimistic))
 
     def fdr_area(grouped: ScoresByGroup) -> float:
         values = fairness_discrepancy_rate(grouped, by=by, fmr_targets=targets, alpha=alpha)
@@ -574,7 +579,7 @@ def fairness_summary(
         warn(f"{problem}: the FDR area and CEI are given without their null rows")
         nulls = {}
     index_settings["area_under_fdr_log10"] = _settings(fmr_range=f"{targets.min():g} ... {targets.max():g}",
-                                                       scale="log10", alpha=alpha)
+                                                       scale="log10", alpha=alpha, optimistic=optimistic)
     # the area is no better resolved than the least resolved of the targets it runs over
     area_marks = {"resolved": bool(fdr["resolved"].all()), "precise": bool(fdr["precise"].all())}
     redrawn = next(iter(nulls.values())).n_redrawn if nulls else 0  # the same arrangements for every null
@@ -586,10 +591,15 @@ def fairness_summary(
             add(f"{name}_null_mean", attribute, nan, nulls[name].null.mean(), parameters=null_settings)
             add(f"{name}_p_value", attribute, nan, nulls[name].p_value, parameters=null_settings + ", alternative=less")
     outcome = outcome_fairness(groups, by=by, fmr=operating_fmr, alpha=alpha)
-    outcome_settings = {"garbe": _settings(correction="K/(K-1)"), "inequity": _settings(zero="upper_bound")}
+    def inequity_settings(rate: str) -> str:  # SPEC section 4: report which groups' zero rates were replaced
+        replaced = outcome.rates.loc[outcome.rates[f"{rate}_bounded"], "group"].tolist()
+        return _settings(zero="upper_bound", **({"replaced": "(" + ", ".join(replaced) + ")"} if replaced else {}))
+
+    outcome_settings = {"garbe_fmr": _settings(correction="K/(K-1)"), "garbe_fnmr": _settings(correction="K/(K-1)"),
+                        "inequity_fmr": inequity_settings("fmr"), "inequity_fnmr": inequity_settings("fnmr")}
     for name in ("garbe_fmr", "garbe_fnmr", "inequity_fmr", "inequity_fnmr"):
         add(name, attribute, operating_fmr, getattr(outcome, name), None, outcome.threshold, outcome.k,
-            outcome.resolved, outcome.precise, outcome_settings[name.split("_")[0]])
+            outcome.resolved, outcome.precise, outcome_settings[name])
     dfi = distribution_fairness_index(groups, by=by)
     add("dfi_normal", attribute, nan, dfi.normal, parameters=_settings(**dfi.parameters))
     add("dfi_extreme", attribute, nan, dfi.extreme, parameters=_settings(**dfi.parameters))

@@ -91,17 +91,19 @@ def scores_table(seed: int) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def test_tmr_warning_names_the_group_and_does_not_promise_a_marked_row():
-    """The table has no 'resolved' column: the warning said "such rows are marked unresolved"."""
+def test_tmr_warning_names_the_group_and_its_rows_are_marked_unresolved():
+    """SPEC section 1: below 3 allowed false matches, warn and mark the row unresolved in every
+    table; the warning names the group and says that its rows are marked, and they are."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        bf.subset_performance(scores_table(0), n_subsets=2, size=100, metric="tmr", rng=0)
+        table = bf.subset_performance(scores_table(0), n_subsets=2, size=100, metric="tmr", rng=0)
     messages = [str(w.message) for w in caught if issubclass(w.category, bf.InsufficientComparisonsWarning)]
     assert len(messages) == 2
     for name, message in zip(("a", "b"), messages):  # drawn in the names' order
-        assert f"subset of group {name!r}" in message and "marked" not in message
-        assert message.endswith("read the TMRs of its subsets as unresolved, or raise size")
+        assert f"subset of group {name!r}" in message
+        assert message.endswith("such rows are marked unresolved; raise size to resolve them")
     assert re.search(r"N = 94 non-mated", messages[0])  # 100 - round(100 * 30 / 530)
+    assert not table["resolved"].any() and not table["precise"].any()
 
 
 def test_subset_tmrs_replayed_by_hand_with_a_loop_over_thresholds():
@@ -125,6 +127,35 @@ def test_subset_tmrs_replayed_by_hand_with_a_loop_over_thresholds():
     got = {(g, k): v for g, k, v in found[["group", "subset", "value"]].itertuples(index=False)}
     assert got == {key: float(v) for key, v in expected.items()}
     assert found["group"].tolist() == ["a"] * 3 + ["b"] * 3
+
+
+@pytest.mark.parametrize("size", [120, 400])
+def test_subset_tmrs_carry_k_and_their_resolution(size):
+    """SPEC section 1: every rate at a target carries k, the non-mated scores at or above its
+    threshold, and is marked resolved iff the target allows at least 3 false matches
+    (``0.01·N >= 3``, N the subset's non-mated comparisons) and precise iff at least 30. The
+    table held only group, subset and value (k and resolution of none of its TMRs).
+
+    By hand: group a has 30 mated of 530, so a subset of 120 holds 120 - round(120·30/530) =
+    113 non-mated (0.01·113 = 1.13 < 3: unresolved) and one of 400 holds 400 - 23 = 377
+    (3.77: resolved, not precise); group b (40 of 440) 109 and 364, likewise."""
+    table = scores_table(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
+        found = bf.subset_performance(table, n_subsets=3, size=size, metric="tmr", rng=5)
+    rng, expected = np.random.default_rng(5), []
+    for name in ("a", "b"):
+        rows = table[table["group"] == name]
+        mated, nonmated = np.sort(rows["score"][rows["mated"]]), np.sort(rows["score"][~rows["mated"]])
+        n_mated = round(size * mated.size / len(rows))
+        for _ in range(3):
+            m, n = rng.choice(mated, n_mated), rng.choice(nonmated, size - n_mated)
+            candidates = sorted(set(n.tolist())) + [math.nextafter(n.max(), math.inf)]
+            t = min(c for c in candidates if Fraction(int((n >= c).sum()), n.size) <= Fraction(1, 100))
+            expected.append((int((n >= t).sum()), 100 * 3 <= n.size, 100 * 30 <= n.size))
+    assert list(found[["k", "resolved", "precise"]].itertuples(index=False, name=None)) == expected
+    assert found["resolved"].tolist() == [size == 400] * 6 and not found["precise"].any()
+    assert "k" not in bf.subset_performance(table, n_subsets=2, size=size, rng=0).columns  # an EER has no target
 
 
 # -- d' and minDCF ------------------------------------------------------------------------------

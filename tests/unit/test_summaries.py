@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -222,7 +223,8 @@ def test_fairness_summary_names_the_settings_of_every_index(example):
     table, summary = example
     settings = summary.set_index("metric")["parameters"]
     targets = summary.loc[summary["metric"] == "fdr", "fmr_target"]
-    assert settings["area_under_fdr_log10"] == f"fmr_range={targets.min():g} ... {targets.max():g}, scale=log10, alpha=0.5"
+    assert settings["area_under_fdr_log10"] == (f"fmr_range={targets.min():g} ... {targets.max():g}, scale=log10, "
+                                                "alpha=0.5, optimistic=True")
     assert settings["cei_extreme_mated"] == "percentile=95, tail_weight=0.8, bins=100, mean_tail=groups"
     assert settings["dfi_extreme"] == "bins=100, combine=pooled"
     automatic = bf.automatic_comprehensive_equity_index(table, kind="nonmated").parameters
@@ -231,7 +233,49 @@ def test_fairness_summary_names_the_settings_of_every_index(example):
                                                      f"tail_weight={automatic['tail_weight']:.4g}")
     assert settings["eer"] == "method=rocch" and settings["min_dcf"] == "p_target=0.01, c_miss=1, c_fa=1"
     assert settings["cei_extreme_mated_p_value"] == "n_permutations=12, unit=subject, alternative=less"
-    assert settings["roc_auc"] == "" and (settings["tmr_at_fmr"] == "").all() and (settings["fdr"] == "alpha=0.5").all()
+    assert settings["roc_auc"] == "" and (settings["tmr_at_fmr"] == "").all()
+    assert (settings["fdr"] == "alpha=0.5, optimistic=True").all()
+
+
+def test_fairness_summary_flags_its_fdr_rows_optimistic(example):
+    """SPEC section 4: FDR's thresholds are set on the development split and its rates read
+    on the evaluation split, "same split when there is none, flagged as optimistic". The
+    summary has no development split: its thresholds are the ones
+    ``fairness_discrepancy_rate(table)`` sets on the table itself, whose ``optimistic``
+    column is True on every row; the summary's FDR rows and their area said only
+    ``alpha=0.5``, so nothing in the table (or in ``biofair report``) told the reader."""
+    table, summary = example
+    targets = summary.loc[summary["metric"] == "fdr", "fmr_target"].to_numpy()
+    same_scores = bf.fairness_discrepancy_rate(table, fmr_targets=targets)
+    assert same_scores["optimistic"].all()
+    fdr = summary[summary["metric"] == "fdr"]
+    np.testing.assert_array_equal(fdr["threshold"], same_scores["threshold"])  # the very thresholds flagged there
+    for metric in ("fdr", "area_under_fdr_log10"):
+        settings = summary.loc[summary["metric"] == metric, "parameters"]
+        assert settings.str.split(", ").map(lambda parts: "optimistic=True" in parts).all(), (metric, settings)
+
+
+def test_fairness_summary_names_the_groups_whose_zero_rates_inequity_replaced():
+    """SPEC section 4, Inequity: a zero rate is replaced by its 95% upper bound, "Report which
+    groups were replaced". The summary's rows said only ``zero=upper_bound`` (the names were in
+    a warning alone). By a loop: at the one threshold for FMR = 0.01, every group of this
+    system has FNMR 0 and a non-zero FMR, so the FNMR row names all three and the FMR row none."""
+    table = bf.synthetic.fdr_canonical_system(fair=False, n_mated=300, n_nonmated=2_000, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.UndefinedRateWarning)
+        summary = bf.fairness_summary(table, n_resamples=40, n_permutations=10, rng=0)
+    rows = summary.set_index("metric")
+    threshold = rows.loc["inequity_fnmr", "threshold"]
+    zero = {"fmr": [], "fnmr": []}
+    for name, group in table.groupby("group", observed=True):
+        mated, nonmated = group.loc[group["mated"], "score"], group.loc[~group["mated"], "score"]
+        if not (nonmated >= threshold).any():
+            zero["fmr"].append(str(name))
+        if not (mated < threshold).any():
+            zero["fnmr"].append(str(name))
+    assert zero == {"fmr": [], "fnmr": ["0", "1", "2"]}
+    assert rows.loc["inequity_fnmr", "parameters"] == "zero=upper_bound, replaced=(0, 1, 2)"
+    assert rows.loc["inequity_fmr", "parameters"] == "zero=upper_bound"
 
 
 def test_fairness_summary_resamples_subjects_and_marks_what_it_resampled(example):
