@@ -409,10 +409,10 @@ def fairness_summary(
         very scores whose group rates they compare, as :func:`biofair.fairness_discrepancy_rate`
         without ``dev`` flags them), Inequity's ``zero`` rule with the groups whose zero rate
         it replaced (``replaced=(a, b)``, when any), the bins, split percentile(s) and tail
-        weight of DFI, CEI and CEIᴬ (CEIᴬ's chosen from the data, group by group), the EER's method, minDCF's prior and costs,
-        and the permutations behind a null (with ``redrawn=``, the arrangements drawn again
-        because a permuted group had too few scores for an index: see
-        :func:`biofair.permutation_null`'s Notes).
+        weight of DFI, CEI and CEIᴬ (CEIᴬ's chosen from the data, group by group), the EER's
+        method, minDCF's prior and costs, and the permutations behind a null (with
+        ``redrawn=``, the arrangements drawn again because a permuted group had too few scores
+        for an index: see :func:`biofair.permutation_null`'s Notes).
 
     Raises
     ------
