@@ -409,7 +409,7 @@ def check_flag(value: bool, name: str) -> bool:
     return bool(value)
 
 
-def check_choice(value: str, name: str, choices: tuple[str, ...]) -> str:
+def check_choice(value: str | None, name: str, choices: tuple[str | None, ...]) -> str | None:
     """``value`` if it is one of ``choices``, else a ValueError naming the option."""
     if value not in choices:
         listed = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"

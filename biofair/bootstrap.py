@@ -40,7 +40,6 @@ from biofair._resampling import (
     Sample,
     Scores,
     check_progress_bar,
-    check_unit,
     evaluated,
     interval,
     jackknife_rows,
@@ -168,8 +167,7 @@ def _check(n_resamples: int, confidence: float, method: str, unit: str | None, c
     n_resamples = as_count(n_resamples, "n_resamples")
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     check_choice(method, "method", ("percentile", "bca"))
-    if unit is not None:
-        check_unit(unit)
+    check_choice(unit, "unit", ("pair", "subject", None))  # worded as every function that takes a unit
     _check_cluster_name(cluster, unit)
     check_resamples(n_resamples, confidence)  # else an end would be the most extreme resample
     return n_resamples, confidence
