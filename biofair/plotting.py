@@ -41,6 +41,7 @@ from biofair._validation import (
     as_threshold,
     as_thresholds,
     check_bins,
+    check_flag,
     is_real_dtype,
     is_real_number,
     power_of_two_exponent,
@@ -106,6 +107,12 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
         The settings are matplotlib's ``rcParams``, IPython's figure formats and HTML
         formatter for DataFrames, and pandas' display options.
 
+    Raises
+    ------
+    TypeError
+        When ``retina`` or ``tables`` is not True or False (checked before any setting
+        changes).
+
     See Also
     --------
     group_styles : The colour and line style of each group.
@@ -129,6 +136,7 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
     1         2400    0.9594
     >>> pd.reset_option("display.float_format")
     """
+    retina, tables = check_flag(retina, "retina"), check_flag(tables, "tables")  # any text once counted as True
     plt.style.use("seaborn-v0_8-whitegrid")
     n = len(COLORS) * len(LINESTYLES)
     plt.rcParams.update({
@@ -198,8 +206,8 @@ def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
         When ``rate`` is NaN or infinite (a missing rate is not a number to print), or
         ``digits`` is below 1.
     TypeError
-        When ``rate`` is not a real number (text, a boolean, an array), or ``digits`` is not
-        an integer.
+        When ``rate`` is not a real number (text, a boolean, an array), ``digits`` is not an
+        integer, or ``trim`` is not True or False.
 
     See Also
     --------
@@ -219,6 +227,7 @@ def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
     if not is_real_number(rate):
         raise TypeError(f"rate must be a real number, got {rate!r}")
     digits = as_count(digits, "digits")
+    trim = check_flag(trim, "trim")  # "False" from a config file trimmed, as any text did
     exact = _exact_fraction(rate)
     if exact is None:
         raise ValueError(f"rate must be finite, got {rate!r}")

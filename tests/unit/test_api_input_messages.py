@@ -240,3 +240,30 @@ def test_options_of_the_wrong_type_are_named(call, message, distances):
                                                     [f"p{i % 40}" for i in range(len(distances))]))
     with pytest.raises(TypeError, match="^" + re.escape(message) + "$"):
         call(table)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda flag: bf.partial_auc([0.9, 0.8], [0.1, 0.85], 0.5, standardized=flag), "standardized"),
+    (lambda flag: bf.garbe([0.1, 0.2], correction=flag), "correction"),
+    (lambda flag: bf.plotting.format_rate(2.0e-4, trim=flag), "trim"),
+    (lambda flag: bf.plotting.use_style(retina=flag), "retina"),
+    (lambda flag: bf.plotting.use_style(tables=flag), "tables"),
+    (lambda flag: bf.datasets.load_voxceleb1h(cache=flag), "cache"),
+], ids=["standardized", "correction", "trim", "retina", "tables", "cache"])
+@pytest.mark.parametrize("flag", ["False", 0, None])
+def test_every_true_or_false_option_refuses_other_values_alike(call, name, flag):
+    """format_rate, use_style and load_voxceleb1h took any value as its truth: trim="False"
+    trimmed (2e-4, not 2.0e-4), cache="no" kept a copy; every other such option refused it."""
+    with pytest.raises(TypeError, match="^" + re.escape(f"{name} must be True or False, got {flag!r}") + "$"):
+        call(flag)
+
+
+def test_a_style_with_a_bad_option_changes_no_setting():
+    """Checked before any setting changes: an error leaves the figures' and tables' look as it was."""
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context({"font.size": 7.0}), pd.option_context("display.float_format", None):
+        with pytest.raises(TypeError, match="^tables must be True or False"):
+            bf.plotting.use_style(tables="yes")
+        assert plt.rcParams["font.size"] == 7.0
+        assert pd.get_option("display.float_format") is None
