@@ -18,7 +18,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from biofair._validation import check_flag
+from biofair._validation import check_choice, check_flag
 from biofair.schema import validate_scores
 
 #: The speaker embedders whose VoxCeleb1-H scores :func:`load_voxceleb1h` reads.
@@ -197,8 +197,7 @@ def load_voxceleb1h(
     >>> len(table), int(table["mated"].sum())
     (550894, 275488)
     """
-    if model not in VOXCELEB_MODELS:
-        raise ValueError(f"model must be one of {VOXCELEB_MODELS}, got {model!r}")
+    check_choice(model, "model", VOXCELEB_MODELS)
     cache = check_flag(cache, "cache")  # cache="no" wrote a copy, as any text did
     cached = cache_dir() / f"voxceleb1h-{model}-bt4vt-1.0.1.parquet"
     if cache and cached.is_file():

@@ -26,7 +26,6 @@ from biofair._validation import (
     as_number,
     check_bins,
     check_choice,
-    check_kind,
     power_of_two_exponent,
     power_of_two_scaled,
 )
@@ -464,7 +463,7 @@ def _mean_split_divergences(
 
 def _class_samples(scores: pd.DataFrame, by: By, kind: ScoreKind) -> tuple[list[str], list[NDArray]]:
     """Group names and each group's scores of one class."""
-    check_kind(kind)
+    check_choice(kind, "kind", ("mated", "nonmated"))
     groups = scores_by_group(scores, by=by)
     return list(groups), [getattr(g, kind) for g in groups.values()]
 
@@ -654,7 +653,7 @@ def _cei_parameters(
     *, kind: str, percentile: float, tail_weight: float, bins: int, mean_tail: str, smoothing: float
 ) -> dict[str, Any]:
     """CEI's options, checked, as the ``parameters`` of its result."""
-    check_kind(kind)
+    check_choice(kind, "kind", ("mated", "nonmated"))
     percentile = as_number(percentile, "percentile", low=0.0, high=100.0, open_low=True, open_high=True)
     tail_weight = as_number(tail_weight, "tail_weight", low=0.0, high=1.0)
     check_choice(mean_tail, "mean_tail", ("groups", "split_mean"))

@@ -18,7 +18,7 @@ from scipy import stats
 from biofair._counts import error_counts_sorted, tmr_sorted
 from biofair._thresholds import threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed, SubsetMetric
-from biofair._validation import as_count, as_rates, as_rng, as_scores, power_of_two_scaled
+from biofair._validation import as_count, as_rates, as_rng, as_scores, check_choice, power_of_two_scaled
 from biofair.equal_error_rate import _eer_from_counts
 from biofair.exceptions import SchemaError
 from biofair.groups import ScoresByGroup, _label_text, _text_labels, scores_by_group
@@ -319,8 +319,7 @@ def subset_performance(
     >>> values.groupby("group").size().tolist()
     [5, 5]
     """
-    if metric not in ("eer", "tmr"):
-        raise ValueError(f"metric must be 'eer' or 'tmr', got {metric!r}")
+    check_choice(metric, "metric", ("eer", "tmr"))
     as_count(n_subsets, "n_subsets", minimum=2)
     as_count(size, "size", minimum=2)
     rng = as_rng(rng)

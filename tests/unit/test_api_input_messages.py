@@ -267,3 +267,41 @@ def test_a_style_with_a_bad_option_changes_no_setting():
             bf.plotting.use_style(tables="yes")
         assert plt.rcParams["font.size"] == 7.0
         assert pd.get_option("display.float_format") is None
+
+
+def _grouped() -> pd.DataFrame:
+    return bf.synthetic.demographic_scores(rng=0, mated_per_subject=2, nonmated_per_subject=4)
+
+
+@pytest.mark.parametrize("call, name, choice, listed", [
+    (lambda v: bf.comprehensive_equity_index(_grouped(), kind=v), "kind", "nonmated", "'mated' or 'nonmated'"),
+    (lambda v: bf.automatic_comprehensive_equity_index(_grouped(), kind=v), "kind", "nonmated",
+     "'mated' or 'nonmated'"),
+    (lambda v: bf.distribution_fairness_index(_grouped(), combine=v), "combine", "equal", "'pooled' or 'equal'"),
+    (lambda v: bf.comprehensive_equity_index(_grouped(), mean_tail=v), "mean_tail", "split_mean",
+     "'groups' or 'split_mean'"),
+    (lambda v: bf.area_under_fdr([0.9, 0.8], [0.1, 0.01], scale=v), "scale", "log10", "'linear' or 'log10'"),
+    (lambda v: bf.subset_performance(_grouped(), size=100, n_subsets=3, metric=v), "metric", "tmr",
+     "'eer' or 'tmr'"),
+    (lambda v: bf.permutation_null(lambda t: 0.5, _grouped(), alternative=v), "alternative", "greater",
+     "'less' or 'greater'"),
+    (lambda v: bf.synthetic.beta_scenario(v), "scenario", "BG", "'balanced', 'BG', 'BI' or 'BC'"),
+    (lambda v: bf.read_scores(bf.datasets.example_scores_path(), format=v), "format", "csv",
+     "'auto', 'csv', 'parquet' or 'bob'"),
+    (lambda v: bf.eer([1.0, 2.0], [0.0, 1.5], method=v), "method", "midpoint", "'rocch', 'midpoint' or 'interval'"),
+    (lambda v: bf.inequity([0.1, 0.2], zero=v), "zero", "raise", "'upper_bound' or 'raise'"),
+    (lambda v: bf.bootstrap(bf.roc_auc, ([1.0, 2.0], [0.0, 1.5]), unit=v), "unit", "pair",
+     "'pair', 'subject' or None"),
+    (lambda v: bf.datasets.load_voxceleb1h(v), "model", "resnetse34l", "'resnetse34v2' or 'resnetse34l'"),
+], ids=["cei-kind", "cei_auto-kind", "dfi-combine", "cei-mean_tail", "area-scale", "subsets-metric",
+        "permutation-alternative", "beta-scenario", "read-format", "eer-method", "inequity-zero", "bootstrap-unit",
+        "voxceleb-model"])
+def test_every_choice_option_refuses_an_array_and_lists_its_choices_alike(call, name, choice, listed):
+    """An array of one valid choice passed ``value in choices`` (NumPy compares element-wise):
+    kind=np.array(["nonmated"]) failed inside CEI as "attribute name must be string", metric and
+    combine computed as if given the text; eer and load_voxceleb1h worded their list apart
+    ("must be one of ['interval', 'midpoint', 'rocch']")."""
+    for value in (np.array([choice]), "nonsense"):
+        with pytest.raises(ValueError) as raised:
+            call(value)
+        assert str(raised.value) == f"{name} must be {listed}, got {value!r}"
