@@ -229,7 +229,8 @@ def distribution_fairness_index(
     by : str or sequence of str, default "group"
         The grouping attribute(s).
     bins : int, default 100
-        Equal-width bins over the pooled range of all scores.
+        Equal-width bins over the pooled range of the groups' scores, mated and homogeneous
+        non-mated (cross-group pairs, which belong to no group, do not widen it).
     combine : {"pooled", "equal"}, default "pooled"
         ``"pooled"``: a group's pmf is the histogram of all its scores, mated and
         non-mated together (so the more numerous class dominates); ``"equal"``: the mean of
