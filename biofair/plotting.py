@@ -470,9 +470,16 @@ def plot_score_distributions(
     Raises
     ------
     ValueError
-        When the scores span a range too narrow for ``bins`` distinct float64 bin edges
-        (e.g. 0.5 and the next float64 above it): pass fewer bins, or subtract a constant
-        from the scores and thresholds.
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``; when a threshold is
+        NaN or not a float64 number; when ``bins`` is below 1 or above 1,000,000; or when the
+        scores span a range too narrow for ``bins`` distinct float64 bin edges (e.g. 0.5 and
+        the next float64 above it): pass fewer bins, or subtract a constant from the scores
+        and thresholds.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), ``thresholds`` is not a mapping of labels to numbers, or
+        ``bins`` is not an integer.
 
     See Also
     --------
