@@ -45,6 +45,7 @@ from biofair._validation import (
     is_real_dtype,
     is_real_number,
     power_of_two_exponent,
+    quoted,
 )
 from biofair.rates import fmr_fnmr
 
@@ -326,7 +327,8 @@ def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:
     Raises
     ------
     TypeError
-        When ``groups`` is one string (its letters would be the groups).
+        When ``groups`` is one string (its letters would be the groups), is not a collection
+        (a number, None), or holds a label that cannot key a dictionary (a list).
 
     See Also
     --------
@@ -343,10 +345,17 @@ def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:
     >>> styles["a"] == {"color": COLORS[0], "linestyle": "-"}, styles["b"] == {"color": COLORS[1], "linestyle": "--"}
     (True, True)
     """
-    if isinstance(groups, (str, bytes)):  # its letters would be the groups
-        raise TypeError(f"groups must be a collection of group labels, e.g. ['a', 'b'], got {groups!r}")
+    if isinstance(groups, (str, bytes)) or not isinstance(groups, Iterable):  # a string's letters would be the groups
+        raise TypeError(f"groups must be a collection of group labels, e.g. ['a', 'b'], got {quoted(groups)}")
+    labels = set()
+    for group in groups:
+        try:
+            labels.add(group)
+        except TypeError:  # Python's "unhashable type: 'list'" named neither the argument nor the label
+            raise TypeError(f"groups must hold group labels (a text or a number each), got {quoted(group)} among "
+                            "them") from None
     # labels written alike (1 and "1") in the order of their types: not of their hashes, which change between runs
-    ordered = sorted(set(groups), key=lambda group: (str(group), type(group).__qualname__))
+    ordered = sorted(labels, key=lambda group: (str(group), type(group).__qualname__))
     return {
         group: {
             "color": COLORS[i % len(COLORS)],
