@@ -387,13 +387,6 @@ def check_bins(bins: int) -> int:
     return count
 
 
-def check_kind(kind: str) -> str:
-    """``kind`` if it names a class of scores."""
-    if kind not in ("mated", "nonmated"):
-        raise ValueError(f"kind must be 'mated' or 'nonmated', got {kind!r}")
-    return kind
-
-
 def check_column_name(value: str, name: str) -> str:
     """``value``, if it is a column name (a string): a list or None would fail inside pandas,
     with a message (such as "unhashable type: 'list'") that names no argument."""
@@ -409,9 +402,11 @@ def check_flag(value: bool, name: str) -> bool:
     return bool(value)
 
 
-def check_choice(value: str, name: str, choices: tuple[str, ...]) -> str:
+def check_choice(value: str | None, name: str, choices: tuple[str | None, ...]) -> str | None:
     """``value`` if it is one of ``choices``, else a ValueError naming the option."""
-    if value not in choices:
+    # an array of one choice passed ``in`` (NumPy compares it element-wise): kind=np.array(["mated"]) then
+    # failed as "attribute name must be string", and several choices as NumPy's "truth value ... is ambiguous"
+    if not (value is None or isinstance(value, str)) or value not in choices:
         listed = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
         raise ValueError(f"{name} must be {listed}, got {value!r}")
     return value

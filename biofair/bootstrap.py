@@ -40,7 +40,6 @@ from biofair._resampling import (
     Sample,
     Scores,
     check_progress_bar,
-    check_unit,
     evaluated,
     interval,
     jackknife_rows,
@@ -168,8 +167,7 @@ def _check(n_resamples: int, confidence: float, method: str, unit: str | None, c
     n_resamples = as_count(n_resamples, "n_resamples")
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     check_choice(method, "method", ("percentile", "bca"))
-    if unit is not None:
-        check_unit(unit)
+    check_choice(unit, "unit", ("pair", "subject", None))  # worded as every function that takes a unit
     _check_cluster_name(cluster, unit)
     check_resamples(n_resamples, confidence)  # else an end would be the most extreme resample
     return n_resamples, confidence
@@ -305,18 +303,28 @@ def bootstrap(
     Raises
     ------
     ValueError
-        When ``n_resamples`` is below ``2 / (1 - confidence)``, when the statistic is NaN or
-        infinite on all the data or on some resample (no interval can be read), for
-        ``method="bca"`` when it is so with a unit left out or when the interval is undefined
-        (every replicate on one side of the estimate, a jackknife that does not vary, or
-        ``1 - a (z0 + z) <= 0`` at an end, where the adjusted level wraps around), or for
-        ``unit="subject"`` when the cluster column has missing values or a single subject,
-        or mixes numbers and text (a ``SchemaError``: ``1`` and ``"1"`` would be two subjects);
-        or when ``rng`` is a negative seed.
+        When ``n_resamples`` is below ``2 / (1 - confidence)``, ``confidence`` lies outside
+        (0, 1), or ``data``, ``method`` or ``unit`` is not one of its choices; when a score
+        array is empty, is not one-dimensional, or holds a NaN or infinite score, a masked
+        value or an integer beyond ``±2**53``, or a table is invalid (a ``SchemaError``, as
+        from :func:`biofair.validate_scores`, also for a ``strata`` group column that is
+        missing or incomplete); when the statistic is NaN or infinite on all the data or on
+        some resample (no interval can be read), for ``method="bca"`` when it is so with a
+        unit left out or when the interval is undefined (every replicate on one side of the
+        estimate, a jackknife that does not vary, or ``1 - a (z0 + z) <= 0`` at an end, where
+        the adjusted level wraps around), or for ``unit="subject"`` when the scores are not a
+        table with the ``cluster`` column, the cluster column has missing values or a single
+        subject, or mixes numbers and text (a ``SchemaError``: ``1`` and ``"1"`` would be two
+        subjects), or a resample of subjects draws no mated or no non-mated comparison; when,
+        ``unit`` left to its default, ``cluster`` (not the default) names no column of the table
+        (a ``SchemaError``); or when ``rng`` is a negative seed.
     TypeError
-        When the statistic does not return a number, ``rng`` is neither a Generator, an
-        integer seed nor None, ``args`` is not a tuple (or list), or ``progress_bar`` is not
-        True, False or None.
+        When ``scores`` is neither a DataFrame nor a ``(mated, nonmated)`` pair, a score array
+        does not hold real numbers, ``data="table"`` or ``strata`` is given with arrays, the
+        statistic is not callable or does not return a number, ``n_resamples`` is not an
+        integer, ``confidence`` is not a number, ``cluster`` is not a column name, ``rng`` is
+        neither a Generator, an integer seed nor None, ``args`` is not a tuple (or list), or
+        ``progress_bar`` is not True, False or None.
 
     Warns
     -----
@@ -392,8 +400,8 @@ def bootstrap(
     >>> import biofair as bf
     >>> table = bf.synthetic.gaussian_scores(n_mated=500, n_nonmated=5_000, rng=0)
     >>> result = bf.bootstrap(bf.tmr_at_fmr, table, args=(1e-2,), n_resamples=500, rng=1)
-    >>> bool(result.low < result.estimate < result.high)
-    True
+    >>> round(result.estimate, 3), round(result.low, 3), round(result.high, 3), result.unit
+    (0.368, 0.292, 0.412, 'pair')
     """
     n_resamples, confidence = _check(n_resamples, confidence, method, unit, cluster, args, progress_bar)
     unit = _unit(scores, unit, cluster)
@@ -523,15 +531,15 @@ def paired_bootstrap(
         When ``n_resamples`` is below ``2 / (1 - confidence)``, when the two systems do not hold
         the same trials in the same order, when the statistic is NaN or infinite on either
         system's data or on some resample, or when the difference overflows (on all the data or on a
-        resample: both values are named), or as
-        :func:`biofair.bootstrap` for the clusters (and when ``unit="subject"``, given or by
-        default, finds no ``cluster`` column in ``scores_b``); a ``SchemaError`` when a subject or trial
-        column is numbers in one table and text in the other (``1`` and ``"1"``: read both the
-        same way); or when ``rng`` is a negative seed.
+        resample: both values are named), or as :func:`biofair.bootstrap` for the options, the
+        scores and the clusters (and when ``unit="subject"``, given or by default, finds no
+        ``cluster`` column in ``scores_b``); a ``SchemaError`` when a subject or trial column is
+        numbers in one table and text in the other (``1`` and ``"1"``: read both the same
+        way); or when ``rng`` is a negative seed.
     TypeError
-        When the statistic does not return a number, ``rng`` is neither a Generator, an
-        integer seed nor None, ``args`` is not a tuple (or list), or ``progress_bar`` is not
-        True, False or None.
+        As :func:`biofair.bootstrap`, for either system's scores: when a system's scores are
+        neither a DataFrame nor a ``(mated, nonmated)`` pair, ``data="table"`` is given with
+        arrays, the statistic does not return a number, or an option has the wrong type.
 
     See Also
     --------

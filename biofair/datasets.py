@@ -18,6 +18,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from biofair._validation import check_choice, check_flag
 from biofair.schema import validate_scores
 
 #: The speaker embedders whose VoxCeleb1-H scores :func:`load_voxceleb1h` reads.
@@ -165,6 +166,8 @@ def load_voxceleb1h(
     ------
     ValueError
         When ``model`` is not one of :data:`VOXCELEB_MODELS` (checked before anything is read).
+    TypeError
+        When ``cache`` is not True or False (checked before anything is read).
     ModuleNotFoundError
         When bt4vt is not installed, with the command that installs it.
     FileNotFoundError
@@ -194,8 +197,8 @@ def load_voxceleb1h(
     >>> len(table), int(table["mated"].sum())
     (550894, 275488)
     """
-    if model not in VOXCELEB_MODELS:
-        raise ValueError(f"model must be one of {VOXCELEB_MODELS}, got {model!r}")
+    check_choice(model, "model", VOXCELEB_MODELS)
+    cache = check_flag(cache, "cache")  # cache="no" wrote a copy, as any text did
     cached = cache_dir() / f"voxceleb1h-{model}-bt4vt-1.0.1.parquet"
     if cache and cached.is_file():
         with contextlib.suppress(OSError, ValueError):  # unreadable (e.g. truncated): read the source again

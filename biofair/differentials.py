@@ -409,18 +409,24 @@ def differential_report(
     Raises
     ------
     SchemaError
-        When a group column is missing or incomplete (see :func:`biofair.group_labels`), or
-        there are fewer than two groups.
+        When ``table`` is an invalid score table (see :func:`biofair.validate_scores`) or holds
+        several systems or splits, a group column is missing or incomplete (see
+        :func:`biofair.group_labels`), there are fewer than two groups, or ``cluster`` names
+        no column (other than the default) or mixes numbers and text.
     ValueError
-        When both or neither of ``threshold`` and ``fmr`` are given, an option is out of
-        range, ``threshold`` makes every comparison a match or every one a non-match,
-        ``reference`` names no group (with the label it may mean: ``'1'`` for ``1``), every
-        score is the same, the ``cluster`` column of a bootstrap by subject has missing values,
-        ``by`` is empty, names a column twice or names "score" or "mated", or ``rng`` is a
-        negative seed.
+        When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN or
+        not a float64 number or makes every comparison a match or every one a non-match,
+        ``fmr`` or ``confidence`` lies outside (0, 1), ``tolerance`` is not above 1 and finite,
+        ``n_resamples`` is below ``2 / (1 - confidence)``, ``unit`` is not "pair", "subject"
+        or None, ``reference`` names no group (with the label it may mean: ``'1'`` for
+        ``1``), every score is the same, the ``cluster`` column of a bootstrap by subject has
+        missing values, ``by`` is empty, names a column twice or names "score" or "mated", or
+        ``rng`` is a negative seed.
     TypeError
-        When ``table`` is not a pandas DataFrame, ``by`` is not a column name or a list of
-        column names, or ``rng`` is neither a Generator, an integer seed nor None.
+        When ``table`` is not a pandas DataFrame, ``threshold``, ``fmr``, ``tolerance`` or
+        ``confidence`` is not a number, ``n_resamples`` is not an integer, ``extrapolate`` is
+        not True or False, ``cluster`` is not a column name, ``by`` is not a column name or a
+        list of column names, or ``rng`` is neither a Generator, an integer seed nor None.
 
     Warns
     -----

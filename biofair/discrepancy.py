@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from biofair._thresholds import resolution_columns
 from biofair._typing import By, Scale
-from biofair._validation import as_rates, as_targets, check_alpha, how_many
+from biofair._validation import as_rates, as_targets, check_alpha, check_choice, how_many
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.groups import (ScoresByGroup, _group_rates, _groups_of, _pooled_at_or_above, _pooled_size,
@@ -278,6 +278,7 @@ def area_under_fdr(fdr: ArrayLike, fmr_targets: ArrayLike, *, scale: Scale = "li
     >>> round(bf.area_under_fdr(fdr, targets), 5), round(bf.area_under_fdr(fdr, targets, scale="log10"), 5)
     (0.63898, 0.53211)
     """
+    check_choice(scale, "scale", ("linear", "log10"))
     values, targets = as_rates(fdr, "fdr"), as_rates(fmr_targets, "fmr_targets")
     for name, array in (("fdr", values), ("fmr_targets", targets)):
         if array.ndim > 1:
@@ -294,14 +295,9 @@ def area_under_fdr(fdr: ArrayLike, fmr_targets: ArrayLike, *, scale: Scale = "li
             f"{targets[1:][clash][0]:g}: {values[:-1][clash][0]:g} and {values[1:][clash][0]:g}); "
             "the area would depend on their order: give each target once"
         )
-    if scale == "log10":
-        if np.any(targets <= 0):
-            raise ValueError("fmr_targets must be positive for scale='log10'")
-        axis = np.log10(targets)
-    elif scale == "linear":
-        axis = targets
-    else:
-        raise ValueError(f"scale must be 'linear' or 'log10', got {scale!r}")
+    if scale == "log10" and np.any(targets <= 0):
+        raise ValueError("fmr_targets must be positive for scale='log10'")
+    axis = np.log10(targets) if scale == "log10" else targets
     if np.unique(axis).size < 2:
         raise ValueError("area_under_fdr needs at least two distinct fmr_targets")
     scaled = (axis - axis[0]) / (axis[-1] - axis[0])

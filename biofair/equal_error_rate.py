@@ -22,6 +22,7 @@ from biofair._counts import (
     mated_counts,
 )
 from biofair._typing import EerMethod
+from biofair._validation import check_choice
 
 
 
@@ -204,9 +205,7 @@ def _eer_from_counts(
 
 def _checked(method: str) -> str:
     """``method`` if it names an EER rule, else a ValueError."""
-    if not isinstance(method, str) or method not in ("rocch", *_RULES):  # an array: NumPy's "truth value" error
-        raise ValueError(f"method must be one of {sorted(['rocch', *_RULES])}, got {method!r}")
-    return method
+    return check_choice(method, "method", ("rocch", *_RULES))
 
 
 def _crossing_pair(counts: MatedCounts) -> ErrorCounts:

@@ -347,7 +347,16 @@ def extrapolated_fmr(
     Raises
     ------
     ValueError
-        When there are too few scores for a tail of ``min_tail`` (at least ``min_tail + 1``).
+        When ``nonmated`` is empty, is not one-dimensional, or holds a NaN or infinite score, a
+        masked value or an integer beyond ``±2**53``; when ``threshold`` is NaN or not a float64
+        number, ``min_tail`` is below 20, or ``tail_fraction`` or ``confidence`` lies outside
+        (0, 1); or when there are too few scores for a tail of ``min_tail`` (at least
+        ``min_tail + 1``), or ties leave the tail fewer than ``min_tail`` scores above its start
+        or fewer than 3 distinct ones.
+    TypeError
+        When ``nonmated`` does not hold real numbers (booleans, text and complex numbers are
+        refused), ``threshold``, ``tail_fraction`` or ``confidence`` is not a number, or
+        ``min_tail`` is not an integer.
     OverflowError
         When the fitted tail has no end (shape at least 0) and ``threshold`` lies so far above
         ``u`` (near the largest float64) that its distance overflows float64 in units of the
@@ -502,8 +511,15 @@ def extrapolated_threshold(
     Raises
     ------
     ValueError
-        When ``fmr`` is not below ``n_u / N`` (the data resolve it: use
-        :func:`biofair.threshold_at_fmr`) or there are too few scores to fit a tail.
+        When ``nonmated`` is empty, is not one-dimensional, or holds a NaN or infinite score, a
+        masked value or an integer beyond ``±2**53``; when ``fmr``, ``tail_fraction`` or
+        ``confidence`` lies outside (0, 1) or ``min_tail`` is below 20; when there are too few
+        scores to fit a tail (as for :func:`biofair.extrapolated_fmr`); or when ``fmr`` is not
+        below ``n_u / N`` (the data resolve it: use :func:`biofair.threshold_at_fmr`).
+    TypeError
+        When ``nonmated`` does not hold real numbers (booleans, text and complex numbers are
+        refused), ``fmr``, ``tail_fraction`` or ``confidence`` is not a number, or ``min_tail``
+        is not an integer.
     OverflowError
         When the estimated threshold exceeds the largest float64 (a heavy tail of scores
         near it, or a tiny ``fmr``).

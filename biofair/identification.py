@@ -616,7 +616,9 @@ def rank_n_differential(outcomes: pd.DataFrame, *, rank: int = 1) -> float:
         in type), has fewer than two groups, or a group lacks the probes the measure needs
         (named, with its counts).
     TypeError
-        When ``rank`` is not an integer (a ValueError when it is below 1).
+        When ``outcomes`` is not a DataFrame or ``rank`` is not an integer.
+    ValueError
+        When ``rank`` is below 1.
 
     See Also
     --------
@@ -762,8 +764,13 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
         ``mated``, a non-finite score, a missing or blank group, group labels that differ only
         in type), has fewer than two groups, or a group lacks the probes the measure needs
         (named, with its counts).
-    TypeError, ValueError
-        When a threshold is not a number or is NaN, or ``rank`` is not an integer of at least 1.
+    TypeError
+        When ``outcomes`` is not a DataFrame, a threshold is not a number (booleans and text
+        are refused), or ``rank`` is not an integer.
+    ValueError
+        When ``thresholds`` is empty or not flat, a threshold is NaN or not a float64 number
+        (an integer beyond ``2**53``: it would be decided as its rounding), or ``rank`` is
+        below 1.
 
     See Also
     --------
@@ -847,9 +854,13 @@ def identification_discrepancy_rate(
         non-boolean ``mated``, a non-finite score, a missing or blank group, group labels that
         differ only in type), has fewer than two groups, or a group lacks the probes the
         measure needs (named, with its counts), or ``dev`` has no non-enrolled probe.
-    TypeError, ValueError
-        When ``fpir_targets`` is not a non-empty sequence of rates in [0, 1], or ``rank`` is
-        not an integer of at least 1.
+    TypeError
+        When ``outcomes`` or ``dev`` is not a DataFrame, ``fpir_targets`` is not a sequence of
+        numbers (one number, booleans and text are refused), ``alpha`` is not a number, or
+        ``rank`` is not an integer.
+    ValueError
+        When ``fpir_targets`` is empty or not flat or holds a target outside [0, 1] (NaN
+        included), ``alpha`` lies outside [0, 1] (NaN included), or ``rank`` is below 1.
 
     Warns
     -----

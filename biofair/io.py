@@ -776,8 +776,7 @@ def _read_file(
 ) -> pd.DataFrame:
     """A score file as a table with canonical names, labels and float scores; not validated."""
     check_flag(greater_is_match, "greater_is_match")
-    if format not in ("auto", "csv", "parquet", "bob"):
-        raise ValueError(f"format must be 'auto', 'csv', 'parquet' or 'bob', got {format!r}")
+    check_choice(format, "format", ("auto", "csv", "parquet", "bob"))
     check_choice(decimal, "decimal", (".", ","))
     if columns is not None and not (isinstance(columns, Mapping) and all(
             isinstance(k, str) and isinstance(v, str) and v for k, v in columns.items())):

@@ -309,7 +309,7 @@ def normalise_scores(
         When ``scores`` is not a valid score table (:func:`biofair.validate_scores`: it needs
         both mated and non-mated comparisons, among others), or a side has no statistics
         because its keys are numbers and the statistics' text, or the reverse (``1 != "1"``);
-        or when a side's keys or the statistics' index are booleans and the other other numbers,
+        or when a side's keys or the statistics' index are booleans and the other numbers,
         or either holds both (``True == 1``: key 1 would be read with the statistics of True).
     OverflowError
         When a normalised score overflows float64 (statistics on another scale); a step of

@@ -15,7 +15,7 @@ from pandas.api.extensions import ExtensionArray
 
 from biofair._resampling import _number, progress, resolution_warned_once
 from biofair._typing import Alternative, By, Seed, Unit
-from biofair._validation import as_count, as_rng, check_subject_in_every_row, how_many, quoted
+from biofair._validation import as_count, as_rng, check_choice, check_subject_in_every_row, how_many, quoted
 from biofair._warnings import warn
 from biofair.groups import _MISSING_GROUP, _attributes_of, _group_codes, _torn_subjects
 from biofair.schema import _check_ids_of_one_kind, _resampled_cluster, _validate_score_set
@@ -327,8 +327,7 @@ def permutation_null(
         raise TypeError(f"statistic must be a function of a score table that returns a number, e.g. {_EXAMPLE}, "
                         f"got {statistic!r}")
     as_count(n_permutations, "n_permutations")
-    if alternative not in ("less", "greater"):
-        raise ValueError(f"alternative must be 'less' or 'greater', got {alternative!r}")
+    check_choice(alternative, "alternative", ("less", "greater"))
     _validate_score_set(scores)
     rng = as_rng(rng)
     shuffled = _shuffle_plan(scores, by, _resampled_cluster(scores, unit, cluster))

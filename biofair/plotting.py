@@ -41,9 +41,11 @@ from biofair._validation import (
     as_threshold,
     as_thresholds,
     check_bins,
+    check_flag,
     is_real_dtype,
     is_real_number,
     power_of_two_exponent,
+    quoted,
 )
 from biofair.rates import fmr_fnmr
 
@@ -106,6 +108,12 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
         The settings are matplotlib's ``rcParams``, IPython's figure formats and HTML
         formatter for DataFrames, and pandas' display options.
 
+    Raises
+    ------
+    TypeError
+        When ``retina`` or ``tables`` is not True or False (checked before any setting
+        changes).
+
     See Also
     --------
     group_styles : The colour and line style of each group.
@@ -129,6 +137,7 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
     1         2400    0.9594
     >>> pd.reset_option("display.float_format")
     """
+    retina, tables = check_flag(retina, "retina"), check_flag(tables, "tables")  # any text once counted as True
     plt.style.use("seaborn-v0_8-whitegrid")
     n = len(COLORS) * len(LINESTYLES)
     plt.rcParams.update({
@@ -198,8 +207,8 @@ def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
         When ``rate`` is NaN or infinite (a missing rate is not a number to print), or
         ``digits`` is below 1.
     TypeError
-        When ``rate`` is not a real number (text, a boolean, an array), or ``digits`` is not
-        an integer.
+        When ``rate`` is not a real number (text, a boolean, an array), ``digits`` is not an
+        integer, or ``trim`` is not True or False.
 
     See Also
     --------
@@ -219,6 +228,7 @@ def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
     if not is_real_number(rate):
         raise TypeError(f"rate must be a real number, got {rate!r}")
     digits = as_count(digits, "digits")
+    trim = check_flag(trim, "trim")  # "False" from a config file trimmed, as any text did
     exact = _exact_fraction(rate)
     if exact is None:
         raise ValueError(f"rate must be finite, got {rate!r}")
@@ -317,7 +327,8 @@ def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:
     Raises
     ------
     TypeError
-        When ``groups`` is one string (its letters would be the groups).
+        When ``groups`` is one string (its letters would be the groups), is not a collection
+        (a number, None), or holds a label that cannot key a dictionary (a list).
 
     See Also
     --------
@@ -334,10 +345,17 @@ def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:
     >>> styles["a"] == {"color": COLORS[0], "linestyle": "-"}, styles["b"] == {"color": COLORS[1], "linestyle": "--"}
     (True, True)
     """
-    if isinstance(groups, (str, bytes)):  # its letters would be the groups
-        raise TypeError(f"groups must be a collection of group labels, e.g. ['a', 'b'], got {groups!r}")
+    if isinstance(groups, (str, bytes)) or not isinstance(groups, Iterable):  # a string's letters would be the groups
+        raise TypeError(f"groups must be a collection of group labels, e.g. ['a', 'b'], got {quoted(groups)}")
+    labels = set()
+    for group in groups:
+        try:
+            labels.add(group)
+        except TypeError:  # Python's "unhashable type: 'list'" named neither the argument nor the label
+            raise TypeError(f"groups must hold group labels (a text or a number each), got {quoted(group)} among "
+                            "them") from None
     # labels written alike (1 and "1") in the order of their types: not of their hashes, which change between runs
-    ordered = sorted(set(groups), key=lambda group: (str(group), type(group).__qualname__))
+    ordered = sorted(labels, key=lambda group: (str(group), type(group).__qualname__))
     return {
         group: {
             "color": COLORS[i % len(COLORS)],
@@ -461,9 +479,16 @@ def plot_score_distributions(
     Raises
     ------
     ValueError
-        When the scores span a range too narrow for ``bins`` distinct float64 bin edges
-        (e.g. 0.5 and the next float64 above it): pass fewer bins, or subtract a constant
-        from the scores and thresholds.
+        When ``mated`` or ``nonmated`` is empty, is not one-dimensional, or holds a NaN or
+        infinite score, a masked value or an integer beyond ``±2**53``; when a threshold is
+        NaN or not a float64 number; when ``bins`` is below 1 or above 1,000,000; or when the
+        scores span a range too narrow for ``bins`` distinct float64 bin edges (e.g. 0.5 and
+        the next float64 above it): pass fewer bins, or subtract a constant from the scores
+        and thresholds.
+    TypeError
+        When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
+        numbers are refused), ``thresholds`` is not a mapping of labels to numbers, or
+        ``bins`` is not an integer.
 
     See Also
     --------

@@ -18,13 +18,39 @@ from scipy import stats
 from biofair._counts import error_counts_sorted, tmr_sorted
 from biofair._thresholds import MARKED_UNRESOLVED, resolution_columns, threshold_at_fmr_sorted, warn_unresolved
 from biofair._typing import By, Seed, SubsetMetric
-from biofair._validation import as_count, as_rates, as_rng, as_scores, power_of_two_scaled
+from biofair._validation import (
+    as_count,
+    as_rates,
+    as_rng,
+    as_scores,
+    check_choice,
+    how_many,
+    power_of_two_scaled,
+    quoted,
+)
 from biofair.equal_error_rate import _eer_from_counts
 from biofair.exceptions import SchemaError
 from biofair.groups import ScoresByGroup, _label_text, _text_labels, scores_by_group
 
 #: The target FMR of ``metric="tmr"``: TMR at FMR = 0.01, as the N-Sigma paper.
 _TMR_TARGET = 0.01
+
+
+def _two_sets(a: ArrayLike, b: ArrayLike, function: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``a`` and ``b`` as float64 arrays of at least two finite performance values each, or a
+    ValueError that names them as the values they are (not as comparison scores)."""
+    sets = []
+    for name, values in (("a", a), ("b", b)):
+        array = as_scores(values, name, finite=False)
+        if not np.isfinite(array).all():  # as scores, they were told to "leave out the comparisons without a score"
+            bad = array[~np.isfinite(array)]
+            raise ValueError(f"{name} has {how_many(bad.size, 'value', verbs=('that is', 'that are'))} not finite "
+                             f"(e.g. {quoted(bad[0])}): give one finite performance value per subset")
+        sets.append(array)
+    if sets[0].size < 2 or sets[1].size < 2:
+        raise ValueError(f"{function} needs at least two values per set (a sample standard deviation), got "
+                         f"{sets[0].size} and {sets[1].size}")
+    return sets[0], sets[1]
 
 
 def _centred_moments(values: NDArray[np.float64]) -> tuple[float, float, float]:
@@ -108,9 +134,7 @@ def n_sigma(a: ArrayLike, b: ArrayLike) -> float:
     >>> round(bf.n_sigma([1.0, 2.0, 3.0], [3.0, 4.0, 5.0]), 4)
     1.4142
     """
-    a, b = as_scores(a, "a"), as_scores(b, "b")
-    if a.size < 2 or b.size < 2:
-        raise ValueError("n_sigma needs at least two values per set (a sample standard deviation)")
+    a, b = _two_sets(a, b, "n_sigma")
     gap, std_a, std_b = _gap_and_spreads(a, b)
     spread = math.hypot(std_a, std_b)
     if spread == 0.0:
@@ -167,9 +191,7 @@ def welch_similarity(a: ArrayLike, b: ArrayLike) -> float:
     >>> bf.welch_similarity([0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
     1.0
     """
-    a, b = as_scores(a, "a"), as_scores(b, "b")
-    if a.size < 2 or b.size < 2:
-        raise ValueError("welch_similarity needs at least two values per set")
+    a, b = _two_sets(a, b, "welch_similarity")
     gap, std_a, std_b = _gap_and_spreads(a, b)
     if std_a == 0.0 and std_b == 0.0:
         return 1.0 if gap == 0.0 else 0.0
@@ -327,8 +349,7 @@ def subset_performance(
     >>> values.groupby("group").size().tolist()
     [5, 5]
     """
-    if metric not in ("eer", "tmr"):
-        raise ValueError(f"metric must be 'eer' or 'tmr', got {metric!r}")
+    check_choice(metric, "metric", ("eer", "tmr"))
     as_count(n_subsets, "n_subsets", minimum=2)
     as_count(size, "size", minimum=2)
     rng = as_rng(rng)

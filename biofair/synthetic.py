@@ -21,6 +21,7 @@ from biofair._validation import (
     as_rng,
     as_targets,
     check_alpha,
+    check_choice,
     check_flag,
     check_resamples,
     how_many,
@@ -545,8 +546,7 @@ def beta_scenario(
     >>> sorted(table["group"].unique())
     ['A', 'B']
     """
-    if scenario not in ("balanced", "BG", "BI", "BC"):
-        raise ValueError(f"scenario must be 'balanced', 'BG', 'BI' or 'BC', got {scenario!r}")
+    check_choice(scenario, "scenario", ("balanced", "BG", "BI", "BC"))
     # as a float and an int: a float32 or long double strength shifted BC's scores in its own precision (a
     # long double made a float128 score column), and n_groups as np.uint8 overflowed in the size check
     strength = as_number(strength, "strength", low=0.0)  # NaN passed "strength < 0" and drew NaN shares

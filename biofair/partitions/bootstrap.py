@@ -129,8 +129,11 @@ def poisson_bootstrap(
     an independent Poisson(1) weight in each resample, drawn inside its partition; non-mated
     pairs across groups enter no rate and draw no weight. A resample is the sum of
     per-partition weighted counts, so it merges like the counts themselves and needs no
-    shuffle. This approximates the pair bootstrap
-    (whose weights are multinomial) for large sets. Thresholds are fixed: the interval
+    shuffle. This approximates the pair bootstrap (``unit="pair"`` of :func:`biofair.bootstrap`,
+    whose weights are multinomial) for large sets; there is no subject bootstrap here. It
+    assumes the comparisons are independent: when subjects recur in many of them, as in an
+    all-against-all trial list, the intervals are too narrow (the chapter "Audit demographic
+    differentials" measures how much). Thresholds are fixed: the interval
     covers the evaluation sample only. A resample that weighs every comparison of a
     group's class 0 (likely only for a class of a few comparisons: ``e**-n`` for ``n``)
     leaves that rate and FDR undefined; the percentiles leave such resamples out, with an

@@ -18,7 +18,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from biofair._typing import By, Combine, MeanTail, ScoreKind
-from biofair._validation import as_number, check_bins, check_choice, check_kind, power_of_two_exponents
+from biofair._validation import as_number, check_bins, check_choice, power_of_two_exponents
 from biofair.decidability import _deviation_exponents
 from biofair.distribution_fairness import (
     EquityIndex,
@@ -507,7 +507,7 @@ def automatic_comprehensive_equity_index(
     >>> found.extreme == bf.automatic_comprehensive_equity_index(table, bins=20).extreme
     True
     """
-    check_kind(kind)
+    check_choice(kind, "kind", ("mated", "nonmated"))
     n_std = as_number(n_std, "n_std", low=0.0, open_low=True)  # text, True, 0, inf and NaN refused as in memory
     bins = check_bins(bins)
     data = partitioned(scores, by=by)

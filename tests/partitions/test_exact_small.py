@@ -282,7 +282,7 @@ def test_bad_input_is_named():
         bp.eer(frame(broken, 2))
     with pytest.raises(SchemaError, match="0 mated and 225 non-mated"):
         bp.tmr_at_fmr(frame(scores[~scores["mated"]], 2), 0.1)
-    with pytest.raises(ValueError, match="method must be one of"):
+    with pytest.raises(ValueError, match="^method must be 'rocch', 'midpoint' or 'interval', got 'bosaris'$"):
         bp.eer(frame(scores, 2), method="bosaris")
     with pytest.raises(ValueError, match="max_fmr must lie in"):
         bp.partial_auc(frame(scores, 2), max_fmr=0.0)

@@ -240,3 +240,68 @@ def test_options_of_the_wrong_type_are_named(call, message, distances):
                                                     [f"p{i % 40}" for i in range(len(distances))]))
     with pytest.raises(TypeError, match="^" + re.escape(message) + "$"):
         call(table)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda flag: bf.partial_auc([0.9, 0.8], [0.1, 0.85], 0.5, standardized=flag), "standardized"),
+    (lambda flag: bf.garbe([0.1, 0.2], correction=flag), "correction"),
+    (lambda flag: bf.plotting.format_rate(2.0e-4, trim=flag), "trim"),
+    (lambda flag: bf.plotting.use_style(retina=flag), "retina"),
+    (lambda flag: bf.plotting.use_style(tables=flag), "tables"),
+    (lambda flag: bf.datasets.load_voxceleb1h(cache=flag), "cache"),
+], ids=["standardized", "correction", "trim", "retina", "tables", "cache"])
+@pytest.mark.parametrize("flag", ["False", 0, None])
+def test_every_true_or_false_option_refuses_other_values_alike(call, name, flag):
+    """format_rate, use_style and load_voxceleb1h took any value as its truth: trim="False"
+    trimmed (2e-4, not 2.0e-4), cache="no" kept a copy; every other such option refused it."""
+    with pytest.raises(TypeError, match="^" + re.escape(f"{name} must be True or False, got {flag!r}") + "$"):
+        call(flag)
+
+
+def test_a_style_with_a_bad_option_changes_no_setting():
+    """Checked before any setting changes: an error leaves the figures' and tables' look as it was."""
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context({"font.size": 7.0}), pd.option_context("display.float_format", None):
+        with pytest.raises(TypeError, match="^tables must be True or False"):
+            bf.plotting.use_style(tables="yes")
+        assert plt.rcParams["font.size"] == 7.0
+        assert pd.get_option("display.float_format") is None
+
+
+def _grouped() -> pd.DataFrame:
+    return bf.synthetic.demographic_scores(rng=0, mated_per_subject=2, nonmated_per_subject=4)
+
+
+@pytest.mark.parametrize("call, name, choice, listed", [
+    (lambda v: bf.comprehensive_equity_index(_grouped(), kind=v), "kind", "nonmated", "'mated' or 'nonmated'"),
+    (lambda v: bf.automatic_comprehensive_equity_index(_grouped(), kind=v), "kind", "nonmated",
+     "'mated' or 'nonmated'"),
+    (lambda v: bf.distribution_fairness_index(_grouped(), combine=v), "combine", "equal", "'pooled' or 'equal'"),
+    (lambda v: bf.comprehensive_equity_index(_grouped(), mean_tail=v), "mean_tail", "split_mean",
+     "'groups' or 'split_mean'"),
+    (lambda v: bf.area_under_fdr([0.9, 0.8], [0.1, 0.01], scale=v), "scale", "log10", "'linear' or 'log10'"),
+    (lambda v: bf.subset_performance(_grouped(), size=100, n_subsets=3, metric=v), "metric", "tmr",
+     "'eer' or 'tmr'"),
+    (lambda v: bf.permutation_null(lambda t: 0.5, _grouped(), alternative=v), "alternative", "greater",
+     "'less' or 'greater'"),
+    (lambda v: bf.synthetic.beta_scenario(v), "scenario", "BG", "'balanced', 'BG', 'BI' or 'BC'"),
+    (lambda v: bf.read_scores(bf.datasets.example_scores_path(), format=v), "format", "csv",
+     "'auto', 'csv', 'parquet' or 'bob'"),
+    (lambda v: bf.eer([1.0, 2.0], [0.0, 1.5], method=v), "method", "midpoint", "'rocch', 'midpoint' or 'interval'"),
+    (lambda v: bf.inequity([0.1, 0.2], zero=v), "zero", "raise", "'upper_bound' or 'raise'"),
+    (lambda v: bf.bootstrap(bf.roc_auc, ([1.0, 2.0], [0.0, 1.5]), unit=v), "unit", "pair",
+     "'pair', 'subject' or None"),
+    (lambda v: bf.datasets.load_voxceleb1h(v), "model", "resnetse34l", "'resnetse34v2' or 'resnetse34l'"),
+], ids=["cei-kind", "cei_auto-kind", "dfi-combine", "cei-mean_tail", "area-scale", "subsets-metric",
+        "permutation-alternative", "beta-scenario", "read-format", "eer-method", "inequity-zero", "bootstrap-unit",
+        "voxceleb-model"])
+def test_every_choice_option_refuses_an_array_and_lists_its_choices_alike(call, name, choice, listed):
+    """An array of one valid choice passed ``value in choices`` (NumPy compares element-wise):
+    kind=np.array(["nonmated"]) failed inside CEI as "attribute name must be string", metric and
+    combine computed as if given the text; eer and load_voxceleb1h worded their list apart
+    ("must be one of ['interval', 'midpoint', 'rocch']")."""
+    for value in (np.array([choice]), "nonsense"):
+        with pytest.raises(ValueError) as raised:
+            call(value)
+        assert str(raised.value) == f"{name} must be {listed}, got {value!r}"

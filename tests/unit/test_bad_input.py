@@ -97,7 +97,7 @@ def test_operating_point_needs_exactly_one_option():
 def test_nan_threshold_and_bad_options():
     with pytest.raises(ValueError, match="thresholds has 1 NaN value: no comparison can be decided"):
         bf.fmr_fnmr(GOOD, GOOD, [0.5, np.nan])
-    with pytest.raises(ValueError, match="method must be one of"):
+    with pytest.raises(ValueError, match="^method must be 'rocch', 'midpoint' or 'interval', got 'nearest'$"):
         bf.eer(GOOD, GOOD, method="nearest")
     with pytest.raises(ValueError, match="p_target must lie in"):
         bf.min_dcf(GOOD, GOOD, p_target=1.0)

@@ -189,6 +189,17 @@ def test_bayes_error_rates_refuse_a_prior_of_one():
         bf.bayes_error_rates([1.0, 2.0], [0.0, -1.0], prior_log_odds=[0.0, 40.0])
 
 
+@pytest.mark.parametrize("x, shown", [([0.0, np.nan], "1 value that is not finite (e.g. nan)"),
+                                      ([np.inf, 1.0, -np.inf], "2 values that are not finite (e.g. inf)")])
+def test_bayes_error_rates_name_a_log_odds_that_is_not_finite_as_such(x, shown):
+    """Read as scores, a NaN prior log-odds was told to "leave out the comparisons without a
+    finite score, or decide how to count them (as errors ...)", which are no comparisons."""
+    with pytest.raises(ValueError) as raised:
+        bf.bayes_error_rates([1.0, 2.0], [0.0, -1.0], prior_log_odds=x)
+    assert str(raised.value) == (f"prior_log_odds has {shown}: give the log-odds ln(p / (1 - p)) of priors strictly "
+                                 "between 0 and 1, such as numpy.linspace(-6, 6, 61)")
+
+
 def test_calibration_by_group_caps_min_cllr_at_one_as_min_cllr_does():
     # a group of tied scores: PAV's constant LLR costs 1 bit, 1 + 2e-16 after rounding
     table = pd.DataFrame({"score": [0.0] * 7 + [1.0, -1.0, 2.0], "mated": [True] * 3 + [False] * 4 + [True, False, True],

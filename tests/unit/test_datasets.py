@@ -62,7 +62,7 @@ def test_missing_package_says_how_to_install(monkeypatch, tmp_path):
     monkeypatch.setattr(datasets, "distribution", missing)
     with pytest.raises(ModuleNotFoundError, match=r"pip install --no-deps bt4vt==1.0.1"):
         datasets.load_voxceleb1h()
-    with pytest.raises(ValueError, match="model must be one of"):
+    with pytest.raises(ValueError, match="^model must be 'resnetse34v2' or 'resnetse34l', got 'ecapa'$"):
         datasets.load_voxceleb1h("ecapa")
 
 

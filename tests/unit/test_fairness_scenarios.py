@@ -561,3 +561,16 @@ def test_interval_coverage_names_an_undefined_design_effect():
     assert table["design_effect"].isna().all()
     assert table["coverage"].between(0, 1).all()
 
+
+
+@pytest.mark.parametrize("function", [bf.n_sigma, bf.welch_similarity])
+def test_subset_values_that_are_not_finite_are_named_as_values(function):
+    """Read as comparison scores, a subset's NaN EER was told to "leave out the comparisons
+    without a finite score, or decide how to count them (as errors ...)"."""
+    with pytest.raises(ValueError) as raised:
+        function([0.1, 0.2, 0.3], [0.2, np.nan, np.inf])
+    assert str(raised.value) == "b has 2 values that are not finite (e.g. nan): give one finite performance value per subset"
+    with pytest.raises(ValueError) as raised:
+        function([0.1], [0.2, 0.3])
+    assert str(raised.value) == (f"{function.__name__} needs at least two values per set (a sample standard deviation), "
+                                 "got 1 and 2")

@@ -401,6 +401,19 @@ def test_group_styles_of_one_string_is_refused():
         plotting.group_styles("abc")
 
 
+@pytest.mark.parametrize("groups, message", [
+    (3, "groups must be a collection of group labels, e.g. ['a', 'b'], got 3"),
+    (None, "groups must be a collection of group labels, e.g. ['a', 'b'], got None"),
+    (["a", ["b", "c"]], "groups must hold group labels (a text or a number each), got ['b', 'c'] among them"),
+])
+def test_group_styles_name_what_is_not_a_collection_of_labels(groups, message):
+    """Python's "'int' object is not iterable" and "unhashable type: 'list'" named neither
+    the argument nor the label."""
+    with pytest.raises(TypeError) as raised:
+        plotting.group_styles(groups)
+    assert str(raised.value) == message
+
+
 @pytest.mark.parametrize("plot", [bf.plotting.plot_roc, bf.plotting.plot_det, bf.plotting.plot_bayes_error])
 def test_a_refused_plot_leaves_no_figure_open(plot):
     """plot_roc, plot_det and plot_bayes_error made their figure, then found the scores bad:

@@ -268,8 +268,6 @@ CANNOT_RAISE = {
     "biofair.datasets.example_scores_path",
     # No parameters: a dependency that is not installed prints "not installed".
     "biofair.show_versions",
-    # Its two options are read for their truth value only (any value is accepted).
-    "biofair.plotting.use_style",
 }
 PUBLIC_FUNCTIONS = {name: value for name, value in CALLABLES.items() if inspect.isfunction(value)}
 

@@ -404,7 +404,7 @@ def test_progress_bar_only_when_asked(capsys):
 
 def test_bad_input_is_named():
     data = (np.arange(5.0), np.arange(10.0))
-    with pytest.raises(ValueError, match="unit must be 'pair' or 'subject'"):
+    with pytest.raises(ValueError, match="^unit must be 'pair', 'subject' or None, got 'row'$"):
         bf.bootstrap(bf.roc_auc, data, unit="row", n_resamples=40)
     with pytest.raises(ValueError, match="confidence must lie in"):
         bf.bootstrap(bf.roc_auc, data, confidence=95)
@@ -713,3 +713,22 @@ def test_eer_percentile_interval_undercovers_on_small_samples():
         errors.append(result.estimate - truth)
     assert 0.82 <= np.mean(covered) <= 0.92
     assert np.mean(errors) < -0.25 * np.std(errors)
+
+
+def test_every_function_that_takes_a_unit_names_the_same_choices():
+    """None (the default: by subject when the table has the cluster column) is a unit every
+    one of them takes; bootstrap and paired_bootstrap named only 'pair' and 'subject'."""
+    table = bf.synthetic.demographic_scores(rng=0, mated_per_subject=2, nonmated_per_subject=4)
+    mean = lambda scores: float(scores["score"].mean())  # noqa: E731
+    calls = {
+        "bootstrap": lambda: bf.bootstrap(mean, table, data="table", unit="subjects", n_resamples=40),
+        "paired_bootstrap": lambda: bf.paired_bootstrap(mean, table, table, data="table", unit="subjects",
+                                                        n_resamples=40),
+        "permutation_null": lambda: bf.permutation_null(mean, table, unit="subjects", n_permutations=5),
+        "differential_report": lambda: bf.differential_report(table, fmr=0.1, unit="subjects", n_resamples=40),
+        "fairness_summary": lambda: bf.fairness_summary(table, unit="subjects", n_resamples=40),
+    }
+    for name, call in calls.items():
+        with pytest.raises(ValueError) as raised:
+            call()
+        assert str(raised.value) == "unit must be 'pair', 'subject' or None, got 'subjects'", name
