@@ -124,6 +124,18 @@ def check_finite(array: NDArray[np.floating], name: str) -> NDArray[np.floating]
     return array
 
 
+def check_values_finite(array: NDArray[np.floating], name: str, *, advice: str) -> NDArray[np.floating]:
+    """``array`` if every value is finite, else a ValueError naming the first that is not and
+    ending with ``advice``: for values other than comparison scores (prior log-odds, per-subset
+    performance values), which :func:`check_finite`'s advice on comparisons would mislead."""
+    finite = np.isfinite(array)
+    if not finite.all():
+        bad = array[~finite]
+        raise ValueError(f"{name} has {how_many(bad.size, 'value', verbs=('that is', 'that are'))} not finite "
+                         f"(e.g. {quoted(bad[0])}): {advice}")
+    return array
+
+
 #: Whether each element of an array is text (str or bytes, NumPy's too).
 _is_text = np.frompyfunc(lambda value: isinstance(value, (str, bytes)), 1, 1)
 

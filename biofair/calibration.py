@@ -28,6 +28,7 @@ from biofair._validation import (
     as_count,
     as_number,
     as_scores,
+    check_values_finite,
     how_many,
     is_real_dtype,
     power_of_two_exponent,
@@ -418,13 +419,9 @@ def bayes_error_rates(
     """
     if prior_log_odds is not None and np.size(prior_log_odds) == 0:
         raise ValueError("prior_log_odds is empty: give at least one operating point's prior log-odds")
-    x = (np.linspace(-6.0, 6.0, 61) if prior_log_odds is None
-         else as_scores(prior_log_odds, "prior_log_odds", finite=False))
-    if not np.isfinite(x).all():  # as scores, they were told to leave out "the comparisons without a finite score"
-        bad = x[~np.isfinite(x)]
-        raise ValueError(f"prior_log_odds has {how_many(bad.size, 'value', verbs=('that is', 'that are'))} not "
-                         f"finite (e.g. {quoted(bad[0])}): give the log-odds ln(p / (1 - p)) of priors strictly "
-                         "between 0 and 1, such as numpy.linspace(-6, 6, 61)")
+    x = np.linspace(-6.0, 6.0, 61) if prior_log_odds is None else check_values_finite(
+        as_scores(prior_log_odds, "prior_log_odds", finite=False), "prior_log_odds",
+        advice="give the log-odds ln(p / (1 - p)) of priors strictly between 0 and 1, such as numpy.linspace(-6, 6, 61)")
     p, q = expit(x), expit(-x)  # q = 1 - p to full precision: 1 - p was 4.5% off at x = 36
     extreme = (p <= 0.0) | (p >= 1.0)
     if extreme.any():

@@ -24,9 +24,8 @@ from biofair._validation import (
     as_rng,
     as_scores,
     check_choice,
-    how_many,
+    check_values_finite,
     power_of_two_scaled,
-    quoted,
 )
 from biofair.equal_error_rate import _eer_from_counts
 from biofair.exceptions import SchemaError
@@ -41,12 +40,8 @@ def _two_sets(a: ArrayLike, b: ArrayLike, function: str) -> tuple[NDArray[np.flo
     ValueError that names them as the values they are (not as comparison scores)."""
     sets = []
     for name, values in (("a", a), ("b", b)):
-        array = as_scores(values, name, finite=False)
-        if not np.isfinite(array).all():  # as scores, they were told to "leave out the comparisons without a score"
-            bad = array[~np.isfinite(array)]
-            raise ValueError(f"{name} has {how_many(bad.size, 'value', verbs=('that is', 'that are'))} not finite "
-                             f"(e.g. {quoted(bad[0])}): give one finite performance value per subset")
-        sets.append(array)
+        sets.append(check_values_finite(as_scores(values, name, finite=False), name,
+                                        advice="give one finite performance value per subset"))
     if sets[0].size < 2 or sets[1].size < 2:
         raise ValueError(f"{function} needs at least two values per set (a sample standard deviation), got "
                          f"{sets[0].size} and {sets[1].size}")
