@@ -12,6 +12,7 @@ it changes Cllr (0 either way when the classes lie far apart).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -98,3 +99,21 @@ def test_the_chapter_and_its_exercises_run_on_scores_far_apart(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     executed = (tmp_path / "executed.ipynb").read_text()
     assert "here A and B, one dot over another" in executed
+
+
+def test_a_null_of_labels_given_per_side_says_its_groups_keep_fewer_impostor_pairs(tmp_path):
+    """Labels per side (reference_group, probe_group), every non-mated pair within its group: the
+    subject shuffle turns the pairs whose two subjects draw different labels cross-group, and the
+    non-mated nulls compare smaller groups than the file's. The page read such a null as any other
+    (on VoxCeleb1-H by nationality: non-mated CEI 0.343, its null mean 0.018, p = 1)."""
+    table = subjects_table({"A": (20, 3.0, 0.0), "B": (20, 3.5, 0.5)})
+    per_side = table.rename(columns={"group": "reference_group"}).assign(probe_group=lambda t: t["reference_group"])
+    text = report_text(per_side, tmp_path)
+    match = re.search(r"Shuffled, about (\d+)% of the non-mated comparisons stay within groups, against 100% in the "
+                      r"file, so the nulls of the indices that read non-mated scores", text)
+    assert match is not None, text[text.find("permutation"):][:2000]
+    assert 35 <= int(match.group(1)) <= 65  # two groups of 20 subjects: about half the pairs stay
+    assert "p = " in text[match.end():][:600]
+    (tmp_path / "pair-level").mkdir()
+    pair_level = report_text(table, tmp_path / "pair-level")  # one label per comparison: no such sentence
+    assert "stay within groups" not in pair_level
