@@ -125,6 +125,25 @@ def test_every_figure_opens_at_full_size_and_glued_numbers_keep_to_one_line(brow
     tab.close()
 
 
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_numbers_in_tables_keep_to_one_line(browser, site, page, width):
+    """Chapter 3's rate tables squeezed their columns until a rate broke after its exponent's
+    minus sign, "1.000e-" over "4", which reads as two values: 27 cells on a phone, 18 on a
+    desktop. A table scrolls sideways instead (its box shows that it goes on)."""
+    tab = open_page(browser, site, page, width)
+    lines = tab.eval_on_selector_all(
+        ".bd-article table td",
+        """cells => cells.filter(c => /^[-+\u2212]?(\\d[\\d,]*(\\.\\d*)?|\\.\\d+)(e[-+\u2212]?\\d+)?%?$/i.test(c.textContent.trim()))
+                .map(c => { const r = document.createRange(); r.selectNodeContents(c);
+                            const tops = new Set([...r.getClientRects()].filter(b => b.width > 0).map(b => Math.round(b.top)));
+                            return [c.textContent.trim(), tops.size]; })""")
+    tab.close()
+    if page == "book/chapters/03_set_one_threshold_for_everyone":
+        assert sum(text.endswith("e-4") for text, _ in lines) >= 6, "chapter 3's rate tables are gone"
+    assert [text for text, n in lines if n > 1] == []
+
+
 @pytest.mark.parametrize("page", ["book/intro", *CHAPTERS])
 def test_figures_keep_their_text_readable_on_a_phone(browser, site, page):
     """Figures 6.5 inches wide with 10-point text shrank to 0.53 of their size on a phone, their
