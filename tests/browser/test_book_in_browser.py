@@ -172,6 +172,34 @@ def test_tables_that_scroll_outside_cells_are_reached_by_keyboard(browser, site)
     tab.close()
 
 
+
+# How a table looks: its frame, the line between two columns, the header band and the colours
+# of its first two rows (cell outputs get these from the theme).
+TABLE_LOOK = """table => {
+    const style = (element) => getComputedStyle(element), rows = table.querySelectorAll('tbody tr');
+    return {frame: style(table).border, column_line: style(rows[0].children[1]).borderLeft,
+            header: style(table.querySelector('thead tr')).backgroundColor + ' ' + style(table.querySelector('thead tr')).borderBottom,
+            stripes: [style(rows[0]).backgroundColor, style(rows[1]).backgroundColor]};
+}"""
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_tables_glued_outside_cells_look_like_the_chapters_tables(browser, site, width):
+    """The theme styles tables in a cell's output only: the Reproductions page's ledgers had no
+    line between columns, no row stripes and no header band, only pandas' outset frame, so a
+    value sat 2 px from the next ("0.99740.9991") and a row made tall by its reason did not
+    lead from label to value. They now look like the same ledgers in chapters 3 to 6 and 9."""
+    tab = open_page(browser, site, "book/chapters/04_find_bias_in_the_tails", width)
+    chapter = tab.locator(".bd-article .cell_output table.dataframe").first.evaluate(TABLE_LOOK)
+    tab.close()
+    tab = open_page(browser, site, "book/reproductions", width)
+    tables = tab.locator(".bd-article section > div.output.text_html table.dataframe")
+    assert tables.count() >= 5
+    looks = [tables.nth(i).evaluate(TABLE_LOOK) for i in range(tables.count())]
+    tab.close()
+    assert chapter["stripes"][0] != chapter["stripes"][1] and chapter["column_line"].startswith("1px solid")
+    assert all(look == chapter for look in looks), (chapter, looks)
+
 def search_hits(browser, site, query: str) -> list[str]:
     page = browser.new_page()
     page.goto(urljoin(site, f"search.html?q={query}"))
