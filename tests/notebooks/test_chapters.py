@@ -46,6 +46,25 @@ def test_outputs_hold_no_warning_or_error(source):
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_no_output_shows_numpy_or_pandas_internals(source):
+    """Chapter 1 showed a Series' summary as pandas prints it, its last line cut off on a
+    phone: "Name: largest difference between the three EERs, dtype: float64". A table (a
+    DataFrame, shown as HTML) says the same without the dtype; so does a number printed as
+    itself, not as np.float64(0.5)."""
+    internals = re.compile(r"^(Name: .*, )?dtype: \w+$|\bnp\.(float|int|bool_)\w*\(", re.MULTILINE)
+    shown = []
+    for cell in executed(source)["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "text/html" in data or "image/png" in data:
+                continue
+            text = "".join(data.get("text/plain", output.get("text", "")))
+            if internals.search(text):
+                shown.append(text[-200:])
+    assert shown == [], f"{source.stem} shows numpy or pandas internals: {shown}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_every_quoted_number_is_glued(source):
     text = source.read_text()
     quoted = set(re.findall(r"\{glue:text\}`([A-Za-z0-9_]+)", text))
