@@ -81,6 +81,22 @@ def test_every_quoted_number_is_glued(source):
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_quoted_counts_group_their_thousands(source):
+    """Chapter 13 read "The file holds 7,920 comparisons ... Intervals below come from 1000
+    bootstrap resamples", and chapter 2 "read from 1000 replicates": every other count of the
+    book is written 1,000. A whole number from 1,000 up is quoted with ``:,``."""
+    glued = {}
+    for cell in executed(source)["cells"]:
+        for output in cell.get("outputs", []):
+            key = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            if key:
+                glued[key] = "".join(output["data"].get("application/papermill.record/text/plain", ""))
+    bare = [key for key in re.findall(r"\{glue:text\}`([A-Za-z0-9_]+)`", source.read_text())
+            if re.fullmatch(r"-?\d{4,}", glued.get(key, ""))]
+    assert bare == [], f"{source.stem} quotes counts without a thousands separator: {bare}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_chapter_has_a_parameters_cell_and_imports_biofair(source):
     text = source.read_text()
     assert ":tags: [parameters]" in text
