@@ -42,6 +42,23 @@ def test_no_tex_artefacts(page):
 
 
 @pytest.mark.parametrize("page", PAGES)
+def test_a_paragraph_writes_its_small_rates_one_way(page):
+    """Rates in prose are written as format_rate writes them (1e-3). Chapter 3 compared "group
+    0's FMR of 0.002" with a bound "3e-4" in one sentence, and chapter 10 put true rates of
+    "0.017" and "0.008" and an interval "0.009 to 0.063" beside "FMR = 1e-2": a glued number
+    in e-notation and another below 0.01 written with decimals may not share a paragraph (a
+    glued sentence, such as chapter 13's "1/201 ≈ 0.004975" for a p-value, is not read)."""
+    mixed = []
+    for paragraph in soup(page).select("article p"):
+        numbers = [value.get_text() for value in paragraph.select("span.pasted-text")]
+        e_notation = [n for n in numbers if re.fullmatch(r"\d(\.\d+)?e-?\d+", n)]
+        decimals = [n for n in numbers if re.fullmatch(r"0\.00\d*", n)]
+        if e_notation and decimals:
+            mixed.append((e_notation, decimals))
+    assert mixed == [], f"{page} writes small rates two ways in one paragraph: {mixed}"
+
+
+@pytest.mark.parametrize("page", PAGES)
 def test_every_figure_says_what_it_shows_to_a_screen_reader(page):
     """A figure's alt text describes it: myst-nb's default is the image's file path, which a
     screen reader reads out ("link, ../../_images/98174e....png")."""

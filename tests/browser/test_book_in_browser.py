@@ -125,6 +125,25 @@ def test_every_figure_opens_at_full_size_and_glued_numbers_keep_to_one_line(brow
     tab.close()
 
 
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_numbers_in_tables_keep_to_one_line(browser, site, page, width):
+    """Chapter 3's rate tables squeezed their columns until a rate broke after its exponent's
+    minus sign, "1.000e-" over "4", which reads as two values: 27 cells on a phone, 18 on a
+    desktop. A table scrolls sideways instead (its box shows that it goes on)."""
+    tab = open_page(browser, site, page, width)
+    lines = tab.eval_on_selector_all(
+        ".bd-article table td",
+        """cells => cells.filter(c => /^[-+\u2212]?(\\d[\\d,]*(\\.\\d*)?|\\.\\d+)(e[-+\u2212]?\\d+)?%?$/i.test(c.textContent.trim()))
+                .map(c => { const r = document.createRange(); r.selectNodeContents(c);
+                            const tops = new Set([...r.getClientRects()].filter(b => b.width > 0).map(b => Math.round(b.top)));
+                            return [c.textContent.trim(), tops.size]; })""")
+    tab.close()
+    if page == "book/chapters/03_set_one_threshold_for_everyone":
+        assert sum(text.endswith("e-4") for text, _ in lines) >= 6, "chapter 3's rate tables are gone"
+    assert [text for text, n in lines if n > 1] == []
+
+
 @pytest.mark.parametrize("page", ["book/intro", *CHAPTERS])
 def test_figures_keep_their_text_readable_on_a_phone(browser, site, page):
     """Figures 6.5 inches wide with 10-point text shrank to 0.53 of their size on a phone, their
@@ -152,6 +171,34 @@ def test_tables_that_scroll_outside_cells_are_reached_by_keyboard(browser, site)
     assert all(tab_index == 0 and role == "region" and label for tab_index, role, label in boxes), boxes
     tab.close()
 
+
+
+# How a table looks: its frame, the line between two columns, the header band and the colours
+# of its first two rows (cell outputs get these from the theme).
+TABLE_LOOK = """table => {
+    const style = (element) => getComputedStyle(element), rows = table.querySelectorAll('tbody tr');
+    return {frame: style(table).border, column_line: style(rows[0].children[1]).borderLeft,
+            header: style(table.querySelector('thead tr')).backgroundColor + ' ' + style(table.querySelector('thead tr')).borderBottom,
+            stripes: [style(rows[0]).backgroundColor, style(rows[1]).backgroundColor]};
+}"""
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_tables_glued_outside_cells_look_like_the_chapters_tables(browser, site, width):
+    """The theme styles tables in a cell's output only: the Reproductions page's ledgers had no
+    line between columns, no row stripes and no header band, only pandas' outset frame, so a
+    value sat 2 px from the next ("0.99740.9991") and a row made tall by its reason did not
+    lead from label to value. They now look like the same ledgers in chapters 3 to 6 and 9."""
+    tab = open_page(browser, site, "book/chapters/04_find_bias_in_the_tails", width)
+    chapter = tab.locator(".bd-article .cell_output table.dataframe").first.evaluate(TABLE_LOOK)
+    tab.close()
+    tab = open_page(browser, site, "book/reproductions", width)
+    tables = tab.locator(".bd-article section > div.output.text_html table.dataframe")
+    assert tables.count() >= 5
+    looks = [tables.nth(i).evaluate(TABLE_LOOK) for i in range(tables.count())]
+    tab.close()
+    assert chapter["stripes"][0] != chapter["stripes"][1] and chapter["column_line"].startswith("1px solid")
+    assert all(look == chapter for look in looks), (chapter, looks)
 
 def search_hits(browser, site, query: str) -> list[str]:
     page = browser.new_page()
@@ -363,22 +410,25 @@ def test_the_drawer_check_fails_when_the_toggle_does_nothing(browser, site):
     tab.close()
 
 
-def test_metric_chooser_is_a_card_per_question_on_a_phone(browser, site):
-    """Six columns are a table on a wide screen and one card per question on a phone."""
-    for width, expected in ((PHONE, "block"), (DESKTOP, "table-cell")):
-        tab = open_page(browser, site, "book/metric_chooser", width)
-        cells = tab.eval_on_selector(
-            ".metric-chooser tbody tr",
-            "tr => [...tr.children].map(td => [getComputedStyle(td).display, td.getBoundingClientRect().width])")
-        assert len(cells) == 6 and all(display == expected for display, _ in cells), cells
-        if width == PHONE:  # every field spans the card, labelled, inside the screen
-            assert all(w > 250 for _, w in cells)
-            label = tab.evaluate("getComputedStyle(document.querySelector("
-                                 "'.metric-chooser tbody td:nth-child(2)'), '::before').content")
-            assert "Metric" in label
-        else:  # every column wide enough for a word of the prose
-            assert all(w > 80 for _, w in cells), cells
-        tab.close()
+@pytest.mark.parametrize("width", [PHONE, TABLET, DESKTOP, 1920])
+def test_metric_chooser_is_a_card_per_question_that_fits_its_box(browser, site, width):
+    """One card per question at every width, each field labelled and as wide as its card. From
+    1200 px the six columns were a table 1013 px wide in an article of 624 to 790 px: on a
+    1366 px laptop its "Finding" column and most of "Learn it in" lay past the right edge
+    (757 px shown), and "Learn it in" was 83 px wide, three letters a line."""
+    tab = open_page(browser, site, "book/metric_chooser", width)
+    cells = tab.eval_on_selector(
+        ".metric-chooser tbody tr",
+        "tr => [...tr.children].map(td => [getComputedStyle(td).display, td.getBoundingClientRect().width])")
+    card = tab.eval_on_selector(".metric-chooser tbody tr", "tr => tr.getBoundingClientRect().width")
+    overflowing = tab.eval_on_selector_all(
+        ".metric-chooser table", "tables => tables.filter(t => t.parentElement.scrollWidth > t.parentElement.clientWidth).length")
+    label = tab.evaluate("getComputedStyle(document.querySelector("
+                         "'.metric-chooser tbody td:nth-child(2)'), '::before').content")
+    tab.close()
+    assert len(cells) == 6 and all(display == "block" for display, _ in cells), cells
+    assert all(w > card - 30 for _, w in cells), (card, cells)
+    assert overflowing == 0 and "Metric" in label
 
 
 def test_solutions_are_collapsed_until_opened(browser, site):

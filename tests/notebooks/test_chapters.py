@@ -46,6 +46,25 @@ def test_outputs_hold_no_warning_or_error(source):
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_no_output_shows_numpy_or_pandas_internals(source):
+    """Chapter 1 showed a Series' summary as pandas prints it, its last line cut off on a
+    phone: "Name: largest difference between the three EERs, dtype: float64". A table (a
+    DataFrame, shown as HTML) says the same without the dtype; so does a number printed as
+    itself, not as np.float64(0.5)."""
+    internals = re.compile(r"^(Name: .*, )?dtype: \w+$|\bnp\.(float|int|bool_)\w*\(", re.MULTILINE)
+    shown = []
+    for cell in executed(source)["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "text/html" in data or "image/png" in data:
+                continue
+            text = "".join(data.get("text/plain", output.get("text", "")))
+            if internals.search(text):
+                shown.append(text[-200:])
+    assert shown == [], f"{source.stem} shows numpy or pandas internals: {shown}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_every_quoted_number_is_glued(source):
     text = source.read_text()
     quoted = set(re.findall(r"\{glue:text\}`([A-Za-z0-9_]+)", text))
@@ -59,6 +78,22 @@ def test_every_quoted_number_is_glued(source):
     assert quoted, f"{source.stem} quotes no computed number"
     assert quoted <= glued, f"{source.stem}: quoted but never glued: {sorted(quoted - glued)}"
     assert all(key.startswith(prefix) for key in glued), f"glue keys of {source.stem} must start with {prefix}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_quoted_counts_group_their_thousands(source):
+    """Chapter 13 read "The file holds 7,920 comparisons ... Intervals below come from 1000
+    bootstrap resamples", and chapter 2 "read from 1000 replicates": every other count of the
+    book is written 1,000. A whole number from 1,000 up is quoted with ``:,``."""
+    glued = {}
+    for cell in executed(source)["cells"]:
+        for output in cell.get("outputs", []):
+            key = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            if key:
+                glued[key] = "".join(output["data"].get("application/papermill.record/text/plain", ""))
+    bare = [key for key in re.findall(r"\{glue:text\}`([A-Za-z0-9_]+)`", source.read_text())
+            if re.fullmatch(r"-?\d{4,}", glued.get(key, ""))]
+    assert bare == [], f"{source.stem} quotes counts without a thousands separator: {bare}"
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
