@@ -259,7 +259,8 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--decimal", default=".", choices=[".", ","],
                         help="decimal mark of scores written as text: ',' for a spreadsheet's export with scores "
                              "such as 0,83, whose fields are separated by ';' or tabs (every other column stays "
-                             "text, as written; the --subjects file is read with it too) (default: .)")
+                             "text, as written; the --subjects file, which holds no scores, may have its fields separated by "
+                             "',', ';' or tabs whatever the mark) (default: .)")
     report.add_argument("--fmr-targets", type=_rates, metavar="LIST",
                         help="standard layout: two or more FMR targets, comma-separated (default: "
                              "1e-1,1e-2,1e-3)")

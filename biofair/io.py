@@ -199,9 +199,11 @@ def _first_lines(path: Path, compression: str | None) -> list[str]:
             for number, line in enumerate(lines[:_HEAD_LINES])]
 
 
-def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: str) -> tuple[str, str, str]:
+def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: str, *,
+          scored: bool = True) -> tuple[str, str, str]:
     """``(format, separator, first line)`` of a file, from its suffix, else its content. Fields
-    separated by ';' are read with a decimal comma only (``decimal=','``)."""
+    separated by ';' are read with a decimal comma only (``decimal=','``), unless the file holds
+    no scores (``scored=False``: a subject file, whose columns are all text)."""
     suffixes = [s.lower() for s in path.suffixes]
     if suffixes and suffixes[-1] in _COMPRESSION_SUFFIXES:
         suffixes.pop()
@@ -250,14 +252,14 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
             f"dtype={{{labels}}}, keep_default_na=False).to_csv('{path.name.split('.')[0]}-comma.csv', index=False)\" "
             "(its first line is data: the names, in the order of its columns, are a guess)"
         )
-    if semicolons and decimal == "." and _has_decimal_points(lines[1:]):
+    if semicolons and scored and decimal == "." and _has_decimal_points(lines[1:]):
         raise SchemaError(
             f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
             "decimal mark is a comma, but its numbers have a decimal point (e.g. line 2, "
             f"{lines[1][:80]!r}), which decimal=',' would not read: convert its separators to commas, "
             + _semicolons_to_commas(path)
         )
-    if semicolons and decimal == ".":
+    if semicolons and scored and decimal == ".":
         raise SchemaError(
             f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
             f"decimal mark is a comma: read it with biofair.read_scores('{path}', decimal=',') or biofair report "
@@ -773,8 +775,11 @@ def _read_file(
     greater_is_match: bool,
     format: _ScoreFormat,
     decimal: str,
+    *,
+    scored: bool = True,
 ) -> pd.DataFrame:
-    """A score file as a table with canonical names, labels and float scores; not validated."""
+    """A score file as a table with canonical names, labels and float scores; not validated.
+    ``scored=False`` reads a file without scores (a subject file): see :func:`_kind`."""
     check_flag(greater_is_match, "greater_is_match")
     if format not in ("auto", "csv", "parquet", "bob"):
         raise ValueError(f"format must be 'auto', 'csv', 'parquet' or 'bob', got {format!r}")
@@ -798,7 +803,7 @@ def _read_file(
     source = _checked_file(path, "score file")
     try:
         compression = _compression(source)
-        kind, sep, header = _kind(source, format, compression, decimal)
+        kind, sep, header = _kind(source, format, compression, decimal, scored=scored)
         if kind == "parquet":
             table = _read_parquet(source, columns)
         elif kind == "csv":
@@ -1207,12 +1212,12 @@ def read_grouped_scores(
     format : {"auto", "csv", "parquet", "bob"}, default "auto"
         As for :func:`biofair.read_scores`.
     decimal : {".", ","}, default "."
-        As for :func:`biofair.read_scores`; the subject file is read with it too (with
-        ``","``, its fields may be separated by ``;``).
+        As for :func:`biofair.read_scores`, for the score file only.
     subjects : path, optional
         A table of subject attributes (a ``subject`` column and one column per attribute,
         all read as text), joined to both sides of every comparison (see
-        :func:`biofair.add_subject_attributes`).
+        :func:`biofair.add_subject_attributes`). It holds no scores, so its fields may be
+        separated by ``,``, ``;`` (a spreadsheet's export) or tabs, whatever ``decimal``.
     missing_groups : {"raise", "group"}, default "raise"
         A comparison whose group label is missing (an empty cell, or one of spaces only, in
         a column of ``by`` or in a subject attribute) is an error by default. ``"group"`` makes those rows a
@@ -1279,7 +1284,8 @@ def read_grouped_scores(
     score_dtype = table.attrs.get("score_dtype")
     kind = table.attrs.pop(_FILE_FORMAT, None)
     if subjects is not None:
-        people = _read_file(_checked_file(subjects, "subject attribute file"), None, True, "auto", decimal)
+        people = _read_file(_checked_file(subjects, "subject attribute file"), None, True, "auto", decimal,
+                            scored=False)
         if shadowed := [a for a in _attributes_of(by) if a in table.columns and a in people.columns and a != "subject"]:
             renamed = f"{shadowed[0]}=file_{shadowed[0]}"
             raise SchemaError(
