@@ -168,12 +168,34 @@ def _by_option(names: list[str]) -> str:
     return shell_option("--by", names[0]) if len(names) == 1 else "--by <column>"
 
 
+#: Attributes whose ``reference_`` and ``probe_`` columns name no groups: each side's subject,
+#: and each side's sample (a bob score file's ``reference_id`` and ``probe_id``).
+_NOT_ATTRIBUTES = ("subject", "id")
+
+
+def _attribute_names(columns: Sequence) -> list[str]:
+    """The attributes whose columns could name the groups (a ``by``): each pair-level column
+    but a score, label, subject, system or split column, and each attribute with both a
+    ``reference_`` and a ``probe_`` column but the subjects and the samples (``_NOT_ATTRIBUTES``),
+    ``group`` included."""
+    names = {str(c): None for c in columns}
+    found = []
+    for name in names:
+        side = re.fullmatch(r"(?:reference|probe)_(.+)", name)
+        if side is None:
+            if name not in CANONICAL_COLUMNS or name == "group":
+                found.append(name)
+        elif (attribute := side.group(1)) not in _NOT_ATTRIBUTES and {f"reference_{attribute}",
+                                                                       f"probe_{attribute}"} <= names.keys():
+            found.append(attribute)
+    return list(dict.fromkeys(found))
+
+
 def _other_attributes(columns: Sequence, *, command: bool = True) -> str:
-    """The attributes whose columns could name the groups instead (not a score, label, subject,
-    system or split column), as the ``by`` to give (and, with ``command``, the option of
-    ``biofair report``): "" when there is none."""
-    others = list(dict.fromkeys(re.sub(r"^(reference|probe)_", "", str(c)) for c in columns
-                                if c not in CANONICAL_COLUMNS and not str(c).endswith("_subject")))
+    """The attributes whose columns could name the groups instead (:func:`_attribute_names`),
+    as the ``by`` to give (and, with ``command``, the option of ``biofair report``): "" when
+    there is none."""
+    others = _attribute_names(columns)
     if not others:
         return ""
     example = others[0] if len(others) == 1 else "<column>"

@@ -43,6 +43,7 @@ from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.groups import (
     _MISSING_GROUP,
+    _attribute_names,
     _attributes_of,
     _by_option,
     _check_no_missing,
@@ -1044,9 +1045,16 @@ def _refuse_unlabelled_subjects(table: pd.DataFrame, grouping: dict[str, list[st
         )
 
 
-def _groups_fix(problems: str, rows: pd.DataFrame, by: By) -> str:
+def _n_labels(rows: pd.DataFrame, attribute: str) -> int:
+    """How many distinct labels the column(s) of ``attribute`` hold (pair-level, else both sides)."""
+    columns = [attribute] if attribute in rows.columns else [f"reference_{attribute}", f"probe_{attribute}"]
+    return pd.concat([rows[column] for column in columns]).nunique()
+
+
+def _groups_fix(problems: str, rows: pd.DataFrame, by: By, *, subjects: _PathLike | None) -> str:
     """The way forward after :func:`biofair.scores_by_group`'s ``problems`` with the groups of
-    ``rows``, as last lines of the error: they named the groups, not what to do."""
+    ``rows`` (whose attributes came in part from the subject file ``subjects``, if one), as last
+    lines of the error: they named the groups, not what to do."""
     fixes = []
     if _ONE_CLASS in problems:
         fixes.append(
@@ -1058,12 +1066,14 @@ def _groups_fix(problems: str, rows: pd.DataFrame, by: By) -> str:
     if _ONE_GROUP in problems:
         attributes = _attributes_of(by)
         names = _group_codes(rows, by)[1]
-        others = [name for name in dict.fromkeys(re.sub(r"^(reference|probe)_", "", str(c)) for c in rows.columns
-                                                 if c not in CANONICAL_COLUMNS and not str(c).endswith("_subject"))
-                  if name not in attributes]
+        others = [name for name in _attribute_names(rows.columns) if name not in attributes
+                  and _n_labels(rows, name) > 1]  # an attribute of one group is no way forward
         ways = [f"compare the groups of {' or '.join(map(repr, others[:5]))} (biofair report {_by_option(others)})"
                 ] if others else []
-        if "reference_subject" in rows.columns:
+        if subjects is not None:
+            ways.append(f"add a column of the groups to compare to the subject file {Path(subjects).name} (biofair "
+                        f"report {shell_option('--subjects', subjects)} --by <that column>)")
+        elif "reference_subject" in rows.columns:
             ways.append("give the subjects' attributes in a subject file (biofair report --subjects people.csv "
                         "--by <attribute>)")
         fixes.append(
@@ -1332,7 +1342,7 @@ def read_grouped_scores(
             scores_by_group(rows, by=by)  # the groups of every score set the metrics will take, checked
         except SchemaError as error:
             if one_class_groups == "raise" or _ONE_GROUP in str(error):  # else its problems are one-class groups
-                raise SchemaError(f"{error}{_groups_fix(str(error), rows, by)}") from None
+                raise SchemaError(f"{error}{_groups_fix(str(error), rows, by, subjects=subjects)}") from None
     table.attrs.pop(_FILE_ROWS, None)
     table.attrs.pop(_FILE_SEPARATOR, None)
     table.attrs["missing_groups"] = relabelled

@@ -96,6 +96,32 @@ def test_a_bob_file_with_its_subjects_is_read(tmp_path):
     assert len(table) == len(example()) and "biofair_file_format" not in table.attrs
 
 
+def test_a_bob_file_with_subjects_is_pointed_to_their_attributes_not_to_its_sample_ids(tmp_path, capsys):
+    """Was, with a subject file of the attributes group (3 groups), gender and site (1 each):
+    --by gender, "compare the groups of 'id' or 'site' (biofair report --by <column>), or give
+    the subjects' attributes in a subject file (biofair report --subjects people.csv ...)": each
+    sample id a group, an attribute of one group, and the file already given; never 'group'
+    (its reference_group and probe_group are columns of the schema). --by age, "to compare the
+    groups of 'id', pass by='id'"."""
+    path = bob_file(tmp_path, columns=5)  # reference_id and probe_id: the samples
+    people = tmp_path / "people.csv"
+    example()[["reference_subject", "group"]].drop_duplicates().rename(columns={"reference_subject": "subject"}).assign(
+        gender="f", site="x").to_csv(people, index=False)
+    message = refused(capsys, tmp_path, path, "--subjects", people, "--by", "gender")
+    assert message.endswith(
+        "the file holds one group ('f'), and a fairness report compares two or more: compare the groups of 'group' "
+        f"(biofair report --by group), or add a column of the groups to compare to the subject file people.csv "
+        f"(biofair report --subjects {people} --by <that column>)"), message
+    message = refused(capsys, tmp_path, path, "--subjects", people, "--by", "age")
+    assert message.endswith("; to compare the groups of 'group' or 'gender' or 'site', pass by='<column>' "
+                            "(biofair report --by <column>))"), message
+    status, _, err = run(capsys, path, "--subjects", people, "--by", "group", "-o", tmp_path / "out", "--layout",
+                         "differential", *FAST_DIFFERENTIAL)
+    assert status == 0, err  # the way forward
+    report = json.loads((tmp_path / "out" / "differential.json").read_text())
+    assert report["overall"]["n_mated"] + report["overall"]["n_nonmated"] == len(example())
+
+
 @pytest.mark.parametrize("format", ["auto", "csv"])
 def test_a_bob_file_named_csv_is_named_a_bob_file(tmp_path, capsys, format):
     """Was: "no group column for 'group' ... (the table has ['A00 A00 A00/0 1.8305']; ... pass
