@@ -1132,6 +1132,21 @@ def _grouped(scores: pd.DataFrame, by: By) -> ScoresByGroup:
     return ScoresByGroup._of_sorted(groups, by)
 
 
+def _no_subject_column(columns: Sequence, subject: str, *, file: object = None) -> str:
+    """The problem of a table of subject attributes (of the subject ``file``, if one) without
+    its ``subject`` column, with its columns and the way forward: naming the column of ids, the
+    one that differs from ``subject`` only in letter case or surrounding spaces if there is one."""
+    near = [str(c) for c in columns if str(c).strip().lower() == subject.strip().lower()]
+    shown = ", ".join(repr(str(c)) for c in list(columns)[:10]) + (
+        f" and {len(columns) - 10} more" if len(columns) > 10 else "")
+    if file is None:
+        return (f"the attributes have no column {subject!r}, the ids of their subjects (their columns: {shown}): "
+                + (f"pass subject={near[0]!r}" if near else "pass subject=<the column of subject ids>"))
+    return (f"the subject file {file} has no column {subject!r}, the ids of its subjects (its columns: {shown}): "
+            + (f"rename {near[0]!r} to {subject} in its first line" if near
+               else f"name its column of subject ids {subject} in its first line"))
+
+
 def add_subject_attributes(
     scores: pd.DataFrame, attributes: pd.DataFrame, *, subject: str = "subject"
 ) -> pd.DataFrame:
@@ -1199,12 +1214,13 @@ def add_subject_attributes(
         _check_table(attributes, name="attributes")  # names its type
     if twice := sorted({str(c) for c in attributes.columns[attributes.columns.duplicated()]}):
         raise SchemaError(f"the attributes have more than one column named {twice}: give each attribute one column")
-    missing = [c for c in ("reference_subject", "probe_subject") if c not in scores.columns]
-    if missing or subject not in attributes.columns:
-        raise SchemaError(
-            f"add_subject_attributes needs reference_subject and probe_subject in the scores "
-            f"(missing {missing}) and a {subject!r} column in the attributes"
+    if missing := [c for c in ("reference_subject", "probe_subject") if c not in scores.columns]:
+        raise SchemaError(  # the attributes join a comparison by its subjects
+            f"the scores have no {' and no '.join(map(repr, missing))}, the subject ids the subject attributes join "
+            f"by{_near_names(missing, scores.columns, renaming=_renaming)}"
         )
+    if subject not in attributes.columns:
+        raise SchemaError(_no_subject_column(attributes.columns, subject))
     unnamed = [(f"the scores' {c!r}", int(scores[c].isna().sum())) for c in ("reference_subject", "probe_subject")]
     unnamed.append((f"the attributes' {subject!r}", int(attributes[subject].isna().sum())))
     if any(count for _, count in unnamed):

@@ -49,6 +49,7 @@ from biofair.groups import (
     _check_no_missing,
     _group_codes,
     _group_columns,
+    _no_subject_column,
     add_subject_attributes,
     scores_by_group,
 )
@@ -1296,6 +1297,8 @@ def read_grouped_scores(
     if subjects is not None:
         people = _read_file(_checked_file(subjects, "subject attribute file"), None, True, "auto", decimal,
                             scored=False)
+        if "subject" not in people.columns:
+            raise SchemaError(_no_subject_column(people.columns, "subject", file=subjects))
         if shadowed := [a for a in _attributes_of(by) if a in table.columns and a in people.columns and a != "subject"]:
             renamed = f"{shadowed[0]}=file_{shadowed[0]}"
             raise SchemaError(

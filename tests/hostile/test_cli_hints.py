@@ -96,6 +96,36 @@ def test_a_bob_file_with_its_subjects_is_read(tmp_path):
     assert len(table) == len(example()) and "biofair_file_format" not in table.attrs
 
 
+def test_a_subject_file_or_a_score_file_without_its_subject_column_is_named_with_the_repair(tmp_path, capsys):
+    """Was, for a subject file whose header says 'Subject' (as a spreadsheet capitalises it), and
+    for a score file whose ids are in columns 'ref' and 'probe': "add_subject_attributes needs
+    reference_subject and probe_subject in the scores (missing []) and a 'subject' column in
+    the attributes", a function the command line does not have, "missing []", and no file named."""
+    path = bob_file(tmp_path, columns=5)
+    people = tmp_path / "people.csv"
+    example()[["reference_subject", "group"]].drop_duplicates().rename(
+        columns={"reference_subject": "Subject"}).to_csv(people, index=False)
+    assert refused(capsys, tmp_path, path, "--subjects", people) == (
+        f"the subject file {people} has no column 'subject', the ids of its subjects (its columns: 'Subject', "
+        "'group'): rename 'Subject' to subject in its first line")
+    scores = tmp_path / "scores.csv"
+    example().drop(columns="group").rename(columns={"reference_subject": "ref", "probe_subject": "probe"}).to_csv(
+        scores, index=False)
+    people.write_text(people.read_text().replace("Subject", "subject", 1))
+    message = refused(capsys, tmp_path, scores, "--subjects", people)
+    assert message == (
+        "the scores have no 'reference_subject' and no 'probe_subject', the subject ids the subject attributes join "
+        "by (the table has 'ref', 'probe', 'score', 'mated'; map its names to biofair's, e.g. scores.rename(columns="
+        "{'<reference_subject column>': 'reference_subject', '<probe_subject column>': 'probe_subject'}) (biofair "
+        "report --columns '<reference_subject column>=reference_subject,<probe_subject column>=probe_subject'))")
+    status, _, err = run(capsys, scores, "--subjects", people, "--columns", "ref=reference_subject,probe=probe_subject",
+                         "-o", tmp_path / "out", "--layout", "differential", *FAST_DIFFERENTIAL)
+    assert status == 0, err  # the way forward
+    with pytest.raises(bf.SchemaError, match=r"^the attributes have no column 'subject', the ids of their subjects "
+                                             r"\(their columns: ' Subject', 'group'\): pass subject=' Subject'$"):
+        bf.add_subject_attributes(example(), pd.DataFrame({" Subject": ["A00"], "group": ["A"]}))
+
+
 def test_a_bob_file_with_subjects_is_pointed_to_their_attributes_not_to_its_sample_ids(tmp_path, capsys):
     """Was, with a subject file of the attributes group (3 groups), gender and site (1 each):
     --by gender, "compare the groups of 'id' or 'site' (biofair report --by <column>), or give
