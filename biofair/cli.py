@@ -643,6 +643,46 @@ def _by(args: argparse.Namespace) -> str | list[str]:
     return args.by[0] if len(args.by) == 1 else list(args.by)
 
 
+#: What the rows of each score-set column are, as the command names them.
+_SETS = {"system": ("the rows of several systems", "system"),
+         "split": ("development rows with evaluation rows", "split")}
+
+
+def _refuse_score_sets(args: argparse.Namespace, table) -> None:
+    """Refuse a file that holds several score sets (a ``system`` or ``split`` column of two or
+    more values), which no metric pools, with the command's way forward: the report analyses
+    one set and has no option to select it, so each set goes to a file of its own (the
+    package's error selects the rows of a table in Python)."""
+    import pandas as pd
+
+    from biofair._validation import how_many, quoted
+    from biofair.exceptions import SchemaError
+    from biofair.io import _compression, _kind
+
+    for column, (rows, unit) in _SETS.items():
+        values = pd.unique(table[column].dropna()) if column in table.columns else []
+        if len(values) < 2:
+            continue
+        name = next((source for source, target in (args.columns or {}).items() if target == column), column)
+        path = Path(args.scores)
+        kind, sep, _ = _kind(path, args.format, _compression(path), args.decimal)
+        stem = path.name.split(".")[0]
+        if kind == "parquet":
+            read, suffix, options = f"pd.read_parquet({str(path)!r})", "parquet", ""
+        else:  # every field as written, with the file's separator (a decimal comma stays one)
+            separator = "" if sep == "," else f", sep={sep!r}"
+            read = f"pd.read_csv({str(path)!r}{separator}, dtype=str, keep_default_na=False)"
+            suffix, options = "csv", f"{separator}, index=False"
+        shown = ", ".join(map(quoted, values[:5])) + (", ..." if len(values) > 5 else "")
+        raise SchemaError(
+            f"{path} holds {how_many(len(values), 'score set')} in column {name!r} ({shown}): {rows}, which no "
+            f"metric pools, and biofair report analyses one. Give it a file of one {unit}'s rows, e.g. python -c "
+            f"\"import pandas as pd; t = {read}; [rows.to_{suffix}(f'{stem}-{unit}{{i}}.{suffix}'{options}) for i, "
+            f"(_, rows) in enumerate(t.groupby({name!r}, sort=False), 1)]\" (a file per {unit}, numbered in the "
+            f"order the file first names them)"
+        )
+
+
 def _check_analysis(args: argparse.Namespace, *, notes: list[str] | None = None) -> list[str]:
     """Read the file and compute every estimate of the report once, without resampling.
 
@@ -670,6 +710,7 @@ def _check_analysis(args: argparse.Namespace, *, notes: list[str] | None = None)
                 raise
             raise bf.SchemaError(f"{error}; or use --layout differential, which reports the rate such a group has "
                                  "and marks the one it lacks 'no comparisons'") from None
+        _refuse_score_sets(args, table)
         subjects = _cluster_column(table, None, "reference_subject", [] if notes is None else notes)
         if subjects is not None:  # the report's CEI nulls shuffle the labels by subject
             _shuffle_plan(table, by, subjects, instead=None)
@@ -789,6 +830,7 @@ def _differential_analysis(args: argparse.Namespace):
             format=args.format, decimal=args.decimal, subjects=args.subjects, missing_groups=args.missing_groups,
             one_class_groups="keep",  # the report marks the rate a group lacks "no comparisons"
         )
+        _refuse_score_sets(args, table)
         if args.reference is not None and args.reference not in (names := _group_codes(table, by)[1]):
             raise ValueError(f"--reference {args.reference!r} names no group of --by {' '.join(args.by)}; the groups "
                              f"are {names}")

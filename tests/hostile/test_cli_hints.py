@@ -96,6 +96,34 @@ def test_a_bob_file_with_its_subjects_is_read(tmp_path):
     assert len(table) == len(example()) and "biofair_file_format" not in table.attrs
 
 
+@pytest.mark.parametrize("column, options", [("system", []), ("split", ["--decimal", ","]), ("model", ["--columns",
+                                                                                                    "model=system"])])
+def test_a_file_of_several_score_sets_gets_a_file_per_set_the_command_reads(tmp_path, capsys, column, options):
+    """Was: "the table holds 2 score sets in column 'system' ('v1', 'v2'), whose rows a metric would
+    pool: select one, e.g. scores[scores['system'] == 'v1']": Python, for a table the user of the
+    command does not have, and no option of the command selects the rows of one set."""
+    sets = {"system": ["v1", "v2"], "split": ["dev", "eval"], "model": ["v1", "v2"]}[column]
+    table = pd.concat([example().assign(**{column: value}) for value in sets])
+    if options[:1] == ["--decimal"]:  # a spreadsheet's export: ';', decimal commas, each field as written
+        path = tmp_path / "scores.csv"
+        table.assign(score=table["score"].map(repr).str.replace(".", ",")).to_csv(path, sep=";", index=False)
+    else:
+        path = tmp_path / "scores.parquet"
+        table.to_parquet(path)
+    message = refused(capsys, tmp_path, path, *options)
+    assert message.startswith(f"{path} holds 2 score sets in column {column!r} ({sets[0]!r}, {sets[1]!r}): "), message
+    run_the_command(message, tmp_path)
+    for number, value in enumerate(sets, 1):
+        one = next(tmp_path.glob(f"scores-*{number}.*"))
+        status, _, err = run(capsys, one, *options, "-o", tmp_path / f"out{number}", "--layout", "differential",
+                             *FAST_DIFFERENTIAL)
+        assert status == 0, err
+        report = json.loads((tmp_path / f"out{number}" / "differential.json").read_text())
+        assert report["overall"]["n_mated"] + report["overall"]["n_nonmated"] == len(example())  # one set, whole
+        written = pd.read_parquet(one) if one.suffix == ".parquet" else pd.read_csv(one, sep=";", dtype=str)
+        assert written[column].unique().tolist() == [value]
+
+
 def test_a_subject_file_or_a_score_file_without_its_subject_column_is_named_with_the_repair(tmp_path, capsys):
     """Was, for a subject file whose header says 'Subject' (as a spreadsheet capitalises it), and
     for a score file whose ids are in columns 'ref' and 'probe': "add_subject_attributes needs
