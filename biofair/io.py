@@ -192,6 +192,13 @@ def _first_lines(path: Path, compression: str | None) -> list[str]:
     if b"\r" in head and b"\n" not in head:
         raise SchemaError(f"{path} ends its lines with a carriage return alone (classic Mac OS text), which the "
                           "reader does not take: convert them, e.g. tr '\\r' '\\n' < old.csv > new.csv")
+    if b"\r\r\n" in head:  # each line would be read as two, the second empty: rows numbered twice over
+        raise SchemaError(
+            f"{path} ends its lines with two carriage returns (\\r\\r\\n), as Python's csv module writes on Windows "
+            "to a file opened without newline='': each line would read as a row and an empty row. Convert them, "
+            "e.g. python -c \"import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().replace(b'\\r\\r\\n', "
+            "b'\\r\\n'))\" < old.csv > new.csv"
+        )
     lines = head.split(b"\n", _HEAD_LINES)
     if len(lines[0]) > _MAX_LINE_BYTES:
         raise SchemaError(f"{path} is not a score file: its first line is longer than {_MAX_LINE_BYTES:,} bytes")
@@ -1137,7 +1144,8 @@ def read_scores(
     Raises
     ------
     SchemaError
-        When the file cannot be parsed (binary, empty, a first line over 1 MiB), is a CSV file
+        When the file cannot be parsed (binary, empty, a first line over 1 MiB, lines ending in
+        a carriage return alone or in two, ``\\r\\r\\n``), is a CSV file
         whose first line is data rather than a header or whose header comes again among its
         rows, holds comment lines (``#``) among its rows, a row with more fields than its header
         or a quote never closed (each named by its data row), is named ``.csv`` but holds a bob
