@@ -20,6 +20,7 @@ import logging
 import math
 import os
 import re
+import shlex
 import shutil
 import signal
 import sys
@@ -41,9 +42,13 @@ _CONFIDENCE = 0.95  # of every interval either layout reports (the default of bi
 #: announces its stages on stderr (see :class:`_Stages`).
 _LARGE_FILE_BYTES = 16 << 20
 
+#: The shipped example, as a shell takes its path: the first example of the help runs as copied,
+#: whichever python (if any) the shell would find.
+_EXAMPLE_FILE = shlex.quote(str(files("biofair") / "data" / "example_scores.csv"))
+
 _EXAMPLES = f"""\
 examples:
-  biofair report "$(python -c 'import biofair; print(biofair.datasets.example_scores_path())')" -o report
+  biofair report {_EXAMPLE_FILE} -o report
   biofair report scores.parquet --columns sim=score,label=mated --by ethnicity -o report
   biofair report scores-dev --subjects people.csv --by gender --distance -o report
   biofair report scores.csv --by gender age --fmr-targets 1e-2,1e-3,1e-4 -n 1000 -o report
@@ -195,6 +200,9 @@ def _finite(text: str) -> float:
 def _existing_file(text: str) -> Path:
     from biofair.io import _file_problem
 
+    if not text:  # Path("") is ".", a folder
+        raise argparse.ArgumentTypeError("the file name is empty (a command substitution, \"$(...)\", that printed "
+                                         "nothing? run it alone to see why); give a file")
     if problem := _file_problem(Path(text), "file"):
         raise argparse.ArgumentTypeError(problem)
     return Path(text)
