@@ -20,6 +20,7 @@ import logging
 import math
 import os
 import re
+import shlex
 import shutil
 import signal
 import sys
@@ -41,9 +42,13 @@ _CONFIDENCE = 0.95  # of every interval either layout reports (the default of bi
 #: announces its stages on stderr (see :class:`_Stages`).
 _LARGE_FILE_BYTES = 16 << 20
 
+#: The shipped example, as a shell takes its path: the first example of the help runs as copied,
+#: whichever python (if any) the shell would find.
+_EXAMPLE_FILE = shlex.quote(str(files("biofair") / "data" / "example_scores.csv"))
+
 _EXAMPLES = f"""\
 examples:
-  biofair report "$(python -c 'import biofair; print(biofair.datasets.example_scores_path())')" -o report
+  biofair report {_EXAMPLE_FILE} -o report
   biofair report scores.parquet --columns sim=score,label=mated --by ethnicity -o report
   biofair report scores-dev --subjects people.csv --by gender --distance -o report
   biofair report scores.csv --by gender age --fmr-targets 1e-2,1e-3,1e-4 -n 1000 -o report
@@ -195,6 +200,9 @@ def _finite(text: str) -> float:
 def _existing_file(text: str) -> Path:
     from biofair.io import _file_problem
 
+    if not text:  # Path("") is ".", a folder
+        raise argparse.ArgumentTypeError("the file name is empty (a command substitution, \"$(...)\", that printed "
+                                         "nothing? run it alone to see why); give a file")
     if problem := _file_problem(Path(text), "file"):
         raise argparse.ArgumentTypeError(problem)
     return Path(text)
@@ -259,7 +267,8 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--decimal", default=".", choices=[".", ","],
                         help="decimal mark of scores written as text: ',' for a spreadsheet's export with scores "
                              "such as 0,83, whose fields are separated by ';' or tabs (every other column stays "
-                             "text, as written; the --subjects file is read with it too) (default: .)")
+                             "text, as written; the --subjects file, which holds no scores, may have its fields separated by "
+                             "',', ';' or tabs whatever the mark) (default: .)")
     report.add_argument("--fmr-targets", type=_rates, metavar="LIST",
                         help="standard layout: two or more FMR targets, comma-separated (default: "
                              "1e-1,1e-2,1e-3)")
@@ -642,6 +651,46 @@ def _by(args: argparse.Namespace) -> str | list[str]:
     return args.by[0] if len(args.by) == 1 else list(args.by)
 
 
+#: What the rows of each score-set column are, as the command names them.
+_SETS = {"system": ("the rows of several systems", "system"),
+         "split": ("development rows with evaluation rows", "split")}
+
+
+def _refuse_score_sets(args: argparse.Namespace, table) -> None:
+    """Refuse a file that holds several score sets (a ``system`` or ``split`` column of two or
+    more values), which no metric pools, with the command's way forward: the report analyses
+    one set and has no option to select it, so each set goes to a file of its own (the
+    package's error selects the rows of a table in Python)."""
+    import pandas as pd
+
+    from biofair._validation import how_many, quoted
+    from biofair.exceptions import SchemaError
+    from biofair.io import _compression, _kind
+
+    for column, (rows, unit) in _SETS.items():
+        values = pd.unique(table[column].dropna()) if column in table.columns else []
+        if len(values) < 2:
+            continue
+        name = next((source for source, target in (args.columns or {}).items() if target == column), column)
+        path = Path(args.scores)
+        kind, sep, _ = _kind(path, args.format, _compression(path), args.decimal)
+        stem = path.name.split(".")[0]
+        if kind == "parquet":
+            read, suffix, options = f"pd.read_parquet({str(path)!r})", "parquet", ""
+        else:  # every field as written, with the file's separator (a decimal comma stays one)
+            separator = "" if sep == "," else f", sep={sep!r}"
+            read = f"pd.read_csv({str(path)!r}{separator}, dtype=str, keep_default_na=False)"
+            suffix, options = "csv", f"{separator}, index=False"
+        shown = ", ".join(map(quoted, values[:5])) + (", ..." if len(values) > 5 else "")
+        raise SchemaError(
+            f"{path} holds {how_many(len(values), 'score set')} in column {name!r} ({shown}): {rows}, which no "
+            f"metric pools, and biofair report analyses one. Give it a file of one {unit}'s rows, e.g. python -c "
+            f"\"import pandas as pd; t = {read}; [rows.to_{suffix}(f'{stem}-{unit}{{i}}.{suffix}'{options}) for i, "
+            f"(_, rows) in enumerate(t.groupby({name!r}, sort=False), 1)]\" (a file per {unit}, numbered in the "
+            f"order the file first names them)"
+        )
+
+
 def _check_analysis(args: argparse.Namespace, *, notes: list[str] | None = None) -> list[str]:
     """Read the file and compute every estimate of the report once, without resampling.
 
@@ -669,6 +718,7 @@ def _check_analysis(args: argparse.Namespace, *, notes: list[str] | None = None)
                 raise
             raise bf.SchemaError(f"{error}; or use --layout differential, which reports the rate such a group has "
                                  "and marks the one it lacks 'no comparisons'") from None
+        _refuse_score_sets(args, table)
         subjects = _cluster_column(table, None, "reference_subject", [] if notes is None else notes)
         if subjects is not None:  # the report's CEI nulls shuffle the labels by subject
             _shuffle_plan(table, by, subjects, instead=None)
@@ -788,6 +838,7 @@ def _differential_analysis(args: argparse.Namespace):
             format=args.format, decimal=args.decimal, subjects=args.subjects, missing_groups=args.missing_groups,
             one_class_groups="keep",  # the report marks the rate a group lacks "no comparisons"
         )
+        _refuse_score_sets(args, table)
         if args.reference is not None and args.reference not in (names := _group_codes(table, by)[1]):
             raise ValueError(f"--reference {args.reference!r} names no group of --by {' '.join(args.by)}; the groups "
                              f"are {names}")

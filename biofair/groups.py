@@ -168,12 +168,34 @@ def _by_option(names: list[str]) -> str:
     return shell_option("--by", names[0]) if len(names) == 1 else "--by <column>"
 
 
+#: Attributes whose ``reference_`` and ``probe_`` columns name no groups: each side's subject,
+#: and each side's sample (a bob score file's ``reference_id`` and ``probe_id``).
+_NOT_ATTRIBUTES = ("subject", "id")
+
+
+def _attribute_names(columns: Sequence) -> list[str]:
+    """The attributes whose columns could name the groups (a ``by``): each pair-level column
+    but a score, label, subject, system or split column, and each attribute with both a
+    ``reference_`` and a ``probe_`` column but the subjects and the samples (``_NOT_ATTRIBUTES``),
+    ``group`` included."""
+    names = {str(c): None for c in columns}
+    found = []
+    for name in names:
+        side = re.fullmatch(r"(?:reference|probe)_(.+)", name)
+        if side is None:
+            if name not in CANONICAL_COLUMNS or name == "group":
+                found.append(name)
+        elif (attribute := side.group(1)) not in _NOT_ATTRIBUTES and {f"reference_{attribute}",
+                                                                       f"probe_{attribute}"} <= names.keys():
+            found.append(attribute)
+    return list(dict.fromkeys(found))
+
+
 def _other_attributes(columns: Sequence, *, command: bool = True) -> str:
-    """The attributes whose columns could name the groups instead (not a score, label, subject,
-    system or split column), as the ``by`` to give (and, with ``command``, the option of
-    ``biofair report``): "" when there is none."""
-    others = list(dict.fromkeys(re.sub(r"^(reference|probe)_", "", str(c)) for c in columns
-                                if c not in CANONICAL_COLUMNS and not str(c).endswith("_subject")))
+    """The attributes whose columns could name the groups instead (:func:`_attribute_names`),
+    as the ``by`` to give (and, with ``command``, the option of ``biofair report``): "" when
+    there is none."""
+    others = _attribute_names(columns)
     if not others:
         return ""
     example = others[0] if len(others) == 1 else "<column>"
@@ -1110,6 +1132,21 @@ def _grouped(scores: pd.DataFrame, by: By) -> ScoresByGroup:
     return ScoresByGroup._of_sorted(groups, by)
 
 
+def _no_subject_column(columns: Sequence, subject: str, *, file: object = None) -> str:
+    """The problem of a table of subject attributes (of the subject ``file``, if one) without
+    its ``subject`` column, with its columns and the way forward: naming the column of ids, the
+    one that differs from ``subject`` only in letter case or surrounding spaces if there is one."""
+    near = [str(c) for c in columns if str(c).strip().lower() == subject.strip().lower()]
+    shown = ", ".join(repr(str(c)) for c in list(columns)[:10]) + (
+        f" and {len(columns) - 10} more" if len(columns) > 10 else "")
+    if file is None:
+        return (f"the attributes have no column {subject!r}, the ids of their subjects (their columns: {shown}): "
+                + (f"pass subject={near[0]!r}" if near else "pass subject=<the column of subject ids>"))
+    return (f"the subject file {file} has no column {subject!r}, the ids of its subjects (its columns: {shown}): "
+            + (f"rename {near[0]!r} to {subject} in its first line" if near
+               else f"name its column of subject ids {subject} in its first line"))
+
+
 def add_subject_attributes(
     scores: pd.DataFrame, attributes: pd.DataFrame, *, subject: str = "subject"
 ) -> pd.DataFrame:
@@ -1177,12 +1214,13 @@ def add_subject_attributes(
         _check_table(attributes, name="attributes")  # names its type
     if twice := sorted({str(c) for c in attributes.columns[attributes.columns.duplicated()]}):
         raise SchemaError(f"the attributes have more than one column named {twice}: give each attribute one column")
-    missing = [c for c in ("reference_subject", "probe_subject") if c not in scores.columns]
-    if missing or subject not in attributes.columns:
-        raise SchemaError(
-            f"add_subject_attributes needs reference_subject and probe_subject in the scores "
-            f"(missing {missing}) and a {subject!r} column in the attributes"
+    if missing := [c for c in ("reference_subject", "probe_subject") if c not in scores.columns]:
+        raise SchemaError(  # the attributes join a comparison by its subjects
+            f"the scores have no {' and no '.join(map(repr, missing))}, the subject ids the subject attributes join "
+            f"by{_near_names(missing, scores.columns, renaming=_renaming)}"
         )
+    if subject not in attributes.columns:
+        raise SchemaError(_no_subject_column(attributes.columns, subject))
     unnamed = [(f"the scores' {c!r}", int(scores[c].isna().sum())) for c in ("reference_subject", "probe_subject")]
     unnamed.append((f"the attributes' {subject!r}", int(attributes[subject].isna().sum())))
     if any(count for _, count in unnamed):

@@ -43,11 +43,13 @@ from biofair._warnings import warn
 from biofair.exceptions import SchemaError
 from biofair.groups import (
     _MISSING_GROUP,
+    _attribute_names,
     _attributes_of,
     _by_option,
     _check_no_missing,
     _group_codes,
     _group_columns,
+    _no_subject_column,
     add_subject_attributes,
     scores_by_group,
 )
@@ -190,6 +192,13 @@ def _first_lines(path: Path, compression: str | None) -> list[str]:
     if b"\r" in head and b"\n" not in head:
         raise SchemaError(f"{path} ends its lines with a carriage return alone (classic Mac OS text), which the "
                           "reader does not take: convert them, e.g. tr '\\r' '\\n' < old.csv > new.csv")
+    if b"\r\r\n" in head:  # each line would be read as two, the second empty: rows numbered twice over
+        raise SchemaError(
+            f"{path} ends its lines with two carriage returns (\\r\\r\\n), as Python's csv module writes on Windows "
+            "to a file opened without newline='': each line would read as a row and an empty row. Convert them, "
+            "e.g. python -c \"import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().replace(b'\\r\\r\\n', "
+            "b'\\r\\n'))\" < old.csv > new.csv"
+        )
     lines = head.split(b"\n", _HEAD_LINES)
     if len(lines[0]) > _MAX_LINE_BYTES:
         raise SchemaError(f"{path} is not a score file: its first line is longer than {_MAX_LINE_BYTES:,} bytes")
@@ -199,9 +208,11 @@ def _first_lines(path: Path, compression: str | None) -> list[str]:
             for number, line in enumerate(lines[:_HEAD_LINES])]
 
 
-def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: str) -> tuple[str, str, str]:
+def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: str, *,
+          scored: bool = True) -> tuple[str, str, str]:
     """``(format, separator, first line)`` of a file, from its suffix, else its content. Fields
-    separated by ';' are read with a decimal comma only (``decimal=','``)."""
+    separated by ';' are read with a decimal comma only (``decimal=','``), unless the file holds
+    no scores (``scored=False``: a subject file, whose columns are all text)."""
     suffixes = [s.lower() for s in path.suffixes]
     if suffixes and suffixes[-1] in _COMPRESSION_SUFFIXES:
         suffixes.pop()
@@ -250,14 +261,14 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
             f"dtype={{{labels}}}, keep_default_na=False).to_csv('{path.name.split('.')[0]}-comma.csv', index=False)\" "
             "(its first line is data: the names, in the order of its columns, are a guess)"
         )
-    if semicolons and decimal == "." and _has_decimal_points(lines[1:]):
+    if semicolons and scored and decimal == "." and _has_decimal_points(lines[1:]):
         raise SchemaError(
             f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
             "decimal mark is a comma, but its numbers have a decimal point (e.g. line 2, "
             f"{lines[1][:80]!r}), which decimal=',' would not read: convert its separators to commas, "
             + _semicolons_to_commas(path)
         )
-    if semicolons and decimal == ".":
+    if semicolons and scored and decimal == ".":
         raise SchemaError(
             f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
             f"decimal mark is a comma: read it with biofair.read_scores('{path}', decimal=',') or biofair report "
@@ -773,8 +784,11 @@ def _read_file(
     greater_is_match: bool,
     format: _ScoreFormat,
     decimal: str,
+    *,
+    scored: bool = True,
 ) -> pd.DataFrame:
-    """A score file as a table with canonical names, labels and float scores; not validated."""
+    """A score file as a table with canonical names, labels and float scores; not validated.
+    ``scored=False`` reads a file without scores (a subject file): see :func:`_kind`."""
     check_flag(greater_is_match, "greater_is_match")
     check_choice(format, "format", ("auto", "csv", "parquet", "bob"))
     check_choice(decimal, "decimal", (".", ","))
@@ -797,7 +811,7 @@ def _read_file(
     source = _checked_file(path, "score file")
     try:
         compression = _compression(source)
-        kind, sep, header = _kind(source, format, compression, decimal)
+        kind, sep, header = _kind(source, format, compression, decimal, scored=scored)
         if kind == "parquet":
             table = _read_parquet(source, columns)
         elif kind == "csv":
@@ -1038,9 +1052,16 @@ def _refuse_unlabelled_subjects(table: pd.DataFrame, grouping: dict[str, list[st
         )
 
 
-def _groups_fix(problems: str, rows: pd.DataFrame, by: By) -> str:
+def _n_labels(rows: pd.DataFrame, attribute: str) -> int:
+    """How many distinct labels the column(s) of ``attribute`` hold (pair-level, else both sides)."""
+    columns = [attribute] if attribute in rows.columns else [f"reference_{attribute}", f"probe_{attribute}"]
+    return pd.concat([rows[column] for column in columns]).nunique()
+
+
+def _groups_fix(problems: str, rows: pd.DataFrame, by: By, *, subjects: _PathLike | None) -> str:
     """The way forward after :func:`biofair.scores_by_group`'s ``problems`` with the groups of
-    ``rows``, as last lines of the error: they named the groups, not what to do."""
+    ``rows`` (whose attributes came in part from the subject file ``subjects``, if one), as last
+    lines of the error: they named the groups, not what to do."""
     fixes = []
     if _ONE_CLASS in problems:
         fixes.append(
@@ -1052,12 +1073,14 @@ def _groups_fix(problems: str, rows: pd.DataFrame, by: By) -> str:
     if _ONE_GROUP in problems:
         attributes = _attributes_of(by)
         names = _group_codes(rows, by)[1]
-        others = [name for name in dict.fromkeys(re.sub(r"^(reference|probe)_", "", str(c)) for c in rows.columns
-                                                 if c not in CANONICAL_COLUMNS and not str(c).endswith("_subject"))
-                  if name not in attributes]
+        others = [name for name in _attribute_names(rows.columns) if name not in attributes
+                  and _n_labels(rows, name) > 1]  # an attribute of one group is no way forward
         ways = [f"compare the groups of {' or '.join(map(repr, others[:5]))} (biofair report {_by_option(others)})"
                 ] if others else []
-        if "reference_subject" in rows.columns:
+        if subjects is not None:
+            ways.append(f"add a column of the groups to compare to the subject file {Path(subjects).name} (biofair "
+                        f"report {shell_option('--subjects', subjects)} --by <that column>)")
+        elif "reference_subject" in rows.columns:
             ways.append("give the subjects' attributes in a subject file (biofair report --subjects people.csv "
                         "--by <attribute>)")
         fixes.append(
@@ -1120,7 +1143,8 @@ def read_scores(
     Raises
     ------
     SchemaError
-        When the file cannot be parsed (binary, empty, a first line over 1 MiB), is a CSV file
+        When the file cannot be parsed (binary, empty, a first line over 1 MiB, lines ending in
+        a carriage return alone or in two, ``\\r\\r\\n``), is a CSV file
         whose first line is data rather than a header or whose header comes again among its
         rows, holds comment lines (``#``) among its rows, a row with more fields than its header
         or a quote never closed (each named by its data row), is named ``.csv`` but holds a bob
@@ -1206,12 +1230,12 @@ def read_grouped_scores(
     format : {"auto", "csv", "parquet", "bob"}, default "auto"
         As for :func:`biofair.read_scores`.
     decimal : {".", ","}, default "."
-        As for :func:`biofair.read_scores`; the subject file is read with it too (with
-        ``","``, its fields may be separated by ``;``).
+        As for :func:`biofair.read_scores`, for the score file only.
     subjects : path, optional
         A table of subject attributes (a ``subject`` column and one column per attribute,
         all read as text), joined to both sides of every comparison (see
-        :func:`biofair.add_subject_attributes`).
+        :func:`biofair.add_subject_attributes`). It holds no scores, so its fields may be
+        separated by ``,``, ``;`` (a spreadsheet's export) or tabs, whatever ``decimal``.
     missing_groups : {"raise", "group"}, default "raise"
         A comparison whose group label is missing (an empty cell, or one of spaces only, in
         a column of ``by`` or in a subject attribute) is an error by default. ``"group"`` makes those rows a
@@ -1278,7 +1302,10 @@ def read_grouped_scores(
     score_dtype = table.attrs.get("score_dtype")
     kind = table.attrs.pop(_FILE_FORMAT, None)
     if subjects is not None:
-        people = _read_file(_checked_file(subjects, "subject attribute file"), None, True, "auto", decimal)
+        people = _read_file(_checked_file(subjects, "subject attribute file"), None, True, "auto", decimal,
+                            scored=False)
+        if "subject" not in people.columns:
+            raise SchemaError(_no_subject_column(people.columns, "subject", file=subjects))
         if shadowed := [a for a in _attributes_of(by) if a in table.columns and a in people.columns and a != "subject"]:
             renamed = f"{shadowed[0]}=file_{shadowed[0]}"
             raise SchemaError(
@@ -1325,7 +1352,7 @@ def read_grouped_scores(
             scores_by_group(rows, by=by)  # the groups of every score set the metrics will take, checked
         except SchemaError as error:
             if one_class_groups == "raise" or _ONE_GROUP in str(error):  # else its problems are one-class groups
-                raise SchemaError(f"{error}{_groups_fix(str(error), rows, by)}") from None
+                raise SchemaError(f"{error}{_groups_fix(str(error), rows, by, subjects=subjects)}") from None
     table.attrs.pop(_FILE_ROWS, None)
     table.attrs.pop(_FILE_SEPARATOR, None)
     table.attrs["missing_groups"] = relabelled

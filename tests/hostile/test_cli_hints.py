@@ -96,6 +96,90 @@ def test_a_bob_file_with_its_subjects_is_read(tmp_path):
     assert len(table) == len(example()) and "biofair_file_format" not in table.attrs
 
 
+@pytest.mark.parametrize("column, options", [("system", []), ("split", ["--decimal", ","]), ("model", ["--columns",
+                                                                                                    "model=system"])])
+def test_a_file_of_several_score_sets_gets_a_file_per_set_the_command_reads(tmp_path, capsys, column, options):
+    """Was: "the table holds 2 score sets in column 'system' ('v1', 'v2'), whose rows a metric would
+    pool: select one, e.g. scores[scores['system'] == 'v1']": Python, for a table the user of the
+    command does not have, and no option of the command selects the rows of one set."""
+    sets = {"system": ["v1", "v2"], "split": ["dev", "eval"], "model": ["v1", "v2"]}[column]
+    table = pd.concat([example().assign(**{column: value}) for value in sets])
+    if options[:1] == ["--decimal"]:  # a spreadsheet's export: ';', decimal commas, each field as written
+        path = tmp_path / "scores.csv"
+        table.assign(score=table["score"].map(repr).str.replace(".", ",")).to_csv(path, sep=";", index=False)
+    else:
+        path = tmp_path / "scores.parquet"
+        table.to_parquet(path)
+    message = refused(capsys, tmp_path, path, *options)
+    assert message.startswith(f"{path} holds 2 score sets in column {column!r} ({sets[0]!r}, {sets[1]!r}): "), message
+    run_the_command(message, tmp_path)
+    for number, value in enumerate(sets, 1):
+        one = next(tmp_path.glob(f"scores-*{number}.*"))
+        status, _, err = run(capsys, one, *options, "-o", tmp_path / f"out{number}", "--layout", "differential",
+                             *FAST_DIFFERENTIAL)
+        assert status == 0, err
+        report = json.loads((tmp_path / f"out{number}" / "differential.json").read_text())
+        assert report["overall"]["n_mated"] + report["overall"]["n_nonmated"] == len(example())  # one set, whole
+        written = pd.read_parquet(one) if one.suffix == ".parquet" else pd.read_csv(one, sep=";", dtype=str)
+        assert written[column].unique().tolist() == [value]
+
+
+def test_a_subject_file_or_a_score_file_without_its_subject_column_is_named_with_the_repair(tmp_path, capsys):
+    """Was, for a subject file whose header says 'Subject' (as a spreadsheet capitalises it), and
+    for a score file whose ids are in columns 'ref' and 'probe': "add_subject_attributes needs
+    reference_subject and probe_subject in the scores (missing []) and a 'subject' column in
+    the attributes", a function the command line does not have, "missing []", and no file named."""
+    path = bob_file(tmp_path, columns=5)
+    people = tmp_path / "people.csv"
+    example()[["reference_subject", "group"]].drop_duplicates().rename(
+        columns={"reference_subject": "Subject"}).to_csv(people, index=False)
+    assert refused(capsys, tmp_path, path, "--subjects", people) == (
+        f"the subject file {people} has no column 'subject', the ids of its subjects (its columns: 'Subject', "
+        "'group'): rename 'Subject' to subject in its first line")
+    scores = tmp_path / "scores.csv"
+    example().drop(columns="group").rename(columns={"reference_subject": "ref", "probe_subject": "probe"}).to_csv(
+        scores, index=False)
+    people.write_text(people.read_text().replace("Subject", "subject", 1))
+    message = refused(capsys, tmp_path, scores, "--subjects", people)
+    assert message == (
+        "the scores have no 'reference_subject' and no 'probe_subject', the subject ids the subject attributes join "
+        "by (the table has 'ref', 'probe', 'score', 'mated'; map its names to biofair's, e.g. scores.rename(columns="
+        "{'<reference_subject column>': 'reference_subject', '<probe_subject column>': 'probe_subject'}) (biofair "
+        "report --columns '<reference_subject column>=reference_subject,<probe_subject column>=probe_subject'))")
+    status, _, err = run(capsys, scores, "--subjects", people, "--columns", "ref=reference_subject,probe=probe_subject",
+                         "-o", tmp_path / "out", "--layout", "differential", *FAST_DIFFERENTIAL)
+    assert status == 0, err  # the way forward
+    with pytest.raises(bf.SchemaError, match=r"^the attributes have no column 'subject', the ids of their subjects "
+                                             r"\(their columns: ' Subject', 'group'\): pass subject=' Subject'$"):
+        bf.add_subject_attributes(example(), pd.DataFrame({" Subject": ["A00"], "group": ["A"]}))
+
+
+def test_a_bob_file_with_subjects_is_pointed_to_their_attributes_not_to_its_sample_ids(tmp_path, capsys):
+    """Was, with a subject file of the attributes group (3 groups), gender and site (1 each):
+    --by gender, "compare the groups of 'id' or 'site' (biofair report --by <column>), or give
+    the subjects' attributes in a subject file (biofair report --subjects people.csv ...)": each
+    sample id a group, an attribute of one group, and the file already given; never 'group'
+    (its reference_group and probe_group are columns of the schema). --by age, "to compare the
+    groups of 'id', pass by='id'"."""
+    path = bob_file(tmp_path, columns=5)  # reference_id and probe_id: the samples
+    people = tmp_path / "people.csv"
+    example()[["reference_subject", "group"]].drop_duplicates().rename(columns={"reference_subject": "subject"}).assign(
+        gender="f", site="x").to_csv(people, index=False)
+    message = refused(capsys, tmp_path, path, "--subjects", people, "--by", "gender")
+    assert message.endswith(
+        "the file holds one group ('f'), and a fairness report compares two or more: compare the groups of 'group' "
+        f"(biofair report --by group), or add a column of the groups to compare to the subject file people.csv "
+        f"(biofair report --subjects {people} --by <that column>)"), message
+    message = refused(capsys, tmp_path, path, "--subjects", people, "--by", "age")
+    assert message.endswith("; to compare the groups of 'group' or 'gender' or 'site', pass by='<column>' "
+                            "(biofair report --by <column>))"), message
+    status, _, err = run(capsys, path, "--subjects", people, "--by", "group", "-o", tmp_path / "out", "--layout",
+                         "differential", *FAST_DIFFERENTIAL)
+    assert status == 0, err  # the way forward
+    report = json.loads((tmp_path / "out" / "differential.json").read_text())
+    assert report["overall"]["n_mated"] + report["overall"]["n_nonmated"] == len(example())
+
+
 @pytest.mark.parametrize("format", ["auto", "csv"])
 def test_a_bob_file_named_csv_is_named_a_bob_file(tmp_path, capsys, format):
     """Was: "no group column for 'group' ... (the table has ['A00 A00 A00/0 1.8305']; ... pass

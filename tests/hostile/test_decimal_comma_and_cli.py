@@ -111,6 +111,29 @@ def test_a_subject_file_of_the_spreadsheet_is_read_as_written(tmp_path):
     assert set(table["reference_gender"]) == {"01", "NA"}
 
 
+def test_a_spreadsheets_subject_file_is_read_beside_scores_with_decimal_points(tmp_path, run_main):
+    """A score file written by a system (decimal points, bob or CSV) and a subject file saved
+    from a spreadsheet where the decimal mark is a comma (fields separated by ';'). The subject
+    file was read with the score file's decimal mark: refused with '.', which advised --decimal ,,
+    which then refused the score file: no option read the pair. It holds no scores."""
+    scores = tmp_path / "scores.txt"
+    rows = example()
+    scores.write_text("".join(f"{r.reference_subject} {r.probe_subject} {r.probe_subject}-{i} {r.score!r}\n"
+                              for i, r in enumerate(rows.itertuples())))
+    people = tmp_path / "people.csv"
+    group = dict(zip(rows["reference_subject"], rows["group"]))
+    people.write_text("subject;gender\r\n" + "".join(f"{s};{GROUPS[g]}\r\n" for s, g in group.items()))
+    table = bf.read_grouped_scores(scores, by="gender", subjects=people)
+    assert table["reference_gender"].tolist() == rows["group"].map(GROUPS).tolist()  # as written: '01', 'NA'
+    assert table["score"].tolist() == rows["score"].tolist()
+    status, lines = run_main(scores, "--subjects", people, "--by", "gender", "--layout", "differential",
+                             *FAST_DIFFERENTIAL, "-o", tmp_path / "out")
+    assert status == 0, lines
+    report = json.loads((tmp_path / "out" / "differential.json").read_text())
+    assert report["overall"]["n_mated"] + report["overall"]["n_nonmated"] == len(rows)
+    assert {row["group"] for row in report["groups"]} == set(GROUPS.values())
+
+
 # -- refused, each with its reason and its repair ------------------------------------------------
 
 

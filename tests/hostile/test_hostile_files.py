@@ -512,8 +512,9 @@ def two_systems(tmp_path) -> Case:
     path = tmp_path / "systems.csv"
     pd.concat([example().assign(system="A"), example().assign(system="B", score=example()["score"] / 2)]).to_csv(path, index=False)
     return Case(path, check=lambda read: read["system"].value_counts().to_dict() == {"A": 7920, "B": 7920},
-                report_error=r"the table holds 2 score sets in column 'system' \('A', 'B'\), whose rows a metric "
-                             r"would pool: select one, e.g. scores\[scores\['system'\] == 'A'\]")
+                report_error=r"systems\.csv holds 2 score sets in column 'system' \('A', 'B'\): the rows of several "
+                             r"systems, which no metric pools, and biofair report analyses one\. Give it a file of one "
+                             r"system's rows, e\.g\. python -c")
 
 
 def stray_quote(tmp_path) -> Case:

@@ -8,6 +8,7 @@ import bz2
 import csv
 import gzip
 import io
+import os
 import re
 import subprocess
 import sys
@@ -54,6 +55,30 @@ def test_labels_pandas_would_drop_arrive_intact(tmp_path, encode):
     n, groups = counted(text)
     assert len(table) == n and Counter(table["group"]) == groups
     assert table["score"].tolist() == [float(row[0]) for row in ROWS]
+
+
+def test_lines_ending_in_two_carriage_returns_are_refused_with_a_conversion_that_reads(tmp_path):
+    """Python's csv module on Windows, writing to a file opened without newline='', ends each line
+    with \\r\\r\\n. pandas read each line as a row and an empty row: the file was read with a warning
+    that 9 data rows, one per line, were "empty in every column (the first is data row 1; a
+    spreadsheet's trailing rows?)", and an error named data row 6 for the score on the third."""
+    rows = [*ROWS[:2], ("oops", "1", "01"), *ROWS[3:]]
+    path = tmp_path / "windows.csv"
+    path.write_text(as_csv(rows, eol="\r\r\n"), newline="")
+    with pytest.raises(bf.SchemaError, match=r"^" + re.escape(
+            f"{path} ends its lines with two carriage returns (\\r\\r\\n), as Python's csv module writes on Windows to "
+            "a file opened without newline='': each line would read as a row and an empty row. Convert them, e.g. "
+            "python -c \"")) as refused:
+        bf.read_grouped_scores(path)
+    (tmp_path / "windows.csv.gz").write_bytes(gzip.compress(path.read_bytes()))
+    with pytest.raises(bf.SchemaError, match="ends its lines with two carriage returns"):  # compressed alike
+        bf.read_grouped_scores(tmp_path / "windows.csv.gz")
+    command = str(refused.value).split(", e.g. ", 1)[1]  # run as given, with this Python as python
+    subprocess.run(command.replace("old.csv", str(path)).replace("new.csv", str(tmp_path / "fixed.csv")), shell=True,
+                   check=True, env={"PATH": f"{os.path.dirname(sys.executable)}:/usr/bin:/bin"})
+    assert (tmp_path / "fixed.csv").read_bytes() == as_csv(rows, eol="\r\n").encode()
+    with pytest.raises(bf.SchemaError, match=r"1 value is not a number \(e\.g\. 'oops'; first in data row 3\)"):
+        bf.read_grouped_scores(tmp_path / "fixed.csv")
 
 
 def test_a_zipped_file_arrives_intact(tmp_path):

@@ -46,8 +46,11 @@ def wheel(tmp_path_factory) -> Path:
 def venv(tmp_path_factory, wheel) -> Path:
     folder = tmp_path_factory.mktemp("venv") / "fresh"
     run([sys.executable, "-m", "venv", folder])
+    # without PYTHONPATH: a checkout on it with a biofair.egg-info (left by a build in place) is an
+    # installed biofair to pip, which then installed the dependencies only
     run([folder / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-compile", f"{wheel}[report]",
-         "--constraint", ROOT / "requirements.txt"])
+         "--constraint", ROOT / "requirements.txt"],
+        env={key: value for key, value in os.environ.items() if not key.startswith("PYTHON")})
     return folder
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -158,6 +159,29 @@ def test_help_documents_every_option():
                    "--fmr-targets", "--operating-fmr", "--alpha", "--n-resamples", "--n-permutations", "--seed",
                    "--progress", "--layout", "--threshold", "--reference", "--tolerance", "examples:"):
         assert option in run.stdout
+
+
+def test_the_first_example_of_the_help_runs_as_copied_with_no_python_on_the_path(tmp_path):
+    """Was: biofair report "$(python -c 'import biofair; print(...)')" -o report, which needs the
+    environment activated: with biofair called by its path, 'python' was another Python or none,
+    the substitution printed nothing, and the run said "argument scores: . is a folder, not a
+    file". The example names the file; an empty name is named so."""
+    run = biofair_command("report", "--help")
+    example = next(line.strip() for line in run.stdout.splitlines() if line.strip().startswith("biofair report "))
+    assert example.endswith(" -o report")
+    commands = tmp_path / "bin"  # biofair alone: no python beside it
+    commands.mkdir()
+    (commands / "biofair").symlink_to(Path(sys.executable).with_name("biofair"))
+    environment = {"PATH": f"{commands}:/nonexistent", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    copied = subprocess.run(example.replace(" -o report", " -o out --layout differential -n 40"), shell=True,
+                            capture_output=True, text=True, cwd=tmp_path, env=environment)
+    assert copied.returncode == 0, copied.stderr
+    report = json.loads((tmp_path / "out" / "differential.json").read_text())
+    assert report["source"]["path"] == str(bf.datasets.example_scores_path())
+    empty = biofair_command("report", "", "-o", tmp_path / "never")
+    assert empty.returncode == 2 and empty.stderr.strip().splitlines()[-1] == (
+        'biofair report: error: argument scores: the file name is empty (a command substitution, "$(...)", that '
+        "printed nothing? run it alone to see why); give a file")
 
 
 def test_help_names_the_layout_of_each_layout_only_option():
