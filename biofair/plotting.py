@@ -13,6 +13,7 @@ import decimal
 import functools
 import math
 import numbers
+import re
 import textwrap
 import weakref
 from collections.abc import Hashable, Iterable, Mapping
@@ -84,10 +85,11 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
 
     Tables: pandas prints every float that is a whole number without decimals (a count stored
     as a float reads 275488, not 275488.000000) and every other float to four significant
-    digits (0.9594, 1.234e-05: a small rate never shows as 0.0000), or with up to six where
-    four would write it as a whole number: a TMR of 0.99996 shows as 0.99996, not as the 1 of
-    a TMR of exactly 1, 1234.56 as 1234.6, not as the count 1235, and 380.999999999998 (a
-    sum's rounding) as 381.000. In a Jupyter notebook a
+    digits (0.9594, 1.234e-5: a small rate never shows as 0.0000; exponents as the book's
+    prose writes them, see :func:`format_rate`), or with up to six where four would write it
+    as a whole number: a TMR of 0.99996 shows as 0.99996, not as the 1 of a TMR of exactly 1,
+    1234.56 as 1234.6, not as the count 1235, and 380.999999999998 (a sum's rounding) as
+    381.000. In a Jupyter notebook a
     table's missing value (NaN, ``<NA>``, None) is an empty cell: in a tidy summary it marks
     a column that does not apply to the row (no interval, no target FMR), and a column of
     "NaN" would read as a failed computation. Only the display changes, never a value.
@@ -132,9 +134,9 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
     True
     >>> import pandas as pd
     >>> pd.DataFrame({"comparisons": [275488.0, 2400.0], "fmr": [1.2345e-05, 0.95937]})
-       comparisons       fmr
-    0       275488 1.234e-05
-    1         2400    0.9594
+       comparisons      fmr
+    0       275488 1.234e-5
+    1         2400   0.9594
     >>> pd.reset_option("display.float_format")
     """
     retina, tables = check_flag(retina, "retina"), check_flag(tables, "tables")  # any text once counted as True
@@ -166,12 +168,18 @@ def use_style(*, retina: bool = True, tables: bool = True) -> None:
 def _table_number(value: float) -> str:
     """A float as a table cell: whole numbers without decimals, others to 4 significant digits,
     or up to 6 where fewer write them as a whole number, and with 6 and their trailing zeros
-    where those do too (380.999999999998, a sum's rounding, is 381.000)."""
+    where those do too (380.999999999998, a sum's rounding, is 381.000). An exponent is written
+    as the book's prose writes it (:func:`format_rate`): 1.234e-5, not Python's 1.234e-05."""
     if abs(value) < 1e15 and value == round(value):
         return f"{value + 0.0:.0f}"  # + 0.0: -0.0 reads 0, not -0
     # 0.99996 to 4 digits read "1", as a TMR of exactly 1 does (and 1234.56 "1235", as a count)
-    return next((text for digits in (4, 5, 6) if not (text := f"{value:.{digits}g}").lstrip("-").isdigit()),
+    text = next((text for digits in (4, 5, 6) if not (text := f"{value:.{digits}g}").lstrip("-").isdigit()),
                 f"{value:#.6g}")
+    return _BOOK_EXPONENT.sub(lambda found: "e" + found[1].replace("+", "") + found[2], text)
+
+
+#: Python's exponent (``e-05``, ``e+06``), to be written without a plus sign or leading zeros.
+_BOOK_EXPONENT = re.compile(r"e([+-])0*(\d)")
 
 
 def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
@@ -212,7 +220,7 @@ def format_rate(rate: float, *, digits: int = 2, trim: bool = False) -> str:
 
     See Also
     --------
-    use_style : How tables show floats (four significant digits, Python's 1.234e-05).
+    use_style : How tables show floats (four significant digits, 1.234e-5).
 
     References
     ----------

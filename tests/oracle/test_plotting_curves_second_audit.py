@@ -119,7 +119,9 @@ def test_a_table_never_writes_a_value_that_is_not_whole_as_a_whole_number(value,
 
 @pytest.mark.parametrize("value", [0.5, 2.0, 275488.0, 0.9594, 1.2345e-05, 123456.7, 0.12345, 1e15, -3.0, 12.5])
 def test_a_table_writes_ordinary_values_as_before(value):
-    assert table_cell(value) == (f"{value:.0f}" if abs(value) < 1e15 and value == round(value) else f"{value:.4g}")
+    """As before, but for the exponents, now written as the prose writes them (1.234e-5, 1e15)."""
+    python = re.sub(r"e\+?(-?)0*(\d)", r"e\1\2", f"{value:.4g}")  # 1.234e-05 and 1.235e+05: e-5 and e5
+    assert table_cell(value) == (f"{value:.0f}" if abs(value) < 1e15 and value == round(value) else python)
 
 
 def test_a_non_whole_value_is_never_written_like_a_whole_one():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from types import SimpleNamespace
@@ -185,15 +186,28 @@ def test_use_style_sets_the_palette_line_styles_and_resolution():
     assert plt.rcParams["figure.constrained_layout.use"]
 
 
+@pytest.mark.parametrize("value, shown", [
+    (1.2345e-05, "1.234e-5"), (-1.5e-5, "-1.5e-5"), (1e-300, "1e-300"), (2.5e15, "2.5e15"), (1e20, "1e20"),
+    (123456.7, "1.235e5"), (1000000.0, "1000000"), (0.99996, "0.99996"), (380.999999999998, "381.000"),
+])
+def test_table_cells_write_exponents_as_the_prose_does(value, shown):
+    """Before: Python's exponents (1.234e-05, 2.5e+15) beside the prose's 1.234e-5 and 2.5e15. The
+    shown text reads back within half its last digit."""
+    text = plotting._table_number(value)
+    assert text == shown
+    digits = len(text.split("e")[0].lstrip("-").replace(".", "").lstrip("0"))
+    assert abs(float(text) - value) <= 0.5 * 10.0 ** (math.floor(math.log10(abs(value))) - digits + 1)
+
+
 def test_use_style_prints_whole_floats_as_integers_and_others_to_four_significant_digits():
     table = pd.DataFrame({"n_nonmated": [275488.0, 0.0, np.nan], "fmr": [1.2345e-05, 0.0, 0.987654]},
                          index=pd.Index(["A", "B", "C"], name="group"))
     before = table.copy()
     plotting.use_style(retina=False)
     cells = [line.split() for line in table.to_string().splitlines()[2:]]
-    assert cells == [["A", "275488", "1.234e-05"], ["B", "0", "0"], ["C", "NaN", "0.9877"]]
+    assert cells == [["A", "275488", "1.234e-5"], ["B", "0", "0"], ["C", "NaN", "0.9877"]]
     pd.testing.assert_frame_equal(table, before)  # the display changes, never a value
-    assert f"{table.loc['A', 'fmr']:.4g}" in table.to_html()
+    assert "1.234e-5" in table.to_html()
     pd.reset_option("display.float_format")
     plotting.use_style(retina=False, tables=False)
     assert "275488.0" in table.to_string()
