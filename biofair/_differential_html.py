@@ -147,9 +147,8 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: f
             value = f'<span class="unresolved">not resolved: {row.errors} of {row.comparisons}</span>'
         else:
             value = '<span class="unresolved">no comparisons</span>'
-        extrapolated = "–"
-        if not pd.isna(row.extrapolated):
-            extrapolated = f"{_number(row.extrapolated)} {_interval(row.extrapolated_low, row.extrapolated_high)} (model)"
+        extrapolated = "–" if pd.isna(row.extrapolated) else (
+            f"{_number(row.extrapolated)} {_interval(row.extrapolated_low, row.extrapolated_high)} (model)")
         subjects = "–" if pd.isna(row.reference_subjects) else f"{int(row.reference_subjects)} / {int(row.probe_subjects)}"
         rows.append(
             f'<tr><td class="text">{_label(row.group)}</td><td>{value}</td><td>{row.errors:,} / {row.comparisons:,}</td>'
@@ -158,14 +157,15 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: f
             f"<td>{_number(row.design_effect)}</td><td>{_smallest_resolved(row.smallest_resolved)}</td>"
             f"<td>{_ratio(row, tolerance)}</td>"
             f'<td class="text {_verdict_class(row.ratio_verdict)}">{_e(row.ratio_verdict)}</td>'
-            f"<td>{extrapolated}</td></tr>"
+            + (f"<td>{extrapolated}</td>" if rate == "fmr" else "") + "</tr>"
         )
     percent = _percent(confidence)
     head = (
         '<tr><th class="text">group</th><th>rate</th><th>errors / comparisons</th><th>subjects (reference / probe)</th>'
         f"<th>{percent} interval, subject bootstrap</th><th>{percent} Clopper-Pearson</th><th>{percent} Wilson</th>"
         "<th>design effect</th><th>smallest resolved rate (3/n)</th><th>ratio to reference</th><th class=\"text\">verdict</th>"
-        "<th>extrapolated FMR (GPD tail)</th></tr>"
+        # only an FMR is extrapolated (from the tail of the non-mated scores): the FNMR table had a column of dashes
+        + ("<th>extrapolated FMR (GPD tail)</th>" if rate == "fmr" else "") + "</tr>"
     )
     return (f"<h2>{title}</h2><p>Counted on {counted}; errors are {errors} at the threshold.</p>"
             f"{_SCROLL_HINT}<table>{head}{''.join(rows)}</table>")

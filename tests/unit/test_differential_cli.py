@@ -91,6 +91,19 @@ def test_html_says_what_every_number_is_and_escapes_labels(audit):
         assert phrase in page
 
 
+def test_only_the_fmr_table_has_an_extrapolated_column(audit):
+    """Before: the FNMR table carried an "extrapolated FMR (GPD tail)" column, a dash in every
+    row (only an FMR is extrapolated, from the non-mated scores' tail)."""
+    _, out, _ = audit
+    page = (out / "report.html").read_text()
+    tables = {rate: page.split(f"<h2>{heading}", 1)[1].split("</table>", 1)[0]
+              for rate, heading in (("fmr", "False match rate"), ("fnmr", "False non-match rate"))}
+    assert "extrapolated FMR (GPD tail)" in tables["fmr"] and "extrapolated" not in tables["fnmr"]
+    for body in tables.values():  # every row as many cells as its header names
+        head, *rows = body.split("<tr>")[1:]
+        assert all(row.count("<td") == head.count("<th") for row in rows)
+
+
 def test_a_small_group_with_errors_of_its_own_is_shown_and_compared(tmp_path):
     """The audit's case on the page: "Other" (5 false non-matches in 40, on 4 subjects) read "not
     resolved: 5 of 40" beside a smallest resolved rate of 0.075, and the FNMR verdict
