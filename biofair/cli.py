@@ -663,11 +663,13 @@ def _refuse_score_sets(args: argparse.Namespace, table) -> None:
     package's error selects the rows of a table in Python)."""
     import pandas as pd
 
-    from biofair._validation import how_many, quoted
+    from biofair._validation import how_many
     from biofair.exceptions import SchemaError
     from biofair.io import _compression, _kind
+    from biofair.schema import _SCORE_SETS, _first_score_sets
 
-    for column, (rows, unit) in _SETS.items():
+    for column in _SCORE_SETS:  # the package's score-set columns, worded for the command
+        rows, unit = _SETS[column]
         values = pd.unique(table[column].dropna()) if column in table.columns else []
         if len(values) < 2:
             continue
@@ -681,9 +683,9 @@ def _refuse_score_sets(args: argparse.Namespace, table) -> None:
             separator = "" if sep == "," else f", sep={sep!r}"
             read = f"pd.read_csv({str(path)!r}{separator}, dtype=str, keep_default_na=False)"
             suffix, options = "csv", f"{separator}, index=False"
-        shown = ", ".join(map(quoted, values[:5])) + (", ..." if len(values) > 5 else "")
         raise SchemaError(
-            f"{path} holds {how_many(len(values), 'score set')} in column {name!r} ({shown}): {rows}, which no "
+            f"{path} holds {how_many(len(values), 'score set')} in column {name!r} ({_first_score_sets(values)}): "
+            f"{rows}, which no "
             f"metric pools, and biofair report analyses one. Give it a file of one {unit}'s rows, e.g. python -c "
             f"\"import pandas as pd; t = {read}; [rows.to_{suffix}(f'{stem}-{unit}{{i}}.{suffix}'{options}) for i, "
             f"(_, rows) in enumerate(t.groupby({name!r}, sort=False), 1)]\" (a file per {unit}, numbered in the "

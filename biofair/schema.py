@@ -637,13 +637,17 @@ def _validate_score_set(scores: pd.DataFrame, *, name: str = "scores", groups: b
     return scores
 
 
+def _first_score_sets(values: Sequence) -> str:
+    """The first five distinct ``values`` of a score-set column, quoted, as a message lists them."""
+    return ", ".join(map(quoted, values[:5])) + (", ..." if len(values) > 5 else "")
+
+
 def _refuse_pooling(column: str, values: Sequence) -> None:
     """Raise if the distinct non-missing ``values`` of a score-set column are more than one."""
     if len(values) > 1:
-        shown = ", ".join(map(quoted, values[:5])) + (", ..." if len(values) > 5 else "")
         raise SchemaError(
-            f"the table holds {len(values)} score sets in column {column!r} ({shown}), whose rows a "
-            f"metric would pool: {_SCORE_SETS[column].format(first=quoted(values[0]))}"
+            f"the table holds {len(values)} score sets in column {column!r} ({_first_score_sets(values)}), whose "
+            f"rows a metric would pool: {_SCORE_SETS[column].format(first=quoted(values[0]))}"
         )
 
 
