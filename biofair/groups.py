@@ -45,6 +45,7 @@ from biofair.schema import (
     _check_ids_of_one_kind,
     _check_table,
     _cli_renaming,
+    _first_columns,
     _missing,
     _missing_groups_fix,
     _nan_apart,
@@ -1137,8 +1138,7 @@ def _no_subject_column(columns: Sequence, subject: str, *, file: object = None) 
     its ``subject`` column, with its columns and the way forward: naming the column of ids, the
     one that differs from ``subject`` only in letter case or surrounding spaces if there is one."""
     near = [str(c) for c in columns if str(c).strip().lower() == subject.strip().lower()]
-    shown = ", ".join(repr(str(c)) for c in list(columns)[:10]) + (
-        f" and {len(columns) - 10} more" if len(columns) > 10 else "")
+    shown = _first_columns([str(c) for c in columns])
     if file is None:
         return (f"the attributes have no column {subject!r}, the ids of their subjects (their columns: {shown}): "
                 + (f"pass subject={near[0]!r}" if near else "pass subject=<the column of subject ids>"))

@@ -249,9 +249,14 @@ def _near_names(missing: list[str], columns: Sequence[str], *,
     columns = list(columns)
     if not columns:
         return " (the table has no columns)"
-    shown = ", ".join(repr(n) for n in columns[:10]) + (f" and {len(columns) - 10} more" if len(columns) > 10 else "")
     placeholders = {f"<{name} column>": name for name in missing}
-    return f" (the table has {shown}; map its names to biofair's, e.g. {renaming(placeholders)})"
+    return f" (the table has {_first_columns(columns)}; map its names to biofair's, e.g. {renaming(placeholders)})"
+
+
+def _first_columns(columns: Sequence) -> str:
+    """The first ten of ``columns``, quoted, and how many more, as a message lists them."""
+    columns = list(columns)
+    return ", ".join(repr(n) for n in columns[:10]) + (f" and {len(columns) - 10} more" if len(columns) > 10 else "")
 
 
 #: Optional columns whose absence changes the results without an error, and how.
