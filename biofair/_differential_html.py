@@ -194,10 +194,11 @@ def _cross(report) -> str:
         return ("<h2>Cross-group false matches</h2><p>The data give one group per comparison, not one per side: "
                 "no cross-group table.</p>")
     cells = report.cross_group
-    probes = sorted(cells["probe"].unique())
+    order = {name: i for i, name in enumerate(pd.unique(report.groups["group"]))}  # the groups' order, not as text
+    probes = sorted(pd.unique(cells["probe"]), key=lambda name: order.get(name, len(order)))
     lookup = {(r.reference, r.probe): r for r in cells.itertuples()}
     rows = []
-    for reference in sorted(cells["reference"].unique()):
+    for reference in pd.unique(cells["reference"]):  # in the groups' order, as the cells come
         tds = []
         for probe in probes:
             cell = lookup.get((reference, probe))

@@ -583,7 +583,9 @@ def differential_report(
         cross["resolved"] = rate_resolution(np.full(len(cross), targets["fmr"]), cross["false_matches"].to_numpy(),
                                             cross["comparisons"].to_numpy())[0]
         cross["fmr"] = cross["fmr"].where(cross["resolved"])  # never a 0 that means "too few"
-    groups = groups[_COLUMNS].sort_values(["group", "rate"], kind="stable")
+    position = {name: i for i, name in enumerate(names)}  # the groups' order (2, 9, 10; not as text)
+    groups = groups[_COLUMNS].sort_values(["group", "rate"], key=lambda c: c.map(position) if c.name == "group" else c,
+                                          kind="stable")
     groups.index = range(len(groups))
     return DifferentialReport(groups, _differentials_table(differential_rows), cross, thr, source, target_fmr, overall,
                               attributes, references, tolerance, confidence, n_resamples, subjects, notes)

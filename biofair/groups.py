@@ -1600,15 +1600,16 @@ def _cross_group_cells(scores: pd.DataFrame, threshold: float, *, by: By = "grou
     reference, probe, parts = _combine([_attribute_codes(scores, pair) for pair in sides])
     names = _group_names(parts, len(sides))
     nonmated = ~scores["mated"].to_numpy(dtype=bool)
-    labels = np.array(names, dtype=object)
-    table = (
-        pd.DataFrame({"reference": labels[reference[nonmated]], "probe": labels[probe[nonmated]],
+    table = (  # grouped by code, so the cells come in the groups' order (2, 9, 10; not as text)
+        pd.DataFrame({"reference": reference[nonmated], "probe": probe[nonmated],
                       "accepted": scores["score"].to_numpy(dtype=np.float64)[nonmated] >= threshold})
         .groupby(["reference", "probe"])["accepted"]
         .agg(["sum", "size"])
         .reset_index()
         .rename(columns={"sum": "accepted", "size": "comparisons"})
     )
+    labels = np.array(names, dtype=object)
+    table["reference"], table["probe"] = labels[table["reference"]], labels[table["probe"]]
     table["accepted"] = table["accepted"].astype(np.int64)
     table["fmr"] = table["accepted"] / table["comparisons"]
     return table, names

@@ -9,6 +9,7 @@ comparisons, scipy.optimize for the profile likelihood, and simulation for cover
 from __future__ import annotations
 
 import json
+import re
 from importlib.resources import files
 
 import jsonschema
@@ -22,6 +23,7 @@ from scipy import optimize, stats
 import biofair as bf
 from biofair._validation import as_rng
 from biofair._binomial import binomial_intervals
+from biofair._differential_html import render
 from biofair.differentials import _ZERO_WIDTH as ZERO_WIDTH
 from biofair.differentials import _clustered_replicates, _largest_contrast_bounds, _max_t_bands, _verdict
 from memory import peak_memory
@@ -364,6 +366,37 @@ def test_row_order_and_group_names_do_not_matter(seed):
     columns = ["group", "rate", "status", "estimate", "errors", "comparisons", "reference_subjects",
                "cp_low", "cp_high", "wilson_low", "wilson_high"]
     pd.testing.assert_frame_equal(first[columns], second[columns])
+
+
+def test_groups_and_cross_group_cells_come_in_the_groups_order_as_rates_by_group_lists_them():
+    """Before: the report's rows, its cross-group cells, their JSON and the page's cross-group
+    table listed number labels as text (10, 2, 9), while rates_by_group, group_sizes and
+    cross_group_fmr list them by value (2, 9, 10)."""
+    rng = np.random.default_rng(5)
+    label = rng.choice([2, 9, 10], 90)  # one label per subject
+    reference, probe = rng.integers(0, 90, 1_500), rng.integers(0, 90, 1_500)
+    mated = rng.random(1_500) < 0.3
+    probe = np.where(mated, reference, np.where(probe == reference, (probe + 1) % 90, probe))
+    table = pd.DataFrame({"score": rng.normal(size=1_500) + 2 * mated, "mated": mated,
+                          "reference_subject": reference, "probe_subject": probe,
+                          "reference_group": label[reference], "probe_group": label[probe]})
+    names = ["2", "9", "10"]
+    assert list(bf.rates_by_group(table, 1.0)["group"]) == names
+    report = bf.differential_report(table, fmr=0.1, n_resamples=40, rng=0)
+    assert list(report.groups["group"]) == [name for name in names for _ in ("fmr", "fnmr")]
+    assert list(report.groups["rate"]) == ["fmr", "fnmr"] * 3
+    assert [(c["reference"], c["probe"]) for c in report.to_dict()["cross_group"]] == [
+        (r, p) for r in names for p in names]
+    page = render(report)
+    cross = page[page.index("<h2>Cross-group false matches"):]
+    heads = re.findall(r'<th class="text">([^<]*)</th>', cross)[1:]  # the rows' references
+    assert heads == names and re.findall(r"<th>([^<]*)</th>", cross) == names  # the probes' columns
+    # each cell is a loop's count at the report's threshold
+    for cell in report.cross_group.itertuples():
+        nonmated = table[~table["mated"] & (table["reference_group"].astype(str) == cell.reference)
+                         & (table["probe_group"].astype(str) == cell.probe)]
+        assert (cell.false_matches, cell.comparisons) == (sum(s >= report.threshold for s in nonmated["score"]),
+                                                         len(nonmated))
 
 
 # -- honest small groups and JSON ----------------------------------------------------------
