@@ -192,3 +192,30 @@ def test_readme_progress_size_is_the_commands(capsys):
     assert stop.value.code == 0
     help_text = " ".join(capsys.readouterr().out.split())
     assert f"{match[1]} MiB or more (reading, checking, computing, writing)" in help_text
+
+
+def test_metric_chooser_quotes_the_chapters_own_words_for_findings_that_change_with_the_draw():
+    """The chooser typed the words of two findings around glued numbers: chapter 7's "N times as
+    many false alarms as another (a against b: below the rule of three ...)" read "inf times ...
+    (27 against 0 ...)" at seed 1, where the least-alarming group raised none; chapter 12's
+    "widens the FNMR gap" is asserted nowhere (the chapter glues "widens" or "narrows"). It now
+    quotes the phrases the chapters glue for every draw."""
+    chooser = page("book/metric_chooser.md")
+    for chapter, phrase, typed in [
+        ("07_identify_fairly", "nb07_alarms_reading", "nb07_fpir_ratio"),
+        ("12_mitigate_and_measure_the_price", "nb12_b_strict", "widens the FNMR gap"),
+    ]:
+        assert f"chapters/{chapter}.ipynb::{phrase}:s`" in chooser
+        assert typed not in chooser
+        source = (ROOT / "notebooks" / f"{chapter}.md").read_text()
+        assert re.search(rf'glue\("{phrase}", ', source), f"{chapter} glues no {phrase}"
+
+
+@pytest.mark.parametrize("name", ["book/metric_chooser.md", "book/reproductions.md", "book/intro.md",
+                                  "book/teaching.md"])
+def test_glue_from_another_document_names_its_format(name):
+    # myst-nb splits `doc::key:format` at its last colon: without a format, "chapters/x.ipynb:"
+    # becomes the key and the key the format, and the build fails to find it
+    for reference in re.findall(r"\{glue:text\}`([^`]*)`", page(name)):
+        if "::" in reference:
+            assert re.fullmatch(r"chapters/\w+\.ipynb::\w+:[^:]+", reference), reference
