@@ -219,3 +219,25 @@ def test_glue_from_another_document_names_its_format(name):
     for reference in re.findall(r"\{glue:text\}`([^`]*)`", page(name)):
         if "::" in reference:
             assert re.fullmatch(r"chapters/\w+\.ipynb::\w+:[^:]+", reference), reference
+
+
+def test_teaching_page_names_what_a_downloaded_chapter_imports_beyond_biofairs_dependencies():
+    """The page said a downloaded chapter needs biofair "(make env, or pip install -e . in a
+    clone)"; every chapter imports myst-nb's glue, which pip install -e . does not install, and
+    chapters 1, 9, 10 and 14 import pyeer, scikit-learn, jsonschema and Dask."""
+    import sys
+    import tomllib
+
+    names = {"myst_nb": "myst-nb", "sklearn": "scikit-learn", "pyeer": "pyeer", "jsonschema": "jsonschema",
+             "dask": "Dask", "distributed": "Dask"}
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    installed = {re.match(r"[A-Za-z0-9_-]+", d)[0].lower() for d in dependencies} | {"biofair", "ipython"}
+    teaching = page("book/teaching.md")
+    for source in sorted((ROOT / "notebooks").glob("*.md")):
+        code = "\n".join(re.findall(r"^```\{code-cell\}[^\n]*\n(.*?)^```", source.read_text(), re.MULTILINE | re.DOTALL))
+        imported = set(re.findall(r"^\s*(?:from ([A-Za-z_]\w*)[\w.]* import|import ([A-Za-z_]\w*))", code, re.MULTILINE))
+        imported = {first or second for first, second in imported}
+        beyond = {m for m in imported - set(sys.stdlib_module_names) if m.lower() not in installed}
+        assert beyond <= set(names), f"{source.stem} imports {sorted(beyond - set(names))}: name them on the page"
+        for module in beyond:
+            assert names[module] in teaching, f"{source.stem} imports {module}; book/teaching.md does not say so"
