@@ -234,10 +234,33 @@ def test_teaching_page_names_what_a_downloaded_chapter_imports_beyond_biofairs_d
     installed = {re.match(r"[A-Za-z0-9_-]+", d)[0].lower() for d in dependencies} | {"biofair", "ipython"}
     teaching = page("book/teaching.md")
     for source in sorted((ROOT / "notebooks").glob("*.md")):
-        code = "\n".join(re.findall(r"^```\{code-cell\}[^\n]*\n(.*?)^```", source.read_text(), re.MULTILINE | re.DOTALL))
-        imported = set(re.findall(r"^\s*(?:from ([A-Za-z_]\w*)[\w.]* import|import ([A-Za-z_]\w*))", code, re.MULTILINE))
+        cells = re.findall(r"^```\{code-cell\}[^\n]*\n(.*?)^```", source.read_text(), re.MULTILINE | re.DOTALL)
+        imported = set(re.findall(r"^\s*(?:from ([A-Za-z_]\w*)[\w.]* import|import ([A-Za-z_]\w*))", "\n".join(cells),
+                                  re.MULTILINE))
         imported = {first or second for first, second in imported}
         beyond = {m for m in imported - set(sys.stdlib_module_names) if m.lower() not in installed}
         assert beyond <= set(names), f"{source.stem} imports {sorted(beyond - set(names))}: name them on the page"
         for module in beyond:
             assert names[module] in teaching, f"{source.stem} imports {module}; book/teaching.md does not say so"
+
+
+def test_conventions_name_every_function_whose_fmr_takes_several_targets():
+    """The page said `fmr` is "one target FMR" everywhere; threshold_at_fmr and tmr_at_fmr (in
+    memory and out of core) take an array of targets, the others refuse one."""
+    match = quoted(r"the functions that return bare numbers, ([^;]*?), also take an array of targets",
+                   "book/conventions.md")
+    named = set(re.findall(r"`([\w.]+)`", match[1]))
+    several = set()
+    for module_name in ("biofair", "biofair.partitions", "biofair.mitigation", "biofair.normalisation"):
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            function = getattr(module, name)
+            if inspect.isfunction(function) and "fmr" in inspect.signature(function).parameters:
+                if "ArrayLike" in str(inspect.signature(function).parameters["fmr"].annotation):
+                    several.add(name if module_name == "biofair" else f"{module_name}.{name}")
+    assert named == several
+    rng = np.random.default_rng(0)
+    mated, nonmated = rng.normal(3, 1, 200), rng.normal(0, 1, 1000)
+    assert bf.threshold_at_fmr(nonmated, [0.1, 0.01]).shape == bf.tmr_at_fmr(mated, nonmated, [0.1, 0.01]).shape == (2,)
+    with pytest.raises(TypeError, match="one target FMR"):
+        bf.operating_point(mated, nonmated, fmr=[0.1, 0.01])
