@@ -192,3 +192,75 @@ def test_readme_progress_size_is_the_commands(capsys):
     assert stop.value.code == 0
     help_text = " ".join(capsys.readouterr().out.split())
     assert f"{match[1]} MiB or more (reading, checking, computing, writing)" in help_text
+
+
+def test_metric_chooser_quotes_the_chapters_own_words_for_findings_that_change_with_the_draw():
+    """The chooser typed the words of two findings around glued numbers: chapter 7's "N times as
+    many false alarms as another (a against b: below the rule of three ...)" read "inf times ...
+    (27 against 0 ...)" at seed 1, where the least-alarming group raised none; chapter 12's
+    "widens the FNMR gap" is asserted nowhere (the chapter glues "widens" or "narrows"). It now
+    quotes the phrases the chapters glue for every draw."""
+    chooser = page("book/metric_chooser.md")
+    for chapter, phrase, typed in [
+        ("07_identify_fairly", "nb07_alarms_reading", "nb07_fpir_ratio"),
+        ("12_mitigate_and_measure_the_price", "nb12_b_strict", "widens the FNMR gap"),
+    ]:
+        assert f"chapters/{chapter}.ipynb::{phrase}:s`" in chooser
+        assert typed not in chooser
+        source = (ROOT / "notebooks" / f"{chapter}.md").read_text()
+        assert re.search(rf'glue\("{phrase}", ', source), f"{chapter} glues no {phrase}"
+
+
+def test_glue_from_another_document_names_its_format():
+    # myst-nb splits `doc::key:format` at its last colon: without a format, "chapters/x.ipynb:"
+    # becomes the key and the key the format, and the build fails to find it
+    references = [reference for path in sorted((ROOT / "book").glob("*.md"))
+                  for reference in re.findall(r"\{glue:text\}`([^`]*::[^`]*)`", page(f"book/{path.name}"))]
+    assert len(references) > 20  # the metric chooser's findings
+    for reference in references:
+        assert re.fullmatch(r"chapters/\w+\.ipynb::\w+:[^:]+", reference), reference
+
+
+def test_teaching_page_names_what_a_downloaded_chapter_imports_beyond_biofairs_dependencies():
+    """The page said a downloaded chapter needs biofair "(make env, or pip install -e . in a
+    clone)"; every chapter imports myst-nb's glue, which pip install -e . does not install, and
+    chapters 1, 9, 10 and 14 import pyeer, scikit-learn, jsonschema and Dask."""
+    import sys
+    import tomllib
+
+    names = {"myst_nb": "myst-nb", "sklearn": "scikit-learn", "pyeer": "pyeer", "jsonschema": "jsonschema",
+             "dask": "Dask", "distributed": "Dask"}
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    installed = {re.match(r"[A-Za-z0-9_-]+", d)[0].lower() for d in dependencies} | {"biofair", "ipython"}
+    teaching = page("book/teaching.md")
+    for source in sorted((ROOT / "notebooks").glob("*.md")):
+        cells = re.findall(r"^```\{code-cell\}[^\n]*\n(.*?)^```", source.read_text(), re.MULTILINE | re.DOTALL)
+        imported = set(re.findall(r"^\s*(?:from ([A-Za-z_]\w*)[\w.]* import|import ([A-Za-z_]\w*))", "\n".join(cells),
+                                  re.MULTILINE))
+        imported = {first or second for first, second in imported}
+        beyond = {m for m in imported - set(sys.stdlib_module_names) if m.lower() not in installed}
+        assert beyond <= set(names), f"{source.stem} imports {sorted(beyond - set(names))}: name them on the page"
+        for module in beyond:
+            assert names[module] in teaching, f"{source.stem} imports {module}; book/teaching.md does not say so"
+
+
+def test_conventions_name_every_function_whose_fmr_takes_several_targets():
+    """The page said `fmr` is "one target FMR" everywhere; threshold_at_fmr and tmr_at_fmr (in
+    memory and out of core) take an array of targets, the others refuse one."""
+    match = quoted(r"the functions that return bare numbers, ([^;]*?), also take an array of targets",
+                   "book/conventions.md")
+    named = set(re.findall(r"`([\w.]+)`", match[1]))
+    several = set()
+    for module_name in ("biofair", "biofair.partitions", "biofair.mitigation", "biofair.normalisation"):
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            function = getattr(module, name)
+            if inspect.isfunction(function) and "fmr" in inspect.signature(function).parameters:
+                if "ArrayLike" in str(inspect.signature(function).parameters["fmr"].annotation):
+                    several.add(name if module_name == "biofair" else f"{module_name}.{name}")
+    assert named == several
+    rng = np.random.default_rng(0)
+    mated, nonmated = rng.normal(3, 1, 200), rng.normal(0, 1, 1000)
+    assert bf.threshold_at_fmr(nonmated, [0.1, 0.01]).shape == bf.tmr_at_fmr(mated, nonmated, [0.1, 0.01]).shape == (2,)
+    with pytest.raises(TypeError, match="one target FMR"):
+        bf.operating_point(mated, nonmated, fmr=[0.1, 0.01])
