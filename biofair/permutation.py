@@ -356,9 +356,10 @@ def permutation_null(
     non-mated indices' nulls then compare smaller groups than the table's, which fall
     further below 1 by chance, and a large p-value does not say that the groups' non-mated
     scores agree (on that list the non-mated CEI of a ResNet verifier lay far above its null
-    mean, p = 1). The function warns (:class:`~biofair.PermutationNullWarning`) when the shuffles keep on
-    average fewer than 9 in 10 of the table's share (``nonmated_within_shuffled < 0.9 *
-    nonmated_within``): groups with a tenth fewer non-mated comparisons than the table's.
+    mean, p = 1). The function warns (:class:`~biofair.PermutationNullWarning`) when the
+    shuffles keep on average fewer than 9 in 10 of the table's share
+    (``nonmated_within_shuffled < 0.9 * nonmated_within``): groups with more than a tenth
+    fewer non-mated comparisons than the table's.
 
     A small group, its subjects moved as a whole, can take subjects with too few scores among
     them for the statistic (CEI needs scores on both sides of its split percentile, FDR a
