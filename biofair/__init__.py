@@ -45,6 +45,7 @@ from biofair.equal_error_rate import EqualErrorRate, eer
 from biofair.exceptions import (
     CoarseHistogramWarning,
     InsufficientComparisonsWarning,
+    PermutationNullWarning,
     SchemaError,
     ScoreDirectionWarning,
     UndefinedRateWarning,
@@ -113,6 +114,7 @@ __all__ = [
     "OutcomeFairness",
     "PairedResult",
     "PermutationNull",
+    "PermutationNullWarning",
     "RocCurve",
     "SchemaError",
     "ScoreDirectionWarning",

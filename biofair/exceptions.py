@@ -119,6 +119,42 @@ class CoarseHistogramWarning(UserWarning):
     """
 
 
+class PermutationNullWarning(UserWarning):
+    """A permutation null does not keep the non-mated comparisons within groups that the data have.
+
+    With group labels given per side (``reference_group`` and ``probe_group``, e.g. from a
+    subject file), the null's shuffle gives each subject another subject's label on both
+    sides of its comparisons, so a non-mated pair of one group whose two subjects draw
+    different labels becomes a cross-group pair, which no group's index reads. The warning is
+    given when the shuffled tables keep, on average, fewer than 9 in 10 of the table's share
+    of non-mated comparisons within groups (shuffled < 0.9 x table; both shares are in
+    :class:`biofair.PermutationNull` and in the ``parameters`` of
+    :func:`biofair.fairness_summary`'s null rows): the nulls of the indices that read
+    non-mated scores then compare smaller groups than the data do, and fall further below 1
+    by chance. The nulls of the mated indices are not affected.
+
+    See Also
+    --------
+    biofair.permutation_null : Warns with it.
+    biofair.fairness_summary : Warns with it, for the nulls of the FDR area and CEI.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import biofair as bf
+    >>> table = bf.synthetic.demographic_scores(groups={"a": (20, 2.0, 1.0), "b": (20, 2.0, 1.0)}, rng=0)
+    >>> table = table[table["reference_group"] == table["probe_group"]]  # pairs within groups only
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     result = bf.permutation_null(lambda t: bf.comprehensive_equity_index(t, kind="nonmated", bins=10).extreme,
+    ...                                  table, n_permutations=19, rng=0)
+    >>> caught[0].category.__name__
+    'PermutationNullWarning'
+    >>> print(f"{result.nonmated_within:.0%} in the table, {result.nonmated_within_shuffled:.0%} shuffled")
+    100% in the table, 48% shuffled
+    """
+
+
 class ScoreDirectionWarning(UserWarning):
     """Mated scores are mostly below non-mated ones (ROC AUC < 0.5).
 

@@ -412,7 +412,10 @@ def fairness_summary(
         weight of DFI, CEI and CEIᴬ (CEIᴬ's chosen from the data, group by group), the EER's
         method, minDCF's prior and costs, and the permutations behind a null (with
         ``redrawn=``, the arrangements drawn again because a permuted group had too few scores
-        for an index: see :func:`biofair.permutation_null`'s Notes).
+        for an index, and ``nonmated_within=(table: ..., shuffled: ...)``, the share of
+        non-mated comparisons within groups in the table and on average in its permuted
+        tables, unless both are 1, as with one label per comparison: see
+        :func:`biofair.permutation_null`'s Notes).
 
     Raises
     ------
@@ -457,6 +460,10 @@ def fairness_summary(
         non-mated ones, as when the scores are distances (negate them first). Not when
         :func:`biofair.read_scores` or :func:`biofair.read_grouped_scores` has said so of
         the table.
+    PermutationNullWarning
+        When the permuted tables of the nulls keep fewer than 9 in 10 of the table's share of
+        non-mated comparisons within groups (labels given per side: see
+        :func:`biofair.permutation_null`'s Notes).
 
     See Also
     --------
@@ -501,7 +508,7 @@ def fairness_summary(
     # the permutations' plan checks that the labels can be shuffled (per-side labels need
     # subjects, each subject one label), which the nulls at the end would find out too late
     ordered = _ordered_for_grouping(scores, by)
-    shuffled = _shuffle_plan(ordered, by, _resampled_cluster(ordered, unit, cluster))
+    shuffles = _shuffle_plan(ordered, by, _resampled_cluster(ordered, unit, cluster))
     rng = as_rng(rng)
     warn_if_reversed(scores)  # distances in a table: every row below would be reversed
     resampling = {"n_resamples": n_resamples, "unit": unit, "cluster": cluster, "confidence": confidence,
@@ -573,7 +580,7 @@ def fairness_summary(
         estimates["area_under_fdr_log10"] = area_under_fdr(fdr["fdr"], fdr["fmr_target"], scale="log10")
     try:
         with resolution_warned_once():  # the FDR rows (or the system rows) have warned for these targets
-            nulls = _nulls(indices, lambda generator: _grouped(shuffled(generator), by), estimates,
+            nulls = _nulls(indices, shuffles.read_as(lambda table: _grouped(table, by)), estimates,
                            n_permutations=n_permutations, alternative="less", rng=rng, progress_bar=progress_bar)
     except _TooSmallToShuffle as problem:  # the indices stand, without a null
         warn(f"{problem}: the FDR area and CEI are given without their null rows")
@@ -582,8 +589,12 @@ def fairness_summary(
                                                        scale="log10", alpha=alpha, optimistic=optimistic)
     # the area is no better resolved than the least resolved of the targets it runs over
     area_marks = {"resolved": bool(fdr["resolved"].all()), "precise": bool(fdr["precise"].all())}
-    redrawn = next(iter(nulls.values())).n_redrawn if nulls else 0  # the same arrangements for every null
-    null_settings = _settings(n_permutations=n_permutations, unit=unit, **({"redrawn": redrawn} if redrawn else {}))
+    # the same arrangements for every null: the same redraws, the same shares of non-mated pairs within groups
+    drawn = next(iter(nulls.values()), None)
+    redrawn = drawn.n_redrawn if drawn else 0
+    within = {"table": drawn.nonmated_within, "shuffled": drawn.nonmated_within_shuffled} if drawn else {}
+    null_settings = _settings(n_permutations=n_permutations, unit=unit, **({"redrawn": redrawn} if redrawn else {}),
+                              **({"nonmated_within": within} if set(within.values()) - {1.0} else {}))
     for name in indices:
         add(name, attribute, nan, estimates[name], parameters=index_settings[name],
             **(area_marks if name == "area_under_fdr_log10" else {}))

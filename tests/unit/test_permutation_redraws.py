@@ -26,7 +26,7 @@ def scored_by_hand(statistic, table, n_permutations, seed):
     null, skipped = [], 0
     while len(null) < n_permutations:
         try:
-            null.append(statistic(shuffled(rng)))
+            null.append(statistic(shuffled.draw(rng)[0]))
         except ValueError:
             skipped += 1
     return np.array(null), skipped

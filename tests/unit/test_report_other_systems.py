@@ -114,6 +114,11 @@ def test_a_null_of_labels_given_per_side_says_its_groups_keep_fewer_impostor_pai
     assert match is not None, text[text.find("permutation"):][:2000]
     assert 35 <= int(match.group(1)) <= 65  # two groups of 20 subjects: about half the pairs stay
     assert "p = " in text[match.end():][:600]
+    # the share is the package's, over the null's own shuffles (the page dealt labels out 20 times of its own),
+    # as the null rows' settings give it and the package's warning says it
+    shares = set(re.findall(r"nonmated_within=\(table: 1, shuffled: (0\.\d+)\)", text))
+    assert len(shares) == 1 and f"{float(shares.pop()):.0%}" == f"{match.group(1)}%"
+    assert "PermutationNullWarning: the shuffles of the labels leave" in text
     (tmp_path / "pair-level").mkdir()
     pair_level = report_text(table, tmp_path / "pair-level")  # one label per comparison: no such sentence
     assert "stay within groups" not in pair_level

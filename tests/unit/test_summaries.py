@@ -323,7 +323,7 @@ def test_fairness_summary_reads_one_set_of_permutations_for_its_three_nulls(exam
     assert ordered["score"].is_monotonic_increasing and isinstance(ordered["group"].dtype, pd.CategoricalDtype)
     assert sorted(ordered.index) == list(table.index)
     plan = _shuffle_plan(ordered, "group", "reference_subject")
-    shared = real(statistics, lambda generator: bf.scores_by_group(plan(generator)), observed,
+    shared = real(statistics, plan.read_as(bf.scores_by_group), observed,
                   **{**options, "rng": np.random.default_rng(7)})
     for name, statistic in statistics.items():
         for source in (ordered, table):
@@ -447,3 +447,30 @@ def test_operating_summary_refuses_min_fmr_of_one_in_its_own_words():
     mated, nonmated = np.array([1.0, 2.0, 3.0]), np.array([0.0, 0.5, 1.5, 2.5])
     with pytest.raises(ValueError, match=r"^min_fmr must be below 1: the log-FMR area runs from min_fmr to FMR = 1"):
         bf.operating_summary(mated, nonmated, fmr_targets=[0.5], pauc_bounds=[0.5], min_fmr=1)
+
+
+def test_the_null_rows_say_how_many_nonmated_pairs_the_shuffles_kept_within_groups():
+    """Labels per side, every non-mated pair within its group: the nulls' shuffles turn about
+    half of them cross-group, which the null rows' settings say (the shares of the nulls, one set
+    of permutations for the three) and a PermutationNullWarning too; chapter 13 computed the
+    shares by hand. With one label per comparison both are 1 and the settings leave them out."""
+    table = bf.synthetic.demographic_scores(groups={"a": (20, 2.0, 1.0), "b": (20, 2.5, 1.0)}, rng=0)
+    table = table[table["reference_group"] == table["probe_group"]]
+    with pytest.warns(bf.PermutationNullWarning, match="against 100.0% in the table") as caught:
+        summary = bf.fairness_summary(table, fmr_targets=[0.1, 0.01], n_resamples=40, n_permutations=12, rng=0,
+                                      progress_bar=False)
+    assert sum(issubclass(w.category, bf.PermutationNullWarning) for w in caught) == 1  # once for the three nulls
+    nulls = summary[summary["metric"].str.endswith(("_null_mean", "_p_value"))]
+    assert len(nulls) == 6
+    shares = nulls["parameters"].str.extract(r"nonmated_within=\(table: ([\d.]+), shuffled: ([\d.]+)\)").astype(float)
+    assert (shares[0] == 1).all() and shares[1].nunique() == 1 and 0.4 < shares[1].iloc[0] < 0.6
+    said = re.search(r"leave ([\d.]+)% of", str(caught[0].message)).group(1)
+    assert float(said) == pytest.approx(100 * shares[1].iloc[0], abs=0.05)
+    pair_level = table.drop(columns="probe_group").rename(columns={"reference_group": "group"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", bf.PermutationNullWarning)
+        again = bf.fairness_summary(pair_level, fmr_targets=[0.1, 0.01], n_resamples=40, n_permutations=12, rng=0,
+                                    progress_bar=False)
+    assert not again["parameters"].str.contains("nonmated_within").any()
+    null_rows = again["metric"].str.endswith("_null_mean")
+    assert again.loc[null_rows, "parameters"].eq("n_permutations=12, unit=subject").all()
