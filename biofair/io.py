@@ -13,13 +13,15 @@ import bz2
 import codecs
 import csv
 import gzip
+import io
 import lzma
 import os
 import re
 import zipfile
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
+from itertools import islice
 from pathlib import Path
 from typing import BinaryIO, Literal
 
@@ -478,6 +480,7 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
                 "and every line in between was read as part of that one row: remove it, or quote the whole "
                 'field and double the quotes inside it ("see ""ticket""")'
             )
+    _refuse_short_rows(table, names, path, sep, compression)
     unscored = _blank(table[score]).to_numpy() if score in table.columns else np.ones(len(table), dtype=bool)
     empty = np.zeros(len(table), dtype=bool)
     empty[unscored] = table[unscored].apply(_blank).all(axis=1).to_numpy()  # only the rows without a score are read
@@ -492,6 +495,39 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
         )
         table = table[~empty]
     return table.rename(columns=renames)
+
+
+def _refuse_short_rows(table: pd.DataFrame, names: list[str], path: Path, sep: str, compression: str | None) -> None:
+    """Refuse a CSV file with data rows of fewer fields than its header (a file cut short, a
+    field left out): pandas fills the fields a row lacks with empty cells, and the error was of
+    an empty cell, or the row joined the group of rows without a label. Only the rows whose last
+    cell is empty and that hold a value can be short; the file's records are counted to them
+    with the csv module, which counts fields as pandas does (quotes, line breaks in quotes)."""
+    candidates = np.flatnonzero(_blank(table.iloc[:, -1]).to_numpy())
+    if not candidates.size:
+        return
+    candidates = candidates[~table.iloc[candidates].apply(_blank).all(axis=1).to_numpy()]  # blank lines: warned of
+    short: list[tuple[int, int, int]] = []  # (data row, its first line, its fields)
+    with (_open_binary(path, compression) as stream,
+          io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="") as text):
+        records = csv.reader(text, delimiter=sep)
+        ahead = 0  # the number of the next record: the header is record 0, data row i (from 0) record i + 1
+        for row in candidates.tolist():
+            deque(islice(records, row + 1 - ahead), maxlen=0)  # the records up to this row's
+            line = records.line_num + 1
+            fields = next(records)
+            ahead = row + 2
+            if len(fields) < len(names):
+                short.append((row, line, len(fields)))
+    if short:
+        row, line, count = short[0]
+        raise SchemaError(
+            f"{path}: data row {row + 1:,} (line {line:,}) has {how_many(count, 'field')} where the header has "
+            f"{len(names)} ({', '.join(names)}), and its missing fields would be read as empty cells; "
+            f"{how_many(len(short), 'data row', verbs=('is', 'are'))} short in all. A row cut short (the file "
+            f"truncated? a field left out?): give every row all {len(names)} fields, an empty one (two separators in "
+            "a row) where a value is missing"
+        )
 
 
 def _unquoted_separator(sep: str) -> str:

@@ -145,6 +145,53 @@ def test_a_first_row_with_an_extra_field_also_names_an_unquoted_comma(tmp_path):
         bf.read_scores(path)
 
 
+@pytest.mark.parametrize(("text", "row", "line", "fields", "short"), [
+    ("score,mated,group,subject,site\n0.9,1,a,s1,x\n0.1,0,a,s2,x\n0.8,1,b,s3\n0.2,0,b,s4,x\n", 3, 4, 4, 1),
+    ("score,mated,group\n0.9,1,a\n0.1,0,a\n0.8\n0.2,0,b\n0.3,1,\n\n0.4,0", 3, 4, 1, 2),  # the last cut short
+    ('score,mated,group\n0.9,1,a\n"0.1\n",0,a\n0.8,1\n0.2,0,b\n', 3, 5, 2, 1),  # a quoted line break before
+])
+def test_a_row_with_fewer_fields_than_the_header_is_named_by_its_row_and_line(tmp_path, text, row, line, fields,
+                                                                               short):
+    """Was: pandas filled the missing fields with empty cells, and the error was of "an empty
+    cell" in 'mated' or of a missing group, or (a trailing column) none at all."""
+    path = tmp_path / "short.csv"
+    path.write_text(text)
+    header = text.split("\n", 1)[0].split(",")
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            f"{path}: data row {row} (line {line}) has {fields} field{'s' if fields > 1 else ''} where the header "
+            f"has {len(header)} ({', '.join(header)}), and its missing fields would be read as empty cells; "
+            f"{short} data row{' is' if short == 1 else 's are'} short in all. A row cut short (the file truncated? "
+            f"a field left out?): give every row all {len(header)} fields, an empty one (two separators in a row) "
+            "where a value is missing") + "$"):
+        bf.read_scores(path)
+    records = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(records[row]) == fields  # the csv module agrees
+    assert sum(0 < len(record) < len(header) for record in records) == short
+    assert text.split("\n")[line - 1].startswith(",".join(records[row]))
+
+
+def test_a_short_row_is_refused_not_grouped_as_missing(tmp_path, run_main):
+    """Was: with missing_groups='group' (--missing-groups group) the row that lacks its group
+    joined the group '(missing)' without a word."""
+    path = tmp_path / "short.csv"
+    path.write_text("score,mated,group\n0.9,1,a\n0.1,0,a\n0.8,1,b\n0.2,0,b\n0.7,1\n0.3,0,b\n")
+    with pytest.raises(bf.SchemaError, match=re.escape(f"{path}: data row 5 (line 6) has 2 fields where the header "
+                                                       "has 3")):
+        bf.read_grouped_scores(path, missing_groups="group")
+    status, err = run_main(path, "--by", "group", "--missing-groups", "group", "-o", tmp_path / "report.html")
+    assert status == 2, err
+    assert err[-1].startswith(f"biofair report: error: {path}: data row 5 (line 6) has 2 fields where the header has 3")
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_trailing_empty_fields_are_empty_cells_not_a_short_row(tmp_path):
+    """A row with every field, its last ones empty, is read as written."""
+    path = tmp_path / "empty.csv"
+    path.write_text("score,mated,group,site\n0.9,1,a,\n0.1,0,a,x\n0.8,1,b,\n0.2,0,b,\n")
+    table = bf.read_scores(path)
+    assert len(table) == 4 and table["site"].isna().tolist() == [True, False, True, True]
+
+
 def test_an_unclosed_quote_is_named_by_its_data_row(tmp_path):
     """Was: "Error tokenizing data. C error: EOF inside string starting at row 3"."""
     path = tmp_path / "quote.csv"
