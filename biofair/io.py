@@ -194,13 +194,8 @@ def _first_lines(path: Path, compression: str | None) -> list[str]:
     if b"\r" in head and b"\n" not in head:
         raise SchemaError(f"{path} ends its lines with a carriage return alone (classic Mac OS text), which the "
                           "reader does not take: convert them, e.g. tr '\\r' '\\n' < old.csv > new.csv")
-    if b"\r\r\n" in head:  # each line would be read as two, the second empty: rows numbered twice over
-        raise SchemaError(
-            f"{path} ends its lines with two carriage returns (\\r\\r\\n), as Python's csv module writes on Windows "
-            "to a file opened without newline='': each line would read as a row and an empty row. Convert them, "
-            "e.g. python -c \"import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().replace(b'\\r\\r\\n', "
-            "b'\\r\\n'))\" < old.csv > new.csv"
-        )
+    if b"\r\r\n" in head:  # the whole file is read only for the message; later ones: see _read_csv
+        raise SchemaError(_doubled_carriage_returns_problem(path, compression))
     lines = head.split(b"\n", _HEAD_LINES)
     if len(lines[0]) > _MAX_LINE_BYTES:
         raise SchemaError(f"{path} is not a score file: its first line is longer than {_MAX_LINE_BYTES:,} bytes")
@@ -208,6 +203,32 @@ def _first_lines(path: Path, compression: str | None) -> list[str]:
         lines.pop()
     return [line.decode("utf-8-sig" if number == 0 else "utf-8", errors="replace").rstrip("\r")
             for number, line in enumerate(lines[:_HEAD_LINES])]
+
+
+def _doubled_carriage_returns_problem(path: Path, compression: str | None) -> str:
+    """The error of a text file with lines ending in two carriage returns (``\\r\\r\\n``), which
+    pandas reads as a row and an empty row, so that every later row's number is off; "" if it
+    has none. The file is read by blocks, each searched with ``bytes.count`` and ``bytes.find``
+    (its last two bytes carried into the next, where such an ending may be cut)."""
+    count = first = 0
+    before = 0  # the line breaks before ``seen``
+    tail = b""
+    with _open_binary(path, compression) as stream:
+        while block := stream.read(1 << 20):
+            seen = tail + block
+            if not first and (found := seen.find(b"\r\r\n")) >= 0:
+                first = before + seen.count(b"\n", 0, found) + 1
+            count += seen.count(b"\r\r\n")
+            tail = seen[-2:]
+            before += seen.count(b"\n", 0, len(seen) - len(tail))
+    if not count:
+        return ""
+    return (
+        f"{path} ends {how_many(count, 'line')} with two carriage returns (\\r\\r\\n; the first is line {first:,}), as "
+        "Python's csv module writes on Windows to a file opened without newline='': each such line would read as a "
+        "row and an empty row. Convert them, e.g. python -c \"import sys; "
+        "sys.stdout.buffer.write(sys.stdin.buffer.read().replace(b'\\r\\r\\n', b'\\r\\n'))\" < old.csv > new.csv"
+    )
 
 
 def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: str, *,
@@ -485,6 +506,8 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
     empty = np.zeros(len(table), dtype=bool)
     empty[unscored] = table[unscored].apply(_blank).all(axis=1).to_numpy()  # only the rows without a score are read
     if n_empty := int(empty.sum()):
+        if problem := _doubled_carriage_returns_problem(path, compression):  # after the first MiB: see _first_lines
+            raise SchemaError(problem)
         one = n_empty == 1
         warn(
             f"{how_many(n_empty, 'data row')} of {path.name} {'is' if one else 'are'} {_EMPTY_ROWS_WARNING} "

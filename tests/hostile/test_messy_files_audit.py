@@ -66,12 +66,13 @@ def test_lines_ending_in_two_carriage_returns_are_refused_with_a_conversion_that
     path = tmp_path / "windows.csv"
     path.write_text(as_csv(rows, eol="\r\r\n"), newline="")
     with pytest.raises(bf.SchemaError, match=r"^" + re.escape(
-            f"{path} ends its lines with two carriage returns (\\r\\r\\n), as Python's csv module writes on Windows to "
-            "a file opened without newline='': each line would read as a row and an empty row. Convert them, e.g. "
+            f"{path} ends 9 lines with two carriage returns (\\r\\r\\n; the first is line 1), as Python's csv module "
+            "writes on Windows to a file opened without newline='': each such line would read as a row and an empty "
+            "row. Convert them, e.g. "
             "python -c \"")) as refused:
         bf.read_grouped_scores(path)
     (tmp_path / "windows.csv.gz").write_bytes(gzip.compress(path.read_bytes()))
-    with pytest.raises(bf.SchemaError, match="ends its lines with two carriage returns"):  # compressed alike
+    with pytest.raises(bf.SchemaError, match="ends 9 lines with two carriage returns"):  # compressed alike
         bf.read_grouped_scores(tmp_path / "windows.csv.gz")
     command = str(refused.value).split(", e.g. ", 1)[1]  # run as given, with this Python as python
     subprocess.run(command.replace("old.csv", str(path)).replace("new.csv", str(tmp_path / "fixed.csv")), shell=True,
@@ -79,6 +80,28 @@ def test_lines_ending_in_two_carriage_returns_are_refused_with_a_conversion_that
     assert (tmp_path / "fixed.csv").read_bytes() == as_csv(rows, eol="\r\n").encode()
     with pytest.raises(bf.SchemaError, match=r"1 value is not a number \(e\.g\. 'oops'; first in data row 3\)"):
         bf.read_grouped_scores(tmp_path / "fixed.csv")
+
+
+@pytest.mark.parametrize("start", [(1 << 20) - 3, (1 << 20) - 2, (1 << 20) - 1, 1 << 20, (1 << 21) + 5])
+@pytest.mark.parametrize("compress", [False, True])
+def test_lines_ending_in_two_carriage_returns_after_the_first_mib_are_refused(tmp_path, start, compress):
+    """Was: only the first MiB was searched for \\r\\r\\n; a file whose first such line came later
+    was read with a warning of a row "empty in every column" after each (every later row's
+    number off by one more), or, with one such line, of a spreadsheet's trailing row. The
+    \\r\\r\\n starts at byte ``start``: before, across and after the reader's 1 MiB blocks."""
+    row = "0.123456789,1,a\n"
+    head = as_csv([]) + row * ((start - 40) // len(row))
+    padded = "0.5,0," + "b" * (start - len(head) - len("0.5,0,"))  # this line's \\r\\r\\n starts at byte start
+    data = (head + padded + "\r\r\n" + row * 1000).encode()
+    assert data.index(b"\r\r\n") == start and data.count(b"\r\r\n") == 1
+    line = data.count(b"\n", 0, start) + 1
+    path = tmp_path / ("late.csv.gz" if compress else "late.csv")
+    path.write_bytes(gzip.compress(data) if compress else data)
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            f"{path} ends 1 line with two carriage returns (\\r\\r\\n; the first is line {line:,}), as Python's csv "
+            "module writes on Windows")):
+        bf.read_scores(path)
+    assert data.split(b"\n")[line - 1] == padded.encode() + b"\r\r"  # the line named
 
 
 def test_a_zipped_file_arrives_intact(tmp_path):
