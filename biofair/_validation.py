@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import shlex
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
@@ -477,6 +478,19 @@ def shell_option(option: str, value: object) -> str:
     with a dash (``--by=--by``), which argparse would read as an option of its own."""
     value = shlex.quote(str(value))
     return f"{option}={value}" if value.startswith("-") else f"{option} {value}"
+
+
+#: What a shell expands or ends inside double quotes: ", $, a backtick, ! (bash's history) and a
+#: backslash before one of them, another, or the end.
+_DOUBLE_QUOTED_SPECIAL = re.compile(r'["$`!]|\\(?=[\\"$`\n]|$)')
+
+
+def python_command(code: str) -> str:
+    """``python -c`` with ``code`` as a message suggests it for a shell: in double quotes
+    (``python -c "import pandas as pd; ..."``, its Python strings in single quotes, paths and
+    names written with ``repr``), or, if the code holds a character a shell would expand or end
+    there (a path's ``"``, ``$``, backtick, ``!`` or backslash), quoted whole by :func:`shlex.quote`."""
+    return f"python -c {shlex.quote(code)}" if _DOUBLE_QUOTED_SPECIAL.search(code) else f'python -c "{code}"'
 
 
 def quoted(value: object, *, written: Callable[[object], str] = repr) -> str:

@@ -17,6 +17,7 @@ import io
 import lzma
 import os
 import re
+import shlex
 import zipfile
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
@@ -38,6 +39,7 @@ from biofair._validation import (
     inexact_integers,
     is_blank,
     is_real_dtype,
+    python_command,
     quoted,
     shell_option,
 )
@@ -126,9 +128,10 @@ def _open_binary(path: Path, compression: str | None) -> BinaryIO:
         if "[Content_Types].xml" in names and any(name.startswith("xl/") for name in names):
             raise SchemaError(
                 f"{path} is an Excel workbook, not a score file: save its sheet as 'CSV UTF-8' in Excel, or "
-                f"convert it, e.g. python -c \"import pandas as pd; pd.read_excel('{path}')"
-                f".to_csv('{path.with_name(path.name.split('.')[0] + '-sheet.csv')}', index=False)\" (which needs "
-                "openpyxl; a new file: the workbook, or a CSV file of its name, stays as it is)"
+                "convert it, e.g. " + python_command(
+                    f"import pandas as pd; pd.read_excel({str(path)!r}).to_csv("
+                    f"{str(path.with_name(path.name.split('.')[0] + '-sheet.csv'))!r}, index=False)")
+                + " (which needs openpyxl; a new file: the workbook, or a CSV file of its name, stays as it is)"
             )
         if len(names) != 1:
             raise SchemaError(f"{path} is a zip archive of {len(names)} files; a score file zip holds one")
@@ -226,8 +229,9 @@ def _doubled_carriage_returns_problem(path: Path, compression: str | None) -> st
     return (
         f"{path} ends {how_many(count, 'line')} with two carriage returns (\\r\\r\\n; the first is line {first:,}), as "
         "Python's csv module writes on Windows to a file opened without newline='': each such line would read as a "
-        "row and an empty row. Convert them, e.g. python -c \"import sys; "
-        "sys.stdout.buffer.write(sys.stdin.buffer.read().replace(b'\\r\\r\\n', b'\\r\\n'))\" < old.csv > new.csv"
+        "row and an empty row. Convert them, e.g. "
+        + python_command("import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().replace(b'\\r\\r\\n', b'\\r\\n'))")
+        + " < old.csv > new.csv"
     )
 
 
@@ -251,16 +255,17 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
         return "parquet", "", ""
     if start == _FEATHER_MAGIC:
         raise SchemaError(
-            f"{path} is a Feather (Arrow IPC) file, which biofair does not read: convert it to Parquet, e.g. python -c "
-            f"\"import pandas as pd; pd.read_feather('{path}').to_parquet('{path.name.split('.')[0]}.parquet')\""
+            f"{path} is a Feather (Arrow IPC) file, which biofair does not read: convert it to Parquet, e.g. "
+            + python_command(f"import pandas as pd; pd.read_feather({str(path)!r}).to_parquet({_new_name(path, '.parquet')})")
         )
     lines = _first_lines(path, compression)
     header = lines[0]
     if header.lstrip().startswith(("{", "[")):
         raise SchemaError(
             f"{path} holds JSON (first line {header[:60]!r}...), which biofair does not read: convert it to CSV, "
-            f"e.g. python -c \"import pandas as pd; pd.read_json('{path}', lines={not header.lstrip().startswith('[')})"
-            f".to_csv('{path.name.split('.')[0]}-table.csv', index=False)\""
+            "e.g. " + python_command(f"import pandas as pd; pd.read_json({str(path)!r}, lines="
+                                     f"{not header.lstrip().startswith('[')}).to_csv({_new_name(path, '-table.csv')}, "
+                                     "index=False)")
         )
     if header.lstrip().lower().startswith(("<!doctype html", "<html")):
         raise SchemaError(
@@ -279,10 +284,10 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
         labels = ", ".join(f"{name!r}: str" for name in guess if name != "score")  # as written ("01")
         raise SchemaError(
             f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
-            "decimal mark is a comma, and has no header line naming its columns. Convert it, e.g. python -c "
-            f"\"import pandas as pd; pd.read_csv('{path}', sep=';', decimal=',', header=None, names={guess!r}, "
-            f"dtype={{{labels}}}, keep_default_na=False).to_csv('{path.name.split('.')[0]}-comma.csv', index=False)\" "
-            "(its first line is data: the names, in the order of its columns, are a guess)"
+            "decimal mark is a comma, and has no header line naming its columns. Convert it, e.g. " + python_command(
+                f"import pandas as pd; pd.read_csv({str(path)!r}, sep=';', decimal=',', header=None, names={guess!r}, "
+                f"dtype={{{labels}}}, keep_default_na=False).to_csv({_new_name(path, '-comma.csv')}, index=False)")
+            + " (its first line is data: the names, in the order of its columns, are a guess)"
         )
     if semicolons and scored and decimal == "." and _has_decimal_points(lines[1:]):
         raise SchemaError(
@@ -294,7 +299,7 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
     if semicolons and scored and decimal == ".":
         raise SchemaError(
             f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
-            f"decimal mark is a comma: read it with biofair.read_scores('{path}', decimal=',') or biofair report "
+            f"decimal mark is a comma: read it with biofair.read_scores({str(path)!r}, decimal=',') or biofair report "
             "--decimal , (scores such as 0,83 are read as numbers; every other column stays text, as written)"
         )
     if ((format == "csv" or (format == "auto" and suffix in (".csv", ".tsv") and not header.startswith("#")))
@@ -312,9 +317,10 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
             raise SchemaError(
                 f"{path} has no comma or tab in its first line ({header[:80]!r}), but line {titles + 1} has "
                 f"({lines[titles][:80]!r}): a title above the header? Delete the line{'s' if titles > 1 else ''} "
-                f"above the header, e.g. python -c \"import pandas as pd; pd.read_csv('{path}', skiprows={titles}"
-                f"{separator}, dtype=str, keep_default_na=False)"
-                f".to_csv('{path.name.split('.')[0]}-table.csv', index=False)\" (every field as written)"
+                "above the header, e.g. " + python_command(
+                    f"import pandas as pd; pd.read_csv({str(path)!r}, skiprows={titles}{separator}, dtype=str, "
+                    f"keep_default_na=False).to_csv({_new_name(path, '-table.csv')}, index=False)")
+                + " (every field as written)"
             )
         if len(header.split()) > 1:
             raise SchemaError(f"{path} has no comma or tab in its first line ({header[:80]!r}): if its fields are "
@@ -329,6 +335,12 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
     return "bob", r"\s+", header
 
 
+def _new_name(path: Path, ending: str) -> str:
+    """The name of the file a suggested conversion of ``path`` writes, in the working folder (the
+    file's name up to its first dot, then ``ending``), as a Python string literal."""
+    return repr(path.name.split(".")[0] + ending)
+
+
 def _has_decimal_points(lines: list[str]) -> bool:
     """Whether lines of fields separated by ';' hold numbers with a decimal point ("0.83") and
     none with a decimal comma ("0,83"): a file that decimal=',' would not read."""
@@ -340,9 +352,9 @@ def _has_decimal_points(lines: list[str]) -> bool:
 def _semicolons_to_commas(path: Path) -> str:
     """A command that turns a file whose fields are separated by ';' into a CSV file, every
     field as written (its scores with a decimal point then read as numbers)."""
-    return ("e.g. python -c \"import pandas as pd; "
-            f"pd.read_csv('{path}', sep=';', dtype=str, keep_default_na=False).to_csv('"
-            f"{path.name.split('.')[0]}-comma.csv', index=False)\" (every field as written)")
+    return "e.g. " + python_command(
+        f"import pandas as pd; pd.read_csv({str(path)!r}, sep=';', dtype=str, keep_default_na=False)"
+        f".to_csv({_new_name(path, '-comma.csv')}, index=False)") + " (every field as written)"
 
 
 def _looks_like_bob(line: str) -> bool:
@@ -382,10 +394,10 @@ def _refuse_headerless(names: list[str], path: Path, sep: str, columns: Mapping[
     raise SchemaError(
         f"{path}: its first line ({sep.join(names)[:80]!r}) is data, not a header: a score table's first line names "
         "its columns (score, mated and the group attribute(s), e.g. score,mated,group), and the number "
-        f"{numbers[0].strip()!r} is no column name. Add that line, e.g. python -c \"import pandas as pd; "
-        f"pd.read_csv('{path}', header=None, names={guess!r}{separator}, dtype=str, keep_default_na=False)"
-        f".to_csv('{path.name.split('.')[0]}-named.csv', index=False)\" (the names in the order of the file's "
-        f"columns{guessed})"
+        f"{numbers[0].strip()!r} is no column name. Add that line, e.g. " + python_command(
+            f"import pandas as pd; pd.read_csv({str(path)!r}, header=None, names={guess!r}{separator}, dtype=str, "
+            f"keep_default_na=False).to_csv({_new_name(path, '-named.csv')}, index=False)")
+        + f" (the names in the order of the file's columns{guessed})"
     )
 
 
@@ -411,10 +423,9 @@ def _refuse_repeated_header(table: pd.DataFrame, names: list[str], score: str, p
         f"{path}: data row {first + 1} repeats the header line ({sep.join(names)[:80]!r}), as files joined with "
         f"their headers (cat a.csv b.csv) do{', the second with its byte-order mark' if marked else ''}; "
         f"{how_many(int(again.sum()), 'data row')} in all. Delete {'it' if again.sum() == 1 else 'them'}, e.g. "
-        "python -c "
-        f"\"import pandas as pd; t = pd.read_csv('{path}', dtype=str, keep_default_na=False{separator}); "
-        f"t[~t{unmarked}.eq(t.columns).all(axis=1)].to_csv('{path.name.split('.')[0]}-once.csv'{separator}, "
-        "index=False)\""
+        + python_command(f"import pandas as pd; t = pd.read_csv({str(path)!r}, dtype=str, keep_default_na=False"
+                         f"{separator}); t[~t{unmarked}.eq(t.columns).all(axis=1)].to_csv("
+                         f"{_new_name(path, '-once.csv')}{separator}, index=False)")
     )
 
 
@@ -693,8 +704,9 @@ def _decimal_scores(values: pd.Series, path: Path, name: str, stored) -> pd.Seri
 
 def _to_csv(path: Path) -> str:
     """How to convert a table whose fields are separated by spaces into a CSV file."""
-    return ("convert it to CSV, e.g. python -c \"import pandas as pd; "
-            f"pd.read_csv('{path}', sep=r'\\s+').to_csv('{path.name.split('.')[0]}-table.csv', index=False)\"")
+    return "convert it to CSV, e.g. " + python_command(
+        f"import pandas as pd; pd.read_csv({str(path)!r}, sep=r'\\s+').to_csv({_new_name(path, '-table.csv')}, "
+        "index=False)")
 
 
 def _mixed_bob_problem(path: Path, where: str, saw: int, expected: int) -> str:
@@ -818,7 +830,7 @@ def _file_problem(path: Path, what: str) -> str:
     if path.is_file():
         if not os.access(path, os.R_OK):
             return (f"{path} cannot be read: its permissions do not let you read it (its owner can allow it, "
-                    f"e.g. chmod a+r {path}; or read a copy you may read)")
+                    f"e.g. chmod a+r {shlex.quote(str(path))}; or read a copy you may read)")
         return ""
     if path.is_dir():
         return f"{path} is a folder, not a {what}"
