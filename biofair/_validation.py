@@ -65,33 +65,37 @@ def unmasked(values: ArrayLike, name: str) -> NDArray:
 
 
 def as_scores(
-    values: ArrayLike, name: str, *, keep_float32: bool = False, finite: bool = True
+    values: ArrayLike, name: str, *, keep_float32: bool = False, finite: bool = True, noun: str = "score",
+    empty: bool = False,
 ) -> NDArray[np.floating]:
     """Return ``values`` as a 1-D float64 array of finite scores, or raise naming ``name``.
 
     With ``keep_float32``, float32 scores stay float32 (for metrics that only compare
     scores: half the memory, and the same results as on the same values in float64). With
     ``finite=False`` the scores may still hold NaN or infinities: the caller checks them
-    with :func:`check_finite` (after sorting, a look at both ends suffices).
+    with :func:`check_finite` (after sorting, a look at both ends suffices). ``noun`` names
+    one of the values in the messages (``"performance value"``: values that are not
+    comparison scores; plural with an "s"). With ``empty``, no values are returned as an empty
+    array: the caller, which needs more than one, says how many.
     """
     array = unmasked(values, name)
     if array.dtype == object and array.ndim == 0:  # None, a set, a dict, a generator: NumPy holds it whole
-        raise TypeError(f"{name} must be a sequence of scores (a list, an array or a Series), got "
+        raise TypeError(f"{name} must be a sequence of {noun}s (a list, an array or a Series), got "
                         f"{type(values).__name__}" + ("; make it a list first, e.g. list(values)"
                                                       if isinstance(values, (set, frozenset, Iterator)) else ""))
     if not is_real_dtype(array.dtype):
         hint = ("; numbers held as Python objects are converted by numpy.asarray(values, dtype=float), text such as "
                 "'0.5' by pandas.to_numeric" if array.dtype == object else "")
-        raise TypeError(f"{name} must hold numeric scores, got dtype {array.dtype}{hint}")
+        raise TypeError(f"{name} must hold numeric {noun}s, got dtype {array.dtype}{hint}")
     if array.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
-    if array.size == 0:
-        raise ValueError(f"{name} is empty: at least one comparison score is needed")
+    if array.size == 0 and not empty:
+        raise ValueError(f"{name} is empty: at least one {'comparison score' if noun == 'score' else noun} is needed")
     inexact = inexact_integers(array)
     if inexact.any():
         raise ValueError(
-            f"{name} has {how_many(int(inexact.sum()), 'integer score')} beyond ±2^53 (e.g. {array[inexact][0]}) "
-            "that float64 cannot hold exactly: distinct scores would become ties"
+            f"{name} has {how_many(int(inexact.sum()), f'integer {noun}')} beyond ±2^53 (e.g. {array[inexact][0]}) "
+            f"that float64 cannot hold exactly: distinct {noun}s would become ties"
         )
     if problem := long_double_problem(array, name):
         raise ValueError(problem)
