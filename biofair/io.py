@@ -534,34 +534,34 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
 def _refuse_short_rows(table: pd.DataFrame, names: list[str], path: Path, sep: str, compression: str | None) -> None:
     """Refuse a CSV file with data rows of fewer fields than its header (a file cut short, a
     field left out): pandas fills the fields a row lacks with empty cells, and the error was of
-    an empty cell, or the row joined the group of rows without a label. Only the rows whose last
-    cell is empty and that hold a value can be short; the file's records are counted to them
-    with the csv module, which counts fields as pandas does (quotes, line breaks in quotes)."""
+    an empty cell, or the row joined the group of rows without a label. Only a row whose last
+    cell is empty can be short: when there are such rows, the fields of the file's records up
+    to the last of them are counted with the csv module (quotes and line breaks in quotes read
+    as pandas reads them), in C (``map(len, ...)``). A blank line, warned of, is no short row."""
     candidates = np.flatnonzero(_blank(table.iloc[:, -1]).to_numpy())
     if not candidates.size:
         return
-    candidates = candidates[~table.iloc[candidates].apply(_blank).all(axis=1).to_numpy()]  # blank lines: warned of
-    short: list[tuple[int, int, int]] = []  # (data row, its first line, its fields)
+    with (_open_binary(path, compression) as stream,
+          io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="") as text):
+        fields = np.fromiter(map(len, islice(csv.reader(text, delimiter=sep), int(candidates[-1]) + 2)), dtype=np.intp)
+    short = candidates[fields[candidates + 1] < len(names)]  # record 0: the header
+    short = short[~table.iloc[short].apply(_blank).all(axis=1).to_numpy()]
+    if not short.size:
+        return
+    row = int(short[0])
     with (_open_binary(path, compression) as stream,
           io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="") as text):
         records = csv.reader(text, delimiter=sep)
-        ahead = 0  # the number of the next record: the header is record 0, data row i (from 0) record i + 1
-        for row in candidates.tolist():
-            deque(islice(records, row + 1 - ahead), maxlen=0)  # the records up to this row's
-            line = records.line_num + 1
-            fields = next(records)
-            ahead = row + 2
-            if len(fields) < len(names):
-                short.append((row, line, len(fields)))
-    if short:
-        row, line, count = short[0]
-        raise SchemaError(
-            f"{path}: data row {row + 1:,} (line {line:,}) has {how_many(count, 'field')} where the header has "
-            f"{len(names)} ({', '.join(names)}), and its missing fields would be read as empty cells; "
-            f"{how_many(len(short), 'data row', verbs=('is', 'are'))} short in all. A row cut short (the file "
-            f"truncated? a field left out?): give every row all {len(names)} fields, an empty one (two separators in "
-            "a row) where a value is missing"
-        )
+        deque(islice(records, row + 1), maxlen=0)  # the header and the rows before this one
+        line = records.line_num + 1
+    count = int(fields[row + 1])
+    raise SchemaError(
+        f"{path}: data row {row + 1:,} (line {line:,}) has {how_many(count, 'field')} where the header has "
+        f"{len(names)} ({', '.join(names)}), and its missing fields would be read as empty cells; "
+        f"{how_many(short.size, 'data row', verbs=('is', 'are'))} short in all. A row cut short (the file "
+        f"truncated? a field left out?): give every row all {len(names)} fields, an empty one (two separators in "
+        "a row) where a value is missing"
+    )
 
 
 def _unquoted_separator(sep: str) -> str:
