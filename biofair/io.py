@@ -256,7 +256,8 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
     if start == _FEATHER_MAGIC:
         raise SchemaError(
             f"{path} is a Feather (Arrow IPC) file, which biofair does not read: convert it to Parquet, e.g. "
-            + python_command(f"import pandas as pd; pd.read_feather({str(path)!r}).to_parquet({_new_name(path, '.parquet')})")
+            + python_command(f"import pandas as pd; pd.read_feather({str(path)!r})"
+                             f".to_parquet({_new_name(path, '.parquet')})")
         )
     lines = _first_lines(path, compression)
     header = lines[0]
