@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import shlex
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
@@ -64,33 +65,37 @@ def unmasked(values: ArrayLike, name: str) -> NDArray:
 
 
 def as_scores(
-    values: ArrayLike, name: str, *, keep_float32: bool = False, finite: bool = True
+    values: ArrayLike, name: str, *, keep_float32: bool = False, finite: bool = True, noun: str = "score",
+    empty: bool = False,
 ) -> NDArray[np.floating]:
     """Return ``values`` as a 1-D float64 array of finite scores, or raise naming ``name``.
 
     With ``keep_float32``, float32 scores stay float32 (for metrics that only compare
     scores: half the memory, and the same results as on the same values in float64). With
     ``finite=False`` the scores may still hold NaN or infinities: the caller checks them
-    with :func:`check_finite` (after sorting, a look at both ends suffices).
+    with :func:`check_finite` (after sorting, a look at both ends suffices). ``noun`` names
+    one of the values in the messages (``"performance value"``: values that are not
+    comparison scores; plural with an "s"). With ``empty``, no values are returned as an empty
+    array: the caller, which needs more than one, says how many.
     """
     array = unmasked(values, name)
     if array.dtype == object and array.ndim == 0:  # None, a set, a dict, a generator: NumPy holds it whole
-        raise TypeError(f"{name} must be a sequence of scores (a list, an array or a Series), got "
+        raise TypeError(f"{name} must be a sequence of {noun}s (a list, an array or a Series), got "
                         f"{type(values).__name__}" + ("; make it a list first, e.g. list(values)"
                                                       if isinstance(values, (set, frozenset, Iterator)) else ""))
     if not is_real_dtype(array.dtype):
         hint = ("; numbers held as Python objects are converted by numpy.asarray(values, dtype=float), text such as "
                 "'0.5' by pandas.to_numeric" if array.dtype == object else "")
-        raise TypeError(f"{name} must hold numeric scores, got dtype {array.dtype}{hint}")
+        raise TypeError(f"{name} must hold numeric {noun}s, got dtype {array.dtype}{hint}")
     if array.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
-    if array.size == 0:
-        raise ValueError(f"{name} is empty: at least one comparison score is needed")
+    if array.size == 0 and not empty:
+        raise ValueError(f"{name} is empty: at least one {'comparison score' if noun == 'score' else noun} is needed")
     inexact = inexact_integers(array)
     if inexact.any():
         raise ValueError(
-            f"{name} has {how_many(int(inexact.sum()), 'integer score')} beyond ±2^53 (e.g. {array[inexact][0]}) "
-            "that float64 cannot hold exactly: distinct scores would become ties"
+            f"{name} has {how_many(int(inexact.sum()), f'integer {noun}')} beyond ±2^53 (e.g. {array[inexact][0]}) "
+            f"that float64 cannot hold exactly: distinct {noun}s would become ties"
         )
     if problem := long_double_problem(array, name):
         raise ValueError(problem)
@@ -477,6 +482,19 @@ def shell_option(option: str, value: object) -> str:
     with a dash (``--by=--by``), which argparse would read as an option of its own."""
     value = shlex.quote(str(value))
     return f"{option}={value}" if value.startswith("-") else f"{option} {value}"
+
+
+#: What a shell expands or ends inside double quotes: ", $, a backtick, ! (bash's history) and a
+#: backslash before one of them, another, or the end.
+_DOUBLE_QUOTED_SPECIAL = re.compile(r'["$`!]|\\(?=[\\"$`\n]|$)')
+
+
+def python_command(code: str) -> str:
+    """``python -c`` with ``code`` as a message suggests it for a shell: in double quotes
+    (``python -c "import pandas as pd; ..."``, its Python strings in single quotes, paths and
+    names written with ``repr``), or, if the code holds a character a shell would expand or end
+    there (a path's ``"``, ``$``, backtick, ``!`` or backslash), quoted whole by :func:`shlex.quote`."""
+    return f"python -c {shlex.quote(code)}" if _DOUBLE_QUOTED_SPECIAL.search(code) else f'python -c "{code}"'
 
 
 def quoted(value: object, *, written: Callable[[object], str] = repr) -> str:

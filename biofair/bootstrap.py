@@ -47,7 +47,7 @@ from biofair._resampling import (
 )
 from biofair._typing import By, IntervalMethod, Seed, StatisticData, Unit
 from biofair._validation import as_count, as_number, as_rng, check_choice, check_resamples, how_many
-from biofair.schema import _check_cluster_name, _check_ids_of_one_kind, _resampled_cluster
+from biofair.schema import _DEFAULT_CLUSTER, _check_cluster_name, _check_ids_of_one_kind, _resampled_cluster
 
 
 class BootstrapResult(NamedTuple):
@@ -175,7 +175,14 @@ def _check(n_resamples: int, confidence: float, method: str, unit: str | None, c
 
 def _unit(scores: Scores, unit: Unit | None, cluster: str) -> Unit:
     """The resampling unit: ``unit`` when given; by default ``"subject"`` when the scores are a
-    table with the ``cluster`` column, else ``"pair"`` (arrays, or a table without subject ids)."""
+    table with the ``cluster`` column, else ``"pair"`` (arrays, or a table without subject ids).
+    A ``cluster`` other than the default with arrays, which have no columns, is refused (a
+    misspelt name went unread), as a table refuses one that names none of its columns."""
+    if not isinstance(scores, pd.DataFrame) and cluster != _DEFAULT_CLUSTER:
+        raise ValueError(
+            f"cluster={cluster!r} names a column of a score table, but the scores are (mated, nonmated) arrays, "
+            "which hold no subject ids: give the table to resample its subjects (unit='subject'), or leave cluster out"
+        )
     if unit is not None or not isinstance(scores, pd.DataFrame):
         return unit or "pair"
     return "pair" if _resampled_cluster(scores, None, cluster) is None else "subject"
@@ -317,7 +324,8 @@ def bootstrap(
         subject, or mixes numbers and text (a ``SchemaError``: ``1`` and ``"1"`` would be two
         subjects), or a resample of subjects draws no mated or no non-mated comparison; when,
         ``unit`` left to its default, ``cluster`` (not the default) names no column of the table
-        (a ``SchemaError``); or when ``rng`` is a negative seed.
+        (a ``SchemaError``); when ``cluster`` (not the default) is given with arrays, which have
+        no columns; or when ``rng`` is a negative seed.
     TypeError
         When ``scores`` is neither a DataFrame nor a ``(mated, nonmated)`` pair, a score array
         does not hold real numbers, ``data="table"`` or ``strata`` is given with arrays, the

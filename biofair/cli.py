@@ -32,7 +32,7 @@ from importlib.resources import as_file, files
 from pathlib import Path
 
 from biofair import __version__
-from biofair._validation import SMALLEST_BOUND, fewest_resamples, too_few_resamples
+from biofair._validation import SMALLEST_BOUND, fewest_resamples, python_command, too_few_resamples
 
 _TEMPLATE = files("biofair") / "report_template.md"  # the chapter "Analyse your own system"
 _OUTPUTS = ("report.ipynb", "report.html", "summary.json")
@@ -686,10 +686,10 @@ def _refuse_score_sets(args: argparse.Namespace, table) -> None:
         raise SchemaError(
             f"{path} holds {how_many(len(values), 'score set')} in column {name!r} ({_first_score_sets(values)}): "
             f"{rows}, which no "
-            f"metric pools, and biofair report analyses one. Give it a file of one {unit}'s rows, e.g. python -c "
-            f"\"import pandas as pd; t = {read}; [rows.to_{suffix}(f'{stem}-{unit}{{i}}.{suffix}'{options}) for i, "
-            f"(_, rows) in enumerate(t.groupby({name!r}, sort=False), 1)]\" (a file per {unit}, numbered in the "
-            f"order the file first names them)"
+            f"metric pools, and biofair report analyses one. Give it a file of one {unit}'s rows, e.g. "
+            + python_command(f"import pandas as pd; t = {read}; [rows.to_{suffix}({f'{stem}-{unit}'!r} + str(i) + "
+                             f"'.{suffix}'{options}) for i, (_, rows) in enumerate(t.groupby({name!r}, sort=False), 1)]")
+            + f" (a file per {unit}, numbered in the order the file first names them)"
         )
 
 

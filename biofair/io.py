@@ -13,13 +13,16 @@ import bz2
 import codecs
 import csv
 import gzip
+import io
 import lzma
 import os
 import re
+import shlex
 import zipfile
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
+from itertools import islice
 from pathlib import Path
 from typing import BinaryIO, Literal
 
@@ -36,6 +39,7 @@ from biofair._validation import (
     inexact_integers,
     is_blank,
     is_real_dtype,
+    python_command,
     quoted,
     shell_option,
 )
@@ -124,9 +128,10 @@ def _open_binary(path: Path, compression: str | None) -> BinaryIO:
         if "[Content_Types].xml" in names and any(name.startswith("xl/") for name in names):
             raise SchemaError(
                 f"{path} is an Excel workbook, not a score file: save its sheet as 'CSV UTF-8' in Excel, or "
-                f"convert it, e.g. python -c \"import pandas as pd; pd.read_excel('{path}')"
-                f".to_csv('{path.with_name(path.name.split('.')[0] + '-sheet.csv')}', index=False)\" (which needs "
-                "openpyxl; a new file: the workbook, or a CSV file of its name, stays as it is)"
+                "convert it, e.g. " + python_command(
+                    f"import pandas as pd; pd.read_excel({str(path)!r}).to_csv("
+                    f"{str(path.with_name(path.name.split('.')[0] + '-sheet.csv'))!r}, index=False)")
+                + " (which needs openpyxl; a new file: the workbook, or a CSV file of its name, stays as it is)"
             )
         if len(names) != 1:
             raise SchemaError(f"{path} is a zip archive of {len(names)} files; a score file zip holds one")
@@ -192,13 +197,8 @@ def _first_lines(path: Path, compression: str | None) -> list[str]:
     if b"\r" in head and b"\n" not in head:
         raise SchemaError(f"{path} ends its lines with a carriage return alone (classic Mac OS text), which the "
                           "reader does not take: convert them, e.g. tr '\\r' '\\n' < old.csv > new.csv")
-    if b"\r\r\n" in head:  # each line would be read as two, the second empty: rows numbered twice over
-        raise SchemaError(
-            f"{path} ends its lines with two carriage returns (\\r\\r\\n), as Python's csv module writes on Windows "
-            "to a file opened without newline='': each line would read as a row and an empty row. Convert them, "
-            "e.g. python -c \"import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().replace(b'\\r\\r\\n', "
-            "b'\\r\\n'))\" < old.csv > new.csv"
-        )
+    if b"\r\r\n" in head:  # the whole file is read only for the message; later ones: see _read_csv
+        raise SchemaError(_doubled_carriage_returns_problem(path, compression))
     lines = head.split(b"\n", _HEAD_LINES)
     if len(lines[0]) > _MAX_LINE_BYTES:
         raise SchemaError(f"{path} is not a score file: its first line is longer than {_MAX_LINE_BYTES:,} bytes")
@@ -206,6 +206,33 @@ def _first_lines(path: Path, compression: str | None) -> list[str]:
         lines.pop()
     return [line.decode("utf-8-sig" if number == 0 else "utf-8", errors="replace").rstrip("\r")
             for number, line in enumerate(lines[:_HEAD_LINES])]
+
+
+def _doubled_carriage_returns_problem(path: Path, compression: str | None) -> str:
+    """The error of a text file with lines ending in two carriage returns (``\\r\\r\\n``), which
+    pandas reads as a row and an empty row, so that every later row's number is off; "" if it
+    has none. The file is read by blocks, each searched with ``bytes.count`` and ``bytes.find``
+    (its last two bytes carried into the next, where such an ending may be cut)."""
+    count = first = 0
+    before = 0  # the line breaks before ``seen``
+    tail = b""
+    with _open_binary(path, compression) as stream:
+        while block := stream.read(1 << 20):
+            seen = tail + block
+            if not first and (found := seen.find(b"\r\r\n")) >= 0:
+                first = before + seen.count(b"\n", 0, found) + 1
+            count += seen.count(b"\r\r\n")
+            tail = seen[-2:]
+            before += seen.count(b"\n", 0, len(seen) - len(tail))
+    if not count:
+        return ""
+    return (
+        f"{path} ends {how_many(count, 'line')} with two carriage returns (\\r\\r\\n; the first is line {first:,}), as "
+        "Python's csv module writes on Windows to a file opened without newline='': each such line would read as a "
+        "row and an empty row. Convert them, e.g. "
+        + python_command("import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().replace(b'\\r\\r\\n', b'\\r\\n'))")
+        + " < old.csv > new.csv"
+    )
 
 
 def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: str, *,
@@ -228,16 +255,18 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
         return "parquet", "", ""
     if start == _FEATHER_MAGIC:
         raise SchemaError(
-            f"{path} is a Feather (Arrow IPC) file, which biofair does not read: convert it to Parquet, e.g. python -c "
-            f"\"import pandas as pd; pd.read_feather('{path}').to_parquet('{path.name.split('.')[0]}.parquet')\""
+            f"{path} is a Feather (Arrow IPC) file, which biofair does not read: convert it to Parquet, e.g. "
+            + python_command(f"import pandas as pd; pd.read_feather({str(path)!r})"
+                             f".to_parquet({_new_name(path, '.parquet')})")
         )
     lines = _first_lines(path, compression)
     header = lines[0]
     if header.lstrip().startswith(("{", "[")):
         raise SchemaError(
             f"{path} holds JSON (first line {header[:60]!r}...), which biofair does not read: convert it to CSV, "
-            f"e.g. python -c \"import pandas as pd; pd.read_json('{path}', lines={not header.lstrip().startswith('[')})"
-            f".to_csv('{path.name.split('.')[0]}-table.csv', index=False)\""
+            "e.g. " + python_command(f"import pandas as pd; pd.read_json({str(path)!r}, lines="
+                                     f"{not header.lstrip().startswith('[')}).to_csv({_new_name(path, '-table.csv')}, "
+                                     "index=False)")
         )
     if header.lstrip().lower().startswith(("<!doctype html", "<html")):
         raise SchemaError(
@@ -256,10 +285,10 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
         labels = ", ".join(f"{name!r}: str" for name in guess if name != "score")  # as written ("01")
         raise SchemaError(
             f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
-            "decimal mark is a comma, and has no header line naming its columns. Convert it, e.g. python -c "
-            f"\"import pandas as pd; pd.read_csv('{path}', sep=';', decimal=',', header=None, names={guess!r}, "
-            f"dtype={{{labels}}}, keep_default_na=False).to_csv('{path.name.split('.')[0]}-comma.csv', index=False)\" "
-            "(its first line is data: the names, in the order of its columns, are a guess)"
+            "decimal mark is a comma, and has no header line naming its columns. Convert it, e.g. " + python_command(
+                f"import pandas as pd; pd.read_csv({str(path)!r}, sep=';', decimal=',', header=None, names={guess!r}, "
+                f"dtype={{{labels}}}, keep_default_na=False).to_csv({_new_name(path, '-comma.csv')}, index=False)")
+            + " (its first line is data: the names, in the order of its columns, are a guess)"
         )
     if semicolons and scored and decimal == "." and _has_decimal_points(lines[1:]):
         raise SchemaError(
@@ -271,7 +300,7 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
     if semicolons and scored and decimal == ".":
         raise SchemaError(
             f"{path} separates its fields with ';' (first line {header[:80]!r}), as spreadsheets do where the "
-            f"decimal mark is a comma: read it with biofair.read_scores('{path}', decimal=',') or biofair report "
+            f"decimal mark is a comma: read it with biofair.read_scores({str(path)!r}, decimal=',') or biofair report "
             "--decimal , (scores such as 0,83 are read as numbers; every other column stays text, as written)"
         )
     if ((format == "csv" or (format == "auto" and suffix in (".csv", ".tsv") and not header.startswith("#")))
@@ -289,9 +318,10 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
             raise SchemaError(
                 f"{path} has no comma or tab in its first line ({header[:80]!r}), but line {titles + 1} has "
                 f"({lines[titles][:80]!r}): a title above the header? Delete the line{'s' if titles > 1 else ''} "
-                f"above the header, e.g. python -c \"import pandas as pd; pd.read_csv('{path}', skiprows={titles}"
-                f"{separator}, dtype=str, keep_default_na=False)"
-                f".to_csv('{path.name.split('.')[0]}-table.csv', index=False)\" (every field as written)"
+                "above the header, e.g. " + python_command(
+                    f"import pandas as pd; pd.read_csv({str(path)!r}, skiprows={titles}{separator}, dtype=str, "
+                    f"keep_default_na=False).to_csv({_new_name(path, '-table.csv')}, index=False)")
+                + " (every field as written)"
             )
         if len(header.split()) > 1:
             raise SchemaError(f"{path} has no comma or tab in its first line ({header[:80]!r}): if its fields are "
@@ -306,6 +336,12 @@ def _kind(path: Path, format: _ScoreFormat, compression: str | None, decimal: st
     return "bob", r"\s+", header
 
 
+def _new_name(path: Path, ending: str) -> str:
+    """The name of the file a suggested conversion of ``path`` writes, in the working folder (the
+    file's name up to its first dot, then ``ending``), as a Python string literal."""
+    return repr(path.name.split(".")[0] + ending)
+
+
 def _has_decimal_points(lines: list[str]) -> bool:
     """Whether lines of fields separated by ';' hold numbers with a decimal point ("0.83") and
     none with a decimal comma ("0,83"): a file that decimal=',' would not read."""
@@ -317,9 +353,9 @@ def _has_decimal_points(lines: list[str]) -> bool:
 def _semicolons_to_commas(path: Path) -> str:
     """A command that turns a file whose fields are separated by ';' into a CSV file, every
     field as written (its scores with a decimal point then read as numbers)."""
-    return ("e.g. python -c \"import pandas as pd; "
-            f"pd.read_csv('{path}', sep=';', dtype=str, keep_default_na=False).to_csv('"
-            f"{path.name.split('.')[0]}-comma.csv', index=False)\" (every field as written)")
+    return "e.g. " + python_command(
+        f"import pandas as pd; pd.read_csv({str(path)!r}, sep=';', dtype=str, keep_default_na=False)"
+        f".to_csv({_new_name(path, '-comma.csv')}, index=False)") + " (every field as written)"
 
 
 def _looks_like_bob(line: str) -> bool:
@@ -359,10 +395,10 @@ def _refuse_headerless(names: list[str], path: Path, sep: str, columns: Mapping[
     raise SchemaError(
         f"{path}: its first line ({sep.join(names)[:80]!r}) is data, not a header: a score table's first line names "
         "its columns (score, mated and the group attribute(s), e.g. score,mated,group), and the number "
-        f"{numbers[0].strip()!r} is no column name. Add that line, e.g. python -c \"import pandas as pd; "
-        f"pd.read_csv('{path}', header=None, names={guess!r}{separator}, dtype=str, keep_default_na=False)"
-        f".to_csv('{path.name.split('.')[0]}-named.csv', index=False)\" (the names in the order of the file's "
-        f"columns{guessed})"
+        f"{numbers[0].strip()!r} is no column name. Add that line, e.g. " + python_command(
+            f"import pandas as pd; pd.read_csv({str(path)!r}, header=None, names={guess!r}{separator}, dtype=str, "
+            f"keep_default_na=False).to_csv({_new_name(path, '-named.csv')}, index=False)")
+        + f" (the names in the order of the file's columns{guessed})"
     )
 
 
@@ -388,10 +424,9 @@ def _refuse_repeated_header(table: pd.DataFrame, names: list[str], score: str, p
         f"{path}: data row {first + 1} repeats the header line ({sep.join(names)[:80]!r}), as files joined with "
         f"their headers (cat a.csv b.csv) do{', the second with its byte-order mark' if marked else ''}; "
         f"{how_many(int(again.sum()), 'data row')} in all. Delete {'it' if again.sum() == 1 else 'them'}, e.g. "
-        "python -c "
-        f"\"import pandas as pd; t = pd.read_csv('{path}', dtype=str, keep_default_na=False{separator}); "
-        f"t[~t{unmarked}.eq(t.columns).all(axis=1)].to_csv('{path.name.split('.')[0]}-once.csv'{separator}, "
-        "index=False)\""
+        + python_command(f"import pandas as pd; t = pd.read_csv({str(path)!r}, dtype=str, keep_default_na=False"
+                         f"{separator}); t[~t{unmarked}.eq(t.columns).all(axis=1)].to_csv("
+                         f"{_new_name(path, '-once.csv')}{separator}, index=False)")
     )
 
 
@@ -478,10 +513,13 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
                 "and every line in between was read as part of that one row: remove it, or quote the whole "
                 'field and double the quotes inside it ("see ""ticket""")'
             )
+    _refuse_short_rows(table, names, path, sep, compression)
     unscored = _blank(table[score]).to_numpy() if score in table.columns else np.ones(len(table), dtype=bool)
     empty = np.zeros(len(table), dtype=bool)
     empty[unscored] = table[unscored].apply(_blank).all(axis=1).to_numpy()  # only the rows without a score are read
     if n_empty := int(empty.sum()):
+        if problem := _doubled_carriage_returns_problem(path, compression):  # after the first MiB: see _first_lines
+            raise SchemaError(problem)
         one = n_empty == 1
         warn(
             f"{how_many(n_empty, 'data row')} of {path.name} {'is' if one else 'are'} {_EMPTY_ROWS_WARNING} "
@@ -492,6 +530,39 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
         )
         table = table[~empty]
     return table.rename(columns=renames)
+
+
+def _refuse_short_rows(table: pd.DataFrame, names: list[str], path: Path, sep: str, compression: str | None) -> None:
+    """Refuse a CSV file with data rows of fewer fields than its header (a file cut short, a
+    field left out): pandas fills the fields a row lacks with empty cells, and the error was of
+    an empty cell, or the row joined the group of rows without a label. Only a row whose last
+    cell is empty can be short: when there are such rows, the fields of the file's records up
+    to the last of them are counted with the csv module (quotes and line breaks in quotes read
+    as pandas reads them), in C (``map(len, ...)``). A blank line, warned of, is no short row."""
+    candidates = np.flatnonzero(_blank(table.iloc[:, -1]).to_numpy())
+    if not candidates.size:
+        return
+    with (_open_binary(path, compression) as stream,
+          io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="") as text):
+        fields = np.fromiter(map(len, islice(csv.reader(text, delimiter=sep), int(candidates[-1]) + 2)), dtype=np.intp)
+    short = candidates[fields[candidates + 1] < len(names)]  # record 0: the header
+    short = short[~table.iloc[short].apply(_blank).all(axis=1).to_numpy()]
+    if not short.size:
+        return
+    row = int(short[0])
+    with (_open_binary(path, compression) as stream,
+          io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="") as text):
+        records = csv.reader(text, delimiter=sep)
+        deque(islice(records, row + 1), maxlen=0)  # the header and the rows before this one
+        line = records.line_num + 1
+    count = int(fields[row + 1])
+    raise SchemaError(
+        f"{path}: data row {row + 1:,} (line {line:,}) has {how_many(count, 'field')} where the header has "
+        f"{len(names)} ({', '.join(names)}), and its missing fields would be read as empty cells; "
+        f"{how_many(short.size, 'data row', verbs=('is', 'are'))} short in all. A row cut short (the file "
+        f"truncated? a field left out?): give every row all {len(names)} fields, an empty one (two separators in "
+        "a row) where a value is missing"
+    )
 
 
 def _unquoted_separator(sep: str) -> str:
@@ -634,8 +705,9 @@ def _decimal_scores(values: pd.Series, path: Path, name: str, stored) -> pd.Seri
 
 def _to_csv(path: Path) -> str:
     """How to convert a table whose fields are separated by spaces into a CSV file."""
-    return ("convert it to CSV, e.g. python -c \"import pandas as pd; "
-            f"pd.read_csv('{path}', sep=r'\\s+').to_csv('{path.name.split('.')[0]}-table.csv', index=False)\"")
+    return "convert it to CSV, e.g. " + python_command(
+        f"import pandas as pd; pd.read_csv({str(path)!r}, sep=r'\\s+').to_csv({_new_name(path, '-table.csv')}, "
+        "index=False)")
 
 
 def _mixed_bob_problem(path: Path, where: str, saw: int, expected: int) -> str:
@@ -759,7 +831,7 @@ def _file_problem(path: Path, what: str) -> str:
     if path.is_file():
         if not os.access(path, os.R_OK):
             return (f"{path} cannot be read: its permissions do not let you read it (its owner can allow it, "
-                    f"e.g. chmod a+r {path}; or read a copy you may read)")
+                    f"e.g. chmod a+r {shlex.quote(str(path))}; or read a copy you may read)")
         return ""
     if path.is_dir():
         return f"{path} is a folder, not a {what}"

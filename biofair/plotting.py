@@ -374,7 +374,18 @@ def group_styles(groups: Iterable[Hashable]) -> dict[Hashable, dict[str, str]]:
 
 
 def _axes(ax: Axes | None) -> Axes:
-    return plt.subplots()[1] if ax is None else ax
+    """The axes to draw on: ``ax``, or those of a new figure when it is None; a TypeError naming
+    ``ax`` and what it is when it is neither (matplotlib's AttributeError said only that a
+    ``str`` has no attribute ``hist``)."""
+    if ax is None:
+        return plt.subplots()[1]
+    if not isinstance(ax, Axes):
+        shown = f" {quoted(ax)}" if isinstance(ax, str) else ""
+        several = (": plt.subplots(n) returns an array of them, pass one, e.g. ax=axes[0]"
+                   if isinstance(ax, np.ndarray) and ax.size and all(isinstance(one, Axes) for one in ax.flat) else "")
+        raise TypeError(f"ax must be matplotlib Axes (e.g. fig, ax = plt.subplots()), or None for a new figure, "
+                        f"got {type(ax).__name__}{shown}{several}")
+    return ax
 
 
 def _plain(label: Hashable, *, width: int = _LABEL_WIDTH) -> str:
@@ -495,8 +506,8 @@ def plot_score_distributions(
         and thresholds.
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
-        numbers are refused), ``thresholds`` is not a mapping of labels to numbers, or
-        ``bins`` is not an integer.
+        numbers are refused), ``thresholds`` is not a mapping of labels to numbers,
+        ``bins`` is not an integer, or ``ax`` is neither None nor matplotlib Axes.
 
     See Also
     --------
@@ -747,8 +758,8 @@ def plot_det(
         float64 does not hold exactly.
     TypeError
         When ``max_rate`` is not a number, ``mated`` or ``nonmated`` does not hold real
-        numbers (booleans, text and complex numbers are refused), or ``thresholds`` does not
-        hold numbers.
+        numbers (booleans, text and complex numbers are refused), ``thresholds`` does not
+        hold numbers, or ``ax`` is neither None nor matplotlib Axes.
 
     See Also
     --------
@@ -855,7 +866,7 @@ def plot_roc(
         infinite score, a masked value or an integer beyond ``±2**53``.
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
-        numbers are refused).
+        numbers are refused), or ``ax`` is neither None nor matplotlib Axes.
 
     See Also
     --------
@@ -949,7 +960,8 @@ def plot_bayes_error(
         value, or gives a prior that rounds to 0 or 1 (``x`` outside about [-709, 36]).
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
-        numbers are refused), or ``prior_log_odds`` does not hold real numbers.
+        numbers are refused), ``prior_log_odds`` does not hold real numbers, or ``ax`` is
+        neither None nor matplotlib Axes.
 
     See Also
     --------
@@ -1040,7 +1052,8 @@ def plot_reliability(
         below 1.
     TypeError
         When ``mated`` or ``nonmated`` does not hold real numbers (booleans, text and complex
-        numbers are refused), or ``bins`` is not an integer.
+        numbers are refused), ``bins`` is not an integer, or ``ax`` is neither None nor
+        matplotlib Axes.
 
     See Also
     --------
@@ -1140,7 +1153,7 @@ def plot_cross_group_fmr(
     ------
     TypeError
         When ``fmr`` or ``pairs`` is not a DataFrame of numbers (a column of text, even of
-        numbers written as text, or of booleans).
+        numbers written as text, or of booleans), or ``ax`` is neither None nor matplotlib Axes.
     ValueError
         When ``fmr`` has no cells or a rate outside [0, 1] (``±inf`` included); when ``pairs``
         has other rows or columns than ``fmr``, or a cell with a rate whose count of pairs is

@@ -37,14 +37,15 @@ _TMR_TARGET = 0.01
 
 def _two_sets(a: ArrayLike, b: ArrayLike, function: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``a`` and ``b`` as float64 arrays of at least two finite performance values each, or a
-    ValueError that names them as the values they are (not as comparison scores)."""
+    ValueError that names them as the values they are (not as comparison scores): an empty
+    set is one of too few values, as one of one value is."""
     sets = []
     for name, values in (("a", a), ("b", b)):
-        sets.append(check_values_finite(as_scores(values, name, finite=False), name,
-                                        advice="give one finite performance value per subset"))
+        sets.append(check_values_finite(as_scores(values, name, finite=False, noun="performance value", empty=True),
+                                        name, advice="give one finite performance value per subset"))
     if sets[0].size < 2 or sets[1].size < 2:
-        raise ValueError(f"{function} needs at least two values per set (a sample standard deviation), got "
-                         f"{sets[0].size} and {sets[1].size}")
+        raise ValueError(f"{function} needs at least two performance values per set, one per subset (a sample "
+                         f"standard deviation), got {sets[0].size} and {sets[1].size}")
     return sets[0], sets[1]
 
 

@@ -52,3 +52,25 @@ def test_a_complex_statistic_is_refused_not_cut_to_its_real_part():
         bf.bootstrap(complex_auc, table, n_resamples=40, rng=0)
     with pytest.raises(TypeError, match=message):
         bf.permutation_null(lambda t: np.complex128(0.5 + 0.25j), table, n_permutations=20, rng=0)
+
+
+@pytest.mark.parametrize("unit", [None, "pair", "subject"])
+def test_a_cluster_given_with_arrays_is_refused_by_name(unit):
+    """Was: cluster='subjet' (a misspelling) with (mated, nonmated) arrays went unread, and the
+    bootstrap resampled comparisons without a word (a table refuses a name it lacks)."""
+    rng = np.random.default_rng(0)
+    scores = (rng.normal(2, 1, 50), rng.normal(0, 1, 200))
+    message = ("cluster='subjet' names a column of a score table, but the scores are (mated, nonmated) arrays, which "
+               "hold no subject ids: give the table to resample its subjects (unit='subject'), or leave cluster out")
+    with pytest.raises(ValueError) as refused:
+        bf.bootstrap(bf.roc_auc, scores, n_resamples=40, rng=0, unit=unit, cluster="subjet")
+    assert str(refused.value) == message
+    with pytest.raises(ValueError) as refused:
+        bf.paired_bootstrap(bf.roc_auc, scores, (scores[0] + 0.1, scores[1]), n_resamples=40, rng=0, unit=unit,
+                            cluster="subjet")
+    assert str(refused.value) == message
+    if unit != "subject":  # the default column, named or not, is the default: arrays resample comparisons
+        named = bf.bootstrap(bf.roc_auc, scores, n_resamples=40, rng=0, unit=unit, cluster="reference_subject")
+        default = bf.bootstrap(bf.roc_auc, scores, n_resamples=40, rng=0, unit=unit)
+        np.testing.assert_array_equal(named.replicates, default.replicates)
+        assert named.unit == default.unit == "pair"

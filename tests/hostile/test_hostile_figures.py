@@ -324,3 +324,35 @@ def test_bayes_error_joins_priors_given_out_of_order_from_left_to_right():
     for drawn, sorted_line in zip(ax.lines[:2], expected.lines[:2]):
         assert drawn.get_xdata().tolist() == [-3.0, 0.0, 3.0]
         assert drawn.get_ydata().tolist() == sorted_line.get_ydata().tolist()
+
+
+@pytest.mark.parametrize(("ax", "got"), [
+    ("x", "str 'x'"),
+    (1, "int"),
+    (plt.figure, "function"),
+])
+@pytest.mark.parametrize("draw", [
+    lambda rng, ax: plotting.plot_score_distributions(rng.normal(2, 1, 50), rng.normal(0, 1, 200), ax=ax),
+    lambda rng, ax: plotting.plot_det(rng.normal(2, 1, 50), rng.normal(0, 1, 200), ax=ax),
+    lambda rng, ax: plotting.plot_roc(rng.normal(2, 1, 50), rng.normal(0, 1, 200), ax=ax),
+    lambda rng, ax: plotting.plot_bayes_error(rng.normal(2, 1, 50), rng.normal(0, 1, 200), ax=ax),
+    lambda rng, ax: plotting.plot_reliability(rng.normal(2, 1, 50), rng.normal(0, 1, 200), ax=ax),
+    lambda rng, ax: plotting.plot_cross_group_fmr(pd.DataFrame([[1e-2, 1e-3], [1e-3, 1e-2]], index=["a", "b"],
+                                                               columns=["a", "b"]), ax=ax),
+], ids=["distributions", "det", "roc", "bayes_error", "reliability", "cross_group_fmr"])
+def test_every_plot_refuses_an_ax_that_is_not_axes_by_name(draw, ax, got):
+    """Was matplotlib's AttributeError ("'str' object has no attribute 'hist'"), which named
+    neither the argument nor what it should be."""
+    with pytest.raises(TypeError, match="^" + re.escape(
+            "ax must be matplotlib Axes (e.g. fig, ax = plt.subplots()), or None for a new figure, got " + got) + "$"):
+        draw(np.random.default_rng(0), ax)
+
+
+def test_an_array_of_axes_is_refused_with_the_way_to_pick_one():
+    _, axes = plt.subplots(2)
+    with pytest.raises(TypeError, match=re.escape("got ndarray: plt.subplots(n) returns an array of them, pass one, "
+                                                  "e.g. ax=axes[0]")):
+        plotting.plot_det(np.arange(5.0), np.arange(20.0) - 3, ax=axes)
+    plotting.plot_det(np.arange(5.0), np.arange(20.0) - 3, ax=axes[0])  # one of them draws
+    assert axes[0].lines
+    plt.close("all")

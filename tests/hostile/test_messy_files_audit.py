@@ -66,12 +66,13 @@ def test_lines_ending_in_two_carriage_returns_are_refused_with_a_conversion_that
     path = tmp_path / "windows.csv"
     path.write_text(as_csv(rows, eol="\r\r\n"), newline="")
     with pytest.raises(bf.SchemaError, match=r"^" + re.escape(
-            f"{path} ends its lines with two carriage returns (\\r\\r\\n), as Python's csv module writes on Windows to "
-            "a file opened without newline='': each line would read as a row and an empty row. Convert them, e.g. "
+            f"{path} ends 9 lines with two carriage returns (\\r\\r\\n; the first is line 1), as Python's csv module "
+            "writes on Windows to a file opened without newline='': each such line would read as a row and an empty "
+            "row. Convert them, e.g. "
             "python -c \"")) as refused:
         bf.read_grouped_scores(path)
     (tmp_path / "windows.csv.gz").write_bytes(gzip.compress(path.read_bytes()))
-    with pytest.raises(bf.SchemaError, match="ends its lines with two carriage returns"):  # compressed alike
+    with pytest.raises(bf.SchemaError, match="ends 9 lines with two carriage returns"):  # compressed alike
         bf.read_grouped_scores(tmp_path / "windows.csv.gz")
     command = str(refused.value).split(", e.g. ", 1)[1]  # run as given, with this Python as python
     subprocess.run(command.replace("old.csv", str(path)).replace("new.csv", str(tmp_path / "fixed.csv")), shell=True,
@@ -79,6 +80,28 @@ def test_lines_ending_in_two_carriage_returns_are_refused_with_a_conversion_that
     assert (tmp_path / "fixed.csv").read_bytes() == as_csv(rows, eol="\r\n").encode()
     with pytest.raises(bf.SchemaError, match=r"1 value is not a number \(e\.g\. 'oops'; first in data row 3\)"):
         bf.read_grouped_scores(tmp_path / "fixed.csv")
+
+
+@pytest.mark.parametrize("start", [(1 << 20) - 3, (1 << 20) - 2, (1 << 20) - 1, 1 << 20, (1 << 21) + 5])
+@pytest.mark.parametrize("compress", [False, True])
+def test_lines_ending_in_two_carriage_returns_after_the_first_mib_are_refused(tmp_path, start, compress):
+    """Was: only the first MiB was searched for \\r\\r\\n; a file whose first such line came later
+    was read with a warning of a row "empty in every column" after each (every later row's
+    number off by one more), or, with one such line, of a spreadsheet's trailing row. The
+    \\r\\r\\n starts at byte ``start``: before, across and after the reader's 1 MiB blocks."""
+    row = "0.123456789,1,a\n"
+    head = as_csv([]) + row * ((start - 40) // len(row))
+    padded = "0.5,0," + "b" * (start - len(head) - len("0.5,0,"))  # this line's \\r\\r\\n starts at byte start
+    data = (head + padded + "\r\r\n" + row * 1000).encode()
+    assert data.index(b"\r\r\n") == start and data.count(b"\r\r\n") == 1
+    line = data.count(b"\n", 0, start) + 1
+    path = tmp_path / ("late.csv.gz" if compress else "late.csv")
+    path.write_bytes(gzip.compress(data) if compress else data)
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            f"{path} ends 1 line with two carriage returns (\\r\\r\\n; the first is line {line:,}), as Python's csv "
+            "module writes on Windows")):
+        bf.read_scores(path)
+    assert data.split(b"\n")[line - 1] == padded.encode() + b"\r\r"  # the line named
 
 
 def test_a_zipped_file_arrives_intact(tmp_path):
@@ -143,6 +166,53 @@ def test_a_first_row_with_an_extra_field_also_names_an_unquoted_comma(tmp_path):
     with pytest.raises(bf.SchemaError, match=re.escape("; if only some rows have more fields, the cause is a comma "
                                                        "unquoted in a field (a decimal comma, '0,83'?")):
         bf.read_scores(path)
+
+
+@pytest.mark.parametrize(("text", "row", "line", "fields", "short"), [
+    ("score,mated,group,subject,site\n0.9,1,a,s1,x\n0.1,0,a,s2,x\n0.8,1,b,s3\n0.2,0,b,s4,x\n", 3, 4, 4, 1),
+    ("score,mated,group\n0.9,1,a\n0.1,0,a\n0.8\n0.2,0,b\n0.3,1,\n\n0.4,0", 3, 4, 1, 2),  # the last cut short
+    ('score,mated,group\n0.9,1,a\n"0.1\n",0,a\n0.8,1\n0.2,0,b\n', 3, 5, 2, 1),  # a quoted line break before
+])
+def test_a_row_with_fewer_fields_than_the_header_is_named_by_its_row_and_line(tmp_path, text, row, line, fields,
+                                                                               short):
+    """Was: pandas filled the missing fields with empty cells, and the error was of "an empty
+    cell" in 'mated' or of a missing group, or (a trailing column) none at all."""
+    path = tmp_path / "short.csv"
+    path.write_text(text)
+    header = text.split("\n", 1)[0].split(",")
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            f"{path}: data row {row} (line {line}) has {fields} field{'s' if fields > 1 else ''} where the header "
+            f"has {len(header)} ({', '.join(header)}), and its missing fields would be read as empty cells; "
+            f"{short} data row{' is' if short == 1 else 's are'} short in all. A row cut short (the file truncated? "
+            f"a field left out?): give every row all {len(header)} fields, an empty one (two separators in a row) "
+            "where a value is missing") + "$"):
+        bf.read_scores(path)
+    records = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(records[row]) == fields  # the csv module agrees
+    assert sum(0 < len(record) < len(header) for record in records) == short
+    assert text.split("\n")[line - 1].startswith(",".join(records[row]))
+
+
+def test_a_short_row_is_refused_not_grouped_as_missing(tmp_path, run_main):
+    """Was: with missing_groups='group' (--missing-groups group) the row that lacks its group
+    joined the group '(missing)' without a word."""
+    path = tmp_path / "short.csv"
+    path.write_text("score,mated,group\n0.9,1,a\n0.1,0,a\n0.8,1,b\n0.2,0,b\n0.7,1\n0.3,0,b\n")
+    with pytest.raises(bf.SchemaError, match=re.escape(f"{path}: data row 5 (line 6) has 2 fields where the header "
+                                                       "has 3")):
+        bf.read_grouped_scores(path, missing_groups="group")
+    status, err = run_main(path, "--by", "group", "--missing-groups", "group", "-o", tmp_path / "report.html")
+    assert status == 2, err
+    assert err[-1].startswith(f"biofair report: error: {path}: data row 5 (line 6) has 2 fields where the header has 3")
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_trailing_empty_fields_are_empty_cells_not_a_short_row(tmp_path):
+    """A row with every field, its last ones empty, is read as written."""
+    path = tmp_path / "empty.csv"
+    path.write_text("score,mated,group,site\n0.9,1,a,\n0.1,0,a,x\n0.8,1,b,\n0.2,0,b,\n")
+    table = bf.read_scores(path)
+    assert len(table) == 4 and table["site"].isna().tolist() == [True, False, True, True]
 
 
 def test_an_unclosed_quote_is_named_by_its_data_row(tmp_path):

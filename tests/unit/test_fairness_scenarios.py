@@ -572,5 +572,26 @@ def test_subset_values_that_are_not_finite_are_named_as_values(function):
     assert str(raised.value) == "b has 2 values that are not finite (e.g. nan): give one finite performance value per subset"
     with pytest.raises(ValueError) as raised:
         function([0.1], [0.2, 0.3])
-    assert str(raised.value) == (f"{function.__name__} needs at least two values per set (a sample standard deviation), "
-                                 "got 1 and 2")
+    assert str(raised.value) == (f"{function.__name__} needs at least two performance values per set, one per subset "
+                                 "(a sample standard deviation), got 1 and 2")
+
+
+@pytest.mark.parametrize("function", [bf.n_sigma, bf.welch_similarity])
+@pytest.mark.parametrize(("a", "b", "error", "message"), [
+    ([], [0.2, 0.3], ValueError, "{function} needs at least two performance values per set, one per subset (a sample "
+                                 "standard deviation), got 0 and 2"),
+    ([0.1, 0.2, 0.3], np.array([]), ValueError, "{function} needs at least two performance values per set, one per "
+                                                "subset (a sample standard deviation), got 3 and 0"),
+    (["0.1", "0.2"], [0.2, 0.3], TypeError, "a must hold numeric performance values, got dtype <U3"),
+    (None, [0.2, 0.3], TypeError, "a must be a sequence of performance values (a list, an array or a Series), got "
+                                  "NoneType"),
+    ([0.1, 0.2], [2**60, 1], ValueError, "b has 1 integer performance value beyond ±2^53 (e.g. 1152921504606846976) "
+                                         "that float64 cannot hold exactly: distinct performance values would become "
+                                         "ties"),
+])
+def test_subset_values_are_named_as_performance_values_not_scores(function, a, b, error, message):
+    """An empty set was "a is empty: at least one comparison score is needed" (the sets hold one
+    performance value per subset, and two are needed), text "must hold numeric scores"."""
+    with pytest.raises(error) as raised:
+        function(a, b)
+    assert str(raised.value) == message.format(function=function.__name__)
