@@ -223,6 +223,15 @@ def _provenance(source: dict | None) -> str:
             f"<code>{source['sha256']}</code>); biofair {_e(__version__)}.</p>")
 
 
+def _resamples(report) -> str:
+    """How many bootstrap resamples the intervals come from and the seed that draws them again
+    (an auditor reruns the report with it and gets the same intervals)."""
+    drawn = f"{report.n_resamples:,} bootstrap resamples"
+    if report.seed is None:
+        return f"{drawn}, from a generator whose seed the report does not know (a rerun draws other resamples)"
+    return f"{drawn}, seed {report.seed}"
+
+
 def render(report) -> str:
     """The report as one self-contained HTML page, which requests nothing when it is opened."""
     settings = report.to_dict()["settings"]
@@ -257,7 +266,8 @@ intervals say how high the rate could be.</dd>
 <dt>intervals</dt><dd>{_percent(settings["confidence"])} intervals. The subject bootstrap resamples whole subjects
 ({_e(report.cluster or "none: comparisons resampled")}), because the comparisons of one person are not
 independent; it is the interval to rely on, unless the group has fewer than {_FEW_SUBJECTS} subjects (the notes name such
-groups: a bootstrap over so few understates the uncertainty).
+groups: a bootstrap over so few understates the uncertainty). Its intervals are percentiles of
+{_resamples(report)}.
 Clopper-Pearson and Wilson assume independent comparisons and are
 too narrow when the <b>design effect</b> (how much a person's repeated comparisons inflate the variance) is
 above 1.</dd>
@@ -282,7 +292,7 @@ model, not on observed false matches.</dd>
 {_rate_table(report.groups, "fnmr", report.confidence, report.tolerance)}
 {_cross(report)}
 <h2>Notes</h2><div class="note"><ul>{notes or "<li>none</li>"}</ul></div>
-<p><small>biofair {_e(report.to_dict()["biofair_version"])}; {report.n_resamples} bootstrap resamples. The same numbers
+<p><small>biofair {_e(report.to_dict()["biofair_version"])}; {_resamples(report)}. The same numbers
 are in differential.json.</small></p>
 </body></html>
 """

@@ -14,6 +14,7 @@ import pytest
 
 import biofair as bf
 from biofair import cli
+from biofair._differential_html import render
 from test_differentials import AUDIT, counted_table  # the audit's table of exact counts
 
 SCHEMA = json.loads((files("biofair") / "data" / "differential_report.schema.json").read_text())
@@ -69,6 +70,25 @@ def test_the_report_names_the_file_it_was_made_from(audit):
     assert source == {"path": str(scores), "bytes": scores.stat().st_size,
                       "sha256": hashlib.sha256(scores.read_bytes()).hexdigest()}
     assert f"<code>{source['sha256']}</code>" in (out / "report.html").read_text()
+
+
+def test_the_report_records_the_seed_of_its_intervals(audit):
+    """Neither differential.json nor the page said which --seed drew the bootstrap's resamples
+    (--seed 1 here): an auditor who reran the report with the default seed 0 got other intervals
+    (and possibly other verdicts) with nothing to say why. The page also names the interval's
+    method (percentiles of the resamples)."""
+    _, out, table = audit
+    settings = json.loads((out / "differential.json").read_text())["settings"]
+    assert settings["seed"] == 1 and settings["n_resamples"] == 100
+    page = " ".join((out / "report.html").read_text().split())
+    assert "Its intervals are percentiles of 100 bootstrap resamples, seed 1." in page
+    assert "biofair " + bf.__version__ + "; 100 bootstrap resamples, seed 1." in page
+    # in Python: an integer seed is recorded, a Generator's is not known, and the page says so
+    assert bf.differential_report(table, fmr=0.01, n_resamples=40, rng=np.int64(5)).seed == 5
+    drawn = bf.differential_report(table, fmr=0.01, n_resamples=40, rng=np.random.default_rng(5))
+    assert drawn.seed is None and drawn.to_dict()["settings"]["seed"] is None
+    jsonschema.validate(drawn.to_dict(), SCHEMA, cls=jsonschema.Draft202012Validator)
+    assert "a generator whose seed the report does not know" in render(drawn)
 
 
 def test_a_score_file_given_by_a_relative_path_is_named_by_its_absolute_one(audit, tmp_path, monkeypatch):
