@@ -141,8 +141,8 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: f
     rows = []
     for row in groups[groups["rate"] == rate].itertuples():
         status = row.status
-        if status == "resolved":
-            value = _rate(row.estimate)
+        if status == "resolved":  # and below the rule of thirty, said so: 3 errors are not 100
+            value = _rate(row.estimate) + ("" if row.precise else '<br><small class="unresolved">not precise</small>')
         elif status == "unresolved":
             value = f'<span class="unresolved">not resolved: {row.errors} of {row.comparisons}</span>'
         else:
@@ -262,7 +262,9 @@ at a threshold the operator gave; for FNMR the whole data set's FNMR) would give
 group's comparisons, or when the group has at least 3 errors of its own; that is, when either rate reaches
 the smallest resolved rate, 3 / comparisons. A cross-group cell follows the same rule. Otherwise the page
 says "not resolved" with the counts, since a rate of 0 there would only mean too few comparisons, and the
-intervals say how high the rate could be.</dd>
+intervals say how high the rate could be. A group's rate is <i>precise</i> when either rate would give at least 30
+errors (the rule of thirty: the smallest precise rate is 30 / comparisons); a shown rate that is not is marked
+"not precise": the data bound it, but loosely.</dd>
 <dt>intervals</dt><dd>{_percent(settings["confidence"])} intervals. The subject bootstrap resamples whole subjects
 ({_e(report.cluster or "none: comparisons resampled")}), because the comparisons of one person are not
 independent; it is the interval to rely on, unless the group has fewer than {_FEW_SUBJECTS} subjects (the notes name such

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 from importlib.resources import files
 from pathlib import Path
@@ -91,6 +92,24 @@ def test_the_report_records_the_seed_of_its_intervals(audit):
     assert "a generator whose seed the report does not know" in render(drawn)
 
 
+def test_a_resolved_rate_below_the_rule_of_thirty_is_marked_not_precise(audit):
+    """SPEC section 1: a rate is precise from 30 errors on. differential.json said which rates
+    were not ("precise": false), the page never did: an FMR of 24 false matches in 2,400 showed
+    as firmly as one of 100 in 53,104. Each shown rate that is not precise is marked so."""
+    _, out, _ = audit
+    groups = json.loads((out / "differential.json").read_text())["groups"]
+    page = (out / "report.html").read_text()
+    assert "the rule of thirty" in page
+    marked = {}
+    for rate, heading in (("fmr", "False match rate"), ("fnmr", "False non-match rate")):
+        body = page.split(f"<h2>{heading}", 1)[1].split("</table>", 1)[0]
+        for row in body.split("<tr>")[2:]:
+            label, value = (cell.split(">", 1)[1] for cell in row.split("</td>")[:2])
+            marked[(html.unescape(label), rate)] = "not precise" in value
+    expected = {(g["group"], g["rate"]): g["status"] == "resolved" and not g["precise"] for g in groups}
+    assert marked == expected and any(expected.values()) and not all(expected.values())
+
+
 def test_a_score_file_given_by_a_relative_path_is_named_by_its_absolute_one(audit, tmp_path, monkeypatch):
     """differential.json named the file as given ("scores.csv"), summary.json by its absolute
     path: the same file, named two ways by the two layouts."""
@@ -141,7 +160,7 @@ def test_a_small_group_with_errors_of_its_own_is_shown_and_compared(tmp_path):
     fnmr = next(d for d in document["differentials"] if d["rate"] == "fnmr")
     assert (fnmr["groups_compared"], fnmr["highest_group"], fnmr["verdict"]) == (4, "Other", "exceeds tolerance")
     page = (tmp_path / "out" / "report.html").read_text()
-    assert "not resolved: 5 of 40" not in page and '<td class="text">Other</td><td>0.125</td>' in page
+    assert "not resolved: 5 of 40" not in page and ('<td class="text">Other</td><td>0.125<br><small class="unresolved">not precise</small></td>' in page)
     assert "or when the group has at least 3 errors of its own" in " ".join(page.split())
     assert "subject-bootstrap intervals on fewer than 10 subjects: &#x27;Other&#x27; (4 subjects)" in page
 
