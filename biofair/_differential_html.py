@@ -144,7 +144,7 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: f
         if status == "resolved":  # and below the rule of thirty, said so: 3 errors are not 100
             value = _rate(row.estimate) + ("" if row.precise else '<br><small class="unresolved">not precise</small>')
         elif status == "unresolved":
-            value = f'<span class="unresolved">not resolved: {row.errors} of {row.comparisons}</span>'
+            value = f'<span class="unresolved">not resolved: {row.errors:,} of {row.comparisons:,}</span>'
         else:
             value = '<span class="unresolved">no comparisons</span>'
         extrapolated = "–" if pd.isna(row.extrapolated) else (

@@ -110,6 +110,21 @@ def test_a_resolved_rate_below_the_rule_of_thirty_is_marked_not_precise(audit):
     assert marked == expected and any(expected.values()) and not all(expected.values())
 
 
+def test_an_unresolved_rate_writes_its_counts_as_the_counts_column_does():
+    """VoxCeleb1-H by nationality: "not resolved: 0 of 1256" beside "0 / 1,256" in the next
+    cell, one count written two ways on one row."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({
+        "score": np.concatenate([rng.normal(3, 1, 200), rng.normal(0, 1, 5000), rng.normal(3, 1, 200),
+                                 rng.normal(-3, 0.1, 1256)]),
+        "mated": np.repeat([True, False, True, False], [200, 5000, 200, 1256]),
+        "group": np.repeat(["a", "a", "b", "b"], [200, 5000, 200, 1256])})
+    report = bf.differential_report(table, fmr=1e-3, n_resamples=40, rng=0)
+    b = report.groups.set_index(["group", "rate"]).loc[("b", "fmr")]
+    assert (b["status"], b["errors"], b["comparisons"]) == ("unresolved", 0, 1256)
+    assert "not resolved: 0 of 1,256</span></td><td>0 / 1,256</td>" in render(report)
+
+
 def test_a_score_file_given_by_a_relative_path_is_named_by_its_absolute_one(audit, tmp_path, monkeypatch):
     """differential.json named the file as given ("scores.csv"), summary.json by its absolute
     path: the same file, named two ways by the two layouts."""
