@@ -98,6 +98,42 @@ def test_summary_json_is_the_apis_summary(standard):
     assert written["rows"]["groups"] == sizes[["n_mated", "n_nonmated"]].astype(int).to_dict("index")
 
 
+def test_every_number_of_the_page_is_the_jsons(standard):
+    """The tables' cells are the JSON's values to four significant digits, each threshold with every
+    digit (2.3752, which four digits showed as 2.375: a threshold that decides other comparisons),
+    in the JSON's row order."""
+    written = json.loads((standard / "summary.json").read_text())
+    sizes, system, fairness, settings, operating, calibration = tables((standard / "report.html").read_text())
+    metrics = written["metrics"]
+    for shown, rows in ((system, [r for r in metrics if r["attribute"] is None]),
+                        (fairness, [r for r in metrics if r["attribute"] is not None])):
+        assert [label[0] for label, _ in shown["rows"]] == [row["metric"] for row in rows]
+        assert [label[1] for label, _ in shown["rows"]] == [cell(row["fmr_target"]) for row in rows]
+        for (_, cells), row in zip(shown["rows"], rows):
+            for name, text in zip(shown["columns"], cells):
+                if name == "threshold":  # every digit: it reads back as the threshold itself
+                    assert (float(text) if text else None) == row["threshold"]
+                elif name in ("unit", "attribute"):
+                    assert text == (row[name] or "")
+                else:
+                    assert text == cell(row[name]), (row["metric"], name)
+    assert "threshold" in system["columns"] and "threshold" in fairness["columns"]
+    assert {label[0]: cells[0] for label, cells in settings["rows"]} == {
+        r["metric"]: r["parameters"] for r in written["metrics"] if r["parameters"]}
+    groups = written["operating_point"]["groups"]
+    assert [label[0] for label, _ in operating["rows"]] == [g["group"] for g in groups]
+    for (_, cells), group in zip(operating["rows"], groups):
+        assert cells == [cell(group[name]) for name in operating["columns"]]
+    assert [label[0] for label, _ in sizes["rows"]] == list(written["rows"]["groups"])
+    for (label, cells), counts in zip(sizes["rows"], written["rows"]["groups"].values()):
+        assert [cells[sizes["columns"].index(name)] for name in ("n_mated", "n_nonmated")] == [
+            str(counts["n_mated"]), str(counts["n_nonmated"])]
+    kept = written["calibration"]["groups"]
+    assert [label for label, _ in calibration["rows"]] == [(g["scores"], g["group"]) for g in kept]
+    for (_, cells), group in zip(calibration["rows"], kept):
+        assert cells == [cell(group[name]) for name in calibration["columns"]]
+
+
 def test_the_prose_quotes_the_jsons_settings_and_file(standard):
     written = json.loads((standard / "summary.json").read_text())
     text = " ".join(BeautifulSoup((standard / "report.html").read_text(), "html.parser").get_text(" ").split())
