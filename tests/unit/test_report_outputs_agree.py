@@ -144,6 +144,14 @@ def test_the_prose_quotes_the_jsons_settings_and_file(standard):
     point = written["operating_point"]
     assert f"{point['threshold']!r} in the file's units" in text
     assert f"The threshold rests on {point['k']} pooled false matches" in text
+    # SPEC section 1: the operating point with its achieved FMR and FNMR and the counts behind them
+    groups = written["operating_point"]["groups"]
+    pooled = {name: sum(g[name] for g in groups) for name in ("false_matches", "n_nonmated", "false_non_matches", "n_mated")}
+    assert {name: point[name] for name in (*pooled, "fmr", "fnmr")} == {
+        **pooled, "fmr": pooled["false_matches"] / pooled["n_nonmated"],
+        "fnmr": pooled["false_non_matches"] / pooled["n_mated"]}
+    assert (f"have FMR {pooled['false_matches']}/{pooled['n_nonmated']:,} = 1e-2 and FNMR "
+            f"{pooled['false_non_matches']}/{pooled['n_mated']} ≈ 3.57e-1. The threshold") in text
 
 
 def test_differential_json_is_the_apis_report_and_the_page_its_numbers(differential):
@@ -165,3 +173,25 @@ def test_differential_json_is_the_apis_report_and_the_page_its_numbers(different
             assert row[4] == f"[{group['bootstrap_low']:.3g}, {group['bootstrap_high']:.3g}]"
             assert row[5] == f"[{group['cp_low']:.3g}, {group['cp_high']:.3g}]"
             assert row[10] == group["ratio_verdict"]
+
+
+def test_tied_scores_that_keep_the_operating_fmr_below_its_target_are_said(tmp_path):
+    """Four groups of 200, 80, 40 and 12 subjects, scores to one decimal: at the operating threshold
+    set at FMR 1e-2, 51 of the 6,712 non-mated comparisons within groups are false matches (FMR
+    7.6e-3), and neither the page nor summary.json said so (SPEC section 1: an operating point is
+    reported with its achieved FMR and FNMR and their counts); the differential layout has a note."""
+    table = bf.synthetic.demographic_scores(
+        groups={"W": (200, 3.0, 0.0), "X": (80, 2.6, 0.2), "Y": (40, 2.3, 0.0), "Z": (12, 2.0, 0.3)}, rng=7)
+    table["score"] = table["score"].round(1)
+    path = tmp_path / "tied.csv"
+    table.to_csv(path, index=False)
+    assert cli.main(["report", str(path), "-o", str(tmp_path / "out"), "-n", "40", "--n-permutations", "10"]) == 0
+    point = json.loads((tmp_path / "out" / "summary.json").read_text())["operating_point"]
+    pooled = np.sort(bf.scores_by_group(bf.read_grouped_scores(path)).pooled_nonmated)
+    accepted = np.count_nonzero(pooled >= point["threshold"])
+    next_lower = np.count_nonzero(pooled >= pooled[pooled < point["threshold"]][-1])
+    assert (point["false_matches"], point["n_nonmated"], accepted, next_lower) == (51, 6712, 51, 75)
+    assert point["fmr"] == 51 / 6712 < point["fmr_target"] == 0.01
+    text = " ".join(BeautifulSoup((tmp_path / "out" / "report.html").read_text(), "html.parser").get_text(" ").split())
+    assert ("have FMR 51/6,712 ≈ 7.6e-3 and FNMR 535/1,660 ≈ 3.22e-1; the FMR is below the target, which allows 67 "
+            "false matches, because the next lower threshold, the next score, would accept 75: tied scores.") in text
