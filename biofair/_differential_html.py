@@ -141,10 +141,10 @@ def _rate_table(groups: pd.DataFrame, rate: str, confidence: float, tolerance: f
     rows = []
     for row in groups[groups["rate"] == rate].itertuples():
         status = row.status
-        if status == "resolved":
-            value = _rate(row.estimate)
+        if status == "resolved":  # and below the rule of thirty, said so: 3 errors are not 100
+            value = _rate(row.estimate) + ("" if row.precise else '<br><small class="unresolved">not precise</small>')
         elif status == "unresolved":
-            value = f'<span class="unresolved">not resolved: {row.errors} of {row.comparisons}</span>'
+            value = f'<span class="unresolved">not resolved: {row.errors:,} of {row.comparisons:,}</span>'
         else:
             value = '<span class="unresolved">no comparisons</span>'
         extrapolated = "–" if pd.isna(row.extrapolated) else (
@@ -224,6 +224,15 @@ def _provenance(source: dict | None) -> str:
             f"<code>{source['sha256']}</code>); biofair {_e(__version__)}.</p>")
 
 
+def _resamples(report) -> str:
+    """How many bootstrap resamples the intervals come from and the seed that draws them again
+    (an auditor reruns the report with it and gets the same intervals)."""
+    drawn = f"{report.n_resamples:,} bootstrap resamples"
+    if report.seed is None:
+        return f"{drawn}, from a generator whose seed the report does not know (a rerun draws other resamples)"
+    return f"{drawn}, seed {report.seed}"
+
+
 def render(report) -> str:
     """The report as one self-contained HTML page, which requests nothing when it is opened."""
     settings = report.to_dict()["settings"]
@@ -254,11 +263,14 @@ at a threshold the operator gave; for FNMR the whole data set's FNMR) would give
 group's comparisons, or when the group has at least 3 errors of its own; that is, when either rate reaches
 the smallest resolved rate, 3 / comparisons. A cross-group cell follows the same rule. Otherwise the page
 says "not resolved" with the counts, since a rate of 0 there would only mean too few comparisons, and the
-intervals say how high the rate could be.</dd>
+intervals say how high the rate could be. A group's rate is <i>precise</i> when either rate would give at least 30
+errors (the rule of thirty: the smallest precise rate is 30 / comparisons); a shown rate that is not is marked
+"not precise": the data bound it, but loosely.</dd>
 <dt>intervals</dt><dd>{_percent(settings["confidence"])} intervals. The subject bootstrap resamples whole subjects
 ({_e(report.cluster or "none: comparisons resampled")}), because the comparisons of one person are not
 independent; it is the interval to rely on, unless the group has fewer than {_FEW_SUBJECTS} subjects (the notes name such
-groups: a bootstrap over so few understates the uncertainty).
+groups: a bootstrap over so few understates the uncertainty). Its intervals are percentiles of
+{_resamples(report)}.
 Clopper-Pearson and Wilson assume independent comparisons and are
 too narrow when the <b>design effect</b> (how much a person's repeated comparisons inflate the variance) is
 above 1.</dd>
@@ -283,7 +295,7 @@ model, not on observed false matches.</dd>
 {_rate_table(report.groups, "fnmr", report.confidence, report.tolerance)}
 {_cross(report)}
 <h2>Notes</h2><div class="note"><ul>{notes or "<li>none</li>"}</ul></div>
-<p><small>biofair {_e(report.to_dict()["biofair_version"])}; {report.n_resamples} bootstrap resamples. The same numbers
+<p><small>biofair {_e(report.to_dict()["biofair_version"])}; {_resamples(report)}. The same numbers
 are in differential.json.</small></p>
 </body></html>
 """

@@ -7,6 +7,7 @@ Read more in the chapter "Audit demographic differentials" (``notebooks/10``).
 from __future__ import annotations
 
 import json
+import numbers
 import warnings
 from typing import Any, NamedTuple
 
@@ -147,6 +148,10 @@ class DifferentialReport(NamedTuple):
         The score file the report was made from, as ``biofair report`` read it: ``path`` (as
         given), ``bytes`` and ``sha256``, so that a reader can tell which file it describes
         (None when the report was made from a table in Python).
+    seed : int or None
+        The integer seed the bootstrap drew its resamples from (``rng`` given as an integer),
+        with which a rerun draws the same resamples and the same intervals; None when ``rng``
+        was a Generator or None, whose resamples no setting of the report can draw again.
 
     See Also
     --------
@@ -177,6 +182,7 @@ class DifferentialReport(NamedTuple):
     notes: list
     distance: bool = False
     source: dict | None = None
+    seed: int | None = None
 
     def in_distance_units(self) -> DifferentialReport:
         """The report with its threshold in the units of a file of distances.
@@ -237,7 +243,7 @@ class DifferentialReport(NamedTuple):
                 "threshold_source": self.threshold_source,
                 "fmr_target": self.fmr_target, "reference": {k: v for k, v in self.reference.items()},
                 "tolerance": self.tolerance, "confidence": self.confidence,
-                "n_resamples": self.n_resamples, "cluster": self.cluster,
+                "n_resamples": self.n_resamples, "seed": self.seed, "cluster": self.cluster,
             },
             "overall": {k: _plain(v) for k, v in self.overall.items()},
             "groups": records(self.groups),
@@ -380,7 +386,7 @@ def differential_report(
         bounded tail that ends below the threshold: a note says so, and that [0, 0] is no
         certainty that the FMR is 0).
     rng : numpy.random.Generator or int, optional
-        Source of randomness or a seed.
+        Source of randomness or a seed; an integer seed is recorded in the report (``seed``).
 
     Returns
     -------
@@ -531,7 +537,8 @@ def differential_report(
     confidence = as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
     n_resamples = as_count(n_resamples, "n_resamples")
     check_resamples(n_resamples, confidence)  # the verdicts read the intervals' ends
-    rng = as_rng(rng)
+    seed = int(rng) if isinstance(rng, numbers.Integral) else None  # the report's record: a rerun draws the same
+    rng = as_rng(rng)  # (a bool, or a negative seed, is refused here)
     values = table["score"].to_numpy(dtype=np.float64)
     mated = table["mated"].to_numpy(dtype=bool)
     if values.size and values.min() == values.max():
@@ -588,7 +595,8 @@ def differential_report(
                                           kind="stable")
     groups.index = range(len(groups))
     return DifferentialReport(groups, _differentials_table(differential_rows), cross, thr, source, target_fmr, overall,
-                              attributes, references, tolerance, confidence, n_resamples, subjects, notes)
+                              attributes, references, tolerance, confidence, n_resamples, subjects, notes,
+                              seed=seed)
 
 
 def _differentials_table(rows: list[dict]) -> pd.DataFrame:

@@ -272,7 +272,8 @@ def test_the_page_shows_the_reports_numbers_and_escapes_labels():
         part = report.groups[report.groups["rate"] == rate]
         assert [r[0] for r in rows[1:]] == part["group"].tolist()  # every label as written, unescaped once
         for row, want in zip(rows[1:], part.itertuples()):
-            value = shown(want.estimate) if want.status == "resolved" else f"not resolved: {want.errors} of {want.comparisons}"
+            value = (shown(want.estimate) + ("" if want.precise else "not precise") if want.status == "resolved"
+                     else f"not resolved: {want.errors:,} of {want.comparisons:,}")  # as the next cell: 1,256
             assert row[1] == value and row[2] == f"{want.errors:,} / {want.comparisons:,}"
             for cell, (low, high) in zip(row[4:7], ((want.bootstrap_low, want.bootstrap_high),
                                                     (want.cp_low, want.cp_high), (want.wilson_low, want.wilson_high))):

@@ -51,7 +51,7 @@ def test_example_report_matches_direct_calls(example_report):
     # the chapter's MyST roles are rendered as the book renders them, never shown raw
     assert not re.search(r"\{(glue|func|term|numref|admonition)[a-z:]*\}|^:::", html, flags=re.M)
     assert "<strong>Figure 1.</strong>" in html
-    assert f"The file holds {len(pd.read_csv(EXAMPLE)):,} comparisons" in html
+    assert f"holds {len(pd.read_csv(EXAMPLE)):,} comparisons" in html
     # the template is a book chapter; its exercises stay in the book
     assert "Exercises" not in html and "solution-start" not in (example_report / "report.ipynb").read_text()
     summary = summary_values(example_report)

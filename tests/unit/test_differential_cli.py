@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 from importlib.resources import files
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 
 import biofair as bf
 from biofair import cli
+from biofair._differential_html import render
 from test_differentials import AUDIT, counted_table  # the audit's table of exact counts
 
 SCHEMA = json.loads((files("biofair") / "data" / "differential_report.schema.json").read_text())
@@ -71,6 +73,58 @@ def test_the_report_names_the_file_it_was_made_from(audit):
     assert f"<code>{source['sha256']}</code>" in (out / "report.html").read_text()
 
 
+def test_the_report_records_the_seed_of_its_intervals(audit):
+    """Neither differential.json nor the page said which --seed drew the bootstrap's resamples
+    (--seed 1 here): an auditor who reran the report with the default seed 0 got other intervals
+    (and possibly other verdicts) with nothing to say why. The page also names the interval's
+    method (percentiles of the resamples)."""
+    _, out, table = audit
+    settings = json.loads((out / "differential.json").read_text())["settings"]
+    assert settings["seed"] == 1 and settings["n_resamples"] == 100
+    page = " ".join((out / "report.html").read_text().split())
+    assert "Its intervals are percentiles of 100 bootstrap resamples, seed 1." in page
+    assert "biofair " + bf.__version__ + "; 100 bootstrap resamples, seed 1." in page
+    # in Python: an integer seed is recorded, a Generator's is not known, and the page says so
+    assert bf.differential_report(table, fmr=0.01, n_resamples=40, rng=np.int64(5)).seed == 5
+    drawn = bf.differential_report(table, fmr=0.01, n_resamples=40, rng=np.random.default_rng(5))
+    assert drawn.seed is None and drawn.to_dict()["settings"]["seed"] is None
+    jsonschema.validate(drawn.to_dict(), SCHEMA, cls=jsonschema.Draft202012Validator)
+    assert "a generator whose seed the report does not know" in render(drawn)
+
+
+def test_a_resolved_rate_below_the_rule_of_thirty_is_marked_not_precise(audit):
+    """SPEC section 1: a rate is precise from 30 errors on. differential.json said which rates
+    were not ("precise": false), the page never did: an FMR of 24 false matches in 2,400 showed
+    as firmly as one of 100 in 53,104. Each shown rate that is not precise is marked so."""
+    _, out, _ = audit
+    groups = json.loads((out / "differential.json").read_text())["groups"]
+    page = (out / "report.html").read_text()
+    assert "the rule of thirty" in page
+    marked = {}
+    for rate, heading in (("fmr", "False match rate"), ("fnmr", "False non-match rate")):
+        body = page.split(f"<h2>{heading}", 1)[1].split("</table>", 1)[0]
+        for row in body.split("<tr>")[2:]:
+            label, value = (cell.split(">", 1)[1] for cell in row.split("</td>")[:2])
+            marked[(html.unescape(label), rate)] = "not precise" in value
+    expected = {(g["group"], g["rate"]): g["status"] == "resolved" and not g["precise"] for g in groups}
+    assert marked == expected and any(expected.values()) and not all(expected.values())
+
+
+def test_an_unresolved_rate_writes_its_counts_as_the_counts_column_does():
+    """VoxCeleb1-H by nationality: "not resolved: 0 of 1256" beside "0 / 1,256" in the next
+    cell, one count written two ways on one row."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({
+        "score": np.concatenate([rng.normal(3, 1, 200), rng.normal(0, 1, 5000), rng.normal(3, 1, 200),
+                                 rng.normal(-3, 0.1, 1256)]),
+        "mated": np.repeat([True, False, True, False], [200, 5000, 200, 1256]),
+        "group": np.repeat(["a", "a", "b", "b"], [200, 5000, 200, 1256])})
+    report = bf.differential_report(table, fmr=1e-3, n_resamples=40, rng=0)
+    b = report.groups.set_index(["group", "rate"]).loc[("b", "fmr")]
+    assert (b["status"], b["errors"], b["comparisons"]) == ("unresolved", 0, 1256)
+    assert "not resolved: 0 of 1,256</span></td><td>0 / 1,256</td>" in render(report)
+
+
 def test_a_score_file_given_by_a_relative_path_is_named_by_its_absolute_one(audit, tmp_path, monkeypatch):
     """differential.json named the file as given ("scores.csv"), summary.json by its absolute
     path: the same file, named two ways by the two layouts."""
@@ -121,7 +175,7 @@ def test_a_small_group_with_errors_of_its_own_is_shown_and_compared(tmp_path):
     fnmr = next(d for d in document["differentials"] if d["rate"] == "fnmr")
     assert (fnmr["groups_compared"], fnmr["highest_group"], fnmr["verdict"]) == (4, "Other", "exceeds tolerance")
     page = (tmp_path / "out" / "report.html").read_text()
-    assert "not resolved: 5 of 40" not in page and '<td class="text">Other</td><td>0.125</td>' in page
+    assert "not resolved: 5 of 40" not in page and ('<td class="text">Other</td><td>0.125<br><small class="unresolved">not precise</small></td>' in page)
     assert "or when the group has at least 3 errors of its own" in " ".join(page.split())
     assert "subject-bootstrap intervals on fewer than 10 subjects: &#x27;Other&#x27; (4 subjects)" in page
 

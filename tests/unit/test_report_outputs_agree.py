@@ -1,0 +1,199 @@
+"""What ``biofair report`` writes, read as an auditor reads it: on the shipped example, every number
+of report.html, of the executed notebook and of the JSON is the public API's for the same input and
+options, and the formats agree with each other (same rows, same order, same labels, one rounding
+rule: four significant digits in the tables, every digit in the JSON and in each threshold)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from bs4 import BeautifulSoup
+
+import biofair as bf
+from biofair import cli
+from biofair.plotting import _table_number
+
+EXAMPLE = bf.datasets.example_scores_path()
+SEED, B, P = 3, 40, 10
+
+
+def run(*args) -> None:
+    assert cli.main(["report", str(EXAMPLE), *map(str, args)]) == 0
+
+
+@pytest.fixture(scope="module")
+def standard(tmp_path_factory):
+    out = tmp_path_factory.mktemp("standard") / "out"
+    run("-o", out, "-n", B, "--n-permutations", P, "--seed", SEED)
+    return out
+
+
+@pytest.fixture(scope="module")
+def differential(tmp_path_factory):
+    out = tmp_path_factory.mktemp("differential") / "out"
+    run("--layout", "differential", "-n", B, "--seed", SEED, "-o", out)
+    return out
+
+
+def tables(markup: str) -> list[dict]:
+    """Each pandas table of a page: its column names, index names and rows (index labels, cells)
+    as text, the row labels a rowspan leaves out filled in from the rows above."""
+    found = []
+    for table in BeautifulSoup(markup, "html.parser").find_all("table", class_="dataframe"):
+        head = table.find("thead").find_all("tr")
+        columns = [th.get_text(strip=True) for th in head[0].find_all("th")]
+        names = [th.get_text(strip=True) for th in head[1].find_all("th")] if len(head) > 1 else []
+        levels = sum(1 for name in names if name)
+        rows, above = [], []
+        for tr in table.find("tbody").find_all("tr"):
+            labels = [th.get_text(strip=True) for th in tr.find_all("th")]
+            labels = above[:levels - len(labels)] + labels
+            above = labels
+            rows.append((tuple(labels), [td.get_text(strip=True) for td in tr.find_all("td")]))
+        found.append({"columns": columns[levels:], "index": names[:levels], "rows": rows})
+    return found
+
+
+def cell(value) -> str:
+    """A value as the report's tables show it (``bf.plotting.use_style``)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    return _table_number(float(value))
+
+
+def test_the_page_shows_the_notebooks_tables(standard):
+    page = tables((standard / "report.html").read_text())
+    notebook = json.loads((standard / "report.ipynb").read_text())
+    shown = [table for c in notebook["cells"] if c["cell_type"] == "code" for output in c.get("outputs", [])
+             if "text/html" in output.get("data", {}) for table in tables("".join(output["data"]["text/html"]))]
+    assert page == shown and len(page) == 6  # sizes, system, fairness, settings, operating point, calibration
+
+
+def test_summary_json_is_the_apis_summary(standard):
+    written = json.loads((standard / "summary.json").read_text())
+    table = bf.read_grouped_scores(EXAMPLE)
+    direct = bf.fairness_summary(table, fmr_targets=[1e-1, 1e-2, 1e-3], operating_fmr=1e-2, alpha=0.5,
+                                 n_resamples=B, n_permutations=P, unit="subject", confidence=0.95,
+                                 rng=np.random.default_rng(SEED))
+    expected = direct.astype(object).where(direct.notna(), None).to_dict(orient="records")
+    assert written["metrics"] == json.loads(json.dumps(expected))  # every row and digit, None where missing
+    assert (written["seed"], written["intervals"]) == (SEED, {"method": "percentile bootstrap", "confidence": 0.95,
+                                                              "n_resamples": B, "unit": "subject", "n_permutations": P})
+    operating = bf.outcome_fairness(table, fmr=1e-2, alpha=0.5)
+    point = written["operating_point"]
+    assert (point["threshold"], point["k"], point["resolved"], point["precise"]) == (
+        operating.threshold, operating.k, operating.resolved, operating.precise)
+    assert point["groups"] == json.loads(json.dumps(operating.rates.astype(object).to_dict(orient="records")))
+    rates = bf.rates_by_group(table, operating.threshold)
+    for group, row in zip(point["groups"], rates.itertuples()):
+        assert (group["group"], group["fmr"], group["fnmr"], group["false_matches"], group["n_nonmated"],
+                group["false_non_matches"], group["n_mated"]) == (row.group, row.fmr, row.fnmr, row.false_matches,
+                                                                  row.n_nonmated, row.false_non_matches, row.n_mated)
+    sizes = bf.group_sizes(table)
+    assert written["rows"]["groups"] == sizes[["n_mated", "n_nonmated"]].astype(int).to_dict("index")
+
+
+def test_every_number_of_the_page_is_the_jsons(standard):
+    """The tables' cells are the JSON's values to four significant digits, each threshold with every
+    digit (2.3752, which four digits showed as 2.375: a threshold that decides other comparisons),
+    in the JSON's row order."""
+    written = json.loads((standard / "summary.json").read_text())
+    sizes, system, fairness, settings, operating, calibration = tables((standard / "report.html").read_text())
+    metrics = written["metrics"]
+    for shown, rows in ((system, [r for r in metrics if r["attribute"] is None]),
+                        (fairness, [r for r in metrics if r["attribute"] is not None])):
+        assert [label[0] for label, _ in shown["rows"]] == [row["metric"] for row in rows]
+        assert [label[1] for label, _ in shown["rows"]] == [cell(row["fmr_target"]) for row in rows]
+        for (_, cells), row in zip(shown["rows"], rows):
+            for name, text in zip(shown["columns"], cells):
+                if name == "threshold":  # every digit: it reads back as the threshold itself
+                    assert (float(text) if text else None) == row["threshold"]
+                elif name in ("unit", "attribute"):
+                    assert text == (row[name] or "")
+                else:
+                    assert text == cell(row[name]), (row["metric"], name)
+    assert "threshold" in system["columns"] and "threshold" in fairness["columns"]
+    assert {label[0]: cells[0] for label, cells in settings["rows"]} == {
+        r["metric"]: r["parameters"] for r in written["metrics"] if r["parameters"]}
+    groups = written["operating_point"]["groups"]
+    assert [label[0] for label, _ in operating["rows"]] == [g["group"] for g in groups]
+    for (_, cells), group in zip(operating["rows"], groups):
+        assert cells == [cell(group[name]) for name in operating["columns"]]
+    assert [label[0] for label, _ in sizes["rows"]] == list(written["rows"]["groups"])
+    for (label, cells), counts in zip(sizes["rows"], written["rows"]["groups"].values()):
+        assert [cells[sizes["columns"].index(name)] for name in ("n_mated", "n_nonmated")] == [
+            str(counts["n_mated"]), str(counts["n_nonmated"])]
+    kept = written["calibration"]["groups"]
+    assert [label for label, _ in calibration["rows"]] == [(g["scores"], g["group"]) for g in kept]
+    for (_, cells), group in zip(calibration["rows"], kept):
+        assert cells == [cell(group[name]) for name in calibration["columns"]]
+
+
+def test_the_prose_quotes_the_jsons_settings_and_file(standard):
+    written = json.loads((standard / "summary.json").read_text())
+    text = " ".join(BeautifulSoup((standard / "report.html").read_text(), "html.parser").get_text(" ").split())
+    source = written["source"]
+    assert f"The file, {source['path']} ({source['bytes']:,} bytes, SHA-256 {source['sha256']}), holds" in text
+    assert f"95% percentile intervals of {B} bootstrap resamples by subject" in text
+    assert f"drawn with seed {SEED}" in text
+    point = written["operating_point"]
+    assert f"{point['threshold']!r} in the file's units" in text
+    assert f"The threshold rests on {point['k']} pooled false matches" in text
+    # SPEC section 1: the operating point with its achieved FMR and FNMR and the counts behind them
+    groups = written["operating_point"]["groups"]
+    pooled = {name: sum(g[name] for g in groups) for name in ("false_matches", "n_nonmated", "false_non_matches", "n_mated")}
+    assert {name: point[name] for name in (*pooled, "fmr", "fnmr")} == {
+        **pooled, "fmr": pooled["false_matches"] / pooled["n_nonmated"],
+        "fnmr": pooled["false_non_matches"] / pooled["n_mated"]}
+    assert (f"have FMR {pooled['false_matches']}/{pooled['n_nonmated']:,} = 1e-2 and FNMR "
+            f"{pooled['false_non_matches']}/{pooled['n_mated']} ≈ 3.57e-1. The threshold") in text
+
+
+def test_differential_json_is_the_apis_report_and_the_page_its_numbers(differential):
+    written = json.loads((differential / "differential.json").read_text())
+    direct = json.loads(bf.differential_report(bf.read_grouped_scores(EXAMPLE), fmr=1e-2, n_resamples=B,
+                                               rng=SEED).to_json())
+    assert written.pop("source")["sha256"] and direct.pop("source") is None
+    assert written == direct
+    assert written["settings"]["seed"] == SEED
+    page = BeautifulSoup((differential / "report.html").read_text(), "html.parser")
+    fmr, fnmr = (table for table in page.find_all("table")[1:3])
+    for shown, rate in ((fmr, "fmr"), (fnmr, "fnmr")):
+        rows = [[td.get_text(" ", strip=True) for td in tr.find_all("td")] for tr in shown.find_all("tr")[1:]]
+        groups = [g for g in written["groups"] if g["rate"] == rate]
+        assert [row[0] for row in rows] == [g["group"] for g in groups]  # the JSON's order
+        for row, group in zip(rows, groups):
+            assert row[1].split(" ")[0] == f"{group['estimate']:.3g}"
+            assert row[2] == f"{group['errors']:,} / {group['comparisons']:,}"
+            assert row[4] == f"[{group['bootstrap_low']:.3g}, {group['bootstrap_high']:.3g}]"
+            assert row[5] == f"[{group['cp_low']:.3g}, {group['cp_high']:.3g}]"
+            assert row[10] == group["ratio_verdict"]
+
+
+def test_tied_scores_that_keep_the_operating_fmr_below_its_target_are_said(tmp_path):
+    """Four groups of 200, 80, 40 and 12 subjects, scores to one decimal: at the operating threshold
+    set at FMR 1e-2, 60 of the 6,704 non-mated comparisons within groups are false matches (FMR
+    8.95e-3), and neither the page nor summary.json said so (SPEC section 1: an operating point is
+    reported with its achieved FMR and FNMR and their counts); the differential layout has a note.
+    The counts group their thousands (VoxCeleb1-H's read "2754/275,406")."""
+    table = bf.synthetic.demographic_scores(
+        groups={"W": (200, 3.0, 0.0), "X": (80, 2.6, 0.2), "Y": (40, 2.3, 0.0), "Z": (12, 2.0, 0.3)}, mated_per_subject=10, rng=7)
+    table["score"] = table["score"].round(1)
+    path = tmp_path / "tied.csv"
+    table.to_csv(path, index=False)
+    assert cli.main(["report", str(path), "-o", str(tmp_path / "out"), "-n", "40", "--n-permutations", "10"]) == 0
+    point = json.loads((tmp_path / "out" / "summary.json").read_text())["operating_point"]
+    pooled = np.sort(bf.scores_by_group(bf.read_grouped_scores(path)).pooled_nonmated)
+    accepted = np.count_nonzero(pooled >= point["threshold"])
+    next_lower = np.count_nonzero(pooled >= pooled[pooled < point["threshold"]][-1])
+    assert (point["false_matches"], point["n_nonmated"], accepted, next_lower) == (60, 6704, 60, 81)
+    assert (point["false_non_matches"], point["n_mated"]) == (1003, 3320)
+    assert point["fmr"] == 60 / 6704 < point["fmr_target"] == 0.01
+    text = " ".join(BeautifulSoup((tmp_path / "out" / "report.html").read_text(), "html.parser").get_text(" ").split())
+    assert ("have FMR 60/6,704 ≈ 8.95e-3 and FNMR 1,003/3,320 ≈ 3.02e-1; the FMR is below the target, which allows "
+            "67 false matches, because the next lower threshold, the next score, would accept 81: tied scores.") in text
