@@ -42,12 +42,16 @@ document.addEventListener("DOMContentLoaded", () => {
   // A cell of prose (a ledger's reason) gets the width of a short line (biofair.css): squeezed
   // by its numeric neighbours to its longest word, it ran to twenty lines of two words each.
   // A number keeps to one line: squeezed, a column broke "1.000e-4" after its minus sign, and
-  // "1.000e-" over "4" read as two values (chapter 3, on a phone and on a desktop alike).
+  // "1.000e-" over "4" read as two values (chapter 3, on a phone and on a desktop alike). So
+  // does any other one-word cell, a label or a column's name: chapter 2's row label
+  // "tmr_at_fmr_1e-3" broke at its hyphen on a phone ("tmr_at_fmr_1e-" over "3"), chapter 7's
+  // column "p-value" and chapter 10's "clopper-pearson" too.
   const NUMBER = /^[-+\u2212]?(\d[\d,]*(\.\d*)?|\.\d+)(e[-+\u2212]?\d+)?%?$/i;
-  for (const cell of document.querySelectorAll(".bd-article table td")) {
+  for (const cell of document.querySelectorAll(".bd-article table :is(td, th)")) {
     const text = cell.textContent.trim();
-    if (text.length > 60) cell.classList.add("prose-cell");
+    if (cell.tagName === "TD" && text.length > 60) cell.classList.add("prose-cell");
     else if (NUMBER.test(text)) cell.classList.add("number-cell");
+    else if (text && text.length <= 30 && !/\s/.test(text)) cell.classList.add("word-cell");
   }
   // A table with one row label per row keeps those labels in view as it scrolls (biofair.css).
   for (const table of document.querySelectorAll(".bd-article table")) {

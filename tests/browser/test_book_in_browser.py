@@ -144,6 +144,42 @@ def test_numbers_in_tables_keep_to_one_line(browser, site, page, width):
     assert [text for text, n in lines if n > 1] == []
 
 
+# The one-word cells of a page's tables (labels, column names, values) that the browser broke
+# over two lines or more: text lines are told apart by their tops, 4 px or more apart.
+ONE_WORD_CELLS_BROKEN = """cells => cells.filter(c => { const s = c.textContent.trim();
+        return s && s.length <= 30 && !/\\s/.test(s) && !c.querySelector('.visually-hidden') && c.checkVisibility(); })
+    .map(c => { const tops = [], walk = document.createTreeWalker(c, NodeFilter.SHOW_TEXT);
+        for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+            const r = document.createRange(); r.selectNodeContents(n);
+            for (const b of r.getClientRects()) if (b.width > 0) tops.push(b.top); }
+        tops.sort((a, b) => a - b);
+        return [c.textContent.trim(), tops.filter((top, i) => i === 0 || top - tops[i - 1] >= 4).length]; })
+    .filter(([, lines]) => lines > 1).map(([text]) => text)"""
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+@pytest.mark.parametrize("page", PAGES)
+def test_labels_and_column_names_keep_to_one_line(browser, site, page, width):
+    """Chapter 2's row label "tmr_at_fmr_1e-3" broke at its hyphen on a phone, "tmr_at_fmr_1e-"
+    over "3", as did chapter 1's column "non-mated", 6's "N-Sigma", 7's "p-value" and 10's
+    "clopper-pearson": a one-word cell keeps to one line, as numbers do, and its table scrolls."""
+    tab = open_page(browser, site, page, width)
+    broken = tab.eval_on_selector_all(".bd-article table :is(td, th)", ONE_WORD_CELLS_BROKEN)
+    tab.close()
+    assert broken == []
+
+
+def test_one_word_cells_broken_over_lines_are_caught(browser, site):
+    """The check above finds a label squeezed until it breaks at its hyphen."""
+    tab = open_page(browser, site, "book/chapters/02_put_an_interval_on_every_number", PHONE)
+    labels = tab.locator(".bd-article table th", has_text="tmr_at_fmr_1e-3")
+    assert labels.count() > 0
+    labels.first.evaluate("c => { c.style.whiteSpace = 'normal'; c.style.width = '4ch'; c.style.maxWidth = '4ch'; }")
+    broken = tab.eval_on_selector_all(".bd-article table :is(td, th)", ONE_WORD_CELLS_BROKEN)
+    tab.close()
+    assert "tmr_at_fmr_1e-3" in broken
+
+
 @pytest.mark.parametrize("page", ["book/intro", *CHAPTERS])
 def test_figures_keep_their_text_readable_on_a_phone(browser, site, page):
     """Figures 6.5 inches wide with 10-point text shrank to 0.53 of their size on a phone, their
