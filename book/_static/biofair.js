@@ -53,9 +53,44 @@ document.addEventListener("DOMContentLoaded", () => {
     else if (NUMBER.test(text)) cell.classList.add("number-cell");
     else if (text && text.length <= 30 && !/\s/.test(text)) cell.classList.add("word-cell");
   }
+  // A table's last column of prose (a ledger's reason) reads under its row, as wide as the
+  // table's box (biofair.css): beside the numbers, squeezed to a short line, it made a row up
+  // to 371 px tall on a phone, its label and values floating in the middle of it. Rows keep
+  // their stripes by record, a reason row its row's.
+  for (const table of document.querySelectorAll(".bd-article table.dataframe")) {
+    const header = table.querySelector("thead tr");
+    const rows = [...table.querySelectorAll("tbody tr")];
+    const columns = header ? header.children.length : 0;
+    const last = (row) => row.lastElementChild;
+    if (!rows.length || rows.some((row) => row.children.length !== columns) ||
+        !rows.some((row) => last(row).classList.contains("prose-cell")) ||
+        !rows.every((row) => last(row).tagName === "TD" && (last(row).classList.contains("prose-cell") || !last(row).textContent.trim())) ||
+        rows.some((row) => [...row.children].slice(0, -1).some((cell) => cell.classList.contains("prose-cell")))) continue;
+    const name = last(header).textContent.trim();
+    for (const row of table.querySelectorAll("thead tr")) last(row).remove();
+    rows.forEach((row, index) => {
+      const stripe = index % 2 ? "record-even" : "record-odd";
+      const cell = last(row);
+      row.classList.add(stripe);
+      cell.remove();
+      if (!cell.textContent.trim()) return;
+      const below = document.createElement("tr");
+      below.className = `prose-row ${stripe}`;
+      const reason = document.createElement("td");
+      reason.colSpan = columns - 1;
+      const text = document.createElement("div"), label = document.createElement("span");
+      label.className = "prose-label";
+      label.textContent = `${name}:`;
+      text.append(label, " ", ...cell.childNodes);
+      reason.append(text);
+      below.append(reason);
+      row.after(below);
+    });
+    table.classList.add("prose-below");
+  }
   // A table with one row label per row keeps those labels in view as it scrolls (biofair.css).
   for (const table of document.querySelectorAll(".bd-article table")) {
-    const rows = table.querySelectorAll("tbody tr");
+    const rows = table.querySelectorAll("tbody tr:not(.prose-row)");
     const labelled = (row) => row.querySelectorAll("th").length === 1 && row.firstElementChild.tagName === "TH";
     if (rows.length && [...rows].every(labelled)) table.classList.add("sticky-index");
   }
@@ -68,7 +103,7 @@ document.addEventListener("DOMContentLoaded", () => {
   const LABELS_SHARE = 2 / 3;
   const scrollBox = (element) => element.closest("div.output.text_html");
   const labelTables = [...document.querySelectorAll(".bd-article table")].filter((table) => {
-    const rows = [...table.querySelectorAll("tbody tr")];
+    const rows = [...table.querySelectorAll("tbody tr:not(.prose-row)")];
     return scrollBox(table) && rows.length && rows.every((row) => row.firstElementChild?.tagName === "TH") &&
            (table.classList.contains("sticky-index") || rows.some((row) => row.querySelectorAll(":scope > th").length > 1));
   });
