@@ -225,6 +225,21 @@ def test_a_ledgers_reasons_read_under_their_rows_in_lines_its_box_shows(browser,
         assert all(inside and striped for _, inside, striped in ledger["reasons"]), ledger["reasons"]
 
 
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_printed_text_wraps_in_its_box_on_a_phone(browser, site, page):
+    """Chapters 8 and 10 printed notes wrapped at 72 characters, and others printed longer lines
+    (a warning, the versions of the packages): on a phone each scrolled sideways, a few words
+    in view. Printed text wraps at the width of its box."""
+    tab = open_page(browser, site, page, PHONE)
+    wide = tab.eval_on_selector_all(
+        ".bd-article div.cell_output div.output:is(.stream, .text_plain)",
+        "outputs => outputs.filter(o => [o.closest('.cell_output'), o, ...o.querySelectorAll('*')]"
+        ".some(e => e.scrollWidth > e.clientWidth + 1)).map(o => o.textContent.slice(0, 60))")
+    printed = tab.locator(".bd-article div.cell_output div.output.stream").count()
+    tab.close()
+    assert printed > 0 and wide == []
+
+
 @pytest.mark.parametrize("page", ["book/intro", *CHAPTERS])
 def test_figures_keep_their_text_readable_on_a_phone(browser, site, page):
     """Figures 6.5 inches wide with 10-point text shrank to 0.53 of their size on a phone, their
