@@ -53,6 +53,22 @@ document.addEventListener("DOMContentLoaded", () => {
     else if (NUMBER.test(text)) cell.classList.add("number-cell");
     else if (text && text.length <= 30 && !/\s/.test(text)) cell.classList.add("word-cell");
   }
+  // A label of several words breaks between them only: chapter 3's "FMR group 0 @ 1e-3" broke
+  // as "1e-" over "3" on a desktop, chapter 9's "ROC-AUC - TMR at FMR 1e-3" as "ROC-" over
+  // "AUC" and "1e-" over "3" on a phone. Each hyphenated word of a label keeps to one line.
+  for (const label of document.querySelectorAll(".bd-article table th:not(.word-cell, .number-cell)")) {
+    const walk = document.createTreeWalker(label, NodeFilter.SHOW_TEXT), texts = [];
+    for (let node = walk.nextNode(); node; node = walk.nextNode()) if (/\S-\S/.test(node.data)) texts.push(node);
+    for (const text of texts) {
+      text.replaceWith(...text.data.split(/(\S+-\S+)/).map((part, i) => {
+        if (i % 2 === 0) return part;
+        const word = document.createElement("span");
+        word.className = "label-word";
+        word.textContent = part;
+        return word;
+      }).filter((part) => part !== ""));
+    }
+  }
   // A table's last column of prose (a ledger's reason) reads under its row, as wide as the
   // table's box (biofair.css): beside the numbers, squeezed to a short line, it made a row up
   // to 371 px tall on a phone, its label and values floating in the middle of it. Rows keep

@@ -156,6 +156,16 @@ ONE_WORD_CELLS_BROKEN = """cells => cells.filter(c => { const s = c.textContent.
         tops.sort((a, b) => a - b);
         return [c.textContent.trim(), tops.filter((top, i) => i === 0 || top - tops[i - 1] >= 4).length]; })
     .filter(([, lines]) => lines > 1).map(([text]) => text)"""
+# The hyphenated words of a page's labels ("1e-3", "ROC-AUC" in "FMR group 0 @ 1e-3") that the
+# browser broke over two lines.
+LABEL_WORDS_BROKEN = """labels => labels.flatMap(label => {
+        const broken = [], walk = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+        for (let n = walk.nextNode(); n; n = walk.nextNode())
+            for (const word of n.data.matchAll(/\\S+-\\S+/g)) {
+                const r = document.createRange(); r.setStart(n, word.index); r.setEnd(n, word.index + word[0].length);
+                const tops = [...r.getClientRects()].filter(b => b.width > 0).map(b => b.top).sort((a, b) => a - b);
+                if (tops.length && tops[tops.length - 1] - tops[0] >= 4) broken.push(word[0]); }
+        return broken; })"""
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
@@ -163,11 +173,14 @@ ONE_WORD_CELLS_BROKEN = """cells => cells.filter(c => { const s = c.textContent.
 def test_labels_and_column_names_keep_to_one_line(browser, site, page, width):
     """Chapter 2's row label "tmr_at_fmr_1e-3" broke at its hyphen on a phone, "tmr_at_fmr_1e-"
     over "3", as did chapter 1's column "non-mated", 6's "N-Sigma", 7's "p-value" and 10's
-    "clopper-pearson": a one-word cell keeps to one line, as numbers do, and its table scrolls."""
+    "clopper-pearson": a one-word cell keeps to one line, as numbers do, and its table scrolls.
+    Longer labels broke inside a word too: chapter 3's "FMR group 0 @ 1e-3" as "1e-" over "3" on
+    a desktop, chapter 9's "ROC-AUC - TMR at FMR 1e-3" at both hyphens on a phone."""
     tab = open_page(browser, site, page, width)
     broken = tab.eval_on_selector_all(".bd-article table :is(td, th)", ONE_WORD_CELLS_BROKEN)
+    broken_words = tab.eval_on_selector_all(".bd-article table th", LABEL_WORDS_BROKEN)
     tab.close()
-    assert broken == []
+    assert broken == [] and broken_words == []
 
 
 def test_one_word_cells_broken_over_lines_are_caught(browser, site):
