@@ -42,16 +42,71 @@ document.addEventListener("DOMContentLoaded", () => {
   // A cell of prose (a ledger's reason) gets the width of a short line (biofair.css): squeezed
   // by its numeric neighbours to its longest word, it ran to twenty lines of two words each.
   // A number keeps to one line: squeezed, a column broke "1.000e-4" after its minus sign, and
-  // "1.000e-" over "4" read as two values (chapter 3, on a phone and on a desktop alike).
+  // "1.000e-" over "4" read as two values (chapter 3, on a phone and on a desktop alike). So
+  // does any other one-word cell, a label or a column's name: chapter 2's row label
+  // "tmr_at_fmr_1e-3" broke at its hyphen on a phone ("tmr_at_fmr_1e-" over "3"), chapter 7's
+  // column "p-value" and chapter 10's "clopper-pearson" too.
   const NUMBER = /^[-+\u2212]?(\d[\d,]*(\.\d*)?|\.\d+)(e[-+\u2212]?\d+)?%?$/i;
-  for (const cell of document.querySelectorAll(".bd-article table td")) {
+  for (const cell of document.querySelectorAll(".bd-article table :is(td, th)")) {
     const text = cell.textContent.trim();
-    if (text.length > 60) cell.classList.add("prose-cell");
+    if (cell.tagName === "TD" && text.length > 60) cell.classList.add("prose-cell");
     else if (NUMBER.test(text)) cell.classList.add("number-cell");
+    else if (text && text.length <= 30 && !/\s/.test(text)) cell.classList.add("word-cell");
+  }
+  // A label of several words breaks between them only: chapter 3's "FMR group 0 @ 1e-3" broke
+  // as "1e-" over "3" on a desktop, chapter 9's "ROC-AUC - TMR at FMR 1e-3" as "ROC-" over
+  // "AUC" and "1e-" over "3" on a phone. Each hyphenated word of a label keeps to one line.
+  for (const label of document.querySelectorAll(".bd-article table th:not(.word-cell, .number-cell)")) {
+    const walk = document.createTreeWalker(label, NodeFilter.SHOW_TEXT), texts = [];
+    for (let node = walk.nextNode(); node; node = walk.nextNode()) if (/\S-\S/.test(node.data)) texts.push(node);
+    for (const text of texts) {
+      text.replaceWith(...text.data.split(/(\S+-\S+)/).map((part, i) => {
+        if (i % 2 === 0) return part;
+        const word = document.createElement("span");
+        word.className = "label-word";
+        word.textContent = part;
+        return word;
+      }).filter((part) => part !== ""));
+    }
+  }
+  // A table's last column of prose (a ledger's reason) reads under its row, as wide as the
+  // table's box (biofair.css): beside the numbers, squeezed to a short line, it made a row up
+  // to 371 px tall on a phone, its label and values floating in the middle of it. Rows keep
+  // their stripes by record, a reason row its row's.
+  for (const table of document.querySelectorAll(".bd-article table.dataframe")) {
+    const header = table.querySelector("thead tr");
+    const rows = [...table.querySelectorAll("tbody tr")];
+    const columns = header ? header.children.length : 0;
+    const last = (row) => row.lastElementChild;
+    if (!rows.length || rows.some((row) => row.children.length !== columns) ||
+        !rows.some((row) => last(row).classList.contains("prose-cell")) ||
+        !rows.every((row) => last(row).tagName === "TD" && (last(row).classList.contains("prose-cell") || !last(row).textContent.trim())) ||
+        rows.some((row) => [...row.children].slice(0, -1).some((cell) => cell.classList.contains("prose-cell")))) continue;
+    const name = last(header).textContent.trim();
+    for (const row of table.querySelectorAll("thead tr")) last(row).remove();
+    rows.forEach((row, index) => {
+      const stripe = index % 2 ? "record-even" : "record-odd";
+      const cell = last(row);
+      row.classList.add(stripe);
+      cell.remove();
+      if (!cell.textContent.trim()) return;
+      const below = document.createElement("tr");
+      below.className = `prose-row ${stripe}`;
+      const reason = document.createElement("td");
+      reason.colSpan = columns - 1;
+      const text = document.createElement("div"), label = document.createElement("span");
+      label.className = "prose-label";
+      label.textContent = `${name}:`;
+      text.append(label, " ", ...cell.childNodes);
+      reason.append(text);
+      below.append(reason);
+      row.after(below);
+    });
+    table.classList.add("prose-below");
   }
   // A table with one row label per row keeps those labels in view as it scrolls (biofair.css).
   for (const table of document.querySelectorAll(".bd-article table")) {
-    const rows = table.querySelectorAll("tbody tr");
+    const rows = table.querySelectorAll("tbody tr:not(.prose-row)");
     const labelled = (row) => row.querySelectorAll("th").length === 1 && row.firstElementChild.tagName === "TH";
     if (rows.length && [...rows].every(labelled)) table.classList.add("sticky-index");
   }
@@ -64,7 +119,7 @@ document.addEventListener("DOMContentLoaded", () => {
   const LABELS_SHARE = 2 / 3;
   const scrollBox = (element) => element.closest("div.output.text_html");
   const labelTables = [...document.querySelectorAll(".bd-article table")].filter((table) => {
-    const rows = [...table.querySelectorAll("tbody tr")];
+    const rows = [...table.querySelectorAll("tbody tr:not(.prose-row)")];
     return scrollBox(table) && rows.length && rows.every((row) => row.firstElementChild?.tagName === "TH") &&
            (table.classList.contains("sticky-index") || rows.some((row) => row.querySelectorAll(":scope > th").length > 1));
   });

@@ -15,6 +15,7 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 from browser.book_site import CHAPTERS, CHROMIUM, DESKTOP, HTML, PAGES, PHONE, ROOT, TABLET, first_scrolling, open_page, serve
+from bs4 import BeautifulSoup
 
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 
@@ -144,6 +145,114 @@ def test_numbers_in_tables_keep_to_one_line(browser, site, page, width):
     assert [text for text, n in lines if n > 1] == []
 
 
+# The one-word cells of a page's tables (labels, column names, values) that the browser broke
+# over two lines or more: text lines are told apart by their tops, 4 px or more apart.
+ONE_WORD_CELLS_BROKEN = """cells => cells.filter(c => { const s = c.textContent.trim();
+        return s && s.length <= 30 && !/\\s/.test(s) && !c.querySelector('.visually-hidden') && c.checkVisibility(); })
+    .map(c => { const tops = [], walk = document.createTreeWalker(c, NodeFilter.SHOW_TEXT);
+        for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+            const r = document.createRange(); r.selectNodeContents(n);
+            for (const b of r.getClientRects()) if (b.width > 0) tops.push(b.top); }
+        tops.sort((a, b) => a - b);
+        return [c.textContent.trim(), tops.filter((top, i) => i === 0 || top - tops[i - 1] >= 4).length]; })
+    .filter(([, lines]) => lines > 1).map(([text]) => text)"""
+# The hyphenated words of a page's labels ("1e-3", "ROC-AUC" in "FMR group 0 @ 1e-3") that the
+# browser broke over two lines.
+LABEL_WORDS_BROKEN = """labels => labels.flatMap(label => {
+        const broken = [], walk = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+        for (let n = walk.nextNode(); n; n = walk.nextNode())
+            for (const word of n.data.matchAll(/\\S+-\\S+/g)) {
+                const r = document.createRange(); r.setStart(n, word.index); r.setEnd(n, word.index + word[0].length);
+                const tops = [...r.getClientRects()].filter(b => b.width > 0).map(b => b.top).sort((a, b) => a - b);
+                if (tops.length && tops[tops.length - 1] - tops[0] >= 4) broken.push(word[0]); }
+        return broken; })"""
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+@pytest.mark.parametrize("page", PAGES)
+def test_labels_and_column_names_keep_to_one_line(browser, site, page, width):
+    """Chapter 2's row label "tmr_at_fmr_1e-3" broke at its hyphen on a phone, "tmr_at_fmr_1e-"
+    over "3", as did chapter 1's column "non-mated", 6's "N-Sigma", 7's "p-value" and 10's
+    "clopper-pearson": a one-word cell keeps to one line, as numbers do, and its table scrolls.
+    Longer labels broke inside a word too: chapter 3's "FMR group 0 @ 1e-3" as "1e-" over "3" on
+    a desktop, chapter 9's "ROC-AUC - TMR at FMR 1e-3" at both hyphens on a phone."""
+    tab = open_page(browser, site, page, width)
+    broken = tab.eval_on_selector_all(".bd-article table :is(td, th)", ONE_WORD_CELLS_BROKEN)
+    broken_words = tab.eval_on_selector_all(".bd-article table th", LABEL_WORDS_BROKEN)
+    tab.close()
+    assert broken == [] and broken_words == []
+
+
+def test_one_word_cells_broken_over_lines_are_caught(browser, site):
+    """The check above finds a label squeezed until it breaks at its hyphen."""
+    tab = open_page(browser, site, "book/chapters/02_put_an_interval_on_every_number", PHONE)
+    labels = tab.locator(".bd-article table th", has_text="tmr_at_fmr_1e-3")
+    assert labels.count() > 0
+    labels.first.evaluate("c => { c.style.whiteSpace = 'normal'; c.style.width = '4ch'; c.style.maxWidth = '4ch'; }")
+    broken = tab.eval_on_selector_all(".bd-article table :is(td, th)", ONE_WORD_CELLS_BROKEN)
+    tab.close()
+    assert "tmr_at_fmr_1e-3" in broken
+
+
+# Each ledger of a page (a table with a verdict column) once scrolled to its right end: whether
+# it is still laid out as a table; for each row of values, by how much it is taller than the text
+# of its label and values (its cells of fewer than 60 characters) needs; and each reason, with
+# whether its text lies inside the box that scrolls and whether it has its row's colour.
+LEDGERS = """boxes => boxes.filter(b => [...b.querySelectorAll('thead th')].some(c => c.textContent.trim() === 'verdict'))
+    .map(b => { b.scrollLeft = b.scrollWidth;
+        const table = b.querySelector('table'), edge = b.getBoundingClientRect();
+        const left = edge.left + b.clientLeft, right = left + b.clientWidth;
+        const textHeight = (cell) => { const r = document.createRange(); r.selectNodeContents(cell);
+                                       return r.getBoundingClientRect().height; };
+        return {display: getComputedStyle(table).display,
+                slack: Math.max(...[...table.querySelectorAll('tbody tr:not(.prose-row)')].map(r =>
+                    r.getBoundingClientRect().height -
+                    Math.max(...[...r.children].filter(c => c.textContent.trim().length <= 60).map(textHeight)))),
+                reasons: [...table.querySelectorAll('tbody tr.prose-row')].map(r => {
+                    const text = r.querySelector('td > div').getBoundingClientRect();
+                    const colour = (row) => getComputedStyle(row).backgroundColor;
+                    return [r.textContent.trim(), text.left >= left - 0.5 && text.right <= right + 0.5,
+                            colour(r) === colour(r.previousElementSibling)]; })}; })"""
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+@pytest.mark.parametrize("page", ["book/reproductions", "book/chapters/04_find_bias_in_the_tails"])
+def test_a_ledgers_reasons_read_under_their_rows_in_lines_its_box_shows(browser, site, page, width):
+    """A ledger's reason, squeezed to a short line beside the numbers, made rows up to 371 px tall
+    on a phone, their label and values floating in the middle. Each reason now reads under its
+    row, every one of them, in lines no wider than the table's box wherever it is scrolled to, and
+    the ledger is still a table, each row of values as tall as its label and values make it."""
+    raw = BeautifulSoup((HTML / f"{page}.html").read_text(), "html.parser")
+    written = [" ".join(row.find_all("td")[-1].get_text().split())
+               for table in raw.select(".bd-article table.dataframe") if table.find("th", string="verdict")
+               for row in table.select("tbody tr") if row.find_all("td")[-1].get_text().strip()]
+    tab = open_page(browser, site, page, width)
+    ledgers = tab.eval_on_selector_all(".bd-article div.output.text_html", LEDGERS)
+    tab.close()
+    assert ledgers and len(written) >= 3
+    shown = [reason for ledger in ledgers for reason, _, _ in ledger["reasons"]]
+    assert [" ".join(reason.split()) for reason in shown] == [f"reason: {reason}" for reason in written]
+    for ledger in ledgers:
+        assert ledger["display"] == "table"
+        assert ledger["slack"] < 30, ledger["slack"]  # its padding; a reason beside it: 110 to 347 px
+        assert all(inside and striped for _, inside, striped in ledger["reasons"]), ledger["reasons"]
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_printed_text_wraps_in_its_box_on_a_phone(browser, site, page):
+    """Chapters 8 and 10 printed notes wrapped at 72 characters, and others printed longer lines
+    (a warning, the versions of the packages): on a phone each scrolled sideways, a few words
+    in view. Printed text wraps at the width of its box."""
+    tab = open_page(browser, site, page, PHONE)
+    wide = tab.eval_on_selector_all(
+        ".bd-article div.cell_output div.output:is(.stream, .text_plain)",
+        "outputs => outputs.filter(o => [o.closest('.cell_output'), o, ...o.querySelectorAll('*')]"
+        ".some(e => e.scrollWidth > e.clientWidth + 1)).map(o => o.textContent.slice(0, 60))")
+    printed = tab.locator(".bd-article div.cell_output div.output.stream").count()
+    tab.close()
+    assert printed > 0 and wide == []
+
+
 @pytest.mark.parametrize("page", ["book/intro", *CHAPTERS])
 def test_figures_keep_their_text_readable_on_a_phone(browser, site, page):
     """Figures 6.5 inches wide with 10-point text shrank to 0.53 of their size on a phone, their
@@ -174,9 +283,9 @@ def test_tables_that_scroll_outside_cells_are_reached_by_keyboard(browser, site)
 
 
 # How a table looks: its frame, the line between two columns, the header band and the colours
-# of its first two rows (cell outputs get these from the theme).
+# of its first two rows (cell outputs get these from the theme), a ledger's reason rows aside.
 TABLE_LOOK = """table => {
-    const style = (element) => getComputedStyle(element), rows = table.querySelectorAll('tbody tr');
+    const style = (element) => getComputedStyle(element), rows = table.querySelectorAll('tbody tr:not(.prose-row)');
     return {frame: style(table).border, column_line: style(rows[0].children[1]).borderLeft,
             header: style(table.querySelector('thead tr')).backgroundColor + ' ' + style(table.querySelector('thead tr')).borderBottom,
             stripes: [style(rows[0]).backgroundColor, style(rows[1]).backgroundColor]};

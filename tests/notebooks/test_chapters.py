@@ -65,6 +65,27 @@ def test_no_output_shows_numpy_or_pandas_internals(source):
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_outputs_show_readers_numbers_not_reprs(source):
+    """Chapter 1's first solution showed "ErrorRates(fmr=array([0.4]), fnmr=array([0.4]))", its
+    third an OperatingPoint with a 16-digit threshold, its fourth "{'A': 0.61136075, 'B':
+    0.4735647499999999}"; chapters 9 and 14 floats to 16 digits, chapter 12 a message in quotes.
+    No output shows an object's repr (a field list, an array), a float with all its digits, or
+    (a value shown, not printed) a string in quotes."""
+    reprs = re.compile(r"\b[A-Z]\w*\(\w+=|\barray\(|\d\.\d{12,}")
+    quoted = re.compile(r"\s*(['\"]).*\1\s*", re.S)
+    shown = []
+    for cell in executed(source)["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "text/html" in data or "image/png" in data:
+                continue
+            text = "".join(data.get("text/plain", output.get("text", "")))
+            if reprs.search(text) or output["output_type"] != "stream" and quoted.fullmatch(text):
+                shown.append(text[:200])
+    assert shown == [], f"{source.stem} shows reprs: {shown}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_every_quoted_number_is_glued(source):
     text = source.read_text()
     quoted = set(re.findall(r"\{glue:text\}`([A-Za-z0-9_]+)", text))
