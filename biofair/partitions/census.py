@@ -97,10 +97,31 @@ class Census(NamedTuple):
     n_partitions: int
 
 
+def _extra(module: str) -> Any:
+    """The module ``module`` of the extra ``biofair[dask]`` (Dask, distributed, pyarrow), or a
+    ModuleNotFoundError that says how to install it (Python's own named only the module)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        raise ModuleNotFoundError(
+            f"biofair.partitions needs {error.name or module}, which is not installed: pip install 'biofair[dask]' "
+            "(Dask, distributed and pyarrow), or call the in-memory functions of biofair on a pandas table",
+            name=error.name,
+        ) from error
+
+
 def _as_frame(scores: Any):
-    """A Dask DataFrame from a Dask DataFrame, a Parquet path or glob, or a Partitioned."""
-    import dask.dataframe as dd
-    import pyarrow as pa
+    """A Dask DataFrame from a Dask DataFrame, a Parquet path or glob, or a Partitioned.
+
+    Raises
+    ------
+    ModuleNotFoundError
+        When Dask or pyarrow is not installed, naming the extra ``biofair[dask]``.
+    """
+    dd = _extra("dask.dataframe")
+    pa = _extra("pyarrow")
 
     if isinstance(scores, (Partitioned, dd.DataFrame)):
         frame = scores.frame if isinstance(scores, Partitioned) else scores
@@ -1135,6 +1156,8 @@ def census(scores: Any, *, by: By = "group") -> Census:
         When ``by`` is empty, names a column twice or names "score" or "mated".
     TypeError
         When ``by`` is not a column name or a list of column names.
+    ModuleNotFoundError
+        When Dask or pyarrow is not installed: ``pip install 'biofair[dask]'``.
 
     See Also
     --------
@@ -1280,6 +1303,9 @@ def partitioned(scores: Any, *, by: By = "group", scheduler: Any = None) -> Part
     OSError
         When no Dask scheduler answers at the ``scheduler`` address within 60 s (a
         dashboard's address, a refused port), naming it.
+    ModuleNotFoundError
+        When Dask or pyarrow (or, for a scheduler's address, distributed) is not installed:
+        ``pip install 'biofair[dask]'``.
     SchemaError
         When, given a ``Partitioned`` (or a frame read before), a local Parquet file it reads
         has changed size or modification time, or is gone, since the first pass over it:
@@ -1351,13 +1377,12 @@ def _connected(address: str) -> Any:
     is no Dask scheduler's (a web server: the dashboard's port, 8787) and ran out of memory
     on another (it read an HTTP answer as the length of a message): it runs in a thread of
     its own, abandoned if it does not return in time."""
-    from distributed import Client
-
+    distributed = _extra("distributed")
     outcome: dict[str, Any] = {}
 
     def connect() -> None:
         try:
-            outcome["client"] = Client(address, set_as_default=False, timeout=f"{_CONNECT_SECONDS}s")
+            outcome["client"] = distributed.Client(address, set_as_default=False, timeout=f"{_CONNECT_SECONDS}s")
         except Exception as error:  # whatever it is (a MemoryError from an HTTP answer), the message names it
             outcome["error"] = error
 
