@@ -176,9 +176,11 @@ def _check_required(frame, grouping: Sequence[str] = ()) -> None:
     unless ``grouping`` reads it (it would be ignored; by its name alone, as in memory where
     a system or split column of one value is let through). Also a score column of decimals,
     which a repartitioned frame read through Arrow's cast and the files, read one by one,
-    refused as text."""
+    refused as text. Also hive-style folders of missing values, which Dask cannot read
+    (:func:`_check_no_missing_keys`)."""
     import pyarrow as pa
 
+    _check_no_missing_keys(frame)
     if misnamed := _misnamed(list(frame.columns), renaming=_dask_renaming, grouping=grouping):
         raise SchemaError(misnamed)
     _check_files_hold(frame, ("score", "mated"))
@@ -195,6 +197,40 @@ def _check_required(frame, grouping: Sequence[str] = ()) -> None:
             "Write the files with float64 scores, or read them in memory with biofair.read_scores, which "
             "converts each decimal as its text reads (Arrow's cast, as in dd.read_parquet(path).astype("
             "{'score': 'float64'}), rounds some an ulp off)"
+        )
+
+
+#: The folder name of a missing value (hive style: ``group=__HIVE_DEFAULT_PARTITION__/``), as
+#: Spark, Hive and Arrow write it.
+_MISSING_KEY = "__HIVE_DEFAULT_PARTITION__"
+
+
+def _check_no_missing_keys(frame) -> None:
+    """Refuse, before any pass, local Parquet files under a hive-style folder of missing
+    values (``group=__HIVE_DEFAULT_PARTITION__/``, where Spark and Arrow put the rows whose
+    partition column is missing), naming the folder and its rows: Dask failed on them in the
+    pass with Arrow's "No non-null segments were available for field 'group'; couldn't infer
+    type", naming no folder, file or cause. A row without a group label belongs to no
+    group, as in memory, where missing labels are refused."""
+    plan = _local_plan(frame)
+    keys = (plan[0].get("partition_names") or []) if plan else []
+    folders: dict[str, list[str]] = {}  # folder: the files under it
+    for file in dict.fromkeys(piece[0] for piece in plan[1]) if keys else ():
+        parts = os.path.abspath(file).split(os.sep)
+        if folder := next((os.sep.join(parts[: k + 1]) for k, part in enumerate(parts[:-1])
+                           if part in {f"{key}={_MISSING_KEY}" for key in keys}), None):
+            folders.setdefault(folder, []).append(file)
+    if folders:
+        folder, files = next(iter(folders.items()))
+        key = os.path.basename(folder).split("=", 1)[0]
+        footers = _footers(frame)  # None when a footer cannot be read: the rows go uncounted
+        rows = "" if footers is None else how_many(sum(footers[os.path.abspath(f)].n_rows for f in files), "row") + " "
+        raise SchemaError(
+            f"the folder {folder} (hive style, {key}={_MISSING_KEY}: Spark's and Arrow's name for a missing "
+            f"{key}) holds {rows}without a {key!r} in {how_many(len(files), 'file')}"
+            f"{f', and {len(folders) - 1} more such folder(s)' if len(folders) > 1 else ''}, which Dask cannot "
+            f"read (it fails to infer the column's type). Give those rows a {key} (e.g. 'unknown') and write them "
+            "again, or move the folder out to leave them out"
         )
 
 
@@ -1130,7 +1166,9 @@ def census(scores: Any, *, by: By = "group") -> Census:
     SchemaError
         Before any pass, when a group column holds labels of one kind in some local Parquet
         files and of another in others (integers, text), naming a file of each type, a
-        column is both in the files and in a hive-style folder name (``group=a/``), or some
+        column is both in the files and in a hive-style folder name (``group=a/``), rows are
+        under a hive-style folder of missing values (``group=__HIVE_DEFAULT_PARTITION__/``,
+        which Dask cannot read), or some
         local Parquet files lack a score or mated column that others have, or all lack it
         but name it differently ('Score' in one, 'SCORE' in another), naming each with its
         partitions, its columns and the renaming to write it with (read from the files'
