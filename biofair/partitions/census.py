@@ -847,6 +847,12 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
         hint = ""
         if pd.api.types.is_integer_dtype(mated.dtype) and mated.isin([0, 1]).all():  # read_scores takes them
             hint = "; its labels are 0 and 1: give dd.read_parquet(path).astype({'mated': bool})"
+        elif pd.api.types.infer_dtype(np.asarray(mated), skipna=True) == "string":  # as Spark writes true/false
+            labels = sorted(pd.unique(np.asarray(mated.dropna(), dtype=object)))
+            folder = isinstance(mated.dtype, pd.CategoricalDtype)  # or pandas' categorical
+            hint = (f"; its labels are text ({', '.join(map(quoted, labels[:5]))}{', ...' if len(labels) > 5 else ''})"
+                    f"{', as Dask reads a hive-style folder name mated=<label>/' if folder else ''}: give "
+                    "dd.read_parquet(path).assign(mated=lambda f: f['mated'] == <the label of mated comparisons>)")
         present = mated.dropna()
         if mated.dtype == object and len(present) < len(mated) and present.map(type).eq(bool).all():
             # an Arrow boolean column with nulls, which pandas reads as objects

@@ -726,3 +726,26 @@ def test_partitions_without_a_row_are_named_as_empty(tmp_path):
             bp.census(empty)
     with pytest.raises(SchemaError, match=r"^invalid score table:\n- the table has no rows$"):
         bf.fairness_discrepancy_rate(table().iloc[:0])
+
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")  # Dask's reader: not ours
+@pytest.mark.parametrize("hive", [False, True])
+def test_labels_stored_as_text_are_refused_with_the_conversion(hive, tmp_path):
+    """Spark writes mated as 'true'/'false' (and as folders mated=true/): out of core said only
+    "must be boolean, got str" (or "got category", for the folders), naming neither the labels
+    nor the folders, nor how to convert them."""
+    scores = table()
+    if hive:
+        pq.write_to_dataset(pa.Table.from_pandas(scores.astype({"mated": str}).assign(
+            mated=lambda t: t["mated"].str.lower()), preserve_index=False), tmp_path, partition_cols=["mated"])
+        labels, where = "('false'), as Dask reads a hive-style folder name mated=<label>/", "mated=false"
+    else:
+        scores.assign(mated=np.where(scores["mated"], "true", "false")).to_parquet(tmp_path / "part-0.parquet")
+        labels, where = "('false', 'true')", "part-0.parquet"
+    with pytest.raises(SchemaError, match=re.escape(
+            f"partition 0: column 'mated' must be boolean, got {'category' if hive else 'str'}; its labels are text "
+            f"{labels}: give dd.read_parquet(path).assign(mated=lambda f: f['mated'] == <the label of mated "
+            "comparisons>) (file ") + f".*{where}"):
+        bp.census(str(tmp_path))
+    converted = dd.read_parquet(str(tmp_path)).assign(mated=lambda f: f["mated"] == "true")
+    assert bp.rates_by_group(converted, [0.5]).equals(bf.rates_by_group(scores, [0.5]))
