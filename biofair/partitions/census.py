@@ -849,9 +849,10 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
             hint = "; its labels are 0 and 1: give dd.read_parquet(path).astype({'mated': bool})"
         elif pd.api.types.infer_dtype(np.asarray(mated), skipna=True) == "string":  # as Spark writes true/false
             labels = sorted(pd.unique(np.asarray(mated.dropna(), dtype=object)))
-            folder = isinstance(mated.dtype, pd.CategoricalDtype)  # or pandas' categorical
+            coded = (", read as a category from a dictionary-encoded column or a hive-style folder name mated=<label>/"
+                     if isinstance(mated.dtype, pd.CategoricalDtype) else "")
             hint = (f"; its labels are text ({', '.join(map(quoted, labels[:5]))}{', ...' if len(labels) > 5 else ''})"
-                    f"{', as Dask reads a hive-style folder name mated=<label>/' if folder else ''}: give "
+                    f"{coded}: give "
                     "dd.read_parquet(path).assign(mated=lambda f: f['mated'] == <the label of mated comparisons>)")
         present = mated.dropna()
         if mated.dtype == object and len(present) < len(mated) and present.map(type).eq(bool).all():

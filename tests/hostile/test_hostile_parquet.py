@@ -738,7 +738,8 @@ def test_labels_stored_as_text_are_refused_with_the_conversion(hive, tmp_path):
     if hive:
         pq.write_to_dataset(pa.Table.from_pandas(scores.astype({"mated": str}).assign(
             mated=lambda t: t["mated"].str.lower()), preserve_index=False), tmp_path, partition_cols=["mated"])
-        labels, where = "('false'), as Dask reads a hive-style folder name mated=<label>/", "mated=false"
+        labels, where = ("('false'), read as a category from a dictionary-encoded column or a hive-style folder name "
+                         "mated=<label>/", "mated=false")
     else:
         scores.assign(mated=np.where(scores["mated"], "true", "false")).to_parquet(tmp_path / "part-0.parquet")
         labels, where = "('false', 'true')", "part-0.parquet"
