@@ -181,6 +181,7 @@ def _check_required(frame, grouping: Sequence[str] = ()) -> None:
     import pyarrow as pa
 
     _check_no_missing_keys(frame)
+    _check_score_types(frame)
     if misnamed := _misnamed(list(frame.columns), renaming=_dask_renaming, grouping=grouping):
         raise SchemaError(misnamed)
     _check_files_hold(frame, ("score", "mated"))
@@ -663,32 +664,63 @@ def _label_kind(arrow_type: Any) -> str:
     return next((kind for kind, tests in kinds.items() if any(test(arrow_type) for test in tests)), str(arrow_type))
 
 
-def _check_label_types(frame, columns: tuple[list[str], list[str]], *, shown: int = 3) -> None:
+def _stored_types(footers: dict[str, _Footer], column: str, kind: Callable[[Any], str], *,
+                  shown: int = 3) -> str | None:
+    """How the local Parquet files of ``footers`` store ``column``, when they store it as more
+    than one ``kind`` of Arrow type (e.g. ``int64 in 1 file (a.parquet); string in 2 files
+    (b.parquet, c.parquet)``); else None. Files without rows, or whose column holds only
+    nulls (Arrow's null type), store nothing."""
+    import pyarrow as pa
+
+    where: dict[str, list[tuple[str, str]]] = {}  # kind: (file, its Arrow type) of each file
+    for file, footer in footers.items():
+        index = footer.schema.get_field_index(column)
+        if index >= 0 and footer.n_rows and not pa.types.is_null(stored := footer.schema.field(index).type):
+            where.setdefault(kind(stored), []).append((file, str(stored)))
+    if len(where) < 2:
+        return None
+    return "; ".join(f"{places[0][1]} in {how_many(len(places), 'file')} ({', '.join(file for file, _ in places[:shown])}"
+                     f"{' ...' if len(places) > shown else ''})" for places in where.values())
+
+
+def _check_label_types(frame, columns: tuple[list[str], list[str]]) -> None:
     """Refuse, before any pass, a group column of one kind of labels in some local Parquet
     files and another in others (integers here, text there), read from their footers. Read
     whole, such files kept 1 and "1" apart (refused only when both occurred); read by Dask's
     own tasks (hive-style folders, row groups), every file is cast to the first one's type,
-    which merged them without a word or failed naming no file. Files without rows, or whose
-    column holds only nulls (Arrow's null type), have no label to read."""
-    import pyarrow as pa
-
+    which merged them without a word or failed naming no file."""
     footers = _footers(frame)
     for column in dict.fromkeys(columns[0] + columns[1]) if footers else ():
-        where: dict[str, list[tuple[str, str]]] = {}  # kind: (file, its Arrow type) of each file
-        for file, footer in footers.items():
-            index = footer.schema.get_field_index(column)
-            if index >= 0 and footer.n_rows and not pa.types.is_null(stored := footer.schema.field(index).type):
-                where.setdefault(_label_kind(stored), []).append((file, str(stored)))
-        if len(where) > 1:
-            stored_as = "; ".join(
-                f"{places[0][1]} in {how_many(len(places), 'file')} ({', '.join(file for file, _ in places[:shown])}"
-                f"{' ...' if len(places) > shown else ''})" for places in where.values())
+        if stored_as := _stored_types(footers, column, _label_kind):
             raise SchemaError(
                 f"group column {column!r} is stored with different types in the Parquet files: {stored_as}. "
                 "Whether labels such as 1 and '1' make one group or two would depend on how the files are read: "
                 f"write the column with one type in every file, as text (e.g. table.astype({{{column!r}: str}})"
                 ".to_parquet(file))"
             )
+
+
+def _check_score_types(frame) -> None:
+    """Refuse, before any pass, local Parquet files under hive-style folders (``group=a/``)
+    whose score column is stored with different types,
+    when the first file's type is not float64: Dask reads every file with the first one's
+    type, which rounded float64 scores to float32 without a word (the EER and FDR then
+    differed from those of the same rows in memory) and failed on floats after integers
+    (Arrow's "Float value 1.371 was truncated converting to int64", naming no file). Files
+    read whole or in row groups each keep their own type, and every score type converts to
+    float64 exactly."""
+    plan = _local_plan(frame)
+    if (plan is None or not plan[0].get("partition_names") or "score" not in frame.columns
+            or frame["score"].dtype == np.float64 or (footers := _footers(frame)) is None):
+        return
+    if stored_as := _stored_types(footers, "score", str):
+        raise SchemaError(
+            f"column 'score' is stored with different types in the Parquet files: {stored_as}. Dask reads the "
+            f"files of hive-style folders (column=value/) with the type of the first one, {frame['score'].dtype}, "
+            "which would round or truncate the scores of the others: write the column as float64 in every file "
+            "(pq.write_table(table.set_column(table.schema.get_field_index('score'), 'score', "
+            "table['score'].cast('float64')), path))"
+        )
 
 
 class _Labels(NamedTuple):
