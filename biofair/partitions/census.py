@@ -1207,7 +1207,9 @@ def census(scores: Any, *, by: By = "group") -> Census:
         files and of another in others (integers, text), naming a file of each type, a
         column is both in the files and in a hive-style folder name (``group=a/``), rows are
         under a hive-style folder of missing values (``group=__HIVE_DEFAULT_PARTITION__/``,
-        which Dask cannot read), or some
+        which Dask cannot read), files under hive-style folders store the score column with
+        different types and the first one's is not float64 (Dask would read every file with
+        it), or some
         local Parquet files lack a score or mated column that others have, or all lack it
         but name it differently ('Score' in one, 'SCORE' in another), naming each with its
         partitions, its columns and the renaming to write it with (read from the files'
