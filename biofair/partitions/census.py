@@ -181,7 +181,7 @@ def _check_required(frame, grouping: Sequence[str] = ()) -> None:
     import pyarrow as pa
 
     _check_no_missing_keys(frame)
-    _check_score_types(frame)
+    _check_hive_types(frame)
     if misnamed := _misnamed(list(frame.columns), renaming=_dask_renaming, grouping=grouping):
         raise SchemaError(misnamed)
     _check_files_hold(frame, ("score", "mated"))
@@ -700,27 +700,39 @@ def _check_label_types(frame, columns: tuple[list[str], list[str]]) -> None:
             )
 
 
-def _check_score_types(frame) -> None:
+#: What Dask's reading of hive-style folders with the first file's type would do to the
+#: values of the other files, per column, and how to write the column instead (the type,
+#: and the Arrow expression that converts a file's ``table``).
+_HIVE_CASTS = {
+    "score": ("round or truncate the scores of the others", "float64", "table['score'].cast('float64')"),
+    "mated": ("read every non-zero label of the others as mated (True), without a word", "booleans",
+              "pc.equal(table['mated'], 1), if 1 marks a mated comparison"),
+}
+
+
+def _check_hive_types(frame) -> None:
     """Refuse, before any pass, local Parquet files under hive-style folders (``group=a/``)
-    whose score column is stored with different types,
-    when the first file's type is not float64: Dask reads every file with the first one's
-    type, which rounded float64 scores to float32 without a word (the EER and FDR then
-    differed from those of the same rows in memory) and failed on floats after integers
-    (Arrow's "Float value 1.371 was truncated converting to int64", naming no file). Files
-    read whole or in row groups each keep their own type, and every score type converts to
-    float64 exactly."""
+    whose score or mated column is stored with different types (unless the first file's is
+    float64 scores, which reads every other exactly): Dask reads every file with the first
+    one's type, which rounded float64 scores to float32 without a word (the EER and FDR then
+    differed from those of the same rows in memory), failed on floats after integers
+    (Arrow's "Float value 1.371 was truncated converting to int64", naming no file), and
+    read labels 0, 1 and 2 after booleans as non-mated, mated and mated (a file read alone
+    refuses them). Files read whole or in row groups each keep their own type."""
     plan = _local_plan(frame)
-    if (plan is None or not plan[0].get("partition_names") or "score" not in frame.columns
-            or frame["score"].dtype == np.float64 or (footers := _footers(frame)) is None):
+    if plan is None or not plan[0].get("partition_names") or (footers := _footers(frame)) is None:
         return
-    if stored_as := _stored_types(footers, "score", str):
-        raise SchemaError(
-            f"column 'score' is stored with different types in the Parquet files: {stored_as}. Dask reads the "
-            f"files of hive-style folders (column=value/) with the type of the first one, {frame['score'].dtype}, "
-            "which would round or truncate the scores of the others: write the column as float64 in every file "
-            "(pq.write_table(table.set_column(table.schema.get_field_index('score'), 'score', "
-            "table['score'].cast('float64')), path))"
-        )
+    for column, (harm, written, converted) in _HIVE_CASTS.items():
+        if column not in frame.columns or (column == "score" and frame[column].dtype == np.float64):
+            continue
+        if stored_as := _stored_types(footers, column, str):
+            raise SchemaError(
+                f"column {column!r} is stored with different types in the Parquet files: {stored_as}. Dask reads "
+                f"the files of hive-style folders (column=value/) with the type of the first one, "
+                f"{frame[column].dtype}, which would {harm}: write the column as {written} in every file, e.g. "
+                f"pq.write_table(table.set_column(table.schema.get_field_index({column!r}), {column!r}, "
+                f"{converted}), path)"
+            )
 
 
 class _Labels(NamedTuple):
@@ -1208,8 +1220,8 @@ def census(scores: Any, *, by: By = "group") -> Census:
         column is both in the files and in a hive-style folder name (``group=a/``), rows are
         under a hive-style folder of missing values (``group=__HIVE_DEFAULT_PARTITION__/``,
         which Dask cannot read), files under hive-style folders store the score column with
-        different types and the first one's is not float64 (Dask would read every file with
-        it), or some
+        different types and the first one's is not float64, or the mated column with
+        different types (Dask would read every file with the first one's), or some
         local Parquet files lack a score or mated column that others have, or all lack it
         but name it differently ('Score' in one, 'SCORE' in another), naming each with its
         partitions, its columns and the renaming to write it with (read from the files'

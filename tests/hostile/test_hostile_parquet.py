@@ -397,6 +397,27 @@ def test_hive_folders_whose_score_types_differ_are_refused_unless_none_is_narrow
             function(str(tmp_path))
 
 
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")  # Dask's, reading the folder names
+def test_hive_folders_whose_mated_types_differ_are_refused(tmp_path):
+    """Booleans in the first file under hive-style folders, 0/1/2 in the others: Dask read the
+    others as booleans, so group c counted 253 mated comparisons for its 250 (its 2s read as
+    mated) without a word, where each file read alone refuses the labels."""
+    scores = table(3000)
+    for label, rows in scores.groupby("group"):
+        (tmp_path / f"group={label}").mkdir()
+        rows = rows.drop(columns="group")
+        if label != "a":
+            rows = rows.astype({"mated": "int8"})
+            rows.loc[rows.index[~rows["mated"].astype(bool)][:3 if label == "c" else 0], "mated"] = 2
+        rows.to_parquet(tmp_path / f"group={label}" / "part.parquet", index=False)
+    with pytest.raises(SchemaError, match=re.escape(
+            "column 'mated' is stored with different types in the Parquet files: bool in 1 file (") + ".*" + re.escape(
+            "; int8 in 2 files (") + ".*" + re.escape(
+            "with the type of the first one, bool, which would read every non-zero label of the others as mated "
+            "(True), without a word: write the column as booleans in every file")):
+        bp.census(str(tmp_path))
+
+
 @pytest.mark.filterwarnings("error::RuntimeWarning")
 def test_scores_spanning_more_than_the_largest_float_are_binned_at_half_scale():
     """-1e308 and 1e308 in one set: the bins' arithmetic overflowed and the DFI and the ROC AUC
