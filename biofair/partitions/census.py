@@ -713,7 +713,8 @@ _HIVE_CASTS = {
 def _check_hive_types(frame) -> None:
     """Refuse, before any pass, local Parquet files under hive-style folders (``group=a/``)
     whose score or mated column is stored with different types (unless the first file's is
-    float64 scores, which reads every other exactly): Dask reads every file with the first
+    float64 scores, which reads every other exactly, decimals aside: Arrow's cast rounds some
+    an ulp off, and a file read alone refuses them): Dask reads every file with the first
     one's type, which rounded float64 scores to float32 without a word (the EER and FDR then
     differed from those of the same rows in memory), failed on floats after integers
     (Arrow's "Float value 1.371 was truncated converting to int64", naming no file), and
@@ -723,9 +724,8 @@ def _check_hive_types(frame) -> None:
     if plan is None or not plan[0].get("partition_names") or (footers := _footers(frame)) is None:
         return
     for column, (harm, written, converted) in _HIVE_CASTS.items():
-        if column not in frame.columns or (column == "score" and frame[column].dtype == np.float64):
-            continue
-        if stored_as := _stored_types(footers, column, str):
+        stored_as = _stored_types(footers, column, str) if column in frame.columns else None
+        if stored_as and (column != "score" or frame[column].dtype != np.float64 or "decimal" in stored_as):
             raise SchemaError(
                 f"column {column!r} is stored with different types in the Parquet files: {stored_as}. Dask reads "
                 f"the files of hive-style folders (column=value/) with the type of the first one, "
