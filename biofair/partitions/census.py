@@ -97,10 +97,31 @@ class Census(NamedTuple):
     n_partitions: int
 
 
+def _extra(module: str) -> Any:
+    """The module ``module`` of the extra ``biofair[dask]`` (Dask, distributed, pyarrow), or a
+    ModuleNotFoundError that says how to install it (Python's own named only the module)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        raise ModuleNotFoundError(
+            f"biofair.partitions needs {error.name or module}, which is not installed: pip install 'biofair[dask]' "
+            "(Dask, distributed and pyarrow), or call the in-memory functions of biofair on a pandas table",
+            name=error.name,
+        ) from error
+
+
 def _as_frame(scores: Any):
-    """A Dask DataFrame from a Dask DataFrame, a Parquet path or glob, or a Partitioned."""
-    import dask.dataframe as dd
-    import pyarrow as pa
+    """A Dask DataFrame from a Dask DataFrame, a Parquet path or glob, or a Partitioned.
+
+    Raises
+    ------
+    ModuleNotFoundError
+        When Dask or pyarrow is not installed, naming the extra ``biofair[dask]``.
+    """
+    dd = _extra("dask.dataframe")
+    pa = _extra("pyarrow")
 
     if isinstance(scores, (Partitioned, dd.DataFrame)):
         frame = scores.frame if isinstance(scores, Partitioned) else scores
@@ -155,9 +176,12 @@ def _check_required(frame, grouping: Sequence[str] = ()) -> None:
     unless ``grouping`` reads it (it would be ignored; by its name alone, as in memory where
     a system or split column of one value is let through). Also a score column of decimals,
     which a repartitioned frame read through Arrow's cast and the files, read one by one,
-    refused as text."""
+    refused as text. Also hive-style folders of missing values, which Dask cannot read
+    (:func:`_check_no_missing_keys`)."""
     import pyarrow as pa
 
+    _check_no_missing_keys(frame)
+    _check_hive_types(frame)
     if misnamed := _misnamed(list(frame.columns), renaming=_dask_renaming, grouping=grouping):
         raise SchemaError(misnamed)
     _check_files_hold(frame, ("score", "mated"))
@@ -174,6 +198,40 @@ def _check_required(frame, grouping: Sequence[str] = ()) -> None:
             "Write the files with float64 scores, or read them in memory with biofair.read_scores, which "
             "converts each decimal as its text reads (Arrow's cast, as in dd.read_parquet(path).astype("
             "{'score': 'float64'}), rounds some an ulp off)"
+        )
+
+
+#: The folder name of a missing value (hive style: ``group=__HIVE_DEFAULT_PARTITION__/``), as
+#: Spark, Hive and Arrow write it.
+_MISSING_KEY = "__HIVE_DEFAULT_PARTITION__"
+
+
+def _check_no_missing_keys(frame) -> None:
+    """Refuse, before any pass, local Parquet files under a hive-style folder of missing
+    values (``group=__HIVE_DEFAULT_PARTITION__/``, where Spark and Arrow put the rows whose
+    partition column is missing), naming the folder and its rows: Dask failed on them in the
+    pass with Arrow's "No non-null segments were available for field 'group'; couldn't infer
+    type", naming no folder, file or cause. A row without a group label belongs to no
+    group, as in memory, where missing labels are refused."""
+    plan = _local_plan(frame)
+    keys = (plan[0].get("partition_names") or []) if plan else []
+    folders: dict[str, list[str]] = {}  # folder: the files under it
+    for file in dict.fromkeys(piece[0] for piece in plan[1]) if keys else ():
+        parts = os.path.abspath(file).split(os.sep)
+        if folder := next((os.sep.join(parts[: k + 1]) for k, part in enumerate(parts[:-1])
+                           if part in {f"{key}={_MISSING_KEY}" for key in keys}), None):
+            folders.setdefault(folder, []).append(file)
+    if folders:
+        folder, files = next(iter(folders.items()))
+        key = os.path.basename(folder).split("=", 1)[0]
+        footers = _footers(frame)  # None when a footer cannot be read: the rows go uncounted
+        rows = "" if footers is None else how_many(sum(footers[os.path.abspath(f)].n_rows for f in files), "row") + " "
+        raise SchemaError(
+            f"the folder {folder} (hive style, {key}={_MISSING_KEY}: Spark's and Arrow's name for a missing "
+            f"{key}) holds {rows}without a {key!r} in {how_many(len(files), 'file')}"
+            f"{f', and {len(folders) - 1} more such folder(s)' if len(folders) > 1 else ''}, which Dask cannot "
+            f"read (it fails to infer the column's type). Give those rows a {key} (e.g. 'unknown') and write them "
+            "again, or move the folder out to leave them out"
         )
 
 
@@ -606,31 +664,74 @@ def _label_kind(arrow_type: Any) -> str:
     return next((kind for kind, tests in kinds.items() if any(test(arrow_type) for test in tests)), str(arrow_type))
 
 
-def _check_label_types(frame, columns: tuple[list[str], list[str]], *, shown: int = 3) -> None:
+def _stored_types(footers: dict[str, _Footer], column: str, kind: Callable[[Any], str], *,
+                  shown: int = 3) -> str | None:
+    """How the local Parquet files of ``footers`` store ``column``, when they store it as more
+    than one ``kind`` of Arrow type (e.g. ``int64 in 1 file (a.parquet); string in 2 files
+    (b.parquet, c.parquet)``); else None. Files without rows, or whose column holds only
+    nulls (Arrow's null type), store nothing."""
+    import pyarrow as pa
+
+    where: dict[str, list[tuple[str, str]]] = {}  # kind: (file, its Arrow type) of each file
+    for file, footer in footers.items():
+        index = footer.schema.get_field_index(column)
+        if index >= 0 and footer.n_rows and not pa.types.is_null(stored := footer.schema.field(index).type):
+            where.setdefault(kind(stored), []).append((file, str(stored)))
+    if len(where) < 2:
+        return None
+    return "; ".join(f"{places[0][1]} in {how_many(len(places), 'file')} ({', '.join(file for file, _ in places[:shown])}"
+                     f"{' ...' if len(places) > shown else ''})" for places in where.values())
+
+
+def _check_label_types(frame, columns: tuple[list[str], list[str]]) -> None:
     """Refuse, before any pass, a group column of one kind of labels in some local Parquet
     files and another in others (integers here, text there), read from their footers. Read
     whole, such files kept 1 and "1" apart (refused only when both occurred); read by Dask's
     own tasks (hive-style folders, row groups), every file is cast to the first one's type,
-    which merged them without a word or failed naming no file. Files without rows, or whose
-    column holds only nulls (Arrow's null type), have no label to read."""
-    import pyarrow as pa
-
+    which merged them without a word or failed naming no file."""
     footers = _footers(frame)
     for column in dict.fromkeys(columns[0] + columns[1]) if footers else ():
-        where: dict[str, list[tuple[str, str]]] = {}  # kind: (file, its Arrow type) of each file
-        for file, footer in footers.items():
-            index = footer.schema.get_field_index(column)
-            if index >= 0 and footer.n_rows and not pa.types.is_null(stored := footer.schema.field(index).type):
-                where.setdefault(_label_kind(stored), []).append((file, str(stored)))
-        if len(where) > 1:
-            stored_as = "; ".join(
-                f"{places[0][1]} in {how_many(len(places), 'file')} ({', '.join(file for file, _ in places[:shown])}"
-                f"{' ...' if len(places) > shown else ''})" for places in where.values())
+        if stored_as := _stored_types(footers, column, _label_kind):
             raise SchemaError(
                 f"group column {column!r} is stored with different types in the Parquet files: {stored_as}. "
                 "Whether labels such as 1 and '1' make one group or two would depend on how the files are read: "
                 f"write the column with one type in every file, as text (e.g. table.astype({{{column!r}: str}})"
                 ".to_parquet(file))"
+            )
+
+
+#: What Dask's reading of hive-style folders with the first file's type would do to the
+#: values of the other files, per column, and how to write the column instead (the type,
+#: and the Arrow expression that converts a file's ``table``).
+_HIVE_CASTS = {
+    "score": ("round or truncate the scores of the others", "float64", "table['score'].cast('float64')"),
+    "mated": ("read every non-zero label of the others as mated (True), without a word", "booleans",
+              "pc.equal(table['mated'], 1), if 1 marks a mated comparison"),
+}
+
+
+def _check_hive_types(frame) -> None:
+    """Refuse, before any pass, local Parquet files under hive-style folders (``group=a/``)
+    whose score or mated column is stored with different types (unless the first file's is
+    float64 scores, which reads every other exactly, decimals aside: Arrow's cast rounds some
+    an ulp off, and a file read alone refuses them): Dask reads every file with the first
+    one's type, which rounded float64 scores to float32 without a word (the EER and FDR then
+    differed from those of the same rows in memory), failed on floats after integers
+    (Arrow's "Float value 1.371 was truncated converting to int64", naming no file), and
+    read labels 0, 1 and 2 after booleans as non-mated, mated and mated (a file read alone
+    refuses them). Files read whole or in row groups each keep their own type."""
+    plan = _local_plan(frame)
+    if plan is None or not plan[0].get("partition_names") or (footers := _footers(frame)) is None:
+        return
+    for column, (harm, written, converted) in _HIVE_CASTS.items():
+        stored_as = _stored_types(footers, column, str) if column in frame.columns else None
+        if stored_as and (column != "score" or frame[column].dtype != np.float64 or "decimal" in stored_as):
+            raise SchemaError(
+                f"column {column!r} is stored with different types in the Parquet files: {stored_as}. Dask reads "
+                f"the files of hive-style folders (column=value/) with the type of the first one, "
+                f"{frame[column].dtype}, which would {harm}: write the column as {written} in every file, e.g. "
+                f"pq.write_table(table.set_column(table.schema.get_field_index({column!r}), {column!r}, "
+                f"{converted}), path)"
             )
 
 
@@ -790,6 +891,13 @@ def _problems_of(part: pd.DataFrame, index: int, columns: list[str]) -> list[str
         hint = ""
         if pd.api.types.is_integer_dtype(mated.dtype) and mated.isin([0, 1]).all():  # read_scores takes them
             hint = "; its labels are 0 and 1: give dd.read_parquet(path).astype({'mated': bool})"
+        elif pd.api.types.infer_dtype(np.asarray(mated), skipna=True) == "string":  # as Spark writes true/false
+            labels = sorted(pd.unique(np.asarray(mated.dropna(), dtype=object)))
+            coded = (", read as a category from a dictionary-encoded column or a hive-style folder name mated=<label>/"
+                     if isinstance(mated.dtype, pd.CategoricalDtype) else "")
+            hint = (f"; its labels are text ({', '.join(map(quoted, labels[:5]))}{', ...' if len(labels) > 5 else ''})"
+                    f"{coded}: give "
+                    "dd.read_parquet(path).assign(mated=lambda f: f['mated'] == <the label of mated comparisons>)")
         present = mated.dropna()
         if mated.dtype == object and len(present) < len(mated) and present.map(type).eq(bool).all():
             # an Arrow boolean column with nulls, which pandas reads as objects
@@ -1109,7 +1217,11 @@ def census(scores: Any, *, by: By = "group") -> Census:
     SchemaError
         Before any pass, when a group column holds labels of one kind in some local Parquet
         files and of another in others (integers, text), naming a file of each type, a
-        column is both in the files and in a hive-style folder name (``group=a/``), or some
+        column is both in the files and in a hive-style folder name (``group=a/``), rows are
+        under a hive-style folder of missing values (``group=__HIVE_DEFAULT_PARTITION__/``,
+        which Dask cannot read), files under hive-style folders store the score column with
+        different types and the first one's is not float64, or the mated column with
+        different types (Dask would read every file with the first one's), or some
         local Parquet files lack a score or mated column that others have, or all lack it
         but name it differently ('Score' in one, 'SCORE' in another), naming each with its
         partitions, its columns and the renaming to write it with (read from the files'
@@ -1135,6 +1247,8 @@ def census(scores: Any, *, by: By = "group") -> Census:
         When ``by`` is empty, names a column twice or names "score" or "mated".
     TypeError
         When ``by`` is not a column name or a list of column names.
+    ModuleNotFoundError
+        When Dask or pyarrow is not installed: ``pip install 'biofair[dask]'``.
 
     See Also
     --------
@@ -1280,6 +1394,9 @@ def partitioned(scores: Any, *, by: By = "group", scheduler: Any = None) -> Part
     OSError
         When no Dask scheduler answers at the ``scheduler`` address within 60 s (a
         dashboard's address, a refused port), naming it.
+    ModuleNotFoundError
+        When Dask or pyarrow (or, for a scheduler's address, distributed) is not installed:
+        ``pip install 'biofair[dask]'``.
     SchemaError
         When, given a ``Partitioned`` (or a frame read before), a local Parquet file it reads
         has changed size or modification time, or is gone, since the first pass over it:
@@ -1351,13 +1468,12 @@ def _connected(address: str) -> Any:
     is no Dask scheduler's (a web server: the dashboard's port, 8787) and ran out of memory
     on another (it read an HTTP answer as the length of a message): it runs in a thread of
     its own, abandoned if it does not return in time."""
-    from distributed import Client
-
+    distributed = _extra("distributed")
     outcome: dict[str, Any] = {}
 
     def connect() -> None:
         try:
-            outcome["client"] = Client(address, set_as_default=False, timeout=f"{_CONNECT_SECONDS}s")
+            outcome["client"] = distributed.Client(address, set_as_default=False, timeout=f"{_CONNECT_SECONDS}s")
         except Exception as error:  # whatever it is (a MemoryError from an HTTP answer), the message names it
             outcome["error"] = error
 

@@ -21,6 +21,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:CEIᴬ. no :biofair.Insufficient
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
 from biofair import partitions as bp  # noqa: E402
 from biofair.distribution_fairness import _range_edges  # noqa: E402
 from biofair.groups import _pooled_threshold  # noqa: E402
@@ -542,6 +544,22 @@ def test_hive_folders_whose_values_read_as_one_number_are_named(tmp_path):
         table(seed, 200, decimals=2).drop(columns="group").to_parquet(tmp_path / folder / "part-0.parquet", index=False)
     with pytest.raises(SchemaError, match=r"hold values that read as the same number \(such as 1 and 01\)"):
         bp.census(str(tmp_path))
+
+
+@pytest.mark.parametrize("read", [str, dd.read_parquet])
+def test_a_hive_folder_of_missing_labels_is_named_with_its_rows(tmp_path, read):
+    """Spark and Arrow write the rows of a missing group under group=__HIVE_DEFAULT_PARTITION__/:
+    every function failed in its pass with Arrow's "No non-null segments were available for
+    field 'group'; couldn't infer type", naming no folder, file or cause."""
+    scores = table(0, 300, decimals=2)
+    scores["group"] = scores["group"].where(np.arange(300) % 7 != 0)  # 43 rows without a group
+    pq.write_to_dataset(pa.Table.from_pandas(scores, preserve_index=False), tmp_path, partition_cols=["group"])
+    folder = tmp_path / "group=__HIVE_DEFAULT_PARTITION__"
+    assert folder.is_dir()
+    for function in (bp.census, bp.eer):
+        with pytest.raises(SchemaError, match=re.escape(f"the folder {folder} (hive style, ") + ".* holds 43 rows "
+                           "without a 'group' in 1 file, which Dask cannot read"):
+            function(read(str(tmp_path)))
 
 
 @pytest.mark.parametrize("threshold, error, message", [(float("nan"), ValueError, "threshold is NaN"),

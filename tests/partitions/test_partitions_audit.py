@@ -6,6 +6,7 @@ at float32, negative and crowded (1e9 ± 1) scores; and the gaps the audit found
 from __future__ import annotations
 
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -300,3 +301,18 @@ def test_what_is_not_partitioned_is_named(scores, message):
     """A pandas table was refused as 'got DataFrame', which read as if a Dask one had been."""
     with pytest.raises(TypeError, match="^" + re.escape(message)):
         bp.census(scores)
+
+
+@pytest.mark.parametrize(("module", "call"), [
+    ("dask.dataframe", lambda path: bp.partitioned(path)),
+    ("pyarrow", lambda path: bp.census(path)),
+    ("distributed", lambda path: bp.partitioned(path, scheduler="tcp://127.0.0.1:1")),
+])
+def test_a_missing_dask_names_the_extra_that_installs_it(module, call, tmp_path, monkeypatch):
+    """Without Dask, partitioned failed with Python's bare "No module named 'dask'"; the
+    command line names its missing extra, and so does every function here now."""
+    table(0).to_parquet(tmp_path / "scores.parquet", index=False)
+    monkeypatch.setitem(sys.modules, module, None)  # what an uninstalled module imports as
+    with pytest.raises(ModuleNotFoundError, match=re.escape("pip install 'biofair[dask]'")) as error:
+        call(str(tmp_path / "scores.parquet"))
+    assert module in str(error.value)
