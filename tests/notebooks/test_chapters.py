@@ -45,6 +45,16 @@ def test_outputs_hold_no_warning_or_error(source):
             assert output["output_type"] != "error", source.stem
 
 
+def plain_outputs(source):
+    """Each output of the executed chapter that a reader sees as text (not a table or a figure),
+    with that text."""
+    for cell in executed(source)["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "text/html" not in data and "image/png" not in data:
+                yield output, "".join(data.get("text/plain", output.get("text", "")))
+
+
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_no_output_shows_numpy_or_pandas_internals(source):
     """Chapter 1 showed a Series' summary as pandas prints it, its last line cut off on a
@@ -52,15 +62,7 @@ def test_no_output_shows_numpy_or_pandas_internals(source):
     DataFrame, shown as HTML) says the same without the dtype; so does a number printed as
     itself, not as np.float64(0.5)."""
     internals = re.compile(r"^(Name: .*, )?dtype: \w+$|\bnp\.(float|int|bool_)\w*\(", re.MULTILINE)
-    shown = []
-    for cell in executed(source)["cells"]:
-        for output in cell.get("outputs", []):
-            data = output.get("data", {})
-            if "text/html" in data or "image/png" in data:
-                continue
-            text = "".join(data.get("text/plain", output.get("text", "")))
-            if internals.search(text):
-                shown.append(text[-200:])
+    shown = [text[-200:] for _, text in plain_outputs(source) if internals.search(text)]
     assert shown == [], f"{source.stem} shows numpy or pandas internals: {shown}"
 
 
@@ -73,15 +75,8 @@ def test_outputs_show_readers_numbers_not_reprs(source):
     (a value shown, not printed) a string in quotes."""
     reprs = re.compile(r"\b[A-Z]\w*\(\w+=|\barray\(|\d\.\d{12,}")
     quoted = re.compile(r"\s*(['\"]).*\1\s*", re.S)
-    shown = []
-    for cell in executed(source)["cells"]:
-        for output in cell.get("outputs", []):
-            data = output.get("data", {})
-            if "text/html" in data or "image/png" in data:
-                continue
-            text = "".join(data.get("text/plain", output.get("text", "")))
-            if reprs.search(text) or output["output_type"] != "stream" and quoted.fullmatch(text):
-                shown.append(text[:200])
+    shown = [text[:200] for output, text in plain_outputs(source)
+             if reprs.search(text) or output["output_type"] != "stream" and quoted.fullmatch(text)]
     assert shown == [], f"{source.stem} shows reprs: {shown}"
 
 
