@@ -420,7 +420,7 @@ def bayes_error_rates(
     if prior_log_odds is not None and np.size(prior_log_odds) == 0:
         raise ValueError("prior_log_odds is empty: give at least one operating point's prior log-odds")
     x = np.linspace(-6.0, 6.0, 61) if prior_log_odds is None else check_values_finite(
-        as_scores(prior_log_odds, "prior_log_odds", finite=False), "prior_log_odds",
+        as_scores(prior_log_odds, "prior_log_odds", finite=False, noun="prior log-odds value"), "prior_log_odds",
         advice="give the log-odds ln(p / (1 - p)) of priors strictly between 0 and 1, such as numpy.linspace(-6, 6, 61)")
     p, q = expit(x), expit(-x)  # q = 1 - p to full precision: 1 - p was 4.5% off at x = 36
     extreme = (p <= 0.0) | (p >= 1.0)

@@ -323,6 +323,16 @@ def test_infinite_llrs_are_evidence_and_nan_is_not():
             call([1.0], [0.0, np.nan])
 
 
+def test_prior_log_odds_of_text_or_one_value_are_named_as_such():
+    """Text said "prior_log_odds must hold numeric scores", one number "must be a sequence of
+    scores": they are not comparison scores."""
+    with pytest.raises(TypeError, match=r"^prior_log_odds must hold numeric prior log-odds values, got dtype <U1$"):
+        bf.bayes_error_rates([1.0, 2.0], [0.0, -1.0], prior_log_odds=["a"])
+    with pytest.raises(TypeError, match=r"^prior_log_odds must be a sequence of prior log-odds values \(a list, an "
+                                        r"array or a Series\), got set; make it a list first"):
+        bf.bayes_error_rates([1.0, 2.0], [0.0, -1.0], prior_log_odds={0.0})
+
+
 def test_no_prior_log_odds_is_named_as_such():
     """[] said "at least one comparison score is needed"."""
     with pytest.raises(ValueError, match=r"^prior_log_odds is empty: give at least one operating point's prior log-odds$"):
