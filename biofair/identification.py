@@ -80,8 +80,9 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
         One row per (probe, gallery entry) comparison with columns ``probe_id``,
         ``reference_id``, ``score`` (higher = more similar), ``mated`` (the entry is the
         probe's own identity) and the probe's group in ``probe_<by>`` or ``<by>``. Every
-        probe is compared with the same gallery; at most one entry per probe is mated.
-        Probes without a mated entry are open-set (non-enrolled) probes.
+        probe is compared with the same gallery, one entry per identity (checked when the
+        table has ``reference_subject``); at most one entry per probe is mated. Probes
+        without a mated entry are open-set (non-enrolled) probes.
     by : str or sequence of str, default "group"
         The attribute(s) whose groups are compared; several combine into one group per
         probe, named by joining the values with " / " as :func:`biofair.group_labels` does
@@ -105,9 +106,10 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
         Listing every problem: no rows, missing columns, non-finite scores or scores that
         float64 cannot hold exactly (integers beyond ``±2**53``, long doubles), missing probe or
         entry ids, non-boolean or missing labels, repeated (probe, entry) pairs, probes with
-        several mates or several groups, probes not compared with the whole gallery, and rows
+        several mates or several groups, probes not compared with the whole gallery, rows
         whose ``mated`` contradicts ``reference_subject == probe_subject`` when the table has
-        both columns; or a group column holding two labels that differ only in type, or ids of
+        both columns, and a ``reference_subject`` with several entries (``reference_id``) or an
+        entry with several; or a group column holding two labels that differ only in type, or ids of
         two types in ``probe_id`` or ``reference_id`` (``1`` and ``"1"``).
     ValueError
         When ``by`` is empty, names a column twice or names "score" or "mated", or ``ties``
@@ -190,6 +192,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
                         f"{n_entries} gallery entries")
     if {"reference_subject", "probe_subject"} <= set(scores.columns):  # as validate_scores reads them
         problems += [problem for problem in (_contradiction(scores),) if problem]
+    if "reference_subject" in scores.columns:
+        problems += _gallery_identity_problems(entry, entry_ids, scores["reference_subject"])
     if problems:
         raise SchemaError("invalid identification table:\n- " + "\n- ".join(problems))
 
@@ -202,6 +206,37 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     np.maximum.at(top_nonmated, probe[~is_mated], values[~is_mated])
     group = probe_group.to_numpy()[np.unique(probe, return_index=True)[1]]
     return _outcome_table(probe_ids, group, mates == 1, mate_score, rank, top_nonmated)
+
+
+def _gallery_identity_problems(entry: NDArray[np.intp], entry_ids: pd.Index, subjects: pd.Series) -> list[str]:
+    """What is wrong with a long table's gallery, read from its ``reference_subject`` column
+    (``entry``: the codes of ``reference_id``, ``entry_ids`` their values): an identity with
+    several entries, each of which counts as a non-mate of its own in the ranks of other
+    subjects' mates (:func:`probe_outcomes_from_matrix` refuses a repeated gallery identity),
+    or an entry of several identities. Rows without a subject are left to the other checks."""
+    subject, subject_ids = pd.factorize(subjects)
+    known = subject >= 0
+    if not known.any():
+        return []
+    pairs = np.unique(entry[known].astype(np.int64) * len(subject_ids) + subject[known])  # distinct (entry, subject)
+    pair_entry, pair_subject = np.divmod(pairs, len(subject_ids))
+    problems = []
+    entries = np.bincount(pair_subject, minlength=len(subject_ids))  # gallery entries of each subject
+    if (entries > 1).any():
+        first = int(np.argmax(entries > 1))
+        shown = " and ".join(quoted(value) for value in entry_ids[pair_entry[pair_subject == first][:2]])
+        problems.append(f"{how_many(int((entries > 1).sum()), 'reference subject', verbs=('has', 'have'))} several "
+                        f"gallery entries, e.g. {quoted(subject_ids[first])} (reference_id {shown}): each entry "
+                        "would count as a non-mate of its own in the ranks of other subjects' mates; fuse each "
+                        "subject's entries into one first (one entry per identity)")
+    identities = np.bincount(pair_entry, minlength=len(entry_ids))  # subjects of each gallery entry
+    if (identities > 1).any():
+        first = int(np.argmax(identities > 1))
+        shown = " and ".join(quoted(value) for value in subject_ids[pair_subject[pair_entry == first][:2]])
+        problems.append(f"{how_many(int((identities > 1).sum()), 'reference_id', verbs=('names', 'name'))} several "
+                        f"reference subjects, e.g. {quoted(entry_ids[first])} ({shown}): a gallery entry is one "
+                        "identity: give it the same reference_subject in every row")
+    return problems
 
 
 def _outcome_table(probe_ids, group, enrolled, mate_score, rank, top_nonmated) -> pd.DataFrame:

@@ -189,3 +189,30 @@ def test_a_repeated_mated_row_is_one_problem_not_a_second_mate():
     with pytest.raises(bf.SchemaError, match="^" + re.escape(
             "invalid identification table:\n- 1 repeated (probe_id, reference_id) pairs") + "$"):
         bf.probe_outcomes(repeated)
+
+
+def test_a_long_table_gallery_of_one_identity_twice_is_refused_as_the_matrix_gallery_is():
+    """Subject B enrolled twice (entries b1, b2) ranked probe p's mate 3rd behind both, where
+    by identity it is 2nd; probe_outcomes_from_matrix refuses the same gallery. An entry named
+    by two subjects was taken too."""
+    table = pd.DataFrame({"probe_id": ["p"] * 3 + ["q"] * 3, "reference_id": ["a", "b1", "b2"] * 2,
+                          "reference_subject": ["A", "B", "B"] * 2, "probe_subject": ["A"] * 3 + ["Z"] * 3,
+                          "score": [0.5, 0.9, 0.9, 0.1, 0.2, 0.3], "group": ["x"] * 3 + ["y"] * 3})
+    table["mated"] = table["reference_subject"] == table["probe_subject"]
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "invalid identification table:\n- 1 reference subject has several gallery entries, e.g. 'B' "
+            "(reference_id 'b1' and 'b2'): each entry would count as a non-mate of its own in the ranks of other "
+            "subjects' mates; fuse each subject's entries into one first (one entry per identity)") + "$"):
+        bf.probe_outcomes(table)
+    with pytest.raises(bf.SchemaError, match="gallery_subjects repeats an identity"):
+        bf.probe_outcomes_from_matrix(np.array([[0.5, 0.9, 0.9], [0.1, 0.2, 0.3]]), probe_subjects=["A", "Z"],
+                                      gallery_subjects=["A", "B", "B"], probe_groups=["x", "y"])
+    fused = table[table["reference_id"] != "b2"]  # one entry per identity: the mate is 2nd
+    assert bf.probe_outcomes(fused)["rank"].tolist() == [2, 0]
+    two_names = table.assign(reference_subject=["A", "B", "C", "A", "B", "D"])
+    two_names["mated"] = two_names["reference_subject"] == two_names["probe_subject"]
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "invalid identification table:\n- 1 reference_id names several reference subjects, e.g. 'b2' ('C' and "
+            "'D'): a gallery entry is one identity: give it the same reference_subject in every row") + "$"):
+        bf.probe_outcomes(two_names)
+    assert bf.probe_outcomes(table.drop(columns=["reference_subject", "probe_subject"]))["rank"].tolist() == [3, 0]
