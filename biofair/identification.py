@@ -34,6 +34,7 @@ from biofair._validation import (
     check_choice,
     how_many,
     inexact_integers,
+    is_blank,
     is_real_dtype,
     long_double_problem,
     quoted,
@@ -351,8 +352,8 @@ def probe_outcomes_from_matrix(
         When the matrix, a block, the identities or the probe ids are a ragged list (rows of
         several lengths, named with them). Then listing every problem: no probe, an empty
         gallery, a repeated gallery identity, identities, group labels or probe ids of the wrong
-        shape, missing identities, labels or probe ids, repeated probe ids, a block size that is
-        not a positive integer; then a matrix or block of the wrong shape, non-numeric, complex
+        shape, missing identities, labels or probe ids, blank labels (empty or white space
+        only), repeated probe ids, a block size that is not a positive integer; then a matrix or block of the wrong shape, non-numeric, complex
         or non-finite scores, integer scores beyond ``±2**53`` or long doubles that float64
         cannot hold exactly (it would tie them); or identities that are numbers on one side
         (probes or gallery) and text on the other, or both on one (no probe would find its
@@ -413,6 +414,10 @@ def probe_outcomes_from_matrix(
         problems.append(f"probe_groups has {groups.size} values for {n_probes} probes")
     if pd.isna(groups).any():
         problems.append(f"probe_groups has {how_many(int(pd.isna(groups).sum()), 'missing value')}")
+    if blank_labels := [label for label in pd.unique(groups.ravel()) if is_blank(label)]:  # as empty cells
+        blank = np.isin(groups.ravel(), blank_labels)
+        problems.append(f"probe_groups has {how_many(int(blank.sum()), 'blank label')} (empty or white space only), "
+                        f"e.g. at position {int(blank.argmax())}: every probe needs its group")
     if ids.shape != (n_probes,) and subjects.ndim == 1:
         problems.append(f"probe_ids has shape {ids.shape} for {n_probes} probes")
     elif pd.isna(ids).any():  # probe_outcomes refuses a missing probe_id too

@@ -133,6 +133,10 @@ def test_a_development_set_without_non_enrolled_probes_is_named():
     # was flattened without a word, where probe_subjects of this shape is refused
     ([["x"], ["y"], ["y"], ["x"]], "invalid identification data:\n- probe_groups must be one-dimensional, "
                                    "got shape (4, 1)"),
+    # was "missing group labels ... with read_grouped_scores(..., missing_groups='group') ... or fill them
+    # yourself, e.g. scores.replace(...)": a reader of score files, and a matrix has no such column
+    (["x", "", "y", " "], "invalid identification data:\n- probe_groups has 2 blank labels (empty or white space "
+                          "only), e.g. at position 1: every probe needs its group"),
 ])
 def test_probe_groups_that_are_not_one_label_per_probe(groups, message):
     with pytest.raises(bf.SchemaError, match="^" + re.escape(message) + "$"):
