@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import biofair as bf
 
@@ -131,3 +134,102 @@ def test_fdr_prime_equals_loop_with_dev_thresholds(seed, alpha):
         assert row.k == int(np.sum(open_dev >= t))  # the false alarms behind the threshold
         assert row.resolved == (target >= 3 / open_dev.size) and not row.optimistic  # rule of three
         assert row.precise == (target >= 30 / open_dev.size)
+
+
+# ---------------------------------------------------------------------------------------------
+# Drawn searches: every public function against loops straight from the definitions, on the
+# cases the fixed tests above leave out together: scores rounded to one decimal (ties with the
+# mate and at the thresholds), a gallery of one entry, probes without a mate, groups of one
+# probe of a kind, ranks beyond the gallery, both input forms and both tie rules.
+# ---------------------------------------------------------------------------------------------
+
+@st.composite
+def searches(draw):
+    """A probes x gallery matrix of scores rounded to 0.1, the probes' subjects (some not
+    enrolled) and groups; every group has an enrolled and a non-enrolled probe."""
+    n_gallery = draw(st.integers(1, 5))
+    n_groups = draw(st.integers(2, 3))
+    extra = draw(st.lists(st.tuples(st.integers(0, n_groups - 1), st.integers(-1, n_gallery - 1)), max_size=12))
+    # one enrolled (mate drawn) and one non-enrolled probe (-1) per group first, then the drawn ones
+    base = [(g, draw(st.integers(0, n_gallery - 1))) for g in range(n_groups)] + [(g, -1) for g in range(n_groups)]
+    probes = base + extra
+    subjects = np.array([f"s{mate}" if mate >= 0 else f"u{i}" for i, (_, mate) in enumerate(probes)], dtype=object)
+    groups = np.array([f"g{g}" for g, _ in probes], dtype=object)
+    seed = draw(st.integers(0, 2**32 - 1))
+    matrix = np.round(np.random.default_rng(seed).random((len(probes), n_gallery)), 1)
+    return matrix, subjects, np.array([f"s{j}" for j in range(n_gallery)], dtype=object), groups
+
+
+def loop_outcomes(matrix, subjects, gallery, groups, ties):
+    """(group, enrolled, decisive score, rank) of each probe, by comparing its mate with each other entry."""
+    rows = []
+    for i in range(len(subjects)):
+        mate = next((j for j in range(len(gallery)) if gallery[j] == subjects[i]), None)
+        if mate is None:
+            rows.append((groups[i], False, max(matrix[i]), 0))
+            continue
+        ahead = 0
+        for j in range(len(gallery)):
+            if j == mate:
+                continue
+            ahead += matrix[i, j] >= matrix[i, mate] if ties == "pessimistic" else matrix[i, j] > matrix[i, mate]
+        rows.append((groups[i], True, matrix[i, mate], 1 + ahead))
+    return rows
+
+
+def loop_dir_fpir(rows, group, t, rank):
+    enrolled = [r for r in rows if r[0] == group and r[1]]
+    open_set = [r for r in rows if r[0] == group and not r[1]]
+    found = sum(1 for r in enrolled if r[3] <= rank and r[2] >= t)
+    return found / len(enrolled), sum(1 for r in open_set if r[2] >= t) / len(open_set)
+
+
+def largest_gap(values):
+    return max(abs(a - b) for a, b in itertools.combinations(values, 2))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(searches(), st.sampled_from(["pessimistic", "optimistic"]), st.sampled_from([0.0, 0.3, 1.0]))
+def test_every_identification_function_equals_loops_on_drawn_tied_searches(search, ties, alpha):
+    matrix, subjects, gallery, groups = search
+    n_probes, n_gallery = matrix.shape
+    rows = loop_outcomes(matrix, subjects, gallery, groups, ties)
+    outcomes = bf.probe_outcomes_from_matrix(matrix, probe_subjects=subjects, gallery_subjects=gallery,
+                                             probe_groups=groups, ties=ties, block_size=3)
+    assert list(zip(outcomes["group"], outcomes["mated"], outcomes["score"], outcomes["rank"])) == rows
+    long = pd.DataFrame({
+        "probe_id": np.repeat(np.arange(n_probes), n_gallery), "reference_id": np.tile(gallery, n_probes),
+        "reference_subject": np.tile(gallery, n_probes), "probe_subject": np.repeat(subjects, n_gallery),
+        "score": matrix.ravel(), "mated": (subjects[:, None] == gallery[None, :]).ravel(),
+        "probe_group": np.repeat(groups, n_gallery),
+    }).iloc[::-1]  # the last probe first
+    from_long = bf.probe_outcomes(long, ties=ties).sort_values("probe_id")
+    assert list(zip(from_long["group"], from_long["mated"], from_long["score"], from_long["rank"])) == rows
+    names = sorted(set(groups))
+    ranks = range(1, n_gallery + 3)  # beyond the gallery too
+    curve = bf.cmc(outcomes, max_rank=n_gallery + 2)
+    for n in ranks:
+        expected = {}
+        for g in names:
+            enrolled_ranks = [r[3] for r in rows if r[0] == g and r[1]]
+            expected[g] = sum(1 for rank in enrolled_ranks if rank <= n) / len(enrolled_ranks)
+        assert curve.loc[n].to_dict() == expected
+        assert bf.rank_n_differential(outcomes, rank=n) == largest_gap(expected.values())
+    thresholds = np.unique(np.r_[matrix.ravel(), -np.inf, np.inf, 0.05])  # every score a threshold
+    for rank in (1, 2, n_gallery + 2):
+        table = bf.identification_rates(outcomes, thresholds, rank=rank)
+        expected = [loop_dir_fpir(rows, g, t, rank) for g in names for t in thresholds]
+        assert list(zip(table["dir"], table["fpir"])) == expected
+    open_scores = [r[2] for r in rows if not r[1]]
+    targets = [0.0, 0.25, 0.5, 1.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)  # a handful of open-set probes
+        fdr = bf.identification_discrepancy_rate(outcomes, fpir_targets=targets, alpha=alpha, rank=2)
+        assert fdr["threshold"].tolist() == [bf.threshold_at_fpir(outcomes, target) for target in targets]
+    for row, target in zip(fdr.itertuples(), targets):
+        candidates = sorted(set(open_scores)) + [np.nextafter(max(open_scores), np.inf)]
+        t = min(c for c in candidates if sum(1 for s in open_scores if s >= c) / len(open_scores) <= target)
+        rates = [loop_dir_fpir(rows, g, t, 2) for g in names]
+        gap_fpir, gap_dir = largest_gap([f for _, f in rates]), largest_gap([d for d, _ in rates])
+        assert (row.threshold, row.A, row.B, row.k) == (t, gap_fpir, gap_dir, sum(1 for s in open_scores if s >= t))
+        assert row.fdr == pytest.approx(1 - (alpha * gap_fpir + (1 - alpha) * gap_dir), abs=1e-15)

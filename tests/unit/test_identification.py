@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 import pandas as pd
@@ -215,3 +216,23 @@ def test_bad_matrices_and_options_are_named():
                            r"^alpha must lie in \[0, 1\], got 1\.5$")):
         with pytest.raises(ValueError, match=message):
             call(outcomes)
+
+
+@settings(max_examples=40, deadline=None)
+@given(matrices, st.lists(st.integers(-1, 9).map(float), min_size=1, max_size=6))
+def test_dir_grows_with_rank_and_falls_with_threshold_and_fpir_ignores_rank(data, drawn):
+    """DIR(t, R) is non-decreasing in R and non-increasing in t; FPIR(t) is non-increasing in
+    t and the same at every rank (a false alarm is any candidate above the threshold)."""
+    matrix, rng = data
+    outcomes = random_outcomes(matrix, rng)
+    thresholds = np.unique(drawn)  # integer scores: thresholds on the scores themselves
+    tables = [bf.identification_rates(outcomes, thresholds, rank=rank).set_index(["group", "threshold"])
+              for rank in (1, 2, 3, 8, 9)]
+    for lower, higher in itertools.pairwise(tables):
+        assert (higher["dir"] >= lower["dir"]).all()
+        pd.testing.assert_series_equal(higher["fpir"], lower["fpir"])
+    for table in tables:
+        for _, rows in table.groupby(level="group"):
+            assert (np.diff(rows["dir"].to_numpy()) <= 0).all() and (np.diff(rows["fpir"].to_numpy()) <= 0).all()
+        assert table[["dir", "fpir"]].stack().between(0, 1).all()
+    pd.testing.assert_frame_equal(tables[-2], tables[-1])  # rank 8 is the whole gallery: nothing more to find
