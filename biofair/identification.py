@@ -217,24 +217,27 @@ def _gallery_identity_problems(entry: NDArray[np.intp], entry_ids: pd.Index, sub
     or an entry of several identities. Rows without a subject are left to the other checks."""
     subject, subject_ids = pd.factorize(subjects)
     known = subject >= 0
-    if not known.any():
-        return []
-    pairs = np.unique(entry[known].astype(np.int64) * len(subject_ids) + subject[known])  # distinct (entry, subject)
-    pair_entry, pair_subject = np.divmod(pairs, len(subject_ids))
+    rows_entry, rows_subject = entry[known], subject[known]
+    of_entry = np.full(len(entry_ids), -1)
+    of_entry[rows_entry] = rows_subject  # one of each entry's subjects (which one does not matter)
+    torn = rows_subject != of_entry[rows_entry]  # rows of an entry that names another subject too
+    torn_entries = np.unique(rows_entry[torn])
     problems = []
-    entries = np.bincount(pair_subject, minlength=len(subject_ids))  # gallery entries of each subject
+    whole = of_entry[np.setdiff1d(np.flatnonzero(of_entry >= 0), torn_entries)]  # the subject of each other entry
+    entries = np.bincount(whole, minlength=len(subject_ids))  # gallery entries of each subject
     if (entries > 1).any():
         first = int(np.argmax(entries > 1))
-        shown = " and ".join(quoted(value) for value in entry_ids[pair_entry[pair_subject == first][:2]])
+        repeated = np.setdiff1d(np.flatnonzero(of_entry == first), torn_entries)[:2]
+        shown = " and ".join(quoted(value) for value in entry_ids[repeated])
         problems.append(f"{how_many(int((entries > 1).sum()), 'reference subject', verbs=('has', 'have'))} several "
                         f"gallery entries, e.g. {quoted(subject_ids[first])} (reference_id {shown}): each entry "
                         "would count as a non-mate of its own in the ranks of other subjects' mates; fuse each "
                         "subject's entries into one first (one entry per identity)")
-    identities = np.bincount(pair_entry, minlength=len(entry_ids))  # subjects of each gallery entry
-    if (identities > 1).any():
-        first = int(np.argmax(identities > 1))
-        shown = " and ".join(quoted(value) for value in subject_ids[pair_subject[pair_entry == first][:2]])
-        problems.append(f"{how_many(int((identities > 1).sum()), 'reference_id', verbs=('names', 'name'))} several "
+    if torn_entries.size:
+        first = int(torn_entries[0])
+        named = np.unique(rows_subject[rows_entry == first])[:2]  # in order of appearance in the table
+        shown = " and ".join(quoted(value) for value in subject_ids[named])
+        problems.append(f"{how_many(torn_entries.size, 'reference_id', verbs=('names', 'name'))} several "
                         f"reference subjects, e.g. {quoted(entry_ids[first])} ({shown}): a gallery entry is one "
                         "identity: give it the same reference_subject in every row")
     return problems
@@ -353,12 +356,13 @@ def probe_outcomes_from_matrix(
         several lengths, named with them). Then listing every problem: no probe, an empty
         gallery, a repeated gallery identity, identities, group labels or probe ids of the wrong
         shape, missing identities, labels or probe ids, blank labels (empty or white space
-        only), repeated probe ids, a block size that is not a positive integer; then a matrix or block of the wrong shape, non-numeric, complex
-        or non-finite scores, integer scores beyond ``±2**53`` or long doubles that float64
-        cannot hold exactly (it would tie them); or identities that are numbers on one side
-        (probes or gallery) and text on the other, or both on one (no probe would find its
-        mate), also when given as a list, or of two other kinds (bytes or dates against text
-        or numbers); or probe ids, or group labels, that differ only in type.
+        only), repeated probe ids, a block size that is not a positive integer; then a matrix
+        or block of the wrong shape, non-numeric, complex or non-finite scores, integer scores
+        beyond ``±2**53`` or long doubles that float64 cannot hold exactly (it would tie
+        them); or identities that are numbers on one side (probes or gallery) and text on the
+        other, or both on one (no probe would find its mate), also when given as a list, or of
+        two other kinds (bytes or dates against text or numbers); or probe ids, or group
+        labels, that differ only in type.
     ValueError
         When the matrix, a block, the identities or the probe ids are a masked array with
         masked entries, or ``ties`` is neither "pessimistic" nor "optimistic".
