@@ -63,11 +63,27 @@ def _probe_groups(scores: pd.DataFrame, by: By) -> pd.Series:
         if not found:
             raise SchemaError(f"no group column: expected 'probe_{attribute}' or '{attribute}'")
         columns.append(found[0])
-    missing = {c: int(scores[c].isna().sum()) for c in columns if scores[c].isna().any()}
-    if missing:
-        raise SchemaError("invalid identification table:\n- " + "\n- ".join(
-            f"column {c!r} has {how_many(n, 'missing value')}" for c, n in missing.items()))
+    problems = [f"column {c!r} has {how_many(int(scores[c].isna().sum()), 'missing value')}"
+                for c in columns if scores[c].isna().any()]
+    for column in columns:
+        problems += _blank_problems(scores[column], f"column {column!r}", place=lambda i: f"in {_row(scores, i)}")
+    if problems:
+        raise SchemaError("invalid identification table:\n- " + "\n- ".join(problems))
     return pd.Series(_text_labels(scores, columns), index=scores.index)
+
+
+def _blank_problems(labels: pd.Series, name: str, *, place: Callable[[int], str]) -> list[str]:
+    """The problem of group labels that are text, empty or white space only (as an empty cell,
+    see :func:`biofair._validation.is_blank`): their probes would have no group. ``name``: the
+    labels as the message names them; ``place(i)``: where the ``i``-th label is, in words."""
+    if labels.dtype.kind in "biufcmM":  # numbers, booleans and dates are never blank
+        return []
+    blank_labels = [label for label in pd.unique(labels.dropna()) if is_blank(label)]
+    if not blank_labels:
+        return []
+    blank = labels.isin(blank_labels).to_numpy()
+    return [f"{name} has {how_many(int(blank.sum()), 'blank label')} (empty or white space only), e.g. "
+            f"{place(int(blank.argmax()))}: every probe needs its group"]
 
 
 def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pessimistic") -> pd.DataFrame:
@@ -418,10 +434,7 @@ def probe_outcomes_from_matrix(
         problems.append(f"probe_groups has {groups.size} values for {n_probes} probes")
     if pd.isna(groups).any():
         problems.append(f"probe_groups has {how_many(int(pd.isna(groups).sum()), 'missing value')}")
-    if blank_labels := [label for label in pd.unique(groups.ravel()) if is_blank(label)]:  # as empty cells
-        blank = np.isin(groups.ravel(), blank_labels)
-        problems.append(f"probe_groups has {how_many(int(blank.sum()), 'blank label')} (empty or white space only), "
-                        f"e.g. at position {int(blank.argmax())}: every probe needs its group")
+    problems += _blank_problems(pd.Series(groups.ravel()), "probe_groups", place=lambda i: f"at position {i}")
     if ids.shape != (n_probes,) and subjects.ndim == 1:
         problems.append(f"probe_ids has shape {ids.shape} for {n_probes} probes")
     elif pd.isna(ids).any():  # probe_outcomes refuses a missing probe_id too
@@ -501,11 +514,8 @@ def _group_problems(group: pd.Series) -> list[str]:
     group), or labels that differ only in type, which :func:`biofair.group_labels` refuses."""
     if group.isna().any():
         return [f"column 'group' has {how_many(int(group.isna().sum()), 'missing value')}: every probe needs its group"]
-    blank = group.astype(str).str.strip().eq("")
-    if blank.any():
-        first = int(blank.to_numpy().argmax())
-        return [f"column 'group' has {how_many(int(blank.sum()), 'blank label')} (empty or white space only), e.g. in "
-                f"{_row(group, first)}: every probe needs its group"]
+    if blank := _blank_problems(group, "column 'group'", place=lambda i: f"in {_row(group, i)}"):
+        return blank
     try:
         _text_labels(group.to_frame(), ["group"])
     except SchemaError as error:

@@ -77,6 +77,10 @@ def test_masked_matrix_is_refused():
     ("reference_id", ["a", "b", None] * 2, "column 'reference_id' has 2 missing values"),
     ("mated", pd.array([True, False, None, False, False, False], dtype="boolean"),
      "column 'mated' must be boolean with no missing values, got dtype boolean"),
+    # was "missing group labels ... with read_grouped_scores(..., missing_groups='group') (biofair report
+    # --missing-groups group)": a verification reader (which refuses a group without mated comparisons) and command
+    ("group", ["x", "x", "x", "", "", " "], "column 'group' has 3 blank labels (empty or white space only), e.g. in "
+                                            "row 3: every probe needs its group"),
 ])
 def test_long_table_with_missing_ids_or_labels(column, values, problem):
     """A missing probe id was numpy's "'list' argument must have no negative elements", a
