@@ -120,14 +120,15 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     Raises
     ------
     SchemaError
-        Listing every problem: no rows, missing columns, non-finite scores or scores that
+        No rows or missing columns; missing or blank (empty or white space only) group labels,
+        in every group column; then listing every problem: non-finite scores or scores that
         float64 cannot hold exactly (integers beyond ``±2**53``, long doubles), missing probe or
         entry ids, non-boolean or missing labels, repeated (probe, entry) pairs, probes with
         several mates or several groups, probes not compared with the whole gallery, rows
         whose ``mated`` contradicts ``reference_subject == probe_subject`` when the table has
         both columns, and a ``reference_subject`` with several entries (``reference_id``) or an
-        entry with several; or a group column holding two labels that differ only in type, or ids of
-        two types in ``probe_id`` or ``reference_id`` (``1`` and ``"1"``).
+        entry with several; or a group column holding two labels that differ only in type, or
+        ids of two types in ``probe_id`` or ``reference_id`` (``1`` and ``"1"``).
     ValueError
         When ``by`` is empty, names a column twice or names "score" or "mated", or ``ties``
         is neither "pessimistic" nor "optimistic".
