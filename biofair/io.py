@@ -490,7 +490,7 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
             na_values={name: _NAN_WORDS if name == score else [""] for name in names},
         )
     except pd.errors.ParserError as error:
-        raise SchemaError(_parser_problem(str(error), path, sep, len(names))) from error
+        raise SchemaError(_parser_problem(str(error), path, sep, len(names), compression)) from error
     if not isinstance(table.index, pd.RangeIndex):  # pandas made the first column(s) the index
         raise SchemaError(
             f"{path}: its data rows have more fields than its header ({len(names)}: {', '.join(names)}), so "
@@ -550,19 +550,25 @@ def _refuse_short_rows(table: pd.DataFrame, names: list[str], path: Path, sep: s
     if not short.size:
         return
     row = int(short[0])
-    with (_open_binary(path, compression) as stream,
-          io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="") as text):
-        records = csv.reader(text, delimiter=sep)
-        deque(islice(records, row + 1), maxlen=0)  # the header and the rows before this one
-        line = records.line_num + 1
     count = int(fields[row + 1])
     raise SchemaError(
-        f"{path}: data row {row + 1:,} (line {line:,}) has {how_many(count, 'field')} where the header has "
+        f"{path}: data row {row + 1:,} (line {_line_of(path, sep, compression, row + 1):,}) has {how_many(count, 'field')} where the header has "
         f"{len(names)} ({', '.join(names)}), and its missing fields would be read as empty cells; "
         f"{how_many(short.size, 'data row', verbs=('is', 'are'))} short in all. A row cut short (the file "
         f"truncated? a field left out?): give every row all {len(names)} fields, an empty one (two separators in "
         "a row) where a value is missing"
     )
+
+
+def _line_of(path: Path, sep: str, compression: str | None, row: int) -> int:
+    """The line of the CSV file at ``path`` where its data row ``row`` (counted from 1, as
+    pandas counts records: blank lines too) starts, which is later when a quoted field of a row
+    before it holds a line break: the csv module reads the header and those rows as pandas does."""
+    with (_open_binary(path, compression) as stream,
+          io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="") as text):
+        records = csv.reader(text, delimiter=sep)
+        deque(islice(records, row), maxlen=0)  # the header and the rows before this one
+        return records.line_num + 1
 
 
 def _unquoted_separator(sep: str) -> str:
@@ -578,16 +584,19 @@ def _unquoted_separator(sep: str) -> str:
             "tabs at the ends of rows")
 
 
-def _parser_problem(error: str, path: Path, sep: str, n_names: int) -> str:
-    """The message of pandas' tokenizer ``error`` in the words of the file's data rows (its
-    "line 4" is the fourth record, header included; "row 3" of an open quote, the third data
-    row), with the cause and the repair; other errors as they are."""
+def _parser_problem(error: str, path: Path, sep: str, n_names: int, compression: str | None) -> str:
+    """The message of pandas' tokenizer ``error`` in the words of the file's data rows and lines
+    (its "line 4" is the fourth record, header included, which starts on a later line when a
+    quoted field before it spans lines; "row 3" of an open quote, the third data row), with the
+    cause and the repair; other errors as they are."""
     if found := re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", error):
-        _, line, saw = map(int, found.groups())
-        return (f"{path}: data row {line - 1:,} has {saw} fields, the header {n_names}: look for "
-                + _unquoted_separator(sep))
+        _, record, saw = map(int, found.groups())
+        return (f"{path}: data row {record - 1:,} (line {_line_of(path, sep, compression, record - 1):,}) has {saw} "
+                f"fields, the header {n_names}: look for " + _unquoted_separator(sep))
     if found := re.search(r"EOF inside string starting at row (\d+)", error):
-        return (f"{path}: the quote (\") that opens a field of data row {int(found.group(1)):,} is never closed, so "
+        row = int(found.group(1))
+        return (f"{path}: the quote (\") that opens a field of data row {row:,} (line "
+                f"{_line_of(path, sep, compression, row):,}) is never closed, so "
                 "the rest of the file would be one field: remove the stray quote, or quote the whole field and double "
                 'the quotes inside it ("see ""ticket""")')
     return f"could not read {path} as a score file: {error}"

@@ -134,27 +134,32 @@ def test_a_label_starting_with_a_hash_and_scored_is_data(tmp_path):
     assert Counter(bf.read_grouped_scores(path)["group"]) == counted(text)[1]
 
 
-@pytest.mark.parametrize(("text", "row"), [
-    ("score,mated,group\n0.9,1,a\n0,2,0,a\n0.8,1,b\n0.1,0,b\n", 2),  # an unquoted decimal comma
-    ('score,mated,group\n0.9,1,"a\nx"\n0.2,0,a\n0.8,1,b,\n', 3),  # a quoted line break before: records are counted
+@pytest.mark.parametrize(("text", "row", "line"), [
+    ("score,mated,group\n0.9,1,a\n0,2,0,a\n0.8,1,b\n0.1,0,b\n", 2, 3),  # an unquoted decimal comma
+    # a quoted line break before: records are counted, and the row starts a line later (it was
+    # named "data row 3" only, which an editor shows on line 4, a row of 3 fields)
+    ('score,mated,group\n0.9,1,"a\nx"\n0.2,0,a\n0.8,1,b,\n', 3, 5),
+    ('score,mated,group\n\n"0.9",1,"a\nx\ny"\n0.2,0,a\n0.8,1,b,\n0.1,0,b\n', 4, 7),  # and a blank line: a row
 ])
-def test_a_row_with_an_extra_field_is_named_by_its_data_row(tmp_path, text, row):
+def test_a_row_with_an_extra_field_is_named_by_its_data_row_and_line(tmp_path, text, row, line):
     """Was: "could not read ... as a score file: Error tokenizing data. C error: Expected 3 fields
     in line 3, saw 4": pandas' record number (header included), and no repair."""
     path = tmp_path / "extra.csv"
     path.write_text(text)
     with pytest.raises(bf.SchemaError, match=re.escape(
-            f"{path}: data row {row} has 4 fields, the header 3: look for a comma unquoted in a field (a decimal "
-            "comma, '0,83'? a label such as 'Smith, J'?) or at the end of the row: quote such fields")):
+            f"{path}: data row {row} (line {line}) has 4 fields, the header 3: look for a comma unquoted in a field (a "
+            "decimal comma, '0,83'? a label such as 'Smith, J'?) or at the end of the row: quote such fields")):
         bf.read_scores(path)
-    assert [len(r) for r in csv.reader(io.StringIO(text, newline=""))][row] == 4  # the csv module agrees
+    records = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(records[row]) == 4  # the csv module agrees
+    assert text.split("\n")[line - 1] == ",".join(records[row])  # the line named is that row
 
 
 def test_a_tab_separated_row_with_an_extra_field_names_the_tab(tmp_path):
     path = tmp_path / "extra.tsv"
     path.write_text("score\tmated\tgroup\n0.9\t1\ta\n0.2\t0\ta\tx\n")
-    with pytest.raises(bf.SchemaError, match=re.escape(f"{path}: data row 2 has 4 fields, the header 3: look for a "
-                                                       "tab in a field or at the end of the row")):
+    with pytest.raises(bf.SchemaError, match=re.escape(f"{path}: data row 2 (line 3) has 4 fields, the header 3: look "
+                                                       "for a tab in a field or at the end of the row")):
         bf.read_scores(path)
 
 
@@ -215,14 +220,20 @@ def test_trailing_empty_fields_are_empty_cells_not_a_short_row(tmp_path):
     assert len(table) == 4 and table["site"].isna().tolist() == [True, False, True, True]
 
 
-def test_an_unclosed_quote_is_named_by_its_data_row(tmp_path):
-    """Was: "Error tokenizing data. C error: EOF inside string starting at row 3"."""
+@pytest.mark.parametrize(("text", "line"), [
+    ('score,mated,group\n0.9,1,a\n0.2,0,a\n0.8,1,"b\n0.1,0,b\n', 4),
+    ('score,mated,group\n0.9,1,"a\nx"\n0.2,0,a\n0.8,1,"b\n0.1,0,b\n', 5),  # a quoted line break before
+])
+def test_an_unclosed_quote_is_named_by_its_data_row_and_line(tmp_path, text, line):
+    """Was: "Error tokenizing data. C error: EOF inside string starting at row 3"; then "data
+    row 3" without its line, which a quoted line break before it moves."""
     path = tmp_path / "quote.csv"
-    path.write_text('score,mated,group\n0.9,1,a\n0.2,0,a\n0.8,1,"b\n0.1,0,b\n')
+    path.write_text(text)
     with pytest.raises(bf.SchemaError, match=re.escape(
-            f"{path}: the quote (\") that opens a field of data row 3 is never closed, so the rest of the file would "
-            "be one field: remove the stray quote")):
+            f"{path}: the quote (\") that opens a field of data row 3 (line {line}) is never closed, so the rest of the "
+            "file would be one field: remove the stray quote")):
         bf.read_scores(path)
+    assert text.split("\n")[line - 1] == '0.8,1,"b'
 
 
 @pytest.mark.parametrize(("scores", "hint"), [
