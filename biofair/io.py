@@ -197,7 +197,7 @@ def _first_lines(path: Path, compression: str | None) -> list[str]:
     if b"\r" in head and b"\n" not in head:
         raise SchemaError(f"{path} ends its lines with a carriage return alone (classic Mac OS text), which the "
                           "reader does not take: convert them, e.g. tr '\\r' '\\n' < old.csv > new.csv")
-    if b"\r\r\n" in head:  # the whole file is read only for the message; later ones: see _read_csv
+    if b"\r\r\n" in head:  # the whole file is read only for the message; later ones: see each reader
         raise SchemaError(_doubled_carriage_returns_problem(path, compression))
     lines = head.split(b"\n", _HEAD_LINES)
     if len(lines[0]) > _MAX_LINE_BYTES:
@@ -489,8 +489,9 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
             dtype={name: str for name in names if name != score},
             na_values={name: _NAN_WORDS if name == score else [""] for name in names},
         )
-    except pd.errors.ParserError as error:
-        raise SchemaError(_parser_problem(str(error), path, sep, len(names), compression)) from error
+    except pd.errors.ParserError as error:  # its record numbers count a \r\r\n (after the first MiB) twice
+        raise SchemaError(_doubled_carriage_returns_problem(path, compression)
+                          or _parser_problem(str(error), path, sep, len(names), compression)) from error
     if not isinstance(table.index, pd.RangeIndex):  # pandas made the first column(s) the index
         raise SchemaError(
             f"{path}: its data rows have more fields than its header ({len(names)}: {', '.join(names)}), so "
@@ -498,6 +499,11 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
             "the header and the rows agree (remove the trailing separators, or name the extra column); if only "
             f"some rows have more fields, the cause is {_unquoted_separator(sep)}"
         )
+    unscored = _blank(table[score]).to_numpy() if score in table.columns else np.ones(len(table), dtype=bool)
+    empty = np.zeros(len(table), dtype=bool)
+    empty[unscored] = table[unscored].apply(_blank).all(axis=1).to_numpy()  # only the rows without a score are read
+    if empty.any() and (problem := _doubled_carriage_returns_problem(path, compression)):  # after the first MiB
+        raise SchemaError(problem)  # (see _first_lines): before any message that numbers a later row
     _refuse_repeated_header(table, names, score, path, sep)
     _refuse_comment_lines(table, score, path)
     for name in [name for name in table.columns if name != score and pd.api.types.is_string_dtype(table[name])]:
@@ -514,12 +520,7 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
                 'field and double the quotes inside it ("see ""ticket""")'
             )
     _refuse_short_rows(table, names, path, sep, compression)
-    unscored = _blank(table[score]).to_numpy() if score in table.columns else np.ones(len(table), dtype=bool)
-    empty = np.zeros(len(table), dtype=bool)
-    empty[unscored] = table[unscored].apply(_blank).all(axis=1).to_numpy()  # only the rows without a score are read
     if n_empty := int(empty.sum()):
-        if problem := _doubled_carriage_returns_problem(path, compression):  # after the first MiB: see _first_lines
-            raise SchemaError(problem)
         one = n_empty == 1
         warn(
             f"{how_many(n_empty, 'data row')} of {path.name} {'is' if one else 'are'} {_EMPTY_ROWS_WARNING} "
@@ -737,6 +738,8 @@ def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | 
         table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#", compression=compression,
                             keep_default_na=False, na_values=[""])
     except pd.errors.ParserError as error:  # pandas counts every line, blank lines and comments too
+        if problem := _doubled_carriage_returns_problem(path, compression):  # \r\r\n, two lines each to pandas
+            raise SchemaError(problem) from None
         if found := re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(error)):
             expected, line, saw = map(int, found.groups())
             raise SchemaError(_mixed_bob_problem(path, f"line {line:,}", saw, expected)) from None
@@ -1013,7 +1016,7 @@ def _spreadsheet_error_line(path: Path, compression: str | None) -> tuple[int, s
     errors = "|".join(map(re.escape, _SPREADSHEET_ERRORS))
     with _open_binary(path, compression) as stream:
         data = stream.read()
-    if b"#" in data and (found := re.search(rf"^[ \t]*({errors})[ \t]*\r?$".encode(), data, flags=re.MULTILINE)):
+    if b"#" in data and (found := re.search(rf"^[ \t]*({errors})[ \t\r]*$".encode(), data, flags=re.MULTILINE)):
         return data.count(b"\n", 0, found.start()) + 1, found.group(1).decode()
     return None
 
@@ -1034,7 +1037,10 @@ def _read_score_list(path: _PathLike, name: str, decimal: str) -> np.ndarray:
         raise SchemaError(f"{what} holds no scores") from None
     except SchemaError as error:
         raise SchemaError(f"{what}: {error}") from None
-    except (ValueError, OSError, EOFError, pd.errors.ParserError) as error:
+    except pd.errors.ParserError as error:  # its line numbers count a \r\r\n (after the first MiB) twice
+        problem = _doubled_carriage_returns_problem(source, compression)
+        raise SchemaError(f"{what}: {problem}" if problem else f"{what} must hold one score per line: {error}") from error
+    except (ValueError, OSError, EOFError) as error:
         raise SchemaError(f"{what} must hold one score per line: {error}") from error
     if lines.shape[1] != 1:
         fields = ", ".join(repr(v) for v in lines.iloc[0])

@@ -104,6 +104,87 @@ def test_lines_ending_in_two_carriage_returns_after_the_first_mib_are_refused(tm
     assert data.split(b"\n")[line - 1] == padded.encode() + b"\r\r"  # the line named
 
 
+def ending_late_in_two_carriage_returns(lines: list[str]) -> bytes:
+    """``lines`` as a file: \\n after those in its first 1 MiB and 32 KiB, \\r\\r\\n after the rest
+    (the readers search the first MiB, which they refuse with any \\r\\r\\n, on their own)."""
+    text = "\n".join(lines) + "\n"
+    cut = text.index("\n", (1 << 20) + (1 << 15)) + 1
+    return (text[:cut] + text[cut:].replace("\n", "\r\r\n")).encode()
+
+
+def refused_for_its_line_endings(path, data: bytes) -> str:
+    """The start of the message refusing the file at ``path`` that holds ``data``."""
+    first, count = data.count(b"\n", 0, data.index(b"\r\r\n")) + 1, data.count(b"\r\r\n")
+    return (f"{path} ends {count:,} lines with two carriage returns (\\r\\r\\n; the "
+            f"first is line {first:,}), as Python's csv module writes on Windows")
+
+
+@pytest.mark.parametrize(("bad", "named"), [
+    ("0.5,0,b,x", "data row 90,000 (line 90,001) has 4 fields"),
+    ("0.5,0", "data row 90,000 (line 90,001) has 2 fields where the header has 3"),
+    ("# second session", "data row 90,000 is a comment line"),
+])
+def test_a_late_row_of_a_file_ending_lines_in_two_carriage_returns_is_not_misnumbered(tmp_path, bad, named):
+    """Was: the \\r\\r\\n after the first MiB were looked for only after every other check, which
+    named a bad row counting each such line twice: "data row 112,416 (line 112,417)" for the row
+    on line 90,001 (an extra field; a short row and a comment line alike). Now the file is refused
+    for its line endings first; without them, the row is named by its line."""
+    lines = ["score,mated,group", *["0.123456789,1,a"] * 100_000]
+    lines[90_000] = bad
+    data = ending_late_in_two_carriage_returns(lines)
+    path = tmp_path / "late.csv"
+    path.write_bytes(data)
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(refused_for_its_line_endings(path, data))):
+        bf.read_scores(path)
+    path.write_bytes(data.replace(b"\r\r\n", b"\n"))
+    with pytest.raises(bf.SchemaError, match=re.escape(f"{path}: {named}")):
+        bf.read_scores(path)
+
+
+def test_a_bob_file_ending_lines_late_in_two_carriage_returns(tmp_path):
+    """Read as written: every comparison once (pandas skips the empty line each \\r\\r\\n makes).
+    A line of 5 fields after lines of 4 was named by pandas' count, which counts each such line
+    twice: "line 126,969" for line 90,001; now the file is refused for its line endings."""
+    lines = [f"s{i % 50} s{i * 7 % 50} p{i} 0.{i % 997:03d}" for i in range(100_000)]
+    data = ending_late_in_two_carriage_returns(lines)
+    path = tmp_path / "late.txt"
+    path.write_bytes(data)
+    with pytest.warns(bf.ScoreDirectionWarning):
+        table = bf.read_scores(path, format="bob")
+    assert table["probe_id"].tolist() == [line.split()[2] for line in lines]
+    assert table["score"].tolist() == [float(line.split()[3]) for line in lines]
+    lines[90_000] = "s1 s2 p90000 0.5 extra"
+    data = ending_late_in_two_carriage_returns(lines)
+    path.write_bytes(data)
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(refused_for_its_line_endings(path, data))):
+        bf.read_scores(path, format="bob")
+    path.write_bytes(data.replace(b"\r\r\n", b"\n"))
+    with pytest.raises(bf.SchemaError, match=re.escape(f"{path}: line 90,001 has 5 fields, the lines before it 4")):
+        bf.read_scores(path, format="bob")
+
+
+def test_a_score_list_ending_lines_late_in_two_carriage_returns(tmp_path):
+    """Read as written: every score once. A spreadsheet's '#N/A' on such a line ('#N/A\\r\\r')
+    escaped the check for it and was read as a comment: 199,999 mated scores of 200,000, without
+    a word; a line of two scores was named by pandas' count ("line 225523" for line 190,001)."""
+    scores = [f"0.{i % 9973:04d}" for i in range(200_000)]
+    mated, nonmated = tmp_path / "mated.txt", tmp_path / "nonmated.txt"
+    nonmated.write_text("0.1\n0.2\n")
+    mated.write_bytes(ending_late_in_two_carriage_returns(scores))
+    table = bf.read_scores([mated, nonmated])
+    assert table.loc[table["mated"], "score"].tolist() == [float(score) for score in scores]
+    data = ending_late_in_two_carriage_returns([*scores[:190_000], "#N/A", *scores[190_001:]])
+    mated.write_bytes(data)
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            f"the mated score list {mated}: line 190,001 holds '#N/A', a spreadsheet's error value, not a score")):
+        bf.read_scores([mated, nonmated])
+    data = ending_late_in_two_carriage_returns([*scores[:190_000], "0.5 0.6", *scores[190_001:]])
+    mated.write_bytes(data)
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            f"the mated score list {mated}: {refused_for_its_line_endings(mated, data)}")):
+        bf.read_scores([mated, nonmated])
+
+
 def test_a_zipped_file_arrives_intact(tmp_path):
     text = as_csv(ROWS, eol="\r\n")
     path = tmp_path / "scores.csv.zip"
