@@ -44,7 +44,7 @@ from biofair._validation import (
 from biofair.discrepancy import _discrepancy_table, _max_gap, _warn_if_groups_differ
 from biofair.exceptions import SchemaError
 from biofair.groups import _attributes_of, _text_labels
-from biofair.schema import _check_ids_of_one_kind, _contradiction, _row, _score_problems
+from biofair.schema import _check_ids_of_one_kind, _contradiction, _mated_problem, _row, _score_problems
 
 _OUTCOME_COLUMNS = ("probe_id", "group", "mated", "score", "rank", "top_nonmated")
 _DEFAULT_FPIR_TARGETS = (1e-1, 1e-2, 1e-3)
@@ -176,8 +176,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     problems += [f"column {c!r} has {how_many(int(scores[c].isna().sum()), 'missing value')}"
                  for c in ("probe_id", "reference_id") if scores[c].isna().any()]
     mated = scores["mated"]
-    if not pd.api.types.is_bool_dtype(mated) or mated.isna().any():
-        problems.append(f"column 'mated' must be boolean with no missing values, got dtype {mated.dtype}")
+    if problem := _mated_problem(mated):
+        problems.append(problem)
     if problems:
         raise SchemaError("invalid identification table:\n- " + "\n- ".join(problems))
     for column, what in (("probe_id", "probe"), ("reference_id", "reference")):  # 1 and "1": two of them
@@ -502,8 +502,8 @@ def _check_outcomes(outcomes: pd.DataFrame, name: str = "outcomes") -> None:
         raise SchemaError(f"{name} is not a probe outcome table (see probe_outcomes): missing {', '.join(missing)}")
     problems = _score_problems(outcomes["score"])
     mated = outcomes["mated"]
-    if not pd.api.types.is_bool_dtype(mated) or mated.isna().any():
-        problems.append(f"column 'mated' must be boolean with no missing values, got dtype {mated.dtype}")
+    if problem := _mated_problem(mated):
+        problems.append(problem)
     problems += _group_problems(outcomes["group"])
     problems += _rank_problems(outcomes["rank"], mated)
     if problems:

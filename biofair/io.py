@@ -197,7 +197,7 @@ def _first_lines(path: Path, compression: str | None) -> list[str]:
     if b"\r" in head and b"\n" not in head:
         raise SchemaError(f"{path} ends its lines with a carriage return alone (classic Mac OS text), which the "
                           "reader does not take: convert them, e.g. tr '\\r' '\\n' < old.csv > new.csv")
-    if b"\r\r\n" in head:  # the whole file is read only for the message; later ones: see _read_csv
+    if b"\r\r\n" in head:  # the whole file is read only for the message; later ones: see each reader
         raise SchemaError(_doubled_carriage_returns_problem(path, compression))
     lines = head.split(b"\n", _HEAD_LINES)
     if len(lines[0]) > _MAX_LINE_BYTES:
@@ -489,8 +489,9 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
             dtype={name: str for name in names if name != score},
             na_values={name: _NAN_WORDS if name == score else [""] for name in names},
         )
-    except pd.errors.ParserError as error:
-        raise SchemaError(_parser_problem(str(error), path, sep, len(names))) from error
+    except pd.errors.ParserError as error:  # its record numbers count a \r\r\n (after the first MiB) twice
+        raise SchemaError(_doubled_carriage_returns_problem(path, compression)
+                          or _parser_problem(str(error), path, sep, len(names), compression)) from error
     if not isinstance(table.index, pd.RangeIndex):  # pandas made the first column(s) the index
         raise SchemaError(
             f"{path}: its data rows have more fields than its header ({len(names)}: {', '.join(names)}), so "
@@ -498,6 +499,11 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
             "the header and the rows agree (remove the trailing separators, or name the extra column); if only "
             f"some rows have more fields, the cause is {_unquoted_separator(sep)}"
         )
+    unscored = _blank(table[score]).to_numpy() if score in table.columns else np.ones(len(table), dtype=bool)
+    empty = np.zeros(len(table), dtype=bool)
+    empty[unscored] = table[unscored].apply(_blank).all(axis=1).to_numpy()  # only the rows without a score are read
+    if empty.any() and (problem := _doubled_carriage_returns_problem(path, compression)):  # after the first MiB
+        raise SchemaError(problem)  # (see _first_lines): before any message that numbers a later row
     _refuse_repeated_header(table, names, score, path, sep)
     _refuse_comment_lines(table, score, path)
     for name in [name for name in table.columns if name != score and pd.api.types.is_string_dtype(table[name])]:
@@ -514,12 +520,7 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
                 'field and double the quotes inside it ("see ""ticket""")'
             )
     _refuse_short_rows(table, names, path, sep, compression)
-    unscored = _blank(table[score]).to_numpy() if score in table.columns else np.ones(len(table), dtype=bool)
-    empty = np.zeros(len(table), dtype=bool)
-    empty[unscored] = table[unscored].apply(_blank).all(axis=1).to_numpy()  # only the rows without a score are read
     if n_empty := int(empty.sum()):
-        if problem := _doubled_carriage_returns_problem(path, compression):  # after the first MiB: see _first_lines
-            raise SchemaError(problem)
         one = n_empty == 1
         warn(
             f"{how_many(n_empty, 'data row')} of {path.name} {'is' if one else 'are'} {_EMPTY_ROWS_WARNING} "
@@ -550,19 +551,25 @@ def _refuse_short_rows(table: pd.DataFrame, names: list[str], path: Path, sep: s
     if not short.size:
         return
     row = int(short[0])
-    with (_open_binary(path, compression) as stream,
-          io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="") as text):
-        records = csv.reader(text, delimiter=sep)
-        deque(islice(records, row + 1), maxlen=0)  # the header and the rows before this one
-        line = records.line_num + 1
     count = int(fields[row + 1])
     raise SchemaError(
-        f"{path}: data row {row + 1:,} (line {line:,}) has {how_many(count, 'field')} where the header has "
+        f"{path}: data row {row + 1:,} (line {_line_of(path, sep, compression, row + 1):,}) has {how_many(count, 'field')} where the header has "
         f"{len(names)} ({', '.join(names)}), and its missing fields would be read as empty cells; "
         f"{how_many(short.size, 'data row', verbs=('is', 'are'))} short in all. A row cut short (the file "
         f"truncated? a field left out?): give every row all {len(names)} fields, an empty one (two separators in "
         "a row) where a value is missing"
     )
+
+
+def _line_of(path: Path, sep: str, compression: str | None, row: int) -> int:
+    """The line of the CSV file at ``path`` where its data row ``row`` (counted from 1, as
+    pandas counts records: blank lines too) starts, which is later when a quoted field of a row
+    before it holds a line break: the csv module reads the header and those rows as pandas does."""
+    with (_open_binary(path, compression) as stream,
+          io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="") as text):
+        records = csv.reader(text, delimiter=sep)
+        deque(islice(records, row), maxlen=0)  # the header and the rows before this one
+        return records.line_num + 1
 
 
 def _unquoted_separator(sep: str) -> str:
@@ -578,16 +585,19 @@ def _unquoted_separator(sep: str) -> str:
             "tabs at the ends of rows")
 
 
-def _parser_problem(error: str, path: Path, sep: str, n_names: int) -> str:
-    """The message of pandas' tokenizer ``error`` in the words of the file's data rows (its
-    "line 4" is the fourth record, header included; "row 3" of an open quote, the third data
-    row), with the cause and the repair; other errors as they are."""
+def _parser_problem(error: str, path: Path, sep: str, n_names: int, compression: str | None) -> str:
+    """The message of pandas' tokenizer ``error`` in the words of the file's data rows and lines
+    (its "line 4" is the fourth record, header included, which starts on a later line when a
+    quoted field before it spans lines; "row 3" of an open quote, the third data row), with the
+    cause and the repair; other errors as they are."""
     if found := re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", error):
-        _, line, saw = map(int, found.groups())
-        return (f"{path}: data row {line - 1:,} has {saw} fields, the header {n_names}: look for "
-                + _unquoted_separator(sep))
+        _, record, saw = map(int, found.groups())
+        return (f"{path}: data row {record - 1:,} (line {_line_of(path, sep, compression, record - 1):,}) has {saw} "
+                f"fields, the header {n_names}: look for " + _unquoted_separator(sep))
     if found := re.search(r"EOF inside string starting at row (\d+)", error):
-        return (f"{path}: the quote (\") that opens a field of data row {int(found.group(1)):,} is never closed, so "
+        row = int(found.group(1))
+        return (f"{path}: the quote (\") that opens a field of data row {row:,} (line "
+                f"{_line_of(path, sep, compression, row):,}) is never closed, so "
                 "the rest of the file would be one field: remove the stray quote, or quote the whole field and double "
                 'the quotes inside it ("see ""ticket""")')
     return f"could not read {path} as a score file: {error}"
@@ -728,6 +738,8 @@ def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | 
         table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#", compression=compression,
                             keep_default_na=False, na_values=[""])
     except pd.errors.ParserError as error:  # pandas counts every line, blank lines and comments too
+        if problem := _doubled_carriage_returns_problem(path, compression):  # \r\r\n, two lines each to pandas
+            raise SchemaError(problem) from None
         if found := re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(error)):
             expected, line, saw = map(int, found.groups())
             raise SchemaError(_mixed_bob_problem(path, f"line {line:,}", saw, expected)) from None
@@ -1004,7 +1016,7 @@ def _spreadsheet_error_line(path: Path, compression: str | None) -> tuple[int, s
     errors = "|".join(map(re.escape, _SPREADSHEET_ERRORS))
     with _open_binary(path, compression) as stream:
         data = stream.read()
-    if b"#" in data and (found := re.search(rf"^[ \t]*({errors})[ \t]*\r?$".encode(), data, flags=re.MULTILINE)):
+    if b"#" in data and (found := re.search(rf"^[ \t]*({errors})[ \t\r]*$".encode(), data, flags=re.MULTILINE)):
         return data.count(b"\n", 0, found.start()) + 1, found.group(1).decode()
     return None
 
@@ -1025,7 +1037,10 @@ def _read_score_list(path: _PathLike, name: str, decimal: str) -> np.ndarray:
         raise SchemaError(f"{what} holds no scores") from None
     except SchemaError as error:
         raise SchemaError(f"{what}: {error}") from None
-    except (ValueError, OSError, EOFError, pd.errors.ParserError) as error:
+    except pd.errors.ParserError as error:  # its line numbers count a \r\r\n (after the first MiB) twice
+        problem = _doubled_carriage_returns_problem(source, compression)
+        raise SchemaError(f"{what}: {problem}" if problem else f"{what} must hold one score per line: {error}") from error
+    except (ValueError, OSError, EOFError) as error:
         raise SchemaError(f"{what} must hold one score per line: {error}") from error
     if lines.shape[1] != 1:
         fields = ", ".join(repr(v) for v in lines.iloc[0])

@@ -29,7 +29,7 @@ from biofair._validation import (
     is_real_dtype,
     quoted,
 )
-from biofair.schema import _check_booleans_apart, _check_ids_of_one_kind, validate_scores
+from biofair.schema import _check_booleans_apart, _check_ids_of_one_kind, _mated_problem, validate_scores
 
 
 
@@ -95,9 +95,8 @@ def cohort_scores(cross: pd.DataFrame, cohort_subjects: Collection) -> pd.DataFr
         raise ValueError(f"cross lacks the column(s) {missing}: give non-mated comparisons with both subjects")
     if "mated" in cross.columns:
         labels = cross["mated"]
-        if not pd.api.types.is_bool_dtype(labels) or labels.isna().any():  # astype(bool): "no" was mated, None not
-            raise ValueError(f"cross's column 'mated' must be boolean with no missing values, got dtype {labels.dtype}"
-                             f" ({int(labels.isna().sum())} missing); read the file with biofair.read_scores")
+        if problem := _mated_problem(labels):  # astype(bool): "no" was mated, None not
+            raise ValueError(f"cross's {problem}")
         if labels.any():
             raise ValueError("a cohort holds impostors only: cross has "
                              f"{how_many(int(labels.sum()), 'mated comparison')}")

@@ -422,20 +422,22 @@ def _tied_decimals_problem(score: pd.Series, values: NDArray[np.float64]) -> str
 
 def _mated_problem(mated: pd.Series) -> str:
     """What stops ``mated`` from being booleans without a missing value, and how to convert
-    it ("" when nothing does)."""
+    it ("" when nothing does). A categorical column is judged by its labels (pandas' read of a
+    dictionary-encoded Parquet column: 'true'/'false' as categories)."""
     if mated.hasnans:
         missing = mated.isna().to_numpy()
         return (f"column 'mated' has {how_many(int(missing.sum()), 'missing value')} (first in {_row(mated, int(missing.argmax()))}): "
                 "every comparison is mated or not; fill them in, or drop those rows (table.dropna(subset=['mated']))")
     if pd.api.types.is_bool_dtype(mated):
         return ""
-    kind = pd.api.types.infer_dtype(mated, skipna=True)
+    labels = mated.astype(mated.dtype.categories.dtype) if isinstance(mated.dtype, pd.CategoricalDtype) else mated
+    kind = pd.api.types.infer_dtype(labels, skipna=True)
     if kind == "boolean":  # Python booleans in an object column
         found, fix = "Python booleans", "table['mated'].astype(bool)"
-    elif pd.api.types.is_numeric_dtype(mated) and mated.isin([0, 1]).all():
+    elif pd.api.types.is_numeric_dtype(labels) and labels.isin([0, 1]).all():
         found, fix = "0 and 1", "table['mated'].eq(1), if 1 marks a mated comparison"
     elif kind == "string":
-        found = "text (" + ", ".join(quoted(value) for value in sorted(pd.unique(mated.astype(str)))[:5]) + ")"
+        found = "text (" + ", ".join(quoted(value) for value in sorted(pd.unique(labels.astype(str)))[:5]) + ")"
         fix = ("table['mated'].eq(<the label of mated comparisons>) (read_scores reads the usual labels of a "
                "file, such as yes/no or genuine/impostor)")
     else:

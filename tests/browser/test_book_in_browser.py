@@ -544,6 +544,33 @@ def test_metric_chooser_is_a_card_per_question_that_fits_its_box(browser, site, 
     assert overflowing == 0 and "Metric" in label
 
 
+SETTINGS = """rows => rows.map((row) => {
+  const label = row.querySelector("th").getBoundingClientRect(), text = row.querySelector("td").getBoundingClientRect();
+  const box = row.closest("div.output.text_html");
+  return {metric: row.querySelector("th").textContent.trim(), below: text.top >= label.bottom - 0.5,
+          beside: text.left >= label.right - 0.5, slack: box.clientWidth - text.width, tall: text.height,
+          scrolls: box.scrollWidth > box.clientWidth};
+})"""
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_chapter_13s_settings_read_as_a_list_on_a_phone_and_a_table_on_a_desktop(browser, site, width):
+    """Chapter 13's table of each index's settings: on a 390 px phone its metric names (up to 30
+    characters, kept whole) left the settings a narrow column, the table 540 px wide in its
+    342 px box, the settings past its right edge, rows 81 to 108 px tall. On a phone each metric
+    now stands over its settings, which take the box's width (at most 3 lines); on a desktop it
+    is still a table, the settings beside their metric."""
+    tab = open_page(browser, site, "book/chapters/13_analyse_your_own_system", width)
+    rows = tab.eval_on_selector_all(".bd-article div.cell.tag_stack-on-phone table.dataframe tbody tr", SETTINGS)
+    tab.close()
+    assert {"eer", "min_dcf", "cei_auto_extreme_nonmated"} <= {row["metric"] for row in rows}, rows
+    assert not any(row["scrolls"] for row in rows), rows
+    if width == PHONE:
+        assert all(row["below"] and row["slack"] < 40 and row["tall"] < 100 for row in rows), rows
+    else:
+        assert all(row["beside"] for row in rows), rows
+
+
 def test_solutions_are_collapsed_until_opened(browser, site):
     tab = browser.new_page()
     tab.goto(urljoin(site, "book/chapters/01_compute_error_rates.html"))

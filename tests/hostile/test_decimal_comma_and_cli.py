@@ -246,8 +246,8 @@ def test_a_repeated_header_of_a_semicolon_file_is_removed_keeping_its_decimal_co
 def test_a_semicolon_inside_a_field_is_named_as_such(tmp_path):
     path = tmp_path / "names.csv"
     path.write_text("score;mated;group\n0,9;1;a\n0,2;0;Smith; J\n")
-    with pytest.raises(bf.SchemaError, match=re.escape("data row 2 has 4 fields, the header 3: look for a ';' unquoted "
-                                                       "in a field (a label such as 'Smith; J'?)")):
+    with pytest.raises(bf.SchemaError, match=re.escape("data row 2 (line 3) has 4 fields, the header 3: look for a ';' "
+                                                       "unquoted in a field (a label such as 'Smith; J'?)")):
         bf.read_scores(path, decimal=",")
 
 

@@ -76,7 +76,13 @@ def test_masked_matrix_is_refused():
     ("probe_id", ["p", "p", "p", None, None, None], "column 'probe_id' has 3 missing values"),
     ("reference_id", ["a", "b", None] * 2, "column 'reference_id' has 2 missing values"),
     ("mated", pd.array([True, False, None, False, False, False], dtype="boolean"),
-     "column 'mated' must be boolean with no missing values, got dtype boolean"),
+     "column 'mated' has 1 missing value (first in row 2): every comparison is mated or not; fill them in, or drop "
+     "those rows (table.dropna(subset=['mated']))"),
+    # labels as categories (a dictionary-encoded Parquet column): it said only "got dtype category"
+    ("mated", pd.Categorical(["genuine"] + ["impostor"] * 5),
+     "column 'mated' must be boolean, got text ('genuine', 'impostor') (dtype category): convert it, table['mated'] "
+     "= table['mated'].eq(<the label of mated comparisons>) (read_scores reads the usual labels of a file, such as "
+     "yes/no or genuine/impostor)"),
     # was "missing group labels ... with read_grouped_scores(..., missing_groups='group') (biofair report
     # --missing-groups group)": a verification reader (which refuses a group without mated comparisons) and command
     ("group", ["x", "x", "x", "", "", " "], "column 'group' has 3 blank labels (empty or white space only), e.g. in "
@@ -141,7 +147,12 @@ def test_identification_rates_at_infinite_thresholds():
     (lambda o: pd.concat([o, o.assign(group=np.nan, probe_id=o["probe_id"] + 4)], ignore_index=True),
      "column 'group' has 4 missing values: every probe needs its group"),
     (lambda o: o.assign(mated=o["mated"].astype(int)),
-     "column 'mated' must be boolean with no missing values, got dtype int64"),
+     "column 'mated' must be boolean, got 0 and 1 (dtype int64): convert it, table['mated'] = table['mated'].eq(1), "
+     "if 1 marks a mated comparison"),
+    (lambda o: o.assign(mated=pd.Categorical(o["mated"].map({True: "true", False: "false"}))),
+     "column 'mated' must be boolean, got text ('false', 'true') (dtype category): convert it, table['mated'] = "
+     "table['mated'].eq(<the label of mated comparisons>) (read_scores reads the usual labels of a file, such as "
+     "yes/no or genuine/impostor)"),
     (lambda o: o.assign(score=[0.9, 0.8, np.nan, 0.7]), "column 'score' has 1 NaN and 0 infinite values (first in row 2)"),
     # a NaN rank was never a hit (the curve stayed below 1), -5 one at rank 1, text a TypeError from
     # numpy's sort (a helper's audit)

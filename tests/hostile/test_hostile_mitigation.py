@@ -133,11 +133,16 @@ def test_cohort_scores_that_are_not_there():
                                          r"comparisons with both subjects$"):
         normalisation.cohort_scores(cross.drop(columns="probe_subject"), {"c1"})
     # labels cast with astype(bool): "no" was a mated comparison, None a non-mated one (a helper's audit)
-    for labels, dtype in ((["no", "no"], "str"), ([None, False], "object")):
-        with pytest.raises(ValueError, match=rf"^cross's column 'mated' must be boolean with no missing values, got "
-                                             rf"dtype {dtype}"):
-            normalisation.cohort_scores(cross.assign(mated=pd.Series(labels, dtype=object if dtype == "object" else None)),
-                                        {"c1", "c2"})
+    # (and categories, "got dtype category", without their labels)
+    for labels, problem in (
+            (pd.Series(["no", "no"]), "must be boolean, got text ('no') (dtype str): convert it, table['mated'] = "
+                                      "table['mated'].eq(<the label of mated comparisons>)"),
+            (pd.Categorical(["impostor", "impostor"]), "must be boolean, got text ('impostor') (dtype category): "
+                                                       "convert it, table['mated'] = table['mated'].eq("),
+            (pd.Series([None, False], dtype=object), "has 1 missing value (first in row 0): every comparison is mated "
+                                                     "or not")):
+        with pytest.raises(ValueError, match="^" + re.escape(f"cross's column 'mated' {problem}")):
+            normalisation.cohort_scores(cross.assign(mated=labels), {"c1", "c2"})
     with pytest.raises(ValueError, match=r"^a cohort holds impostors only: cross has 1 mated comparison$"):
         normalisation.cohort_scores(cross.assign(mated=[True, False]), {"c1", "c2"})
 

@@ -104,6 +104,87 @@ def test_lines_ending_in_two_carriage_returns_after_the_first_mib_are_refused(tm
     assert data.split(b"\n")[line - 1] == padded.encode() + b"\r\r"  # the line named
 
 
+def ending_late_in_two_carriage_returns(lines: list[str]) -> bytes:
+    """``lines`` as a file: \\n after those in its first 1 MiB and 32 KiB, \\r\\r\\n after the rest
+    (the readers search the first MiB, which they refuse with any \\r\\r\\n, on their own)."""
+    text = "\n".join(lines) + "\n"
+    cut = text.index("\n", (1 << 20) + (1 << 15)) + 1
+    return (text[:cut] + text[cut:].replace("\n", "\r\r\n")).encode()
+
+
+def refused_for_its_line_endings(path, data: bytes) -> str:
+    """The start of the message refusing the file at ``path`` that holds ``data``."""
+    first, count = data.count(b"\n", 0, data.index(b"\r\r\n")) + 1, data.count(b"\r\r\n")
+    return (f"{path} ends {count:,} lines with two carriage returns (\\r\\r\\n; the "
+            f"first is line {first:,}), as Python's csv module writes on Windows")
+
+
+@pytest.mark.parametrize(("bad", "named"), [
+    ("0.5,0,b,x", "data row 90,000 (line 90,001) has 4 fields"),
+    ("0.5,0", "data row 90,000 (line 90,001) has 2 fields where the header has 3"),
+    ("# second session", "data row 90,000 is a comment line"),
+])
+def test_a_late_row_of_a_file_ending_lines_in_two_carriage_returns_is_not_misnumbered(tmp_path, bad, named):
+    """Was: the \\r\\r\\n after the first MiB were looked for only after every other check, which
+    named a bad row counting each such line twice: "data row 112,416 (line 112,417)" for the row
+    on line 90,001 (an extra field; a short row and a comment line alike). Now the file is refused
+    for its line endings first; without them, the row is named by its line."""
+    lines = ["score,mated,group", *["0.123456789,1,a"] * 100_000]
+    lines[90_000] = bad
+    data = ending_late_in_two_carriage_returns(lines)
+    path = tmp_path / "late.csv"
+    path.write_bytes(data)
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(refused_for_its_line_endings(path, data))):
+        bf.read_scores(path)
+    path.write_bytes(data.replace(b"\r\r\n", b"\n"))
+    with pytest.raises(bf.SchemaError, match=re.escape(f"{path}: {named}")):
+        bf.read_scores(path)
+
+
+def test_a_bob_file_ending_lines_late_in_two_carriage_returns(tmp_path):
+    """Read as written: every comparison once (pandas skips the empty line each \\r\\r\\n makes).
+    A line of 5 fields after lines of 4 was named by pandas' count, which counts each such line
+    twice: "line 126,969" for line 90,001; now the file is refused for its line endings."""
+    lines = [f"s{i % 50} s{i * 7 % 50} p{i} 0.{i % 997:03d}" for i in range(100_000)]
+    data = ending_late_in_two_carriage_returns(lines)
+    path = tmp_path / "late.txt"
+    path.write_bytes(data)
+    with pytest.warns(bf.ScoreDirectionWarning):
+        table = bf.read_scores(path, format="bob")
+    assert table["probe_id"].tolist() == [line.split()[2] for line in lines]
+    assert table["score"].tolist() == [float(line.split()[3]) for line in lines]
+    lines[90_000] = "s1 s2 p90000 0.5 extra"
+    data = ending_late_in_two_carriage_returns(lines)
+    path.write_bytes(data)
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(refused_for_its_line_endings(path, data))):
+        bf.read_scores(path, format="bob")
+    path.write_bytes(data.replace(b"\r\r\n", b"\n"))
+    with pytest.raises(bf.SchemaError, match=re.escape(f"{path}: line 90,001 has 5 fields, the lines before it 4")):
+        bf.read_scores(path, format="bob")
+
+
+def test_a_score_list_ending_lines_late_in_two_carriage_returns(tmp_path):
+    """Read as written: every score once. A spreadsheet's '#N/A' on such a line ('#N/A\\r\\r')
+    escaped the check for it and was read as a comment: 199,999 mated scores of 200,000, without
+    a word; a line of two scores was named by pandas' count ("line 225523" for line 190,001)."""
+    scores = [f"0.{i % 9973:04d}" for i in range(200_000)]
+    mated, nonmated = tmp_path / "mated.txt", tmp_path / "nonmated.txt"
+    nonmated.write_text("0.1\n0.2\n")
+    mated.write_bytes(ending_late_in_two_carriage_returns(scores))
+    table = bf.read_scores([mated, nonmated])
+    assert table.loc[table["mated"], "score"].tolist() == [float(score) for score in scores]
+    data = ending_late_in_two_carriage_returns([*scores[:190_000], "#N/A", *scores[190_001:]])
+    mated.write_bytes(data)
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            f"the mated score list {mated}: line 190,001 holds '#N/A', a spreadsheet's error value, not a score")):
+        bf.read_scores([mated, nonmated])
+    data = ending_late_in_two_carriage_returns([*scores[:190_000], "0.5 0.6", *scores[190_001:]])
+    mated.write_bytes(data)
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            f"the mated score list {mated}: {refused_for_its_line_endings(mated, data)}")):
+        bf.read_scores([mated, nonmated])
+
+
 def test_a_zipped_file_arrives_intact(tmp_path):
     text = as_csv(ROWS, eol="\r\n")
     path = tmp_path / "scores.csv.zip"
@@ -134,27 +215,32 @@ def test_a_label_starting_with_a_hash_and_scored_is_data(tmp_path):
     assert Counter(bf.read_grouped_scores(path)["group"]) == counted(text)[1]
 
 
-@pytest.mark.parametrize(("text", "row"), [
-    ("score,mated,group\n0.9,1,a\n0,2,0,a\n0.8,1,b\n0.1,0,b\n", 2),  # an unquoted decimal comma
-    ('score,mated,group\n0.9,1,"a\nx"\n0.2,0,a\n0.8,1,b,\n', 3),  # a quoted line break before: records are counted
+@pytest.mark.parametrize(("text", "row", "line"), [
+    ("score,mated,group\n0.9,1,a\n0,2,0,a\n0.8,1,b\n0.1,0,b\n", 2, 3),  # an unquoted decimal comma
+    # a quoted line break before: records are counted, and the row starts a line later (it was
+    # named "data row 3" only, which an editor shows on line 4, a row of 3 fields)
+    ('score,mated,group\n0.9,1,"a\nx"\n0.2,0,a\n0.8,1,b,\n', 3, 5),
+    ('score,mated,group\n\n"0.9",1,"a\nx\ny"\n0.2,0,a\n0.8,1,b,\n0.1,0,b\n', 4, 7),  # and a blank line: a row
 ])
-def test_a_row_with_an_extra_field_is_named_by_its_data_row(tmp_path, text, row):
+def test_a_row_with_an_extra_field_is_named_by_its_data_row_and_line(tmp_path, text, row, line):
     """Was: "could not read ... as a score file: Error tokenizing data. C error: Expected 3 fields
     in line 3, saw 4": pandas' record number (header included), and no repair."""
     path = tmp_path / "extra.csv"
     path.write_text(text)
     with pytest.raises(bf.SchemaError, match=re.escape(
-            f"{path}: data row {row} has 4 fields, the header 3: look for a comma unquoted in a field (a decimal "
-            "comma, '0,83'? a label such as 'Smith, J'?) or at the end of the row: quote such fields")):
+            f"{path}: data row {row} (line {line}) has 4 fields, the header 3: look for a comma unquoted in a field (a "
+            "decimal comma, '0,83'? a label such as 'Smith, J'?) or at the end of the row: quote such fields")):
         bf.read_scores(path)
-    assert [len(r) for r in csv.reader(io.StringIO(text, newline=""))][row] == 4  # the csv module agrees
+    records = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(records[row]) == 4  # the csv module agrees
+    assert text.split("\n")[line - 1] == ",".join(records[row])  # the line named is that row
 
 
 def test_a_tab_separated_row_with_an_extra_field_names_the_tab(tmp_path):
     path = tmp_path / "extra.tsv"
     path.write_text("score\tmated\tgroup\n0.9\t1\ta\n0.2\t0\ta\tx\n")
-    with pytest.raises(bf.SchemaError, match=re.escape(f"{path}: data row 2 has 4 fields, the header 3: look for a "
-                                                       "tab in a field or at the end of the row")):
+    with pytest.raises(bf.SchemaError, match=re.escape(f"{path}: data row 2 (line 3) has 4 fields, the header 3: look "
+                                                       "for a tab in a field or at the end of the row")):
         bf.read_scores(path)
 
 
@@ -215,14 +301,20 @@ def test_trailing_empty_fields_are_empty_cells_not_a_short_row(tmp_path):
     assert len(table) == 4 and table["site"].isna().tolist() == [True, False, True, True]
 
 
-def test_an_unclosed_quote_is_named_by_its_data_row(tmp_path):
-    """Was: "Error tokenizing data. C error: EOF inside string starting at row 3"."""
+@pytest.mark.parametrize(("text", "line"), [
+    ('score,mated,group\n0.9,1,a\n0.2,0,a\n0.8,1,"b\n0.1,0,b\n', 4),
+    ('score,mated,group\n0.9,1,"a\nx"\n0.2,0,a\n0.8,1,"b\n0.1,0,b\n', 5),  # a quoted line break before
+])
+def test_an_unclosed_quote_is_named_by_its_data_row_and_line(tmp_path, text, line):
+    """Was: "Error tokenizing data. C error: EOF inside string starting at row 3"; then "data
+    row 3" without its line, which a quoted line break before it moves."""
     path = tmp_path / "quote.csv"
-    path.write_text('score,mated,group\n0.9,1,a\n0.2,0,a\n0.8,1,"b\n0.1,0,b\n')
+    path.write_text(text)
     with pytest.raises(bf.SchemaError, match=re.escape(
-            f"{path}: the quote (\") that opens a field of data row 3 is never closed, so the rest of the file would "
-            "be one field: remove the stray quote")):
+            f"{path}: the quote (\") that opens a field of data row 3 (line {line}) is never closed, so the rest of the "
+            "file would be one field: remove the stray quote")):
         bf.read_scores(path)
+    assert text.split("\n")[line - 1] == '0.8,1,"b'
 
 
 @pytest.mark.parametrize(("scores", "hint"), [

@@ -331,6 +331,23 @@ def only_problem(table: pd.DataFrame) -> str:
      "table['mated'].astype(bool)",
      lambda t: t.assign(mated=t["mated"].astype(bool))),
     ([2, 0, 1, 0], "column 'mated' must be boolean, got dtype int64", None),
+    # categories (pandas' read of a dictionary-encoded Parquet column): named by their labels, as text
+    # or numbers are (it was only "got dtype category")
+    (pd.Categorical(["genuine", "impostor", "genuine", "impostor"]),
+     "column 'mated' must be boolean, got text ('genuine', 'impostor') (dtype category): convert it, table['mated'] = "
+     "table['mated'].eq(<the label of mated comparisons>) (read_scores reads the usual labels of a file, such as "
+     "yes/no or genuine/impostor)",
+     lambda t: t.assign(mated=t["mated"].eq("genuine"))),
+    (pd.Categorical(["true", "false", "true", "false"]),
+     "column 'mated' must be boolean, got text ('false', 'true') (dtype category): convert it, table['mated'] = "
+     "table['mated'].eq(<the label of mated comparisons>) (read_scores reads the usual labels of a file, such as "
+     "yes/no or genuine/impostor)",
+     lambda t: t.assign(mated=t["mated"].eq("true"))),
+    (pd.Categorical([1, 0, 1, 0]),
+     "column 'mated' must be boolean, got 0 and 1 (dtype category): convert it, table['mated'] = "
+     "table['mated'].eq(1), if 1 marks a mated comparison",
+     lambda t: t.assign(mated=t["mated"].eq(1))),
+    (pd.Categorical([2, 0, 1, 0]), "column 'mated' must be boolean, got dtype category", None),
 ])
 def test_a_mated_column_of_another_kind_is_named_with_its_conversion(mated, problem, converted):
     """Before: each was "column 'mated' must be boolean with no missing values, got dtype ..."."""
