@@ -26,7 +26,8 @@ document.addEventListener("DOMContentLoaded", () => {
     tablesIn.set(section, number);
     box.tabIndex = 0;
     box.setAttribute("role", "region");
-    box.setAttribute("aria-label", `Table ${number} of “${title}”; scroll sideways to see every column`);
+    box.dataset.tableName = `Table ${number} of “${title}”`;
+    box.setAttribute("aria-label", box.dataset.tableName);  // says it scrolls when it does (cueScroll)
   }
   // pandas leaves header cells empty (the corner, the index name's row): they head nothing,
   // so they become data cells; an empty row label (a level a row lacks) says so to a reader.
@@ -160,6 +161,10 @@ document.addEventListener("DOMContentLoaded", () => {
     box.classList.toggle("scroll-cue", hidden > 0);
     box.classList.toggle("more-left", hidden > 0 && box.scrollLeft > 0.5);
     box.classList.toggle("more-right", hidden > 0 && box.scrollLeft < hidden - 0.5);
+    // its name says it scrolls only when it does: a table that fits (chapter 13's settings,
+    // stacked on a phone; most tables on a desktop) was named "scroll sideways to see every column"
+    const name = box.dataset.tableName;
+    if (name) box.setAttribute("aria-label", hidden > 0 ? `${name}; scroll sideways to see every column` : name);
   };
   const cued = ".bd-article mjx-container, .bd-article div.output.text_html:has(table)";
   document.addEventListener("scroll", (event) => {

@@ -549,7 +549,7 @@ SETTINGS = """rows => rows.map((row) => {
   const box = row.closest("div.output.text_html");
   return {metric: row.querySelector("th").textContent.trim(), below: text.top >= label.bottom - 0.5,
           beside: text.left >= label.right - 0.5, slack: box.clientWidth - text.width, tall: text.height,
-          scrolls: box.scrollWidth > box.clientWidth};
+          scrolls: box.scrollWidth > box.clientWidth, name: box.getAttribute("aria-label")};
 })"""
 
 
@@ -565,6 +565,8 @@ def test_chapter_13s_settings_read_as_a_list_on_a_phone_and_a_table_on_a_desktop
     tab.close()
     assert {"eer", "min_dcf", "cei_auto_extreme_nonmated"} <= {row["metric"] for row in rows}, rows
     assert not any(row["scrolls"] for row in rows), rows
+    # named as a table, not as one to scroll sideways (the name every table's box had)
+    assert all(row["name"].startswith("Table ") and "scroll" not in row["name"] for row in rows), rows
     if width == PHONE:
         assert all(row["below"] and row["slack"] < 40 and row["tall"] < 100 for row in rows), rows
     else:
@@ -615,7 +617,8 @@ def test_a_tap_on_a_solution_title_opens_it_and_its_button_says_which(browser, s
 def test_a_wide_table_keeps_its_row_labels_in_view_as_it_scrolls(browser, site):
     tab = open_page(browser, site, "book/chapters/10_audit_demographic_differentials", PHONE)
     box = first_scrolling(tab.locator(".cell_output div.output.text_html:has(table.sticky-index)"))
-    assert box.get_attribute("role") == "region" and box.get_attribute("aria-label")  # named, in cells too
+    assert box.get_attribute("role") == "region"  # named, in cells too, and told that it scrolls
+    assert box.get_attribute("aria-label").endswith("; scroll sideways to see every column")
     label = box.locator("tbody th").first
     before = label.bounding_box()["x"]
     box.evaluate("b => { b.scrollLeft = 300; }")
