@@ -1,0 +1,152 @@
+"""Properties a function-by-function audit of the test standard found missing: every rate-based
+metric is unchanged when every score is copied the same number of times (rates are shares, not
+counts), and the cross-group FMR table transposes when the two sides of every pair swap."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import biofair as bf
+from biofair.exceptions import SchemaError
+
+MODEST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# Small integer grids: many ties within and across the classes (as tests/unit/test_properties.py).
+tied = st.lists(st.integers(-6, 6), min_size=1, max_size=20)
+
+
+def quiet(call, *args, **kwargs):
+    # the resolution warnings depend on the number of comparisons, which copying changes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
+        warnings.simplefilter("ignore", bf.UndefinedRateWarning)
+        warnings.simplefilter("ignore", bf.CoarseHistogramWarning)
+        return call(*args, **kwargs)
+
+
+TARGETS = np.array([1.0, 0.5, 0.3, 0.1, 0.05, 0.0])
+SINGLE = {
+    "roc_auc": lambda m, n: bf.roc_auc(m, n),
+    "partial_auc": lambda m, n: bf.partial_auc(m, n, max_fmr=0.3),
+    "partial_auc_std": lambda m, n: bf.partial_auc(m, n, max_fmr=0.3, standardized=True),
+    "log_fmr_auc": lambda m, n: bf.log_fmr_auc(m, n, min_fmr=0.05),
+    "pr_auc": lambda m, n: bf.pr_auc(m, n),
+    "eer_rocch": lambda m, n: tuple(bf.eer(m, n))[:4],
+    "eer_midpoint": lambda m, n: tuple(bf.eer(m, n, method="midpoint"))[:4],
+    "eer_interval": lambda m, n: tuple(bf.eer(m, n, method="interval"))[:4],
+    "min_dcf": lambda m, n: bf.min_dcf(m, n, p_target=0.3, c_miss=2.0),
+    "threshold_at_fmr": lambda m, n: tuple(quiet(bf.threshold_at_fmr, n, TARGETS)),
+    "tmr_at_fmr": lambda m, n: tuple(quiet(bf.tmr_at_fmr, m, n, TARGETS)),
+    "fmr_fnmr": lambda m, n: tuple(np.r_[bf.fmr_fnmr(m, n, np.arange(-7.0, 8.0, 0.5))[:2]].ravel()),
+    "operating_point": lambda m, n: tuple(quiet(bf.operating_point, m, n, fmr=0.1)[:3]),
+    "roc_curve": lambda m, n: tuple(np.r_[tuple(bf.roc_curve(m, n))].ravel()),
+    "det_curve": lambda m, n: tuple(np.r_[tuple(bf.det_curve(m, n))].ravel()),
+    "decidability": lambda m, n: bf.decidability(m, n) if np.ptp(np.r_[m]) or np.ptp(np.r_[n]) else 0.0,
+    "cllr": lambda m, n: bf.cllr(m / 4, n / 4),
+    "min_cllr": lambda m, n: bf.min_cllr(m / 4, n / 4),
+    "actual_dcf": lambda m, n: bf.actual_dcf(m / 4, n / 4, p_target=0.2),
+    "bayes_error_rates": lambda m, n: tuple(
+        bf.bayes_error_rates(m / 4, n / 4, prior_log_odds=[-1.5, 0.0, 2.0]).to_numpy().ravel()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SINGLE))
+@MODEST
+@given(mated=tied, nonmated=tied, copies=st.integers(2, 3))
+def test_copying_every_score_changes_no_rate_based_metric(name, mated, nonmated, copies):
+    """Every mated and every non-mated score copied the same number of times: each FMR and FNMR
+    is the same share, so each curve, area, threshold, EER, DCF and Cllr is the same; d' uses
+    population variances (SPEC 2), which copying keeps too."""
+    m, n = np.array(mated, dtype=float), np.array(nonmated, dtype=float)
+    metric = SINGLE[name]
+    value = metric(m, n)
+    copied = metric(np.repeat(m, copies), np.tile(n, copies))
+    np.testing.assert_allclose(np.array(copied, dtype=float), np.array(value, dtype=float), rtol=1e-12, atol=1e-15)
+
+
+tiny_groups = st.dictionaries(
+    st.sampled_from(["a", "b", "c"]),
+    st.tuples(st.lists(st.integers(-4, 4), min_size=2, max_size=10),
+              st.lists(st.integers(-4, 4), min_size=3, max_size=20)),
+    min_size=2, max_size=3,
+)
+
+
+def table_of(groups: dict) -> pd.DataFrame:
+    rows = [(float(s), True, g) for g, (mated, _) in groups.items() for s in mated]
+    rows += [(float(s), False, g) for g, (_, nonmated) in groups.items() for s in nonmated]
+    return pd.DataFrame(rows, columns=["score", "mated", "group"])
+
+
+def group_indices(table: pd.DataFrame, threshold: float) -> dict[str, object]:
+    fdr = quiet(bf.fairness_discrepancy_rate, table, fmr_targets=[1.0, 0.5, 0.2, 0.05])
+    values: dict[str, object] = {"fdr": fdr[["threshold", "A", "B", "fdr"]].to_numpy()}
+    for options in ({"threshold": threshold}, {"fmr": 0.2}):
+        out = quiet(bf.outcome_fairness, table, **options)
+        key = next(iter(options))
+        values[f"garbe_{key}"] = (out.garbe_fmr, out.garbe_fnmr, out.garbe)
+        values[f"rates_{key}"] = out.rates[["fmr", "fnmr"]].to_numpy()
+        # Inequity's zero-rate bound 1 - 0.05^(1/n) depends on n by design: compare it only without zeros
+        if (out.rates["fmr"] > 0).all():
+            values[f"inequity_fmr_{key}"] = out.inequity_fmr
+        if (out.rates["fnmr"] > 0).all():
+            values[f"inequity_fnmr_{key}"] = out.inequity_fnmr
+    for combine in ("pooled", "equal"):
+        dfi = quiet(bf.distribution_fairness_index, table, bins=7, combine=combine)
+        values[f"dfi_{combine}"] = (dfi.normal, dfi.extreme)
+    for kind in ("mated", "nonmated"):
+        try:
+            auto = quiet(bf.automatic_comprehensive_equity_index, table, kind=kind, bins=7, n_std=1.0)
+        except SchemaError as error:  # documented: a group with nothing beyond mu ± N·sigma, or no centre
+            values[f"ceia_{kind}"] = str(error)
+        else:
+            values[f"ceia_{kind}"] = (auto.normal, auto.extreme, auto.parameters["tail_weight"],
+                                      *auto.parameters["percentiles"].values())
+    return values
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(groups=tiny_groups, copies=st.integers(2, 3), threshold=st.integers(-8, 8).map(lambda v: v / 2))
+def test_copying_every_row_changes_no_group_index(groups, copies, threshold):
+    """Every row of the table copied: FDR (pooled thresholds at shares of the pooled scores),
+    GARBE and the per-group rates at a threshold and at a target FMR, Inequity where no rate is
+    zero, DFI (normalised histograms) and CEIᴬ (its split is a share of the group's scores
+    beyond mu ± N·sigma, population moments) are unchanged. CEI is not in this list: its split
+    is NumPy's linearly interpolated percentile (SPEC 5), which copying moves between two
+    scores."""
+    table = table_of(groups)
+    assume(table["score"].nunique() > 1)
+    before = group_indices(table, threshold)
+    after = group_indices(pd.concat([table] * copies, ignore_index=True), threshold)
+    assert before.keys() == after.keys()
+    for name, value in before.items():
+        if isinstance(value, str):
+            assert isinstance(after[name], str), name
+        else:
+            np.testing.assert_allclose(np.array(after[name], dtype=float), np.array(value, dtype=float),
+                                       rtol=1e-12, atol=1e-15, err_msg=name)
+
+
+@MODEST
+@given(rows=st.lists(st.tuples(st.integers(-4, 4), st.sampled_from(["a", "b", "c"]), st.sampled_from(["a", "b", "c"])),
+                     min_size=1, max_size=30),
+       threshold=st.integers(-5, 5).map(float))
+def test_cross_group_fmr_transposes_when_the_sides_swap(rows, threshold):
+    """Reference and probe groups swapped in every non-mated pair: the enrolment x probe table is
+    transposed, cell for cell (NaN where a cell has no pairs), and no cell moves otherwise."""
+    names = sorted({g for _, r, p in rows for g in (r, p)})
+    # every group needs mated and homogeneous non-mated pairs to be compared
+    base = [(0.0, True, g, g) for g in names] + [(0.0, False, g, g) for g in names]
+    table = pd.DataFrame(base + [(float(s), False, r, p) for s, r, p in rows],
+                         columns=["score", "mated", "reference_group", "probe_group"])
+    assume(len(names) >= 2)
+    swapped = table.rename(columns={"reference_group": "probe_group", "probe_group": "reference_group"})
+    forward, backward = bf.cross_group_fmr(table, threshold), bf.cross_group_fmr(swapped, threshold)
+    np.testing.assert_array_equal(backward.to_numpy(), forward.to_numpy().T)
+    assert list(backward.index) == list(forward.columns) and list(backward.columns) == list(forward.index)
