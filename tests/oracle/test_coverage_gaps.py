@@ -5,6 +5,7 @@ hand-worked pair of examples or biofair compared with itself."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import dask
@@ -14,12 +15,14 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from scipy import stats
 from sklearn import metrics
 
 import biofair as bf
 from biofair import partitions as bp
 from test_more_metrics_vs_definitions import cei_from_spec, quiet
-from test_property_gaps import loop_threshold, table_of
+from test_outcome_fairness_audit import exact_garbe
+from test_property_gaps import kl_bits, loop_inequity, loop_threshold, pmf, spec_cei, spec_indices, table_of
 from test_vs_bruteforce import exact_eer_rules, exact_rocch_eer
 
 FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -177,3 +180,65 @@ def test_partitioned_eer_thresholds_and_cei_equal_independent_computations(synch
         normal, extreme, _ = cei_from_spec(table, kind, percentile, 0.8, 5)
         assert cei.normal == pytest.approx(normal, abs=1e-12), kind
         assert cei.extreme == pytest.approx(extreme, abs=1e-12), kind
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(groups=part_groups, parts=st.integers(1, 3), seed=st.integers(0, 2**31 - 1),
+       target=st.sampled_from([1.0, 0.5, 0.2, 0.05, 0.0]), n_std=st.sampled_from([0.5, 1.0]),
+       bins=st.sampled_from([1, 4, 10]))
+def test_partitioned_fairness_indices_equal_loops_and_the_spec(synchronous_dask, groups, parts, seed, target, n_std,
+                                                              bins):
+    """bp.fairness_discrepancy_rate, bp.outcome_fairness (GARBE as the exact Gini double sum,
+    Inequity with zero rates bounded), bp.distribution_fairness_index and
+    bp.automatic_comprehensive_equity_index against SPEC 4 and 5 written out in
+    test_property_gaps, not against the in-memory functions."""
+    table = table_of(groups)
+    assume(table["score"].nunique() > 1)
+    data = dd.from_pandas(table.sample(frac=1.0, random_state=seed).reset_index(drop=True), npartitions=parts)
+    names = sorted(groups)
+    pooled = [s for g in names for s in groups[g][1]]
+    wanted = [1.0, 0.5, 0.2, 0.05]
+    fdr = quiet(bp.fairness_discrepancy_rate, data, fmr_targets=wanted)
+    for row, x in zip(fdr.itertuples(), wanted):
+        t = loop_threshold(pooled, x)
+        fmr = [sum(s >= t for s in groups[g][1]) / len(groups[g][1]) for g in names]
+        fnmr = [sum(s < t for s in groups[g][0]) / len(groups[g][0]) for g in names]
+        a, b = max(fmr) - min(fmr), max(fnmr) - min(fnmr)
+        assert (row.threshold, row.A, row.B) == (t, a, b)
+        assert row.fdr == pytest.approx(1 - (0.5 * a + 0.5 * b), abs=1e-15)
+    out = quiet(bp.outcome_fairness, data, fmr=target)
+    t = loop_threshold(pooled, target)
+    fmr = [sum(s >= t for s in groups[g][1]) / len(groups[g][1]) for g in names]
+    fnmr = [sum(s < t for s in groups[g][0]) / len(groups[g][0]) for g in names]
+    assert out.threshold == t
+    assert out.garbe_fmr == pytest.approx(float(exact_garbe(fmr, True)), abs=1e-15)
+    assert out.garbe_fnmr == pytest.approx(float(exact_garbe(fnmr, True)), abs=1e-15)
+    assert out.inequity_fmr == pytest.approx(loop_inequity(fmr, [len(groups[g][1]) for g in names]), rel=1e-12)
+    assert out.inequity_fnmr == pytest.approx(loop_inequity(fnmr, [len(groups[g][0]) for g in names]), rel=1e-12)
+    arrays = [(np.array(groups[g][0], dtype=float), np.array(groups[g][1], dtype=float)) for g in names]
+    for combine in ("pooled", "equal"):
+        everything = np.concatenate([np.r_[m, n] for m, n in arrays])
+        edges = np.linspace(everything.min(), everything.max(), bins + 1)
+        pmfs = [pmf(np.r_[m, n], edges) if combine == "pooled" else (pmf(m, edges) + pmf(n, edges)) / 2
+                for m, n in arrays]
+        mean = sum(pmfs) / len(pmfs)
+        dfi = quiet(bp.distribution_fairness_index, data, bins=bins, combine=combine)
+        assert (dfi.normal, dfi.extreme) == pytest.approx(spec_indices([kl_bits(p, mean) for p in pmfs]), abs=1e-12)
+    for kind, side in (("mated", 0), ("nonmated", 1)):
+        samples = [a[side] for a in arrays]
+        shares, percentiles = [], []
+        for v in samples:  # SPEC 5, CEI^A: population moments, the share strictly beyond mu -/+ N sigma
+            mu, sigma = v.mean(), v.std()
+            beyond = np.mean(v < mu - n_std * sigma) if kind == "mated" else np.mean(v > mu + n_std * sigma)
+            percentiles.append(100 * (1 - beyond))
+            shares.append((1 - beyond) / (1 + math.exp(-beyond / stats.norm.sf(n_std))))
+        weight = sum(shares) / len(shares)
+        expected = spec_cei(samples, kind, percentiles, weight, bins)
+        if expected is None:
+            with pytest.raises(bf.SchemaError, match="tail"):
+                quiet(bp.automatic_comprehensive_equity_index, data, kind=kind, n_std=n_std, bins=bins)
+            continue
+        auto = quiet(bp.automatic_comprehensive_equity_index, data, kind=kind, n_std=n_std, bins=bins)
+        assert auto.parameters["tail_weight"] == pytest.approx(weight, abs=1e-12)
+        assert (auto.normal, auto.extreme) == pytest.approx(expected, abs=1e-12), kind
