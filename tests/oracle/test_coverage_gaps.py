@@ -242,3 +242,38 @@ def test_partitioned_fairness_indices_equal_loops_and_the_spec(synchronous_dask,
         auto = quiet(bp.automatic_comprehensive_equity_index, data, kind=kind, n_std=n_std, bins=bins)
         assert auto.parameters["tail_weight"] == pytest.approx(weight, abs=1e-12)
         assert (auto.normal, auto.extreme) == pytest.approx(expected, abs=1e-12), kind
+
+
+# -- mitigation: per-group thresholds had a hand-made tied table, not drawn groups ------------------
+
+
+@FAST
+@given(dev=part_groups, ev=part_groups, target=st.sampled_from([1.0, 0.5, 0.3, 0.1, 0.0]))
+def test_group_thresholds_and_their_rates_equal_loops_on_drawn_tied_groups(dev, ev, target):
+    """group_thresholds: each group's threshold is the loop threshold of its own homogeneous
+    non-mated development scores, with k and the rule of three/thirty; rates_at_group_thresholds
+    counts each evaluation group at its own threshold, groups of unequal sizes, ties at every
+    threshold."""
+    from biofair.mitigation import group_thresholds, rates_at_group_thresholds
+
+    names = sorted(set(dev) & set(ev))
+    assume(len(names) >= 2)
+    dev, ev = {g: dev[g] for g in names}, {g: ev[g] for g in names}
+    found = quiet(group_thresholds, table_of(dev), target)
+    assert list(found.index) == names
+    for g in names:
+        nonmated = [float(s) for s in dev[g][1]]
+        t = loop_threshold(nonmated, target)
+        k = sum(s >= t for s in nonmated)
+        assert (found.loc[g, "threshold"], found.loc[g, "k"], found.loc[g, "n_nonmated"]) == (t, k, len(nonmated))
+        assert found.loc[g, "resolved"] == (target * len(nonmated) >= 3)
+        assert found.loc[g, "precise"] == (target * len(nonmated) >= 30)
+    rates = rates_at_group_thresholds(table_of(ev), found)
+    for g in names:
+        t = found.loc[g, "threshold"]
+        mated, nonmated = ev[g]
+        false_matches, false_non_matches = sum(s >= t for s in nonmated), sum(s < t for s in mated)
+        row = rates.loc[g]
+        assert (row["false_matches"], row["n_nonmated"], row["false_non_matches"], row["n_mated"]) == (
+            false_matches, len(nonmated), false_non_matches, len(mated))
+        assert (row["fmr"], row["fnmr"]) == (false_matches / len(nonmated), false_non_matches / len(mated))

@@ -150,3 +150,40 @@ def test_cross_group_fmr_transposes_when_the_sides_swap(rows, threshold):
     forward, backward = bf.cross_group_fmr(table, threshold), bf.cross_group_fmr(swapped, threshold)
     np.testing.assert_array_equal(backward.to_numpy(), forward.to_numpy().T)
     assert list(backward.index) == list(forward.columns) and list(backward.columns) == list(forward.index)
+
+
+def cohort_case(draw_scores, draw_cohort):
+    subjects = [f"s{i}" for i in range(len(draw_cohort))]
+    cohort = pd.DataFrame({"subject": np.repeat(subjects, [len(c) for c in draw_cohort]),
+                           "score": np.concatenate(draw_cohort).astype(float)})
+    rows = [(float(s), i % 2 == 0, subjects[i % len(subjects)], subjects[(i + i % 2) % len(subjects)])
+            for i, s in enumerate(draw_scores)]  # mated rows: one subject on both sides
+    table = pd.DataFrame(rows, columns=["score", "mated", "reference_subject", "probe_subject"])
+    return cohort, table
+
+
+@MODEST
+@given(draw_scores=st.lists(st.integers(-20, 20), min_size=2, max_size=12),
+       draw_cohort=st.lists(st.lists(st.integers(-20, 20), min_size=3, max_size=12).filter(lambda v: len(set(v)) > 1),
+                            min_size=2, max_size=5),
+       scale=st.sampled_from([0.25, 3.0, 1e3]), shift=st.sampled_from([-7.0, 0.0, 1e4]),
+       method=st.sampled_from(["z", "t", "s"]))
+def test_normalised_scores_are_free_of_the_scores_unit_and_s_norm_of_their_sides(draw_scores, draw_cohort, scale,
+                                                                                   shift, method):
+    """Z-, T- and S-norm give scores without unit: the same normalised scores after every score
+    and cohort score goes through one positive affine map; S-norm, the mean of both sides'
+    z-scores, does not change when the reference and probe sides swap."""
+    from biofair.normalisation import cohort_statistics, normalise_scores
+
+    cohort, table = cohort_case(draw_scores, draw_cohort)
+    assume(table["mated"].any() and not table["mated"].all())
+    statistics = cohort_statistics(cohort, min_size=3)
+    normalised = normalise_scores(table, statistics, method=method)["score"].to_numpy()
+    moved = normalise_scores(table.assign(score=table["score"] * scale + shift),
+                             cohort_statistics(cohort.assign(score=cohort["score"] * scale + shift), min_size=3),
+                             method=method)["score"].to_numpy()
+    np.testing.assert_allclose(moved, normalised, rtol=1e-9, atol=1e-9)
+    if method == "s":
+        swapped = table.rename(columns={"reference_subject": "probe_subject", "probe_subject": "reference_subject"})
+        np.testing.assert_allclose(normalise_scores(swapped, statistics, method="s")["score"].to_numpy(), normalised,
+                                   rtol=1e-15, atol=0)
