@@ -187,3 +187,49 @@ def test_normalised_scores_are_free_of_the_scores_unit_and_s_norm_of_their_sides
         swapped = table.rename(columns={"reference_subject": "probe_subject", "probe_subject": "reference_subject"})
         np.testing.assert_allclose(normalise_scores(swapped, statistics, method="s")["score"].to_numpy(), normalised,
                                    rtol=1e-15, atol=0)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(groups=tiny_groups, copies=st.integers(2, 4), threshold=st.integers(-8, 8).map(lambda v: v / 2),
+       data=st.data())
+def test_copying_one_groups_rows_changes_no_index_at_a_fixed_threshold(groups, copies, threshold, data):
+    """Each group counts once, whatever its size: at a fixed threshold its rates, GARBE and
+    Inequity (without zero rates, whose bound depends on n by design) do not change when one
+    group's rows are copied; DFI and CEIᴬ neither (the mean pmf m is the plain mean of the K
+    group pmfs, SPEC 5), nor the per-group Cllr, minCllr and DCFs and their fairness indices.
+    A mean pmf or a calibration index weighted by group size would fail here."""
+    table = table_of(groups)
+    assume(table["score"].nunique() > 1)
+    heavy = data.draw(st.sampled_from(sorted(groups)))
+    copied = pd.concat([table] + [table[table["group"] == heavy]] * (copies - 1), ignore_index=True)
+    before, after = {}, {}
+    for values, t in ((before, table), (after, copied)):
+        out = quiet(bf.outcome_fairness, t, threshold=threshold)
+        values["rates"] = out.rates[["fmr", "fnmr"]].to_numpy()
+        values["garbe"] = (out.garbe_fmr, out.garbe_fnmr, out.garbe)
+        if (out.rates["fmr"] > 0).all():
+            values["inequity_fmr"] = out.inequity_fmr
+        if (out.rates["fnmr"] > 0).all():
+            values["inequity_fnmr"] = out.inequity_fnmr
+        for combine in ("pooled", "equal"):
+            dfi = quiet(bf.distribution_fairness_index, t, bins=7, combine=combine)
+            values[f"dfi_{combine}"] = (dfi.normal, dfi.extreme, *dfi.divergences)
+        for kind in ("mated", "nonmated"):
+            try:
+                auto = quiet(bf.automatic_comprehensive_equity_index, t, kind=kind, bins=7, n_std=1.0)
+            except SchemaError as error:  # documented: a group with an empty centre or tail
+                values[f"ceia_{kind}"] = str(error)
+            else:
+                values[f"ceia_{kind}"] = (auto.normal, auto.extreme, *auto.divergences)
+        by_group = bf.calibration_by_group(t.assign(score=t["score"] / 4), p_target=0.2)
+        values["calibration"] = by_group.drop(index="(all)", columns=["n_mated", "n_nonmated"]).to_numpy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bf.UndefinedRateWarning)  # a group of minDCF 0: infinite ratios
+            values["calibration_fairness"] = bf.calibration_fairness(by_group).to_numpy()
+    assert before.keys() == after.keys()
+    for name, value in before.items():
+        if isinstance(value, str):
+            assert isinstance(after[name], str), name
+        else:
+            np.testing.assert_allclose(np.array(after[name], dtype=float), np.array(value, dtype=float),
+                                       rtol=1e-12, atol=1e-15, err_msg=name)
