@@ -277,3 +277,29 @@ def test_group_thresholds_and_their_rates_equal_loops_on_drawn_tied_groups(dev, 
         assert (row["false_matches"], row["n_nonmated"], row["false_non_matches"], row["n_mated"]) == (
             false_matches, len(nonmated), false_non_matches, len(mated))
         assert (row["fmr"], row["fnmr"]) == (false_matches / len(nonmated), false_non_matches / len(mated))
+
+
+# -- calibration: the actual DCF's decision threshold was never drawn on a tied score ---------------
+
+
+@FAST
+@given(mated=tied, nonmated=tied, cost=st.sampled_from([0.5, 1.0, 3.0]),
+       priors=st.lists(st.integers(-5, 5).map(float), min_size=1, max_size=4))
+def test_actual_dcf_and_bayes_error_rates_decide_llrs_at_their_threshold_as_matches(mated, nonmated, cost, priors):
+    """The suite drew p_target as any float, so ln((1-p)/p) almost never equalled an LLR. Here
+    p = 1/2 with equal costs (threshold 0) and integer prior log-odds x (threshold -x) on
+    integer LLRs: every threshold is an LLR of both classes, and an LLR at it is a match
+    (SPEC 1), counted by a loop."""
+    m, n = np.array(mated, dtype=float), np.array(nonmated, dtype=float)
+
+    def loop_dcf(eta, p):
+        fnmr = sum(s < eta for s in mated) / len(mated)
+        fmr = sum(s >= eta for s in nonmated) / len(nonmated)
+        return (p * fnmr + (1 - p) * fmr) / min(p, 1 - p)
+
+    # a tie decided the wrong way moves the cost by at least 1/n; equal costs of 3 may move it by
+    # 1 ulp (1.5·0.8/1.5 = 0.8000000000000002), as min_dcf, whose arithmetic it shares
+    assert bf.actual_dcf(m, n, p_target=0.5, c_miss=cost, c_fa=cost) == pytest.approx(loop_dcf(0.0, 0.5), rel=1e-12)
+    table = bf.bayes_error_rates(m, n, prior_log_odds=priors)
+    for row in table.itertuples():
+        assert row.actual_dcf == pytest.approx(loop_dcf(-row.prior_log_odds, row.p_target), rel=1e-12)
