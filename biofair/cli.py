@@ -57,8 +57,8 @@ examples:
 Writes OUTDIR/report.ipynb (executed), OUTDIR/report.html (figures inline) and
 OUTDIR/summary.json (every metric, its 95% interval where resampled, the resolution of every
 rate at a target, the settings of every index, each group's FMR and FNMR at the operating
-threshold with their counts, how many rows each grouping rule affected, and the file's size
-and SHA-256).
+threshold with their counts, Clopper-Pearson intervals and resolution (rules of three and
+thirty), how many rows each grouping rule affected, and the file's size and SHA-256).
 Options, OUTDIR and the file are checked first; the report appears in OUTDIR only when it is
 complete.
 With --layout differential: OUTDIR/report.html and OUTDIR/differential.json (per-group FMR

@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup
+from scipy import stats
 
 import biofair as bf
 from biofair import cli
@@ -120,10 +121,11 @@ def test_every_number_of_the_page_is_the_jsons(standard):
     assert "threshold" in system["columns"] and "threshold" in fairness["columns"]
     assert {label[0]: cells[0] for label, cells in settings["rows"]} == {
         r["metric"]: r["parameters"] for r in written["metrics"] if r["parameters"]}
-    groups = written["operating_point"]["groups"]
-    assert [label[0] for label, _ in operating["rows"]] == [g["group"] for g in groups]
-    for (_, cells), group in zip(operating["rows"], groups):
-        assert cells == [cell(group[name]) for name in operating["columns"]]
+    groups = written["operating_point"]["groups"]  # a column per group, a row per key of the JSON
+    assert operating["columns"] == ["group", *(g["group"] for g in groups)]  # the corner names the columns
+    assert [label[0] for label, _ in operating["rows"]] == [name for name in groups[0] if name != "group"]
+    for (label, cells) in operating["rows"]:
+        assert cells == [cell(group[label[0]]) for group in groups]
     assert [label[0] for label, _ in sizes["rows"]] == list(written["rows"]["groups"])
     for (label, cells), counts in zip(sizes["rows"], written["rows"]["groups"].values()):
         assert [cells[sizes["columns"].index(name)] for name in ("n_mated", "n_nonmated")] == [
@@ -132,6 +134,41 @@ def test_every_number_of_the_page_is_the_jsons(standard):
     assert [label for label, _ in calibration["rows"]] == [(g["scores"], g["group"]) for g in kept]
     for (_, cells), group in zip(calibration["rows"], kept):
         assert cells == [cell(group[name]) for name in calibration["columns"]]
+
+
+def test_each_groups_rates_at_the_operating_threshold_carry_an_interval_and_precision(standard):
+    """SPEC section 1: a rate carries its count and resolution. The per-group FMR and FNMR at the
+    operating threshold had counts and the rule of three, but no interval and no rule of thirty,
+    which the differential layout has: now each has its 95% Clopper-Pearson interval (scipy's
+    exact binomial test here) and a precise mark (30 errors, or 30 expected at the rate asked
+    about), in summary.json (new keys; the old ones kept) and in the page's table, the same."""
+    written = json.loads((standard / "summary.json").read_text())
+    groups = written["operating_point"]["groups"]
+    *_, operating, _ = tables((standard / "report.html").read_text())
+    pooled_fnmr = sum(g["false_non_matches"] for g in groups) / sum(g["n_mated"] for g in groups)
+    old_keys = {"group", "fmr", "fnmr", "false_matches", "n_nonmated", "false_non_matches", "n_mated", "fmr_resolved",
+                "fnmr_resolved", "fmr_bounded", "fnmr_bounded"}
+    assert operating["columns"] == ["group", *(g["group"] for g in groups)]  # a column per group
+    page = {label[0]: cells for label, cells in operating["rows"]}
+    for column, group in enumerate(groups):
+        assert old_keys < set(group)
+        shown = {key: cells[column] for key, cells in page.items()}
+        for rate, errors, n, asked in (("fmr", "false_matches", "n_nonmated", 1e-2),
+                                       ("fnmr", "false_non_matches", "n_mated", pooled_fnmr)):
+            exact = stats.binomtest(group[errors], group[n]).proportion_ci(0.95, method="exact")
+            assert group[f"{rate}_cp_low"] == pytest.approx(exact.low, rel=1e-9, abs=1e-15)
+            assert group[f"{rate}_cp_high"] == pytest.approx(exact.high, rel=1e-9, abs=1e-15)
+            assert group[f"{rate}_cp_low"] <= group[rate] <= group[f"{rate}_cp_high"]
+            assert group[f"{rate}_precise"] == (group[errors] >= 30 or asked * group[n] >= 30)
+            for key in (f"{rate}_cp_low", f"{rate}_cp_high", f"{rate}_precise"):
+                assert shown[key] == cell(group[key])
+    # on the example every group's FMR rests on 22 to 26 false matches of 2,400: resolved, not precise
+    assert [(g["false_matches"], g["fmr_resolved"], g["fmr_precise"]) for g in groups] == [
+        (24, True, False), (22, True, False), (26, True, False)]
+    assert all(g["fnmr_precise"] for g in groups)
+    text = " ".join(BeautifulSoup((standard / "report.html").read_text(), "html.parser").get_text(" ").split())
+    assert ("here the FMR of A (24 of 2,400), the FMR of B (22 of 2,400) and the FMR of C (26 of 2,400) "
+            "are not precise.") in text
 
 
 def test_the_prose_quotes_the_jsons_settings_and_file(standard):
