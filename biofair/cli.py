@@ -58,7 +58,8 @@ Writes OUTDIR/report.ipynb (executed), OUTDIR/report.html (figures inline) and
 OUTDIR/summary.json (every metric, its 95% interval where resampled, the resolution of every
 rate at a target, the settings of every index, each group's FMR and FNMR at the operating
 threshold with their counts, Clopper-Pearson intervals and resolution (rules of three and
-thirty), how many rows each grouping rule affected, and the file's size and SHA-256).
+thirty), how many rows each grouping rule affected, the file's size and SHA-256, and the
+warnings the page shows, each with its category, message, section and cell).
 Options, OUTDIR and the file are checked first; the report appears in OUTDIR only when it is
 complete.
 With --layout differential: OUTDIR/report.html and OUTDIR/differential.json (per-group FMR
@@ -994,9 +995,49 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
     try:
         nbformat.write(notebook, notebook_path)
         (folder.files / "report.html").write_text(html)
-        json.loads((folder.files / "summary.json").read_text())  # complete and parseable
+        summary = json.loads((folder.files / "summary.json").read_text())  # complete and parseable
+        # the warnings the page shows, for a reader of the summary alone (json reads back every digit as written)
+        summary["warnings"] = _page_warnings(notebook)
+        (folder.files / "summary.json").write_text(json.dumps(summary, indent=1))
     except (OSError, ValueError) as error:
         raise _AnalysisError(f"the report could not be written: {error}") from None
+
+
+#: A warning as the report's notebook shows it (its ``warnings.formatwarning``): "Category: message".
+_SHOWN_WARNING = re.compile(r"(?P<category>[A-Za-z_][A-Za-z0-9_]*Warning): (?P<message>.*)")
+#: A heading of a markdown cell (without a closing run of '#'): the section of the cells below it.
+_HEADING = re.compile(r"#{1,6}\s+(?P<title>.+?)(?:\s+#+)?\s*")
+
+
+def _page_warnings(notebook) -> list[dict]:
+    """The warnings report.html shows, in its order, for summary.json: each one's ``category``
+    (the class's name), ``message``, ``section`` (the heading above its cell) and ``cell`` (the
+    cell's index in report.ipynb). Read from the standard-error output of the cells the page
+    shows (a cell tagged ``remove-cell``, left out of the page, only checks what the others
+    computed), where the notebook writes each warning as "Category: message"; a line that starts
+    no warning continues the message above it, and other text before the first warning of a cell
+    is not a warning. A warning shown again in the same cell is kept once."""
+    found, section = [], None
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "markdown":
+            fenced = False
+            for line in cell.source.splitlines():
+                fenced ^= line.lstrip().startswith(("```", "~~~"))
+                heading = None if fenced else _HEADING.fullmatch(line)
+                section = heading["title"] if heading else section
+            continue
+        if cell.cell_type != "code" or "remove-cell" in cell.metadata.get("tags", []):
+            continue
+        text = "".join(output.get("text", "") for output in cell.get("outputs", [])
+                       if output.get("output_type") == "stream" and output.get("name") == "stderr")
+        shown = []
+        for line in text.splitlines():
+            if warning := _SHOWN_WARNING.fullmatch(line):
+                shown.append({**warning.groupdict(), "section": section, "cell": index})
+            elif shown:
+                shown[-1]["message"] += "\n" + line
+        found += [dict(kept) for kept in dict.fromkeys(tuple(warning.items()) for warning in shown)]
+    return found
 
 
 def _as_written(path: Path) -> str:

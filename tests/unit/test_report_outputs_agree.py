@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -37,6 +38,24 @@ def differential(tmp_path_factory):
     out = tmp_path_factory.mktemp("differential") / "out"
     run("--layout", "differential", "-n", B, "--seed", SEED, "-o", out)
     return out
+
+
+def within_groups_only():
+    """Two groups of 20 subjects, labels per side, only the non-mated pairs within a group kept."""
+    table = bf.synthetic.demographic_scores(groups={"a": (20, 2.0, 1.0), "b": (20, 2.0, 1.0)}, rng=0)
+    return table[table["reference_group"] == table["probe_group"]].reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def warned(tmp_path_factory):
+    """A report that warns twice over: its strictest target, 1e-4, is below 3/N of its 786
+    non-mated comparisons (InsufficientComparisonsWarning), and its label shuffles leave about
+    half of them within groups (PermutationNullWarning)."""
+    folder = tmp_path_factory.mktemp("warned")
+    within_groups_only().to_csv(folder / "within.csv", index=False)
+    assert cli.main(["report", str(folder / "within.csv"), "--fmr-targets", "1e-1,1e-2,1e-4", "-n", str(B),
+                     "--n-permutations", str(P), "--seed", str(SEED), "-o", str(folder / "out")]) == 0
+    return folder / "out"
 
 
 def tables(markup: str) -> list[dict]:
@@ -77,6 +96,7 @@ def test_the_page_shows_the_notebooks_tables(standard):
 
 def test_summary_json_is_the_apis_summary(standard):
     written = json.loads((standard / "summary.json").read_text())
+    assert written["warnings"] == []  # the example warns of nothing: an empty list, not a missing key
     table = bf.read_grouped_scores(EXAMPLE)
     direct = bf.fairness_summary(table, fmr_targets=[1e-1, 1e-2, 1e-3], operating_fmr=1e-2, alpha=0.5,
                                  n_resamples=B, n_permutations=P, unit="subject", confidence=0.95,
@@ -169,6 +189,35 @@ def test_each_groups_rates_at_the_operating_threshold_carry_an_interval_and_prec
     text = " ".join(BeautifulSoup((standard / "report.html").read_text(), "html.parser").get_text(" ").split())
     assert ("here the FMR of A (24 of 2,400), the FMR of B (22 of 2,400) and the FMR of C (26 of 2,400) "
             "are not precise.") in text
+
+
+def test_summary_json_records_the_warnings_the_page_shows(warned):
+    """summary.json recorded none of the warnings of a run, which report.html and stderr show: a
+    reader of the JSON alone did not learn that a target is below the rule of three or that the
+    permutation nulls compare smaller groups than the data. Now its "warnings" list holds each
+    warning the page shows, in the page's order, with its category, message, section and cell;
+    those of the summary's section are the ones the API raises for the same table and options."""
+    written = json.loads((warned / "summary.json").read_text())
+    page = BeautifulSoup((warned / "report.html").read_text(), "html.parser")
+    shown = [line for pre in page.select('[data-mime-type="application/vnd.jupyter.stderr"] pre')
+             for line in pre.get_text().splitlines()]
+    assert [f"{w['category']}: {w['message']}" for w in written["warnings"]] == shown
+    assert {w["category"] for w in written["warnings"]} == {"InsufficientComparisonsWarning", "PermutationNullWarning"}
+    notebook = json.loads((warned / "report.ipynb").read_text())
+    for warning in written["warnings"]:  # the cell that shows it, under the section named
+        cell = notebook["cells"][warning["cell"]]
+        assert warning["message"] in "".join(part for output in cell["outputs"] for part in output.get("text", []))
+        headings = [line.lstrip("#").strip() for c in notebook["cells"][:warning["cell"]] if c["cell_type"] == "markdown"
+                    for line in "".join(c["source"]).splitlines() if line.startswith("## ")]
+        assert warning["section"] == headings[-1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        bf.fairness_summary(within_groups_only(), fmr_targets=[1e-1, 1e-2, 1e-4], operating_fmr=1e-2, alpha=0.5,
+                            n_resamples=B, n_permutations=P, unit="subject", confidence=0.95,
+                            rng=np.random.default_rng(SEED))
+    raised = {(w.category.__name__, str(w.message)) for w in caught if w.category is not bf.UndefinedRateWarning}
+    assert {(w["category"], w["message"]) for w in written["warnings"] if w["section"] == "How good is the system?"} == raised
+    assert len(raised) == 2
 
 
 def test_the_prose_quotes_the_jsons_settings_and_file(standard):
