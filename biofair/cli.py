@@ -59,7 +59,8 @@ OUTDIR/summary.json (every metric, its 95% interval where resampled, the resolut
 rate at a target, the settings of every index, each group's FMR and FNMR at the operating
 threshold with their counts, Clopper-Pearson intervals and resolution (rules of three and
 thirty), how many rows each grouping rule affected, the file's size and SHA-256, and the
-warnings the page shows, each with its category, message, section and cell).
+warnings the page shows, each with its category, message, section and cell; the JSON follows
+biofair/data/summary.schema.json).
 Options, OUTDIR and the file are checked first; the report appears in OUTDIR only when it is
 complete.
 With --layout differential: OUTDIR/report.html and OUTDIR/differential.json (per-group FMR

@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from importlib.resources import files
 
+import jsonschema
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup
@@ -19,6 +21,7 @@ from biofair import cli
 from biofair.plotting import _table_number
 
 EXAMPLE = bf.datasets.example_scores_path()
+SCHEMA = json.loads((files("biofair") / "data" / "summary.schema.json").read_text())
 SEED, B, P = 3, 40, 10
 
 
@@ -218,6 +221,23 @@ def test_summary_json_records_the_warnings_the_page_shows(warned):
     raised = {(w.category.__name__, str(w.message)) for w in caught if w.category is not bf.UndefinedRateWarning}
     assert {(w["category"], w["message"]) for w in written["warnings"] if w["section"] == "How good is the system?"} == raised
     assert len(raised) == 2
+
+
+def test_summary_json_follows_its_schema(standard, warned):
+    """summary.json had no schema (differential.json has one): biofair/data/summary.schema.json
+    describes every key, and the groups' rates at the operating threshold are the columns of
+    outcome_fairness's table, in its order, so that the schema cannot fall behind the API."""
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    for folder in (standard, warned):
+        jsonschema.validate(json.loads((folder / "summary.json").read_text()), SCHEMA,
+                            cls=jsonschema.Draft202012Validator)
+    rates = bf.outcome_fairness(bf.read_grouped_scores(EXAMPLE), fmr=1e-2).rates
+    assert list(SCHEMA["properties"]["operating_point"]["properties"]["groups"]["items"]["properties"]) == list(rates.columns)
+    assert list(SCHEMA["properties"]) == list(json.loads((standard / "summary.json").read_text()))
+    written = json.loads((standard / "summary.json").read_text())
+    with pytest.raises(jsonschema.ValidationError, match="'warnings' is a required property"):
+        jsonschema.validate({key: value for key, value in written.items() if key != "warnings"}, SCHEMA,
+                            cls=jsonschema.Draft202012Validator)
 
 
 def test_the_prose_quotes_the_jsons_settings_and_file(standard):
