@@ -5,6 +5,8 @@ rule: four significant digits in the tables, every digit in the JSON and in each
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import warnings
@@ -44,21 +46,26 @@ def differential(tmp_path_factory):
 
 
 def within_groups_only():
-    """Two groups of 20 subjects, labels per side, only the non-mated pairs within a group kept."""
-    table = bf.synthetic.demographic_scores(groups={"a": (20, 2.0, 1.0), "b": (20, 2.0, 1.0)}, rng=0)
+    """Three groups of 20, 20 and 12 subjects, labels per side, only the non-mated pairs within
+    a group kept; c's non-mated scores lie lower (no false match at FMR 1e-2)."""
+    table = bf.synthetic.demographic_scores(groups={"a": (20, 2.0, 1.0), "b": (20, 2.0, 1.0), "c": (12, 5.0, 0.0)},
+                                            rng=0)
     return table[table["reference_group"] == table["probe_group"]].reset_index(drop=True)
 
 
 @pytest.fixture(scope="module")
 def warned(tmp_path_factory):
-    """A report that warns twice over: its strictest target, 1e-4, is below 3/N of its 786
-    non-mated comparisons (InsufficientComparisonsWarning), and its label shuffles leave about
-    half of them within groups (PermutationNullWarning)."""
+    """A report that warns three times over: its strictest target, 1e-4, is below 3/N of its
+    non-mated comparisons (InsufficientComparisonsWarning, on stderr and on the page), its label
+    shuffles leave about half of them within groups (PermutationNullWarning, on the page), and
+    c's FMR at the operating threshold is 0 (UndefinedRateWarning: Inequity reads its upper
+    bound; on stderr only, the page marks it fmr_bounded). Returns the folder and stderr."""
     folder = tmp_path_factory.mktemp("warned")
     within_groups_only().to_csv(folder / "within.csv", index=False)
-    assert cli.main(["report", str(folder / "within.csv"), "--fmr-targets", "1e-1,1e-2,1e-4", "-n", str(B),
-                     "--n-permutations", str(P), "--seed", str(SEED), "-o", str(folder / "out")]) == 0
-    return folder / "out"
+    with contextlib.redirect_stderr(io.StringIO()) as stderr:
+        assert cli.main(["report", str(folder / "within.csv"), "--fmr-targets", "1e-1,1e-2,1e-4", "-n", str(B),
+                         "--n-permutations", str(P), "--seed", str(SEED), "-o", str(folder / "out")]) == 0
+    return folder / "out", stderr.getvalue()
 
 
 def tables(markup: str) -> list[dict]:
@@ -194,20 +201,31 @@ def test_each_groups_rates_at_the_operating_threshold_carry_an_interval_and_prec
             "are not precise.") in text
 
 
-def test_summary_json_records_the_warnings_the_page_shows(warned):
+def test_summary_json_records_the_warnings_the_run_shows(warned):
     """summary.json recorded none of the warnings of a run, which report.html and stderr show: a
-    reader of the JSON alone did not learn that a target is below the rule of three or that the
-    permutation nulls compare smaller groups than the data. Now its "warnings" list holds each
-    warning the page shows, in the page's order, with its category, message, section and cell;
-    those of the summary's section are the ones the API raises for the same table and options."""
-    written = json.loads((warned / "summary.json").read_text())
-    page = BeautifulSoup((warned / "report.html").read_text(), "html.parser")
+    reader of the JSON alone did not learn that a target is below the rule of three, that the
+    permutation nulls compare smaller groups than the data, or that Inequity read a zero rate's
+    upper bound. Now its "warnings" list holds each warning stderr or the page shows: first
+    those only stderr shows (section and cell null), then the page's, in its order, with the
+    section and cell that show it; those of the summary's section are the ones the API raises
+    for the same table and options."""
+    folder, stderr = warned
+    written = json.loads((folder / "summary.json").read_text())
+    page = BeautifulSoup((folder / "report.html").read_text(), "html.parser")
     shown = [line for pre in page.select('[data-mime-type="application/vnd.jupyter.stderr"] pre')
              for line in pre.get_text().splitlines()]
-    assert [f"{w['category']}: {w['message']}" for w in written["warnings"]] == shown
-    assert {w["category"] for w in written["warnings"]} == {"InsufficientComparisonsWarning", "PermutationNullWarning"}
-    notebook = json.loads((warned / "report.ipynb").read_text())
-    for warning in written["warnings"]:  # the cell that shows it, under the section named
+    on_page = [w for w in written["warnings"] if w["cell"] is not None]
+    assert [f"{w['category']}: {w['message']}" for w in on_page] == shown
+    printed = [line.removeprefix("biofair report: warning: ") for line in stderr.splitlines()
+               if line.startswith("biofair report: warning: ")]
+    assert len(printed) == 2 and set(printed) <= {w["message"] for w in written["warnings"]}  # each one recorded
+    only_printed = written["warnings"][:len(written["warnings"]) - len(on_page)]
+    assert [(w["category"], w["section"], w["cell"]) for w in only_printed] == [("UndefinedRateWarning", None, None)]
+    assert only_printed[0]["message"].startswith("zero rates replaced by their 95% upper bound") and "'c'" in (
+        only_printed[0]["message"])
+    assert {w["category"] for w in on_page} == {"InsufficientComparisonsWarning", "PermutationNullWarning"}
+    notebook = json.loads((folder / "report.ipynb").read_text())
+    for warning in on_page:  # the cell that shows it, under the section named
         cell = notebook["cells"][warning["cell"]]
         assert warning["message"] in "".join(part for output in cell["outputs"] for part in output.get("text", []))
         headings = [line.lstrip("#").strip() for c in notebook["cells"][:warning["cell"]] if c["cell_type"] == "markdown"
@@ -219,7 +237,7 @@ def test_summary_json_records_the_warnings_the_page_shows(warned):
                             n_resamples=B, n_permutations=P, unit="subject", confidence=0.95,
                             rng=np.random.default_rng(SEED))
     raised = {(w.category.__name__, str(w.message)) for w in caught if w.category is not bf.UndefinedRateWarning}
-    assert {(w["category"], w["message"]) for w in written["warnings"] if w["section"] == "How good is the system?"} == raised
+    assert {(w["category"], w["message"]) for w in on_page if w["section"] == "How good is the system?"} == raised
     assert len(raised) == 2
 
 
@@ -228,7 +246,7 @@ def test_summary_json_follows_its_schema(standard, warned):
     describes every key, and the groups' rates at the operating threshold are the columns of
     outcome_fairness's table, in its order, so that the schema cannot fall behind the API."""
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
-    for folder in (standard, warned):
+    for folder in (standard, warned[0]):
         jsonschema.validate(json.loads((folder / "summary.json").read_text()), SCHEMA,
                             cls=jsonschema.Draft202012Validator)
     rates = bf.outcome_fairness(bf.read_grouped_scores(EXAMPLE), fmr=1e-2).rates
