@@ -57,8 +57,10 @@ examples:
 Writes OUTDIR/report.ipynb (executed), OUTDIR/report.html (figures inline) and
 OUTDIR/summary.json (every metric, its 95% interval where resampled, the resolution of every
 rate at a target, the settings of every index, each group's FMR and FNMR at the operating
-threshold with their counts, how many rows each grouping rule affected, and the file's size
-and SHA-256).
+threshold with their counts, Clopper-Pearson intervals and resolution (rules of three and
+thirty), how many rows each grouping rule affected, the file's size and SHA-256, and the
+run's warnings, on stderr or on the page, each with its category, message and the section and
+cell that show it; the JSON follows biofair/data/summary.schema.json).
 Options, OUTDIR and the file are checked first; the report appears in OUTDIR only when it is
 complete.
 With --layout differential: OUTDIR/report.html and OUTDIR/differential.json (per-group FMR
@@ -394,6 +396,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         if getattr(args, name) is None:
             setattr(args, name, default)
     args.stages = _Stages(show=_shows_stages(args))  # announced on stderr, for a large file
+    args.warned = {}  # the warnings of the checks (_check_analysis), message: category; summary.json keeps them
     return args
 
 
@@ -698,9 +701,10 @@ def _check_analysis(args: argparse.Namespace, *, notes: list[str] | None = None)
 
     Data that the report cannot analyse (too few or tied scores in a group, a missing
     label, ...) is refused here, in seconds, rather than in the notebook after minutes
-    of resampling. Returns the warnings a user should see, one line each; appends to
-    ``notes`` what the report chose, in the differential layout's words: that it resamples
-    comparisons one by one, on a file without subject ids (the notebook's ``unit``).
+    of resampling. Returns the warnings a user should see, one line each, and keeps them with
+    their categories in ``args.warned`` (for summary.json); appends to ``notes`` what the
+    report chose, in the differential layout's words: that it resamples comparisons one by
+    one, on a file without subject ids (the notebook's ``unit``).
     """
     import biofair as bf
     from biofair.differentials import _cluster_column
@@ -740,7 +744,8 @@ def _check_analysis(args: argparse.Namespace, *, notes: list[str] | None = None)
             for kind in ("mated", "nonmated"):
                 bf.comprehensive_equity_index(groups, by=by, kind=kind)
                 _automatic_index_marked(groups, by=by, kind=kind)  # an empty tail: marked in the summary
-    return _shown(caught)
+    args.warned = _shown_categories(caught)
+    return list(args.warned)
 
 
 @contextlib.contextmanager
@@ -773,7 +778,14 @@ def _recorded() -> Iterator[list[warnings.WarningMessage]]:
 
 
 def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
-    """The warnings a user of the command must see, once each, one line each: scores that
+    """The warnings a user of the command must see, once each, one line each (see
+    :func:`_shown_categories`)."""
+    return list(_shown_categories(caught))
+
+
+def _shown_categories(caught: list[warnings.WarningMessage]) -> dict[str, str]:
+    """The warnings a user of the command must see, once each, one line each, with the name
+    of each one's category (message: category), in the order they were raised: scores that
     look like distances, targets the data cannot resolve, zero rates replaced by their upper
     bound (Inequity), histograms that extreme scores squeeze into a few bins (DFI, CEI),
     group labels that differ only by spaces, case, Unicode form or how a number is written
@@ -791,7 +803,11 @@ def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
                                               bf.UndefinedRateWarning, bf.CoarseHistogramWarning))
                 or any(phrase in str(warning.message) for phrase in words))
 
-    return list(dict.fromkeys(_one_line(w.message) for w in caught if shown(w)))
+    categories: dict[str, str] = {}
+    for warning in caught:
+        if shown(warning):
+            categories.setdefault(_one_line(warning.message), warning.category.__name__)
+    return categories
 
 
 def _operational_threshold(args: argparse.Namespace, table) -> float | None:
@@ -994,9 +1010,60 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
     try:
         nbformat.write(notebook, notebook_path)
         (folder.files / "report.html").write_text(html)
-        json.loads((folder.files / "summary.json").read_text())  # complete and parseable
+        summary = json.loads((folder.files / "summary.json").read_text())  # complete and parseable
+        # the run's warnings, for a reader of the summary alone (json reads back every digit as written)
+        summary["warnings"] = _summary_warnings(notebook, args.warned)
+        (folder.files / "summary.json").write_text(json.dumps(summary, indent=1))
     except (OSError, ValueError) as error:
         raise _AnalysisError(f"the report could not be written: {error}") from None
+
+
+#: A warning as the report's notebook shows it (its ``warnings.formatwarning``): "Category: message".
+_SHOWN_WARNING = re.compile(r"(?P<category>[A-Za-z_][A-Za-z0-9_]*Warning): (?P<message>.*)")
+#: A heading of a markdown cell (without a closing run of '#'): the section of the cells below it.
+_HEADING = re.compile(r"#{1,6}\s+(?P<title>.+?)(?:\s+#+)?\s*")
+
+
+def _summary_warnings(notebook, warned: dict[str, str]) -> list[dict]:
+    """summary.json's ``warnings``: those the checks printed on stderr before the notebook ran
+    (``warned``, message: category) that the page does not show, with ``section`` and ``cell``
+    null (the page leaves out UndefinedRateWarning, whose zero rates its table marks
+    ``fmr_bounded`` / ``fnmr_bounded``), then the page's (:func:`_page_warnings`)."""
+    page = _page_warnings(notebook)
+    on_page = {(warning["category"], _one_line(warning["message"])) for warning in page}
+    return [{"category": category, "message": message, "section": None, "cell": None}
+            for message, category in warned.items() if (category, message) not in on_page] + page
+
+
+def _page_warnings(notebook) -> list[dict]:
+    """The warnings report.html shows, in its order, for summary.json: each one's ``category``
+    (the class's name), ``message``, ``section`` (the heading above its cell) and ``cell`` (the
+    cell's index in report.ipynb). Read from the standard-error output of the cells the page
+    shows (a cell tagged ``remove-cell``, left out of the page, only checks what the others
+    computed), where the notebook writes each warning as "Category: message"; a line that starts
+    no warning continues the message above it, and other text before the first warning of a cell
+    is not a warning. A warning shown again in the same cell is kept once."""
+    found, section = [], None
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "markdown":
+            fenced = False
+            for line in cell.source.splitlines():
+                fenced ^= line.lstrip().startswith(("```", "~~~"))
+                heading = None if fenced else _HEADING.fullmatch(line)
+                section = heading["title"] if heading else section
+            continue
+        if cell.cell_type != "code" or "remove-cell" in cell.metadata.get("tags", []):
+            continue
+        text = "".join(output.get("text", "") for output in cell.get("outputs", [])
+                       if output.get("output_type") == "stream" and output.get("name") == "stderr")
+        shown = []
+        for line in text.splitlines():
+            if warning := _SHOWN_WARNING.fullmatch(line):
+                shown.append({**warning.groupdict(), "section": section, "cell": index})
+            elif shown:
+                shown[-1]["message"] += "\n" + line
+        found += [dict(kept) for kept in dict.fromkeys(tuple(warning.items()) for warning in shown)]
+    return found
 
 
 def _as_written(path: Path) -> str:

@@ -11,9 +11,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from biofair._binomial import binomial_intervals
 from biofair._thresholds import rate_resolution, resolution
 from biofair._typing import By, ZeroRate
 from biofair._validation import (
+    as_number,
     as_rates,
     as_target,
     as_threshold,
@@ -254,10 +256,12 @@ class OutcomeFairness(NamedTuple):
     inequity_fnmr : float
         Inequity of the groups' FNMRs.
     rates : pandas.DataFrame
-        Per group: ``fmr``, ``fnmr``, the counts behind them (``false_matches`` of
-        ``n_nonmated``, ``false_non_matches`` of ``n_mated``), ``fmr_resolved`` /
-        ``fnmr_resolved`` (whether the group's comparisons can bound the rate, by the rule of
-        three: see :func:`biofair.outcome_fairness`) and ``fmr_bounded`` / ``fnmr_bounded``
+        Per group: ``fmr`` and ``fnmr``, each with its Clopper-Pearson interval
+        (``fmr_cp_low`` / ``fmr_cp_high``, ``fnmr_cp_low`` / ``fnmr_cp_high``), the counts behind
+        them (``false_matches`` of ``n_nonmated``, ``false_non_matches`` of ``n_mated``),
+        ``fmr_resolved`` / ``fnmr_resolved`` (whether the group's comparisons can bound the rate,
+        by the rule of three: see :func:`biofair.outcome_fairness`), ``fmr_precise`` /
+        ``fnmr_precise`` (likewise by the rule of thirty) and ``fmr_bounded`` / ``fnmr_bounded``
         (zero rates replaced by their upper bound for Inequity).
     fmr_target : float
         The target FMR the threshold was set for; NaN when the threshold was given.
@@ -289,7 +293,7 @@ class OutcomeFairness(NamedTuple):
     garbe: float  # alpha·GARBE_FMR + (1 - alpha)·GARBE_FNMR
     inequity_fmr: float
     inequity_fnmr: float
-    rates: pd.DataFrame  # per group: fmr, fnmr, counts, and which zero rates were bounded
+    rates: pd.DataFrame  # per group: fmr, fnmr, their intervals and counts, resolution, which zero rates were bounded
     fmr_target: float  # NaN when the threshold was given
     k: int  # pooled homogeneous non-mated scores at or above the threshold
     resolved: bool | None  # fmr_target·N >= 3; None without a target
@@ -305,6 +309,7 @@ def outcome_fairness(
     alpha: float = 0.5,
     correction: bool = True,
     zero: ZeroRate = "upper_bound",
+    confidence: float = 0.95,
 ) -> OutcomeFairness:
     """GARBE_FMR/FNMR and IN_FMR/FNMR of a score table at one threshold.
 
@@ -328,14 +333,18 @@ def outcome_fairness(
         The K/(K-1) correction of :func:`biofair.garbe`.
     zero : {"upper_bound", "raise"}, default "upper_bound"
         What a zero rate does to Inequity (see :func:`biofair.inequity`).
+    confidence : float, default 0.95
+        Coverage of each group's Clopper-Pearson interval, in (0, 1).
 
     Returns
     -------
     OutcomeFairness
-        The indices; a per-group ``rates`` table with the counts behind each rate, whose
-        ``fmr_resolved`` / ``fnmr_resolved`` columns say whether the group's comparisons can
-        bound each rate (rule of three; see Notes) and ``fmr_bounded`` / ``fnmr_bounded``
-        columns flag the zero rates replaced for Inequity;
+        The indices; a per-group ``rates`` table with the counts behind each rate and its
+        Clopper-Pearson interval (``fmr_cp_low`` / ``fmr_cp_high``, ``fnmr_cp_low`` /
+        ``fnmr_cp_high``), whose ``fmr_resolved`` / ``fnmr_resolved`` columns say whether the
+        group's comparisons can bound each rate (rule of three; see Notes), ``fmr_precise`` /
+        ``fnmr_precise`` whether they bound it closely (rule of thirty) and ``fmr_bounded`` /
+        ``fnmr_bounded`` flag the zero rates replaced for Inequity;
         and, with ``fmr``, the target's ``k`` (pooled false matches at the threshold),
         ``resolved`` (``fmr·N >= 3``) and ``precise`` (``fmr·N >= 30``).
 
@@ -347,15 +356,16 @@ def outcome_fairness(
         named one way (see :func:`biofair.group_labels`), or it has fewer than two groups.
     TypeError
         When ``scores`` is neither a DataFrame nor a ``ScoresByGroup``, ``by`` is not a column
-        name or a list of column names, ``threshold`` or ``alpha`` is not a number,
-        ``correction`` is not True or False, or ``fmr`` is not one rate (a sequence is refused:
-        :func:`biofair.fairness_discrepancy_rate` takes several targets).
+        name or a list of column names, ``threshold``, ``alpha`` or ``confidence`` is not a
+        number, ``correction`` is not True or False, or ``fmr`` is not one rate (a sequence is
+        refused: :func:`biofair.fairness_discrepancy_rate` takes several targets).
     ValueError
         When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN or not
         a float64 number (an integer beyond ``2**53``, a fraction with more digits), ``fmr`` or
-        ``alpha`` lies outside [0, 1], ``zero`` is neither "upper_bound" nor "raise", a rate is
-        zero with ``zero="raise"``, ``by`` is empty, names a column twice or names "score" or
-        "mated", or ``scores`` is a ``ScoresByGroup`` formed with another ``by``.
+        ``alpha`` lies outside [0, 1], ``confidence`` outside (0, 1), ``zero`` is neither
+        "upper_bound" nor "raise", a rate is zero with ``zero="raise"``, ``by`` is empty, names a
+        column twice or names "score" or "mated", or ``scores`` is a ``ScoresByGroup`` formed
+        with another ``by``.
 
     Warns
     -----
@@ -379,7 +389,14 @@ def outcome_fairness(
     of three), that is when the group has ``k >= 3`` errors or ``asked·n >= 3``. The rate
     asked about is the target ``fmr``, or with ``threshold`` the pooled FMR at it; for FNMR it
     is the pooled FNMR. Below both, a count of 0, 1 or 2 cannot bound the group's rate, yet
-    GARBE and Inequity read it as they read the others.
+    GARBE and Inequity read it as they read the others. *Precise* likewise with 30 errors
+    (the rule of thirty): a resolved rate that is not precise is bounded, but loosely.
+
+    Each group's interval is Clopper-Pearson's, from the beta quantiles
+    ``[B(a/2; k, n-k+1), B(1-a/2; k+1, n-k)]`` (0 at ``k = 0``, 1 at ``k = n``,
+    ``a = 1 - confidence``), as :func:`biofair.differential_report` gives it. It takes the
+    group's comparisons as independent: when a subject has several, it is too narrow (the
+    differential report adds a subject-clustered bootstrap interval).
 
     References
     ----------
@@ -408,31 +425,32 @@ def outcome_fairness(
         threshold = as_threshold(threshold)
     else:
         fmr = float(as_target(fmr)[0])
-    alpha = _check_outcome_options(alpha, correction, zero)
+    alpha, confidence = _check_outcome_options(alpha, correction, zero, confidence)
     groups = scores_by_group(scores, by=by)
     if fmr is not None:
         threshold = float(_pooled_threshold(groups, fmr))
     rates = _group_rates(groups, threshold)
     return _outcome_from_rates(list(groups), float(threshold), rates, fmr_target=fmr, alpha=alpha,
-                               correction=correction, zero=zero)
+                               correction=correction, zero=zero, confidence=confidence)
 
 
-def _check_outcome_options(alpha: float, correction: bool, zero: str) -> float:
+def _check_outcome_options(alpha: float, correction: bool, zero: str, confidence: float) -> tuple[float, float]:
     """Check the options of :func:`outcome_fairness` (in memory and out of core) before any
-    grouping: ``alpha`` in [0, 1], ``correction`` a bool and ``zero`` a known choice; return
-    ``alpha`` as a float."""
+    grouping: ``alpha`` in [0, 1], ``correction`` a bool, ``zero`` a known choice and
+    ``confidence`` in (0, 1); return ``alpha`` and ``confidence`` as floats."""
     alpha = check_alpha(alpha)
     check_flag(correction, "correction")
     check_choice(zero, "zero", ("upper_bound", "raise"))
-    return alpha
+    return alpha, as_number(confidence, "confidence", low=0.0, high=1.0, open_low=True, open_high=True)
 
 
 def _outcome_from_rates(
     names: list[str], threshold: float, rates: GroupRates, *, fmr_target: float | None, alpha: float,
-    correction: bool, zero: str,
+    correction: bool, zero: str, confidence: float,
 ) -> OutcomeFairness:
     """GARBE and Inequity from the rates of every group at one threshold (a column of ``rates``),
-    with the resolution of ``fmr_target`` (None: the threshold was given) on the pooled scores."""
+    with the resolution of ``fmr_target`` (None: the threshold was given) on the pooled scores, and
+    each group's rates with their Clopper-Pearson intervals at ``confidence`` and resolution."""
     fmr_rates, fnmr_rates = rates.fmr[:, 0], rates.fnmr[:, 0]
     false_matches, false_non_matches = rates.false_matches[:, 0], rates.false_non_matches[:, 0]
     n_nonmated, n_mated = rates.n_nonmated[:, 0], rates.n_mated[:, 0]
@@ -452,20 +470,28 @@ def _outcome_from_rates(
     garbe_fmr = garbe(fmr_rates, correction=correction)
     garbe_fnmr = garbe(fnmr_rates, correction=correction)
     asked_fmr = false_matches.sum() / n_nonmated.sum() if fmr_target is None else fmr_target
-    fmr_resolved, _ = rate_resolution(np.full(len(names), asked_fmr), false_matches, n_nonmated)
-    fnmr_resolved, _ = rate_resolution(np.full(len(names), false_non_matches.sum() / n_mated.sum()),
-                                       false_non_matches, n_mated)
+    fmr_resolved, fmr_precise = rate_resolution(np.full(len(names), asked_fmr), false_matches, n_nonmated)
+    fnmr_resolved, fnmr_precise = rate_resolution(np.full(len(names), false_non_matches.sum() / n_mated.sum()),
+                                                  false_non_matches, n_mated)
+    fmr_low, fmr_high, _, _ = binomial_intervals(false_matches, n_nonmated, confidence)
+    fnmr_low, fnmr_high, _, _ = binomial_intervals(false_non_matches, n_mated, confidence)
     table = pd.DataFrame(
         {
             "group": names,
             "fmr": fmr_rates,
+            "fmr_cp_low": fmr_low,
+            "fmr_cp_high": fmr_high,
             "fnmr": fnmr_rates,
+            "fnmr_cp_low": fnmr_low,
+            "fnmr_cp_high": fnmr_high,
             "false_matches": false_matches,
             "n_nonmated": n_nonmated,
             "false_non_matches": false_non_matches,
             "n_mated": n_mated,
             "fmr_resolved": fmr_resolved,
             "fnmr_resolved": fnmr_resolved,
+            "fmr_precise": fmr_precise,
+            "fnmr_precise": fnmr_precise,
             "fmr_bounded": fmr_bounded,
             "fnmr_bounded": fnmr_bounded,
         }

@@ -374,6 +374,7 @@ def outcome_fairness(
     alpha: float = 0.5,
     correction: bool = True,
     zero: ZeroRate = "upper_bound",
+    confidence: float = 0.95,
 ) -> OutcomeFairness:
     """GARBE and Inequity of a partitioned score set at one threshold, exactly.
 
@@ -395,6 +396,8 @@ def outcome_fairness(
         The K/(K-1) correction of :func:`biofair.garbe`.
     zero : {"upper_bound", "raise"}, default "upper_bound"
         What a zero rate does to Inequity (see :func:`biofair.inequity`).
+    confidence : float, default 0.95
+        Coverage of each group's Clopper-Pearson interval, in (0, 1).
 
     Returns
     -------
@@ -414,14 +417,15 @@ def outcome_fairness(
     ValueError
         When both or neither of ``threshold`` and ``fmr`` are given, ``threshold`` is NaN or not
         a float64 number (an integer beyond ``2**53``, a fraction with more digits), ``fmr`` or
-        ``alpha`` lies outside [0, 1], ``zero`` is neither "upper_bound" nor "raise", a rate is
-        zero with ``zero="raise"``, ``by`` is empty, names a column twice or names "score" or
-        "mated", or ``scores`` is a ``Partitioned`` made for another ``by``.
+        ``alpha`` lies outside [0, 1], ``confidence`` outside (0, 1), ``zero`` is neither
+        "upper_bound" nor "raise", a rate is zero with ``zero="raise"``, ``by`` is empty, names a
+        column twice or names "score" or "mated", or ``scores`` is a ``Partitioned`` made for
+        another ``by``.
     TypeError
         When ``scores`` is neither a Dask DataFrame, a Parquet path nor a ``Partitioned``,
-        ``by`` is not a column name or a list of column names, ``threshold`` or ``alpha`` is
-        not a number, ``correction`` is not True or False, or ``fmr`` is not one rate (a
-        sequence is refused).
+        ``by`` is not a column name or a list of column names, ``threshold``, ``alpha`` or
+        ``confidence`` is not a number, ``correction`` is not True or False, or ``fmr`` is not
+        one rate (a sequence is refused).
 
     Warns
     -----
@@ -456,7 +460,7 @@ def outcome_fairness(
         raise ValueError("give exactly one of threshold= and fmr=")
     if threshold is not None:
         as_threshold(threshold)  # named in the singular, as in memory
-    alpha = _check_outcome_options(alpha, correction, zero)
+    alpha, confidence = _check_outcome_options(alpha, correction, zero, confidence)
     data = partitioned(scores, by=by)
     if fmr is not None:
         target = as_target(fmr)
@@ -464,4 +468,4 @@ def outcome_fairness(
         threshold = float(_pooled_thresholds_and_counts(data, target, by)[0][0])
     rates, _ = group_rates_at(data, [threshold], by=by)
     return _outcome_from_rates(data.census.names, float(threshold), rates, fmr_target=fmr, alpha=alpha,
-                               correction=correction, zero=zero)
+                               correction=correction, zero=zero, confidence=confidence)

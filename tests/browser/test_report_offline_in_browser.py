@@ -125,7 +125,9 @@ def test_the_formula_is_drawn_on_the_text_s_baseline(browser, pages, width):
 def test_a_wide_table_of_the_standard_report_scrolls_on_a_phone_with_its_labels_in_view(browser, pages):
     """nbconvert's page lays an output out as a table row: a table wider than a phone was cut at
     the screen's edge, its last columns out of reach (no scrolling). Now its output box scrolls,
-    the row labels stay in view, and a line above it says that it scrolls."""
+    the row labels stay in view, and a line above it says that it scrolls. Scrolled to its end,
+    the last column shows whole: the box (100% of its row's width, plus a margin and padding)
+    reached 30 px past its row, which clipped them, so that the last 30 px stayed out of reach."""
     phone = browser.new_context(viewport={"width": PHONE, "height": 800}, is_mobile=True)
     tab = phone.new_page()
     tab.goto(pages["standard"].as_uri())
@@ -138,13 +140,15 @@ def test_a_wide_table_of_the_standard_report_scrolls_on_a_phone_with_its_labels_
         box.scrollLeft = box.scrollWidth;
         return {wide, scrolled: box.scrollLeft, hint, labelled: Boolean(label),
                 pinned: Boolean(label) && Math.abs(label.getBoundingClientRect().left - before) <= 1,
-                end: box.scrollLeft + box.clientWidth >= table.scrollWidth};
+                end: box.scrollLeft + box.clientWidth >= table.scrollWidth,
+                clipped: table.getBoundingClientRect().right - box.parentElement.getBoundingClientRect().right};
     })""")
     wide = [table for table in measured if table["wide"]]
     assert wide, "no table wider than a phone: the check checks nothing"
     assert any(table["labelled"] for table in wide)  # a table of one label per row among them
     for table in wide:  # each reaches its last column, keeps its one label per row, and says it scrolls
         assert table["scrolled"] > 0 and table["end"] and table["pinned"] == table["labelled"], table
+        assert table["clipped"] <= 0.5, table  # its row (overflow hidden) shows the table's right edge
         assert table["hint"] == '"The table scrolls sideways."', table
     phone.close()
 

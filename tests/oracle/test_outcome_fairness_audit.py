@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
+from scipy import stats
 from hypothesis import strategies as st
 
 import biofair as bf
@@ -353,3 +354,34 @@ def test_outcome_fairness_resolution_by_hand_and_as_the_differential_report():
         marked = report.groups.pivot(index="group", columns="rate", values="resolved")
         assert marked["fmr"].tolist() == rates["fmr_resolved"].tolist()
         assert marked["fnmr"].tolist() == rates["fnmr_resolved"].tolist()
+
+
+@pytest.mark.parametrize("confidence", [0.95, 0.9])
+def test_outcome_fairness_intervals_and_precision_are_the_differential_reports_and_scipys(confidence):
+    """Each group's rates carry the Clopper-Pearson interval of the differential layout (scipy's
+    exact binomial test) and its rule of thirty: at FMR 0.05 (threshold 4), b's 800 non-mated
+    comparisons allow 40 false matches: precise although it makes none; c makes 30 of 40: precise
+    by its own errors; a's 40 allow 2: neither resolved nor precise. FNMR, pooled 10 of 620: a's
+    100 mated comparisons allow 1.6 and it misses none: neither; b's 20 allow 0.3, and it misses
+    10: resolved, not precise; c's 500 allow 8: resolved, not precise. Before, the table had no
+    interval and no precise mark."""
+    nonmated = {"a": np.full(40, -5.0), "b": np.full(800, -5.0), "c": np.r_[np.full(30, 4.0), np.full(10, -5.0)]}
+    mated = {"a": np.full(100, 5.0), "b": np.r_[np.full(10, -6.0), np.full(10, 5.0)], "c": np.full(500, 5.0)}
+    table = table_of({g: (mated[g], nonmated[g]) for g in "abc"})
+    out = quiet(bf.outcome_fairness, table, fmr=0.05, confidence=confidence)
+    rates = out.rates.set_index("group")
+    assert out.threshold == 4.0
+    assert rates["fmr_precise"].tolist() == [False, True, True]
+    assert rates["fnmr_resolved"].tolist() == [False, True, True] and not rates["fnmr_precise"].any()
+    for rate, errors, n in (("fmr", "false_matches", "n_nonmated"), ("fnmr", "false_non_matches", "n_mated")):
+        for name, row in rates.iterrows():
+            exact = stats.binomtest(int(row[errors]), int(row[n])).proportion_ci(confidence, method="exact")
+            assert row[f"{rate}_cp_low"] == pytest.approx(exact.low, rel=1e-9, abs=1e-15), (rate, name)
+            assert row[f"{rate}_cp_high"] == pytest.approx(exact.high, rel=1e-9, abs=1e-15), (rate, name)
+    report = quiet(bf.differential_report, table.assign(subject=np.arange(len(table))), fmr=0.05, n_resamples=100,
+                   confidence=confidence, rng=0).groups.set_index(["rate", "group"])
+    for rate in ("fmr", "fnmr"):
+        differential = report.loc[rate].loc[rates.index]
+        assert differential["cp_low"].tolist() == rates[f"{rate}_cp_low"].tolist()
+        assert differential["cp_high"].tolist() == rates[f"{rate}_cp_high"].tolist()
+        assert differential["precise"].tolist() == rates[f"{rate}_precise"].tolist()

@@ -71,7 +71,8 @@ def test_the_wheel_holds_every_module_and_the_data(wheel):
         stale = sorted(name for name in sources if archive.read(name) != (ROOT / name).read_bytes())
     assert not stale, f"modules in the wheel that differ from the sources: {stale}"
     shipped = sorted(p for p in (ROOT / "biofair" / "data").iterdir() if p.is_file())
-    assert {"example_scores.csv", "paper_values.csv", "differential_report.schema.json"} <= {p.name for p in shipped}
+    assert {"example_scores.csv", "paper_values.csv", "differential_report.schema.json", "summary.schema.json"} <= {
+        p.name for p in shipped}
     for data in ("biofair/py.typed", "biofair/report_template.md", "biofair/templates/report.html.j2"):
         assert data in names, data
     with zipfile.ZipFile(wheel) as archive:

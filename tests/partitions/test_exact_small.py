@@ -575,6 +575,8 @@ def test_outcome_fairness_names_a_bad_threshold_as_in_memory(threshold, error, m
 @pytest.mark.parametrize("option, error, message", [
     ({"correction": "no"}, TypeError, r"correction must be True or False, got 'no'$"),
     ({"zero": "bound"}, ValueError, r"zero must be 'upper_bound' or 'raise', got 'bound'$"),
+    ({"confidence": 1.0}, ValueError, r"confidence must lie in \(0, 1\), got 1\.0$"),
+    ({"confidence": "95%"}, TypeError, r"confidence must be a number, got '95%'$"),
 ])
 def test_outcome_fairness_checks_its_options_before_reading(option, error, message):
     """correction="no" applied the correction; out of core, zero= was checked only after every

@@ -234,3 +234,38 @@ def test_report_has_a_calibration_section_matching_direct_calls(example_report):
     calibrated = bf.calibration_by_group(halves.eval.assign(score=fit.transform(halves.eval["score"])),
                                          p_target=calibration["p_target"])
     assert np.allclose(rows.loc["calibrated", "actual_dcf"].loc[calibrated.index], calibrated["actual_dcf"])
+
+
+def test_the_warnings_of_the_page_are_read_by_category_section_and_cell():
+    """What summary.json's "warnings" holds, from a notebook built by hand: each "Category:
+    message" line of a shown cell's stderr, a message of two lines whole, under the last heading
+    above it (its closing '#' left out; not a '#' comment of a code block in the prose); a cell the page leaves out
+    (remove-cell) only checks, and its warnings are not the page's; stdout is not a warning; the
+    same warning twice in one cell is kept once, in another cell again."""
+    import nbformat
+
+    from biofair.cli import _page_warnings
+
+    def code(*streams, tags=()):
+        cell = nbformat.v4.new_code_cell("pass", metadata={"tags": list(tags)})
+        cell.outputs = [nbformat.v4.new_output("stream", name=name, text=text) for name, text in streams]
+        return cell
+
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Title\n\n## Reading\n\n```bash\n# not a heading\n```"),
+        code(("stdout", "UserWarning: printed, not warned\n"), ("stderr", "noise before any warning\n"),
+             ("stderr", "InsufficientComparisonsWarning: target FMR 0.0001 is below 3/N\n"),
+             ("stderr", "UserWarning: first line\nsecond line\n"),
+             ("stderr", "InsufficientComparisonsWarning: target FMR 0.0001 is below 3/N\n")),
+        code(("stderr", "PermutationNullWarning: hidden\n"), tags=["remove-cell"]),
+        nbformat.v4.new_markdown_cell("Prose.\n\n### Fairness ###"),
+        code(("stderr", "InsufficientComparisonsWarning: target FMR 0.0001 is below 3/N\n")),
+        code(),
+    ])
+    assert _page_warnings(notebook) == [
+        {"category": "InsufficientComparisonsWarning", "message": "target FMR 0.0001 is below 3/N", "section": "Reading",
+         "cell": 1},
+        {"category": "UserWarning", "message": "first line\nsecond line", "section": "Reading", "cell": 1},
+        {"category": "InsufficientComparisonsWarning", "message": "target FMR 0.0001 is below 3/N",
+         "section": "Fairness", "cell": 4},
+    ]

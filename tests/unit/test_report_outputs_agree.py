@@ -5,18 +5,25 @@ rule: four significant digits in the tables, every digit in the JSON and in each
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
+import warnings
+from importlib.resources import files
 
+import jsonschema
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup
+from scipy import stats
 
 import biofair as bf
 from biofair import cli
 from biofair.plotting import _table_number
 
 EXAMPLE = bf.datasets.example_scores_path()
+SCHEMA = json.loads((files("biofair") / "data" / "summary.schema.json").read_text())
 SEED, B, P = 3, 40, 10
 
 
@@ -36,6 +43,29 @@ def differential(tmp_path_factory):
     out = tmp_path_factory.mktemp("differential") / "out"
     run("--layout", "differential", "-n", B, "--seed", SEED, "-o", out)
     return out
+
+
+def within_groups_only():
+    """Three groups of 20, 20 and 12 subjects, labels per side, only the non-mated pairs within
+    a group kept; c's non-mated scores lie lower (no false match at FMR 1e-2)."""
+    table = bf.synthetic.demographic_scores(groups={"a": (20, 2.0, 1.0), "b": (20, 2.0, 1.0), "c": (12, 5.0, 0.0)},
+                                            rng=0)
+    return table[table["reference_group"] == table["probe_group"]].reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def warned(tmp_path_factory):
+    """A report that warns three times over: its strictest target, 1e-4, is below 3/N of its
+    non-mated comparisons (InsufficientComparisonsWarning, on stderr and on the page), its label
+    shuffles leave about half of them within groups (PermutationNullWarning, on the page), and
+    c's FMR at the operating threshold is 0 (UndefinedRateWarning: Inequity reads its upper
+    bound; on stderr only, the page marks it fmr_bounded). Returns the folder and stderr."""
+    folder = tmp_path_factory.mktemp("warned")
+    within_groups_only().to_csv(folder / "within.csv", index=False)
+    with contextlib.redirect_stderr(io.StringIO()) as stderr:
+        assert cli.main(["report", str(folder / "within.csv"), "--fmr-targets", "1e-1,1e-2,1e-4", "-n", str(B),
+                         "--n-permutations", str(P), "--seed", str(SEED), "-o", str(folder / "out")]) == 0
+    return folder / "out", stderr.getvalue()
 
 
 def tables(markup: str) -> list[dict]:
@@ -76,6 +106,7 @@ def test_the_page_shows_the_notebooks_tables(standard):
 
 def test_summary_json_is_the_apis_summary(standard):
     written = json.loads((standard / "summary.json").read_text())
+    assert written["warnings"] == []  # the example warns of nothing: an empty list, not a missing key
     table = bf.read_grouped_scores(EXAMPLE)
     direct = bf.fairness_summary(table, fmr_targets=[1e-1, 1e-2, 1e-3], operating_fmr=1e-2, alpha=0.5,
                                  n_resamples=B, n_permutations=P, unit="subject", confidence=0.95,
@@ -120,10 +151,11 @@ def test_every_number_of_the_page_is_the_jsons(standard):
     assert "threshold" in system["columns"] and "threshold" in fairness["columns"]
     assert {label[0]: cells[0] for label, cells in settings["rows"]} == {
         r["metric"]: r["parameters"] for r in written["metrics"] if r["parameters"]}
-    groups = written["operating_point"]["groups"]
-    assert [label[0] for label, _ in operating["rows"]] == [g["group"] for g in groups]
-    for (_, cells), group in zip(operating["rows"], groups):
-        assert cells == [cell(group[name]) for name in operating["columns"]]
+    groups = written["operating_point"]["groups"]  # a column per group, a row per key of the JSON
+    assert operating["columns"] == ["group", *(g["group"] for g in groups)]  # the corner names the columns
+    assert [label[0] for label, _ in operating["rows"]] == [name for name in groups[0] if name != "group"]
+    for (label, cells) in operating["rows"]:
+        assert cells == [cell(group[label[0]]) for group in groups]
     assert [label[0] for label, _ in sizes["rows"]] == list(written["rows"]["groups"])
     for (label, cells), counts in zip(sizes["rows"], written["rows"]["groups"].values()):
         assert [cells[sizes["columns"].index(name)] for name in ("n_mated", "n_nonmated")] == [
@@ -132,6 +164,98 @@ def test_every_number_of_the_page_is_the_jsons(standard):
     assert [label for label, _ in calibration["rows"]] == [(g["scores"], g["group"]) for g in kept]
     for (_, cells), group in zip(calibration["rows"], kept):
         assert cells == [cell(group[name]) for name in calibration["columns"]]
+
+
+def test_each_groups_rates_at_the_operating_threshold_carry_an_interval_and_precision(standard):
+    """SPEC section 1: a rate carries its count and resolution. The per-group FMR and FNMR at the
+    operating threshold had counts and the rule of three, but no interval and no rule of thirty,
+    which the differential layout has: now each has its 95% Clopper-Pearson interval (scipy's
+    exact binomial test here) and a precise mark (30 errors, or 30 expected at the rate asked
+    about), in summary.json (new keys; the old ones kept) and in the page's table, the same."""
+    written = json.loads((standard / "summary.json").read_text())
+    groups = written["operating_point"]["groups"]
+    *_, operating, _ = tables((standard / "report.html").read_text())
+    pooled_fnmr = sum(g["false_non_matches"] for g in groups) / sum(g["n_mated"] for g in groups)
+    old_keys = {"group", "fmr", "fnmr", "false_matches", "n_nonmated", "false_non_matches", "n_mated", "fmr_resolved",
+                "fnmr_resolved", "fmr_bounded", "fnmr_bounded"}
+    assert operating["columns"] == ["group", *(g["group"] for g in groups)]  # a column per group
+    page = {label[0]: cells for label, cells in operating["rows"]}
+    for column, group in enumerate(groups):
+        assert old_keys < set(group)
+        shown = {key: cells[column] for key, cells in page.items()}
+        for rate, errors, n, asked in (("fmr", "false_matches", "n_nonmated", 1e-2),
+                                       ("fnmr", "false_non_matches", "n_mated", pooled_fnmr)):
+            exact = stats.binomtest(group[errors], group[n]).proportion_ci(0.95, method="exact")
+            assert group[f"{rate}_cp_low"] == pytest.approx(exact.low, rel=1e-9, abs=1e-15)
+            assert group[f"{rate}_cp_high"] == pytest.approx(exact.high, rel=1e-9, abs=1e-15)
+            assert group[f"{rate}_cp_low"] <= group[rate] <= group[f"{rate}_cp_high"]
+            assert group[f"{rate}_precise"] == (group[errors] >= 30 or asked * group[n] >= 30)
+            for key in (f"{rate}_cp_low", f"{rate}_cp_high", f"{rate}_precise"):
+                assert shown[key] == cell(group[key])
+    # on the example every group's FMR rests on 22 to 26 false matches of 2,400: resolved, not precise
+    assert [(g["false_matches"], g["fmr_resolved"], g["fmr_precise"]) for g in groups] == [
+        (24, True, False), (22, True, False), (26, True, False)]
+    assert all(g["fnmr_precise"] for g in groups)
+    text = " ".join(BeautifulSoup((standard / "report.html").read_text(), "html.parser").get_text(" ").split())
+    assert ("here the FMR of A (24 of 2,400), the FMR of B (22 of 2,400) and the FMR of C (26 of 2,400) "
+            "are not precise.") in text
+
+
+def test_summary_json_records_the_warnings_the_run_shows(warned):
+    """summary.json recorded none of the warnings of a run, which report.html and stderr show: a
+    reader of the JSON alone did not learn that a target is below the rule of three, that the
+    permutation nulls compare smaller groups than the data, or that Inequity read a zero rate's
+    upper bound. Now its "warnings" list holds each warning stderr or the page shows: first
+    those only stderr shows (section and cell null), then the page's, in its order, with the
+    section and cell that show it; those of the summary's section are the ones the API raises
+    for the same table and options."""
+    folder, stderr = warned
+    written = json.loads((folder / "summary.json").read_text())
+    page = BeautifulSoup((folder / "report.html").read_text(), "html.parser")
+    shown = [line for pre in page.select('[data-mime-type="application/vnd.jupyter.stderr"] pre')
+             for line in pre.get_text().splitlines()]
+    on_page = [w for w in written["warnings"] if w["cell"] is not None]
+    assert [f"{w['category']}: {w['message']}" for w in on_page] == shown
+    printed = [line.removeprefix("biofair report: warning: ") for line in stderr.splitlines()
+               if line.startswith("biofair report: warning: ")]
+    assert len(printed) == 2 and set(printed) <= {w["message"] for w in written["warnings"]}  # each one recorded
+    only_printed = written["warnings"][:len(written["warnings"]) - len(on_page)]
+    assert [(w["category"], w["section"], w["cell"]) for w in only_printed] == [("UndefinedRateWarning", None, None)]
+    assert only_printed[0]["message"].startswith("zero rates replaced by their 95% upper bound") and "'c'" in (
+        only_printed[0]["message"])
+    assert {w["category"] for w in on_page} == {"InsufficientComparisonsWarning", "PermutationNullWarning"}
+    notebook = json.loads((folder / "report.ipynb").read_text())
+    for warning in on_page:  # the cell that shows it, under the section named
+        cell = notebook["cells"][warning["cell"]]
+        assert warning["message"] in "".join(part for output in cell["outputs"] for part in output.get("text", []))
+        headings = [line.lstrip("#").strip() for c in notebook["cells"][:warning["cell"]] if c["cell_type"] == "markdown"
+                    for line in "".join(c["source"]).splitlines() if line.startswith("## ")]
+        assert warning["section"] == headings[-1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        bf.fairness_summary(within_groups_only(), fmr_targets=[1e-1, 1e-2, 1e-4], operating_fmr=1e-2, alpha=0.5,
+                            n_resamples=B, n_permutations=P, unit="subject", confidence=0.95,
+                            rng=np.random.default_rng(SEED))
+    raised = {(w.category.__name__, str(w.message)) for w in caught if w.category is not bf.UndefinedRateWarning}
+    assert {(w["category"], w["message"]) for w in on_page if w["section"] == "How good is the system?"} == raised
+    assert len(raised) == 2
+
+
+def test_summary_json_follows_its_schema(standard, warned):
+    """summary.json had no schema (differential.json has one): biofair/data/summary.schema.json
+    describes every key, and the groups' rates at the operating threshold are the columns of
+    outcome_fairness's table, in its order, so that the schema cannot fall behind the API."""
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    for folder in (standard, warned[0]):
+        jsonschema.validate(json.loads((folder / "summary.json").read_text()), SCHEMA,
+                            cls=jsonschema.Draft202012Validator)
+    rates = bf.outcome_fairness(bf.read_grouped_scores(EXAMPLE), fmr=1e-2).rates
+    assert list(SCHEMA["properties"]["operating_point"]["properties"]["groups"]["items"]["properties"]) == list(rates.columns)
+    assert list(SCHEMA["properties"]) == list(json.loads((standard / "summary.json").read_text()))
+    written = json.loads((standard / "summary.json").read_text())
+    with pytest.raises(jsonschema.ValidationError, match="'warnings' is a required property"):
+        jsonschema.validate({key: value for key, value in written.items() if key != "warnings"}, SCHEMA,
+                            cls=jsonschema.Draft202012Validator)
 
 
 def test_the_prose_quotes_the_jsons_settings_and_file(standard):
