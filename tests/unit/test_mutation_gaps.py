@@ -1,0 +1,64 @@
+"""Tests that kill mutants the other suites let live (mutation testing, second round): each
+pins a branch or a term of subset_bias, the bootstrap, the permutation null, identification,
+calibration or d' against an independent computation (scipy, a loop, a hand-worked case)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import biofair as bf
+
+# -- subset_bias ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("a, b", [([0.1, 0.1, 0.1], [0.2, 0.2]), ([0.3, 0.3], [0.05, 0.05, 0.05, 0.05])])
+def test_constant_sets_that_differ_are_infinitely_far_and_not_similar(a, b):
+    """Both sets constant, means apart: the gap over a spread of 0 is inf (N-Sigma) and the
+    T-test rejects with certainty (similarity 0), as the limit of sets whose spread shrinks."""
+    assert bf.n_sigma(a, b) == math.inf
+    assert bf.welch_similarity(a, b) == 0.0
+    nearly_constant = np.add(a, [1e-9] + [0.0] * (len(a) - 1))  # the limit: spread 1e-9, similarity near 0
+    assert bf.welch_similarity(nearly_constant, b) < 1e-6
+
+
+def test_welch_similarity_of_spreads_a_few_ulps_wide_near_the_bottom_of_the_range():
+    """Values 2**-499 (1 + k·2**-52): neither scaled by power_of_two_scaled (they lie inside
+    [2**-500, 2**500]) nor with squares of their spreads above the float range's bottom
+    (about 1e-166 squared). The Welch test does not change under a shift and a scale, so its
+    p-value is scipy's on the integers k: [0, 1, 2, 3] against [5, 6, 8, 9], about 0.0036."""
+    ka, kb = np.array([0, 1, 2, 3]), np.array([5, 6, 8, 9])
+    a, b = (2.0**-499 * (1 + k * 2.0**-52) for k in (ka, kb))
+    expected = stats.ttest_ind(ka, kb, equal_var=False).pvalue
+    assert bf.welch_similarity(a, b) == pytest.approx(expected, rel=1e-12)
+    assert bf.n_sigma(a, b) == pytest.approx(abs(ka.mean() - kb.mean()) / math.hypot(ka.std(ddof=1), kb.std(ddof=1)),
+                                             rel=1e-12)
+
+
+@pytest.mark.parametrize("n_mated, n_nonmated, expected_mated", [(1, 999, 1), (999, 1, 99)])
+def test_subsets_of_a_lopsided_group_keep_one_comparison_of_each_class(n_mated, n_nonmated, expected_mated):
+    """round(100 · 1/1000) = 0 mated and round(100 · 999/1000) = 100 mated (0 non-mated) are
+    raised and lowered to keep one comparison of each class: 1 and 99 mated of 100. Replayed
+    with a loop over the draws: the same seed draws the groups in sorted order, each from its
+    sorted scores, mated first."""
+    rng = np.random.default_rng(3)
+    parts = []
+    for group, (m, n) in {"a": (n_mated, n_nonmated), "b": (500, 500)}.items():
+        parts.append(pd.DataFrame({"score": np.r_[rng.normal(2, 1, m), rng.normal(0, 1, n)],
+                                   "mated": np.repeat([True, False], [m, n]), "group": group}))
+    table = pd.concat(parts, ignore_index=True)
+    found = bf.subset_performance(table, n_subsets=2, size=100, metric="eer", rng=7)
+    replay = np.random.default_rng(7)
+    for group, n_in_subset in (("a", expected_mated), ("b", 50)):
+        rows = table[table["group"] == group]
+        mated, nonmated = np.sort(rows["score"][rows["mated"]]), np.sort(rows["score"][~rows["mated"]])
+        for subset in range(2):
+            m, n = replay.choice(mated, n_in_subset), replay.choice(nonmated, 100 - n_in_subset)
+            expected = bf.eer(m, n).eer
+            got = found[(found["group"] == group) & (found["subset"] == subset)]["value"].item()
+            assert got == expected
