@@ -62,3 +62,46 @@ def test_subsets_of_a_lopsided_group_keep_one_comparison_of_each_class(n_mated, 
             expected = bf.eer(m, n).eer
             got = found[(found["group"] == group) & (found["subset"] == subset)]["value"].item()
             assert got == expected
+
+
+# -- calibration ---------------------------------------------------------------------------------
+
+
+def test_actual_dcf_accepts_an_llr_equal_to_the_bayes_threshold():
+    """p_target 0.5 and equal costs: the Bayes threshold ln(1·0.5 / (1·0.5)) is 0 exactly, and an
+    LLR of 0 reaches it, so it is accepted (SPEC 1: a match iff score >= threshold). By hand,
+    mated [0, 0, 1] and non-mated [-1, 0]: no miss, one false alarm of two, cost
+    (0.5·0 + 0.5·1/2) / 0.5 = 0.5 (rejecting the ties would give (0.5·2/3 + 0) / 0.5 = 2/3).
+    bayes_error_rates at prior log-odds 0 is the same decision."""
+    mated, nonmated = [0.0, 0.0, 1.0], [-1.0, 0.0]
+    assert bf.actual_dcf(mated, nonmated, p_target=0.5) == 0.5
+    assert bf.bayes_error_rates(mated, nonmated, prior_log_odds=[0.0])["actual_dcf"].item() == 0.5
+
+
+def test_dcf_loss_is_the_actual_less_the_minimum_dcf():
+    """Group b: mated [2], non-mated [-1, 1] read as LLRs at p = 0.5 accept the 1 (a false
+    alarm, actual DCF 0.5) where the best threshold separates the classes (min DCF 0): its
+    loss is +0.5, actual_dcf - min_dcf of the group's scores."""
+    table = pd.DataFrame({"score": [2.0, -1.0, 1.0, 0.5, -0.5, 0.0], "mated": [True, False, False, True, False, True],
+                          "group": ["b"] * 3 + ["a"] * 3})
+    result = bf.calibration_by_group(table, p_target=0.5)
+    for group in ("a", "b"):
+        rows = table[table["group"] == group]
+        mated, nonmated = rows["score"][rows["mated"]], rows["score"][~rows["mated"]]
+        expected = bf.actual_dcf(mated, nonmated, p_target=0.5) - bf.min_dcf(mated, nonmated, p_target=0.5)
+        assert result.loc[group, "dcf_loss"] == expected
+    assert result.loc["b", "dcf_loss"] == 0.5
+
+
+def test_calibration_loss_of_scores_that_are_nearly_their_own_pav_llrs_is_not_negative():
+    """Scores 1e-15 off the LLRs PAV gives them (ln(1/2), ln(3/2)): Cllr and minCllr agree to
+    an ulp, and minCllr computed from PAV rounded 1.1e-16 above Cllr. PAV is the best monotone
+    map (Brümmer and du Preez), so minCllr <= Cllr and the loss is at least 0."""
+    mated = [-0.693147180559946, 0.40546510810816494, 0.40546510810816494, 0.40546510810816494]
+    nonmated = [-0.693147180559946, 0.40546510810816494]
+    table = pd.DataFrame({"score": mated + nonmated + [2.0, -1.0, 1.0],
+                          "mated": [True] * 4 + [False] * 2 + [True, False, False], "group": ["a"] * 6 + ["b"] * 3})
+    result = bf.calibration_by_group(table, p_target=0.5)
+    assert (result["calibration_loss"] >= 0).all()
+    assert (result["min_cllr"] <= result["cllr"]).all()
+    assert result.loc["a", "cllr"] == pytest.approx(bf.min_cllr(mated, nonmated), abs=1e-15)
