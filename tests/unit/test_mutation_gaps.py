@@ -105,3 +105,25 @@ def test_calibration_loss_of_scores_that_are_nearly_their_own_pav_llrs_is_not_ne
     assert (result["calibration_loss"] >= 0).all()
     assert (result["min_cllr"] <= result["cllr"]).all()
     assert result.loc["a", "cllr"] == pytest.approx(bf.min_cllr(mated, nonmated), abs=1e-15)
+
+
+
+# -- bootstrap -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("statistic, args", [(bf.roc_auc, ()), (bf.tmr_at_fmr, (0.1,))])
+def test_strata_hold_for_a_statistic_that_declares_the_fast_path(statistic, args):
+    """roc_auc and tmr_at_fmr declare bootstrap_replicates, which resamples each class as a
+    whole: with strata= the plain path must run, so that each group keeps its counts. Their
+    replicates are those of the same statistic behind a wrapper without the fast path, and
+    differ from the unstratified ones (group b, 3 mated of 23, loses or doubles its mated)."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"score": np.r_[rng.normal(2, 1, 40), rng.normal(0, 1, 200), rng.normal(4, 1, 3),
+                                         rng.normal(0, 1, 20)],
+                          "mated": np.repeat([True, False, True, False], [40, 200, 3, 20]),
+                          "group": np.repeat(["a", "b"], [240, 23])})
+    found = bf.bootstrap(statistic, table, args=args, strata="group", n_resamples=60, rng=4)
+    plain = bf.bootstrap(lambda m, n, *a: statistic(m, n, *a), table, args=args, strata="group", n_resamples=60, rng=4)
+    unstratified = bf.bootstrap(statistic, table, args=args, n_resamples=60, rng=4)
+    np.testing.assert_array_equal(found.replicates, plain.replicates)
+    assert not np.array_equal(found.replicates, unstratified.replicates)
