@@ -127,3 +127,27 @@ def test_strata_hold_for_a_statistic_that_declares_the_fast_path(statistic, args
     unstratified = bf.bootstrap(statistic, table, args=args, n_resamples=60, rng=4)
     np.testing.assert_array_equal(found.replicates, plain.replicates)
     assert not np.array_equal(found.replicates, unstratified.replicates)
+
+
+# -- permutation ---------------------------------------------------------------------------------
+
+
+def test_the_pair_shuffle_keeps_each_groups_class_sizes():
+    """unit="pair" shuffles the labels within each class: every permuted table has the
+    observed number of mated and of non-mated comparisons in each group (here 5 and 30 in a,
+    15 and 10 in b, counted by a groupby), and the labels do move."""
+    rng = np.random.default_rng(1)
+    table = pd.DataFrame({"score": rng.normal(size=60), "mated": np.repeat([True, False, True, False], [5, 30, 15, 10]),
+                          "group": np.repeat(["a", "b"], [35, 25])})
+    observed = table.groupby(["group", "mated"]).size().to_dict()
+    seen, moved = [], []
+
+    def statistic(permuted: pd.DataFrame) -> float:
+        seen.append(permuted.groupby(["group", "mated"]).size().to_dict())
+        moved.append(bool((permuted["group"] != table["group"]).any()))
+        return float(permuted.loc[permuted["group"] == "a", "score"].mean())
+
+    bf.permutation_null(statistic, table, unit="pair", n_permutations=30, rng=2)
+    assert observed == {("a", False): 30, ("a", True): 5, ("b", False): 10, ("b", True): 15}
+    assert len(seen) == 31 and all(counts == observed for counts in seen)
+    assert any(moved)
