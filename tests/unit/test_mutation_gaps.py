@@ -151,3 +151,18 @@ def test_the_pair_shuffle_keeps_each_groups_class_sizes():
     assert observed == {("a", False): 30, ("a", True): 5, ("b", False): 10, ("b", True): 15}
     assert len(seen) == 31 and all(counts == observed for counts in seen)
     assert any(moved)
+
+
+# -- identification ------------------------------------------------------------------------------
+
+
+def test_an_enrolled_probe_with_rank_zero_is_not_an_outcome():
+    """A mate's rank is 1 + the entries ahead of it, so at least 1: an enrolled probe of rank 0
+    (a rank counted from 0, say) is refused, named, and not read as a hit at every rank."""
+    outcomes = pd.DataFrame({"probe_id": ["p0", "p1", "p2", "p3"], "group": ["a", "a", "b", "b"],
+                             "mated": [True, False, True, False], "score": [0.9, 0.4, 0.8, 0.3],
+                             "rank": [0, 0, 1, 0], "top_nonmated": [0.5, 0.4, 0.2, 0.3]})
+    with pytest.raises(bf.SchemaError, match=r"column 'rank' has 1 value that is not a rank .* e\.g\. 0 in .*"
+                                             r"\(enrolled\)"):
+        bf.cmc(outcomes, max_rank=2)
+    assert bf.cmc(outcomes.assign(rank=[1, 0, 1, 0]), max_rank=1).loc[1].tolist() == [1.0, 1.0]
