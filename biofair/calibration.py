@@ -232,8 +232,10 @@ def min_cllr(mated: ArrayLike, nonmated: ArrayLike) -> float:
     float
         ``minCllr = Cllr(PAV(scores))`` in bits, with :func:`pav_llrs`. It depends only on
         the order of the scores (any strictly increasing transform leaves it unchanged), lies
-        in [0, 1] and is at most :func:`cllr` of the same scores read as LLRs; the difference
-        ``Cllr - minCllr`` is the calibration loss.
+        in [0, 1] and is at most :func:`cllr` of the same scores read as LLRs, up to rounding
+        (scores that are already PAV's LLRs can give a minCllr 1 ulp above their Cllr, which
+        :func:`calibration_by_group` clamps); the difference ``Cllr - minCllr`` is the
+        calibration loss.
 
     Raises
     ------
