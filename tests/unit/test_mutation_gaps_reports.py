@@ -1,0 +1,133 @@
+"""Gaps that a third round of mutation testing found in the tests of the differential report, the
+summaries, normalisation, mitigation, extrapolation and the partitioned reducers: each test here
+kills a mutant (an off-by-one, a < for a <=, a swapped side) that every other test let pass, and
+checks the behaviour against a hand-worked example or a brute-force count."""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biofair as bf
+from biofair.normalisation import cohort_statistics
+from biofair.differentials import _EXCEEDS, _INCONCLUSIVE, _WITHIN, _verdict
+from biofair.summaries import _LOWER_SHARE, _sorted_classes_and_decidability
+
+
+@pytest.mark.parametrize(("low", "high", "verdict"), [
+    (2.0, 3.0, _INCONCLUSIVE),    # touches the band at its top: not wholly outside it
+    (0.25, 0.5, _INCONCLUSIVE),   # touches it at its bottom, 1/tolerance
+    (0.5, 2.0, _WITHIN),          # the band itself, both ends included
+    (0.5, 0.5, _WITHIN),
+    (2.0, 2.0, _WITHIN),
+    (2.0000000000000004, 3.0, _EXCEEDS),  # one ulp above the band
+    (0.25, 0.49999999999999994, _EXCEEDS),  # one ulp below it
+])
+def test_verdict_reads_the_tolerance_band_as_closed(low, high, verdict):
+    """The decision rule of differential_report: "within tolerance" when the interval lies in
+    [1/tolerance, tolerance], "exceeds tolerance" when it lies wholly outside, else
+    "inconclusive". An interval whose end is the band's end touches the band (tolerance 2, so
+    that 1/tolerance = 0.5 exactly): ``low >= tolerance`` for ``low > tolerance`` called
+    [2, 3] "exceeds", and ``1/tolerance < low`` called [0.5, 2] "inconclusive"."""
+    assert _verdict(low, high, 2.0) == verdict
+
+
+def _tied_table(decimals: int | None) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    nonmated, mated = rng.normal(0, 1, 800), rng.normal(3, 1, 200)
+    if decimals is not None:
+        nonmated, mated = np.round(nonmated, decimals), np.round(mated, decimals)
+    return pd.DataFrame({"score": np.r_[nonmated, mated], "mated": np.r_[np.zeros(800, bool), np.ones(200, bool)],
+                         "group": np.r_[np.tile(["a", "b"], 400), np.tile(["a", "b"], 100)]})
+
+
+def test_the_tied_scores_note_counts_the_false_matches_at_and_below_the_threshold():
+    """With scores to one decimal, the threshold at FMR 0.01 of 800 non-mated scores accepts
+    fewer than the 8 allowed: the note gives the false matches at the threshold (scores at or
+    above it) and at the next lower non-mated score, counted here by a loop. Counting the scores
+    strictly above the threshold (searchsorted side="right") said 6 were 2 fewer."""
+    table = _tied_table(1)
+    report = bf.differential_report(table, fmr=0.01, n_resamples=100, rng=0)
+    nonmated = table.loc[~table["mated"], "score"].to_numpy()
+    accepted = sum(score >= report.threshold for score in nonmated)
+    next_lower = max(score for score in nonmated if score < report.threshold)
+    next_accepted = sum(score >= next_lower for score in nonmated)
+    assert accepted < 8 < next_accepted  # the example has the ties it is about
+    (note,) = [note for note in report.notes if note.startswith("tied scores")]
+    assert re.search(rf"\b{accepted} of 800 non-mated comparisons are false matches", note)
+    assert "fewer than the 8 the target allows" in note
+    assert re.search(rf"would accept {next_accepted} \(FMR", note)
+    assert report.overall["false_matches"] == accepted
+
+
+@pytest.mark.parametrize(("fmr", "allowed"), [(0.01, 8), (0.0137, 10)])
+def test_no_tied_scores_note_when_the_threshold_accepts_what_the_target_allows(fmr, allowed):
+    """Distinct scores: the threshold at a target FMR accepts exactly floor(fmr * 800) of the 800
+    non-mated scores (8 at 0.01; 10 at 0.0137, 10.96 of them), and no note speaks of ties.
+    Counting the scores above the threshold (7 of 8) made one up, and so did allowing
+    ceil(10.96) = 11."""
+    table = _tied_table(None)
+    report = bf.differential_report(table, fmr=fmr, n_resamples=100, rng=0)
+    nonmated = table.loc[~table["mated"], "score"].to_numpy()
+    assert sum(score >= report.threshold for score in nonmated) == allowed == report.overall["false_matches"]
+    assert not [note for note in report.notes if "tied" in note]
+
+
+def test_extrapolated_fmr_at_the_tail_start_is_the_empirical_fmr():
+    """A threshold at or below the tail start u is inside the data: the FMR is the share of
+    scores at or above it, not extrapolated. At u itself (a score: ties at u stay below the
+    tail) the tail would give n_u/N, which leaves out the scores equal to u; the empirical
+    count, by a loop, holds them."""
+    rng = np.random.default_rng(5)
+    nonmated = np.round(rng.normal(0, 1, 2_000), 2)
+    start = bf.extrapolated_fmr(nonmated, float(nonmated.max())).tail_start
+    at_start = bf.extrapolated_fmr(nonmated, start)
+    k = sum(score >= start for score in nonmated)
+    assert k > at_start.n_tail  # ties at u: the tail holds fewer
+    assert not at_start.extrapolated
+    assert at_start.estimate == k / nonmated.size
+    assert at_start.low < at_start.estimate < at_start.high
+
+
+def test_cohort_statistics_leave_out_keys_with_fewer_than_ten_scores_by_default():
+    """min_size defaults to 10: a key with 9 cohort scores has no statistics, one with 10 has."""
+    rng = np.random.default_rng(2)
+    cohort = pd.DataFrame({"subject": ["nine"] * 9 + ["ten"] * 10, "score": rng.normal(size=19)})
+    statistics = cohort_statistics(cohort)
+    assert statistics.index.tolist() == ["ten"]
+    assert statistics.loc["ten", "n"] == 10
+    assert cohort_statistics(cohort, min_size=9).index.tolist() == ["nine", "ten"]
+
+
+def test_two_thread_sort_of_the_operating_summary_sorts_every_score():
+    """From IN_TWO_THREADS_FROM non-mated scores operating_summary sorts them in two threads:
+    a partition at k = 0.45 N, then each thread sorts one side. Sorting the lower side but its
+    last score (``[:k - 1]``) passed the test of one table: after np.partition the score at
+    k - 1 is nearly always the largest of the lower side already, and out of place in about 1
+    array in 300. On 3,000 arrays, tied and distinct, float64 and float32, the result is np.sort's."""
+    rng = np.random.default_rng(0)
+    mated = rng.normal(2, 1, 50)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        for i in range(3_000):
+            n = int(rng.integers(3, 5_000))
+            nonmated = rng.normal(size=n)
+            nonmated = (np.round(nonmated, 1), nonmated.astype(np.float32), nonmated)[i % 3]
+            if int(n * _LOWER_SHARE) < 1:
+                continue
+            mated_sorted, nonmated_sorted, d_prime = _sorted_classes_and_decidability(mated, nonmated.copy(), pool)
+            np.testing.assert_array_equal(nonmated_sorted, np.sort(nonmated), err_msg=f"array {i} of {n} scores")
+            np.testing.assert_array_equal(mated_sorted, np.sort(mated))
+            assert d_prime == bf.decidability(mated, nonmated)
+
+
+def test_cohort_statistics_refuse_a_min_size_below_two():
+    """A standard deviation needs two scores: min_size=1 is refused, as the docstring says, not
+    read as 2 (a key of one score has a std of 0 and would be left out anyway)."""
+    cohort = pd.DataFrame({"subject": ["a", "a", "b"], "score": [0.1, 0.2, 0.3]})
+    with pytest.raises(ValueError, match="min_size"):
+        cohort_statistics(cohort, min_size=1)
+    assert cohort_statistics(cohort, min_size=2).index.tolist() == ["a"]
