@@ -15,7 +15,7 @@ import pytest
 
 import biofair as bf
 from biofair.normalisation import cohort_statistics, normalise_scores
-from biofair.differentials import _EXCEEDS, _INCONCLUSIVE, _WITHIN, _verdict
+from biofair.differentials import _EXCEEDS, _INCONCLUSIVE, _WITHIN, _max_t_bands, _verdict
 from biofair.summaries import _LOWER_SHARE, _eer_value, _sorted_classes_and_decidability
 
 
@@ -217,3 +217,38 @@ def test_the_summary_null_mean_rows_are_the_means_of_the_permutation_nulls(monke
         values = np.asarray(null.null, dtype=np.float64)
         assert np.mean(values) != np.median(values)  # the example tells them apart
         assert summary.loc[f"{name}_null_mean", "value"] == pytest.approx(values.mean(), rel=1e-12)
+
+
+@pytest.mark.parametrize(("undefined", "bounded"), [(4, True), (5, False)])
+def test_a_contrast_undefined_in_one_minus_confidence_of_the_resamples_is_unbounded(undefined, bounded):
+    """_max_t_bands: a contrast whose replicate is undefined (NaN: t infinite) in 1 - confidence
+    of the resamples or more gets an unbounded band of its own (the "higher" quantile of its t),
+    and the other contrasts keep theirs. At 95 % of 100 resamples: 5 undefined is unbounded, 4
+    is not. The "lower" quantile kept the contrast with 5 among the bounded ones, whose shared
+    q it made infinite: every band unbounded."""
+    rng = np.random.default_rng(0)
+    unstable, stable = rng.normal(0.0, 0.1, 100), rng.normal(0.0, 0.1, 100)
+    unstable[:undefined] = np.nan
+    bands = _max_t_bands(np.array([0.0, 0.0]), [unstable, stable], 100, 0.95)
+    assert np.isfinite(bands[0]) == bounded
+    assert np.isfinite(bands[1])
+
+
+def test_the_tail_holds_the_rounded_share_of_the_scores():
+    """tail_fraction=0.1 of 1,006 scores is 100.6: the tail holds the 101 highest (rounded),
+    not 100 (truncated)."""
+    nonmated = np.random.default_rng(0).normal(0, 1, 1_006)
+    tail = bf.extrapolated_fmr(nonmated, 5.0)
+    assert tail.n_tail == 101
+    assert tail.tail_start == np.sort(nonmated)[-102]
+
+
+def test_subsample_coverage_takes_a_threshold_with_three_scores_at_or_above_it():
+    """The full data's FMR is resolved with 3 false matches (the rule of three): a threshold
+    with exactly 3 scores at or above it is taken as the truth; with 2, refused."""
+    nonmated = np.random.default_rng(0).normal(0, 1, 4_000)
+    third = np.sort(nonmated)[-3]
+    table = bf.subsample_coverage(nonmated, third, fraction=0.5, n_repeats=2, rng=0)
+    assert (table["full_fmr"] == 3 / 4_000).all()
+    with pytest.raises(ValueError, match="only 2 of the 4,000 scores"):
+        bf.subsample_coverage(nonmated, np.sort(nonmated)[-2], fraction=0.5, n_repeats=2, rng=0)
