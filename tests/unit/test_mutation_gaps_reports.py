@@ -252,3 +252,31 @@ def test_subsample_coverage_takes_a_threshold_with_three_scores_at_or_above_it()
     assert (table["full_fmr"] == 3 / 4_000).all()
     with pytest.raises(ValueError, match="only 2 of the 4,000 scores"):
         bf.subsample_coverage(nonmated, np.sort(nonmated)[-2], fraction=0.5, n_repeats=2, rng=0)
+
+
+def test_cross_group_cells_are_resolved_by_the_fmr_target():
+    """A cross-group cell is a set of non-mated comparisons: resolved when the FMR target allows
+    3 false matches in it (target·n >= 3) or it has 3, as a group's FMR. Held to the table's
+    FNMR instead (0.05 here, 5 in a cell of 100 where the target allows 1), every cell of 100
+    was resolved: a loop over the cells says which are."""
+    rng = np.random.default_rng(4)
+    cells = [("a", "a", 400), ("b", "b", 400), ("a", "b", 100), ("b", "a", 100)]
+    nonmated = pd.DataFrame({
+        "reference_group": np.repeat([c[0] for c in cells], [c[2] for c in cells]),
+        "probe_group": np.repeat([c[1] for c in cells], [c[2] for c in cells]),
+        "score": rng.normal(0, 1, 1_000), "mated": False})
+    mated = pd.DataFrame({"reference_group": np.repeat(["a", "b"], 200), "probe_group": np.repeat(["a", "b"], 200),
+                          "score": rng.normal(4, 1, 400), "mated": True})
+    table = pd.concat([nonmated, mated], ignore_index=True)
+    report = bf.differential_report(table, fmr=0.01, n_resamples=100, rng=0)
+    assert report.overall["fnmr"] * 100 >= 3  # the table's FNMR would resolve every cell of 100
+    cross = report.cross_group.set_index(["reference", "probe"])
+    unresolved_cell = False
+    for reference, probe, n in cells:
+        in_cell = nonmated[(nonmated["reference_group"] == reference) & (nonmated["probe_group"] == probe)]
+        k = int((in_cell["score"] >= report.threshold).sum())
+        assert cross.loc[(reference, probe), ["false_matches", "comparisons"]].tolist() == [k, n]
+        expected = 0.01 * n >= 3 or k >= 3
+        unresolved_cell |= not expected
+        assert bool(cross.loc[(reference, probe), "resolved"]) == expected, (reference, probe, k, n)
+    assert unresolved_cell  # some cell of 100 with fewer than 3 false matches: unresolved
