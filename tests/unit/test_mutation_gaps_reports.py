@@ -280,3 +280,13 @@ def test_cross_group_cells_are_resolved_by_the_fmr_target():
         unresolved_cell |= not expected
         assert bool(cross.loc[(reference, probe), "resolved"]) == expected, (reference, probe, k, n)
     assert unresolved_cell  # some cell of 100 with fewer than 3 false matches: unresolved
+
+
+def test_a_tail_of_every_score_is_refused_with_the_number_it_needs():
+    """50 scores and min_tail=50: the tail would be every score, with no start below it; the
+    message says a tail of 50 needs 51 scores (fitting it anyway failed later, as "only 0
+    scores above the tail start")."""
+    nonmated = np.random.default_rng(0).normal(0, 1, 50)
+    with pytest.raises(ValueError, match="nonmated has 50 scores: a tail of 50 needs at least 51"):
+        bf.extrapolated_fmr(nonmated, 5.0)
+    assert bf.extrapolated_fmr(np.append(nonmated, -10.0), -10.0).n_tail == 50  # 51: the tail and its start
