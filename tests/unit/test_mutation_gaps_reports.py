@@ -290,3 +290,25 @@ def test_a_tail_of_every_score_is_refused_with_the_number_it_needs():
     with pytest.raises(ValueError, match="nonmated has 50 scores: a tail of 50 needs at least 51"):
         bf.extrapolated_fmr(nonmated, 5.0)
     assert bf.extrapolated_fmr(np.append(nonmated, -10.0), -10.0).n_tail == 50  # 51: the tail and its start
+
+
+def test_a_tail_estimate_of_zero_with_an_interval_above_it_is_reported():
+    """An unresolved group whose fitted tail ends below the threshold has an extrapolated FMR of
+    0, but its interval [0, high] reaches above 0: the report gives it (only [0, 0] is refused,
+    with a note). Refusing every estimate of 0 passed every test. Group c: 2,000 uniform
+    non-mated scores, the threshold just above the largest."""
+    rng = np.random.default_rng(1)
+    uniform = rng.uniform(0, 1, 2_000)
+    threshold = float(uniform.max() * 1.0001)
+    tail = bf.extrapolated_fmr(uniform, threshold)
+    assert tail.estimate == 0.0 < tail.high
+    table = pd.concat([
+        pd.DataFrame({"group": "c", "score": uniform, "mated": False}),
+        pd.DataFrame({"group": np.repeat(["a", "b"], 3_000), "score": rng.normal(0, 0.3, 6_000), "mated": False}),
+        pd.DataFrame({"group": np.repeat(["a", "b", "c"], 300), "score": rng.normal(2, 0.5, 900), "mated": True}),
+    ], ignore_index=True)
+    report = bf.differential_report(table, threshold=threshold, n_resamples=100, rng=0)
+    row = report.groups.set_index(["group", "rate"]).loc[("c", "fmr")]
+    assert row["status"] == "unresolved"
+    assert row[["extrapolated", "extrapolated_low", "extrapolated_high"]].tolist() == [tail.estimate, tail.low, tail.high]
+    assert not [note for note in report.notes if note.startswith("FMR of 'c' not extrapolated")]
