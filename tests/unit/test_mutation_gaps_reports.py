@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import biofair as bf
+from biofair.mitigation import subject_disjoint_split
 from biofair.normalisation import cohort_statistics, normalise_scores
 from biofair.differentials import _EXCEEDS, _INCONCLUSIVE, _WITHIN, _max_t_bands, _verdict
 from biofair.summaries import _LOWER_SHARE, _eer_value, _sorted_classes_and_decidability
@@ -312,3 +313,38 @@ def test_a_tail_estimate_of_zero_with_an_interval_above_it_is_reported():
     assert row["status"] == "unresolved"
     assert row[["extrapolated", "extrapolated_low", "extrapolated_high"]].tolist() == [tail.estimate, tail.low, tail.high]
     assert not [note for note in report.notes if note.startswith("FMR of 'c' not extrapolated")]
+
+
+def test_subsample_coverage_counts_the_drawn_scores_at_or_above_the_threshold():
+    """Each row's k is the number of drawn scores at or above the threshold (a loop over a
+    redraw of the same subsample); with scores to two decimals, some lie on the threshold."""
+    nonmated = np.round(np.random.default_rng(0).normal(0, 1, 4_000), 2)
+    threshold = 2.0
+    assert (nonmated == threshold).any()
+    table = bf.subsample_coverage(nonmated, threshold, fraction=0.5, n_repeats=3, rng=7)
+    rng = np.random.default_rng(7)
+    for k in table["k"]:
+        drawn = rng.choice(nonmated, 2_000, replace=False)
+        assert k == sum(score >= threshold for score in drawn)
+
+
+def test_subject_disjoint_split_gives_half_the_subjects_to_development_by_default():
+    """dev_fraction defaults to 0.5: 20 of 40 subjects."""
+    subjects = [f"s{i}" for i in range(40)]
+    scores = pd.DataFrame({"reference_subject": subjects, "probe_subject": subjects, "score": 1.0, "mated": True})
+    split = subject_disjoint_split(scores, rng=0)
+    assert len(split.dev_subjects) == 20 == len(split.eval_subjects)
+
+
+def test_group_sizes_defaults_resolution_and_order():
+    """group_sizes: by default a group is small below 100 mated or 1,000 non-mated comparisons
+    (or 10 subjects); fmr_resolution is 1/n_nonmated; the rows run from the most non-mated
+    comparisons down, ties by mated ones. Counted by hand: a has 500 non-mated, b 2,000, c 2,000."""
+    rows = []
+    for group, n_mated, n_nonmated in (("a", 150, 500), ("b", 120, 2_000), ("c", 130, 2_000)):
+        rows.append(pd.DataFrame({"group": group, "mated": np.r_[np.ones(n_mated, bool), np.zeros(n_nonmated, bool)],
+                                  "score": 0.5}))
+    sizes = bf.group_sizes(pd.concat(rows, ignore_index=True))
+    assert sizes.index.tolist() == ["c", "b", "a"]
+    assert sizes["small"].tolist() == [False, False, True]
+    assert sizes["fmr_resolution"].tolist() == [1 / 2_000, 1 / 2_000, 1 / 500]
