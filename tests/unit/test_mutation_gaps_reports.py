@@ -348,3 +348,26 @@ def test_group_sizes_defaults_resolution_and_order():
     assert sizes.index.tolist() == ["c", "b", "a"]
     assert sizes["small"].tolist() == [False, False, True]
     assert sizes["fmr_resolution"].tolist() == [1 / 2_000, 1 / 2_000, 1 / 500]
+
+
+@pytest.mark.parametrize("n_small", [5, 6])
+def test_up_to_five_groups_whose_tail_cannot_be_fitted_get_a_note_each(n_small):
+    """Notes of one kind are listed one by one up to five, merged into one from six: five small
+    groups (30 non-mated scores, too few for a tail) give five notes, six give one naming all."""
+    rng = np.random.default_rng(8)
+    small = [f"g{i}" for i in range(n_small)]
+    table = pd.concat([
+        pd.DataFrame({"group": np.repeat(["a", "b"], 3_000), "score": rng.normal(0, 1, 6_000), "mated": False}),
+        pd.DataFrame({"group": np.repeat(small, 30), "score": rng.normal(0, 1, 30 * n_small), "mated": False}),
+        pd.DataFrame({"group": np.repeat(["a", "b", *small], 100), "score": rng.normal(3, 1, 100 * (n_small + 2)),
+                      "mated": True}),
+    ], ignore_index=True)
+    report = bf.differential_report(table, fmr=0.01, n_resamples=100, rng=0)
+    fmr_rows = report.groups[report.groups["rate"] == "fmr"].set_index("group")
+    assert (fmr_rows.loc[small, "status"] == "unresolved").all()
+    notes = [note for note in report.notes if "not extrapolated" in note]
+    if n_small == 5:
+        assert sorted(note.split("'")[1] for note in notes) == small
+    else:
+        (note,) = notes
+        assert note.startswith(f"FMR of {n_small} groups not extrapolated ({', '.join(map(repr, small))})")
