@@ -371,3 +371,32 @@ def test_up_to_five_groups_whose_tail_cannot_be_fitted_get_a_note_each(n_small):
     else:
         (note,) = notes
         assert note.startswith(f"FMR of {n_small} groups not extrapolated ({', '.join(map(repr, small))})")
+
+
+def test_a_contrast_whose_replicates_mostly_equal_its_estimate_has_a_band_of_zero():
+    """_max_t_bands: 97 of 100 replicates equal to the estimate, 3 off: the 16th to 84th
+    percentile spread is 0, and t is 0 where the replicate equals the estimate (infinite for
+    the 3 others, fewer than 5 %): the 95 % band is 0 wide. Dividing 0 by the spread of 0
+    there made every t undefined and the band unbounded."""
+    replicate = np.zeros(100)
+    replicate[:3] = 0.5
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0 / 0, which np.where drops; x / 0, an infinite t
+        assert _max_t_bands(np.array([0.0]), [replicate], 100, 0.95).tolist() == [0.0]
+
+
+def test_a_tail_that_ends_below_the_threshold_is_refused_with_that_reason():
+    """An unresolved group whose fitted tail ends below the threshold and whose interval is [0, 0]
+    is not extrapolated, and the note says the tail ends below the threshold (not that the FMR
+    underflows float64)."""
+    rng = np.random.default_rng(1)
+    uniform = rng.uniform(0, 1, 2_000)
+    threshold = float(uniform.max() + 0.01)
+    table = pd.concat([
+        pd.DataFrame({"group": "c", "score": uniform, "mated": False}),
+        pd.DataFrame({"group": np.repeat(["a", "b"], 3_000), "score": rng.normal(0, 0.3, 6_000), "mated": False}),
+        pd.DataFrame({"group": np.repeat(["a", "b", "c"], 300), "score": rng.normal(2, 0.5, 900), "mated": True}),
+    ], ignore_index=True)
+    report = bf.differential_report(table, threshold=threshold, n_resamples=100, rng=0)
+    assert np.isnan(report.groups.set_index(["group", "rate"]).loc[("c", "fmr"), "extrapolated"])
+    (note,) = [note for note in report.notes if note.startswith("FMR of 'c' not extrapolated")]
+    assert "ends below the threshold, where the model gives 0" in note
