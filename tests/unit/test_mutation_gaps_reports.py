@@ -400,3 +400,21 @@ def test_a_tail_that_ends_below_the_threshold_is_refused_with_that_reason():
     assert np.isnan(report.groups.set_index(["group", "rate"]).loc[("c", "fmr"), "extrapolated"])
     (note,) = [note for note in report.notes if note.startswith("FMR of 'c' not extrapolated")]
     assert "ends below the threshold, where the model gives 0" in note
+
+
+@pytest.mark.parametrize("n_thresholds", [5, 40])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_partition_counts_at_or_above_thresholds_that_are_scores(n_thresholds, dtype):
+    """The partitioned reducers count, per key, the scores at or above each threshold: by a
+    loop of comparisons up to 32 thresholds, by one search beyond. With thresholds drawn from
+    the scores themselves, a score equal to a threshold passes it; the search counted it only
+    above (side="left") and no test had more than 32 thresholds on the scores."""
+    from biofair.partitions.thresholds import _at_or_above_each
+
+    rng = np.random.default_rng(n_thresholds)
+    values = np.round(rng.normal(size=3_000), 1).astype(dtype)
+    key = rng.integers(0, 3, values.size)
+    thresholds = rng.choice(values, n_thresholds).astype(np.float64)
+    got = _at_or_above_each(values, key, 3, thresholds)
+    expected = [[sum(1 for v, g in zip(values, key) if g == k and v >= t) for t in thresholds] for k in range(3)]
+    assert got.tolist() == expected
