@@ -881,7 +881,8 @@ def _max_t_bands(estimates: NDArray, replicates: list[NDArray], n_resamples: int
             lower, upper = (np.quantile(defined, q, method=m) for q, m in ((0.16, "lower"), (0.84, "higher")))
             spreads[c] = (upper - lower) / 2
         deviation = np.abs(replicate - estimate)
-        t[c] = np.where(deviation == 0, 0.0, deviation / spreads[c])
+        with np.errstate(divide="ignore", invalid="ignore"):  # a spread of 0: x / 0 an infinite t, 0 / 0 dropped
+            t[c] = np.where(deviation == 0, 0.0, deviation / spreads[c])
     t[np.isnan(t)] = np.inf
     bounded = np.quantile(t, confidence, axis=1, method="higher") < np.inf
     band = np.full(len(estimates), np.inf)
