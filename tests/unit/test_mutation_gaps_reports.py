@@ -293,21 +293,27 @@ def test_a_tail_of_every_score_is_refused_with_the_number_it_needs():
     assert bf.extrapolated_fmr(np.append(nonmated, -10.0), -10.0).n_tail == 50  # 51: the tail and its start
 
 
+def uniform_tail_table() -> tuple[np.ndarray, pd.DataFrame]:
+    """Group c's 2,000 uniform non-mated scores (a bounded tail) and the table around them: groups
+    a and b with 3,000 normal non-mated scores each, 300 mated scores in each of the three."""
+    rng = np.random.default_rng(1)
+    uniform = rng.uniform(0, 1, 2_000)
+    return uniform, pd.concat([
+        pd.DataFrame({"group": "c", "score": uniform, "mated": False}),
+        pd.DataFrame({"group": np.repeat(["a", "b"], 3_000), "score": rng.normal(0, 0.3, 6_000), "mated": False}),
+        pd.DataFrame({"group": np.repeat(["a", "b", "c"], 300), "score": rng.normal(2, 0.5, 900), "mated": True}),
+    ], ignore_index=True)
+
+
 def test_a_tail_estimate_of_zero_with_an_interval_above_it_is_reported():
     """An unresolved group whose fitted tail ends below the threshold has an extrapolated FMR of
     0, but its interval [0, high] reaches above 0: the report gives it (only [0, 0] is refused,
     with a note). Refusing every estimate of 0 passed every test. Group c: 2,000 uniform
     non-mated scores, the threshold just above the largest."""
-    rng = np.random.default_rng(1)
-    uniform = rng.uniform(0, 1, 2_000)
+    uniform, table = uniform_tail_table()
     threshold = float(uniform.max() * 1.0001)
     tail = bf.extrapolated_fmr(uniform, threshold)
     assert tail.estimate == 0.0 < tail.high
-    table = pd.concat([
-        pd.DataFrame({"group": "c", "score": uniform, "mated": False}),
-        pd.DataFrame({"group": np.repeat(["a", "b"], 3_000), "score": rng.normal(0, 0.3, 6_000), "mated": False}),
-        pd.DataFrame({"group": np.repeat(["a", "b", "c"], 300), "score": rng.normal(2, 0.5, 900), "mated": True}),
-    ], ignore_index=True)
     report = bf.differential_report(table, threshold=threshold, n_resamples=100, rng=0)
     row = report.groups.set_index(["group", "rate"]).loc[("c", "fmr")]
     assert row["status"] == "unresolved"
@@ -389,14 +395,8 @@ def test_a_tail_that_ends_below_the_threshold_is_refused_with_that_reason():
     """An unresolved group whose fitted tail ends below the threshold and whose interval is [0, 0]
     is not extrapolated, and the note says the tail ends below the threshold (not that the FMR
     underflows float64)."""
-    rng = np.random.default_rng(1)
-    uniform = rng.uniform(0, 1, 2_000)
+    uniform, table = uniform_tail_table()
     threshold = float(uniform.max() + 0.01)
-    table = pd.concat([
-        pd.DataFrame({"group": "c", "score": uniform, "mated": False}),
-        pd.DataFrame({"group": np.repeat(["a", "b"], 3_000), "score": rng.normal(0, 0.3, 6_000), "mated": False}),
-        pd.DataFrame({"group": np.repeat(["a", "b", "c"], 300), "score": rng.normal(2, 0.5, 900), "mated": True}),
-    ], ignore_index=True)
     report = bf.differential_report(table, threshold=threshold, n_resamples=100, rng=0)
     assert np.isnan(report.groups.set_index(["group", "rate"]).loc[("c", "fmr"), "extrapolated"])
     (note,) = [note for note in report.notes if note.startswith("FMR of 'c' not extrapolated")]

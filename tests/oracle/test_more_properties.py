@@ -14,20 +14,13 @@ from hypothesis import strategies as st
 
 import biofair as bf
 from biofair.exceptions import SchemaError
+from test_more_metrics_vs_definitions import quiet  # the resolution warnings depend on the counts, which copying changes
+from test_property_gaps import table_of
 
 MODEST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Small integer grids: many ties within and across the classes (as tests/unit/test_properties.py).
 tied = st.lists(st.integers(-6, 6), min_size=1, max_size=20)
-
-
-def quiet(call, *args, **kwargs):
-    # the resolution warnings depend on the number of comparisons, which copying changes
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)
-        warnings.simplefilter("ignore", bf.UndefinedRateWarning)
-        warnings.simplefilter("ignore", bf.CoarseHistogramWarning)
-        return call(*args, **kwargs)
 
 
 TARGETS = np.array([1.0, 0.5, 0.3, 0.1, 0.05, 0.0])
@@ -78,10 +71,15 @@ tiny_groups = st.dictionaries(
 )
 
 
-def table_of(groups: dict) -> pd.DataFrame:
-    rows = [(float(s), True, g) for g, (mated, _) in groups.items() for s in mated]
-    rows += [(float(s), False, g) for g, (_, nonmated) in groups.items() for s in nonmated]
-    return pd.DataFrame(rows, columns=["score", "mated", "group"])
+def assert_same_indices(before: dict[str, object], after: dict[str, object]) -> None:
+    """The same indices, each to 1e-12 (a label, such as a group's name, only as text)."""
+    assert before.keys() == after.keys()
+    for name, value in before.items():
+        if isinstance(value, str):
+            assert isinstance(after[name], str), name
+        else:
+            np.testing.assert_allclose(np.array(after[name], dtype=float), np.array(value, dtype=float),
+                                       rtol=1e-12, atol=1e-15, err_msg=name)
 
 
 def group_indices(table: pd.DataFrame, threshold: float) -> dict[str, object]:
@@ -124,13 +122,7 @@ def test_copying_every_row_changes_no_group_index(groups, copies, threshold):
     assume(table["score"].nunique() > 1)
     before = group_indices(table, threshold)
     after = group_indices(pd.concat([table] * copies, ignore_index=True), threshold)
-    assert before.keys() == after.keys()
-    for name, value in before.items():
-        if isinstance(value, str):
-            assert isinstance(after[name], str), name
-        else:
-            np.testing.assert_allclose(np.array(after[name], dtype=float), np.array(value, dtype=float),
-                                       rtol=1e-12, atol=1e-15, err_msg=name)
+    assert_same_indices(before, after)
 
 
 @MODEST
@@ -229,10 +221,4 @@ def test_copying_one_groups_rows_changes_no_index_at_a_fixed_threshold(groups, c
             # pairwise mean), which a loss near 0 (Cllr - minCllr) turns into a GARBE of 3e-14
             fairness = bf.calibration_fairness(by_group)
             values["calibration_fairness"] = fairness.loc[["cllr", "min_cllr", "actual_dcf", "min_dcf"]].to_numpy()
-    assert before.keys() == after.keys()
-    for name, value in before.items():
-        if isinstance(value, str):
-            assert isinstance(after[name], str), name
-        else:
-            np.testing.assert_allclose(np.array(after[name], dtype=float), np.array(value, dtype=float),
-                                       rtol=1e-12, atol=1e-15, err_msg=name)
+    assert_same_indices(before, after)
