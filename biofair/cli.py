@@ -744,7 +744,7 @@ def _check_analysis(args: argparse.Namespace, *, notes: list[str] | None = None)
             for kind in ("mated", "nonmated"):
                 bf.comprehensive_equity_index(groups, by=by, kind=kind)
                 _automatic_index_marked(groups, by=by, kind=kind)  # an empty tail: marked in the summary
-    args.warned = _shown_categories(caught)
+    args.warned = _shown(caught)
     return list(args.warned)
 
 
@@ -777,13 +777,7 @@ def _recorded() -> Iterator[list[warnings.WarningMessage]]:
             raise
 
 
-def _shown(caught: list[warnings.WarningMessage]) -> list[str]:
-    """The warnings a user of the command must see, once each, one line each (see
-    :func:`_shown_categories`)."""
-    return list(_shown_categories(caught))
-
-
-def _shown_categories(caught: list[warnings.WarningMessage]) -> dict[str, str]:
+def _shown(caught: list[warnings.WarningMessage]) -> dict[str, str]:
     """The warnings a user of the command must see, once each, one line each, with the name
     of each one's category (message: category), in the order they were raised: scores that
     look like distances, targets the data cannot resolve, zero rates replaced by their upper
@@ -869,7 +863,7 @@ def _differential_analysis(args: argparse.Namespace):
         )
     if args.distance:
         report = report.in_distance_units()
-    shown = _shown(caught)  # in the report too: its reader may never see the terminal
+    shown = list(_shown(caught))  # in the report too: its reader may never see the terminal
     notes = [f"warning: {line}" for line in shown] + list(report.notes)
     return report._replace(notes=notes, source=source), shown
 
