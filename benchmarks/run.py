@@ -4,7 +4,7 @@ Usage:
     .venv/bin/python benchmarks/run.py                       # 1e5, 1e6, 1e7 non-mated scores
     .venv/bin/python benchmarks/run.py --sizes 1e5,1e6 --output /tmp/results.md
     .venv/bin/python benchmarks/run.py --sizes 1e8 --no-peers
-    .venv/bin/python benchmarks/run.py --in-memory-1e9       # 1e9 float32 scores only (needs ~20 GB)
+    .venv/bin/python benchmarks/run.py --in-memory-1e9       # 1e9 float32 scores only (peak resident 10.6 GB)
 
 For each size N (non-mated scores; mated = N/10), with and without ties (scores rounded to
 3 decimals), it times one ``np.sort`` of all scores (the floor), biofair's
