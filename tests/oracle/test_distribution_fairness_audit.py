@@ -196,6 +196,19 @@ def test_identical_groups_are_exactly_fair_for_any_number_of_groups(k):
         assert (index.divergences == 0.0).all(), name
 
 
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_extreme_variant_lies_one_to_k_times_as_far_from_1_as_the_normal_one(case):
+    """1 - E = max_i S_i / log2 K and 1 - N = mean_i S_i / log2 K, so (1 - E) / (1 - N) lies in
+    [1, K] for any scores: the CEI paper's "greater sensitivity" of its extreme variants is built
+    into their formulas, which the chapter "Audit two real speaker verifiers" says (two groups:
+    between once and twice as far from 1)."""
+    table = make_table(CASES[case])
+    k = len(CASES[case])
+    for name, index in quiet(every_index, table, bins=10).items():
+        shortfall_normal, shortfall_extreme = 1 - index.normal, 1 - index.extreme
+        assert shortfall_normal - 1e-12 <= shortfall_extreme <= k * shortfall_normal + 1e-12, name
+
+
 @pytest.mark.parametrize("k", range(2, 12))
 def test_disjoint_groups_are_exactly_unfair_and_never_below_zero(k):
     """Each group alone in its bins: S_i = log2 K, which rounding put an ulp above (seven groups
