@@ -199,6 +199,24 @@ def _finite(text: str) -> float:
     return value
 
 
+def _refuse_unless_utf8(text: str, what: str, instead: str) -> None:
+    """Refuse a path that is not UTF-8 text (bytes that are not, which Python keeps as
+    surrogates), as given or where its symbolic links lead (the report names the file and the
+    folder by their real paths): the report writes the paths of its file and its folder into
+    its notebook, page and JSON, which hold UTF-8 text only (the write failed with a
+    UnicodeEncodeError once the analysis was done)."""
+    given, real = os.path.abspath(text), os.path.realpath(text)
+    for path in (given, real):
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            led = "" if path == given else f" (where {given!r} leads)"
+            raise argparse.ArgumentTypeError(
+                f"{path!r}{led} is not UTF-8 text (\\udcXX stands for a byte that is not): the report writes its "
+                f"{what}'s path into its pages and JSON; {instead}"
+            ) from None
+
+
 def _existing_file(text: str) -> Path:
     from biofair.io import _file_problem
 
@@ -207,6 +225,7 @@ def _existing_file(text: str) -> Path:
                                          "nothing? run it alone to see why); give a file")
     if problem := _file_problem(Path(text), "file"):
         raise argparse.ArgumentTypeError(problem)
+    _refuse_unless_utf8(text, "file", "give a file whose path is UTF-8 (rename it, or give a copy)")
     return Path(text)
 
 
@@ -218,12 +237,7 @@ def _output_folder(text: str) -> Path:
         raise argparse.ArgumentTypeError("the folder name is empty; give a new or an empty folder")
     if not Path(os.path.abspath(text)).name:
         raise argparse.ArgumentTypeError(f"{text!r} is the root of the file system; give a new or an empty folder")
-    try:
-        os.path.abspath(text).encode("utf-8")
-    except UnicodeEncodeError:  # bytes that are not UTF-8, kept by Python as surrogates
-        raise argparse.ArgumentTypeError(
-            f"{os.path.abspath(text)!r} is not UTF-8 text (\\udcXX stands for a byte that is not): the report writes "
-            "its folder's path into its notebook and JSON; give a folder whose path is UTF-8") from None
+    _refuse_unless_utf8(text, "folder", "give a folder whose path is UTF-8")
     return Path(text)
 
 
