@@ -730,8 +730,9 @@ def _check_analysis(args: argparse.Namespace, *, notes: list[str] | None = None)
     with _recorded() as caught:
         try:
             table = bf.read_grouped_scores(
-                args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
-                format=args.format, decimal=args.decimal, subjects=args.subjects, missing_groups=args.missing_groups,
+                _as_read(args.scores), by=by, columns=args.columns or None, greater_is_match=not args.distance,
+                format=args.format, decimal=args.decimal, subjects=_as_read(args.subjects) if args.subjects else None,
+                missing_groups=args.missing_groups,
             )
         except bf.SchemaError as error:
             if _ONE_CLASS not in str(error):
@@ -760,6 +761,14 @@ def _check_analysis(args: argparse.Namespace, *, notes: list[str] | None = None)
                 _automatic_index_marked(groups, by=by, kind=kind)  # an empty tail: marked in the summary
     args.warned = _shown(caught)
     return list(args.warned)
+
+
+def _as_read(path: Path) -> Path:
+    """A file of the standard layout as its notebook reads it and summary.json names it: by its
+    real path, symbolic links followed. The checks read it so too: a warning that names the
+    file (its empty rows) is then the page's, once in summary.json (a link 'latest.csv' made it
+    two, one naming the link and one the file)."""
+    return path.resolve()
 
 
 @contextlib.contextmanager
@@ -974,11 +983,11 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
     except OSError as error:
         raise _AnalysisError(f"the report could not be written: {error}") from None
     parameters = {
-        "scores_path": str(args.scores.resolve()),
+        "scores_path": str(_as_read(args.scores)),
         "columns": args.columns,
         "by": _by(args),
         "missing_groups": args.missing_groups,
-        "subjects_path": str(args.subjects.resolve()) if args.subjects else "",
+        "subjects_path": str(_as_read(args.subjects)) if args.subjects else "",
         "greater_is_match": not args.distance,
         "file_format": args.format,
         "decimal": args.decimal,
