@@ -1059,7 +1059,9 @@ def _page_warnings(notebook) -> list[dict]:
     shows (a cell tagged ``remove-cell``, left out of the page, only checks what the others
     computed), where the notebook writes each warning as "Category: message"; a line that starts
     no warning continues the message above it, and other text before the first warning of a cell
-    is not a warning. A warning shown again in the same cell is kept once."""
+    is not a warning. Lines end at "\\n" only, as the notebook writes them: a form feed or a line
+    separator (U+2028) in a message is part of it. A warning shown again in the same cell is
+    kept once."""
     found, section = [], None
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type == "markdown":
@@ -1074,7 +1076,7 @@ def _page_warnings(notebook) -> list[dict]:
         text = "".join(output.get("text", "") for output in cell.get("outputs", [])
                        if output.get("output_type") == "stream" and output.get("name") == "stderr")
         shown = []
-        for line in text.splitlines():
+        for line in text.removesuffix("\n").split("\n"):
             if warning := _SHOWN_WARNING.fullmatch(line):
                 shown.append({**warning.groupdict(), "section": section, "cell": index})
             elif shown:
