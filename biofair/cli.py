@@ -597,7 +597,8 @@ class _OutputFolder:
         """Move the finished outputs to OUTDIR: one rename of the folder onto a new OUTDIR;
         into an existing one, file by file, never replacing a file that appeared there during
         the run (what else appeared stays beside the report), and taking back the files
-        already moved if one cannot be."""
+        already moved if one cannot be. The outputs reach the disk first (:func:`_flush`)."""
+        _flush(self.files)
         moved: list[str] = []
         try:
             if not self.existing:
@@ -629,6 +630,23 @@ class _OutputFolder:
         if self.lock is not None:
             os.close(self.lock)
             self.lock = None
+
+
+def _flush(folder: Path) -> None:
+    """Write the files of ``folder``, and its list of them, to the disk (``fsync``) before they
+    are renamed into OUTDIR: file systems (ext4, XFS) may write a rename before the data of the
+    file it names, and a crash or power cut just after the report's publication left OUTDIR
+    with an empty or partly written summary.json under its final name; a disk that fills late
+    (NFS, a quota) tells so at the latest here. Raise _AnalysisError when it cannot."""
+    try:
+        for path in [*folder.iterdir(), folder]:
+            descriptor = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
+    except OSError as error:
+        raise _AnalysisError(f"the report could not be written: {error}") from None
 
 
 def _move_without_replacing(source: Path, target: Path) -> None:
