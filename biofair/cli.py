@@ -1230,6 +1230,17 @@ def _ignore_unraisable(unraisable) -> None:
     """A ``sys.unraisablehook`` that says nothing, for a run a signal has stopped."""
 
 
+def _out_of_memory(path: Path, error: MemoryError) -> str:
+    """The message of a file too large for this machine's memory (the command reads it whole):
+    the cause, and the way that reads it part by part (the chapter "When the evaluation
+    outgrows one machine")."""
+    cause = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return (f"{path} ({_size(path)}) needs more memory than this machine could give ({cause}): the report holds "
+            "every comparison in memory, several times over. Run it where there is more memory, or analyse the "
+            "file part by part with biofair.partitions (pip install 'biofair[dask]'; the chapter \"When the "
+            "evaluation outgrows one machine\")")
+
+
 def _ignore_signals() -> None:
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)
@@ -1299,6 +1310,8 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     notes = []
                     messages = _check_analysis(args, notes=notes)
+        except MemoryError as error:  # the machine's, not the file's (pyarrow's ArrowMemoryError too)
+            raise _AnalysisError(_out_of_memory(args.scores, error)) from None
         except Exception as error:  # SchemaError (a ValueError) names the column or value
             prefix = "" if isinstance(error, (ValueError, FileNotFoundError)) else f"{type(error).__name__}: "
             raise _UsageError(prefix + str(error)) from None
