@@ -199,6 +199,24 @@ def _finite(text: str) -> float:
     return value
 
 
+def _refuse_unless_utf8(text: str, what: str, instead: str) -> None:
+    """Refuse a path that is not UTF-8 text (bytes that are not, which Python keeps as
+    surrogates), as given or where its symbolic links lead (the report names the file and the
+    folder by their real paths): the report writes the paths of its file and its folder into
+    its notebook, page and JSON, which hold UTF-8 text only (the write failed with a
+    UnicodeEncodeError once the analysis was done)."""
+    given, real = os.path.abspath(text), os.path.realpath(text)
+    for path in (given, real):
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            led = "" if path == given else f" (where {given!r} leads)"
+            raise argparse.ArgumentTypeError(
+                f"{path!r}{led} is not UTF-8 text (\\udcXX stands for a byte that is not): the report writes its "
+                f"{what}'s path into its pages and JSON; {instead}"
+            ) from None
+
+
 def _existing_file(text: str) -> Path:
     from biofair.io import _file_problem
 
@@ -207,6 +225,7 @@ def _existing_file(text: str) -> Path:
                                          "nothing? run it alone to see why); give a file")
     if problem := _file_problem(Path(text), "file"):
         raise argparse.ArgumentTypeError(problem)
+    _refuse_unless_utf8(text, "file", "give a file whose path is UTF-8 (rename it, or give a copy)")
     return Path(text)
 
 
@@ -218,12 +237,7 @@ def _output_folder(text: str) -> Path:
         raise argparse.ArgumentTypeError("the folder name is empty; give a new or an empty folder")
     if not Path(os.path.abspath(text)).name:
         raise argparse.ArgumentTypeError(f"{text!r} is the root of the file system; give a new or an empty folder")
-    try:
-        os.path.abspath(text).encode("utf-8")
-    except UnicodeEncodeError:  # bytes that are not UTF-8, kept by Python as surrogates
-        raise argparse.ArgumentTypeError(
-            f"{os.path.abspath(text)!r} is not UTF-8 text (\\udcXX stands for a byte that is not): the report writes "
-            "its folder's path into its notebook and JSON; give a folder whose path is UTF-8") from None
+    _refuse_unless_utf8(text, "folder", "give a folder whose path is UTF-8")
     return Path(text)
 
 
@@ -583,7 +597,8 @@ class _OutputFolder:
         """Move the finished outputs to OUTDIR: one rename of the folder onto a new OUTDIR;
         into an existing one, file by file, never replacing a file that appeared there during
         the run (what else appeared stays beside the report), and taking back the files
-        already moved if one cannot be."""
+        already moved if one cannot be. The outputs reach the disk first (:func:`_flush`)."""
+        _flush(self.files)
         moved: list[str] = []
         try:
             if not self.existing:
@@ -615,6 +630,23 @@ class _OutputFolder:
         if self.lock is not None:
             os.close(self.lock)
             self.lock = None
+
+
+def _flush(folder: Path) -> None:
+    """Write the files of ``folder``, and its list of them, to the disk (``fsync``) before they
+    are renamed into OUTDIR: file systems (ext4, XFS) may write a rename before the data of the
+    file it names, and a crash or power cut just after the report's publication left OUTDIR
+    with an empty or partly written summary.json under its final name; a disk that fills late
+    (NFS, a quota) tells so at the latest here. Raise _AnalysisError when it cannot."""
+    try:
+        for path in [*folder.iterdir(), folder]:
+            descriptor = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
+    except OSError as error:
+        raise _AnalysisError(f"the report could not be written: {error}") from None
 
 
 def _move_without_replacing(source: Path, target: Path) -> None:
@@ -716,8 +748,9 @@ def _check_analysis(args: argparse.Namespace, *, notes: list[str] | None = None)
     with _recorded() as caught:
         try:
             table = bf.read_grouped_scores(
-                args.scores, by=by, columns=args.columns or None, greater_is_match=not args.distance,
-                format=args.format, decimal=args.decimal, subjects=args.subjects, missing_groups=args.missing_groups,
+                _as_read(args.scores), by=by, columns=args.columns or None, greater_is_match=not args.distance,
+                format=args.format, decimal=args.decimal, subjects=_as_read(args.subjects) if args.subjects else None,
+                missing_groups=args.missing_groups,
             )
         except bf.SchemaError as error:
             if _ONE_CLASS not in str(error):
@@ -746,6 +779,14 @@ def _check_analysis(args: argparse.Namespace, *, notes: list[str] | None = None)
                 _automatic_index_marked(groups, by=by, kind=kind)  # an empty tail: marked in the summary
     args.warned = _shown(caught)
     return list(args.warned)
+
+
+def _as_read(path: Path) -> Path:
+    """A file of the standard layout as its notebook reads it and summary.json names it: by its
+    real path, symbolic links followed. The checks read it so too: a warning that names the
+    file (its empty rows) is then the page's, once in summary.json (a link 'latest.csv' made it
+    two, one naming the link and one the file)."""
+    return path.resolve()
 
 
 @contextlib.contextmanager
@@ -960,11 +1001,11 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
     except OSError as error:
         raise _AnalysisError(f"the report could not be written: {error}") from None
     parameters = {
-        "scores_path": str(args.scores.resolve()),
+        "scores_path": str(_as_read(args.scores)),
         "columns": args.columns,
         "by": _by(args),
         "missing_groups": args.missing_groups,
-        "subjects_path": str(args.subjects.resolve()) if args.subjects else "",
+        "subjects_path": str(_as_read(args.subjects)) if args.subjects else "",
         "greater_is_match": not args.distance,
         "file_format": args.format,
         "decimal": args.decimal,
@@ -1036,7 +1077,9 @@ def _page_warnings(notebook) -> list[dict]:
     shows (a cell tagged ``remove-cell``, left out of the page, only checks what the others
     computed), where the notebook writes each warning as "Category: message"; a line that starts
     no warning continues the message above it, and other text before the first warning of a cell
-    is not a warning. A warning shown again in the same cell is kept once."""
+    is not a warning. Lines end at "\\n" only, as the notebook writes them: a form feed or a line
+    separator (U+2028) in a message is part of it. A warning shown again in the same cell is
+    kept once."""
     found, section = [], None
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type == "markdown":
@@ -1051,7 +1094,7 @@ def _page_warnings(notebook) -> list[dict]:
         text = "".join(output.get("text", "") for output in cell.get("outputs", [])
                        if output.get("output_type") == "stream" and output.get("name") == "stderr")
         shown = []
-        for line in text.splitlines():
+        for line in text.removesuffix("\n").split("\n"):
             if warning := _SHOWN_WARNING.fullmatch(line):
                 shown.append({**warning.groupdict(), "section": section, "cell": index})
             elif shown:
@@ -1187,6 +1230,17 @@ def _ignore_unraisable(unraisable) -> None:
     """A ``sys.unraisablehook`` that says nothing, for a run a signal has stopped."""
 
 
+def _out_of_memory(path: Path, error: MemoryError) -> str:
+    """The message of a file too large for this machine's memory (the command reads it whole):
+    the cause, and the way that reads it part by part (the chapter "When the evaluation
+    outgrows one machine")."""
+    cause = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return (f"{path} ({_size(path)}) needs more memory than this machine could give ({cause}): the report holds "
+            "every comparison in memory, several times over. Run it where there is more memory, or analyse the "
+            "file part by part with biofair.partitions (pip install 'biofair[dask]'; the chapter \"When the "
+            "evaluation outgrows one machine\")")
+
+
 def _ignore_signals() -> None:
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)
@@ -1256,6 +1310,8 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     notes = []
                     messages = _check_analysis(args, notes=notes)
+        except MemoryError as error:  # the machine's, not the file's (pyarrow's ArrowMemoryError too)
+            raise _AnalysisError(_out_of_memory(args.scores, error)) from None
         except Exception as error:  # SchemaError (a ValueError) names the column or value
             prefix = "" if isinstance(error, (ValueError, FileNotFoundError)) else f"{type(error).__name__}: "
             raise _UsageError(prefix + str(error)) from None

@@ -523,7 +523,7 @@ def _read_csv(path: Path, sep: str, header: str, compression: str | None,
     if n_empty := int(empty.sum()):
         one = n_empty == 1
         warn(
-            f"{how_many(n_empty, 'data row')} of {path.name} {'is' if one else 'are'} {_EMPTY_ROWS_WARNING} "
+            f"{how_many(n_empty, 'data row')} of {quoted(path.name)} {'is' if one else 'are'} {_EMPTY_ROWS_WARNING} "
             f"({'it is' if one else 'the first is'} data row {int(empty.argmax()) + 1}; a spreadsheet's trailing "
             f"row{'' if one else 's'}?): {'it holds' if one else 'they hold'} no comparison and {'is' if one else 'are'} "
             "left out",

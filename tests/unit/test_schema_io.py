@@ -335,13 +335,13 @@ def test_a_spreadsheets_empty_rows_are_left_out_with_a_warning_and_a_comment_hea
     with pytest.warns(UserWarning) as caught:
         read = bf.read_scores(tmp_path / "excel.csv")
     assert [str(w.message) for w in caught] == [
-        "2 data rows of excel.csv are empty in every column (the first is data row 7921; a spreadsheet's "
+        "2 data rows of 'excel.csv' are empty in every column (the first is data row 7921; a spreadsheet's "
         "trailing rows?): they hold no comparison and are left out"
     ]
     pd.testing.assert_frame_equal(read, bf.read_scores(bf.datasets.example_scores_path()))
     lines = text.splitlines()  # a blank line and a line of spaces, read as rows (they keep the rows' numbers)
     (tmp_path / "gaps.csv").write_text("\n".join([*lines[:3], "", "   ", *lines[3:]]) + "\n")
-    with pytest.warns(UserWarning, match=r"^2 data rows of gaps.csv are empty in every column \(the first is data row 3;"):
+    with pytest.warns(UserWarning, match=r"^2 data rows of 'gaps\.csv' are empty in every column \(the first is data row 3;"):
         gaps = bf.read_scores(tmp_path / "gaps.csv")
     assert gaps["score"].tolist() == read["score"].tolist()
     (tmp_path / "comment.csv").write_text("# exported on Monday\n" + text)
@@ -412,7 +412,7 @@ def test_a_file_s_rows_are_named_as_the_file_numbers_them(tmp_path):
         bf.validate_scores(holed.set_axis(holed.index.to_numpy(dtype=np.int64)))  # an Index, not a RangeIndex
     blank = lines[:5] + ["", ""] + lines[5:]  # blank lines were not counted: data row 5 was called 3
     (tmp_path / "blank.csv").write_text("\n".join(blank) + "\n")
-    with pytest.warns(UserWarning, match=r"^3 data rows of blank.csv are empty"):  # with the ",,,," row above
+    with pytest.warns(UserWarning, match=r"^3 data rows of 'blank\.csv' are empty"):  # with the ",,,," row above
         with pytest.raises(bf.SchemaError, match=r"first in data row 7\)"):
             bf.read_scores(tmp_path / "blank.csv")
     rows = [f"{r} {p} {p}/{i} {s}" for i, (r, p, s) in enumerate(zip(table["reference_subject"], table["probe_subject"],
