@@ -43,7 +43,7 @@ from biofair._validation import (
 )
 from biofair.discrepancy import _discrepancy_table, _max_gap, _warn_if_groups_differ
 from biofair.exceptions import SchemaError
-from biofair.groups import _attributes_of, _text_labels
+from biofair.groups import _attributes_of, _label_text, _text_labels
 from biofair.schema import _check_ids_of_one_kind, _contradiction, _mated_problem, _row, _score_problems
 
 _OUTCOME_COLUMNS = ("probe_id", "group", "mated", "score", "rank", "top_nonmated")
@@ -961,9 +961,9 @@ def identification_discrepancy_rate(
     targets = as_targets(fpir_targets, "fpir_targets")
     groups = _groups(outcomes, need_open_set=True)
     open_set = _open_set_scores(outcomes, "outcomes") if dev is None else _open_set_scores(dev, "dev")
-    if dev is not None:  # labels compared as text: dev's 1, read back from a file, is the group '1'
-        _warn_if_groups_differ([str(name) for name in groups],
-                               [str(name) for name in pd.unique(dev.loc[~dev["mated"], "group"])],
+    if dev is not None:  # labels as text, as groups are named: dev's -0.0 is the group '0.0', as 0.0 is
+        _warn_if_groups_differ([_label_text(name) for name in groups],
+                               [_label_text(name) for name in pd.unique(dev.loc[~dev["mated"], "group"])],
                                units=("non-enrolled probes", "non-enrolled probes' best scores"))
     thresholds = np.atleast_1d(_thresholds_at_fpir(open_set, targets))
     dir_rates, fpir_rates = _dir_fpir(groups, thresholds, rank)
@@ -976,7 +976,7 @@ def identification_discrepancy_rate(
 
 def _same_outcomes(outcomes: pd.DataFrame, dev: pd.DataFrame) -> bool:
     """Whether ``dev`` holds the same probe outcomes as ``outcomes`` (checked tables), whatever
-    the order of the rows: the same rows of group (as text), ``mated``, ``score`` and ``rank``.
+    the order of the rows: the same rows of group (as text, as groups are named: -0.0 is '0.0'), ``mated``, ``score`` and ``rank``.
     Probe ids are not compared: :func:`probe_outcomes_from_matrix` numbers them 0, 1, ... in
     every table."""
     columns = ["group", "mated", "score", "rank"]
@@ -984,6 +984,7 @@ def _same_outcomes(outcomes: pd.DataFrame, dev: pd.DataFrame) -> bool:
         return True
     if len(dev) != len(outcomes) or not set(columns) <= set(dev.columns):
         return False
-    rows = [table[columns].astype({"group": str, "mated": bool, "score": np.float64, "rank": np.int64})
-            .sort_values(columns, ignore_index=True) for table in (outcomes, dev)]
+    rows = [table[columns].astype({"mated": bool, "score": np.float64, "rank": np.int64})
+            .assign(group=table["group"].map(_label_text)).sort_values(columns, ignore_index=True)
+            for table in (outcomes, dev)]
     return rows[0].equals(rows[1])

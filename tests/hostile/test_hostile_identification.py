@@ -239,3 +239,18 @@ def test_probe_and_reference_ids_of_two_types_are_refused():
     mixed = table.assign(probe_id=["p", "p", "q", "q"], reference_id=[1, "b", 1, "b"])
     with pytest.raises(bf.SchemaError, match=r"^scores\['reference_id'\] holds reference ids of several types"):
         bf.probe_outcomes(mixed)
+
+
+@pytest.mark.filterwarnings("ignore::biofair.InsufficientComparisonsWarning")  # a tiny table: its rows unresolved
+def test_a_development_zero_with_a_sign_is_the_evaluations_zero(recwarn):
+    """Groups are named as text, zeros without their sign ('0.0', as pandas makes one group of
+    -0.0 and 0.0, and as verification FDR names them): FDR' named dev's -0.0 as written, warned
+    that dev lacked the group '0.0' and held another, '-0.0', and called a copy of the outcomes
+    not optimistic."""
+    table = outcomes().assign(group=lambda t: t["group"].map({"x": 0.0, "y": 1.0}))
+    signed = table.assign(group=table["group"].map({0.0: -0.0, 1.0: 1.0}))
+    assert str(signed["group"].iloc[0]) == "-0.0"
+    found = bf.identification_discrepancy_rate(table, fpir_targets=[0.5], dev=signed)
+    assert not [w for w in recwarn if issubclass(w.category, UserWarning)
+                and not issubclass(w.category, bf.InsufficientComparisonsWarning)]
+    assert found["optimistic"].tolist() == [True]
