@@ -923,7 +923,9 @@ def identification_discrepancy_rate(
         For targets below 3/N of the development non-enrolled probes (rule of three).
     UserWarning
         When ``dev`` has no non-enrolled probes of an evaluation group, or holds a group that
-        the evaluation outcomes lack (its probes set the thresholds too).
+        the evaluation outcomes lack (its probes set the thresholds too). Labels are compared as
+        text, as groups are named: dev's ``1.0`` is not the group ``'1'`` (the warning says
+        that the two write one number).
 
     See Also
     --------

@@ -242,6 +242,31 @@ def test_probe_and_reference_ids_of_two_types_are_refused():
 
 
 @pytest.mark.filterwarnings("ignore::biofair.InsufficientComparisonsWarning")  # a tiny table: its rows unresolved
+def test_development_labels_that_write_the_evaluations_numbers_are_pointed_out():
+    """dev read back with its groups 1, 2 as floats: FDR' warned that dev had no probes of '1'
+    and '2' and held the other groups '1.0' and '2.0', without saying why (labels are compared
+    as text, as every table of biofair names its groups). The warning now says it; the numbers,
+    set on the same pooled probes, are those of dev=outcomes. Verification FDR warns alike."""
+    table = outcomes().assign(group=lambda t: t["group"].map({"x": 1, "y": 2}))
+    floats = table.assign(group=table["group"].astype(float))
+    with pytest.warns(UserWarning) as caught:
+        found = bf.identification_discrepancy_rate(table, fpir_targets=[0.5], dev=floats)
+        bf.fairness_discrepancy_rate(pd.DataFrame({"score": table["score"], "mated": table["mated"], "group": table["group"]}),
+                                     fmr_targets=[0.5], dev=pd.DataFrame({"score": table["score"], "mated": table["mated"],
+                                                                          "group": floats["group"]}))
+    hint = ("Labels are compared as text, and the development scores' '1.0', '2.0' write the same numbers as the "
+            "evaluation's '1', '2'. Write each number one way (for whole numbers: table[column] = "
+            "pd.to_numeric(table[column]).astype(int).astype(str)) in both tables")
+    missing = [str(w.message) for w in caught if str(w.message).startswith("the development scores have no")]
+    assert missing == [f"the development scores have no {held} of 2 of the 2 evaluation groups ('1', '2'): the "
+                       f"thresholds are set on the other groups' {on} only. {hint}"
+                       for held, on in (("non-enrolled probes", "non-enrolled probes' best scores"),
+                                        ("comparisons", "non-mated scores"))]
+    same = bf.identification_discrepancy_rate(table, fpir_targets=[0.5], dev=table.copy())
+    pd.testing.assert_frame_equal(found.drop(columns="optimistic"), same.drop(columns="optimistic"))
+
+
+@pytest.mark.filterwarnings("ignore::biofair.InsufficientComparisonsWarning")  # a tiny table: its rows unresolved
 def test_a_development_zero_with_a_sign_is_the_evaluations_zero(recwarn):
     """Groups are named as text, zeros without their sign ('0.0', as pandas makes one group of
     -0.0 and 0.0, and as verification FDR names them): FDR' named dev's -0.0 as written, warned
