@@ -124,7 +124,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
         in every group column; then listing every problem: non-finite scores or scores that
         float64 cannot hold exactly (integers beyond ``±2**53``, long doubles), missing probe or
         entry ids, non-boolean or missing labels, repeated (probe, entry) pairs, probes with
-        several mates or several groups, probes not compared with the whole gallery, rows
+        several mates, several groups or several ``probe_subject`` values (a probe is one
+        presentation of one subject), probes not compared with the whole gallery, rows
         whose ``mated`` contradicts ``reference_subject == probe_subject`` when the table has
         both columns, and a ``reference_subject`` with several entries (``reference_id``) or an
         entry with several; or a group column holding two labels that differ only in type, or
@@ -212,6 +213,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
         problems += [problem for problem in (_contradiction(scores),) if problem]
     if "reference_subject" in scores.columns:
         problems += _gallery_identity_problems(entry, entry_ids, scores["reference_subject"])
+    if "probe_subject" in scores.columns:
+        problems += _probe_subject_problems(probe, probe_ids, scores["probe_subject"])
     if problems:
         raise SchemaError("invalid identification table:\n- " + "\n- ".join(problems))
 
@@ -224,6 +227,26 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     np.maximum.at(top_nonmated, probe[~is_mated], values[~is_mated])
     group = probe_group.to_numpy()[np.unique(probe, return_index=True)[1]]
     return _outcome_table(probe_ids, group, mates == 1, mate_score, rank, top_nonmated)
+
+
+def _probe_subject_problems(probe: NDArray[np.intp], probe_ids: pd.Index, subjects: pd.Series) -> list[str]:
+    """The problem of the probes whose rows name several ``probe_subject`` values (a missing
+    one counts as a value): a probe is one presentation of one subject, so its rows are two
+    searches under one id. Linear in the rows: each probe's smallest and largest subject code."""
+    codes = pd.factorize(subjects)[0]
+    n_probes = len(probe_ids)
+    lowest, highest = np.full(n_probes, codes.max(initial=-1)), np.full(n_probes, -1)
+    np.minimum.at(lowest, probe, codes)
+    np.maximum.at(highest, probe, codes)
+    several = lowest != highest
+    if not several.any():
+        return []
+    first = int(several.argmax())
+    rows = np.flatnonzero(probe == first)
+    named = [quoted(subjects.iloc[row]) for row in (rows[0], rows[codes[rows] != codes[rows[0]]][0])]
+    return [f"{how_many(int(several.sum()), 'probe', verbs=('has', 'have'))} rows of several probe subjects, e.g. "
+            f"probe {quoted(probe_ids[first])}: {named[0]} and {named[1]}; a probe is one presentation of one "
+            "subject: give each presentation its own probe_id"]
 
 
 def _gallery_identity_problems(entry: NDArray[np.intp], entry_ids: pd.Index, subjects: pd.Series) -> list[str]:

@@ -279,3 +279,24 @@ def test_a_development_zero_with_a_sign_is_the_evaluations_zero(recwarn):
     assert not [w for w in recwarn if issubclass(w.category, UserWarning)
                 and not issubclass(w.category, bf.InsufficientComparisonsWarning)]
     assert found["optimistic"].tolist() == [True]
+
+
+def test_a_probe_of_two_subjects_is_refused():
+    """Probe 'p' was searched as subject 'A' against two entries and as 'Z' against the third
+    (two presentations under one probe_id): its ranks were taken as one search's, without a word.
+    Every such probe is counted, the first named with two of its subjects (a missing one too)."""
+    table = pd.DataFrame({"probe_id": ["p"] * 3 + ["q"] * 3 + ["r"] * 3, "reference_id": ["a", "b", "c"] * 3,
+                          "reference_subject": ["A", "B", "C"] * 3,
+                          "probe_subject": ["A", "A", "Z", "Q", "Q", "Q", "R", None, "R"],
+                          "score": [0.9, 0.2, 0.1, 0.3, 0.2, 0.6, 0.5, 0.4, 0.3],
+                          "mated": [True] + [False] * 8, "group": ["x"] * 3 + ["y"] * 6})
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "invalid identification table:\n- 2 probes have rows of several probe subjects, e.g. probe 'p': 'A' and "
+            "'Z'; a probe is one presentation of one subject: give each presentation its own probe_id") + "$"):
+        bf.probe_outcomes(table)
+    only_r = table.assign(probe_subject=["A", "A", "A", "Q", "Q", "Q", "R", None, "R"])
+    with pytest.raises(bf.SchemaError, match=re.escape("1 probe has rows of several probe subjects, e.g. probe 'r': "
+                                                       "'R' and nan;")):
+        bf.probe_outcomes(only_r)
+    one_each = table.assign(probe_subject=["A"] * 3 + ["Q"] * 3 + ["R"] * 3)
+    assert bf.probe_outcomes(one_each)["rank"].tolist() == [1, 0, 0]
