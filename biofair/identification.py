@@ -640,6 +640,14 @@ def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
     biofair.rank_n_differential : The largest gap between two groups at one rank.
     biofair.probe_outcomes : The outcome rows it reads.
 
+    Notes
+    -----
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice.
+    Repeated ids are not refused: :func:`biofair.bootstrap` with ``data="table"`` draws
+    rows with replacement, and tables of :func:`probe_outcomes_from_matrix` joined together
+    repeat its default ids (0, 1, ...). Where each id names one probe, drop the repeats first
+    (``outcomes.drop_duplicates("probe_id")``).
+
     References
     ----------
     T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
@@ -702,6 +710,14 @@ def rank_n_differential(outcomes: pd.DataFrame, *, rank: int = 1) -> float:
     --------
     biofair.cmc : The rank-n rates of every group.
 
+    Notes
+    -----
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice.
+    Repeated ids are not refused: :func:`biofair.bootstrap` with ``data="table"`` draws
+    rows with replacement, and tables of :func:`probe_outcomes_from_matrix` joined together
+    repeat its default ids (0, 1, ...). Where each id names one probe, drop the repeats first
+    (``outcomes.drop_duplicates("probe_id")``).
+
     References
     ----------
     T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
@@ -763,6 +779,14 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
     --------
     biofair.threshold_at_fmr : The same rule on non-mated scores.
     biofair.identification_discrepancy_rate : FDR' at these thresholds.
+
+    Notes
+    -----
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice.
+    Repeated ids are not refused: :func:`biofair.bootstrap` with ``data="table"`` draws
+    rows with replacement, and tables of :func:`probe_outcomes_from_matrix` joined together
+    repeat its default ids (0, 1, ...). Where each id names one probe, drop the repeats first
+    (``outcomes.drop_duplicates("probe_id")``).
 
     References
     ----------
@@ -854,6 +878,14 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
     --------
     biofair.identification_discrepancy_rate : The largest gaps between these rates.
     biofair.threshold_at_fpir : A threshold for a target FPIR.
+
+    Notes
+    -----
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice.
+    Repeated ids are not refused: :func:`biofair.bootstrap` with ``data="table"`` draws
+    rows with replacement, and tables of :func:`probe_outcomes_from_matrix` joined together
+    repeat its default ids (0, 1, ...). Where each id names one probe, drop the repeats first
+    (``outcomes.drop_duplicates("probe_id")``).
 
     References
     ----------
@@ -962,6 +994,13 @@ def identification_discrepancy_rate(
     |DIR_i(t) - DIR_j(t)|)``. The paper's eq. 11 defines the bracket, a discrepancy; biofair
     reports one minus it, on FDR's scale (1 = fair, 0 = the largest gap), so that
     :func:`biofair.area_under_fdr` applies unchanged.
+
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice
+    (in ``outcomes`` and in ``dev``). Repeated ids are not refused: :func:`biofair.bootstrap`
+    with ``data="table"`` draws rows with replacement, and tables of
+    :func:`probe_outcomes_from_matrix` joined together repeat its default ids (0, 1, ...).
+    Where each id names one probe, drop the repeats first
+    (``outcomes.drop_duplicates("probe_id")``).
 
     References
     ----------
