@@ -16,8 +16,8 @@ from biofair._typing import By, Scale
 from biofair._validation import as_rates, as_targets, check_alpha, check_choice, how_many
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
-from biofair.groups import (ScoresByGroup, _group_rates, _groups_of, _pooled_at_or_above, _pooled_size,
-                            _pooled_threshold, scores_by_group)
+from biofair.groups import (_LOOK_ALIKE, ScoresByGroup, _group_rates, _groups_of, _number, _pooled_at_or_above,
+                            _pooled_size, _pooled_threshold, scores_by_group)
 
 _DEFAULT_FMR_TARGETS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 
@@ -89,18 +89,25 @@ def _warn_if_groups_differ(names: Sequence[str], dev_names: Sequence[str], *,
     thresholds are then set without their non-mated scores), or hold groups the evaluation
     lacks (whose scores set the thresholds too: every development group is pooled).
     ``units``: what the development set holds and what the thresholds are set on (an
-    identification set's non-enrolled probes and their best scores)."""
+    identification set's non-enrolled probes and their best scores). Labels are compared as
+    text, as groups are named: a missing group whose label writes the number of a development
+    group's label ('1' and '1.0', as a column of floats writes it) is pointed out, with the fix."""
     def shown(groups: list[str]) -> str:
         return ", ".join(repr(name) for name in groups[:5]) + (", ..." if len(groups) > 5 else "")
 
     missing = [name for name in names if name not in set(dev_names)]
+    extra = [name for name in dev_names if name not in set(names)]
     if missing:
+        numbers = {value: name for name in extra if (value := _number(name)) is not None}
+        alike = [(name, numbers[value]) for name in missing if (value := _number(name)) in numbers]
         warn(
             f"the development scores have no {units[0]} of {len(missing)} of the {len(names)} evaluation "
-            f"groups ({shown(missing)}): the thresholds are set on the other groups' {units[1]} only",
+            f"groups ({shown(missing)}): the thresholds are set on the other groups' {units[1]} only"
+            + (f". Labels are compared as text, and the development scores' {shown([d for _, d in alike])} write "
+               f"the same numbers as the evaluation's {shown([e for e, _ in alike])}. "
+               f"{_LOOK_ALIKE['numbers'][1]} in both tables" if alike else ""),
             UserWarning,
         )
-    extra = [name for name in dev_names if name not in set(names)]
     if extra:
         warn(
             f"the development scores hold {how_many(len(extra), 'group')} that the evaluation scores lack ({shown(extra)}): "
@@ -172,7 +179,9 @@ def fairness_discrepancy_rate(
         For targets below 3/N of the pooled development non-mated scores (rule of three).
     UserWarning
         When ``dev`` has no comparisons of an evaluation group, or holds a group that the
-        evaluation scores lack (its non-mated scores set the thresholds too).
+        evaluation scores lack (its non-mated scores set the thresholds too). Labels are compared as
+        text, as groups are named: dev's ``1.0`` is not the group ``'1'`` (the warning says
+        that the two write one number).
 
     See Also
     --------

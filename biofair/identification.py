@@ -43,7 +43,7 @@ from biofair._validation import (
 )
 from biofair.discrepancy import _discrepancy_table, _max_gap, _warn_if_groups_differ
 from biofair.exceptions import SchemaError
-from biofair.groups import _attributes_of, _text_labels
+from biofair.groups import _attributes_of, _label_text, _text_labels
 from biofair.schema import _check_ids_of_one_kind, _contradiction, _mated_problem, _row, _score_problems
 
 _OUTCOME_COLUMNS = ("probe_id", "group", "mated", "score", "rank", "top_nonmated")
@@ -124,7 +124,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
         in every group column; then listing every problem: non-finite scores or scores that
         float64 cannot hold exactly (integers beyond ``±2**53``, long doubles), missing probe or
         entry ids, non-boolean or missing labels, repeated (probe, entry) pairs, probes with
-        several mates or several groups, probes not compared with the whole gallery, rows
+        several mates, several groups or several ``probe_subject`` values (a probe is one
+        presentation of one subject), probes not compared with the whole gallery, rows
         whose ``mated`` contradicts ``reference_subject == probe_subject`` when the table has
         both columns, and a ``reference_subject`` with several entries (``reference_id``) or an
         entry with several; or a group column holding two labels that differ only in type, or
@@ -212,6 +213,8 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
         problems += [problem for problem in (_contradiction(scores),) if problem]
     if "reference_subject" in scores.columns:
         problems += _gallery_identity_problems(entry, entry_ids, scores["reference_subject"])
+    if "probe_subject" in scores.columns:
+        problems += _probe_subject_problems(probe, probe_ids, scores["probe_subject"])
     if problems:
         raise SchemaError("invalid identification table:\n- " + "\n- ".join(problems))
 
@@ -224,6 +227,26 @@ def probe_outcomes(scores: pd.DataFrame, *, by: By = "group", ties: Ties = "pess
     np.maximum.at(top_nonmated, probe[~is_mated], values[~is_mated])
     group = probe_group.to_numpy()[np.unique(probe, return_index=True)[1]]
     return _outcome_table(probe_ids, group, mates == 1, mate_score, rank, top_nonmated)
+
+
+def _probe_subject_problems(probe: NDArray[np.intp], probe_ids: pd.Index, subjects: pd.Series) -> list[str]:
+    """The problem of the probes whose rows name several ``probe_subject`` values (a missing
+    one counts as a value): a probe is one presentation of one subject, so its rows are two
+    searches under one id. Linear in the rows: each probe's smallest and largest subject code."""
+    codes = pd.factorize(subjects)[0]
+    n_probes = len(probe_ids)
+    lowest, highest = np.full(n_probes, codes.max(initial=-1)), np.full(n_probes, -1)
+    np.minimum.at(lowest, probe, codes)
+    np.maximum.at(highest, probe, codes)
+    several = lowest != highest
+    if not several.any():
+        return []
+    first = int(several.argmax())
+    rows = np.flatnonzero(probe == first)
+    named = [quoted(subjects.iloc[row]) for row in (rows[0], rows[codes[rows] != codes[rows[0]]][0])]
+    return [f"{how_many(int(several.sum()), 'probe', verbs=('has', 'have'))} rows of several probe subjects, e.g. "
+            f"probe {quoted(probe_ids[first])}: {named[0]} and {named[1]}; a probe is one presentation of one "
+            "subject: give each presentation its own probe_id"]
 
 
 def _gallery_identity_problems(entry: NDArray[np.intp], entry_ids: pd.Index, subjects: pd.Series) -> list[str]:
@@ -617,6 +640,14 @@ def cmc(outcomes: pd.DataFrame, *, max_rank: int = 20) -> pd.DataFrame:
     biofair.rank_n_differential : The largest gap between two groups at one rank.
     biofair.probe_outcomes : The outcome rows it reads.
 
+    Notes
+    -----
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice.
+    Repeated ids are not refused: :func:`biofair.bootstrap` with ``data="table"`` draws
+    rows with replacement, and tables of :func:`probe_outcomes_from_matrix` joined together
+    repeat its default ids (0, 1, ...). Where each id names one probe, drop the repeats first
+    (``outcomes.drop_duplicates("probe_id")``).
+
     References
     ----------
     T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
@@ -679,6 +710,14 @@ def rank_n_differential(outcomes: pd.DataFrame, *, rank: int = 1) -> float:
     --------
     biofair.cmc : The rank-n rates of every group.
 
+    Notes
+    -----
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice.
+    Repeated ids are not refused: :func:`biofair.bootstrap` with ``data="table"`` draws
+    rows with replacement, and tables of :func:`probe_outcomes_from_matrix` joined together
+    repeat its default ids (0, 1, ...). Where each id names one probe, drop the repeats first
+    (``outcomes.drop_duplicates("probe_id")``).
+
     References
     ----------
     T. de Freitas Pereira and S. Marcel, "Fairness in Biometrics: A Figure of Merit to Assess
@@ -740,6 +779,14 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
     --------
     biofair.threshold_at_fmr : The same rule on non-mated scores.
     biofair.identification_discrepancy_rate : FDR' at these thresholds.
+
+    Notes
+    -----
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice.
+    Repeated ids are not refused: :func:`biofair.bootstrap` with ``data="table"`` draws
+    rows with replacement, and tables of :func:`probe_outcomes_from_matrix` joined together
+    repeat its default ids (0, 1, ...). Where each id names one probe, drop the repeats first
+    (``outcomes.drop_duplicates("probe_id")``).
 
     References
     ----------
@@ -832,6 +879,14 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
     biofair.identification_discrepancy_rate : The largest gaps between these rates.
     biofair.threshold_at_fpir : A threshold for a target FPIR.
 
+    Notes
+    -----
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice.
+    Repeated ids are not refused: :func:`biofair.bootstrap` with ``data="table"`` draws
+    rows with replacement, and tables of :func:`probe_outcomes_from_matrix` joined together
+    repeat its default ids (0, 1, ...). Where each id names one probe, drop the repeats first
+    (``outcomes.drop_duplicates("probe_id")``).
+
     References
     ----------
     ISO/IEC 19795-1:2021 (DIR and FPIR). T. de Freitas Pereira and S. Marcel, IEEE T-BIOM,
@@ -923,7 +978,9 @@ def identification_discrepancy_rate(
         For targets below 3/N of the development non-enrolled probes (rule of three).
     UserWarning
         When ``dev`` has no non-enrolled probes of an evaluation group, or holds a group that
-        the evaluation outcomes lack (its probes set the thresholds too).
+        the evaluation outcomes lack (its probes set the thresholds too). Labels are compared as
+        text, as groups are named: dev's ``1.0`` is not the group ``'1'`` (the warning says
+        that the two write one number).
 
     See Also
     --------
@@ -937,6 +994,13 @@ def identification_discrepancy_rate(
     |DIR_i(t) - DIR_j(t)|)``. The paper's eq. 11 defines the bracket, a discrepancy; biofair
     reports one minus it, on FDR's scale (1 = fair, 0 = the largest gap), so that
     :func:`biofair.area_under_fdr` applies unchanged.
+
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice
+    (in ``outcomes`` and in ``dev``). Repeated ids are not refused: :func:`biofair.bootstrap`
+    with ``data="table"`` draws rows with replacement, and tables of
+    :func:`probe_outcomes_from_matrix` joined together repeat its default ids (0, 1, ...).
+    Where each id names one probe, drop the repeats first
+    (``outcomes.drop_duplicates("probe_id")``).
 
     References
     ----------
@@ -961,9 +1025,9 @@ def identification_discrepancy_rate(
     targets = as_targets(fpir_targets, "fpir_targets")
     groups = _groups(outcomes, need_open_set=True)
     open_set = _open_set_scores(outcomes, "outcomes") if dev is None else _open_set_scores(dev, "dev")
-    if dev is not None:  # labels compared as text: dev's 1, read back from a file, is the group '1'
-        _warn_if_groups_differ([str(name) for name in groups],
-                               [str(name) for name in pd.unique(dev.loc[~dev["mated"], "group"])],
+    if dev is not None:  # labels as text, as groups are named: dev's -0.0 is the group '0.0', as 0.0 is
+        _warn_if_groups_differ([_label_text(name) for name in groups],
+                               [_label_text(name) for name in pd.unique(dev.loc[~dev["mated"], "group"])],
                                units=("non-enrolled probes", "non-enrolled probes' best scores"))
     thresholds = np.atleast_1d(_thresholds_at_fpir(open_set, targets))
     dir_rates, fpir_rates = _dir_fpir(groups, thresholds, rank)
@@ -976,7 +1040,7 @@ def identification_discrepancy_rate(
 
 def _same_outcomes(outcomes: pd.DataFrame, dev: pd.DataFrame) -> bool:
     """Whether ``dev`` holds the same probe outcomes as ``outcomes`` (checked tables), whatever
-    the order of the rows: the same rows of group (as text), ``mated``, ``score`` and ``rank``.
+    the order of the rows: the same rows of group (as text, as groups are named: -0.0 is '0.0'), ``mated``, ``score`` and ``rank``.
     Probe ids are not compared: :func:`probe_outcomes_from_matrix` numbers them 0, 1, ... in
     every table."""
     columns = ["group", "mated", "score", "rank"]
@@ -984,6 +1048,7 @@ def _same_outcomes(outcomes: pd.DataFrame, dev: pd.DataFrame) -> bool:
         return True
     if len(dev) != len(outcomes) or not set(columns) <= set(dev.columns):
         return False
-    rows = [table[columns].astype({"group": str, "mated": bool, "score": np.float64, "rank": np.int64})
-            .sort_values(columns, ignore_index=True) for table in (outcomes, dev)]
+    rows = [table[columns].astype({"mated": bool, "score": np.float64, "rank": np.int64})
+            .assign(group=table["group"].map(_label_text)).sort_values(columns, ignore_index=True)
+            for table in (outcomes, dev)]
     return rows[0].equals(rows[1])

@@ -35,7 +35,7 @@ from biofair.groups import (
     scores_by_group,
 )
 from biofair.normalisation import _check_frame
-from biofair.schema import _check_ids_of_one_kind, _contradiction, _row, validate_scores
+from biofair.schema import _check_ids_of_one_kind, _contradiction, _mated_problem, _row, validate_scores
 
 _SUBJECT_COLUMNS = ("reference_subject", "probe_subject")
 
@@ -231,9 +231,10 @@ def subject_disjoint_split(
         booleans are refused), or ``rng`` is neither a Generator, an integer seed nor None.
     SchemaError
         When the subject ids mix numbers and text (``1`` and ``"1"`` would be two subjects,
-        and could land on both sides), a boolean ``mated`` column contradicts
-        ``reference_subject == probe_subject`` (a mated comparison of two subjects would
-        become a cross comparison), or the ``stratify`` column holds distinct labels that
+        and could land on both sides), a ``mated`` column is not boolean (0 and 1, text or a
+        missing value: named, with how to convert it, as :func:`biofair.validate_scores` does)
+        or contradicts ``reference_subject == probe_subject`` (a mated comparison of two
+        subjects would become a cross comparison), or the ``stratify`` column holds distinct labels that
         read the same (``1`` and ``"1"``) or equal labels written differently (``True`` and
         ``1``), as for the groups of :func:`biofair.group_labels`.
 
@@ -258,9 +259,9 @@ def subject_disjoint_split(
     fraction = as_number(dev_fraction, "dev_fraction", low=0.0, high=1.0, open_low=True, open_high=True)
     generator = as_rng(rng)
     subjects = pd.Series(sorted(_subjects(scores), key=str))
-    labelled = "mated" in scores.columns and pd.api.types.is_bool_dtype(scores["mated"])
-    if labelled and (problem := _contradiction(scores)):  # a mated pair of two subjects would be cross
-        raise SchemaError(f"invalid score table:\n- {problem}")
+    if "mated" in scores.columns:  # booleans, as everywhere (0/1 skipped the check); a mated pair of two subjects
+        if problem := _mated_problem(scores["mated"]) or _contradiction(scores):  # would be cross
+            raise SchemaError(f"invalid score table:\n- {problem}")
     if stratify is None:
         strata = pd.Series(0, index=subjects)
     else:

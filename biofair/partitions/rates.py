@@ -316,7 +316,9 @@ def fairness_discrepancy_rate(
         For targets below 3/N of the pooled development non-mated scores (rule of three).
     UserWarning
         When ``dev`` has no comparisons of an evaluation group, or holds a group that the
-        evaluation scores lack (its non-mated scores set the thresholds too).
+        evaluation scores lack (its non-mated scores set the thresholds too). Labels are compared as
+        text, as groups are named: dev's ``1.0`` is not the group ``'1'`` (the warning says
+        that the two write one number).
 
     See Also
     --------

@@ -239,3 +239,64 @@ def test_probe_and_reference_ids_of_two_types_are_refused():
     mixed = table.assign(probe_id=["p", "p", "q", "q"], reference_id=[1, "b", 1, "b"])
     with pytest.raises(bf.SchemaError, match=r"^scores\['reference_id'\] holds reference ids of several types"):
         bf.probe_outcomes(mixed)
+
+
+@pytest.mark.filterwarnings("ignore::biofair.InsufficientComparisonsWarning")  # a tiny table: its rows unresolved
+def test_development_labels_that_write_the_evaluations_numbers_are_pointed_out():
+    """dev read back with its groups 1, 2 as floats: FDR' warned that dev had no probes of '1'
+    and '2' and held the other groups '1.0' and '2.0', without saying why (labels are compared
+    as text, as every table of biofair names its groups). The warning now says it; the numbers,
+    set on the same pooled probes, are those of dev=outcomes. Verification FDR warns alike."""
+    table = outcomes().assign(group=lambda t: t["group"].map({"x": 1, "y": 2}))
+    floats = table.assign(group=table["group"].astype(float))
+    with pytest.warns(UserWarning) as caught:
+        found = bf.identification_discrepancy_rate(table, fpir_targets=[0.5], dev=floats)
+        bf.fairness_discrepancy_rate(pd.DataFrame({"score": table["score"], "mated": table["mated"], "group": table["group"]}),
+                                     fmr_targets=[0.5], dev=pd.DataFrame({"score": table["score"], "mated": table["mated"],
+                                                                          "group": floats["group"]}))
+    hint = ("Labels are compared as text, and the development scores' '1.0', '2.0' write the same numbers as the "
+            "evaluation's '1', '2'. Write each number one way (for whole numbers: table[column] = "
+            "pd.to_numeric(table[column]).astype(int).astype(str)) in both tables")
+    missing = [str(w.message) for w in caught if str(w.message).startswith("the development scores have no")]
+    assert missing == [f"the development scores have no {held} of 2 of the 2 evaluation groups ('1', '2'): the "
+                       f"thresholds are set on the other groups' {on} only. {hint}"
+                       for held, on in (("non-enrolled probes", "non-enrolled probes' best scores"),
+                                        ("comparisons", "non-mated scores"))]
+    same = bf.identification_discrepancy_rate(table, fpir_targets=[0.5], dev=table.copy())
+    pd.testing.assert_frame_equal(found.drop(columns="optimistic"), same.drop(columns="optimistic"))
+
+
+@pytest.mark.filterwarnings("ignore::biofair.InsufficientComparisonsWarning")  # a tiny table: its rows unresolved
+def test_a_development_zero_with_a_sign_is_the_evaluations_zero(recwarn):
+    """Groups are named as text, zeros without their sign ('0.0', as pandas makes one group of
+    -0.0 and 0.0, and as verification FDR names them): FDR' named dev's -0.0 as written, warned
+    that dev lacked the group '0.0' and held another, '-0.0', and called a copy of the outcomes
+    not optimistic."""
+    table = outcomes().assign(group=lambda t: t["group"].map({"x": 0.0, "y": 1.0}))
+    signed = table.assign(group=table["group"].map({0.0: -0.0, 1.0: 1.0}))
+    assert str(signed["group"].iloc[0]) == "-0.0"
+    found = bf.identification_discrepancy_rate(table, fpir_targets=[0.5], dev=signed)
+    assert not [w for w in recwarn if issubclass(w.category, UserWarning)
+                and not issubclass(w.category, bf.InsufficientComparisonsWarning)]
+    assert found["optimistic"].tolist() == [True]
+
+
+def test_a_probe_of_two_subjects_is_refused():
+    """Probe 'p' was searched as subject 'A' against two entries and as 'Z' against the third
+    (two presentations under one probe_id): its ranks were taken as one search's, without a word.
+    Every such probe is counted, the first named with two of its subjects (a missing one too)."""
+    table = pd.DataFrame({"probe_id": ["p"] * 3 + ["q"] * 3 + ["r"] * 3, "reference_id": ["a", "b", "c"] * 3,
+                          "reference_subject": ["A", "B", "C"] * 3,
+                          "probe_subject": ["A", "A", "Z", "Q", "Q", "Q", "R", None, "R"],
+                          "score": [0.9, 0.2, 0.1, 0.3, 0.2, 0.6, 0.5, 0.4, 0.3],
+                          "mated": [True] + [False] * 8, "group": ["x"] * 3 + ["y"] * 6})
+    with pytest.raises(bf.SchemaError, match="^" + re.escape(
+            "invalid identification table:\n- 2 probes have rows of several probe subjects, e.g. probe 'p': 'A' and "
+            "'Z'; a probe is one presentation of one subject: give each presentation its own probe_id") + "$"):
+        bf.probe_outcomes(table)
+    only_r = table.assign(probe_subject=["A", "A", "A", "Q", "Q", "Q", "R", None, "R"])
+    with pytest.raises(bf.SchemaError, match=re.escape("1 probe has rows of several probe subjects, e.g. probe 'r': "
+                                                       "'R' and nan;")):
+        bf.probe_outcomes(only_r)
+    one_each = table.assign(probe_subject=["A"] * 3 + ["Q"] * 3 + ["R"] * 3)
+    assert bf.probe_outcomes(one_each)["rank"].tolist() == [1, 0, 0]

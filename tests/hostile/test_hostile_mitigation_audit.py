@@ -68,6 +68,30 @@ def test_a_split_refuses_a_mated_comparison_of_two_subjects():
         bf.validate_scores(table)
 
 
+@pytest.mark.parametrize("labels", ["booleans", "0/1"])
+def test_a_split_checks_mated_whatever_its_labels(labels):
+    """With ``mated`` as 0/1 the check above was skipped: the mated row of s0 and s1 went into
+    ``cross`` without a word (4 dev, 1 eval and 4 cross rows of 9 at rng=0, one of them mated).
+    ``mated`` is now read as everywhere in the package: booleans are checked; 0/1 are refused
+    with their conversion, after which the contradiction is found as for booleans."""
+    table = one_subject_per_gender(3)
+    table.loc[1, "mated"] = True  # s0 against s1
+    contradiction = ("invalid score table:\n- 1 row has 'mated' contradicting reference_subject == probe_subject, "
+                     "e.g. row 1 (mated True, subjects 's0' and 's1')")
+    if labels == "0/1":
+        table["mated"] = table["mated"].astype(int)
+        with pytest.raises(SchemaError, match="^" + re.escape(
+                "invalid score table:\n- column 'mated' must be boolean, got 0 and 1 (dtype int64): convert it, "
+                "table['mated'] = table['mated'].eq(1), if 1 marks a mated comparison") + "$"):
+            mitigation.subject_disjoint_split(table, rng=0)
+        table["mated"] = table["mated"].eq(1)  # the conversion the message gives
+    with pytest.raises(SchemaError, match="^" + re.escape(contradiction) + "$"):
+        mitigation.subject_disjoint_split(table, rng=0)
+    table.loc[1, "mated"] = False  # consistent: split, every row kept
+    split = mitigation.subject_disjoint_split(table, rng=0)
+    assert len(split.dev) + len(split.eval) + len(split.cross) == len(table)
+    assert not split.cross["mated"].any()
+
 def test_calibration_is_applied_to_the_groups_it_was_fitted_on():
     """With a pair-level 'group' and reference_group/probe_group, the fit read the pair-level
     column (as group_labels does) and the application the two sides: a comparison of pair group

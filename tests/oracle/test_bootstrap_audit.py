@@ -15,6 +15,8 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 
 import biofair as bf
@@ -340,6 +342,77 @@ def test_ranking_flips_equal_an_enumeration():
                     if prefers(x) == "A" and prefers(y) == "B"]
         assert bf.ranking_flips(comparisons, higher_is_better=orientation) == expected
 
+
+
+def paired(low: float, high: float) -> bf.PairedResult:
+    """A paired difference with the interval [low, high] (its other fields do not matter)."""
+    return bf.PairedResult((low + high) / 2, low, high, 0.5, 0.95, 40, "pair", "percentile", np.zeros(40))
+
+
+#: Intervals of a difference: either side of 0, across it, or touching it.
+INTERVALS = st.tuples(st.sampled_from([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0]),
+                      st.sampled_from([0.0, 0.5, 1.0, 3.0])).map(lambda e: (e[0], e[0] + e[1]))
+#: Metrics: each name's interval and, optionally, its orientation.
+METRICS = st.lists(st.tuples(INTERVALS, st.sampled_from([None, True, False])), max_size=7)
+
+
+def comparisons_of(metrics) -> tuple[dict, dict]:
+    names = [f"m{i}" for i in range(len(metrics))]
+    return ({name: paired(*ends) for name, (ends, _) in zip(names, metrics)},
+            {name: up for name, (_, up) in zip(names, metrics) if up is not None})
+
+
+@given(METRICS)
+def test_ranking_flips_bounds(metrics):
+    """A flip pairs two significant metrics that prefer different systems: never a metric with
+    itself, never one whose interval holds 0, each pair once, and ``|A| · |B| <= m²/4`` of them
+    in all (the metrics preferring A times those preferring B)."""
+    comparisons, orientation = comparisons_of(metrics)
+    flips = bf.ranking_flips(comparisons, higher_is_better=orientation)
+    assert len(set(flips)) == len(flips) <= len(comparisons) ** 2 // 4
+    significant = {name for name, r in comparisons.items() if r.low > 0 or r.high < 0}
+    assert all(first != second and {first, second} <= significant for first, second in flips)
+    firsts, seconds = {f for f, _ in flips}, {s for _, s in flips}
+    assert not firsts & seconds and len(flips) == len(firsts) * len(seconds)
+
+
+@given(METRICS)
+def test_ranking_flips_of_the_systems_swapped_are_the_pairs_reversed(metrics):
+    """``m(B) - m(A)`` (each interval negated: [-high, -low]) prefers the other system wherever
+    ``m(A) - m(B)`` prefers one, and so does every metric's orientation reversed: the same flips,
+    each pair reversed."""
+    comparisons, orientation = comparisons_of(metrics)
+    flips = bf.ranking_flips(comparisons, higher_is_better=orientation)
+    swapped = {name: paired(-r.high, -r.low) for name, r in comparisons.items()}
+    reversed_orientation = {name: not orientation.get(name, True) for name in comparisons}
+    expected = sorted((second, first) for first, second in flips)
+    assert sorted(bf.ranking_flips(swapped, higher_is_better=orientation)) == expected
+    assert sorted(bf.ranking_flips(comparisons, higher_is_better=reversed_orientation)) == expected
+
+
+@given(METRICS, st.randoms(use_true_random=False), st.lists(st.floats(0.01, 100.0), min_size=7, max_size=7))
+def test_ranking_flips_follow_the_metrics_not_their_names_order_or_scale(metrics, random, factors):
+    """Renaming the metrics renames the flips; listing them in another order gives the same
+    pairs; a metric's interval times a positive factor (an increasing map that keeps 0: its
+    difference in other units) keeps its side of 0, so the flips stay."""
+    comparisons, orientation = comparisons_of(metrics)
+    flips = set(bf.ranking_flips(comparisons, higher_is_better=orientation))
+    names = list(comparisons)
+    new_names = dict(zip(names, random.sample([f"metric {i}" for i in range(len(names))], len(names))))
+    order = random.sample(names, len(names))
+    renamed = {new_names[name]: comparisons[name] for name in order}
+    assert set(bf.ranking_flips(renamed, higher_is_better={new_names[n]: v for n, v in orientation.items()})) == {
+        (new_names[first], new_names[second]) for first, second in flips}
+    scaled = {name: paired(r.low * f, r.high * f) for (name, r), f in zip(comparisons.items(), factors)}
+    assert set(bf.ranking_flips(scaled, higher_is_better=orientation)) == flips
+
+
+@given(INTERVALS, st.integers(0, 6), st.sampled_from([None, True, False]))
+def test_ranking_flips_of_identical_metrics_are_none(ends, n_metrics, up):
+    """Metrics that all say the same (one interval, one orientation) prefer one system, or
+    none: no flip."""
+    comparisons = {f"m{i}": paired(*ends) for i in range(n_metrics)}
+    assert bf.ranking_flips(comparisons, higher_is_better=None if up is None else dict.fromkeys(comparisons, up)) == []
 
 def test_percentile_interval_of_a_fixed_threshold_fmr_covers_at_the_nominal_level():
     """200 simulated sets of 400 non-mated N(0, 1) scores, the FMR at the fixed threshold

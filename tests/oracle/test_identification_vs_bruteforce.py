@@ -233,3 +233,49 @@ def test_every_identification_function_equals_loops_on_drawn_tied_searches(searc
         gap_fpir, gap_dir = largest_gap([f for _, f in rates]), largest_gap([d for d, _ in rates])
         assert (row.threshold, row.A, row.B, row.k) == (t, gap_fpir, gap_dir, sum(1 for s in open_scores if s >= t))
         assert row.fdr == pytest.approx(1 - (alpha * gap_fpir + (1 - alpha) * gap_dir), abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_repeated_probe_ids_count_once_per_row(seed):
+    """Outcome tables do not refuse a repeated probe_id (the functions' Notes say why): two
+    tables of probe_outcomes_from_matrix joined together reuse the ids 0, 1, ..., and a
+    bootstrap resample lists a drawn probe as often as it is drawn. Each row then counts as one
+    probe, exactly: every function equals the loops over the rows, and a table listing every
+    probe twice has the rates, gaps and thresholds of the table once."""
+    matrix, probes, gallery, groups = small_test(seed)
+    once = bf.probe_outcomes_from_matrix(matrix, probe_subjects=probes, gallery_subjects=gallery, probe_groups=groups)
+    other_matrix, other_probes, _, other_groups = small_test(seed + 50)  # another session, the same gallery
+    other = bf.probe_outcomes_from_matrix(other_matrix, probe_subjects=other_probes, gallery_subjects=gallery,
+                                          probe_groups=other_groups)
+    joined = pd.concat([once, other], ignore_index=True)
+    drawn = once.iloc[np.random.default_rng(seed).integers(0, len(once), len(once))]  # as a resample draws them
+    drawn = pd.concat([drawn, once.iloc[:2], once.iloc[-2:]], ignore_index=True)  # every group keeps both kinds
+    assert joined["probe_id"].duplicated().any() and drawn["probe_id"].duplicated().any()
+    thresholds = np.array([0.0, 2.0, 3.0, 4.5, 6.0])
+    for table in (joined, drawn):
+        curve = bf.cmc(table, max_rank=len(gallery))
+        for name, group in table.groupby("group"):
+            ranks = group.loc[group["mated"], "rank"].to_numpy()
+            for n in range(1, len(gallery) + 1):
+                assert curve.loc[n, name] == sum(1 for r in ranks if r <= n) / ranks.size
+        assert bf.rank_n_differential(table) == max(
+            abs(curve.loc[1, a] - curve.loc[1, b]) for a, b in itertools.combinations(curve.columns, 2))
+        rates = bf.identification_rates(table, thresholds).set_index(["group", "threshold"])
+        for t in thresholds:
+            for name, (dir_, fpir) in loop_rates(table, t, 1).items():
+                assert (rates.loc[(name, t), "dir"], rates.loc[(name, t), "fpir"]) == (dir_, fpir)
+        open_scores = table.loc[~table["mated"], "score"].to_numpy()
+        assert bf.threshold_at_fpir(table, 0.3) == brute_threshold(open_scores, 0.3)
+    doubled = pd.concat([once, once], ignore_index=True)
+    pd.testing.assert_frame_equal(bf.cmc(doubled, max_rank=len(gallery)), bf.cmc(once, max_rank=len(gallery)))
+    rates_doubled, rates_once = bf.identification_rates(doubled, thresholds), bf.identification_rates(once, thresholds)
+    counts = [c for c in rates_once.columns if c.startswith("n_")]
+    assert counts and (rates_doubled[counts] == 2 * rates_once[counts]).all().all()
+    pd.testing.assert_frame_equal(rates_doubled.drop(columns=counts), rates_once.drop(columns=counts))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bf.InsufficientComparisonsWarning)  # 10 or 20 non-enrolled probes
+        fdr_once = bf.identification_discrepancy_rate(once, fpir_targets=[0.5, 0.3])
+        fdr_doubled = bf.identification_discrepancy_rate(doubled, fpir_targets=[0.5, 0.3])
+    columns = ["threshold", "A", "B", "fdr"]
+    pd.testing.assert_frame_equal(fdr_doubled[columns], fdr_once[columns])
+    assert (fdr_doubled["k"] == 2 * fdr_once["k"]).all()

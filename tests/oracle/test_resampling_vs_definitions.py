@@ -5,6 +5,8 @@
   listed (leave-one-out) or whose rows follow from ``k`` alone (a threshold the subsample
   resolves) are checked row by row, and the law of the draws against exact binomial and
   hypergeometric acceptance regions. Every column except the fit itself is computed here.
+  Hypothesis then checks its bounds and its invariance to a strictly increasing map of the
+  scores (exact for every column under a power of two; for the order-only columns otherwise).
 - ``bf.partitions.poisson_bootstrap``: its docstring documents the draws (one child of
   ``rng`` per partition, ``Generator.spawn``; a Poisson(1) weight per comparison and
   resample), so an in-memory implementation reproduces them and the intervals.
@@ -22,6 +24,8 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import biofair as bf
@@ -210,6 +214,61 @@ def test_subsample_coverage_refuses_a_tail_of_tied_scores():
     with pytest.raises(ValueError, match="too few to fit a tail"):
         bf.subsample_coverage(scores, 100.0, fraction=0.5, n_repeats=1, rng=0)
 
+
+
+#: Draws of scores for the properties: a seed, a law, a size, how many scores reach the
+#: threshold and the share drawn (always more than min_tail=20 scores).
+COVERAGE_CASES = st.tuples(st.integers(0, 2**32 - 1), st.sampled_from(["normal", "t3", "uniform", "exponential"]),
+                           st.integers(60, 300), st.integers(3, 15), st.floats(0.4, 1.0))
+
+
+def coverage_case(case) -> tuple[np.ndarray, float, float]:
+    """The scores, the threshold (the m-th highest score) and the fraction of a case."""
+    seed, law, size, m, fraction = case
+    rng = np.random.default_rng(seed)
+    scores = {"normal": rng.normal, "t3": lambda n: rng.standard_t(3, n), "uniform": rng.random,
+              "exponential": rng.exponential}[law](size)
+    assume(np.unique(scores).size == size)  # continuous laws: ties are all but impossible
+    return scores, float(np.sort(scores)[-m]), fraction
+
+
+def coverage(scores: np.ndarray, threshold: float, fraction: float) -> pd.DataFrame:
+    return bf.subsample_coverage(scores, threshold, fraction=fraction, min_tail=20, n_repeats=2, rng=9,
+                                 progress_bar=False)
+
+
+@settings(max_examples=40)
+@given(COVERAGE_CASES)
+def test_subsample_coverage_bounds(case):
+    """Whatever the scores: the columns read from the full data as defined, ``n`` the rounded
+    share, ``0 <= k <= n``, and each row's estimate inside its interval, inside [0, 1]."""
+    scores, threshold, fraction = coverage_case(case)
+    runs = coverage(scores, threshold, fraction)
+    check_columns_of_the_full_data(runs, scores, threshold, int(round(fraction * scores.size)))
+    assert runs["k"].between(0, runs["n"]).all()
+    assert ((0 <= runs["low"]) & (runs["low"] <= runs["estimate"]) & (runs["estimate"] <= runs["high"])
+            & (runs["high"] <= 1)).all()
+
+
+@settings(max_examples=25)
+@given(COVERAGE_CASES, st.integers(-20, 20), st.sampled_from(["exp", "cube", "affine", "arctan"]))
+def test_subsample_coverage_under_a_monotone_transform(case, exponent, transform):
+    """The subsamples are drawn by position (``rng.choice`` of the scores, the same seed), so
+    scores and threshold under one strictly increasing map give the same ``n``, ``k``,
+    ``resolved`` and ``full_fmr``: they read only the scores' order. The fit is another matter:
+    a tail fitted to exp(scores) is another tail; but scores times a power of two give the same
+    fit bit for bit (the fit works in units of the mean excess), so the whole table is equal."""
+    scores, threshold, fraction = coverage_case(case)
+    runs = coverage(scores, threshold, fraction)
+    scaled = coverage(np.ldexp(scores, exponent), float(np.ldexp(threshold, exponent)), fraction)
+    pd.testing.assert_frame_equal(scaled, runs, check_exact=True)
+    increasing = {"exp": np.exp, "cube": lambda x: x ** 3, "affine": lambda x: 3.0 * x - 7.0,
+                  "arctan": np.arctan}[transform]
+    mapped = increasing(scores)
+    assume(np.unique(mapped).size == scores.size)  # a map that rounds two scores to one is not strict
+    moved = coverage(mapped, float(increasing(np.array([threshold]))[0]), fraction)
+    columns = ["n", "k", "resolved", "full_fmr"]
+    pd.testing.assert_frame_equal(moved[columns], runs[columns], check_exact=True)
 
 # =============================================================================================
 # 2. partitions.poisson_bootstrap
