@@ -177,3 +177,33 @@ def test_printed_text_of_the_standard_report_wraps_between_words_on_a_phone(brow
     assert words > 20, "hardly any printed text: the check checks nothing"
     assert cut == []
     phone.close()
+
+
+SETTINGS = """rows => rows.map(row => {
+    const label = row.querySelector('th').getBoundingClientRect(), text = row.querySelector('td').getBoundingClientRect();
+    const box = row.closest('.jp-OutputArea-output');
+    return {metric: row.querySelector('th').textContent.trim(), below: text.top >= label.bottom - 0.5,
+            beside: text.left >= label.right - 0.5, slack: box.clientWidth - text.width, tall: text.height,
+            scrolls: box.scrollWidth > box.clientWidth,
+            hint: getComputedStyle(row.closest('.jp-RenderedHTMLCommon'), '::before').content};
+})"""
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_the_standard_reports_settings_read_as_a_list_on_a_phone_and_a_table_on_a_desktop(browser, pages, width):
+    """The table of each index's settings, from the cell tagged stack-on-phone, which the book
+    stacks on a phone: report.html did not (its page had no such rule). On a 390 px phone the
+    table was 399 px wide in its 334 px box, its settings a narrow column, rows up to 83 px
+    tall, and the line above it said that it scrolls. Now, by the book's rule (one file, shipped
+    with the package), each metric stands over its settings, which take the box's width, and
+    nothing says it scrolls; on a desktop it is still a table, the settings beside their metric."""
+    tab, _ = open_offline(browser, pages["standard"], width)
+    rows = tab.eval_on_selector_all(".jp-Cell.celltag_stack-on-phone table.dataframe tbody tr", SETTINGS)
+    tab.close()
+    assert {"eer", "min_dcf", "cei_auto_extreme_nonmated"} <= {row["metric"] for row in rows}, rows
+    assert not any(row["scrolls"] for row in rows), rows
+    if width == PHONE:
+        assert all(row["below"] and row["slack"] < 40 and row["tall"] < 60 and row["hint"] == "none"
+                   for row in rows), rows
+    else:
+        assert all(row["beside"] for row in rows), rows
