@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser.book_site import CHROMIUM, DESKTOP, PHONE, ROOT
+from browser.book_site import CHROMIUM, DESKTOP, GROUPS_TABLE, PHONE, ROOT
 
 import biofair as bf
 
@@ -207,3 +207,18 @@ def test_the_standard_reports_settings_read_as_a_list_on_a_phone_and_a_table_on_
                    for row in rows), rows
     else:
         assert all(row["beside"] for row in rows), rows
+
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_the_groups_rates_at_the_operating_threshold_fit_a_phone(browser, pages, width):
+    """The groups' rates at the operating threshold, a column per group, a row per key of
+    summary.json's groups: with the keys as row labels ("false_non_matches", one word of 146 px)
+    the table was 355 px wide in its 334 px box on a 390 px phone, with the example's three
+    groups, and scrolled 21 px sideways. Its rows are now named in words ("FMR 95% CI low"),
+    which wrap between words, and it fits."""
+    tab, _ = open_offline(browser, pages["standard"], width)
+    table = tab.evaluate(GROUPS_TABLE)
+    tab.close()
+    assert table["groups"] == 3 and len(table["labels"]) == 16, table
+    assert table["over"] <= 0, table
