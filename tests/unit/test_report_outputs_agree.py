@@ -9,10 +9,15 @@ import contextlib
 import io
 import json
 import math
+import subprocess
+import sys
 import warnings
 from importlib.resources import files
+from pathlib import Path
 
 import jsonschema
+import jupytext
+import nbformat
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup
@@ -23,6 +28,7 @@ from biofair import cli
 from biofair.plotting import _table_number
 
 EXAMPLE = bf.datasets.example_scores_path()
+CHAPTER = Path(__file__).resolve().parents[2] / "notebooks" / "13_analyse_your_own_system.md"
 SCHEMA = json.loads((files("biofair") / "data" / "summary.schema.json").read_text())
 SEED, B, P = 3, 40, 10
 
@@ -269,6 +275,45 @@ def test_summary_json_follows_its_schema(standard, warned):
     with pytest.raises(jsonschema.ValidationError, match="'warnings' is a required property"):
         jsonschema.validate({key: value for key, value in written.items() if key != "warnings"}, SCHEMA,
                             cls=jsonschema.Draft202012Validator)
+
+
+def chapter_alone(folder: Path, **parameters) -> dict:
+    """summary.json as chapter 13 writes it when it runs on its own (papermill, as a reader reruns it),
+    not through ``biofair report``, with the report's resampling settings."""
+    nbformat.write(jupytext.read(CHAPTER), folder / "chapter.ipynb")
+    parameters = {"n_resamples": B, "n_permutations": P, "seed": SEED, "summary_path": str(folder / "summary.json"),
+                  **parameters}
+    run = subprocess.run([Path(sys.executable).with_name("papermill"), folder / "chapter.ipynb", folder / "executed.ipynb",
+                          "--cwd", CHAPTER.parent, "--kernel", "python3", "--no-progress-bar",
+                          "--parameters_yaml", json.dumps(parameters)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads((folder / "summary.json").read_text())
+
+
+def test_a_summary_the_chapter_writes_on_its_own_keeps_the_warnings_its_page_shows(warned, tmp_path):
+    """Chapter 13 run on its own (papermill, not biofair report) wrote a summary.json without
+    "warnings", which its schema requires: only the command added them, from the executed
+    notebook's stderr. Now the page keeps each warning it shows, once, with section and cell
+    null (it cannot tell where it shows them): on the file that warns twice on the page
+    (InsufficientComparisonsWarning, PermutationNullWarning), the same two, in the same order, as
+    the command's summary places on the page, neither lost nor doubled (the page's hidden checks
+    showed a third in report.ipynb, "read the value returned for it as unresolved", and the
+    first again); on the example, none. Both summaries follow the schema."""
+    folder, _ = warned
+    by_command = json.loads((folder / "summary.json").read_text())
+    (tmp_path / "warned").mkdir()
+    alone = chapter_alone(tmp_path / "warned", scores_path=str(folder.parent / "within.csv"),
+                          fmr_targets=[1e-1, 1e-2, 1e-4])
+    for written in (alone, by_command):
+        jsonschema.validate(written, SCHEMA, cls=jsonschema.Draft202012Validator)
+    on_page = [(w["category"], w["message"]) for w in by_command["warnings"] if w["cell"] is not None]
+    assert [(w["category"], w["message"]) for w in alone["warnings"]] == on_page
+    assert [w["category"] for w in alone["warnings"]] == ["InsufficientComparisonsWarning", "PermutationNullWarning"]
+    assert all(w["section"] is None and w["cell"] is None for w in alone["warnings"])
+    (tmp_path / "example").mkdir()
+    quiet = chapter_alone(tmp_path / "example")
+    jsonschema.validate(quiet, SCHEMA, cls=jsonschema.Draft202012Validator)
+    assert quiet["warnings"] == []
 
 
 def test_the_prose_quotes_the_jsons_settings_and_file(standard):
