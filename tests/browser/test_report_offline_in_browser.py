@@ -149,7 +149,7 @@ def test_a_wide_table_of_the_standard_report_scrolls_on_a_phone_with_its_labels_
     for table in wide:  # each reaches its last column, keeps its one label per row, and says it scrolls
         assert table["scrolled"] > 0 and table["end"] and table["pinned"] == table["labelled"], table
         assert table["clipped"] <= 0.5, table  # its row (overflow hidden) shows the table's right edge
-        assert table["hint"] == '"The table scrolls sideways."', table
+        assert table["hint"] == '"If it is wider than the screen, the table scrolls sideways."', table
     phone.close()
 
 
@@ -216,9 +216,11 @@ def test_the_groups_rates_at_the_operating_threshold_fit_a_phone(browser, pages,
     summary.json's groups: with the keys as row labels ("false_non_matches", one word of 146 px)
     the table was 355 px wide in its 334 px box on a 390 px phone, with the example's three
     groups, and scrolled 21 px sideways. Its rows are now named in words ("FMR 95% CI low"),
-    which wrap between words, and it fits."""
+    which wrap between words, and it fits; the line above it, "The table scrolls sideways.", no
+    longer says that it scrolls, only that it would if it were wider than the screen."""
     tab, _ = open_offline(browser, pages["standard"], width)
     table = tab.evaluate(GROUPS_TABLE)
     tab.close()
     assert table["groups"] == 3 and len(table["labels"]) == 16, table
     assert table["over"] <= 0, table
+    assert table["hint"] == ('"If it is wider than the screen, the table scrolls sideways."' if width == PHONE else "none"), table
