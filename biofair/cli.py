@@ -1046,7 +1046,8 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
         nbformat.write(notebook, notebook_path)
         (folder.files / "report.html").write_text(html)
         summary = json.loads((folder.files / "summary.json").read_text())  # complete and parseable
-        # the run's warnings, for a reader of the summary alone (json reads back every digit as written)
+        # the run's warnings, for a reader of the summary alone: the notebook wrote those its page shows, not knowing
+        # where; these name the section and cell that show each, after the checks' (json reads back every digit)
         summary["warnings"] = _summary_warnings(notebook, args.warned)
         (folder.files / "summary.json").write_text(json.dumps(summary, indent=1))
     except (OSError, ValueError) as error:

@@ -62,3 +62,16 @@ def first_scrolling(boxes, by: int = 100):
     """The first of the located boxes whose content is wider than the box by more than ``by`` px."""
     return next(boxes.nth(i) for i in range(boxes.count())
                 if boxes.nth(i).evaluate("(b, by) => b.scrollWidth > b.clientWidth + by", by))
+
+
+#: Chapter 13's table of the groups' rates at the operating threshold (a column per group), in
+#: the book or in report.html: how many groups, its row labels, by how much it is wider than its
+#: box (0 or less: it fits), and the line report.html writes above it.
+GROUPS_TABLE = """() => {
+    const table = [...document.querySelectorAll('table.dataframe')]
+        .find(t => t.querySelector('tbody th')?.textContent.trim().toLowerCase() === 'fmr');  // its first row
+    const box = table.closest('.jp-OutputArea-output, div.output.text_html');
+    return {groups: table.querySelectorAll('thead th').length - 1, over: box.scrollWidth - box.clientWidth,
+            labels: [...table.querySelectorAll('tbody th')].map(th => th.textContent.trim()),
+            hint: getComputedStyle(box, '::before').content};
+}"""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser.book_site import CHROMIUM, DESKTOP, PHONE, ROOT
+from browser.book_site import CHROMIUM, DESKTOP, GROUPS_TABLE, PHONE, ROOT
 
 import biofair as bf
 
@@ -149,7 +149,7 @@ def test_a_wide_table_of_the_standard_report_scrolls_on_a_phone_with_its_labels_
     for table in wide:  # each reaches its last column, keeps its one label per row, and says it scrolls
         assert table["scrolled"] > 0 and table["end"] and table["pinned"] == table["labelled"], table
         assert table["clipped"] <= 0.5, table  # its row (overflow hidden) shows the table's right edge
-        assert table["hint"] == '"The table scrolls sideways."', table
+        assert table["hint"] == '"If it is wider than the screen, the table scrolls sideways."', table
     phone.close()
 
 
@@ -177,3 +177,50 @@ def test_printed_text_of_the_standard_report_wraps_between_words_on_a_phone(brow
     assert words > 20, "hardly any printed text: the check checks nothing"
     assert cut == []
     phone.close()
+
+
+SETTINGS = """rows => rows.map(row => {
+    const label = row.querySelector('th').getBoundingClientRect(), text = row.querySelector('td').getBoundingClientRect();
+    const box = row.closest('.jp-OutputArea-output');
+    return {metric: row.querySelector('th').textContent.trim(), below: text.top >= label.bottom - 0.5,
+            beside: text.left >= label.right - 0.5, slack: box.clientWidth - text.width, tall: text.height,
+            scrolls: box.scrollWidth > box.clientWidth,
+            hint: getComputedStyle(row.closest('.jp-RenderedHTMLCommon'), '::before').content};
+})"""
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_the_standard_reports_settings_read_as_a_list_on_a_phone_and_a_table_on_a_desktop(browser, pages, width):
+    """The table of each index's settings, from the cell tagged stack-on-phone, which the book
+    stacks on a phone: report.html did not (its page had no such rule). On a 390 px phone the
+    table was 399 px wide in its 334 px box, its settings a narrow column, rows up to 83 px
+    tall, and the line above it said that it scrolls. Now, by the book's rule (one file, shipped
+    with the package), each metric stands over its settings, which take the box's width, and
+    nothing says it scrolls; on a desktop it is still a table, the settings beside their metric."""
+    tab, _ = open_offline(browser, pages["standard"], width)
+    rows = tab.eval_on_selector_all(".jp-Cell.celltag_stack-on-phone table.dataframe tbody tr", SETTINGS)
+    tab.close()
+    assert {"eer", "min_dcf", "cei_auto_extreme_nonmated"} <= {row["metric"] for row in rows}, rows
+    assert not any(row["scrolls"] for row in rows), rows
+    if width == PHONE:
+        assert all(row["below"] and row["slack"] < 40 and row["tall"] < 60 and row["hint"] == "none"
+                   for row in rows), rows
+    else:
+        assert all(row["beside"] for row in rows), rows
+
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_the_groups_rates_at_the_operating_threshold_fit_a_phone(browser, pages, width):
+    """The groups' rates at the operating threshold, a column per group, a row per key of
+    summary.json's groups: with the keys as row labels ("false_non_matches", one word of 146 px)
+    the table was 355 px wide in its 334 px box on a 390 px phone, with the example's three
+    groups, and scrolled 21 px sideways. Its rows are now named in words ("FMR 95% CI low"),
+    which wrap between words, and it fits; the line above it, "The table scrolls sideways.", no
+    longer says that it scrolls, only that it would if it were wider than the screen."""
+    tab, _ = open_offline(browser, pages["standard"], width)
+    table = tab.evaluate(GROUPS_TABLE)
+    tab.close()
+    assert table["groups"] == 3 and len(table["labels"]) == 16, table
+    assert table["over"] <= 0, table
+    assert table["hint"] == ('"If it is wider than the screen, the table scrolls sideways."' if width == PHONE else "none"), table

@@ -74,7 +74,7 @@ def run(notebook: nbformat.NotebookNode, folder: Path, parameters: dict | None =
 def test_chapters_use_only_tags_whose_visibility_is_known():
     """A new tag that hides code would escape this test: every tag must be one it knows."""
     shown = {"parameters", "exercise", "hide-input", "hide-output", "hide-cell", "remove-output", "remove-stderr",
-             "stack-on-phone"}  # a table's layout on a phone (book/_static/biofair.css)
+             "stack-on-phone"}  # a table's layout on a phone (biofair/templates/stack_on_phone.css)
     for source in SOURCES:
         for cell in jupytext.read(source).cells:
             tags = set(cell.metadata.get("tags", []))

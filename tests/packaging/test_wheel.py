@@ -73,7 +73,8 @@ def test_the_wheel_holds_every_module_and_the_data(wheel):
     shipped = sorted(p for p in (ROOT / "biofair" / "data").iterdir() if p.is_file())
     assert {"example_scores.csv", "paper_values.csv", "differential_report.schema.json", "summary.schema.json"} <= {
         p.name for p in shipped}
-    for data in ("biofair/py.typed", "biofair/report_template.md", "biofair/templates/report.html.j2"):
+    for data in ("biofair/py.typed", "biofair/report_template.md", "biofair/templates/report.html.j2",
+                 "biofair/templates/stack_on_phone.css"):
         assert data in names, data
     with zipfile.ZipFile(wheel) as archive:
         # the template is a symlink in the source tree; the wheel holds the chapter itself
