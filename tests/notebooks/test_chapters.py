@@ -127,6 +127,10 @@ def test_chapter_has_a_parameters_cell_and_imports_biofair(source):
     # at 4, GARBE_FMR under BG: "differs"); the chapter now shows each verdict beside the expected one and
     # says which rows changed
     ("04_find_bias_in_the_tails", ["-p", "seed", "4"]),
+    # its check that BC leaves D's upper non-mated tail where the Beta puts it allowed a fixed 0.005, 1.8 standard
+    # errors of the sample 99.9th percentile: seed 42 drew 0.0063 (2.4), and the chapter stopped; the check now
+    # allows 4 standard errors of each quantile (tighter below the median, where the shift is checked)
+    ("04_find_bias_in_the_tails", ["-p", "seed", "42"]),
     # one draw of each size: seeds 1 to 4 each failed an assertion that held only for the chapter's
     # draw; its prose now says what each draw shows (1: the floor shrinks more than 4-fold; 21: the
     # settings move CEI more than the bias, the draws follow the approximation only loosely)
@@ -153,8 +157,8 @@ def test_chapter_has_a_parameters_cell_and_imports_biofair(source):
     # only rates in [1%, 99%], whose ends rest on 20 mated scores, and at 20 one mated score put B behind A beyond
     # FMR = 10%; the check now reads wherever both rates are precise, and the figure's text says where B leads
     ("01_compute_error_rates", ["-p", "seed", "20"]),
-], ids=["04-seed-2024", "04-seed-4", "05-seed-1", "05-seed-21", "02-seed-1", "03-seed-2", "06-seed-2", "07-seed-1", "11-seed-2",
-        "14-seed-1", "12-seed-1", "10-seed-11", "01-seed-20"])
+], ids=["04-seed-2024", "04-seed-4", "04-seed-42", "05-seed-1", "05-seed-21", "02-seed-1", "03-seed-2", "06-seed-2",
+        "07-seed-1", "11-seed-2", "14-seed-1", "12-seed-1", "10-seed-11", "01-seed-20"])
 def test_chapter_runs_with_other_parameters(chapter, parameters, tmp_path):
     """Other parameters keep every assertion of the chapter true: its prose reads the data."""
     source = ROOT / "notebooks" / f"{chapter}.md"
