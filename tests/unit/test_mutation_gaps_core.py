@@ -6,6 +6,7 @@ out-of-core order statistics. Each test is checked against an independent comput
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ import biofair as bf
 from biofair import _summation
 from biofair._direction import warn_if_reversed
 from biofair._fast_tmr import pair_thresholds
+from biofair.plotting import format_rate
 
 
 def test_pairwise_sum_computes_at_most_part_values_at_a_time():
@@ -86,3 +88,20 @@ def test_scores_at_chance_exactly_are_not_called_reversed(tmp_path):
         warnings.simplefilter("error", bf.ScoreDirectionWarning)
         bf.read_grouped_scores(tmp_path / "chance.csv")
         warn_if_reversed(table)  # as a summary of the table checks it
+
+
+@pytest.mark.parametrize(("rate", "digits", "text"), [
+    (0.125, 2, "1.2e-1"),  # exactly 1/8: a tie, to the even 2
+    (0.625, 2, "6.2e-1"),  # exactly 5/8: a tie, to the even 2
+    (2.5, 1, "2e0"),
+    (Fraction(1, 400), 1, "2e-3"),  # exactly 0.0025; the float 0.0025 lies above the tie: 3e-3
+    (Fraction(-1, 40), 1, "-2e-2"),  # exactly -0.025
+])
+def test_format_rate_rounds_an_exact_tie_half_to_even(rate, digits, text):
+    """Half to even, as documented and as Python's own e-format rounds a float's exact value:
+    rounding a tie half up gave 1.3e-1, 6.3e-1, 3e0, 3e-3 and -3e-2 and no test failed (random
+    floats are almost never ties)."""
+    assert format_rate(rate, digits=digits) == text
+    if isinstance(rate, float):
+        mantissa, exponent = format(rate, f".{digits - 1}e").split("e")
+        assert text == f"{mantissa}e{int(exponent)}"
