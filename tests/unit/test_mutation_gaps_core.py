@@ -16,6 +16,7 @@ import biofair as bf
 from biofair import _summation
 from biofair._direction import warn_if_reversed
 from biofair._fast_tmr import pair_thresholds
+from biofair.partitions._order_statistics import bins_of
 from biofair.plotting import format_rate
 
 
@@ -105,3 +106,11 @@ def test_format_rate_rounds_an_exact_tie_half_to_even(rate, digits, text):
     if isinstance(rate, float):
         mantissa, exponent = format(rate, f".{digits - 1}e").split("e")
         assert text == f"{mantissa}e{int(exponent)}"
+
+
+def test_bins_of_puts_values_beyond_the_edges_in_the_end_bins():
+    """As documented: a value below the first edge goes to the first bin and one above the last
+    to the last bin (clipping the arithmetic and then stepping down from bin 0 gave bin -1)."""
+    edges = np.linspace(0.0, 1.0, 11)
+    values = np.array([-0.5, -1e-300, np.nextafter(0.0, -1.0), 1.0, np.nextafter(1.0, 2.0), 7.0])
+    np.testing.assert_array_equal(bins_of(values, edges), [0, 0, 0, 9, 9, 9])
