@@ -1098,9 +1098,9 @@ def _census_part(part: pd.DataFrame, index: int, columns: tuple[list[str], list[
     codes, combinations = _combinations(labels, None if everyone else homogeneous)
     pairs = np.bincount(codes * 2 + (mated if everyone else mated[homogeneous]), minlength=2 * len(combinations))
     counts = {c: (int(m), int(n)) for c, (n, m) in zip(combinations, pairs.reshape(-1, 2))}
-    if len(columns[0]) == 1:  # one attribute: every label of either side is a group
-        counts |= {(text,): (0, 0) for text in labels.texts[0] if (text,) not in counts}
-    elif not everyone:  # several: every combination either side has (one seen in cross pairs only, too)
+    # one attribute: every label of either side is a group already (_combinations lists them all);
+    # several: add every combination either side has (one seen in cross pairs only, too)
+    if len(columns[0]) > 1 and not everyone:
         for side in (labels, labels._replace(reference=labels.probe)):
             counts |= {c: (0, 0) for c in _combinations(side, None)[1] if c not in counts}
     classes = _class_counts(values, mated)
