@@ -32,7 +32,7 @@ from importlib.resources import as_file, files
 from pathlib import Path
 
 from biofair import __version__
-from biofair._validation import SMALLEST_BOUND, fewest_resamples, python_command, too_few_resamples
+from biofair._validation import SMALLEST_BOUND, fewest_resamples, python_command, strict_json, too_few_resamples
 
 _TEMPLATE = files("biofair") / "report_template.md"  # the chapter "Analyse your own system"
 _OUTPUTS = ("report.ipynb", "report.html", "summary.json")
@@ -1049,7 +1049,7 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
         # the run's warnings, for a reader of the summary alone: the notebook wrote those its page shows, not knowing
         # where; these name the section and cell that show each, after the checks' (json reads back every digit)
         summary["warnings"] = _summary_warnings(notebook, args.warned)
-        (folder.files / "summary.json").write_text(json.dumps(summary, indent=1))
+        (folder.files / "summary.json").write_text(strict_json(summary, indent=1))
     except (OSError, ValueError) as error:
         raise _AnalysisError(f"the report could not be written: {error}") from None
 
