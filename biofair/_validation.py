@@ -6,6 +6,7 @@ biofair's message, never numpy's or pandas'.
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import re
@@ -527,3 +528,23 @@ def check_subject_in_every_row(subjects: pd.Series, cluster: str, *, instead: st
             "values" + (f" ({blank} of them blank: empty or white space only)" if blank else "")
             + "; fill them (a subject each)" + (f" or use {instead}" if instead else "")
         )
+
+
+def strict_json(document: object, *, indent: int) -> str:
+    """``document`` as strictly valid JSON (RFC 8259): NaN as ``null`` (missing), ±inf as the
+    strings ``"Infinity"`` and ``"-Infinity"`` (``float()`` in Python and ``Number()`` in
+    JavaScript read them back), in dicts, lists and tuples at any depth, NumPy floats
+    included. ``json.dumps`` with ``allow_nan=False`` writes it, so a non-finite number that
+    escapes this mapping raises ValueError instead of writing ``Infinity`` or ``NaN``, which
+    no strict parser (jq, ``JSON.parse``) reads."""
+
+    def ready(value: object) -> object:
+        if isinstance(value, dict):
+            return {key: ready(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [ready(item) for item in value]
+        if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+            return None if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        return value
+
+    return json.dumps(ready(document), indent=indent, allow_nan=False)

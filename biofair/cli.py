@@ -2,9 +2,11 @@
 
 A run checks every option, claims OUTDIR, reads the file and computes every estimate once
 before it starts the notebook; it writes into a hidden work folder and moves the finished
-report into place as its last step, so a new OUTDIR is either absent or complete, and an
-existing empty one stays empty or receives the whole report. Read more in the chapter
-"Analyse your own system" (``notebooks/13``).
+report into place as its last step, so a new OUTDIR is either absent or complete. Into an
+existing empty OUTDIR the files move one by one, the JSON file (summary.json or
+differential.json) last: a run killed (SIGKILL) or crashed between two moves leaves part of
+the report there, never the JSON file, so a reader who finds it finds the whole report. Read
+more in the chapter "Analyse your own system" (``notebooks/13``).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from importlib.resources import as_file, files
 from pathlib import Path
 
 from biofair import __version__
-from biofair._validation import SMALLEST_BOUND, fewest_resamples, python_command, too_few_resamples
+from biofair._validation import SMALLEST_BOUND, fewest_resamples, python_command, strict_json, too_few_resamples
 
 _TEMPLATE = files("biofair") / "report_template.md"  # the chapter "Analyse your own system"
 _OUTPUTS = ("report.ipynb", "report.html", "summary.json")
@@ -62,7 +64,9 @@ thirty), how many rows each grouping rule affected, the file's size and SHA-256,
 run's warnings, on stderr or on the page, each with its category, message and the section and
 cell that show it; the JSON follows biofair/data/summary.schema.json).
 Options, OUTDIR and the file are checked first; the report appears in OUTDIR only when it is
-complete.
+complete, with one exception: into an OUTDIR that existed, its files move one by one, the JSON
+last, so a run killed (kill -9) during the moves can leave some of them; the JSON file there
+means the whole report is.
 With --layout differential: OUTDIR/report.html and OUTDIR/differential.json (per-group FMR
 and FNMR at one threshold with Clopper-Pearson, Wilson and subject-clustered bootstrap
 intervals, ratios between groups against --tolerance, sufficiency, cross-group FMR; the
@@ -459,7 +463,9 @@ class _OutputFolder:
     - An existing empty OUTDIR keeps its identity (a shell inside it, its permissions, a mount
       on it): the work folder is ``.biofair-partial`` inside it, which proves at the start that
       OUTDIR can be written, and the outputs are moved into it at the end, on the same file
-      system, each in one step that never replaces a file.
+      system, each in one step that never replaces a file, the JSON file last: a run killed
+      between two moves (SIGKILL; the other signals are ignored by then) leaves the files
+      already moved and never the JSON, whose presence says the report is whole.
 
     Any OSError while OUTDIR is examined or claimed is a _UsageError naming its cause.
     """
@@ -595,16 +601,17 @@ class _OutputFolder:
 
     def publish(self) -> None:
         """Move the finished outputs to OUTDIR: one rename of the folder onto a new OUTDIR;
-        into an existing one, file by file, never replacing a file that appeared there during
-        the run (what else appeared stays beside the report), and taking back the files
-        already moved if one cannot be. The outputs reach the disk first (:func:`_flush`)."""
+        into an existing one, file by file, the JSON file last (its presence says the others
+        are there), never replacing a file that appeared there during the run (what else
+        appeared stays beside the report), and taking back the files already moved if one
+        cannot be. The outputs reach the disk first (:func:`_flush`)."""
         _flush(self.files)
         moved: list[str] = []
         try:
             if not self.existing:
                 os.rename(self.files, self.output)
             else:
-                for path in sorted(self.files.iterdir()):
+                for path in sorted(self.files.iterdir(), key=lambda path: (path.suffix == ".json", path.name)):
                     _move_without_replacing(path, self.output / path.name)
                     moved.append(path.name)
         except OSError as error:
@@ -1049,7 +1056,7 @@ def _execute(args: argparse.Namespace, folder: _OutputFolder) -> None:
         # the run's warnings, for a reader of the summary alone: the notebook wrote those its page shows, not knowing
         # where; these name the section and cell that show each, after the checks' (json reads back every digit)
         summary["warnings"] = _summary_warnings(notebook, args.warned)
-        (folder.files / "summary.json").write_text(json.dumps(summary, indent=1))
+        (folder.files / "summary.json").write_text(strict_json(summary, indent=1))
     except (OSError, ValueError) as error:
         raise _AnalysisError(f"the report could not be written: {error}") from None
 

@@ -6,7 +6,6 @@ Read more in the chapter "Audit demographic differentials" (``notebooks/10``).
 
 from __future__ import annotations
 
-import json
 import numbers
 import warnings
 from typing import Any, NamedTuple
@@ -37,6 +36,7 @@ from biofair._validation import (
     check_subject_in_every_row,
     how_many,
     percent,
+    strict_json,
 )
 from biofair.exceptions import SchemaError
 from biofair.extrapolation import _POINT_ZERO, _UNDERFLOW, extrapolated_fmr
@@ -258,14 +258,15 @@ class DifferentialReport(NamedTuple):
         Parameters
         ----------
         indent : int, default 2
-            Spaces per level of nesting, as for ``json.dumps``.
+            Spaces per level of nesting, as for :func:`json.dumps`.
 
         Returns
         -------
         str
-            :meth:`to_dict` as JSON; NaN is written as ``null``.
+            :meth:`to_dict` as strictly valid JSON: NaN as ``null``, an infinite threshold
+            (beyond the largest score) as ``"Infinity"`` or ``"-Infinity"``.
         """
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+        return strict_json(self.to_dict(), indent=indent)
 
 
 def _plain(value: Any) -> Any:

@@ -382,6 +382,35 @@ def test_a_failing_move_into_an_existing_outdir_takes_back_what_it_moved(tmp_pat
     assert list(output.iterdir()) == []
 
 
+class _Killed(BaseException):
+    """A SIGKILL between two moves: nothing of the run's own handling runs."""
+
+
+@pytest.mark.parametrize("layout", ["standard", "differential"])
+def test_a_run_killed_between_two_moves_into_an_existing_outdir_leaves_no_json(layout, tmp_path, run_main,
+                                                                              monkeypatch):
+    """Into an existing OUTDIR the files move one by one: the JSON file moves last, so that it
+    says the report is whole. differential.json moved first before: a kill after it left
+    OUTDIR with differential.json and no report.html."""
+    monkeypatch.setattr(cli, "_execute", fake_execute)
+    moves = []
+
+    def killed_after_the_first(source, target, move=cli._move_without_replacing):
+        if moves:
+            raise _Killed
+        moves.append(Path(target).name)
+        move(source, target)
+
+    monkeypatch.setattr(cli, "_move_without_replacing", killed_after_the_first)
+    output = tmp_path / "out"
+    output.mkdir()
+    with pytest.raises(_Killed):
+        run_main(ROOT / "biofair" / "data" / "example_scores.csv", "-o", output, "--layout", layout,
+                 *(["--by", "group", "-n", "40"] if layout == "differential" else []))
+    left = sorted(p.name for p in output.iterdir() if not p.name.startswith("."))
+    assert left == moves == ["report.html"]
+
+
 @pytest.mark.parametrize("intruder", [False, True], ids=["alone", "with a file put there"])
 def test_a_file_system_without_hard_links_receives_the_report(intruder, tmp_path, run_main, monkeypatch):
     """FAT and exFAT (a USB stick) refuse hard links: the move falls back to a rename after a
