@@ -336,9 +336,11 @@ def _shown(label: str) -> str:
 
 
 def _printed(label: str) -> str:
-    """A label without its format characters (a zero-width space, a byte order mark, a soft
-    hyphen), which print as nothing."""
-    return label if label.isascii() else "".join(c for c in label if unicodedata.category(c) != "Cf")
+    """A label without what prints as nothing: its format characters (a zero-width space, a byte
+    order mark, a soft hyphen, a directional mark) and its control characters other than white
+    space (NUL, ESC, DEL, the C1 controls: 'a' NUL 'b' prints as 'ab' in a terminal and a browser)."""
+    return label if label.isprintable() else "".join(
+        c for c in label if unicodedata.category(c) != "Cf" and (unicodedata.category(c) != "Cc" or c.isspace()))
 
 
 def _number(label: str) -> decimal.Decimal | None:
