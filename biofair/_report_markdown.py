@@ -95,7 +95,8 @@ def plain_markdown(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     for cell in notebook.cells:
         cells.append(cell)
         if cell.cell_type == "code":  # glued values are quoted in the prose, not shown
-            cell.outputs = [output for output in cell.get("outputs", []) if "scrapbook" not in output.get("metadata", {})]
+            cell.outputs = [_visible_output(output) for output in cell.get("outputs", [])
+                            if "scrapbook" not in output.get("metadata", {})]
         figure = cell.get("metadata", {}).get("mystnb", {}).get("figure")
         if cell.cell_type == "code" and figure:
             figures[figure["name"]] = number = len(figures) + 1
@@ -114,7 +115,7 @@ def _replace(match: re.Match, glued: dict[str, str], figures: dict[str, int]) ->
         if key not in glued:
             raise ValueError(f"the report quotes {key!r}, which it never glued")
         before, after = match.string[:match.start()], match.string[match.end():]
-        return _literal(format_plain_text(glued[key], spec), line_start=not before.rpartition("\n")[2].strip(),
+        return _literal(_visible(format_plain_text(glued[key], spec)), line_start=not before.rpartition("\n")[2].strip(),
                         rest_of_line=after.partition("\n")[0])
     text, _, target = content.partition(" <")
     if role == "func":
@@ -126,6 +127,32 @@ def _replace(match: re.Match, glued: dict[str, str], figures: dict[str, int]) ->
             raise ValueError(f"the report refers to {content!r}, which is not one of its figures")
         return f"Figure {figures[content]}"
     raise ValueError(f"the report uses the MyST role {{{role}}}, which its HTML export cannot render")
+
+
+#: The text outputs of a code cell in which :func:`_visible` writes out what prints as nothing.
+_TEXT_OUTPUTS = ("text/plain", "text/html", "text/markdown")
+
+
+def _visible(text: str) -> str:
+    """``text`` with each character that prints as nothing or moves the text around it (not
+    :meth:`str.isprintable`: NUL, a form feed, ESC and the other C0 and C1 controls, the
+    directional marks and overrides, a zero-width or a no-break space) written as Python's
+    ``repr`` writes it (``\\x00``, ``\\u202e``), as the differential page shows such a group label
+    (a label 'a\\x00b' showed as 'ab', another group's label). Line breaks and tabs, which lay
+    out the outputs, stay."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in "\n\r\t" else repr(c)[1:-1] for c in text)
+
+
+def _visible_output(output: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A code cell's output with its text (a table of groups, a warning) :func:`_visible`."""
+    if output.get("output_type") == "stream":
+        output["text"] = _visible(output["text"])
+    for mime in _TEXT_OUTPUTS:
+        if mime in output.get("data", {}):
+            output["data"][mime] = _visible(output["data"][mime])
+    return output
 
 
 def _literal(text: str, *, line_start: bool = False, rest_of_line: str = "") -> str:

@@ -16,8 +16,8 @@ from biofair._typing import By, Scale
 from biofair._validation import as_rates, as_targets, check_alpha, check_choice, how_many
 from biofair._warnings import warn
 from biofair.exceptions import SchemaError
-from biofair.groups import (_LOOK_ALIKE, ScoresByGroup, _group_rates, _groups_of, _number, _pooled_at_or_above,
-                            _pooled_size, _pooled_threshold, scores_by_group)
+from biofair.groups import (_LOOK_ALIKE, ScoresByGroup, _group_rates, _groups_of, _look_alike_key, _look_alike_kind,
+                            _number, _pooled_at_or_above, _pooled_size, _pooled_threshold, scores_by_group)
 
 _DEFAULT_FMR_TARGETS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 
@@ -90,22 +90,35 @@ def _warn_if_groups_differ(names: Sequence[str], dev_names: Sequence[str], *,
     lacks (whose scores set the thresholds too: every development group is pooled).
     ``units``: what the development set holds and what the thresholds are set on (an
     identification set's non-enrolled probes and their best scores). Labels are compared as
-    text, as groups are named: a missing group whose label writes the number of a development
-    group's label ('1' and '1.0', as a column of floats writes it) is pointed out, with the fix."""
+    text, as groups are named: a missing group whose label differs from a development group's
+    only as two labels the readers warn of do (see :func:`biofair.groups._warn_if_labels_look_alike`:
+    'Female' and 'female', 'F ' and 'F'; or '1' and '1.0', as a column of floats writes a
+    number) is pointed out, with the fix."""
     def shown(groups: list[str]) -> str:
         return ", ".join(repr(name) for name in groups[:5]) + (", ..." if len(groups) > 5 else "")
 
     missing = [name for name in names if name not in set(dev_names)]
     extra = [name for name in dev_names if name not in set(names)]
     if missing:
+        keys = {_look_alike_key(name): name for name in extra}
         numbers = {value: name for name in extra if (value := _number(name)) is not None}
-        alike = [(name, numbers[value]) for name in missing if (value := _number(name)) in numbers]
+        alike: dict[str, list[tuple[str, str]]] = {}  # kind of _LOOK_ALIKE: (evaluation, development) labels
+        for name in missing:
+            if (key := _look_alike_key(name)) in keys:
+                alike.setdefault(_look_alike_kind(name, keys[key]), []).append((name, keys[key]))
+            elif (value := _number(name)) in numbers:
+                alike.setdefault("numbers", []).append((name, numbers[value]))
+        hints = [
+            f"development scores' {shown([d for _, d in pairs])} "
+            + (f"write the same numbers as the evaluation's {shown([e for e, _ in pairs])}" if kind == "numbers" else
+               f"differ from the evaluation's {shown([e for e, _ in pairs])} only by {_LOOK_ALIKE[kind][0]}")
+            + f". {_LOOK_ALIKE[kind][1]} in both tables"
+            for kind, pairs in alike.items()
+        ]
         warn(
             f"the development scores have no {units[0]} of {len(missing)} of the {len(names)} evaluation "
             f"groups ({shown(missing)}): the thresholds are set on the other groups' {units[1]} only"
-            + (f". Labels are compared as text, and the development scores' {shown([d for _, d in alike])} write "
-               f"the same numbers as the evaluation's {shown([e for e, _ in alike])}. "
-               f"{_LOOK_ALIKE['numbers'][1]} in both tables" if alike else ""),
+            + (f". Labels are compared as text, and the {'. The '.join(hints)}" if hints else ""),
             UserWarning,
         )
     if extra:

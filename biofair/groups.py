@@ -336,9 +336,11 @@ def _shown(label: str) -> str:
 
 
 def _printed(label: str) -> str:
-    """A label without its format characters (a zero-width space, a byte order mark, a soft
-    hyphen), which print as nothing."""
-    return label if label.isascii() else "".join(c for c in label if unicodedata.category(c) != "Cf")
+    """A label without what prints as nothing: its format characters (a zero-width space, a byte
+    order mark, a soft hyphen, a directional mark) and its control characters other than white
+    space (NUL, ESC, DEL, the C1 controls: 'a' NUL 'b' prints as 'ab' in a terminal and a browser)."""
+    return label if label.isprintable() else "".join(
+        c for c in label if unicodedata.category(c) != "Cf" and (unicodedata.category(c) != "Cc" or c.isspace()))
 
 
 def _number(label: str) -> decimal.Decimal | None:
@@ -351,13 +353,25 @@ def _number(label: str) -> decimal.Decimal | None:
     return value if value.is_finite() else None
 
 
+def _look_alike_key(label: str) -> str:
+    """What two labels that print alike share: the label in Unicode form NFKC, without its
+    format characters and surrounding spaces, in lower case ("Female", "female " and "female"
+    with a zero-width space are one key)."""
+    return _printed(unicodedata.normalize("NFKC", label)).strip().casefold()
+
+
+def _look_alike_kind(label: str, other: str) -> str:
+    """The kind of :data:`_LOOK_ALIKE` by which two labels of one key differ."""
+    return "spaces" if label.strip() == other.strip() else "other"
+
+
 def _warn_if_labels_look_alike(names: list[str], columns: list[str]) -> None:
     """Warn when two labels differ only by surrounding spaces ("a" and "a "), by letter case,
     Unicode normal form or format characters ("Female" and "female"; "é" composed or not; "a"
     and "a" with a zero-width space: each pair prints alike), or by how they write one number
     ("1", "1.0" and "01", as spreadsheets and pandas' floats write it): they stay two groups,
     as written, but are more often one group typed twice."""
-    keys = {name: _printed(unicodedata.normalize("NFKC", name)).strip().casefold() for name in names}
+    keys = {name: _look_alike_key(name) for name in names}
     alike: dict[str, list[str]] = {}
     numbers: dict[decimal.Decimal, list[str]] = {}
     for name, key in keys.items():
@@ -365,7 +379,8 @@ def _warn_if_labels_look_alike(names: list[str], columns: list[str]) -> None:
         if (value := _number(name)) is not None:
             numbers.setdefault(value, []).append(name)
     split = [variants for variants in alike.values() if len(variants) > 1]
-    by_spaces = [variants for variants in split if len({name.strip() for name in variants}) == 1]
+    by_spaces = [variants for variants in split
+                 if all(_look_alike_kind(variants[0], name) == "spaces" for name in variants[1:])]
     # numbers written differently, beyond the spaces and Unicode forms the other kinds name
     by_number = [variants for variants in numbers.values() if len({keys[name] for name in variants}) > 1]
     for kind, found in (("spaces", by_spaces), ("other", [v for v in split if v not in by_spaces]),

@@ -731,11 +731,20 @@ def _mixed_bob_problem(path: Path, where: str, saw: int, expected: int) -> str:
             f"fields on every line, {kinds}. {cause}")
 
 
+def _without_comment_lines(path: Path, compression: str | None) -> io.BytesIO:
+    """A bob score file's bytes with each comment line left blank: a line whose first
+    non-blank character is '#', as bob's own readers define it (``if s[0] == '#': continue``).
+    A '#' inside a field ("probe#2") is part of it, where pandas' ``comment='#'`` would cut the
+    line there. Blank, a comment line keeps the numbers pandas gives the lines after it."""
+    with _open_binary(path, compression) as stream:
+        return io.BytesIO(b"".join(b"\n" if line.lstrip().startswith(b"#") else line for line in stream))
+
+
 def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None, format: _ScoreFormat,
               decimal: str) -> pd.DataFrame:
     try:
         # ids as written ("NA" and "null" name subjects); only a field a short line lacks is missing
-        table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment="#", compression=compression,
+        table = pd.read_csv(_without_comment_lines(path, compression), sep=r"\s+", header=None, dtype=str,
                             keep_default_na=False, na_values=[""])
     except pd.errors.ParserError as error:  # pandas counts every line, blank lines and comments too
         if problem := _doubled_carriage_returns_problem(path, compression):  # \r\r\n, two lines each to pandas

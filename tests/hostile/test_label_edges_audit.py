@@ -159,6 +159,20 @@ def test_labels_that_differ_only_by_a_zero_width_space_stay_apart_with_a_warning
         assert bp.census(as_parquet([frame], tmp_path)).names == ["A", "A\u200b"]
 
 
+@pytest.mark.parametrize("control", ["\x00", "\x1b", "\x7f", "\x9b"])
+def test_labels_that_differ_only_by_a_control_character_stay_apart_with_a_warning(control, tmp_path,
+                                                                                   dask_synchronous):
+    """'ab' and 'a' NUL 'b' (ESC, DEL, the C1 CSI) print alike in a terminal and a browser: two
+    groups without a word, where a zero-width space between them was warned of."""
+    labels = sorted(["ab", f"a{control}b"])  # as groups are ordered
+    frame = table(labels)
+    warning = re.escape(f"by characters that print as nothing (such as a zero-width space): {', '.join(map(repr, labels))}")
+    with pytest.warns(UserWarning, match=warning):
+        assert list(bf.scores_by_group(frame)) == labels
+    with pytest.warns(UserWarning, match=warning):
+        assert bp.census(as_parquet([frame], tmp_path)).names == labels
+
+
 # -- 3. labels and ids of megabytes are quoted shortened -----------------------------------------
 
 

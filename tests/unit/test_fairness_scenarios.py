@@ -122,6 +122,40 @@ def test_development_and_evaluation_sets_of_other_groups_are_named(lacking, recw
     assert not [w for w in recwarn if issubclass(w.category, UserWarning)]
 
 
+def test_development_labels_that_differ_only_by_case_or_spaces_are_pointed_out():
+    """dev labelled 'female' and 'M ' where the evaluation says 'Female' and 'M': FDR warned that
+    dev had none of the evaluation's groups and held two others, with no hint (numbers written
+    two ways, '1.0' and '1', had one). Now the same hint, as the readers' look-alike warning
+    gives it; in memory and out of core alike."""
+    import dask
+    import dask.dataframe as dd
+
+    from biofair import partitions as bp
+
+    def table(labels):
+        return pd.DataFrame({"score": [0.9, 0.1, 0.8, 0.2, 0.7, 0.3], "mated": [True, False] * 3,
+                             "group": [label for label in labels for _ in range(2)]})
+
+    test, dev = table(["Female", "M", "1"]), table(["female", "M ", "1.0"])
+    with pytest.warns(UserWarning) as caught:
+        bf.fairness_discrepancy_rate(test, dev=dev, fmr_targets=[0.5])
+        with dask.config.set(scheduler="synchronous"):
+            bp.fairness_discrepancy_rate(dd.from_pandas(test, npartitions=2), dev=dd.from_pandas(dev, npartitions=2),
+                                         fmr_targets=[0.5])
+    message = (
+        "the development scores have no comparisons of 3 of the 3 evaluation groups ('1', 'Female', 'M'): the "
+        "thresholds are set on the other groups' non-mated scores only. Labels are compared as text, and the "
+        "development scores' '1.0' write the same numbers as the evaluation's '1'. Write each number one way (for "
+        "whole numbers: table[column] = pd.to_numeric(table[column]).astype(int).astype(str)) in both tables. The "
+        "development scores' 'female' differ from the evaluation's 'Female' only by letter case or Unicode form (e.g. "
+        "'é' as one character or as e and an accent) or by characters that print as nothing (such as a zero-width "
+        "space). Normalise the labels (table[column].str.normalize('NFC').str.strip().str.lower()), or relabel them, "
+        "in both tables. The development scores' 'M ' differ from the evaluation's 'M' only by surrounding spaces. "
+        "Strip the labels (table[column].str.strip()) in both tables"
+    )
+    assert [str(w.message) for w in caught if str(w.message).startswith("the development scores have no")] == [message] * 2
+
+
 def test_unfair_canonical_system_has_lower_fdr_at_every_target():
     results = {}
     for fair in (True, False):

@@ -71,3 +71,26 @@ def test_glued_text_is_shown_literally_never_as_markup():
     assert "<img" not in html and "<em>" not in paragraph
     # a value without markup stays as it was
     assert markdown_of(plain_markdown(notebook("{glue:text}`n:,`")))[1] == "1,260,000"
+
+
+def test_labels_with_characters_that_print_as_nothing_are_written_out():
+    """A group label holding NUL, a form feed, ESC, a C1 control or a directional override
+    reached report.html raw: 'a\\x00b' showed as 'ab' (another group's label), U+202E reversed
+    the text after it. As the differential page does (repr), each such character is now written
+    as Python writes it, in the tables, the warnings and the glued prose; line breaks stay."""
+    labels = ["a\x00b", "c\x0cd", "e\x1bf", "g\x85h", "i\u202ej", "k\u200bl", "m\xa0n"]
+    table = "".join(f"<tr><th>{label}</th><td>0.1</td></tr>\n" for label in labels)
+    code = nbformat.v4.new_code_cell("table", outputs=[
+        glue_output("g", labels[0]),
+        nbformat.v4.new_output("execute_result", data={"text/html": f"<table>\n{table}</table>",
+                                                        "text/plain": "\n".join(labels)}, execution_count=1),
+        nbformat.v4.new_output("stream", name="stderr", text=f"UserWarning: group {labels[2]}\n"),
+    ])
+    prose = nbformat.v4.new_markdown_cell("The smallest group, {glue:text}`g`.")
+    html = export_html(nbformat.v4.new_notebook(cells=[code, prose]))
+    assert [c for c in html if not c.isprintable() and c not in "\n\r\t"] == []
+    for written in (r"a\x00b", r"c\x0cd", r"e\x1bf", r"g\x85h", r"i\u202ej", r"k\u200bl", r"m\xa0n"):
+        assert f"<th>{written}</th>" in html
+    assert r"UserWarning: group e\x1bf" in html
+    assert r"<p>The smallest group, a\x00b.</p>" in html
+    assert html.count("<td>0.1</td>") == len(labels)  # the rest of the table as it was

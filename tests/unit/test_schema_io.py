@@ -178,6 +178,23 @@ def test_read_bob_four_and_five_columns(tmp_path):
     assert table["score"].tolist() == [0.9, 0.3]
 
 
+def test_read_bob_hash_inside_a_field_is_part_of_it(tmp_path):
+    """bob's readers skip a line whose first non-blank character is '#'; a '#' inside an id
+    ("probe#2") is the id's, not a comment (it was cut there: a line of 3 fields, an error),
+    and the lines after a comment keep their numbers in errors."""
+    scores = tmp_path / "scores-dev"
+    scores.write_text("# a comment\ns1 s1 probe#2 0.9\n  # indented\ns1 s2 p#3 0.1\ns2 s2 p4 0.8\n")
+    table = bf.read_scores(scores)
+    assert table["probe_id"].tolist() == ["probe#2", "p#3", "p4"]
+    assert table["score"].tolist() == [0.9, 0.1, 0.8]
+    gz = tmp_path / "scores-dev.gz"
+    gz.write_bytes(gzip.compress(scores.read_bytes()))
+    assert bf.read_scores(gz, format="bob")["probe_id"].tolist() == ["probe#2", "p#3", "p4"]
+    scores.write_text("# a comment\ns1 s1 p1 0.9\n# another\ns1 s2 p2 extra 0.1\n")
+    with pytest.raises(bf.SchemaError, match="line 4 has 5 fields, the lines before it 4"):
+        bf.read_scores(scores)
+
+
 def test_read_pair_of_plain_files(tmp_path):
     mated, nonmated = tmp_path / "gen.txt", tmp_path / "imp.txt"
     mated.write_text("0.9\n0.8\n")
