@@ -731,13 +731,19 @@ def _mixed_bob_problem(path: Path, where: str, saw: int, expected: int) -> str:
             f"fields on every line, {kinds}. {cause}")
 
 
+#: A comment line of a bob score file, up to its line break: '#' first after blanks.
+_COMMENT_LINE = re.compile(rb"^[ \t\f\v]*#[^\n]*", re.MULTILINE)
+
+
 def _without_comment_lines(path: Path, compression: str | None) -> io.BytesIO:
     """A bob score file's bytes with each comment line left blank: a line whose first
     non-blank character is '#', as bob's own readers define it (``if s[0] == '#': continue``).
     A '#' inside a field ("probe#2") is part of it, where pandas' ``comment='#'`` would cut the
-    line there. Blank, a comment line keeps the numbers pandas gives the lines after it."""
+    line there. Blank, a comment line keeps the numbers pandas gives the lines after it. One
+    regular expression over the whole file, no loop over its lines."""
     with _open_binary(path, compression) as stream:
-        return io.BytesIO(b"".join(b"\n" if line.lstrip().startswith(b"#") else line for line in stream))
+        data = stream.read()
+    return io.BytesIO(_COMMENT_LINE.sub(b"", data) if b"#" in data else data)
 
 
 def _read_bob(path: Path, compression: str | None, columns: Mapping[str, str] | None, format: _ScoreFormat,
