@@ -712,11 +712,8 @@ def rank_n_differential(outcomes: pd.DataFrame, *, rank: int = 1) -> float:
 
     Notes
     -----
-    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice.
-    Repeated ids are not refused: :func:`biofair.bootstrap` with ``data="table"`` draws
-    rows with replacement, and tables of :func:`probe_outcomes_from_matrix` joined together
-    repeat its default ids (0, 1, ...). Where each id names one probe, drop the repeats first
-    (``outcomes.drop_duplicates("probe_id")``).
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice (why
+    repeated ids are not refused, and how to drop them: :func:`biofair.cmc`).
 
     References
     ----------
@@ -782,11 +779,8 @@ def threshold_at_fpir(outcomes: pd.DataFrame, fpir: float | ArrayLike) -> float 
 
     Notes
     -----
-    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice.
-    Repeated ids are not refused: :func:`biofair.bootstrap` with ``data="table"`` draws
-    rows with replacement, and tables of :func:`probe_outcomes_from_matrix` joined together
-    repeat its default ids (0, 1, ...). Where each id names one probe, drop the repeats first
-    (``outcomes.drop_duplicates("probe_id")``).
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice (why
+    repeated ids are not refused, and how to drop them: :func:`biofair.cmc`).
 
     References
     ----------
@@ -881,11 +875,8 @@ def identification_rates(outcomes: pd.DataFrame, thresholds: ArrayLike, *, rank:
 
     Notes
     -----
-    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice.
-    Repeated ids are not refused: :func:`biofair.bootstrap` with ``data="table"`` draws
-    rows with replacement, and tables of :func:`probe_outcomes_from_matrix` joined together
-    repeat its default ids (0, 1, ...). Where each id names one probe, drop the repeats first
-    (``outcomes.drop_duplicates("probe_id")``).
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice (why
+    repeated ids are not refused, and how to drop them: :func:`biofair.cmc`).
 
     References
     ----------
@@ -995,12 +986,9 @@ def identification_discrepancy_rate(
     reports one minus it, on FDR's scale (1 = fair, 0 = the largest gap), so that
     :func:`biofair.area_under_fdr` applies unchanged.
 
-    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice
-    (in ``outcomes`` and in ``dev``). Repeated ids are not refused: :func:`biofair.bootstrap`
-    with ``data="table"`` draws rows with replacement, and tables of
-    :func:`probe_outcomes_from_matrix` joined together repeat its default ids (0, 1, ...).
-    Where each id names one probe, drop the repeats first
-    (``outcomes.drop_duplicates("probe_id")``).
+    Each row is one probe, whatever its ``probe_id``: a probe listed twice counts twice, in
+    ``outcomes`` and in ``dev`` (why repeated ids are not refused, and how to drop them:
+    :func:`biofair.cmc`).
 
     References
     ----------
