@@ -258,7 +258,7 @@ class DifferentialReport(NamedTuple):
         Parameters
         ----------
         indent : int, default 2
-            Spaces per level of nesting, as for :func:`json.dumps`.
+            Spaces per level of nesting, as for ``json.dumps``.
 
         Returns
         -------
